@@ -1,0 +1,171 @@
+"""Dialog situations: the unit participants rate.
+
+A situations file is JSON Lines, one situation per line:
+
+    {"situation_id": "d01-t3", "dialog_id": "d01",
+     "context": [{"role": "user", "text": "..."}, {"role": "bot", "text": "..."}, ...],
+     "responses": {"KBRD": "...", "KGSF": "..."},
+     "source": {"format": "redial", "file": "test.jsonl", "line": 12},
+     "meta": {"turn": 3, "item_mentioned": true}}
+
+`context` starts at the dialog's first utterance and ends with a `user` turn
+(the seeker); `responses` holds each system's next utterance. `source` and `meta`
+are free-form provenance. The dataset version is a hash of the files' content,
+stored with every answer so results can always be traced to the exact data shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import DatasetError, Problem
+from .fileio import atomic_write_text
+
+ROLES = ("user", "bot")
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: str  # "user" (the seeker) or "bot" (the recommender / chatbot)
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"role": self.role, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Situation:
+    situation_id: str
+    dialog_id: str
+    context: tuple[Turn, ...]
+    responses: dict[str, str]
+    source: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "situation_id": self.situation_id,
+            "dialog_id": self.dialog_id,
+            "context": [t.to_dict() for t in self.context],
+            "responses": dict(self.responses),
+            "source": dict(self.source),
+            "meta": dict(self.meta),
+        }
+
+
+def parse_situation(obj: Any, file: str, line: int) -> tuple[Situation | None, list[Problem]]:
+    """Check one decoded JSON line; return the situation or the problems found."""
+    problems: list[Problem] = []
+
+    def bad(msg: str, key: str | None = None) -> None:
+        problems.append(Problem(file, msg, line, key))
+
+    if not isinstance(obj, dict):
+        bad("expected a JSON object per line, e.g. {\"situation_id\": ..., \"context\": [...], \"responses\": {...}}")
+        return None, problems
+    sid = obj.get("situation_id")
+    if not isinstance(sid, str) or not sid.strip():
+        bad("missing or empty 'situation_id' (a unique string)", "situation_id")
+    did = obj.get("dialog_id", sid)
+    if not isinstance(did, str) or not did.strip():
+        bad("'dialog_id' must be a non-empty string", "dialog_id")
+    ctx = obj.get("context")
+    turns: list[Turn] = []
+    if not isinstance(ctx, list) or not ctx:
+        bad("'context' must be a non-empty list of {\"role\": \"user\"|\"bot\", \"text\": ...}", "context")
+    else:
+        for i, t in enumerate(ctx):
+            if not isinstance(t, dict) or t.get("role") not in ROLES or not isinstance(t.get("text"), str):
+                bad(f"context[{i}] must be {{\"role\": \"user\" or \"bot\", \"text\": \"...\"}}", "context")
+                continue
+            turns.append(Turn(t["role"], t["text"]))
+        if turns and len(turns) == len(ctx) and turns[-1].role != "user":
+            bad("the context must end with a 'user' turn: cut the dialog right after a seeker utterance", "context")
+    resp = obj.get("responses")
+    if not isinstance(resp, dict) or not resp:
+        bad("'responses' must be an object {system name: response text} with at least one system", "responses")
+    else:
+        for name, text in resp.items():
+            if not isinstance(text, str) or not text.strip():
+                bad(f"response of system '{name}' is empty or not a string", "responses")
+    for key in ("source", "meta"):
+        if key in obj and not isinstance(obj[key], dict):
+            bad(f"'{key}' must be an object", key)
+    if problems:
+        return None, problems
+    return (
+        Situation(
+            situation_id=sid,
+            dialog_id=did,
+            context=tuple(turns),
+            responses={k: v for k, v in resp.items()},
+            source=dict(obj.get("source") or {}),
+            meta=dict(obj.get("meta") or {}),
+        ),
+        [],
+    )
+
+
+def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Problem]]:
+    """Read every file, collecting all problems instead of stopping at the first."""
+    situations: list[Situation] = []
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        path = Path(path)
+        name = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            problems.append(Problem(name, "file not found: check the 'situations' list in study.toml or run an import"))
+            continue
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(name, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8"))
+            continue
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(name, f"invalid JSON ({exc.msg} at column {exc.colno}): one JSON object per line", lineno))
+                continue
+            sit, probs = parse_situation(obj, name, lineno)
+            problems.extend(probs)
+            if sit is None:
+                continue
+            if sit.situation_id in seen:
+                problems.append(Problem(name, f"duplicate situation_id '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be unique", lineno, "situation_id"))
+                continue
+            seen[sit.situation_id] = f"{name}:{lineno}"
+            situations.append(sit)
+    return situations, problems
+
+
+def load_situations(paths: Iterable[str | Path]) -> list[Situation]:
+    situations, problems = read_situations(paths)
+    if problems:
+        raise DatasetError(problems)
+    return situations
+
+
+def dataset_version(paths: Iterable[str | Path]) -> str:
+    """Content hash of the situations files (first 12 hex digits of SHA-256)."""
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(Path(path).name.encode())
+        h.update(b"\0")
+        h.update(Path(path).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def dumps_situations(situations: Iterable[Situation]) -> str:
+    return "".join(json.dumps(s.to_dict(), ensure_ascii=False) + "\n" for s in situations)
+
+
+def write_situations(path: str | Path, situations: Iterable[Situation]) -> None:
+    atomic_write_text(path, dumps_situations(situations))
