@@ -1,0 +1,1 @@
+"""Importers: turn researchers' data files into study situations."""
