@@ -1,0 +1,188 @@
+"""Helpers shared by the importers: title normalisation, matching keys, the
+import report and the staging-dir write that never half-writes a study."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import DatasetError, Problem
+from ..fileio import replace_dir
+from ..situations import Situation, Turn, write_situations
+
+SITUATIONS_FILE = "situations.jsonl"
+HUMAN_SYSTEM = "Human (ReDial)"
+
+_YEAR = re.compile(r"\s*\((\d{4})\)\s*$")
+_QUOTED = re.compile(r'"([^"\n]{1,200})"')
+_MENTION_ID = re.compile(r"@(\d+)")
+_ITEM = re.compile(r'"[^"\n]+"|@\d+')
+_NOT_ALNUM = re.compile(r"[^0-9a-z#]+")
+
+
+def normalise_title(title: str) -> str:
+    """'Police Academy  (1984)' and 'Police Academy(1984) ' -> 'Police Academy (1984)'."""
+    title = " ".join(title.split())
+    return _YEAR.sub(r" (\1)", title).strip()
+
+
+def normalise_titles(text: str) -> str:
+    """Normalise every double-quoted title in an utterance; other text is kept."""
+    return _QUOTED.sub(lambda m: f'"{normalise_title(m.group(1))}"', text)
+
+
+def clean_text(text: str) -> str:
+    """Trimmed utterance with runs of spaces collapsed and quoted titles normalised."""
+    return normalise_titles(" ".join(text.split()))
+
+
+def mentions_item(text: str) -> bool:
+    """True when an utterance names a movie (a quoted title or a raw @id)."""
+    return _ITEM.search(text) is not None
+
+
+def replace_mentions(text: str, *titles: dict[str, str]) -> tuple[str, list[str]]:
+    """Turn '@12345' into '"Title (year)"' from the first mapping that knows it.
+
+    Returns the new text and the ids no mapping knew (left visible)."""
+    missing: list[str] = []
+
+    def sub(m: re.Match) -> str:
+        for mapping in titles:
+            title = mapping.get(m.group(1))
+            if title and title.strip():
+                return f'"{normalise_title(title)}"'
+        missing.append(m.group(1))
+        return m.group(0)
+
+    return _MENTION_ID.sub(sub, text), missing
+
+
+def text_key(text: str) -> str:
+    """Comparison key robust to case, tokenisation ("do n't"), punctuation, title
+    spacing and to titles written as quotes or as raw @ids (both become '#')."""
+    text = _MENTION_ID.sub("#", _QUOTED.sub("#", text.replace("<s>", "").replace("</s>", "")))
+    return _NOT_ALNUM.sub("", text.lower())
+
+
+def context_key(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(text_key(t) for t in texts)
+
+
+def read_text(path: Path) -> str:
+    """Read an input file as UTF-8 (BOM tolerated) or raise a DatasetError that says why."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DatasetError(Problem(str(path), "file not found: check the path")) from None
+    except IsADirectoryError:
+        raise DatasetError(Problem(str(path), "is a directory: give the data file itself")) from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(Problem(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")) from None
+    except OSError as exc:
+        raise DatasetError(Problem(str(path), f"cannot read: {exc.strerror}")) from None
+
+
+def load_movies_csv(path: Path) -> tuple[dict[str, str], list[Problem]]:
+    """ReDial's movies_with_mentions.csv (movieId,movieName,nbMentions) -> {id: title}."""
+    name = str(path)
+    rows = list(csv.reader(read_text(path).splitlines()))
+    problems: list[Problem] = []
+    if not rows:
+        raise DatasetError(Problem(name, "empty movies file: expected a header 'movieId,movieName' and one movie per line"))
+    header = [h.strip() for h in rows[0]]
+    if "movieId" in header and "movieName" in header:
+        id_col, title_col, body, first = header.index("movieId"), header.index("movieName"), rows[1:], 2
+    else:  # no header: first two columns
+        id_col, title_col, body, first = 0, 1, rows, 1
+    movies: dict[str, str] = {}
+    for lineno, row in enumerate(body, start=first):
+        if not row:
+            continue
+        if len(row) <= max(id_col, title_col) or not row[id_col].strip().isdigit():
+            problems.append(Problem(name, "expected 'movieId,movieName' with a numeric id; row skipped", lineno))
+            continue
+        movies[row[id_col].strip()] = row[title_col]
+    return movies, problems
+
+
+@dataclass
+class ImportReport:
+    """What an import did: counts for the summary, problems for warnings."""
+
+    out: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def print(self, title: str) -> None:
+        for p in self.problems:
+            print(f"warning: {p}", file=sys.stderr)
+        print(f"{title} -> {self.out}")
+        for key, value in self.counts.items():
+            print(f"  {key.replace('_', ' ')}: {value}")
+        for note in self.notes:
+            print(f"  {note}")
+        if self.problems:
+            print(f"  {len(self.problems)} warning(s) above, each with file:line")
+
+
+def ordered_systems(situations: Iterable[Situation]) -> list[str]:
+    seen: dict[str, None] = {}
+    for s in situations:
+        for name in s.responses:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def write_study(out: Path, situations: list[Situation]) -> bool:
+    """Write situations.jsonl (and study.toml when absent) into a staging dir next
+    to `out` and swap it into place only once everything is written.
+
+    Files already in `out` (its study.toml, stored answers) are carried over.
+    Returns True when a new study.toml was written."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+    try:
+        if out.is_dir():
+            for entry in out.iterdir():
+                if entry.name == SITUATIONS_FILE:
+                    continue
+                dest = staging / entry.name
+                if entry.is_dir():
+                    shutil.copytree(entry, dest)
+                else:
+                    shutil.copy2(entry, dest)
+        elif out.exists():
+            raise DatasetError(Problem(str(out), "exists and is not a folder: choose another --out"))
+        write_situations(staging / SITUATIONS_FILE, situations)
+        new_toml = not (staging / "study.toml").exists()
+        if new_toml:
+            from ..study_template import render_study_toml  # the lead's module
+
+            toml = render_study_toml(out.name, ordered_systems(situations), [SITUATIONS_FILE])
+            (staging / "study.toml").write_text(toml, encoding="utf-8")
+        os.chmod(staging, 0o755)  # mkdtemp makes it 0700
+        replace_dir(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return new_toml
+
+
+def cut_meta(turns: list[Turn], k: int) -> dict:
+    """meta for the situation whose context is turns[:k]."""
+    return {
+        "turn": k,
+        "n_turns": len(turns),
+        "relative_position": round(k / len(turns), 4),
+        "item_mentioned": any(mentions_item(t.text) for t in turns[:k]),
+    }

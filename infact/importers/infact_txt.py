@@ -1,0 +1,225 @@
+"""`python -m infact import infact-txt --dialogs dialogue_data.txt --system KBRD=KBRD.txt … --out STUDY_DIR`.
+
+The evaluation files of the original INFACT app. All files are blocks opened by
+`CONVERSATION:n`. The dialog file has `USER:` / `CHAT-BOT:` lines; a system file
+repeats the dialog as `SEEKER: <s> … </s>` / `GROUND TRUTH: <s> … </s>` lines,
+with the system's own line after either of them. Each system line answers the
+latest SEEKER line before it, whichever the file's layout. SEEKER and GROUND
+TRUTH lines are aligned with the dialog by content (case, tokenisation, title
+spacing and @ids do not matter), never by line offsets.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DatasetError, Problem
+from ..situations import Situation, Turn
+from .common import ImportReport, clean_text, cut_meta, read_text, text_key, write_study
+
+_HEADER = re.compile(r"^\s*CONVERSATION\s*:\s*(\S+)\s*$")
+_TAGGED = re.compile(r"^\s*<s>(.*?)</s>\s*$", re.S)
+_PLACEHOLDER = re.compile(r"^\**$")  # '*' / '**' where a system produced nothing
+MIN_SIMILARITY = 0.5  # of normalised keys; alignment is also positional and role-checked
+LOOKAHEAD = 4  # dialog turns a system file may skip before a line counts as unaligned
+
+
+@dataclass
+class Block:
+    conv: str
+    line: int
+    items: list[tuple[str, str, int]] = field(default_factory=list)  # (kind, text, line)
+
+
+def parse_blocks(path: Path, prefixes: dict[str, str], other: str | None) -> tuple[dict[str, Block], list[Problem]]:
+    """Split a file into CONVERSATION blocks of (kind, text, line) items.
+
+    `prefixes` maps a line prefix to its kind; lines without one get kind `other`
+    (a system's output) or are reported when `other` is None."""
+    file = str(path)
+    blocks: dict[str, Block] = {}
+    problems: list[Problem] = []
+    cur: Block | None = None
+    for lineno, raw in enumerate(read_text(path).splitlines(), start=1):
+        m = _HEADER.match(raw)
+        if m:
+            if m.group(1) in blocks:
+                problems.append(Problem(file, f"CONVERSATION:{m.group(1)} already starts at line {blocks[m.group(1)].line}; this block is skipped", lineno))
+                cur = None
+                continue
+            cur = blocks[m.group(1)] = Block(m.group(1), lineno)
+            continue
+        if not raw.strip():
+            continue
+        if cur is None:
+            if not any(b.line > 0 for b in blocks.values()):
+                problems.append(Problem(file, "text before the first 'CONVERSATION:n' line; ignored", lineno))
+            continue
+        for prefix, kind in prefixes.items():
+            if raw.startswith(prefix):
+                text = raw[len(prefix):]
+                tagged = _TAGGED.match(text)
+                cur.items.append((kind, tagged.group(1) if tagged else text, lineno))
+                break
+        else:
+            if other is None:
+                problems.append(Problem(file, f"line starts with neither {' nor '.join(repr(p) for p in prefixes)}; ignored", lineno))
+            else:
+                cur.items.append((other, raw, lineno))
+    if not blocks:
+        raise DatasetError(Problem(file, "no 'CONVERSATION:n' line found: is this an INFACT evaluation file?"))
+    return blocks, problems
+
+
+def dialog_turns(block: Block) -> list[tuple[Turn, int]]:
+    """Turns of a dialog block (consecutive lines of one speaker merged), with their line."""
+    turns: list[tuple[Turn, int]] = []
+    for kind, text, line in block.items:
+        text = clean_text(text)
+        if turns and turns[-1][0].role == kind:
+            prev, pline = turns[-1]
+            turns[-1] = (Turn(kind, f"{prev.text} {text}".strip()), pline)
+        else:
+            turns.append((Turn(kind, text), line))
+    return turns
+
+
+def _similar(a: str, b: str) -> bool:
+    return a == b or difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= MIN_SIMILARITY
+
+
+def align_block(turns: list[tuple[Turn, int]], block: Block, file: str, name: str) -> tuple[dict[int, tuple[str, int]], list[Problem]]:
+    """Responses of one system block, keyed by cut point k (context = turns[:k]);
+    a placeholder gives ("", line)."""
+    problems: list[Problem] = []
+    keys = [text_key(t.text) for t, _ in turns]
+    out: dict[int, tuple[str, int]] = {}
+    j = 0  # next dialog turn to align
+    seeker: int | None | bool = None  # cut point of the latest SEEKER; False if it did not align
+    seeker_line = 0
+    for kind, text, line in block.items:
+        if kind in ("user", "bot"):
+            key = text_key(text)
+            hit = next((jj for jj in range(j, min(j + LOOKAHEAD, len(turns)))
+                        if turns[jj][0].role == kind and _similar(key, keys[jj])), None)
+            label = "SEEKER" if kind == "user" else "GROUND TRUTH"
+            if hit is None:
+                problems.append(Problem(file, f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog (not in the dialog file, or an extra turn){'; the system line after it is not used' if kind == 'user' else ''}", line))
+            else:
+                j = hit + 1
+            if kind == "user":
+                seeker, seeker_line = (False if hit is None else hit + 1), line
+            continue
+        if seeker is None:
+            continue  # answers the bot's opening, before any seeker turn: not a situation
+        if seeker is False:
+            continue  # already reported with its SEEKER line
+        response = clean_text(text)
+        if _PLACEHOLDER.match(response):
+            problems.append(Problem(file, f"placeholder {response or 'empty line'!r} instead of a {name} response (to the SEEKER line {seeker_line}); that situation lacks {name}", line))
+            out.setdefault(seeker, ("", line))
+        elif seeker in out:
+            problems.append(Problem(file, f"second {name} line for the SEEKER line {seeker_line} (first at line {out[seeker][1]}); ignored", line))
+        else:
+            out[seeker] = (response, line)
+    return out, problems  # text "" marks a placeholder
+
+
+def import_infact_txt(dialogs: str | Path, systems: list[tuple[str, str | Path]], out: str | Path,
+                      ground_truth: str | None = None) -> ImportReport:
+    dialogs, out = Path(dialogs), Path(out)
+    report = ImportReport(out)
+    names = [n for n, _ in systems] + ([ground_truth] if ground_truth else [])
+    if not systems and not ground_truth:
+        raise DatasetError(Problem(str(dialogs), "give at least one --system NAME=FILE"))
+    if len(set(names)) != len(names):
+        raise DatasetError(Problem(str(dialogs), f"system names must be unique: {', '.join(names)}"))
+    dblocks, probs = parse_blocks(dialogs, {"USER:": "user", "CHAT-BOT:": "bot"}, None)
+    report.problems.extend(probs)
+    turns = {conv: dialog_turns(b) for conv, b in dblocks.items()}
+    responses: dict[str, dict[str, dict[int, tuple[str, int]]]] = {}  # system -> conv -> k -> (text, line)
+    for name, spath in systems:
+        spath = Path(spath)
+        sblocks, probs = parse_blocks(spath, {"SEEKER:": "user", "GROUND TRUTH:": "bot"}, "system")
+        report.problems.extend(probs)
+        responses[name] = {}
+        for conv, block in sblocks.items():
+            if conv not in turns:
+                report.problems.append(Problem(str(spath), f"CONVERSATION:{conv} is not in {dialogs.name}; block ignored", block.line))
+                continue
+            responses[name][conv], probs = align_block(turns[conv], block, str(spath), name)
+            report.problems.extend(probs)
+        for conv in turns:
+            if conv not in sblocks:
+                report.problems.append(Problem(str(spath), f"no CONVERSATION:{conv} block ({dialogs.name} has it): its situations lack {name}"))
+    situations: list[Situation] = []
+    lacking = {n: {"placeholder": 0, "no line": 0} for n in names}
+    cut_points = 0
+    for conv, dturns in turns.items():
+        plain = [t for t, _ in dturns]
+        for k in range(1, len(plain) + 1):
+            if plain[k - 1].role != "user":
+                continue
+            line = dturns[k - 1][1]
+            if not plain[k - 1].text:
+                report.problems.append(Problem(str(dialogs), f"empty USER line in CONVERSATION:{conv}: no situation ends here", line))
+                continue
+            cut_points += 1
+            resp, where = {}, {}
+            for name, spath in systems:
+                got = responses[name].get(conv, {}).get(k)
+                if got and got[0]:
+                    resp[name], where[name] = got[0], f"{Path(spath).name}:{got[1]}"
+            if ground_truth and k < len(plain):
+                resp[ground_truth], where[ground_truth] = plain[k].text, f"{dialogs.name}:{dturns[k][1]}"
+            missing = [n for n in names if n not in resp]
+            for n in missing:
+                placeholder = n != ground_truth and responses[n].get(conv, {}).get(k) is not None
+                lacking[n]["placeholder" if placeholder else "no line"] += 1
+            if missing:
+                continue
+            situations.append(Situation(
+                situation_id=f"{conv}-t{k}", dialog_id=conv, context=tuple(plain[:k]), responses=resp,
+                source={"format": "infact-txt", "file": dialogs.name, "line": line, "block_line": dblocks[conv].line,
+                        "conversation_id": conv, "responses_from": where},
+                meta=cut_meta(plain, k)))
+    if not situations:
+        raise DatasetError(report.problems + [Problem(str(dialogs), "no situation has a response from every system: check that the system files belong to this dialog file")])
+    new_toml = write_study(out, situations)
+    report.counts = {"dialogs": len(turns), "cut_points_ending_with_USER": cut_points, "situations": len(situations),
+                     "left_out_(a_system_lacks_a_response)": cut_points - len(situations)}
+    for n, why in lacking.items():
+        if sum(why.values()):
+            report.notes.append(f"{sum(why.values())} cut point(s) lack a {n} response: {why['placeholder']} placeholder(s), "
+                                f"{why['no line']} with no {n} line after the SEEKER line (or not aligned; see warnings)")
+    report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
+    return report
+
+
+def _system_arg(value: str) -> tuple[str, str]:
+    name, sep, path = value.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE, e.g. KBRD=KBRD.txt, got {value!r}")
+    return name.strip(), path.strip()
+
+
+def register(import_subparsers) -> None:
+    p = import_subparsers.add_parser("infact-txt", help="the original INFACT app's evaluation files -> study situations",
+                                     description=__doc__.split("\n\n")[0])
+    p.add_argument("--dialogs", required=True, help="dialogue_data.txt (USER:/CHAT-BOT: lines)")
+    p.add_argument("--system", action="append", type=_system_arg, default=[], metavar="NAME=FILE",
+                   help="a system's file, e.g. KBRD=KBRD.txt (repeat for each system)")
+    p.add_argument("--ground-truth", metavar="NAME", help="also add the dialog's actual next CHAT-BOT turn as system NAME")
+    p.add_argument("--out", required=True, help="study folder to create or update")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    report = import_infact_txt(args.dialogs, args.system, args.out, args.ground_truth)
+    report.print(f"imported {args.dialogs}")
+    return 0

@@ -1,0 +1,128 @@
+"""`python -m infact import redial FILE.jsonl --out STUDY_DIR [--movies CSV]`.
+
+ReDial raw JSONL, one dialog per line. The seeker (initiatorWorkerId) becomes
+"user", the recommender "bot"; consecutive messages of one sender are merged into
+one turn; `@12345` becomes the quoted, normalised title. Every recommender turn
+right after a seeker turn is the ground truth of the "Human (ReDial)" system for
+the situation cut just before it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import DatasetError, Problem
+from ..situations import Situation, Turn
+from .common import HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, read_text, replace_mentions, write_study
+
+
+def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> tuple[list[Turn], list[Problem]]:
+    """Merged, cleaned turns of one ReDial dialog, and what was wrong in it."""
+    problems: list[Problem] = []
+    mentions = dialog.get("movieMentions") or {}  # [] in some dialogs
+    if not isinstance(mentions, dict):
+        problems.append(Problem(file, "'movieMentions' should be an object {id: title}; ignored", line, "movieMentions"))
+        mentions = {}
+    roles = {str(dialog.get("initiatorWorkerId")): "user", str(dialog.get("respondentWorkerId")): "bot"}
+    turns: list[Turn] = []
+    for i, msg in enumerate(dialog["messages"]):
+        if not isinstance(msg, dict) or not isinstance(msg.get("text"), str):
+            problems.append(Problem(file, f"messages[{i}] has no 'text' string; message skipped", line, "messages"))
+            continue
+        role = roles.get(str(msg.get("senderWorkerId")))
+        if role is None:
+            problems.append(Problem(file, f"messages[{i}] senderWorkerId {msg.get('senderWorkerId')!r} is neither initiatorWorkerId nor respondentWorkerId; message skipped", line, "messages"))
+            continue
+        text, missing = replace_mentions(msg["text"], mentions, movies)
+        for mid in missing:
+            problems.append(Problem(file, f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}' (pass --movies movies_with_mentions.csv)", line, "movieMentions"))
+        text = clean_text(text)
+        if not text:
+            continue
+        if turns and turns[-1].role == role:  # same sender again: one turn
+            turns[-1] = Turn(role, f"{turns[-1].text} {text}")
+        else:
+            turns.append(Turn(role, text))
+    return turns, problems
+
+
+def _check_dialog(obj, file: str, line: int) -> str | None:
+    if not isinstance(obj, dict):
+        return "expected one JSON object (a ReDial dialog) per line"
+    for key in ("conversationId", "initiatorWorkerId", "respondentWorkerId", "messages"):
+        if key not in obj:
+            return f"missing '{key}': is this the raw ReDial JSONL (train_data.jsonl / test_data.jsonl)?"
+    if not isinstance(obj["messages"], list):
+        return "'messages' must be a list of {text, senderWorkerId, ...}"
+    return None
+
+
+def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | None = None,
+                  system: str = HUMAN_SYSTEM) -> ImportReport:
+    path, out = Path(path), Path(out)
+    file = str(path)
+    report = ImportReport(out)
+    movies: dict[str, str] = {}
+    if movies_csv is not None:
+        movies, probs = load_movies_csv(Path(movies_csv))
+        report.problems.extend(probs)
+    situations: list[Situation] = []
+    seen: dict[str, int] = {}
+    dialogs = no_reply = 0
+    for lineno, raw in enumerate(read_text(path).splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            report.problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno))
+            continue
+        err = _check_dialog(obj, file, lineno)
+        if err:
+            report.problems.append(Problem(file, err + "; dialog skipped", lineno))
+            continue
+        cid = str(obj["conversationId"]).strip()
+        if cid in seen:
+            report.problems.append(Problem(file, f"conversationId {cid} already at line {seen[cid]}; dialog skipped", lineno, "conversationId"))
+            continue
+        seen[cid] = lineno
+        turns, probs = dialog_turns(obj, movies, file, lineno)
+        report.problems.extend(probs)
+        dialogs += 1
+        for k in range(1, len(turns) + 1):
+            if turns[k - 1].role != "user":
+                continue
+            if k == len(turns):
+                no_reply += 1  # the seeker spoke last: no ground truth to show
+                continue
+            situations.append(Situation(
+                situation_id=f"{cid}-t{k}", dialog_id=cid, context=tuple(turns[:k]),
+                responses={system: turns[k].text},
+                source={"format": "redial", "file": path.name, "line": lineno, "conversation_id": cid},
+                meta=cut_meta(turns, k),
+            ))
+    if not situations:
+        raise DatasetError(report.problems + [Problem(file, "no situation could be made: need dialogs in which a seeker message is followed by a recommender message")])
+    new_toml = write_study(out, situations)
+    report.counts = {"dialogs": dialogs, "situations": len(situations),
+                     "seeker_turns_left_out_(last_turn,_no_reply)": no_reply}
+    report.notes.append(f"system: {system} (the recommender's actual reply)")
+    report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
+    return report
+
+
+def register(import_subparsers) -> None:
+    p = import_subparsers.add_parser("redial", help="ReDial raw JSONL (one dialog per line) -> study situations",
+                                     description=__doc__.split("\n\n")[0])
+    p.add_argument("file", help="ReDial JSONL, e.g. test_data.jsonl")
+    p.add_argument("--out", required=True, help="study folder to create or update")
+    p.add_argument("--movies", help="movies_with_mentions.csv, for @ids missing from a dialog's movieMentions")
+    p.add_argument("--system", default=HUMAN_SYSTEM, help=f"name of the ground-truth system (default: {HUMAN_SYSTEM!r})")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    report = import_redial(args.file, args.out, args.movies, args.system)
+    report.print(f"imported {args.file}")
+    return 0

@@ -1,0 +1,205 @@
+"""`python -m infact import responses --study STUDY_DIR --system NAME FILE`.
+
+Merges one system's outputs into the study's situations.jsonl. Rows (JSONL or
+CSV) are matched to situations by `dialog_id` and either `turn` (the number of
+context turns before the response) or `context` (the list of utterances before
+it, compared after normalising case, spacing, punctuation and titles).
+iEvaLM-CRS records `{dialog_id, turn_id, context, resp, rec}` are accepted too.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import DatasetError, Problem
+from ..situations import Situation, read_situations, write_situations
+from .common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, read_text, replace_mentions
+
+FUZZY_MIN = 0.9  # context similarity needed when no exact normalised match exists
+
+
+def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
+    """(line, row) pairs from a JSONL or CSV file; CSV `context` cells hold a JSON list."""
+    file, text = str(path), read_text(path)
+    rows: list[tuple[int, dict]] = []
+    problems: list[Problem] = []
+    first = text.lstrip()[:1]
+    if path.suffix.lower() == ".csv" or (first and first not in "{["):
+        reader = csv.DictReader(text.splitlines())
+        if not reader.fieldnames or "dialog_id" not in [f.strip() for f in reader.fieldnames]:
+            raise DatasetError(Problem(file, "CSV needs a header with 'dialog_id', 'response' and 'turn' or 'context'", 1))
+        for row in reader:
+            row = {(k or "").strip(): v for k, v in row.items()}
+            ctx = row.get("context")
+            if ctx not in (None, ""):
+                try:
+                    row["context"] = json.loads(ctx)
+                except json.JSONDecodeError:
+                    problems.append(Problem(file, "'context' cell must be a JSON list of utterances, e.g. [\"hi\", \"hello\"]; row skipped", reader.line_num, "context"))
+                    continue
+            else:
+                row.pop("context", None)
+            rows.append((reader.line_num, row))
+        return rows, problems
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}): one object per line; row skipped", lineno))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(file, "expected a JSON object {dialog_id, turn or context, response}; row skipped", lineno))
+            continue
+        rows.append((lineno, obj))
+    return rows, problems
+
+
+def _context_texts(ctx) -> list[str] | None:
+    if not isinstance(ctx, list):
+        return None
+    texts = []
+    for t in ctx:
+        if isinstance(t, str):
+            texts.append(t)
+        elif isinstance(t, dict) and isinstance(t.get("text"), str):
+            texts.append(t["text"])
+        else:
+            return None
+    return texts
+
+
+class _Index:
+    """Situations of the study, findable by (dialog, turn) and by context."""
+
+    def __init__(self, situations: list[Situation]):
+        self.by_dialog: dict[str, list[Situation]] = {}
+        self.by_turn: dict[tuple[str, int], Situation] = {}
+        self.by_context: dict[tuple[str, ...], list[Situation]] = {}
+        for s in situations:
+            self.by_dialog.setdefault(s.dialog_id, []).append(s)
+            self.by_turn[(s.dialog_id, int(s.meta.get("turn", len(s.context))))] = s
+            self.by_context.setdefault(context_key(t.text for t in s.context), []).append(s)
+
+    def match(self, row: dict) -> tuple[Situation | None, str]:
+        """The situation a row answers, or None and why not."""
+        did = row.get("dialog_id", row.get("conversation_id"))
+        did = None if did is None else str(did).strip()
+        ctx = _context_texts(row.get("context"))
+        if "context" in row and ctx is None:
+            return None, "'context' must be a list of utterances (strings or {role, text})"
+        if did is not None and did not in self.by_dialog:
+            return None, f"dialog_id '{did}' is not in the study"
+        if ctx:
+            key = context_key(ctx)
+            found = [s for s in self.by_context.get(key, []) if did is None or s.dialog_id == did]
+            if len(found) == 1:
+                return found[0], ""
+            if len(found) > 1:
+                return None, f"context matches {len(found)} situations ({', '.join(s.situation_id for s in found[:3])}): add dialog_id"
+            if did is not None:  # near match within the dialog, same length only
+                joined = "|".join(key)
+                best, score = None, 0.0
+                for s in self.by_dialog[did]:
+                    skey = context_key(t.text for t in s.context)
+                    if len(skey) == len(key):
+                        r = difflib.SequenceMatcher(None, joined, "|".join(skey)).ratio()
+                        if r > score:
+                            best, score = s, r
+                if best is not None and score >= FUZZY_MIN:
+                    return best, ""
+            return None, f"no situation{' of dialog ' + repr(did) if did else ''} has this context ({len(ctx)} utterances, ending {ctx[-1][:40]!r})"
+        turn = row.get("turn", row.get("turn_id"))
+        if did is None:
+            return None, "missing 'dialog_id'"
+        try:
+            turn = int(str(turn).strip())
+        except ValueError:
+            return None, "need 'turn' (number of context turns before the response, an integer) or 'context'"
+        s = self.by_turn.get((did, turn))
+        if s is None:
+            turns = sorted(int(x.meta.get("turn", len(x.context))) for x in self.by_dialog[did])
+            return None, f"dialog '{did}' has no situation with turn={turn} (turns there: {', '.join(map(str, turns))}); turn counts the context turns before the response"
+        return s, ""
+
+
+def import_responses(study: str | Path, system: str, path: str | Path, situations_file: str = SITUATIONS_FILE,
+                     movies_csv: str | Path | None = None) -> ImportReport:
+    study, path = Path(study), Path(path)
+    system = system.strip()
+    if not system:
+        raise DatasetError(Problem(str(path), "--system must be a non-empty name, e.g. --system KBRD"))
+    target = study / situations_file
+    if not target.exists():
+        raise DatasetError(Problem(str(target), "no situations in this study yet: run `python -m infact import redial` (or infact-txt) first"))
+    situations, problems = read_situations([target])
+    if problems:
+        raise DatasetError(problems)
+    report = ImportReport(target)
+    movies: dict[str, str] = {}
+    if movies_csv is not None:
+        movies, probs = load_movies_csv(Path(movies_csv))
+        report.problems.extend(probs)
+    rows, probs = _rows(path)
+    report.problems.extend(probs)
+    index = _Index(situations)
+    file = str(path)
+    new: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    unmatched = duplicates = 0
+    for lineno, row in rows:
+        text = row.get("response", row.get("resp"))
+        if not isinstance(text, str) or not text.strip():
+            report.problems.append(Problem(file, "missing or empty 'response' (or 'resp'); row skipped", lineno, "response"))
+            unmatched += 1
+            continue
+        sit, why = index.match(row)
+        if sit is None:
+            report.problems.append(Problem(file, f"unmatched: {why}", lineno))
+            unmatched += 1
+            continue
+        if sit.situation_id in new:
+            report.problems.append(Problem(file, f"duplicate response for situation {sit.situation_id} (first at line {first_line[sit.situation_id]}); kept the first", lineno))
+            duplicates += 1
+            continue
+        text, missing = replace_mentions(text, movies)
+        for mid in missing:
+            report.problems.append(Problem(file, f"movie @{mid} left visible in the response: pass --movies movies_with_mentions.csv", lineno, "response"))
+        new[sit.situation_id] = clean_text(text)
+        first_line[sit.situation_id] = lineno
+    if not new:
+        raise DatasetError(report.problems + [Problem(file, f"no row matched a situation of {target}: check dialog_id and turn/context against the study's situations")])
+    replaced = sum(1 for s in situations if s.situation_id in new and system in s.responses)
+    merged = [replace(s, responses={**s.responses, system: new[s.situation_id]}) if s.situation_id in new else s
+              for s in situations]
+    write_situations(target, merged)
+    lacking = sum(1 for s in merged if system not in s.responses)
+    report.counts = {"rows": len(rows), "matched": len(new), "replaced_earlier_responses": replaced,
+                     "unmatched_rows": unmatched, "duplicate_rows": duplicates,
+                     "situations": len(merged), f"situations_lacking_{system}": lacking}
+    if lacking:
+        report.notes.append(f"{lacking} situation(s) have no {system} response: a study with {system} leaves them out")
+    report.notes.append(f"make sure '{system}' is listed among the systems in {study / 'study.toml'}")
+    return report
+
+
+def register(import_subparsers) -> None:
+    p = import_subparsers.add_parser("responses", help="merge one system's outputs (JSONL/CSV) into a study",
+                                     description=__doc__.split("\n\n")[0])
+    p.add_argument("file", help="JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}")
+    p.add_argument("--study", required=True, help="study folder (from `import redial` or `import infact-txt`)")
+    p.add_argument("--system", required=True, help="system name shown in results, e.g. KBRD")
+    p.add_argument("--situations", default=SITUATIONS_FILE, help=f"situations file in the study (default {SITUATIONS_FILE})")
+    p.add_argument("--movies", help="movies_with_mentions.csv, to turn @ids in responses into titles")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    report = import_responses(args.study, args.system, args.file, args.situations, args.movies)
+    report.print(f"imported {args.system} responses from {args.file}")
+    return 0
