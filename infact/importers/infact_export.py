@@ -1,0 +1,391 @@
+"""`python -m infact import infact-export FILE.json --systems Our=NAME,… --out DIR`.
+
+Reads the Firebase export of the original INFACT app,
+`{"CRS_Study": {participant: {"1": trial, …, "Questionnaire": {"Demographic": {…},
+"Feedback": {…}}}}}`, into the long tables of docs/data-model.md plus INFACT's
+Excel sheets. Real exports are messy: ratings are strings, responses carry trailing
+whitespace, unfinished participants have no questionnaire, and Firebase turns an
+object keyed "1", "2", … into an array with `null` holes. See docs/migration.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from ..errors import DatasetError, Problem
+from ..export_formats import infact_workbook
+from ..fileio import atomic_write_text
+from .common import ImportReport, read_text
+
+STUDY = "infact-import"
+CRITERION = "meaningful"
+# The original INFACT scale (same labels as config.DEFAULT_SCALE), lowest first.
+LABELS = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful", "Somewhat meaningful", "Perfectly meaningful"]
+TRIAL_FIELDS = {"Dialog_ID", "Fragment", "Time"}
+RATINGS_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id", "system", "criterion",
+                   "rating", "rating_label", "position", "seconds", "is_attention_check", "shown_at", "answered_at",
+                   "excluded", "exclusion_reason", "response", "context"]
+PARTICIPANT_COLUMNS = ["participant", "study", "status", "attention_passed", "excluded", "reason", "n_trials",
+                       "completion_code", "group", "total_seconds"]
+ANSWER_COLUMNS = ["participant", "item", "answer"]
+
+
+@dataclass(frozen=True)
+class CheckRule:
+    """Which trial is the attention check and when it is passed. Defaults are INFACT's
+    own: dialog 6 with these two (stripped) responses, passed when Our_rating < 3."""
+
+    dialog_id: int = 6
+    responses: dict[str, str] = field(default_factory=lambda: {
+        "Deep_crs": "What kind of movies are you looking for?",
+        "Our": 'I am reading this carefully, and I give a rating of "Meaningless" to all three responses here, "The Godfather (1972)"',
+    })
+    rated: str = "Our"      # whose rating is checked
+    max_rating: int = 2     # passed when that rating is at most this
+
+    def matches(self, trial: dict) -> bool:
+        if _int(trial.get("Dialog_ID")) != self.dialog_id:
+            return False
+        return all(_text(trial.get(f"{key}_response")) == text.strip() for key, text in self.responses.items())
+
+    @classmethod
+    def from_json(cls, path: Path) -> "CheckRule":
+        name = str(path)
+        try:
+            data = json.loads(read_text(path))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(Problem(name, f"not valid JSON ({exc.msg})", exc.lineno)) from None
+        known = {f.name for f in fields(cls)}
+        if not isinstance(data, dict) or set(data) - known:
+            raise DatasetError(Problem(name, f"expected an object with some of the keys {sorted(known)}; "
+                                       f"unknown: {sorted(set(data) - known) if isinstance(data, dict) else type(data).__name__}"))
+        try:
+            rule = cls(**data)
+            int(rule.dialog_id), int(rule.max_rating)
+            assert isinstance(rule.responses, dict) and isinstance(rule.rated, str)
+        except (TypeError, ValueError, AssertionError):
+            raise DatasetError(Problem(name, 'types: {"dialog_id": int, "responses": {"Our": "text", …}, "rated": "Our", "max_rating": int}')) from None
+        return cls(int(rule.dialog_id), rule.responses, rule.rated, int(rule.max_rating))
+
+
+DEFAULT_RULE = CheckRule()
+
+
+@dataclass
+class Tables:
+    ratings: pd.DataFrame
+    participants: pd.DataFrame
+    questionnaire: pd.DataFrame
+    demographics: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _int(value: Any) -> int | None:
+    try:
+        number = float(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return int(number) if number.is_integer() else None
+
+
+def _float(value: Any) -> float | None:
+    try:
+        return float(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_rating(value: Any) -> int | None:
+    """'4', 4, '4.0', ' 4 ' or a scale label -> 4; anything else (or out of 1..5) -> None."""
+    number = _int(value)
+    if number is None and isinstance(value, str):
+        lowered = [label.lower() for label in LABELS]
+        if value.strip().lower() in lowered:
+            number = lowered.index(value.strip().lower()) + 1
+    return number if number is not None and 1 <= number <= len(LABELS) else None
+
+
+def _entries(node: Any) -> list[tuple[str, Any]]:
+    """A participant node as (key, value) pairs: Firebase stores objects keyed 1..n
+    as arrays with null holes (index 0 is always null)."""
+    if isinstance(node, list):
+        return [(str(i), v) for i, v in enumerate(node) if v is not None]
+    if isinstance(node, dict):
+        return [(str(k), v) for k, v in node.items() if v is not None]
+    return []
+
+
+def _get(obj: dict, name: str) -> Any:
+    """Key lookup tolerant of INFACT's changing capitalisation ('Hitcode' / 'hitcode')."""
+    for key, value in obj.items():
+        if key.lower() == name.lower():
+            return value
+    return None
+
+
+def response_keys(study: dict) -> list[str]:
+    """System keys present in the export: 'Our' for 'Our_response' / 'Our_rating'."""
+    seen: dict[str, None] = {}
+    for node in study.values():
+        for key, trial in _entries(node):
+            if key.isdigit() and isinstance(trial, dict):
+                for name in trial:
+                    if name.endswith("_response") or name.endswith("_rating"):
+                        seen.setdefault(name.rsplit("_", 1)[0], None)
+    return list(seen)
+
+
+def load_export(path: Path) -> dict:
+    name = str(path)
+    try:
+        data = json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(Problem(name, f"not valid JSON ({exc.msg} at column {exc.colno}): export the database again "
+                                   "from the Firebase console (⋮ > Export JSON)", exc.lineno)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("CRS_Study"), (dict, list)):
+        found = sorted(data)[:5] if isinstance(data, dict) else type(data).__name__
+        raise DatasetError(Problem(name, f"no 'CRS_Study' node at the top (found {found}): is this INFACT's Firebase export? "
+                                   "If you exported only the CRS_Study node, wrap it as {\"CRS_Study\": …}", key="CRS_Study"))
+    study = data["CRS_Study"]
+    return dict(_entries(study)) if isinstance(study, list) else study
+
+
+def check_systems(study: dict, systems: dict[str, str], file: str) -> None:
+    found = response_keys(study)
+    problems = []
+    unmapped = [k for k in found if k not in systems]
+    if unmapped:
+        suggestion = ",".join(f"{k}={k}" for k in found)
+        problems.append(Problem(file, f"response keys {unmapped} have no system name; the file has {found}: "
+                                f"pass --systems {suggestion} with the real system names", key="--systems"))
+    unknown = [k for k in systems if k not in found]
+    if unknown:
+        problems.append(Problem(file, f"--systems names {unknown}, which no trial has; the file has {found}", key="--systems"))
+    if problems:
+        raise DatasetError(problems)
+
+
+class _Importer:
+    def __init__(self, file: str, systems: dict[str, str], rule: CheckRule):
+        self.file, self.systems, self.rule = file, systems, rule
+        self.ratings: list[dict] = []
+        self.participants: list[dict] = []
+        self.questionnaire: list[dict] = []
+        self.demographics: list[dict] = []
+        self.problems: list[Problem] = []
+        self.fragments: dict[str, str] = {}  # situation id -> fragment hash, to catch clashes
+
+    def warn(self, message: str, pid: str, key: str | None = None) -> None:
+        self.problems.append(Problem(self.file, message, key=f"CRS_Study/{pid}" + (f"/{key}" if key else "")))
+
+    def situation_id(self, dialog: Any, fragment: list[str], check: bool) -> str:
+        # Same dialog cut after the same number of turns = same situation.
+        base = f"{dialog}-f{len(fragment)}" + ("-check" if check else "")
+        digest = hashlib.sha1("\n".join(fragment).encode("utf-8")).hexdigest()[:6]
+        if self.fragments.setdefault(base, digest) != digest:
+            return f"{base}-{digest}"  # same cut, other text: keep the situations apart
+        return base
+
+    def participant(self, pid: str, node: Any) -> None:
+        answers: dict = {}
+        trials: list[tuple[int, dict]] = []
+        for key, value in _entries(node):
+            if key == "Questionnaire" and isinstance(value, dict):
+                answers = value
+            elif key.isdigit() and isinstance(value, dict):
+                trials.append((int(key), value))
+            else:
+                self.warn(f"unexpected entry {key!r} ignored (expected trials '1', '2', … and 'Questionnaire')", pid, key)
+        checks = [(i, t) for i, t in trials if self.rule.matches(t)]
+        passed = self.check_passed(pid, checks)
+        check_keys = {i for i, _ in checks}
+        rows = [row for i, t in sorted(trials, key=lambda x: x[0]) for row in self.trial(pid, i, t, i in check_keys)]
+        demographic, feedback = _get(answers, "Demographic") or {}, _get(answers, "Feedback") or {}
+        for table, section in ((self.demographics, demographic), (self.questionnaire, feedback)):
+            if isinstance(section, dict):
+                table.extend({"participant": pid, "item": k, "answer": v} for k, v in section.items())
+        self.participants.append({
+            "participant": pid, "study": STUDY, "status": "completed" if feedback else "in_progress",
+            "attention_passed": passed, "excluded": False, "reason": None,
+            "n_trials": len(trials) - len(checks),
+            "completion_code": _get(feedback, "Hitcode") if isinstance(feedback, dict) else None,
+            "group": _get(feedback, "Group") if isinstance(feedback, dict) else None,
+            "total_seconds": _float(_get(feedback, "Total_study_time")) if isinstance(feedback, dict) else None,
+        })
+        self.ratings.extend(rows)
+
+    def check_passed(self, pid: str, checks: list[tuple[int, dict]]) -> bool | None:
+        if not checks:
+            return None
+        for i, trial in checks:
+            value = trial.get(f"{self.rule.rated}_rating")
+            rating = parse_rating(value)
+            if rating is None:
+                self.warn(f"attention-check rating {value!r} is not 1..{len(LABELS)}: counted as failed", pid, str(i))
+            elif rating <= self.rule.max_rating:
+                return True
+        return False
+
+    def trial(self, pid: str, index: int, trial: dict, check: bool) -> Iterable[dict]:
+        where = str(index)
+        dialog = _int(trial.get("Dialog_ID"))
+        if dialog is None:
+            self.warn(f"Dialog_ID {trial.get('Dialog_ID')!r} is not a number: kept as text", pid, where)
+            dialog = str(trial.get("Dialog_ID"))
+        fragment = trial.get("Fragment")
+        fragment = [str(t).strip() for t in fragment if t is not None] if isinstance(fragment, list) else (
+            [fragment.strip()] if isinstance(fragment, str) else [])
+        sid = self.situation_id(dialog, fragment, check)
+        seconds = _float(trial.get("Time"))  # INFACT stored end - start of the page, in seconds
+        for key, system in self.systems.items():
+            if f"{key}_rating" not in trial and f"{key}_response" not in trial:
+                self.warn(f"no {key}_rating / {key}_response: {system} has no rating in this trial", pid, where)
+                continue
+            raw = trial.get(f"{key}_rating")
+            rating = parse_rating(raw)
+            if rating is None:
+                self.warn(f"{key}_rating {raw!r} is not a rating 1..{len(LABELS)} (or a scale label): row skipped", pid, where)
+                continue
+            yield {
+                "participant": pid, "study": STUDY, "dataset_version": None, "step_index": index,
+                "situation_id": sid, "dialog_id": dialog, "system": system, "criterion": CRITERION,
+                "rating": rating, "rating_label": LABELS[rating - 1], "position": None, "seconds": seconds,
+                "is_attention_check": check, "shown_at": None, "answered_at": None,
+                "excluded": False, "exclusion_reason": None,
+                "response": _text(trial.get(f"{key}_response")), "context": "\n".join(fragment),
+            }
+
+
+def _mark_excluded(importer: _Importer, exclude: set[str], exclude_incomplete: bool) -> None:
+    reasons: dict[str, str] = {}
+    for p in importer.participants:
+        why = []
+        if p["attention_passed"] is None:
+            why.append("no attention-check trial")
+        elif not p["attention_passed"]:
+            why.append("failed the attention check")
+        if exclude_incomplete and p["status"] != "completed":
+            why.append("did not finish (no questionnaire)")
+        if p["participant"] in exclude:
+            why.append("on the exclusion list")
+        if why:
+            reasons[p["participant"]] = p["reason"] = "; ".join(why)
+            p["excluded"] = True
+    for row in importer.ratings:
+        if row["participant"] in reasons:
+            row["excluded"], row["exclusion_reason"] = True, reasons[row["participant"]]
+
+
+def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str] = (), check_rule: CheckRule = DEFAULT_RULE,
+                         exclude_incomplete: bool = False) -> Tables:
+    """The export at `path` as long tables. `systems` maps response keys ('Our',
+    'Deep_crs', 'Kbrd') to system names and must cover every key in the file.
+    Participants without a passed attention check, or listed in `exclude`, get
+    `excluded = True`; their rows stay in the tables."""
+    path = Path(path)
+    study = load_export(path)
+    check_systems(study, systems, str(path))
+    importer = _Importer(str(path), systems, check_rule)
+    for pid, node in study.items():
+        if node is None:
+            continue
+        if not isinstance(node, (dict, list)):
+            importer.warn("participant entry is not an object: ignored", str(pid))
+            continue
+        importer.participant(str(pid), node)
+    exclude = {str(e) for e in exclude}
+    for pid in sorted(exclude - {p["participant"] for p in importer.participants}):
+        importer.problems.append(Problem(str(path), f"excluded participant {pid!r} is not in the export: check the list", key="--exclude"))
+    _mark_excluded(importer, exclude, exclude_incomplete)
+    return Tables(
+        ratings=pd.DataFrame(importer.ratings, columns=RATINGS_COLUMNS),
+        participants=pd.DataFrame(importer.participants, columns=PARTICIPANT_COLUMNS),
+        questionnaire=pd.DataFrame(importer.questionnaire, columns=ANSWER_COLUMNS),
+        demographics=pd.DataFrame(importer.demographics, columns=ANSWER_COLUMNS),
+        problems=importer.problems,
+    )
+
+
+def write_tables(out: Path, tables: Tables) -> list[Path]:
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise DatasetError(Problem(str(out), "exists and is not a folder: choose another --out"))
+    written = []
+    for name in ("ratings", "participants", "questionnaire", "demographics"):
+        target = out / f"{name}.csv"
+        atomic_write_text(target, getattr(tables, name).to_csv(index=False))
+        written.append(target)
+    workbook = out / "infact_sheets.xlsx"
+    infact_workbook(workbook, tables.ratings, tables.participants, tables.questionnaire, tables.demographics)
+    return written + [workbook]
+
+
+# --------------------------------------------------------------------------- CLI
+
+def parse_systems(text: str) -> dict[str, str]:
+    systems: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, name = part.partition("=")
+        if not sep or not key.strip() or not name.strip():
+            raise DatasetError(Problem("--systems", f"{part!r} should be KEY=NAME, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD", key="--systems"))
+        systems[key.strip()] = name.strip()
+    return systems
+
+
+def read_exclude_list(path: Path) -> set[str]:
+    """One participant id per line (first CSV field); blank lines, '#' comments and a
+    'participant' header are skipped."""
+    ids = set()
+    for line in read_text(path).splitlines():
+        pid = line.split("#", 1)[0].split(",", 1)[0].strip().strip('"')
+        if pid and pid.lower() != "participant":
+            ids.add(pid)
+    return ids
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("infact-export", help="the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
+                              description=__doc__.split("\n\n")[1])
+    p.add_argument("file", type=Path, metavar="FILE.json")
+    p.add_argument("--systems", default="", help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD")
+    p.add_argument("--out", type=Path, required=True, help="folder for ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx")
+    p.add_argument("--exclude", type=Path, help="file with participant ids to exclude, one per line")
+    p.add_argument("--exclude-incomplete", action="store_true", help="also exclude participants without a questionnaire")
+    p.add_argument("--check-rule", type=Path, help='JSON rule {"dialog_id", "responses": {KEY: text}, "rated", "max_rating"} (default: INFACT\'s)')
+    p.add_argument("--check-dialog-id", type=int, help=f"Dialog_ID of the attention-check trial (default {DEFAULT_RULE.dialog_id})")
+    p.add_argument("--check-max-rating", type=int, help=f"highest rating that passes the check (default {DEFAULT_RULE.max_rating})")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    rule = CheckRule.from_json(args.check_rule) if args.check_rule else DEFAULT_RULE
+    if args.check_dialog_id is not None or args.check_max_rating is not None:
+        rule = CheckRule(args.check_dialog_id if args.check_dialog_id is not None else rule.dialog_id, rule.responses, rule.rated,
+                         args.check_max_rating if args.check_max_rating is not None else rule.max_rating)
+    exclude = read_exclude_list(args.exclude) if args.exclude else set()
+    tables = import_infact_export(args.file, parse_systems(args.systems), exclude=exclude, check_rule=rule,
+                                  exclude_incomplete=args.exclude_incomplete)
+    write_tables(args.out, tables)
+    p = tables.participants
+    report = ImportReport(args.out, problems=tables.problems)
+    report.counts = {
+        "participants": len(p),
+        "passed_attention_check": int((p["attention_passed"] == True).sum()),  # noqa: E712 (None = no check)
+        "excluded": int(p["excluded"].sum()),
+        "ratings": int((~tables.ratings["is_attention_check"]).sum()),
+        "situations": int(tables.ratings.loc[~tables.ratings["is_attention_check"], "situation_id"].nunique()),
+    }
+    report.notes = ["wrote ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx",
+                    "ratings.csv is the input of `python -m infact analyze`"]
+    report.print(f"imported {args.file}")
+    return 0
