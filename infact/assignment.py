@@ -1,0 +1,109 @@
+"""Balanced assignment: each new participant gets the least-rated situations.
+
+A situation's load counts its stored ratings plus the situations reserved by
+participants still working within their lease. Withdrawn participants and
+previews count for nothing; an unfinished participant whose lease expired keeps
+only what they already answered. The caller holds `storage.lock()`, so twenty
+participants arriving at once see each other's reservations and never over-fill
+a situation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import datetime
+
+from .study import Study
+
+
+def _participants(records: list[dict]) -> dict[str, dict]:
+    by: dict[str, dict] = {}
+    for rec in records:
+        if rec.get("preview"):
+            continue
+        p = by.setdefault(rec["participant"], {"assignment": None, "answered": set(), "complete": None, "withdrawn": False})
+        kind = rec.get("kind")
+        if kind == "assignment":
+            p["assignment"] = rec
+        elif kind == "situation" and not rec.get("attention_check"):
+            p["answered"].add(rec["situation_id"])
+        elif kind == "complete":
+            p["complete"] = rec
+        elif kind == "withdraw":
+            p["withdrawn"] = True
+    return by
+
+
+def load(study: Study, records: list[dict], now: datetime) -> tuple[Counter, Counter]:
+    """(answered, reserved) counts per situation_id from all stored records."""
+    answered: Counter = Counter()
+    reserved: Counter = Counter()
+    for p in _participants(records).values():
+        if p["withdrawn"]:
+            continue
+        for sid in p["answered"]:
+            answered[sid] += 1
+        a = p["assignment"]
+        if a is None or p["complete"] is not None:
+            continue
+        if datetime.fromisoformat(a["lease_until"]) <= now:
+            continue
+        for s in a["steps"]:
+            if not s.get("attention_check") and s["situation_id"] not in p["answered"]:
+                reserved[s["situation_id"]] += 1
+    return answered, reserved
+
+
+def plan_assignment(study: Study, records: list[dict], *, rng: random.Random, now: datetime) -> list[dict]:
+    """The situation steps for a new participant (stored in their assignment record)."""
+    cfg = study.config
+    answered, reserved = load(study, records, now)
+    pool = list(study.situations)
+    rng.shuffle(pool)  # random tie-break among equally loaded situations
+    levels: dict[int, list] = {}
+    for s in pool:
+        levels.setdefault(answered[s.situation_id] + reserved[s.situation_id], []).append(s)
+    n = cfg.regular_per_participant
+    # Always the least-loaded situations first (this keeps max - min <= 1); within one
+    # load level prefer dialogs not chosen yet: the same conversation twice primes the reader.
+    chosen, dialogs = [], set()
+    for level in sorted(levels):
+        fresh = [s for s in levels[level] if s.dialog_id not in dialogs]
+        repeat = [s for s in levels[level] if s.dialog_id in dialogs]
+        for s in fresh + repeat:
+            if len(chosen) == n:
+                break
+            chosen.append(s)
+            dialogs.add(s.dialog_id)
+        if len(chosen) == n:
+            break
+    rng.shuffle(chosen)
+    systems = list(cfg.study.systems)
+    steps = []
+    check_at = None
+    if cfg.attention_check.enabled and study.attention_situation is not None:
+        lo, hi = cfg.attention_check.positions
+        check_at = rng.randint(lo, hi)
+    regular = iter(chosen)
+    for index in range(1, cfg.study.situations_per_participant + 1):
+        order = systems[:]
+        rng.shuffle(order)
+        if index == check_at:
+            steps.append({"step": f"situation-{index}", "index": index,
+                          "situation_id": study.attention_situation.situation_id, "order": order,
+                          "attention_check": True, "instructed_system": rng.choice(systems)})
+        else:
+            s = next(regular)
+            steps.append({"step": f"situation-{index}", "index": index, "situation_id": s.situation_id,
+                          "order": order, "attention_check": False})
+    return steps
+
+
+def coverage(study: Study, records: list[dict], now: datetime) -> list[dict]:
+    """Per situation: ratings stored, reserved by active participants, and the target."""
+    answered, reserved = load(study, records, now)
+    k = study.config.assignment.ratings_per_situation
+    return [{"situation_id": s.situation_id, "dialog_id": s.dialog_id, "ratings": answered[s.situation_id],
+             "reserved": reserved[s.situation_id], "target": k,
+             "missing": max(0, k - answered[s.situation_id])} for s in study.situations]

@@ -1,0 +1,208 @@
+"""Bot participants: play a study through the same Flow and storage as the UI.
+
+Each bot runs on its own simulated clock, so a speeder's two-second pages and an
+attentive reader's half-minute ones end up in the stored timings exactly as a
+real participant's would — without the test waiting for them. Bots are used by
+the tests, the benchmarks and to fill a demo dashboard (`python -m infact bots`).
+
+Strategies:
+- attentive       reads, rates with a planted per-system quality, passes every check
+- straightliner   gives every response of a situation the same rating; follows instructions
+- speeder         clicks through in a few seconds per page with random ratings, but
+                  follows explicit instructions (a skimmer sees them)
+- fails-attention rates like an attentive bot but ignores the instructed responses
+- refresh-midway  attentive, but "reloads the page" half-way (a fresh Flow, the same
+                  token) and double-submits a page; must end exactly like attentive
+- abandons        attentive for a few situations, then closes the tab
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+from .flow import Flow, State, Step, utcnow
+from .storage import Storage
+from .study import Study
+
+STRATEGIES = ("attentive", "straightliner", "speeder", "fails-attention", "refresh-midway", "abandons")
+# A realistic crowd: most attentive, a quarter not (INFACT excluded 16-26%).
+MIX = {"attentive": 0.62, "refresh-midway": 0.08, "straightliner": 0.1, "speeder": 0.08, "fails-attention": 0.07, "abandons": 0.05}
+
+
+@dataclass
+class BotResult:
+    token: str
+    strategy: str
+    completed: bool
+    completion_code: str | None
+    steps_submitted: int
+
+
+class SimClock:
+    """A per-bot clock that moves only when the bot 'spends' time."""
+
+    def __init__(self, start: datetime):
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def spend(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def default_quality(study: Study) -> dict[str, float]:
+    """Planted mean rating per system: the first listed system best, the last worst."""
+    systems = study.systems
+    k = len(study.config.scale.labels)
+    if len(systems) == 1:
+        return {systems[0]: (k + 1) / 2}
+    hi, lo = k - 0.9, 1.9
+    return {s: hi - (hi - lo) * i / (len(systems) - 1) for i, s in enumerate(systems)}
+
+
+class Bot:
+    def __init__(self, study: Study, storage: Storage, strategy: str, *, seed: int,
+                 start: datetime | None = None, quality: dict[str, float] | None = None,
+                 query: dict | None = None, preview: bool = False):
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown bot strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        self.study, self.storage, self.strategy = study, storage, strategy
+        self.rng = random.Random(seed)
+        self.clock = SimClock(start or utcnow())
+        self.quality = quality or default_quality(study)
+        self.query = query or {}
+        self.preview = preview
+        self.bias = self.rng.gauss(0, 0.4)  # a participant's own leniency
+        self.submitted = 0
+
+    def flow(self) -> Flow:
+        return Flow(self.study, self.storage, clock=self.clock)
+
+    # -- timing and answers per strategy ---------------------------------------
+    def _seconds(self, step: Step) -> float:
+        r = self.rng
+        if self.strategy == "speeder":
+            return r.uniform(1.0, 2.5)
+        base = {"consent": 45, "situation": 30, "questionnaire": 40, "demographics": 25}[step.kind]
+        if step.kind == "situation":
+            base += 6 * len(step.order)
+        return max(3.0, r.gauss(base, base * 0.25))
+
+    def _situation_answers(self, step: Step) -> dict:
+        cfg = self.study.config
+        labels = cfg.scale.labels
+        k = len(labels)
+        expected = [labels.index(e) + 1 for e in cfg.attention_check.expected]
+        flat = self.rng.randint(3, k) if self.strategy == "straightliner" else None
+        ratings: dict[str, dict[str, int]] = {}
+        for system in step.order:
+            per: dict[str, int] = {}
+            for crit in cfg.criteria:
+                instructed = step.attention_check and system == step.instructed_system
+                if instructed and self.strategy != "fails-attention":
+                    value = expected[0]
+                elif self.strategy == "straightliner" and not step.attention_check:
+                    value = flat
+                elif self.strategy == "speeder":
+                    value = self.rng.randint(1, k)
+                else:
+                    mean = self.quality.get(system, (k + 1) / 2) + self.bias
+                    value = int(min(k, max(1, round(self.rng.gauss(mean, 0.8)))))
+                    if instructed:  # ignores the instruction: rates it like the others
+                        value = max(v for v in range(1, k + 1) if v not in expected)
+                per[crit.id] = value
+            ratings[system] = per
+        return {"ratings": ratings}
+
+    def _answers(self, step: Step) -> dict:
+        cfg = self.study.config
+        if step.kind == "consent":
+            return {"consent": True}
+        if step.kind == "situation":
+            return self._situation_answers(step)
+        if step.kind == "questionnaire":
+            scale = cfg.questionnaire.scale
+            out = {}
+            for item in cfg.questionnaire.items:
+                if item.expected is not None and self.strategy != "fails-attention":
+                    out[item.id] = item.expected
+                elif item.expected is not None:
+                    out[item.id] = next(s for s in scale if s != item.expected)
+                else:
+                    out[item.id] = self.rng.choice(scale[1:]) if self.strategy != "speeder" else self.rng.choice(scale)
+            return out
+        if step.kind == "demographics":
+            return {item.id: self.rng.choice(item.options) for item in cfg.demographics}
+        return {}
+
+    # -- playing -----------------------------------------------------------------
+    def run(self) -> BotResult:
+        flow = self.flow()
+        token = flow.arrive(self.query, preview=self.preview)
+        situations_done = 0
+        abandon_after = self.rng.randint(2, 5)
+        refresh_after = max(1, self.study.config.study.situations_per_participant // 2)
+        refreshed = False
+        st: State | None = flow.state(token)
+        while st is not None and not st.finished:
+            step = flow.current(st)
+            if step.kind == "done":
+                break
+            if self.strategy == "abandons" and situations_done >= abandon_after:
+                break
+            flow.mark_shown(st, step)
+            self.clock.spend(self._seconds(step))
+            answers = self._answers(step)
+            result = flow.submit(token, step.name, answers)
+            if not result.ok:
+                raise RuntimeError(f"bot {self.strategy} could not submit {step.name}: {result.errors}")
+            self.submitted += 1
+            if step.kind == "situation":
+                situations_done += 1
+            if self.strategy == "refresh-midway" and not refreshed and situations_done >= refresh_after:
+                refreshed = True
+                again = flow.submit(token, step.name, answers)  # the double click
+                if not again.ok or again.stored:
+                    raise RuntimeError("a repeated submit was stored twice or refused")
+                flow = self.flow()  # the reload: nothing but the token survives
+            st = flow.state(token)
+        st = flow.state(token)
+        code = st.complete.get("completion_code") if st and st.complete else None
+        return BotResult(token, self.strategy, bool(st and st.complete), code, self.submitted)
+
+
+def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[str]:
+    if strategy:
+        return [strategy] * n
+    names, weights = zip(*MIX.items())
+    return list(rng.choices(names, weights=weights, k=n))
+
+
+def run_bots(study: Study, storage: Storage, n: int, *, strategy: str | None = None, seed: int = 0,
+             concurrency: int = 1, start: datetime | None = None,
+             on_done: Callable[[BotResult], None] | None = None) -> list[BotResult]:
+    """Play `n` bots (a realistic mix unless `strategy` is given), `concurrency` at a time."""
+    rng = random.Random(seed)
+    strategies = pick_strategies(n, strategy, rng)
+    start = start or datetime.now(timezone.utc)
+    seeds = [rng.randrange(2**32) for _ in range(n)]
+    lock = threading.Lock()
+
+    def play(i: int) -> BotResult:
+        bot = Bot(study, storage, strategies[i], seed=seeds[i], start=start + timedelta(seconds=7 * i))
+        result = bot.run()
+        if on_done:
+            with lock:
+                on_done(result)
+        return result
+
+    if concurrency <= 1:
+        return [play(i) for i in range(n)]
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        return list(pool.map(play, range(n)))

@@ -1,0 +1,285 @@
+"""`study.toml`: one definition per setting (name, default, help), checked once at load.
+
+Each setting is a pydantic field with a description; the same definitions drive
+validation, defaults and the settings reference in the README (tests check that
+every setting is documented). Errors name the file, the line, the key and the fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import ConfigError, Problem
+from .platforms import PlatformConfig
+from .quality import QualityConfig
+
+DEFAULT_SCALE = [
+    "Entirely meaningless",
+    "Meaningless",
+    "Between meaningless and meaningful",
+    "Somewhat meaningful",
+    "Perfectly meaningful",
+]
+AGREE_SCALE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StudySection(Section):
+    id: str = Field(description="Study identifier stored with every answer (letters, digits, '-', '_').")
+    title: str = Field(description="Title shown to participants at the top of every page.")
+    situations: list[str] = Field(default=["situations.jsonl"], description="Situations files (JSON Lines), relative to the study folder.")
+    systems: list[str] = Field(min_length=1, description="Names of the compared systems, as they appear in the situations' `responses`. Participants never see these names.")
+    situations_per_participant: int = Field(default=10, ge=1, le=100, description="Situations each participant rates, including the attention check.")
+    expected_minutes: float = Field(default=15, gt=0, description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.")
+    delete_on_withdraw: bool = Field(default=False, description="If true, a participant who withdraws has their answers removed from exports and analysis entirely (records are kept but marked for deletion); otherwise they are kept, marked withdrawn, and left out unless requested.")
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not _ID.match(v):
+            raise ValueError("use 1-64 letters, digits, '-' or '_', starting with a letter or digit, e.g. \"crs-eval-2026\"")
+        return v
+
+    @field_validator("systems")
+    @classmethod
+    def _unique_systems(cls, v: list[str]) -> list[str]:
+        dupes = sorted({s for s in v if v.count(s) > 1})
+        if dupes:
+            raise ValueError(f"system names must be unique; repeated: {', '.join(dupes)}")
+        return v
+
+
+class SamplingSection(Section):
+    mode: Literal["all", "sample"] = Field(default="all", description="`all` uses every situation in the files; `sample` draws a seeded sample of `size`.")
+    size: int | None = Field(default=None, ge=1, description="Number of situations to sample (mode = \"sample\").")
+    seed: int = Field(default=0, description="Seed of the sample: the same seed gives the same situations.")
+    stratify: Literal["position", "item_mentioned"] | None = Field(default=None, description="Stratify the sample by turn position in the dialog (early/middle/late) or by whether an item was already mentioned.")
+
+    @model_validator(mode="after")
+    def _size(self):
+        if self.mode == "sample" and self.size is None:
+            raise ValueError("mode = \"sample\" needs `size`, the number of situations to draw")
+        return self
+
+
+class AssignmentSection(Section):
+    ratings_per_situation: int = Field(default=5, ge=1, description="Target number of ratings per situation. Participants get the least-rated situations first.")
+    lease_minutes: float = Field(default=60, gt=0, description="An unfinished participant's situations are released for others after this many minutes.")
+
+
+class ScaleSection(Section):
+    labels: list[str] = Field(default=DEFAULT_SCALE, min_length=2, max_length=11, description="Labels of the rating scale, lowest first; their number is the number of points.")
+
+
+class Criterion(Section):
+    id: str = Field(description="Criterion identifier used in exports (e.g. `meaningful`).")
+    question: str = Field(description="Question shown above each response's scale (Markdown).")
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not _ID.match(v):
+            raise ValueError("use letters, digits, '-' or '_' (it becomes a column value in exports)")
+        return v
+
+
+class AttentionCheckSection(Section):
+    enabled: bool = Field(default=True, description="Include one instructed-response attention check among the situations.")
+    situation: str | None = Field(default=None, description="situation_id whose dialog is used for the check; it is then never rated as a regular situation.")
+    positions: tuple[int, int] = Field(default=(3, 8), description="The check appears at a random position between these two (1-based, inclusive).")
+    text: str = Field(default='I am reading this carefully, and I give a rating of "Meaningless" to this response.', description="The instructed response that replaces one system's response; it must say explicitly what to select.")
+    expected: list[str] = Field(default=["Meaningless"], min_length=1, description="Scale labels that pass the check.")
+
+
+class Texts(Section):
+    welcome: str = Field(description="Welcome page: study overview (Markdown).")
+    instructions: str = Field(description="Instructions: what 'meaningful' means and how to rate (Markdown).")
+    terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
+    privacy: str = Field(description="Data-privacy statement (Markdown).")
+    consent: str = Field(default="I have read the information above and agree to take part in this study.", description="Label of the informed-consent checkbox.")
+    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation.")
+    questionnaire_intro: str = Field(default="Almost done! Please tell us what you thought of the chatbot responses overall.", description="Text above the post-task questionnaire.")
+    demographics_intro: str = Field(default="Finally, a few questions about you.", description="Text above the demographics questions.")
+    completion: str = Field(default="Thank you for taking part! Your answers are saved.", description="Completion page text, shown with the completion code.")
+    screened_out: str = Field(default="Thank you. Unfortunately you did not pass a check in this study, so it ends here.", description="Shown when a failed check ends the study early (quality.on_attention_fail = \"screen_out\").")
+    withdrawn: str = Field(default="You have withdrawn from the study. Thank you for your time.", description="Shown after a participant withdraws.")
+
+
+class QuestionnaireItem(Section):
+    id: str = Field(description="Item identifier used in exports.")
+    text: str = Field(description="Statement shown to the participant.")
+    expected: str | None = Field(default=None, description="For an instructed-response (attention) item: the only answer that passes.")
+
+
+def _default_questionnaire() -> list[QuestionnaireItem]:
+    return [
+        QuestionnaireItem(id="natural", text="The dialogs felt natural."),
+        QuestionnaireItem(id="realistic", text="The dialogs looked realistic."),
+        QuestionnaireItem(id="human_like", text="The dialogs could have happened between two humans."),
+        QuestionnaireItem(id="useful", text="Considering the best responses, the chatbot would be useful."),
+        QuestionnaireItem(id="would_use", text="I would use such a chatbot in the future."),
+        QuestionnaireItem(id="careful", text="I am answering carefully and select the last option here.", expected="Strongly agree"),
+    ]
+
+
+class QuestionnaireSection(Section):
+    scale: list[str] = Field(default=AGREE_SCALE, min_length=2, description="Answer options of every questionnaire item, lowest first.")
+    items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected).")
+
+
+class DemographicItem(Section):
+    id: str = Field(description="Item identifier used in exports.")
+    text: str = Field(description="Question shown to the participant.")
+    options: list[str] = Field(min_length=2, description="Answer options (one is chosen).")
+
+
+def _default_demographics() -> list[DemographicItem]:
+    no_say = "Prefer not to say"
+    return [
+        DemographicItem(id="gender", text="Gender", options=["Female", "Male", "Non-binary / other", no_say]),
+        DemographicItem(id="age", text="Age", options=["18-24", "25-34", "35-44", "45-54", "55-64", "65 or older", no_say]),
+        DemographicItem(id="movies", text="How often do you watch movies?", options=["Daily", "Several times a week", "Weekly", "Monthly", "Rarely or never"]),
+        DemographicItem(id="english", text="How fluent is your English?", options=["Native speaker", "Fluent", "Good", "Basic"]),
+        DemographicItem(id="education", text="Highest level of education", options=["Secondary school or less", "Vocational training", "Bachelor's degree", "Master's degree", "Doctorate", no_say]),
+        DemographicItem(id="chatbot_used", text="Have you ever used a chatbot?", options=["Yes", "No", "Not sure"]),
+        DemographicItem(id="chatbot_movies", text="Have you ever used a chatbot to get movie recommendations?", options=["Yes", "No", "Not sure"]),
+    ]
+
+
+class StudyConfig(Section):
+    study: StudySection = Field(description="What the study is and which data it shows.")
+    texts: Texts = Field(description="Participant-facing texts (Markdown).")
+    sampling: SamplingSection = Field(default_factory=SamplingSection, description="Which cut points (situations) are used.")
+    assignment: AssignmentSection = Field(default_factory=AssignmentSection, description="Balanced assignment of situations to participants.")
+    scale: ScaleSection = Field(default_factory=ScaleSection, description="The rating scale.")
+    criteria: list[Criterion] = Field(default_factory=lambda: [Criterion(id="meaningful", question="How meaningful is this response as the chatbot's next utterance?")], min_length=1, description="Rated criteria (`[[criteria]]`); each response gets one scale per criterion.")
+    attention_check: AttentionCheckSection = Field(default_factory=AttentionCheckSection, description="The instructed-response attention check among the situations.")
+    questionnaire: QuestionnaireSection = Field(default_factory=QuestionnaireSection, description="Post-task questionnaire.")
+    demographics: list[DemographicItem] = Field(default_factory=_default_demographics, description="Demographic questions (`[[demographics]]`: id, text, options).")
+    platform: PlatformConfig = Field(default_factory=PlatformConfig, description="Crowdsourcing platform handshake.")
+    quality: QualityConfig = Field(default_factory=QualityConfig, description="Data-quality checks and what a failed check does.")
+
+    @model_validator(mode="after")
+    def _cross_checks(self):
+        n = self.study.situations_per_participant
+        ac = self.attention_check
+        if ac.enabled:
+            lo, hi = ac.positions
+            if not (1 <= lo <= hi <= n):
+                raise ValueError(f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= study.situations_per_participant ({n})")
+            unknown = [e for e in ac.expected if e not in self.scale.labels]
+            if unknown:
+                raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {self.scale.labels}")
+            if n < 2:
+                raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
+        for item in self.questionnaire.items:
+            if item.expected is not None and item.expected not in self.questionnaire.scale:
+                raise ValueError(f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}")
+        for name, ids in (("criteria", [c.id for c in self.criteria]),
+                          ("questionnaire.items", [i.id for i in self.questionnaire.items]),
+                          ("demographics", [d.id for d in self.demographics])):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            if dupes:
+                raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")
+        return self
+
+    @property
+    def regular_per_participant(self) -> int:
+        return self.study.situations_per_participant - (1 if self.attention_check.enabled else 0)
+
+
+# -- loading and error reporting ----------------------------------------------
+
+def _line_of(text: str, loc: tuple) -> int | None:
+    """Best-effort line number of a dotted key in TOML source (for file:line errors)."""
+    lines = text.splitlines()
+    section = [str(p) for p in loc if not isinstance(p, int)]
+    if not section:
+        return None
+    # The last named part as a key, searched after the header of its table.
+    key = section[-1]
+    header_re = re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section[:-1])) + r"\s*\]\]?\s*$") if len(section) > 1 else None
+    start = 0
+    if header_re:
+        for i, line in enumerate(lines):
+            if header_re.match(line):
+                start = i
+                break
+    key_re = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+    for i in range(start, len(lines)):
+        if key_re.match(lines[i]):
+            return i + 1
+    table_re = re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section)) + r"\s*\]\]?\s*$")
+    for i, line in enumerate(lines):
+        if table_re.match(line):
+            return i + 1
+    return start + 1 if header_re else None
+
+
+def _fix_for(err: dict, model_keys: list[str]) -> str:
+    typ = err["type"]
+    loc = err["loc"]
+    if typ == "extra_forbidden":
+        close = difflib.get_close_matches(str(loc[-1]), model_keys, n=1)
+        hint = f" — did you mean '{close[0]}'?" if close else ""
+        return f"unknown setting{hint} Remove it or check the spelling (see the settings reference in the README)."
+    if typ == "missing":
+        return "required setting is missing: add it (see the settings reference in the README)."
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)):
+        msg += f" (got {err['input']!r})"
+    return msg
+
+
+def _model_keys(loc: tuple) -> list[str]:
+    model: Any = StudyConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        args = getattr(ann, "__args__", ())
+        model = args[0] if args and hasattr(args[0], "model_fields") else ann
+    return list(getattr(model, "model_fields", {}).keys())
+
+
+def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        raise ConfigError(Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)) from exc
+    try:
+        return StudyConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            key = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
+            problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
+        raise ConfigError(problems) from None
+
+
+def load_config(folder: str | Path) -> StudyConfig:
+    path = Path(folder) / "study.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(Problem(str(path), "not found: a study folder needs a study.toml (copy data/demo/study.toml as a start)")) from None
+    except UnicodeDecodeError:
+        raise ConfigError(Problem(str(path), "is not UTF-8 text: save it as UTF-8")) from None
+    return parse_config(text, str(path))

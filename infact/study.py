@@ -1,0 +1,122 @@
+"""A study is a folder: `study.toml` plus its situations file(s).
+
+`load_study` reads and checks both together, once. Problems in either are collected
+and raised as one ConfigError/DatasetError listing every `file:line: message`.
+Non-fatal findings (e.g. situations left out because a system has no response)
+are kept in `Study.notes` for `validate` and the researcher dashboard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import StudyConfig, load_config
+from .errors import ConfigError, DatasetError, InfactError, Problem
+from .situations import Situation, dataset_version, read_situations
+
+
+@dataclass(frozen=True)
+class Study:
+    folder: Path
+    config: StudyConfig
+    situations: tuple[Situation, ...]          # the regular pool participants rate
+    attention_situation: Situation | None      # dialog used for the instructed-response check
+    dataset_version: str
+    notes: tuple[Problem, ...] = field(default=())
+
+    @property
+    def id(self) -> str:
+        return self.config.study.id
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.config.study.systems)
+
+    def situation(self, situation_id: str) -> Situation:
+        if self.attention_situation is not None and situation_id == self.attention_situation.situation_id:
+            return self.attention_situation
+        return self._by_id[situation_id]
+
+    @property
+    def _by_id(self) -> dict[str, Situation]:
+        cache = self.__dict__.get("_by_id_cache")
+        if cache is None:
+            cache = {s.situation_id: s for s in self.situations}
+            object.__setattr__(self, "_by_id_cache", cache)
+        return cache
+
+
+def load_study(folder: str | Path) -> Study:
+    folder = Path(folder)
+    config = load_config(folder)
+    toml = str(folder / "study.toml")
+    paths = [folder / p for p in config.study.situations]
+    situations, problems = read_situations(paths)
+    if problems:
+        raise DatasetError(problems)
+    notes: list[Problem] = []
+
+    systems = config.study.systems
+    complete: list[Situation] = []
+    lacking: dict[str, int] = {}
+    for sit in situations:
+        missing = [s for s in systems if not sit.responses.get(s, "").strip()]
+        for s in missing:
+            lacking[s] = lacking.get(s, 0) + 1
+        if not missing:
+            complete.append(sit)
+    for system, count in sorted(lacking.items()):
+        notes.append(Problem(toml, f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`", key="study.systems"))
+    if not complete:
+        found = sorted({name for s in situations for name in s.responses})
+        raise ConfigError(Problem(toml, f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.", key="study.systems"))
+
+    check: Situation | None = None
+    ac = config.attention_check
+    if ac.enabled:
+        by_id = {s.situation_id: s for s in situations}
+        if ac.situation is None:
+            raise ConfigError(Problem(toml, "the attention check needs a dialog: set `situation` to a situation_id from the situations file", key="attention_check.situation"))
+        check = by_id.get(ac.situation)
+        if check is None:
+            close = sorted(by_id)[:3]
+            raise ConfigError(Problem(toml, f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})", key="attention_check.situation"))
+        # The check's dialog is never rated as a regular situation: no one sees it twice.
+        complete = [s for s in complete if s.dialog_id != check.dialog_id]
+
+    pool = complete
+    if config.sampling.mode != "all":
+        from .sampling import select_situations
+
+        pool = select_situations(pool, mode=config.sampling.mode, size=config.sampling.size,
+                                 seed=config.sampling.seed, stratify=config.sampling.stratify)
+    if len(pool) < config.regular_per_participant:
+        raise ConfigError(Problem(toml, f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are usable; lower study.situations_per_participant or add situations", key="study.situations_per_participant"))
+
+    return Study(folder=folder, config=config, situations=tuple(pool), attention_situation=check,
+                 dataset_version=dataset_version(paths), notes=tuple(notes))
+
+
+def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], list[Problem]]:
+    """(study or None, errors, notes) — for `python -m infact validate`.
+
+    Config errors and situation-file errors are reported together, not only the first.
+    """
+    folder = Path(folder)
+    errors: list[Problem] = []
+    try:
+        config = load_config(folder)
+    except InfactError as exc:
+        errors.extend(exc.problems)
+        config = None
+    if config is None:
+        # Still check any situations files we can find so one run lists everything.
+        paths = sorted(folder.glob("*.jsonl"))
+        errors.extend(read_situations(paths)[1])
+        return None, errors, []
+    try:
+        study = load_study(folder)
+    except InfactError as exc:
+        return None, errors + exc.problems, []
+    return study, errors, list(study.notes)

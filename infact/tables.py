@@ -1,0 +1,152 @@
+"""Stored records → tidy pandas tables (docs/data-model.md).
+
+Pure functions of the record list, used by the exports, the analysis, the quality
+checks and the dashboard. Previews are always left out; withdrawn participants
+are left out unless `include_withdrawn`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+import pandas as pd
+
+RATING_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id",
+                  "system", "criterion", "rating", "rating_label", "position", "seconds",
+                  "is_attention_check", "shown_at", "answered_at"]
+PARTICIPANT_COLUMNS = ["participant", "status", "platform", "platform_id", "group", "completion_code",
+                       "started_at", "ended_at", "total_seconds", "consent_seconds", "questionnaire_seconds",
+                       "demographics_seconds", "situations_answered", "attention_passed",
+                       "questionnaire_attention_passed", "preview"]
+
+
+def by_participant(records: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for rec in records:
+        out[rec["participant"]].append(rec)
+    return out
+
+
+def _status(recs: list[dict]) -> str:
+    kinds = {r["kind"]: r for r in recs}
+    if "withdraw" in kinds:
+        return "withdrawn"
+    if "complete" in kinds:
+        return "screened_out" if kinds["complete"].get("outcome") == "screened_out" else "completed"
+    return "in_progress"
+
+
+def _kept(records: list[dict], include_withdrawn: bool, include_preview: bool = False) -> dict[str, list[dict]]:
+    groups = {}
+    for p, recs in by_participant(records).items():
+        if p.startswith("_"):
+            continue  # researcher events
+        if not include_preview and any(r.get("preview") for r in recs):
+            continue
+        if not include_withdrawn and _status(recs) == "withdrawn":
+            continue
+        groups[p] = recs
+    return groups
+
+
+def ratings_table(records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
+    rows = []
+    for p, recs in _kept(records, include_withdrawn).items():
+        for r in recs:
+            if r["kind"] != "situation":
+                continue
+            for resp in r["responses"]:
+                for crit, value in resp["ratings"].items():
+                    rows.append({
+                        "participant": p, "study": r["study"], "dataset_version": r.get("dataset_version"),
+                        "step_index": r["index"], "situation_id": r["situation_id"], "dialog_id": r.get("dialog_id"),
+                        "system": resp["system"], "criterion": crit, "rating": int(value),
+                        "rating_label": labels[value - 1] if labels and 1 <= value <= len(labels) else None,
+                        "position": resp["position"], "seconds": r.get("seconds"),
+                        "is_attention_check": bool(r.get("attention_check")),
+                        "shown_at": r.get("shown_at"), "answered_at": r.get("answered_at"),
+                    })
+    df = pd.DataFrame(rows, columns=RATING_COLUMNS)
+    return df.sort_values(["participant", "step_index", "position", "criterion"], kind="stable").reset_index(drop=True)
+
+
+def participants_table(records: list[dict], *, include_withdrawn: bool = True, include_preview: bool = False) -> pd.DataFrame:
+    rows = []
+    for p, recs in _kept(records, include_withdrawn, include_preview).items():
+        kinds = defaultdict(list)
+        for r in recs:
+            kinds[r["kind"]].append(r)
+        arrival = (kinds.get("arrival") or [{}])[0]
+        complete = (kinds.get("complete") or [None])[0]
+        check = [r for r in kinds.get("situation", []) if r.get("attention_check")]
+        quest = (kinds.get("questionnaire") or [None])[0]
+        step_seconds = {r["kind"]: r.get("seconds") for r in recs if r["kind"] in ("consent", "questionnaire", "demographics")}
+        rows.append({
+            "participant": p, "status": _status(recs), "platform": arrival.get("platform"),
+            "platform_id": arrival.get("platform_id"), "group": arrival.get("group"),
+            "completion_code": complete.get("completion_code") if complete else None,
+            "started_at": arrival.get("at"), "ended_at": complete.get("ended_at") if complete else None,
+            "total_seconds": complete.get("total_seconds") if complete else None,
+            "consent_seconds": step_seconds.get("consent"),
+            "questionnaire_seconds": step_seconds.get("questionnaire"),
+            "demographics_seconds": step_seconds.get("demographics"),
+            "situations_answered": len(kinds.get("situation", [])),
+            "attention_passed": (all(bool(r.get("attention_passed")) for r in check) if check else None),
+            "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
+            "preview": bool(arrival.get("preview")),
+        })
+    df = pd.DataFrame(rows, columns=PARTICIPANT_COLUMNS)
+    return df.sort_values("started_at", kind="stable").reset_index(drop=True)
+
+
+def steps_table(records: list[dict], *, include_withdrawn: bool = False) -> pd.DataFrame:
+    """One row per participant × answered page, for speed checks (RSI)."""
+    rows = []
+    for p, recs in _kept(records, include_withdrawn).items():
+        for r in recs:
+            if r["kind"] in ("consent", "situation", "questionnaire", "demographics"):
+                rows.append({"participant": p, "step": r["step"], "kind": r["kind"], "seconds": r.get("seconds"),
+                             "shown_at": r.get("shown_at"), "answered_at": r.get("answered_at")})
+    return pd.DataFrame(rows, columns=["participant", "step", "kind", "seconds", "shown_at", "answered_at"])
+
+
+def answers_table(records: list[dict], kind: str, scale: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
+    """Questionnaire or demographics answers, long: participant, item, answer (+ value)."""
+    rows = []
+    for p, recs in _kept(records, include_withdrawn).items():
+        for r in recs:
+            if r["kind"] != kind:
+                continue
+            for item, value in r["answers"].items():
+                row = {"participant": p, "item": item, "answer": value}
+                if scale is not None:
+                    row = {"participant": p, "item": item, "value": value,
+                           "answer": scale[value - 1] if 1 <= value <= len(scale) else None}
+                rows.append(row)
+    cols = ["participant", "item", "value", "answer"] if scale is not None else ["participant", "item", "answer"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def events(records: list[dict]) -> list[dict]:
+    return sorted((r for r in records if r["kind"] == "event"), key=lambda r: r["at"])
+
+
+def funnel(records: list[dict], n_situations: int) -> pd.DataFrame:
+    """How far participants got: arrived, consented, each situation, questionnaire, completed."""
+    stages = ["arrived", "consented"] + [f"situation {i}" for i in range(1, n_situations + 1)] + ["questionnaire", "completed"]
+    counts = dict.fromkeys(stages, 0)
+    for p, recs in _kept(records, include_withdrawn=True).items():
+        kinds = {r["kind"] for r in recs}
+        n_sit = sum(1 for r in recs if r["kind"] == "situation")
+        counts["arrived"] += 1
+        counts["consented"] += "consent" in kinds
+        for i in range(1, min(n_sit, n_situations) + 1):
+            counts[f"situation {i}"] += 1
+        counts["questionnaire"] += "questionnaire" in kinds
+        counts["completed"] += "complete" in kinds and _status(recs) == "completed"
+    return pd.DataFrame({"stage": stages, "participants": [counts[s] for s in stages]})
+
+
+def seconds_between(a: str, b: str) -> float:
+    return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
