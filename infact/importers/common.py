@@ -72,8 +72,13 @@ def text_key(text: str) -> str:
     return _NOT_ALNUM.sub("", text.lower())
 
 
-def context_key(texts: Iterable[str]) -> tuple[str, ...]:
-    return tuple(text_key(t) for t in texts)
+def loose_key(text: str) -> str:
+    """Like text_key but keeps title words, for contexts that write titles unquoted."""
+    return _NOT_ALNUM.sub("", text.replace("<s>", "").replace("</s>", "").lower().replace("#", ""))
+
+
+def context_key(texts: Iterable[str], key=text_key) -> tuple[str, ...]:
+    return tuple(key(t) for t in texts)
 
 
 def read_text(path: Path) -> str:
@@ -123,7 +128,8 @@ class ImportReport:
     notes: list[str] = field(default_factory=list)
 
     def print(self, title: str) -> None:
-        for p in self.problems:
+        files = {p.file: i for i, p in reversed(list(enumerate(self.problems)))}
+        for p in sorted(self.problems, key=lambda p: (files[p.file], p.line or 0)):
             print(f"warning: {p}", file=sys.stderr)
         print(f"{title} -> {self.out}")
         for key, value in self.counts.items():

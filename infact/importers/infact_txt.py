@@ -193,8 +193,8 @@ def import_infact_txt(dialogs: str | Path, systems: list[tuple[str, str | Path]]
                      "left_out_(a_system_lacks_a_response)": cut_points - len(situations)}
     for n, why in lacking.items():
         if sum(why.values()):
-            report.notes.append(f"{sum(why.values())} cut point(s) lack a {n} response: {why['placeholder']} placeholder(s), "
-                                f"{why['no line']} with no {n} line after the SEEKER line (or not aligned; see warnings)")
+            report.notes.append(f"{sum(why.values())} cut point(s) lack a response from {n}: {why['placeholder']} placeholder(s), "
+                                f"{why['no line']} without a {n} line after the SEEKER line (or not aligned; see warnings)")
     report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
     return report
 

@@ -36,7 +36,7 @@ def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> 
             continue
         text, missing = replace_mentions(msg["text"], mentions, movies)
         for mid in missing:
-            problems.append(Problem(file, f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}' (pass --movies movies_with_mentions.csv)", line, "movieMentions"))
+            problems.append(Problem(file, f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}'{'' if movies else ' (pass --movies movies_with_mentions.csv)'}", line, "movieMentions"))
         text = clean_text(text)
         if not text:
             continue
@@ -69,7 +69,7 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
         report.problems.extend(probs)
     situations: list[Situation] = []
     seen: dict[str, int] = {}
-    dialogs = no_reply = 0
+    dialogs = no_reply = skipped = 0
     for lineno, raw in enumerate(read_text(path).splitlines(), start=1):
         if not raw.strip():
             continue
@@ -77,14 +77,17 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
             report.problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno))
+            skipped += 1
             continue
         err = _check_dialog(obj, file, lineno)
         if err:
             report.problems.append(Problem(file, err + "; dialog skipped", lineno))
+            skipped += 1
             continue
         cid = str(obj["conversationId"]).strip()
         if cid in seen:
             report.problems.append(Problem(file, f"conversationId {cid} already at line {seen[cid]}; dialog skipped", lineno, "conversationId"))
+            skipped += 1
             continue
         seen[cid] = lineno
         turns, probs = dialog_turns(obj, movies, file, lineno)
@@ -105,7 +108,7 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
     if not situations:
         raise DatasetError(report.problems + [Problem(file, "no situation could be made: need dialogs in which a seeker message is followed by a recommender message")])
     new_toml = write_study(out, situations)
-    report.counts = {"dialogs": dialogs, "situations": len(situations),
+    report.counts = {"dialogs": dialogs, "dialogs_skipped": skipped, "situations": len(situations),
                      "seeker_turns_left_out_(last_turn,_no_reply)": no_reply}
     report.notes.append(f"system: {system} (the recommender's actual reply)")
     report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")

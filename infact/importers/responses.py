@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import DatasetError, Problem
 from ..situations import Situation, read_situations, write_situations
-from .common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, read_text, replace_mentions
+from .common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, loose_key, read_text, replace_mentions
 
 FUZZY_MIN = 0.9  # context similarity needed when no exact normalised match exists
 
@@ -81,7 +81,9 @@ class _Index:
         self.by_dialog: dict[str, list[Situation]] = {}
         self.by_turn: dict[tuple[str, int], Situation] = {}
         self.by_context: dict[tuple[str, ...], list[Situation]] = {}
+        self.by_loose: dict[tuple[str, ...], list[Situation]] = {}
         for s in situations:
+            self.by_loose.setdefault(context_key((t.text for t in s.context), loose_key), []).append(s)
             self.by_dialog.setdefault(s.dialog_id, []).append(s)
             self.by_turn[(s.dialog_id, int(s.meta.get("turn", len(s.context))))] = s
             self.by_context.setdefault(context_key(t.text for t in s.context), []).append(s)
@@ -98,6 +100,9 @@ class _Index:
         if ctx:
             key = context_key(ctx)
             found = [s for s in self.by_context.get(key, []) if did is None or s.dialog_id == did]
+            if not found:  # titles written without quotes
+                key = context_key(ctx, loose_key)
+                found = [s for s in self.by_loose.get(key, []) if did is None or s.dialog_id == did]
             if len(found) == 1:
                 return found[0], ""
             if len(found) > 1:
@@ -106,7 +111,7 @@ class _Index:
                 joined = "|".join(key)
                 best, score = None, 0.0
                 for s in self.by_dialog[did]:
-                    skey = context_key(t.text for t in s.context)
+                    skey = context_key((t.text for t in s.context), loose_key)
                     if len(skey) == len(key):
                         r = difflib.SequenceMatcher(None, joined, "|".join(skey)).ratio()
                         if r > score:
@@ -147,6 +152,7 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
         report.problems.extend(probs)
     rows, probs = _rows(path)
     report.problems.extend(probs)
+    invalid = len(probs)
     index = _Index(situations)
     file = str(path)
     new: dict[str, str] = {}
@@ -179,7 +185,7 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
               for s in situations]
     write_situations(target, merged)
     lacking = sum(1 for s in merged if system not in s.responses)
-    report.counts = {"rows": len(rows), "matched": len(new), "replaced_earlier_responses": replaced,
+    report.counts = {"rows": len(rows) + invalid, "invalid_rows": invalid, "matched": len(new), "replaced_earlier_responses": replaced,
                      "unmatched_rows": unmatched, "duplicate_rows": duplicates,
                      "situations": len(merged), f"situations_lacking_{system}": lacking}
     if lacking:

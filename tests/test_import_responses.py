@@ -1,0 +1,88 @@
+"""Merging one system's outputs into a study: by turn, by context, iEvaLM-CRS records."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from infact.cli import main
+from infact.errors import DatasetError
+from infact.importers.redial import import_redial
+from infact.importers.responses import import_responses
+from infact.situations import load_situations
+
+FIX = Path(__file__).parent / "fixtures" / "import"
+
+
+@pytest.fixture
+def study(tmp_path):
+    out = tmp_path / "study"
+    out.mkdir()
+    (out / "study.toml").write_text("# config\n")
+    import_redial(FIX / "redial_quirks.jsonl", out, FIX / "movies.csv")
+    return out
+
+
+def responses(out, system):
+    return {s.situation_id: s.responses.get(system) for s in load_situations([out / "situations.jsonl"])}
+
+
+def test_by_turn_reports_unmatched_and_duplicates_with_lines(study):
+    report = import_responses(study, "KBRD", FIX / "kbrd_turns.jsonl", movies_csv=FIX / "movies.csv")
+    got = responses(study, "KBRD")
+    assert got == {"d1-t1": "hello there", "d1-t3": 'have you seen "Gladiator (2000)" ?',
+                   "d2-t2": None, "d2-t4": None, "5-t1": None}
+    lines = {p.line: p.message for p in report.problems if p.file.endswith("kbrd_turns.jsonl")}
+    assert "duplicate" in lines[3] and "first at line 2" in lines[3]
+    assert "invalid JSON" in lines[4]
+    assert "turn=2" in lines[5] and "turns there: 1, 3" in lines[5]
+    assert "'zz' is not in the study" in lines[6]
+    assert "empty 'response'" in lines[7]
+    c = report.counts
+    assert (c["matched"], c["duplicate_rows"], c["unmatched_rows"], c["invalid_rows"], c["situations_lacking_KBRD"]) == (2, 1, 3, 1, 3)
+    # other systems are kept
+    assert responses(study, "Human (ReDial)")["d1-t1"] == 'Have you seen "American Pie" ?'
+
+
+def test_by_context_in_csv_ignores_case_and_title_spacing(study):
+    report = import_responses(study, "KGSF", FIX / "kgsf_context.csv")
+    got = responses(study, "KGSF")
+    assert got["d1-t1"] == "csv one" and got["d2-t4"] == 'try "Click (2006)"'
+    lines = {p.line: p.message for p in report.problems}
+    assert "unmatched" in lines[4] and "JSON list" in lines[5]
+
+
+def test_ievalm_records_match_on_unquoted_titles(study):
+    import_responses(study, "ChatGPT", FIX / "ievalm.jsonl")
+    got = responses(study, "ChatGPT")
+    assert got["d1-t3"] == "ievalm says hi" and got["5-t1"] == "ievalm to d5"
+
+
+def test_reimport_replaces_the_systems_responses(study, tmp_path):
+    import_responses(study, "KBRD", FIX / "kbrd_turns.jsonl")
+    newer = tmp_path / "new.csv"
+    newer.write_text("dialog_id,turn,response\nd1,1,updated\n")
+    report = import_responses(study, "KBRD", newer)
+    assert responses(study, "KBRD")["d1-t1"] == "updated"
+    assert report.counts["replaced_earlier_responses"] == 1
+
+
+def test_no_match_at_all_fails_and_leaves_the_file(study, tmp_path, capsys):
+    before = (study / "situations.jsonl").read_text()
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"dialog_id": "nope", "turn": 1, "response": "x"}\n')
+    assert main(["import", "responses", "--study", str(study), "--system", "X", str(rows)]) == 2
+    assert f"{rows}:1: unmatched: dialog_id 'nope'" in capsys.readouterr().err
+    assert (study / "situations.jsonl").read_text() == before
+
+
+def test_study_without_situations(tmp_path):
+    with pytest.raises(DatasetError, match="import redial"):
+        import_responses(tmp_path, "X", FIX / "kbrd_turns.jsonl")
+
+
+def test_csv_without_dialog_id_header(study, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,text\n1,hi\n")
+    with pytest.raises(DatasetError, match="dialog_id"):
+        import_responses(study, "X", bad)
