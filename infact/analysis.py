@@ -241,23 +241,25 @@ def fit_mixed_model(df: pd.DataFrame) -> dict:
             warnings.simplefilter("always")
             model = smf.mixedlm("rating ~ C(system)", data, groups="_all", re_formula="0", vc_formula=vc)
             fit = model.fit(reml=True)
+        var = {**dict(zip(model.exog_vc.names, map(float, fit.vcomp))), "residual": float(fit.scale)}
+        total = sum(var.values())
+        if not np.isfinite(total) or total <= 0:
+            return {"error": "no rating variance to model (all ratings equal?)"}
+        names = list(fit.fe_params.index)
+        return {
+            "formula": "rating ~ system + (1|participant) + (1|situation)",
+            "method": "REML",
+            "reference_system": sorted(df["system"].unique())[0],
+            "estimates": [{"term": _term(t), "estimate": fit.fe_params[t], "se": fit.bse_fe[t], "p": fit.pvalues[t]}
+                          for t in names],
+            "variance": var,
+            "variance_share": {k: v / total for k, v in var.items()},
+            "loglik": fit.llf,
+            "converged": bool(fit.converged),
+            "warnings": sorted({str(w.message).splitlines()[0] for w in caught}),
+        }
     except Exception as exc:  # singular designs, numerical failure: report, do not crash
         return {"error": f"{type(exc).__name__}: {exc}"}
-    var_p, var_s = (float(v) for v in fit.vcomp)
-    var_e = float(fit.scale)
-    total = var_p + var_s + var_e
-    names = list(fit.fe_params.index)
-    return {
-        "formula": "rating ~ system + (1|participant) + (1|situation)",
-        "method": "REML",
-        "reference_system": sorted(df["system"].unique())[0],
-        "estimates": [{"term": _term(t), "estimate": fit.fe_params[t], "se": fit.bse_fe[t], "p": fit.pvalues[t]} for t in names],
-        "variance": {"participant": var_p, "situation": var_s, "residual": var_e},
-        "variance_share": {"participant": var_p / total, "situation": var_s / total, "residual": var_e / total},
-        "loglik": fit.llf,
-        "converged": bool(fit.converged),
-        "warnings": sorted({str(w.message).splitlines()[0] for w in caught}),
-    }
 
 
 def _term(name: str) -> str:
@@ -279,7 +281,9 @@ def _icc(df: pd.DataFrame, mm: dict | None) -> dict:
     msb = (n_i * (g.mean().to_numpy() - r.mean()) ** 2).sum() / (a - 1)
     msw = ((r - g.transform("mean")) ** 2).sum() / (n - a)
     k0 = (n - (n_i ** 2).sum() / n) / (a - 1)  # average group size for unbalanced data
-    return {"value": (msb - msw) / (msb + (k0 - 1) * msw), "method": "ICC(1) one-way on participants (system-centred)"}
+    denom = msb + (k0 - 1) * msw
+    value = (msb - msw) / denom if denom > 0 else None  # None: no variance at all
+    return {"value": value, "method": "ICC(1) one-way on participants (system-centred)"}
 
 
 def krippendorff_ordinal(df: pd.DataFrame, unit_cols: list[str], k: int) -> float | None:
@@ -345,6 +349,31 @@ def position_bias(df: pd.DataFrame) -> dict:
     except (ValueError, np.linalg.LinAlgError) as exc:
         out["effect"] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
+
+
+# --------------------------------------------------------------------------- synthetic data
+
+def simulate_ratings(n_participants: int = 60, n_situations: int = 10, means=(2.0, 3.0, 3.5), *,
+                     sd_participant: float = 0.4, sd_situation: float = 0.3, sd_noise: float = 0.6,
+                     position_effect=None, scale_points: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Fully crossed ratings with planted system means, used to validate and benchmark.
+
+    rating = round(mean[system] + u_participant + u_situation + position_effect[pos] + noise),
+    clipped to 1..scale_points; systems appear in a random order per situation.
+    """
+    rng = np.random.default_rng(seed)
+    k = len(means)
+    p, s, y = (a.ravel() for a in np.meshgrid(np.arange(n_participants), np.arange(n_situations), np.arange(k), indexing="ij"))
+    pos = rng.permuted(np.tile(np.arange(k), (n_participants * n_situations, 1)), axis=1).ravel()
+    latent = (np.asarray(means, dtype=float)[y] + rng.normal(0, sd_participant, n_participants)[p]
+              + rng.normal(0, sd_situation, n_situations)[s] + rng.normal(0, sd_noise, p.size))
+    if position_effect is not None:
+        latent += np.asarray(position_effect, dtype=float)[pos]
+    return pd.DataFrame({
+        "participant": np.char.add("p", p.astype(str)), "situation_id": np.char.add("s", s.astype(str)),
+        "system": np.char.add("sys", y.astype(str)), "rating": np.clip(np.rint(latent), 1, scale_points).astype(int),
+        "position": pos + 1,
+    })
 
 
 # --------------------------------------------------------------------------- JSON
