@@ -1,0 +1,119 @@
+"""Exports: every table a researcher needs, from one read of the store.
+
+`collect` builds all tables plus the quality assessment (flags, decisions) and
+marks excluded participants; `write_exports` writes them as files. The dashboard
+offers the same bytes as downloads (`export_bytes`).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from . import quality, tables
+from .export_formats import infact_workbook, records_json, wide_ratings
+from .fileio import atomic_write_bytes
+from .storage import Storage, open_storage
+from .study import Study, load_study
+
+FILES = {
+    "ratings.csv": "long: one row per participant × situation × system × criterion",
+    "ratings_wide.csv": "one row per participant × situation, one column per system",
+    "participants.csv": "one row per participant: status, completion code, timings, flags, decision",
+    "questionnaire.csv": "post-task questionnaire answers, long",
+    "demographics.csv": "demographics answers, long",
+    "flags.csv": "quality checks: flags, reasons, decision, Prolific action",
+    "records.json": "every stored record, as stored",
+    "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
+}
+
+
+@dataclass
+class Tables:
+    ratings: pd.DataFrame
+    participants: pd.DataFrame
+    questionnaire: pd.DataFrame
+    demographics: pd.DataFrame
+    steps: pd.DataFrame
+    flags: pd.DataFrame
+    records: list[dict]
+
+    def as_dict(self) -> dict[str, pd.DataFrame]:
+        return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
+                "demographics": self.demographics, "steps": self.steps, "flags": self.flags}
+
+
+def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False) -> Tables:
+    cfg = study.config
+    own = [r for r in records if r.get("study") == study.id]
+    if cfg.study.delete_on_withdraw:
+        # Withdrawn-with-deletion participants never appear, whatever is asked.
+        gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
+        own = [r for r in own if r["participant"] not in gone]
+    ratings = tables.ratings_table(own, cfg.scale.labels, include_withdrawn=include_withdrawn)
+    participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
+    steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
+    questionnaire = tables.answers_table(own, "questionnaire", cfg.questionnaire.scale, include_withdrawn=include_withdrawn)
+    demographics = tables.answers_table(own, "demographics", include_withdrawn=include_withdrawn)
+    events = tables.events(own)
+    if len(participants):
+        flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes)
+    else:
+        flags = pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"])
+    excluded = set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
+    ratings = ratings.assign(excluded=ratings["participant"].isin(excluded))
+    participants = participants.merge(
+        quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
+        on="participant", how="left")
+    participants["excluded"] = participants["participant"].isin(excluded)
+    return Tables(ratings, participants, questionnaire, demographics, steps, flags, own)
+
+
+def export_bytes(t: Tables) -> dict[str, bytes]:
+    """File name → content, for the CLI and the dashboard's download buttons."""
+    def csv(df: pd.DataFrame) -> bytes:
+        return df.to_csv(index=False).encode("utf-8")
+
+    xlsx = io.BytesIO()
+    out = {
+        "ratings.csv": csv(t.ratings),
+        "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else pd.DataFrame()),
+        "participants.csv": csv(t.participants),
+        "questionnaire.csv": csv(t.questionnaire),
+        "demographics.csv": csv(t.demographics),
+        "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
+        "records.json": records_json(t.records).encode("utf-8"),
+    }
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "infact_sheets.xlsx"
+        infact_workbook(path, t.ratings, t.participants, t.questionnaire, t.demographics)
+        xlsx.write(path.read_bytes())
+    out["infact_sheets.xlsx"] = xlsx.getvalue()
+    return out
+
+
+def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
+    t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
+    out_dir = Path(out_dir)
+    written = []
+    for name, data in export_bytes(t).items():
+        path = out_dir / name
+        atomic_write_bytes(path, data)
+        written.append(path)
+    return written
+
+
+def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:
+    """For `python -m infact analyze --study DIR --db PATH`: ratings with an `excluded` column."""
+    study = load_study(study_dir)
+    storage = open_storage(db_path)
+    try:
+        t = collect(study, storage.records(study=study.id))
+    finally:
+        storage.close()
+    return t.as_dict()
