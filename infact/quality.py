@@ -1,0 +1,449 @@
+"""Data quality: which participants to keep, why, and what to do on Prolific.
+
+`assess` turns the ratings, participants and per-page timing tables into one
+row per participant with short flags, human-readable reasons, a decision
+(include / exclude) and a Prolific action. Nothing is deleted: a researcher's
+manual exclusion or re-inclusion is an `event` record (`manual_event`) and the
+last one per participant wins over the automatic decision.
+
+Checks (thresholds in `[quality]` of study.toml, see docs/quality.md):
+explicit instructed-response checks; speeders by relative speed index (Leiner
+2019) and by total time; straight-lining; implausibly fast situations.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Iterable, Literal, Mapping
+
+import pandas as pd
+import pydantic
+from pydantic import BaseModel, Field, field_validator
+
+from .errors import ConfigError, Problem
+from .platforms import PlatformConfig, pydantic_problems
+
+FLAGS = (
+    "attention_failed",
+    "questionnaire_attention_failed",
+    "speeder_rsi",
+    "speeder_total_time",
+    "straightliner",
+    "fast_situations",
+    "withdrawn",
+    "manually_excluded",
+)
+DONE = ("completed", "screened_out")  # only finished sessions are judged on speed
+MIN_PAGE_SECONDS = 0.5  # a 0 s page (refresh artefact) would make the RSI infinite
+RESEARCHER = "_researcher"
+
+
+class QualityConfig(BaseModel, extra="forbid"):
+    """The `[quality]` table of study.toml."""
+
+    on_attention_fail: Literal["continue", "screen_out"] = Field(
+        "continue",
+        description="After a failed attention check: `continue` the study and exclude the participant "
+        "afterwards (INFACT's original behaviour), or `screen_out`: end the study at once and show the "
+        "screen-out code (Prolific: `platform.screenout_code`).",
+    )
+    rsi_threshold: float = Field(
+        2.0,
+        description="Relative speed index above which a participant is a speeder. RSI = mean over pages "
+        "of (median page time of all participants / this participant's page time); 2 means twice as "
+        "fast as typical. Leiner (2019) recommends 2.0.",
+    )
+    min_total_fraction_of_median: float = Field(
+        0.3,
+        description="Flag completed participants whose total time is below this fraction of the median "
+        "total time (0 turns the check off).",
+    )
+    straightline_share: float = Field(
+        0.8,
+        description="Flag a straight-liner when, in at least this share of situations, every response "
+        "got the same rating (per criterion). Attention-check situations are not counted.",
+    )
+    straightline_min_situations: int = Field(
+        3,
+        description="Minimum number of rated situations (with two or more responses) before the "
+        "straight-lining check applies.",
+    )
+    min_situation_seconds: float = Field(
+        3.0,
+        description="A situation answered faster than this many seconds is implausibly fast "
+        "(reading a dialog and rating responses takes longer).",
+    )
+    max_fast_situations_share: float = Field(
+        0.5,
+        description="Flag a participant when more than this share of their situations were "
+        "implausibly fast.",
+    )
+    min_study_minutes_for_rejection: float = Field(
+        5.0,
+        description="Prolific's rule: in studies this long or longer, a submission may be rejected only "
+        "after two failed attention checks; in shorter ones after one.",
+    )
+    prolific_excluded_action: Literal["approve", "ask_to_return"] = Field(
+        "approve",
+        description="What to recommend on Prolific for excluded participants who are not eligible for "
+        "rejection: `approve` (pay, drop the data) or `ask_to_return` (message them asking to return "
+        "the submission; approve if they decline).",
+    )
+
+    @field_validator("rsi_threshold")
+    @classmethod
+    def _rsi(cls, v: float) -> float:
+        if not v > 1:
+            raise ValueError(
+                f"quality.rsi_threshold = {v} must be above 1 (1 = median speed); Leiner (2019) uses 2.0"
+            )
+        return v
+
+    @field_validator("min_total_fraction_of_median")
+    @classmethod
+    def _total(cls, v: float) -> float:
+        if not 0 <= v < 1:
+            raise ValueError(
+                f"quality.min_total_fraction_of_median = {v} must be in [0, 1), e.g. 0.3; 0 turns it off"
+            )
+        return v
+
+    @field_validator("straightline_share", "max_fast_situations_share")
+    @classmethod
+    def _share(cls, v: float, info) -> float:
+        if not 0 < v <= 1:
+            raise ValueError(f"quality.{info.field_name} = {v} must be a share in (0, 1], e.g. 0.8")
+        return v
+
+    @field_validator("straightline_min_situations")
+    @classmethod
+    def _min_sit(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError(f"quality.straightline_min_situations = {v} must be at least 1")
+        return v
+
+    @field_validator("min_situation_seconds", "min_study_minutes_for_rejection")
+    @classmethod
+    def _nonneg(cls, v: float, info) -> float:
+        if not (v >= 0 and math.isfinite(v)):
+            raise ValueError(f"quality.{info.field_name} = {v} must be a number >= 0")
+        return v
+
+
+def load_quality(table: Mapping | None, file: str = "study.toml") -> QualityConfig:
+    """Build the config from the `[quality]` table, or raise ConfigError naming the keys."""
+    try:
+        return QualityConfig.model_validate(dict(table or {}))
+    except pydantic.ValidationError as err:
+        raise ConfigError(pydantic_problems(err, file, "quality")) from None
+
+
+def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "study.toml") -> list[Problem]:
+    """Problems that involve both tables (the loader should add them to its list)."""
+    if quality.on_attention_fail == "screen_out" and platform.kind == "prolific" and not platform.screenout_code:
+        return [Problem(
+            file,
+            "quality.on_attention_fail = \"screen_out\" on Prolific needs platform.screenout_code: add a "
+            "second completion code in Prolific (e.g. with the 'screen-out' action) and put it here, or "
+            "set on_attention_fail = \"continue\"",
+            key="platform.screenout_code",
+        )]
+    return []
+
+
+# ---------------------------------------------------------------- events
+
+
+def manual_event(
+    participant: str,
+    action: Literal["exclude", "include"],
+    note: str,
+    researcher: str = "researcher",
+    *,
+    study: str,
+    dataset_version: str | None = None,
+    at: str | None = None,
+) -> dict:
+    """A researcher's exclude/include decision as an append-only `event` record."""
+    if action not in ("exclude", "include"):
+        raise ValueError(f"action must be 'exclude' or 'include', not {action!r}")
+    if not participant or participant == RESEARCHER:
+        raise ValueError(f"cannot {action} participant {participant!r}")
+    if not note or not note.strip():
+        raise ValueError("a manual decision needs a note saying why (it is shown in the quality report)")
+    return {
+        "key": f"{study}/{RESEARCHER}/event/{uuid.uuid4().hex}",
+        "study": study,
+        "dataset_version": dataset_version,
+        "participant": RESEARCHER,
+        "kind": "event",
+        "at": at or datetime.now(timezone.utc).isoformat(),
+        "preview": False,
+        "action": action,
+        "target": participant,
+        "note": note.strip(),
+        "researcher": researcher,
+    }
+
+
+def last_decisions(events: Iterable[Mapping]) -> dict[str, Mapping]:
+    """The last exclude/include event per participant (by `at`, then by order)."""
+    valid = [
+        e for e in events
+        if e.get("kind") == "event" and e.get("action") in ("exclude", "include")
+        and e.get("target") and not e.get("preview")
+    ]
+    out: dict[str, Mapping] = {}
+    for e in sorted(valid, key=lambda e: str(e.get("at") or "")):  # stable: ties keep order
+        out[e["target"]] = e
+    return out
+
+
+# ---------------------------------------------------------------- tables from records
+
+
+def steps_table(records: Iterable[Mapping]) -> pd.DataFrame:
+    """participant, step, seconds: one row per answered page, for the RSI."""
+    rows = [
+        {"participant": r["participant"], "step": r["step"], "seconds": r["seconds"]}
+        for r in records
+        if r.get("step") and r.get("seconds") is not None and r.get("kind") != "shown"
+        and not r.get("preview")
+    ]
+    return pd.DataFrame(rows, columns=["participant", "step", "seconds"])
+
+
+def steps_from_tables(ratings: pd.DataFrame, participants: pd.DataFrame) -> pd.DataFrame:
+    """Page times rebuilt from ratings.csv and participants.csv when records are not at hand."""
+    rows = []
+    if len(ratings):
+        sit = ratings.groupby(["participant", "step_index"], as_index=False)["seconds"].first()
+        rows += [
+            {"participant": r.participant, "step": f"situation-{int(r.step_index)}", "seconds": r.seconds}
+            for r in sit.itertuples()
+        ]
+    for col, step in (("consent_seconds", "consent"), ("questionnaire_seconds", "questionnaire")):
+        if col in participants:
+            rows += [
+                {"participant": p, "step": step, "seconds": s}
+                for p, s in zip(participants["participant"], participants[col]) if pd.notna(s)
+            ]
+    return pd.DataFrame(rows, columns=["participant", "step", "seconds"])
+
+
+# ---------------------------------------------------------------- assessment
+
+
+def _flag(value: Any) -> bool | None:
+    """A stored yes/no as True/False/None (unknown); CSV round-trips give strings."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, str):
+        v = value.strip().lower()
+        return True if v in ("true", "1", "yes") else False if v in ("false", "0", "no") else None
+    return bool(value)
+
+
+def _failed(value: Any) -> bool:
+    return _flag(value) is False
+
+
+def relative_speed_index(steps: pd.DataFrame, participants: Iterable[str]) -> dict[str, float]:
+    """Leiner (2019): mean over a participant's pages of median page time / own page time."""
+    who = set(participants)
+    s = steps[steps["participant"].isin(who) & steps["seconds"].notna()].copy()
+    if s.empty:
+        return {}
+    s["seconds"] = s["seconds"].astype(float).clip(lower=MIN_PAGE_SECONDS)
+    median = s.groupby("step")["seconds"].median()
+    s["factor"] = s["step"].map(median) / s["seconds"]
+    return s.groupby("participant")["factor"].mean().to_dict()
+
+
+def _situations(ratings: pd.DataFrame) -> pd.DataFrame:
+    """One row per participant × rated (non-check) situation: straight-lined?, seconds."""
+    r = ratings
+    if "is_attention_check" in r:
+        r = r[r["is_attention_check"].map(_flag).ne(True)]
+    if r.empty:
+        return pd.DataFrame(columns=["participant", "step_index", "n_systems", "straight", "seconds"])
+    keys = ["participant", "step_index"]
+    per_crit = r.groupby(keys + ["criterion"])["rating"].nunique().eq(1).groupby(level=[0, 1]).all()
+    out = pd.DataFrame({
+        "n_systems": r.groupby(keys)["system"].nunique(),
+        "straight": per_crit,
+        "seconds": r.groupby(keys)["seconds"].first(),
+    }).reset_index()
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def assess(
+    ratings: pd.DataFrame,
+    participants: pd.DataFrame,
+    steps: pd.DataFrame,
+    events: Iterable[Mapping],
+    cfg: QualityConfig,
+    expected_minutes: float | None = None,
+) -> pd.DataFrame:
+    """One row per (non-preview) participant with flags, reasons, decision and Prolific action.
+
+    `expected_minutes` is the study's advertised duration (Prolific's estimated
+    completion time); without it the median completion time decides whether
+    Prolific's two-check rule applies.
+    """
+    p = participants
+    if "preview" in p:
+        p = p[p["preview"].map(_flag).ne(True)]
+    keep = set(p["participant"])
+    ratings = ratings[ratings["participant"].isin(keep)] if len(ratings) else ratings
+    done = p[p["status"].isin(DONE)]
+    completed = p[p["status"] == "completed"]
+
+    rsi = relative_speed_index(steps, done["participant"]) if len(steps) else {}
+    median_total = completed["total_seconds"].dropna().astype(float).median() if len(completed) else float("nan")
+    if expected_minutes is None:
+        study_minutes = median_total / 60 if pd.notna(median_total) else None
+    else:
+        study_minutes = float(expected_minutes)
+    # Unknown length: assume the stricter rule (two failures), never the laxer one.
+    required_fails = 1 if study_minutes is not None and study_minutes < cfg.min_study_minutes_for_rejection else 2
+    sits = _situations(ratings) if len(ratings) else _situations(pd.DataFrame(columns=[
+        "participant", "step_index", "criterion", "rating", "system", "seconds"]))
+    manual = last_decisions(events)
+
+    rows = []
+    for row in p.to_dict("records"):
+        pid, status = row["participant"], row["status"]
+        flags: list[str] = []
+        reasons: list[str] = []
+        n_failed = 0
+
+        if status == "withdrawn":
+            flags.append("withdrawn")
+            reasons.append("withdrew from the study")
+        if _failed(row.get("attention_passed")):
+            n_failed += 1
+            flags.append("attention_failed")
+            reasons.append("failed the instructed-response situation (attention check)")
+        if _failed(row.get("questionnaire_attention_passed")):
+            n_failed += 1
+            flags.append("questionnaire_attention_failed")
+            reasons.append("failed the instructed-response questionnaire item")
+
+        mine = sits[sits["participant"] == pid]
+        judged = mine[mine["n_systems"] >= 2]
+        if len(judged) >= cfg.straightline_min_situations:
+            n_straight = int(judged["straight"].sum())
+            if n_straight / len(judged) >= cfg.straightline_share:
+                flags.append("straightliner")
+                reasons.append(
+                    f"rated all responses identically in {n_straight} of {len(judged)} situations "
+                    f"(threshold {_pct(cfg.straightline_share)})"
+                )
+
+        r = rsi.get(pid, float("nan"))
+        if status in DONE:
+            if pd.notna(r) and r > cfg.rsi_threshold:
+                flags.append("speeder_rsi")
+                reasons.append(
+                    f"relative speed index {r:.2f}: {r:.1f} times faster than the median participant "
+                    f"(threshold {cfg.rsi_threshold:g})"
+                )
+            total = row.get("total_seconds")
+            if (status == "completed" and cfg.min_total_fraction_of_median > 0 and pd.notna(total)
+                    and pd.notna(median_total) and total < cfg.min_total_fraction_of_median * median_total):
+                flags.append("speeder_total_time")
+                reasons.append(
+                    f"finished in {total / 60:.1f} min, under {_pct(cfg.min_total_fraction_of_median)} "
+                    f"of the median {median_total / 60:.1f} min"
+                )
+            timed = mine[mine["seconds"].notna()]
+            if len(timed):
+                n_fast = int((timed["seconds"].astype(float) < cfg.min_situation_seconds).sum())
+                if n_fast / len(timed) > cfg.max_fast_situations_share:
+                    flags.append("fast_situations")
+                    reasons.append(
+                        f"answered {n_fast} of {len(timed)} situations in under "
+                        f"{cfg.min_situation_seconds:g} s (threshold {_pct(cfg.max_fast_situations_share)})"
+                    )
+
+        decision = "exclude" if flags else "include"
+        note = None
+        event = manual.get(pid)
+        if event is not None:
+            note = event.get("note")
+            who = event.get("researcher") or "researcher"
+            if event["action"] == "exclude":
+                decision = "exclude"
+                flags.append("manually_excluded")
+                reasons.append(f"excluded by {who}: {note}")
+            else:
+                decision = "include"
+                over = " (overrides the automatic flags)" if flags else ""
+                reasons.append(f"included by {who}{over}: {note}")
+
+        action, action_reason = _prolific_action(status, decision, n_failed, required_fails, study_minutes, cfg)
+        rows.append({
+            "participant": pid,
+            "status": status,
+            "flags": flags,
+            "reasons": reasons,
+            "rsi": r,
+            "failed_checks": n_failed,
+            "decision": decision,
+            "manual_note": note,
+            "prolific_action": action,
+            "prolific_reason": action_reason,
+        })
+    return pd.DataFrame(rows, columns=[
+        "participant", "status", "flags", "reasons", "rsi", "failed_checks", "decision",
+        "manual_note", "prolific_action", "prolific_reason",
+    ])
+
+
+def _prolific_action(status, decision, n_failed, required, study_minutes, cfg) -> tuple[str | None, str | None]:
+    # Prolific: studies of 5+ minutes need two failed fair checks before a rejection,
+    # shorter ones one; speed and straight-lining alone are no grounds (docs/quality.md).
+    if status not in DONE:
+        return None, None  # nothing submitted (in progress) or returned by the participant
+    if decision == "include":
+        return "approve", None
+    length = "unknown length" if study_minutes is None else f"{study_minutes:.0f}-minute study"
+    if n_failed >= required:
+        return "eligible_for_rejection", (
+            f"failed {n_failed} explicit attention check(s) in a {length}; Prolific allows rejection "
+            f"after {required} (ask the participant to return the submission first)"
+        )
+    return cfg.prolific_excluded_action, (
+        f"excluded, but {n_failed} failed explicit check(s) in a {length} is fewer than the "
+        f"{required} Prolific requires for a rejection"
+    )
+
+
+def assess_store(
+    tables: Mapping[str, pd.DataFrame],
+    events: Iterable[Mapping],
+    cfg: QualityConfig,
+    expected_minutes: float | None = None,
+) -> pd.DataFrame:
+    """`assess` on export tables: `ratings`, `participants`, and `steps` if available."""
+    ratings = tables.get("ratings", pd.DataFrame())
+    participants = tables["participants"]
+    steps = tables.get("steps")
+    if steps is None:
+        steps = steps_from_tables(ratings, participants)
+    return assess(ratings, participants, steps, events, cfg, expected_minutes)
+
+
+def for_csv(report: pd.DataFrame) -> pd.DataFrame:
+    """The report with list columns joined by '; ' (CSV cells cannot hold lists)."""
+    out = report.copy()
+    for col in ("flags", "reasons"):
+        out[col] = out[col].map("; ".join)
+    return out
