@@ -86,3 +86,12 @@ def test_csv_without_dialog_id_header(study, tmp_path):
     bad.write_text("id,text\n1,hi\n")
     with pytest.raises(DatasetError, match="dialog_id"):
         import_responses(study, "X", bad)
+
+
+def test_hint_when_system_not_listed_in_study_toml(study):
+    (study / "study.toml").write_text('[study]\nid = "s"\ntitle = "t"\nsystems = ["Human (ReDial)"]\n')
+    report = import_responses(study, "KBRD", FIX / "kbrd_turns.jsonl")
+    assert any("'KBRD' is not in [study] systems" in n for n in report.notes)
+    (study / "study.toml").write_text('[study]\nid = "s"\ntitle = "t"\nsystems = ["KBRD"]\n')
+    report = import_responses(study, "KBRD", FIX / "kbrd_turns.jsonl")
+    assert not any("is not in [study] systems" in n for n in report.notes)

@@ -148,6 +148,11 @@ def ordered_systems(situations: Iterable[Situation]) -> list[str]:
     return list(seen)
 
 
+def study_id(folder_name: str) -> str:
+    """A valid study id (letters, digits, '-', '_') from the --out folder name."""
+    return re.sub(r"[^A-Za-z0-9_\-]+", "-", folder_name).strip("-_")[:64] or "study"
+
+
 def write_study(out: Path, situations: list[Situation]) -> bool:
     """Write situations.jsonl (and study.toml when absent) into a staging dir next
     to `out` and swap it into place only once everything is written.
@@ -174,7 +179,7 @@ def write_study(out: Path, situations: list[Situation]) -> bool:
         if new_toml:
             from ..study_template import render_study_toml  # the lead's module
 
-            toml = render_study_toml(out.name, ordered_systems(situations), [SITUATIONS_FILE])
+            toml = render_study_toml(study_id(out.name), ordered_systems(situations), [SITUATIONS_FILE])
             (staging / "study.toml").write_text(toml, encoding="utf-8")
         os.chmod(staging, 0o755)  # mkdtemp makes it 0700
         replace_dir(staging, out)

@@ -190,8 +190,21 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
                      "situations": len(merged), f"situations_lacking_{system}": lacking}
     if lacking:
         report.notes.append(f"{lacking} situation(s) have no {system} response: a study with {system} leaves them out")
-    report.notes.append(f"make sure '{system}' is listed among the systems in {study / 'study.toml'}")
+    listed = _listed_systems(study / "study.toml")
+    if listed is not None and system not in listed:
+        report.notes.append(f"'{system}' is not in [study] systems of {study / 'study.toml'}: add it to compare it")
     return report
+
+
+def _listed_systems(toml_path: Path) -> list[str] | None:
+    """[study] systems of study.toml, or None when it cannot be read (validate reports that)."""
+    import tomllib
+
+    try:
+        systems = tomllib.loads(toml_path.read_text(encoding="utf-8")).get("study", {}).get("systems")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return None
+    return systems if isinstance(systems, list) else None
 
 
 def register(import_subparsers) -> None:
