@@ -1,0 +1,206 @@
+"""`python -m infact plan`: how many participants a study needs.
+
+Three answers, all documented in docs/planner.md:
+
+* balanced assignment (INFACT re-created: the server hands out situations so that
+  every one reaches k ratings): ⌈k·P/(n−a)⌉ participants, then ÷(1−e) for exclusions;
+* the original INFACT's random sampling (each participant draws n−a situations
+  uniformly without replacement): the smallest N for which, with probability
+  ≥ 95 %, every situation gets ≥ k ratings (union bound, so it is guaranteed);
+* optionally, a power-based N for one pairwise contrast of two systems (paired
+  t-test on participant means, with the clustering of ratings in participants).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+from scipy.stats import binom
+from statsmodels.stats.power import TTestPower
+
+from .errors import InfactError, Problem
+
+WHERE = "infact plan"
+COVERAGE = 0.95  # required probability that every situation reaches k ratings (random sampling)
+
+
+def _problem(flag: str, message: str) -> Problem:
+    return Problem(WHERE, message, key=flag)
+
+
+def _ceil_div_keep(n: int, e: float) -> int:
+    """⌈n / (1 − e)⌉ in exact arithmetic: ⌈39 / 0.8⌉ must be 49, not 48.999… or 49.000…1."""
+    return math.ceil(Fraction(n) / (1 - Fraction(str(e))))
+
+
+def balanced_participants(P: int, n: int, k: int, a: int = 1, e: float = 0.0) -> int:
+    return _ceil_div_keep(math.ceil(Fraction(k * P, n - a)), e)
+
+
+def coverage_bound(N: int, P: int, m: int, k: int, e: float = 0.0) -> float:
+    """Lower bound on P(every situation has ≥ k ratings) under random sampling.
+
+    A situation is in a participant's draw with probability m/P and the participant is
+    kept with probability 1−e, independently across participants, so its rating count
+    is Binomial(N, (1−e)·m/P). The union bound 1 − P·P(count < k) needs no
+    independence between situations."""
+    miss = binom.cdf(k - 1, N, (1 - e) * m / P)
+    return max(0.0, 1.0 - P * float(miss))
+
+
+def random_participants(P: int, n: int, k: int, a: int = 1, e: float = 0.0, coverage: float = COVERAGE) -> int:
+    """Smallest N whose coverage bound reaches `coverage` (the bound grows with N)."""
+    m = n - a
+    lo = hi = max(1, math.ceil(k * P / m))  # nobody can do better than balanced
+    while coverage_bound(hi, P, m, k, e) < coverage:
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if coverage_bound(mid, P, m, k, e) >= coverage:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def contrast_sd(sd: float, icc: float, m: int, corr: float = 0.0) -> float:
+    """SD of one participant's mean difference between two systems over m situations.
+
+    Each system's rating has SD `sd`; a share `icc` of its variance is the participant's
+    own level (repeated over their m situations), the rest varies per situation. The two
+    systems' ratings correlate `corr` at both levels (0 = no help from pairing,
+    conservative). Var(diff of one rating) = 2·sd²·(1−corr); averaging m situations
+    leaves icc + (1−icc)/m of it — the design effect (1+(m−1)·icc)/m."""
+    return math.sqrt(2 * sd * sd * (1 - corr) * (icc + (1 - icc) / m))
+
+
+def power_participants(delta: float, sd: float, icc: float, m: int, *, corr: float = 0.0,
+                       alpha: float = 0.05, power: float = 0.8, pairs: int = 1) -> tuple[int, float]:
+    """Participants for a two-sided paired t-test on participant mean differences,
+    alpha Bonferroni-split over `pairs` contrasts. Returns (N, standardised effect dz)."""
+    dz = delta / contrast_sd(sd, icc, m, corr)
+    test, level = TTestPower(), alpha / pairs
+
+    def enough(n: int) -> bool:
+        return test.power(effect_size=dz, nobs=n, alpha=level, alternative="two-sided") >= power
+
+    lo = hi = 2  # a t-test needs two participants
+    while not enough(hi):
+        lo, hi = hi, hi * 2
+        if hi > 10_000_000:
+            raise InfactError(_problem("--delta", f"the effect (dz = {dz:.4g}) is too small to detect with any study size; raise --delta or lower --sd"))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        hi, lo = (mid, lo) if enough(mid) else (hi, mid + 1)
+    return hi, dz
+
+
+def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs) -> None:
+    problems = []
+    for flag, value in (("--situations", P), ("--per-participant", n), ("--ratings-per-situation", k), ("--pairs", pairs)):
+        if value < 1:
+            problems.append(_problem(flag, f"must be at least 1 (got {value})"))
+    if a < 0:
+        problems.append(_problem("--attention-checks", f"cannot be negative (got {a})"))
+    if n >= 1 and a >= 0 and n <= a:
+        problems.append(_problem("--per-participant", f"{n} situations per participant leave none to rate after {a} attention check(s): "
+                                 "raise --per-participant above --attention-checks"))
+    elif P >= 1 and n - a > P:
+        problems.append(_problem("--per-participant", f"each participant would rate {n - a} situations but there are only {P}: "
+                                 "lower --per-participant or add situations"))
+    if not 0 <= e < 1:
+        problems.append(_problem("--exclusion-rate", f"must be a share in [0, 1), e.g. 0.2 for 20 % (got {e})"))
+    given = {"--delta": delta, "--sd": sd, "--icc": icc}
+    if any(v is not None for v in given.values()):
+        for flag in (f for f, v in given.items() if v is None):
+            problems.append(_problem(flag, "the power calculation needs --delta, --sd and --icc together"))
+        if delta is not None and delta <= 0:
+            problems.append(_problem("--delta", f"the smallest difference worth detecting must be > 0 scale points (got {delta})"))
+        if sd is not None and sd <= 0:
+            problems.append(_problem("--sd", f"the rating SD must be > 0 (got {sd}); about 1 on a 5-point scale"))
+        if icc is not None and not 0 <= icc <= 1:
+            problems.append(_problem("--icc", f"must be in [0, 1] (got {icc})"))
+    if not -1 < corr < 1:
+        problems.append(_problem("--corr", f"must be in (-1, 1) (got {corr})"))
+    if not 0 < alpha < 1:
+        problems.append(_problem("--alpha", f"must be in (0, 1) (got {alpha})"))
+    if not 0 < power < 1 or power <= alpha:
+        problems.append(_problem("--power", f"must be in (alpha, 1), e.g. 0.8 (got {power})"))
+    if problems:
+        raise InfactError(problems)
+
+
+def plan(P: int, n: int, k: int, a: int = 1, e: float = 0.0, *, delta: float | None = None, sd: float | None = None,
+         icc: float | None = None, corr: float = 0.0, alpha: float = 0.05, power: float = 0.8, pairs: int = 1,
+         coverage: float = COVERAGE) -> dict:
+    """All answers as a JSON-serialisable dict (see the module docstring)."""
+    validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs)
+    m = n - a
+    before = math.ceil(Fraction(k * P, m))
+    result = {
+        "inputs": {"situations": P, "per_participant": n, "attention_checks": a, "rated_per_participant": m,
+                   "ratings_per_situation": k, "exclusion_rate": e},
+        "balanced": {"participants_before_exclusions": before, "participants": balanced_participants(P, n, k, a, e)},
+    }
+    n_random = random_participants(P, n, k, a, e, coverage)
+    result["random_sampling"] = {"participants": n_random, "coverage": coverage,
+                                 "coverage_bound_at_n": round(coverage_bound(n_random, P, m, k, e), 4),
+                                 "extra_vs_balanced": n_random - result["balanced"]["participants"]}
+    needed = result["balanced"]["participants"]
+    if delta is not None:
+        n_power, dz = power_participants(delta, sd, icc, m, corr=corr, alpha=alpha, power=power, pairs=pairs)
+        result["power"] = {"delta": delta, "sd": sd, "icc": icc, "corr": corr, "alpha": alpha, "power": power, "pairs": pairs,
+                           "alpha_per_test": alpha / pairs, "effect_size_dz": round(dz, 4),
+                           "participants_before_exclusions": n_power, "participants": _ceil_div_keep(n_power, e)}
+        needed = max(needed, result["power"]["participants"])
+    result["recommended"] = needed
+    return result
+
+
+def format_plan(r: dict) -> str:
+    i, b, rs = r["inputs"], r["balanced"], r["random_sampling"]
+    exclusions = f", then ÷ (1 − {i['exclusion_rate']}) for exclusions" if i["exclusion_rate"] else ""
+    lines = [
+        f"{i['situations']} situations, {i['ratings_per_situation']} ratings each; every participant sees {i['per_participant']} "
+        f"situations ({i['attention_checks']} attention check(s), {i['rated_per_participant']} rated).",
+        "",
+        f"Balanced assignment:  {b['participants']} participants  (⌈{i['ratings_per_situation']}·{i['situations']}/"
+        f"{i['rated_per_participant']}⌉ = {b['participants_before_exclusions']}{exclusions})",
+        f"INFACT random sampling: {rs['participants']} participants  (every situation ≥ {i['ratings_per_situation']} ratings "
+        f"with probability ≥ {rs['coverage']:.0%}; {rs['extra_vs_balanced']:+d} vs balanced)",
+    ]
+    if "power" in r:
+        p = r["power"]
+        split = f", alpha {p['alpha']}/{p['pairs']} pairs (Bonferroni; Holm needs at most this many)" if p["pairs"] > 1 else f", alpha {p['alpha']}"
+        lines.append(f"Power:                {p['participants']} participants  (difference {p['delta']} scale points, SD {p['sd']}, "
+                     f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; paired t-test on participant means)")
+    lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
+    return "\n".join(lines)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("plan", help="how many participants a study needs (balanced vs random sampling, power)",
+                              description=__doc__.split("\n\n")[1] if __doc__ else None)
+    p.add_argument("--situations", type=int, required=True, metavar="P", help="number of situations to rate")
+    p.add_argument("--per-participant", type=int, required=True, metavar="n", help="situations each participant sees, attention checks included")
+    p.add_argument("--ratings-per-situation", type=int, required=True, metavar="k", help="ratings wanted per situation (per system)")
+    p.add_argument("--attention-checks", type=int, default=1, metavar="a", help="attention-check situations per participant (default 1)")
+    p.add_argument("--exclusion-rate", type=float, default=0.0, metavar="e", help="expected share of excluded participants, e.g. 0.2 (default 0)")
+    p.add_argument("--delta", type=float, help="smallest difference between two systems' mean ratings worth detecting, in scale points")
+    p.add_argument("--sd", type=float, help="SD of a single rating (about 1 on a 5-point scale)")
+    p.add_argument("--icc", type=float, help="share of rating variance that is the participant's own level (e.g. 0.2)")
+    p.add_argument("--corr", type=float, default=0.0, help="correlation of two systems' ratings of one situation (default 0, conservative)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
+    p.add_argument("--pairs", type=int, default=1, help="number of pairwise contrasts; alpha is split over them (default 1)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    result = plan(args.situations, args.per_participant, args.ratings_per_situation, args.attention_checks, args.exclusion_rate,
+                  delta=args.delta, sd=args.sd, icc=args.icc, corr=args.corr, alpha=args.alpha, power=args.power, pairs=args.pairs)
+    print(json.dumps(result, indent=2) if args.json else format_plan(result))
+    return 0
