@@ -18,6 +18,8 @@ COMMAND_MODULES = [
     "infact.commands",            # validate, bots, export, migrate
     "infact.analysis_cli",        # analyze
     "infact.planner",             # plan
+    "infact.migrate",             # migrate
+    "infact.auth",                # hash-password
 ]
 # Sub-commands of `python -m infact import …`.
 IMPORT_MODULES = [
