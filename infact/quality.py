@@ -53,7 +53,7 @@ class QualityConfig(BaseModel, extra="forbid"):
         2.0,
         description="Relative speed index above which a participant is a speeder. RSI = mean over pages "
         "of (median page time of all participants / this participant's page time); 2 means twice as "
-        "fast as typical. Leiner (2019) recommends 2.0.",
+        "fast as typical. Leiner (2019) suggests 2.0.",
     )
     min_total_fraction_of_median: float = Field(
         0.3,
@@ -409,7 +409,7 @@ def assess(
 
 def _prolific_action(status, decision, n_failed, required, study_minutes, cfg) -> tuple[str | None, str | None]:
     # Prolific: studies of 5+ minutes need two failed fair checks before a rejection,
-    # shorter ones one; speed and straight-lining alone are no grounds (docs/quality.md).
+    # shorter ones one. Implicit checks never make a rejection recommendation (docs/quality.md).
     if status not in DONE:
         return None, None  # nothing submitted (in progress) or returned by the participant
     if decision == "include":
