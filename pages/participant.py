@@ -1,0 +1,185 @@
+"""The participant's page: walks infact.flow's step sequence, one step per screen.
+
+The participant token lives in the URL (`?p=…`); everything else is read back from
+storage on each run, so a reload resumes exactly where the participant was.
+"""
+
+import streamlit as st
+
+from infact import ui
+from infact.errors import InfactError
+from infact.flow import Flow, State, Step, response_letter
+from infact.platforms import PlatformError
+
+
+def page_header(flow: Flow) -> None:
+    st.title(flow.cfg.study.title)
+
+
+def submit(flow: Flow, token: str, step: Step, answers: dict) -> None:
+    result = flow.submit(token, step.name, answers)
+    if result.ok:
+        st.rerun()
+    st.session_state["errors"] = list(result.errors)
+
+
+def show_errors() -> None:
+    for msg in st.session_state.pop("errors", []):
+        st.error(msg)
+
+
+def consent_step(flow: Flow, token: str, step: Step) -> None:
+    texts = flow.cfg.texts
+    st.markdown(texts.welcome)
+    with st.expander("Instructions: how to rate", expanded=True):
+        st.markdown(texts.instructions)
+    with st.expander("Terms of participation"):
+        st.markdown(texts.terms)
+    with st.expander("Data privacy"):
+        st.markdown(texts.privacy)
+    with st.form("form-consent", border=False):
+        agreed = st.checkbox(texts.consent, key="consent")
+        show_errors()
+        if st.form_submit_button("Start the study", type="primary", key="consent_submit"):
+            submit(flow, token, step, {"consent": agreed})
+            show_errors()
+
+
+def situation_step(flow: Flow, state: State, step: Step) -> None:
+    cfg = flow.cfg
+    done, total = flow.progress(state)
+    st.progress(done / total, text=f"Situation {step.index} of {total}")
+    st.caption(cfg.texts.situation_help)
+    situation = flow.study.situation(step.situation_id)
+    ui.render_dialog(situation.context)
+    with st.expander("Reminder: what does *meaningful* mean?"):
+        st.markdown(cfg.texts.instructions)
+    with st.form(f"form-{step.name}"):
+        answers: dict[str, dict[str, str | None]] = {}
+        for pos, system in enumerate(step.order, start=1):
+            letter = response_letter(pos)
+            text = cfg.attention_check.text if (step.attention_check and system == step.instructed_system) else situation.responses[system]
+            with st.container(border=True):
+                ui.render_response(letter, text)
+                answers[system] = {}
+                for crit in cfg.criteria:
+                    answers[system][crit.id] = st.radio(
+                        crit.question, cfg.scale.labels, index=None, horizontal=True,
+                        key=f"{step.name}-{letter}-{crit.id}")
+        show_errors()
+        if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
+            submit(flow, state.token, step, {"ratings": answers})
+            show_errors()
+
+
+def questionnaire_step(flow: Flow, token: str, step: Step) -> None:
+    q = flow.cfg.questionnaire
+    st.markdown(flow.cfg.texts.questionnaire_intro)
+    with st.form("form-questionnaire"):
+        answers = {}
+        for n, item in enumerate(q.items, start=1):
+            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
+        show_errors()
+        if st.form_submit_button("Continue", type="primary", key="submit-questionnaire"):
+            submit(flow, token, step, answers)
+            show_errors()
+
+
+def demographics_step(flow: Flow, token: str, step: Step) -> None:
+    st.markdown(flow.cfg.texts.demographics_intro)
+    with st.form("form-demographics"):
+        answers = {}
+        for item in flow.cfg.demographics:
+            answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=f"d-{item.id}")
+        show_errors()
+        if st.form_submit_button("Finish", type="primary", key="submit-demographics"):
+            submit(flow, token, step, answers)
+            show_errors()
+
+
+def done_step(flow: Flow, state: State) -> None:
+    texts = flow.cfg.texts
+    if state.withdrawn is not None:
+        st.info(texts.withdrawn)
+        return
+    completion = flow.completion(state)
+    if completion is None:  # cannot happen once every step is stored; never show a code early
+        st.warning("Saving your answers… please reload the page.")
+        return
+    if state.complete.get("outcome") == "screened_out":
+        st.warning(texts.screened_out)
+    else:
+        st.success("All your answers are saved.")
+        st.markdown(texts.completion)
+    if completion.code:
+        st.markdown("**Your completion code**")
+        st.code(completion.code, language=None)
+    st.write(completion.text)
+    if completion.redirect_url:
+        st.link_button("Return to Prolific", completion.redirect_url, type="primary")
+
+
+def withdraw_box(flow: Flow, token: str) -> None:
+    st.divider()
+    with st.expander("Withdraw from the study"):
+        st.write("You can stop at any time without giving a reason. Your answers will be marked as "
+                 "withdrawn and not used.")
+        if st.button("Withdraw and leave", key="withdraw"):
+            flow.withdraw(token, "participant clicked withdraw")
+            st.rerun()
+
+
+def arrive(flow: Flow) -> str | None:
+    """Token from the URL, or register the newcomer and put their token into the URL."""
+    token = st.query_params.get("p")
+    if token and flow.state(token) is not None:
+        return token
+    preview = st.query_params.get("preview") == "1" and ui.is_researcher()
+    try:
+        query = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "p"}
+        token = flow.arrive(query, preview=preview)
+    except PlatformError as exc:
+        st.error(exc.participant_message)
+        st.caption(f"Details for the researcher: {exc.reason}")
+        return None
+    st.query_params["p"] = token  # kept alongside the platform parameters
+    return token
+
+
+def main() -> None:
+    ui.inject_css()
+    try:
+        flow = ui.get_flow()
+    except InfactError as exc:
+        st.title("This study is not available right now")
+        ui.show_problems(exc, "The study configuration has problems the researcher needs to fix:")
+        return
+    page_header(flow)
+    token = arrive(flow)
+    if token is None:
+        return
+    state = flow.state(token)
+    if state.preview:
+        st.info("Preview mode: your answers are stored as a preview and never count.")
+    step = flow.current(state)
+    if step.kind != "done":
+        flow.mark_shown(state, step)
+    if step.kind == "consent":
+        consent_step(flow, token, step)
+    elif step.kind == "situation":
+        situation_step(flow, state, step)
+    elif step.kind == "questionnaire":
+        questionnaire_step(flow, token, step)
+    elif step.kind == "demographics":
+        demographics_step(flow, token, step)
+    else:
+        done_step(flow, state)
+    if step.kind != "done":
+        withdraw_box(flow, token)
+
+
+# st.rerun()/st.stop() raise BaseException subclasses, so they pass through.
+try:
+    main()
+except Exception as exc:  # noqa: BLE001 — participants never see a traceback
+    ui.fail_safely(exc)
