@@ -173,7 +173,7 @@ class SQLStorage:
         if self.dialect == "sqlite" and parsed.database not in (None, "", ":memory:"):
             self._file_lock = FileLock(parsed.database + ".lock", thread_local=False)
         try:
-            with self._errors("create the answers table"):
+            with self._errors("connect and create the answers table"):
                 self._create(_lock_key("ddl", qualified))
         except StorageError:
             self._engine.dispose()
