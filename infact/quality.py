@@ -297,16 +297,19 @@ def assess(
     completion time); without it the median completion time decides whether
     Prolific's two-check rule applies.
     """
-    p = participants
-    if "preview" in p:
-        p = p[p["preview"].map(_flag).ne(True)]
+    p = participants.copy()
+    for col in ("total_seconds", "attention_passed", "questionnaire_attention_passed", "preview"):
+        if col not in p:
+            p[col] = None  # optional columns: older exports, studies without a questionnaire check
+    p["total_seconds"] = pd.to_numeric(p["total_seconds"], errors="coerce")
+    p = p[p["preview"].map(_flag).ne(True)]
     keep = set(p["participant"])
     ratings = ratings[ratings["participant"].isin(keep)] if len(ratings) else ratings
     done = p[p["status"].isin(DONE)]
     completed = p[p["status"] == "completed"]
 
     rsi = relative_speed_index(steps, done["participant"]) if len(steps) else {}
-    median_total = completed["total_seconds"].dropna().astype(float).median() if len(completed) else float("nan")
+    median_total = completed["total_seconds"].median() if len(completed) else float("nan")
     if expected_minutes is None:
         study_minutes = median_total / 60 if pd.notna(median_total) else None
     else:

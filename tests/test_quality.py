@@ -325,3 +325,10 @@ def test_docs_settings_tables_match_the_code():
         assert table in doc, f"docs/quality.md is out of date for [{section}]: paste\n{table}"
     for flag in FLAGS:
         assert f"`{flag}`" in doc, flag
+
+
+def test_minimal_tables_without_optional_columns():
+    parts = pd.DataFrame([{"participant": "a", "status": "completed"}, {"participant": "b", "status": "in_progress"}])
+    out = assess_store({"participants": parts}, [], CFG).set_index("participant")
+    assert out["decision"].tolist() == ["include", "include"]
+    assert out.loc["a", "prolific_action"] == "approve"
