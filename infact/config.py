@@ -257,11 +257,17 @@ def _model_keys(loc: tuple) -> list[str]:
     return list(getattr(model, "model_fields", {}).keys())
 
 
+_LEADING_KEY = re.compile(r"([a-z_]+(?:\.[a-z_]+)*)")
+
+
 def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        line = getattr(exc, "lineno", None)  # Python 3.14+; before, only the message has it
+        if line is None:
+            m = re.search(r"at line (\d+)", str(exc))
+            line = int(m.group(1)) if m else None
         raise ConfigError(Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)) from exc
     try:
         return StudyConfig.model_validate(raw)
@@ -270,6 +276,11 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
         for err in exc.errors():
             loc = tuple(err["loc"])
             key = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
+            if not loc:  # a cross-section check: its message starts with the key it is about
+                m = _LEADING_KEY.match(err["msg"].removeprefix("Value error, "))
+                if m and m.group(1).split(".")[0] in StudyConfig.model_fields:
+                    loc = tuple(m.group(1).split("."))
+                    key = m.group(1)
             problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
         raise ConfigError(problems) from None
 
