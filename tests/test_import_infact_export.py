@@ -153,6 +153,10 @@ def test_cli_rule_file_and_flags(tmp_path, capsys):
     assert main(args + ["--check-max-rating", "1"]) == 0  # only a rating of 1 passes now
     p = pd.read_csv(tmp_path / "o" / "participants.csv").set_index("participant")
     assert p.loc[PASSED, "attention_passed"] and not p.loc[ARRAY, "attention_passed"]
+    rule.write_text('{"rated": "Kgsf"}')
+    capsys.readouterr()
+    assert main(args + ["--check-rule", str(rule)]) == 2
+    assert "'Kgsf'" in capsys.readouterr().err
     rule.write_text('{"dialog": 6}')
     capsys.readouterr()
     assert main(args + ["--check-rule", str(rule)]) == 2

@@ -62,16 +62,20 @@ class CheckRule:
         except json.JSONDecodeError as exc:
             raise DatasetError(Problem(name, f"not valid JSON ({exc.msg})", exc.lineno)) from None
         known = {f.name for f in fields(cls)}
-        if not isinstance(data, dict) or set(data) - known:
-            raise DatasetError(Problem(name, f"expected an object with some of the keys {sorted(known)}; "
-                                       f"unknown: {sorted(set(data) - known) if isinstance(data, dict) else type(data).__name__}"))
+        shape = 'expected {"dialog_id": int, "responses": {"Our": "text", …}, "rated": "Our", "max_rating": int}'
+        if not isinstance(data, dict):
+            raise DatasetError(Problem(name, f"{shape}, got {type(data).__name__}"))
+        if set(data) - known:
+            raise DatasetError(Problem(name, f"unknown key(s) {sorted(set(data) - known)}: {shape}"))
+        rule = cls(**data)
         try:
-            rule = cls(**data)
-            int(rule.dialog_id), int(rule.max_rating)
-            assert isinstance(rule.responses, dict) and isinstance(rule.rated, str)
-        except (TypeError, ValueError, AssertionError):
-            raise DatasetError(Problem(name, 'types: {"dialog_id": int, "responses": {"Our": "text", …}, "rated": "Our", "max_rating": int}')) from None
-        return cls(int(rule.dialog_id), rule.responses, rule.rated, int(rule.max_rating))
+            dialog_id, max_rating = int(rule.dialog_id), int(rule.max_rating)
+        except (TypeError, ValueError):
+            raise DatasetError(Problem(name, f"dialog_id and max_rating must be whole numbers: {shape}")) from None
+        if not isinstance(rule.responses, dict) or not all(isinstance(v, str) for v in rule.responses.values()) \
+                or not isinstance(rule.rated, str):
+            raise DatasetError(Problem(name, f"responses must map keys to texts and rated must be a key: {shape}"))
+        return cls(dialog_id, rule.responses, rule.rated, max_rating)
 
 
 DEFAULT_RULE = CheckRule()
@@ -295,6 +299,9 @@ def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str
     path = Path(path)
     study = load_export(path)
     check_systems(study, systems, str(path))
+    if check_rule.rated not in systems:
+        raise DatasetError(Problem(str(path), f"the attention-check rule rates {check_rule.rated!r}, which is not among "
+                                   f"{list(systems)}: set \"rated\" in --check-rule", key="--check-rule"))
     importer = _Importer(str(path), systems, check_rule)
     for pid, node in study.items():
         if node is None:
