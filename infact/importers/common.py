@@ -179,7 +179,8 @@ def write_study(out: Path, situations: list[Situation]) -> bool:
         if new_toml:
             from ..study_template import render_study_toml  # the lead's module
 
-            toml = render_study_toml(study_id(out.name), ordered_systems(situations), [SITUATIONS_FILE])
+            toml = render_study_toml(study_id(out.name), ordered_systems(situations), [SITUATIONS_FILE],
+                                     attention_situation=situations[0].situation_id if situations else None)
             (staging / "study.toml").write_text(toml, encoding="utf-8")
         os.chmod(staging, 0o755)  # mkdtemp makes it 0700
         replace_dir(staging, out)
