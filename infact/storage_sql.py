@@ -41,7 +41,7 @@ from .errors import Problem
 from .storage import StorageError, check_record
 
 SECRETS_HINT = ('set url = "postgresql://USER:PASSWORD@HOST:5432/DATABASE" under [connections.infact] '
-                "in .streamlit/secrets.toml (or pass that URL with --db)")
+                "in .streamlit/secrets.toml (or pass it with --db or the INFACT_DB environment variable)")
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
 
