@@ -6,6 +6,7 @@ part is a fragment that reruns every few seconds and reads only new records.
 
 from datetime import datetime, timezone
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 from streamlit_extras.metric_cards import style_metric_cards
@@ -17,6 +18,8 @@ from infact.export import FILES, collect, export_bytes
 from infact.live import LiveRecords
 from infact.report import render_html, render_markdown
 from infact.store_config import on_community_cloud
+
+st.set_page_config(page_title="INFACT dashboard", layout="wide")
 
 if not ui.is_researcher():
     st.error("Please sign in first.")
@@ -92,7 +95,10 @@ def live() -> None:
         excl = t.flags.explode("flags") if len(t.flags) else pd.DataFrame(columns=["flags", "decision"])
         excl = excl[excl["decision"] == "exclude"]["flags"].dropna().value_counts()
         st.subheader("Funnel")
-        st.bar_chart(funnel.set_index("stage"), horizontal=True, height=360)
+        st.altair_chart(alt.Chart(funnel).mark_bar().encode(
+            y=alt.Y("stage:N", sort=list(funnel["stage"]), title=None),
+            x=alt.X("participants:Q", title="Participants"),
+            tooltip=["stage", "participants"]), key="chart_funnel")
         if len(excl):
             st.write("Excluded participants by reason:", excl.rename("participants"))
         st.subheader("Coverage per situation")
@@ -137,7 +143,7 @@ def live() -> None:
             st.info("Statistics need ratings from at least two participants.")
         else:
             try:
-                result = analysis.analyze(shown, mixed_model=False, include_flagged=True, n_boot=1000)
+                result = analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=1000)
             except InfactError as exc:
                 ui.show_problems(exc, "The ratings could not be analysed:")
             else:
