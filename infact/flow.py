@@ -137,6 +137,8 @@ class Flow:
                     if rec.get("platform_id") == arrival.platform_id and not rec.get("preview"):
                         return rec["participant"]
             token = secrets.token_urlsafe(12)
+            while token.startswith("_"):  # "_…" is reserved for researcher records: tables skip it
+                token = secrets.token_urlsafe(12)
             self.storage.append(self._record(
                 token, "arrival", "arrival", preview,
                 platform=arrival.platform, platform_params=dict(arrival.params),
