@@ -114,3 +114,62 @@ def write_toml(folder: Path, text: str) -> Path:
     path = Path(folder) / "study.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# -- walking a study ------------------------------------------------------------
+
+class FakeClock:
+    """A clock that moves only when told to (Flow(clock=...))."""
+
+    def __init__(self, start=None):
+        from datetime import datetime, timezone
+
+        self.now = start or datetime(2026, 3, 2, 9, 0, 0, tzinfo=timezone.utc)
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        from datetime import timedelta
+
+        self.now += timedelta(seconds=seconds)
+
+
+def answers_for(study, step, *, rating: int = 4, fail_check: bool = False) -> dict:
+    """Valid answers for any step: `rating` everywhere, the instructed rating on the check."""
+    cfg = study.config
+    if step.kind == "consent":
+        return {"consent": True}
+    if step.kind == "situation":
+        labels = cfg.scale.labels
+        expected = labels.index(cfg.attention_check.expected[0]) + 1
+        out = {}
+        for system in step.order:
+            instructed = step.attention_check and system == step.instructed_system
+            value = rating
+            if instructed:
+                value = next(v for v in range(len(labels), 0, -1) if v != expected) if fail_check else expected
+            out[system] = {c.id: value for c in cfg.criteria}
+        return {"ratings": out}
+    if step.kind == "questionnaire":
+        scale = cfg.questionnaire.scale
+        return {i.id: (i.expected if i.expected is not None else scale[-2]) for i in cfg.questionnaire.items}
+    if step.kind == "demographics":
+        return {d.id: d.options[0] for d in cfg.demographics}
+    raise ValueError(step)
+
+
+def walk(flow, token: str, *, until: str | None = None, seconds: float = 20.0, fail_check: bool = False) -> None:
+    """Play a participant from where they are to the end, or up to (not including) step `until`."""
+    clock = flow.clock
+    for _ in range(100):
+        st = flow.state(token)
+        step = flow.current(st)
+        if step.kind == "done" or step.name == until:
+            return
+        flow.mark_shown(st, step)
+        if hasattr(clock, "advance"):
+            clock.advance(seconds)
+        result = flow.submit(token, step.name, answers_for(flow.study, step, fail_check=fail_check))
+        assert result.ok and result.stored, (step, result)
+    raise AssertionError("the study did not end")
