@@ -186,6 +186,8 @@ class Flow:
     def current(self, st: State) -> Step:
         if st.finished:
             return Step("done", "done")
+        if st.assignment is None and "consent" in st.answered:
+            return Step("consent", "consent")  # stopped between consent and assignment: assign now
         for step in self.steps(st):
             if step.kind != "done" and step.name not in st.answered:
                 return step
@@ -211,7 +213,7 @@ class Flow:
         st = self.state(token)
         if st is None:
             return SubmitResult(False, ("This study link is not valid any more. Please open the link you were given again.",))
-        if step_name in st.answered:  # double click / rerun: already stored, move on
+        if step_name in st.answered and st.assignment is not None:  # double click / rerun: already stored, move on
             return SubmitResult(True, stored=False, next_step=self.current(st))
         step = self.current(st)
         if step.name != step_name:
