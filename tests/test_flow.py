@@ -97,6 +97,20 @@ def test_tokens_never_look_like_researcher_records(flow, storage, monkeypatch):
     assert list(tables.participants_table(storage.records())["participant"]) == [token]
 
 
+def test_consent_stored_without_assignment_is_assigned_on_the_next_submit(flow, storage, clock):
+    # The process died between storing the consent and the assignment (two separate writes).
+    token = flow.arrive({})
+    st = flow.state(token)
+    flow._store_step(st, flow.steps(st)[0], "consent", answers={"consent": True})
+    st = flow.state(token)
+    assert flow.current(st).name == "consent"  # not "done" with no completion code
+    result = flow.submit(token, "consent", {"consent": True})
+    assert result.ok and result.next_step.name == "situation-1"
+    assert kinds(storage, token) == ["arrival", "consent", "assignment"]
+    walk(flow, token)
+    assert flow.state(token).complete["outcome"] == "completed"
+
+
 def test_unknown_token_is_refused(flow, storage):
     assert flow.state("nobody") is None
     assert flow.state("") is None
