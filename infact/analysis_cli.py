@@ -1,0 +1,81 @@
+"""`python -m infact analyze`: statistics from ratings.csv or straight from a study's store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import InfactError, Problem
+
+# Text columns stay text: participant tokens like "007" or situation ids like "1e3".
+TEXT_COLUMNS = {c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study")}
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "analyze", help="statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, agreement)",
+        description="Analyse the long ratings table (participant, situation_id, system, rating; optional "
+                    "criterion, position, is_attention_check, excluded). See docs/analysis.md.")
+    p.add_argument("ratings", nargs="?", help="ratings.csv from `python -m infact export`")
+    p.add_argument("--study", help="study folder (read ratings from the store instead of a CSV; needs --db)")
+    p.add_argument("--db", help="store of the study: TinyDB folder or SQL URL (with --study)")
+    p.add_argument("--criterion", help="analyse only this criterion (default: every criterion)")
+    p.add_argument("--include-flagged", action="store_true", help="keep participants flagged for exclusion")
+    p.add_argument("--json", action="store_true", help="print the full result as one JSON object")
+    p.add_argument("--report", help="also write a report: out.md (Markdown) or out.html (with charts)")
+    p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    ratings, source = _load(args)
+    if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
+        raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
+    if args.n_boot < 100:
+        raise InfactError(Problem("--n-boot", f"{args.n_boot} replicates give no stable interval; use 100 or more (default 2000)."))
+    from .analysis import analyze
+
+    result = analyze(ratings, criterion=args.criterion, include_flagged=args.include_flagged,
+                     mixed_model=not args.no_mixed_model, n_boot=args.n_boot, seed=args.seed, source=source)
+    from . import report
+
+    if args.report:
+        path = Path(args.report)
+        text = report.render_markdown(result) if path.suffix.lower() == ".md" else report.render_html(result, ratings)
+        from .fileio import atomic_write_text
+
+        atomic_write_text(path, text)
+    if args.json:
+        print(json.dumps(result, allow_nan=False, indent=2))
+    else:
+        print(report.render_markdown(result))
+        if args.report:
+            print(f"report written to {args.report}")
+    return 0
+
+
+def _load(args) -> tuple[pd.DataFrame, str]:
+    if bool(args.ratings) == bool(args.study):
+        raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR --db PATH (not both, not neither)."))
+    if args.study:
+        if not args.db:
+            raise InfactError(Problem("analyze", "--study needs --db PATH (the store the study wrote to)."))
+        from .export import tables_from_store  # lazily: pulls in the study and storage layers
+
+        # Always load flagged participants; analyze() drops them unless --include-flagged.
+        ratings = tables_from_store(args.study, args.db, include_flagged=True)["ratings"]
+        return ratings, f"{args.study} (store {args.db})"
+    path = Path(args.ratings)
+    if not path.is_file():
+        raise InfactError(Problem(str(path), "file not found; pass the ratings.csv written by `python -m infact export`."))
+    try:
+        df = pd.read_csv(path, dtype=TEXT_COLUMNS)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InfactError(Problem(str(path), f"not a readable CSV ({type(exc).__name__}: {str(exc).strip()}); "
+                                  "save it as UTF-8 comma-separated values with a header row.")) from None
+    return df, str(path)
