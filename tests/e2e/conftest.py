@@ -1,0 +1,297 @@
+"""Real-browser fixtures: one `streamlit run` server per test module, one Chromium per session.
+
+The server gets its own temporary TinyDB store (INFACT_DB), the demo study
+(INFACT_STUDY) and a temporary secrets file holding a researcher password hash
+(`--secrets.files`), so it never touches the repository's `db/` or secrets.
+
+Chromium is the Debian package (/usr/bin/chromium), launched by Playwright through
+`executable_path` (no `playwright install`). Without it the tests are skipped
+locally and fail when the CI environment variable is set.
+
+Waiting: a Streamlit page is idle when `stApp` carries
+`data-test-script-state="notRunning"`. Right after a click the old run may still
+report idle for a moment, so helpers first wait for content that only the next
+screen has, then for idle — never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from infact.auth import hash_password
+from infact.storage import TinyDBStorage
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+DEMO_STUDY = REPO / "data" / "demo"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+RESEARCHER_PASSWORD = "e2e-researcher-password"
+
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+TIMEOUT_MS = 60_000          # generous: a 2-core CI machine running ten browsers is slow
+SERVER_START_S = 90
+SCALE = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
+         "Somewhat meaningful", "Perfectly meaningful"]
+CHECK_MARK = 'I give a rating of "Meaningless"'  # the demo study's instructed response
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+def require_chromium() -> None:
+    """Skip locally, fail on CI (env CI set), when the browser stack is missing."""
+    problem = None
+    if not Path(CHROMIUM).exists():
+        problem = f"{CHROMIUM} not found: apt-get install -y chromium"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "playwright is not installed: pip install playwright pytest-playwright"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"e2e tests need Chromium + Playwright on CI: {problem}")
+        pytest.skip(problem)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class AppServer:
+    url: str            # base URL, no trailing slash
+    db: Path            # the TinyDB store directory (INFACT_DB)
+    study_dir: Path
+    log: Path
+    proc: subprocess.Popen
+
+    def storage(self) -> TinyDBStorage:
+        """A fresh handle on the server's store (file-locked: safe next to the server process)."""
+        return TinyDBStorage(self.db)
+
+    def records(self, **filters) -> list[dict]:
+        return self.storage().records(**filters)
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return "(no server log)"
+
+
+def start_server(workdir: Path, study_dir: Path = DEMO_STUDY) -> AppServer:
+    workdir.mkdir(parents=True, exist_ok=True)
+    secrets = workdir / "secrets.toml"
+    secrets.write_text(f'[researcher]\npassword_hash = "{hash_password(RESEARCHER_PASSWORD)}"\n', encoding="utf-8")
+    db = workdir / "db"
+    log = workdir / "streamlit.log"
+    port = free_port()
+    env = {**os.environ, "INFACT_DB": str(db), "INFACT_STUDY": str(study_dir), "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "streamlit_app.py"),
+           "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+           "--secrets.files", str(secrets)]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+    server = AppServer(f"http://127.0.0.1:{port}", db, study_dir, log, proc)
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode} before it was healthy:\n{server.log_tail()}")
+        try:
+            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200 and resp.read().strip() == b"ok":
+                    return server
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    stop_server(server)
+    raise RuntimeError(f"streamlit was not healthy after {SERVER_START_S} s:\n{server.log_tail()}")
+
+
+def stop_server(server: AppServer) -> None:
+    if server.proc.poll() is None:
+        server.proc.terminate()
+        try:
+            server.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.proc.kill()
+            server.proc.wait(timeout=15)
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    """One Streamlit server per test module; `.url` is the base URL."""
+    require_chromium()
+    server = start_server(tmp_path_factory.mktemp("e2e-app"))
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium driven by Playwright's sync API (overrides pytest-playwright's)."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield b
+    b.close()
+    pw.stop()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context (no shared cookies or storage) per test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+# ------------------------------------------------------------------ helpers
+
+def shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def wait_idle(page, timeout: int = TIMEOUT_MS) -> None:
+    """Wait until the app is connected and no script run is in progress."""
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def token_of(page) -> str:
+    values = parse_qs(urlparse(page.url).query).get("p")
+    assert values, f"no ?p= token in the URL {page.url}"
+    return values[0]
+
+
+def open_study(page, url: str) -> str:
+    """Open the participant page; return the participant token from the URL."""
+    page.goto(url)
+    page.get_by_role("button", name="Start the study").wait_for()
+    page.wait_for_url(re.compile(r"[?&]p="))
+    wait_idle(page)
+    return token_of(page)
+
+
+def consent(page) -> None:
+    page.get_by_text("I have read the information above").click()
+    page.get_by_role("button", name="Start the study").click()
+    wait_situation(page, 1)
+
+
+def wait_situation(page, n: int, total: int = 10) -> None:
+    page.get_by_text(f"Situation {n} of {total}", exact=True).wait_for()
+    wait_idle(page)
+
+
+def response_letters(page) -> list[str]:
+    return [t.strip().removeprefix("Response ").strip() for t in page.locator(".infact-letter").all_inner_texts()]
+
+
+def situation_view(page) -> dict:
+    """What the participant sees on a situation: dialog and responses in display order."""
+    return {
+        "progress": page.get_by_text(re.compile(r"^Situation \d+ of \d+$")).inner_text(),
+        "dialog": page.locator(".infact-dialog").inner_text(),
+        "responses": page.locator(".infact-response .infact-text").all_inner_texts(),
+    }
+
+
+def choose(page, widget_key: str, label: str) -> None:
+    """Click the radio option `label` of the widget with Streamlit key `widget_key`."""
+    page.locator(f".st-key-{widget_key}").get_by_text(label, exact=True).click()
+
+
+def rate_all(page, label: str = "Somewhat meaningful", *, letters=None, follow_check: bool = True) -> None:
+    """Rate responses (default: all) of the situation on screen with `label`.
+
+    With `follow_check`, the instructed attention-check response gets the rating it asks for.
+    """
+    responses = page.locator(".infact-response")
+    for i in range(responses.count()):
+        resp = responses.nth(i)
+        letter = resp.locator(".infact-letter").inner_text().removeprefix("Response ").strip()
+        if letters is not None and letter not in letters:
+            continue
+        text = resp.locator(".infact-text").inner_text()
+        value = "Meaningless" if (follow_check and CHECK_MARK in text) else label
+        # Keys: situation-<n>-<letter>-<criterion>; the demo study has one criterion.
+        group = page.locator(f'[class*="st-key-situation-"][class*="-{letter}-meaningful"]')
+        group.get_by_text(value, exact=True).click()
+
+
+def submit_situation(page, n: int, total: int = 10) -> None:
+    page.get_by_role("button", name="Submit and continue").click()
+    if n < total:
+        wait_situation(page, n + 1, total)
+    else:
+        page.get_by_role("button", name="Continue", exact=True).wait_for()
+        wait_idle(page)
+
+
+def answer_all_radios(page, pick: str) -> None:
+    """Questionnaire/demographics: choose the first or last option of every radio group."""
+    groups = page.locator('[data-testid="stForm"] [role="radiogroup"]')
+    for i in range(groups.count()):
+        options = groups.nth(i).locator('[data-testid="stRadioOption"]')
+        (options.first if pick == "first" else options.last).click()
+
+
+def finish_questionnaires(page) -> str:
+    """Questionnaire (last option: passes 'select the last option'), demographics; return the code."""
+    answer_all_radios(page, "last")
+    page.get_by_role("button", name="Continue", exact=True).click()
+    page.get_by_role("button", name="Finish", exact=True).wait_for()
+    wait_idle(page)
+    answer_all_radios(page, "first")
+    page.get_by_role("button", name="Finish", exact=True).click()
+    page.get_by_text("All your answers are saved.").wait_for()
+    wait_idle(page)
+    return completion_code(page)
+
+
+def completion_code(page) -> str:
+    return page.locator('[data-testid="stCode"]').inner_text().strip()
+
+
+def complete_participant(page, url: str, *, shots: str | None = None) -> tuple[str, str]:
+    """Walk a new participant through the whole study; returns (token, completion code)."""
+    token = open_study(page, url)
+    consent(page)
+    for n in range(1, 11):
+        rate_all(page)
+        if shots and n == 1:
+            shot(page, f"{shots}-situation-1-rated")
+        submit_situation(page, n)
+    code = finish_questionnaires(page)
+    if shots:
+        shot(page, f"{shots}-done")
+    return token, code
