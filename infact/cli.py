@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "infact.planner",             # plan
     "infact.migrate",             # migrate
     "infact.auth",                # hash-password
+    "infact.config_docs",         # settings-doc
 ]
 # Sub-commands of `python -m infact import …`.
 IMPORT_MODULES = [

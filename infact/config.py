@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import ConfigError, Problem
 from .platforms import PlatformConfig
-from .quality import QualityConfig
+from .quality import QualityConfig, cross_check
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -270,7 +270,7 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
             line = int(m.group(1)) if m else None
         raise ConfigError(Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)) from exc
     try:
-        return StudyConfig.model_validate(raw)
+        config = StudyConfig.model_validate(raw)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -283,6 +283,11 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
                     key = m.group(1)
             problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
         raise ConfigError(problems) from None
+    cross = [Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
+             for p in cross_check(config.platform, config.quality, file)]
+    if cross:
+        raise ConfigError(cross)
+    return config
 
 
 def load_config(folder: str | Path) -> StudyConfig:
