@@ -9,7 +9,7 @@ import streamlit as st
 from infact import ui
 from infact.errors import InfactError
 from infact.flow import Flow, State, Step, response_letter
-from infact.platforms import PlatformError
+from infact.platforms import PlatformError, capture
 
 
 def page_header(flow: Flow) -> None:
@@ -137,6 +137,11 @@ def arrive(flow: Flow) -> str | None:
     preview = st.query_params.get("preview") == "1" and ui.is_researcher()
     try:
         query = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "p"}
+        if capture(query, flow.cfg.platform).mturk_preview:
+            # MTurk HIT preview: the worker has not accepted the HIT; describe, do not start.
+            st.markdown(flow.cfg.texts.welcome)
+            st.info("Please accept the HIT to start the study.")
+            return None
         token = flow.arrive(query, preview=preview)
     except PlatformError as exc:
         st.error(exc.participant_message)
