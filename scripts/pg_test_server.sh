@@ -15,6 +15,7 @@
 # (needs root and network). As root, the cluster runs as the `postgres` user
 # (created if missing) because PostgreSQL refuses to run as root.
 set -euo pipefail
+export PATH="$PATH:/usr/sbin:/sbin"  # runuser, useradd: not in every root PATH
 
 log() { echo "pg_test_server: $*" >&2; }
 MARKER=.infact-pg-test-server
@@ -60,8 +61,10 @@ start() {
     local dir run_as=()
     dir=$(mktemp -d "${TMPDIR:-/tmp}/infact-pg.XXXXXX")
     touch "$dir/$MARKER"
-    # On failure, leave nothing behind.
-    trap 'log "start failed; log: $(tail -n 20 "$dir/server.log" 2>/dev/null)"; "$bindir/pg_ctl" -D "$dir/data" stop -m immediate >/dev/null 2>&1 || true; rm -rf "$dir"' ERR
+    # On failure, leave nothing behind (pg_ctl must run as the cluster's owner too).
+    trap 'log "start failed; server log: $(tail -n 20 "$dir/server.log" 2>/dev/null)"
+          "${run_as[@]}" "$bindir/pg_ctl" -D "$dir/data" stop -m immediate >/dev/null 2>&1 || true
+          rm -rf "$dir"' ERR
     if [ "$(id -u)" = 0 ]; then
         id -u postgres >/dev/null 2>&1 || useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin postgres
         chown -R postgres: "$dir"
