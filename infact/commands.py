@@ -58,7 +58,35 @@ def run_export(args) -> int:
     return 0
 
 
+def run_verify_codes(args) -> int:
+    from .errors import InfactError, Problem
+    from .export import collect
+    from .platforms import verify_codes
+
+    study = load_study(args.study)
+    try:
+        codes = [c.strip() for c in Path(args.codes).read_text(encoding="utf-8").splitlines() if c.strip()]
+    except OSError as exc:
+        raise InfactError(Problem(args.codes, f"cannot read the codes file ({exc.strerror}); one submitted code per line")) from None
+    storage = open_storage(_db(args, study.id))
+    try:
+        participants = collect(study, storage.records(study=study.id), include_withdrawn=True).participants
+    finally:
+        storage.close()
+    result = verify_codes(codes, participants)
+    print(result.to_csv(index=False), end="")
+    unmatched = int((~result["matched"]).sum())
+    print(f"{len(result) - unmatched} of {len(result)} codes match a stored completion; {unmatched} do not", file=sys.stderr)
+    return 0 if unmatched == 0 else 1
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify-codes", help="check completion codes submitted on MTurk against the stored completions")
+    p.add_argument("codes", help="text file, one submitted code per line")
+    p.add_argument("--study", required=True, help="study folder")
+    p.add_argument("--db", help="store: TinyDB directory or database URL (default: as the app)")
+    p.set_defaults(func=run_verify_codes)
+
     p = sub.add_parser("validate", help="check a study folder (config and situations together)")
     p.add_argument("study", help="study folder (with study.toml)")
     p.set_defaults(func=run_validate)
