@@ -69,11 +69,12 @@ def plan_assignment(study: Study, records: list[dict], *, rng: random.Random, no
     # load level prefer dialogs not chosen yet: the same conversation twice primes the reader.
     chosen, dialogs = [], set()
     for level in sorted(levels):
-        fresh = [s for s in levels[level] if s.dialog_id not in dialogs]
-        repeat = [s for s in levels[level] if s.dialog_id in dialogs]
-        for s in fresh + repeat:
-            if len(chosen) == n:
-                break
+        remaining = list(levels[level])
+        while remaining and len(chosen) < n:
+            # re-checked after every pick: two situations of one dialog in the same level
+            # must not both be taken while another dialog is available
+            s = next((s for s in remaining if s.dialog_id not in dialogs), remaining[0])
+            remaining.remove(s)
             chosen.append(s)
             dialogs.add(s.dialog_id)
         if len(chosen) == n:
