@@ -58,6 +58,14 @@ def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points
         problems.append(Problem(source, f"rating {rows['rating'][i]!r} is outside 1..{upper} ({int(out.sum())} row(s)); "
                                 "recode the scale to start at 1 or pass the right number of scale points.",
                                 line=_line(df, i), key="rating"))
+    if "position" in rows.columns:
+        pos = pd.to_numeric(rows["position"], errors="coerce")
+        bad_pos = rows["position"].notna() & (pos.isna() | (pos != pos.round()))
+        if bad_pos.any():
+            i = bad_pos.idxmax()
+            problems.append(Problem(source, f"position {rows['position'][i]!r} is not a whole number; positions count "
+                                    "1, 2, … in display order — fix it or drop the position column.",
+                                    line=_line(df, i), key="position"))
     if problems:
         raise InfactError(problems)
 

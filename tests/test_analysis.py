@@ -234,3 +234,14 @@ def test_rating_above_declared_scale_is_refused_but_attention_rows_are_not_check
     validate_ratings(df, scale_points=5)
     with pytest.raises(InfactError, match="outside 1..5"):
         validate_ratings(df.assign(is_attention_check=False), scale_points=5)
+
+
+def test_bad_position_is_reported_and_missing_positions_are_fine():
+    df = simulate_ratings(6, 3, seed=1)
+    df["position"] = df["position"].astype(object)
+    df.loc[[1, 2], "position"] = None
+    assert analyze(df, mixed_model=False, n_boot=50)["position_bias"]["counts"]
+    df.loc[4, "position"] = "left"
+    with pytest.raises(InfactError) as err:
+        analyze(df, mixed_model=False, source="r.csv")
+    assert (err.value.problems[0].line, err.value.problems[0].key) == (6, "position")
