@@ -10,12 +10,18 @@ from __future__ import annotations
 import html
 import json
 
+import altair as alt
 import pandas as pd
 
+def _major(version: str) -> str:
+    return str(version).lstrip("v").split(".")[0]
+
+
+# The runtime must match the Vega-Lite version Altair writes (Altair 6 -> Vega-Lite 6).
 VEGA_SCRIPTS = [
-    "https://cdn.jsdelivr.net/npm/vega@5",
-    "https://cdn.jsdelivr.net/npm/vega-lite@5",
-    "https://cdn.jsdelivr.net/npm/vega-embed@6",
+    f"https://cdn.jsdelivr.net/npm/vega@{_major(alt.VEGA_VERSION)}",
+    f"https://cdn.jsdelivr.net/npm/vega-lite@{_major(alt.VEGALITE_VERSION)}",
+    f"https://cdn.jsdelivr.net/npm/vega-embed@{_major(alt.VEGAEMBED_VERSION)}",
 ]
 
 
