@@ -45,7 +45,7 @@ def make_storage(kind: str, tmp_path: Path):
         from infact.storage_sql import SQLStorage
 
         # A fresh schema per test keeps tests independent on one server.
-        return SQLStorage(url, schema=f"t_{uuid.uuid4().hex[:12]}")
+        return SQLStorage(url, schema=f"t_{uuid.uuid4().hex[:12]}", drop_on_close=True)
     raise ValueError(kind)
 
 
