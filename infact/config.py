@@ -41,7 +41,7 @@ class StudySection(Section):
     systems: list[str] = Field(min_length=1, description="Names of the compared systems, as they appear in the situations' `responses`. Participants never see these names.")
     situations_per_participant: int = Field(default=10, ge=1, le=100, description="Situations each participant rates, including the attention check.")
     expected_minutes: float = Field(default=15, gt=0, description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.")
-    delete_on_withdraw: bool = Field(default=False, description="If true, a participant who withdraws has their answers removed from exports and analysis entirely (records are kept but marked for deletion); otherwise they are kept, marked withdrawn, and left out unless requested.")
+    delete_on_withdraw: bool = Field(default=False, description="If true, a participant who withdraws has every answer deleted from the store (only a tombstone remains so the same platform ID is not admitted twice); otherwise the answers are kept, marked withdrawn, and left out of coverage, analysis and exports unless requested.")
 
     @field_validator("id")
     @classmethod

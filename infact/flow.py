@@ -351,9 +351,19 @@ class Flow:
         return completion_target(self.cfg.platform, st.complete["outcome"], st.complete["completion_code"])
 
     def withdraw(self, token: str, reason: str = "") -> bool:
+        """Mark a participant withdrawn. With `study.delete_on_withdraw` their answers are
+        deleted; a tombstone (arrival without answers + withdraw) remains so the same
+        platform ID is not admitted a second time."""
         st = self.state(token)
         if st is None or st.withdrawn is not None:
             return False
+        delete = self.cfg.study.delete_on_withdraw
+        if delete:
+            arrival = st.arrival
+            self.storage.purge(token)
+            self.storage.append(self._record(
+                token, "arrival", "arrival", st.preview, platform=arrival.get("platform"),
+                platform_params={}, platform_id=arrival.get("platform_id"), group=None, tombstone=True))
         return self.storage.append(self._record(
-            token, "withdraw", "withdraw", st.preview, reason=reason[:500],
-            delete_requested=self.cfg.study.delete_on_withdraw))
+            token, "withdraw", "withdraw", st.preview, reason=reason[:500], delete_requested=delete,
+            deleted=delete))

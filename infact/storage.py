@@ -33,7 +33,7 @@ from tinydb import TinyDB
 from tinydb.storages import Storage as TinyStorage
 
 from .errors import InfactError, Problem
-from .fileio import atomic_write_text
+from .fileio import atomic_write_text, fsync_dir
 
 REQUIRED_FIELDS = ("key", "study", "participant", "kind")
 _SHARD_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
@@ -58,6 +58,12 @@ class Storage(Protocol):
 
     def lock(self) -> Any:
         """Context manager: a critical section shared by every thread and process using this store."""
+
+    def purge(self, participant: str) -> int:
+        """Delete every record of one participant (withdrawal with deletion); returns how many.
+
+        The only operation that removes data; `changes()` cursors do not report removals.
+        """
 
     def close(self) -> None: ...
 
@@ -110,6 +116,14 @@ class MemoryStorage:
     def lock(self) -> Iterator[None]:
         with self._lock:
             yield
+
+    def purge(self, participant: str) -> int:
+        with self._lock:
+            keep = [r for r in self._records if r["participant"] != participant]
+            removed = len(self._records) - len(keep)
+            self._records = keep
+            self._keys = {r["key"] for r in keep}
+            return removed
 
     def close(self) -> None:
         pass
@@ -241,6 +255,20 @@ class TinyDBStorage:
                 db.close()
             self._cache[shard] = (self._signature(path.stat()), existing + [_copy(record)])
             return True
+
+    def purge(self, participant: str) -> int:
+        if not _SHARD_NAME.match(str(participant)):
+            return 0
+        path = self._shard_path(participant)
+        with self._shard_lock(participant):
+            removed = len(self._load(participant, path))
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                return 0
+            self._cache.pop(participant, None)
+        fsync_dir(self.shards)
+        return removed
 
     def records(self, *, study=None, participant=None, kind=None) -> list[dict]:
         names = [participant] if participant is not None else self._shard_names()

@@ -268,6 +268,13 @@ class SQLStorage:
             with self._auto.connect() as conn:
                 return list(conn.execute(query).scalars())  # freshly decoded: already copies
 
+    def purge(self, participant: str) -> int:
+        """Delete every record of one participant (withdrawal with deletion); returns how many."""
+        t = self.table
+        with self._errors(f"delete the records of {participant!r}"):
+            with self._engine.begin() as conn:
+                return conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount
+
     def changes(self, cursor: Any = None) -> tuple[list[dict], int]:
         t = self.table
         try:

@@ -188,3 +188,13 @@ def test_open_storage_dispatch(tmp_path):
     assert type(open_storage("memory://")).__name__ == "MemoryStorage"
     assert type(open_storage(tmp_path / "d")).__name__ == "TinyDBStorage"
     assert type(open_storage(f"tinydb://{tmp_path}/e")).__name__ == "TinyDBStorage"
+
+
+def test_purge_deletes_one_participant_only(storage):
+    storage.append(rec("p1", "a"))
+    storage.append(rec("p1", "b"))
+    storage.append(rec("p2", "a"))
+    assert storage.purge("p1") == 2
+    assert [r["participant"] for r in storage.records()] == ["p2"]
+    assert storage.append(rec("p1", "a"))  # the key can be used again after deletion
+    assert storage.purge("nobody") == 0

@@ -1,0 +1,58 @@
+"""Withdrawal: kept-but-marked by default, deleted when the study says so."""
+
+from pathlib import Path
+
+import pytest
+
+from infact.bots import Bot
+from infact.export import collect
+from infact.flow import Flow
+from infact.study import load_study
+
+from conftest import DEMO_STUDY
+
+
+def _study(tmp_path: Path, delete: bool):
+    folder = tmp_path / "study"
+    folder.mkdir()
+    toml = (DEMO_STUDY / "study.toml").read_text()
+    toml = toml.replace('[platform]\nkind = "none"', '[platform]\nkind = "prolific"\ncompletion_code = "C123ABC"')
+    toml = toml.replace("expected_minutes = 12", f"expected_minutes = 12\ndelete_on_withdraw = {'true' if delete else 'false'}")
+    (folder / "study.toml").write_text(toml)
+    (folder / "situations.jsonl").write_text((DEMO_STUDY / "situations.jsonl").read_text())
+    return load_study(folder)
+
+
+PID = {"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e"}
+
+
+def _half_done(study, storage) -> str:
+    flow = Flow(study, storage)
+    token = flow.arrive(PID)
+    assert flow.submit(token, "consent", {"consent": True}).ok
+    step = flow.current(flow.state(token))
+    bot = Bot(study, storage, "attentive", seed=1)
+    assert flow.submit(token, step.name, bot._situation_answers(step)).ok
+    return token
+
+
+@pytest.mark.parametrize("delete", [False, True])
+def test_withdrawn_participant_is_left_out_and_cannot_restart(tmp_path, storage, delete):
+    study = _study(tmp_path, delete)
+    token = _half_done(study, storage)
+    flow = Flow(study, storage)
+    assert flow.withdraw(token, "changed my mind")
+    assert flow.withdraw(token) is False  # once
+    kinds = [r["kind"] for r in storage.records(participant=token)]
+    if delete:
+        assert "situation" not in kinds and "consent" not in kinds and "assignment" not in kinds
+        assert sorted(kinds) == ["arrival", "withdraw"]
+    else:
+        assert "situation" in kinds and "withdraw" in kinds
+    # The same Prolific ID coming back gets its own (withdrawn) session, not a new one.
+    assert flow.arrive(PID) == token
+    assert flow.state(token).finished
+    t = collect(study, storage.records(study=study.id))
+    assert token not in set(t.ratings["participant"])
+    kept = collect(study, storage.records(study=study.id), include_withdrawn=True)
+    assert (token in set(kept.ratings["participant"])) is (not delete)
