@@ -256,3 +256,30 @@ def test_missing_study_toml(tmp_path):
         load_study(tmp_path)
     assert "study.toml" in info.value.problems[0].file
     assert "not found" in info.value.problems[0].message
+
+
+def test_prolific_screen_out_needs_a_screenout_code(tmp_path):
+    folder = make_study(tmp_path, platform={"kind": "prolific", "completion_code": "C1ABCD23"},
+                        quality={"on_attention_fail": "screen_out"})
+    problem = only(config_problems(folder), "platform.screenout_code")
+    assert "screenout_code" in problem.message
+    folder = make_study(tmp_path, name="ok", platform={"kind": "prolific", "completion_code": "C1ABCD23",
+                                                       "screenout_code": "C9SCREEN"},
+                        quality={"on_attention_fail": "screen_out"})
+    assert load_config(folder).platform.screenout_code == "C9SCREEN"
+
+
+def test_prolific_needs_a_completion_code(tmp_path):
+    folder = make_study(tmp_path, platform={"kind": "prolific"})
+    text = (folder / "study.toml").read_text()
+    problem = only(config_problems(folder), "platform")
+    assert "completion_code" in problem.message
+    assert problem.line == line_of(text, "[platform]")
+
+
+def test_unknown_quality_setting(tmp_path):
+    folder = make_study(tmp_path, quality={"rsi_treshold": 2.5})
+    text = (folder / "study.toml").read_text()
+    problem = only(config_problems(folder), "quality.rsi_treshold")
+    assert "did you mean 'rsi_threshold'" in problem.message
+    assert problem.line == line_of(text, "rsi_treshold")
