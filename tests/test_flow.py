@@ -513,3 +513,39 @@ def test_group_parameter_is_stored(tmp_path, storage, clock):
     assert flow.state(token).arrival["group"] == "y"
     with pytest.raises(PlatformError):
         flow.arrive({"q": "z"})
+
+
+def test_simultaneous_arrivals_of_one_prolific_id_share_a_token(prolific, storage):
+    import threading
+
+    barrier = threading.Barrier(8)
+    tokens = []
+
+    def go():
+        barrier.wait()
+        tokens.append(Flow(prolific.study, storage, clock=prolific.clock).arrive({"PROLIFIC_PID": PID}))
+
+    threads = [threading.Thread(target=go) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(tokens) == 8 and len(set(tokens)) == 1
+    assert len(storage.records(kind="arrival")) == 1
+
+
+def test_a_withdrawn_prolific_id_cannot_start_again(prolific, storage):
+    token = prolific.arrive({"PROLIFIC_PID": PID})
+    prolific.submit(token, "consent", {"consent": True})
+    prolific.withdraw(token)
+    again = prolific.arrive({"PROLIFIC_PID": PID})
+    assert again == token
+    st = prolific.state(again)
+    assert st.withdrawn is not None and prolific.current(st).kind == "done" and prolific.completion(st) is None
+
+
+def test_previews_do_not_take_a_platform_id(prolific, storage):
+    preview = prolific.arrive({"PROLIFIC_PID": PID}, preview=True)
+    real = prolific.arrive({"PROLIFIC_PID": PID})
+    assert real != preview
+    assert prolific.arrive({"PROLIFIC_PID": PID}) == real
