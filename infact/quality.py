@@ -33,6 +33,7 @@ FLAGS = (
     "straightliner",
     "fast_situations",
     "withdrawn",
+    "incomplete",
     "manually_excluded",
 )
 DONE = ("completed", "screened_out")  # only finished sessions are judged on speed
@@ -84,6 +85,12 @@ class QualityConfig(BaseModel, extra="forbid"):
         5.0,
         description="Prolific's rule: in studies this long or longer, a submission may be rejected only "
         "after two failed attention checks; in shorter ones after one.",
+    )
+    include_incomplete: bool = Field(
+        False,
+        description="Use the ratings of participants who have not finished (still in progress or "
+        "abandoned). Off by default: an unfinished session is flagged `incomplete` and left out of "
+        "the analysis; the ratings still count for coverage.",
     )
     prolific_excluded_action: Literal["approve", "ask_to_return"] = Field(
         "approve",
@@ -330,6 +337,11 @@ def assess(
         if status == "withdrawn":
             flags.append("withdrawn")
             reasons.append("withdrew from the study")
+        if status == "in_progress" and not cfg.include_incomplete:
+            flags.append("incomplete")
+            n_done = row.get("situations_answered")
+            done_txt = f" ({int(n_done)} situations answered)" if n_done is not None and pd.notna(n_done) else ""
+            reasons.append(f"has not finished the study{done_txt}")
         if _failed(row.get("attention_passed")):
             n_failed += 1
             flags.append("attention_failed")

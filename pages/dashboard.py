@@ -76,7 +76,8 @@ def live() -> None:
     records, version = live_records(target, study.id).refresh()
     t = compute(records, version)
     p = t.participants
-    n_excluded = int(p["excluded"].sum()) if len(p) else 0
+    # Finished participants left out of the results (unfinished ones are counted as in progress).
+    n_excluded = int((p["excluded"] & p["status"].isin(["completed", "screened_out"])).sum()) if len(p) else 0
     cols = st.columns(5)
     cols[0].metric("Arrived", len(p))
     cols[1].metric("In progress", int((p["status"] == "in_progress").sum()) if len(p) else 0)

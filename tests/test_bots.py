@@ -25,7 +25,7 @@ EXPECTED = {
     "straightliner": ({"straightliner"}, "exclude", "approve"),
     "speeder": ({"speeder_rsi", "speeder_total_time", "fast_situations"}, "exclude", "approve"),
     "fails-attention": ({"attention_failed", "questionnaire_attention_failed"}, "exclude", "eligible_for_rejection"),
-    "abandons": (set(), "include", None),  # in progress: no speed checks, nothing to act on
+    "abandons": ({"incomplete"}, "exclude", None),  # in progress: no speed checks, nothing to act on
 }
 ANSWER_KINDS = ("consent", "situation", "questionnaire", "demographics")
 

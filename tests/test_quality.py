@@ -160,7 +160,9 @@ def test_in_progress_and_withdrawn_get_no_speed_flags_or_prolific_action():
         participant("busy", status="in_progress", speed=10),
         participant("gone", status="withdrawn", speed=10),
     )
-    assert out.loc["busy", "flags"] == [] and pd.isna(out.loc["busy", "prolific_action"])
+    # Unfinished: left out of the analysis as "incomplete", but never judged on speed.
+    assert out.loc["busy", "flags"] == ["incomplete"] and out.loc["busy", "decision"] == "exclude"
+    assert pd.isna(out.loc["busy", "prolific_action"])
     assert pd.isna(out.loc["busy", "rsi"])
     assert out.loc["gone", "flags"] == ["withdrawn"] and out.loc["gone", "decision"] == "exclude"
     assert pd.isna(out.loc["gone", "prolific_action"])
@@ -216,7 +218,7 @@ def test_too_few_situations_for_straight_lining():
     r, p, s = participant("short", status="in_progress", ratings="same")
     r = [x for x in r if x["step_index"] <= 2]
     out = run(*ATTENTIVE, (r, p, s))
-    assert out.loc["short", "flags"] == []
+    assert out.loc["short", "flags"] == ["incomplete"]  # no "straightliner" on two situations
 
 
 def test_csv_round_trip_and_assess_store_without_steps(tmp_path):
@@ -330,5 +332,10 @@ def test_docs_settings_tables_match_the_code():
 def test_minimal_tables_without_optional_columns():
     parts = pd.DataFrame([{"participant": "a", "status": "completed"}, {"participant": "b", "status": "in_progress"}])
     out = assess_store({"participants": parts}, [], CFG).set_index("participant")
-    assert out["decision"].tolist() == ["include", "include"]
+    assert out["decision"].tolist() == ["include", "exclude"]  # b has not finished: incomplete
     assert out.loc["a", "prolific_action"] == "approve"
+
+
+def test_include_incomplete_keeps_unfinished_participants():
+    out = run(*ATTENTIVE, participant("busy", status="in_progress"), cfg=QualityConfig(include_incomplete=True))
+    assert out.loc["busy", "flags"] == [] and out.loc["busy", "decision"] == "include"
