@@ -343,6 +343,9 @@ def position_bias(df: pd.DataFrame) -> dict:
                    pd.get_dummies(pos, prefix="position", drop_first=True)], axis=1).astype(float)
     X.insert(0, "const", 1.0)
     groups = pd.factorize(d["participant"])[0]
+    if groups.max(initial=-1) < 1:  # SE clustered by participant need >= 2 (statsmodels divides by G-1)
+        out["effect"] = {"error": "the position effect needs ratings from at least two participants"}
+        return out
     try:
         # QR, not the default pinv/SVD: 4x faster on 100k rows, same estimates
         fit = sm.OLS(d["rating"].to_numpy(dtype=float), X).fit(method="qr", cov_type="cluster", cov_kwds={"groups": groups})
