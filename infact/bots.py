@@ -38,9 +38,10 @@ MIX = {"attentive": 0.62, "refresh-midway": 0.08, "straightliner": 0.1, "speeder
 class BotResult:
     token: str
     strategy: str
-    completed: bool
+    completed: bool                 # reached the end (completed or screened out)
     completion_code: str | None
     steps_submitted: int
+    outcome: str | None = None      # "completed", "screened_out" or None (unfinished)
 
 
 class SimClock:
@@ -174,7 +175,8 @@ class Bot:
             st = flow.state(token)
         st = flow.state(token)
         code = st.complete.get("completion_code") if st and st.complete else None
-        return BotResult(token, self.strategy, bool(st and st.complete), code, self.submitted)
+        outcome = st.complete.get("outcome") if st and st.complete else None
+        return BotResult(token, self.strategy, bool(st and st.complete), code, self.submitted, outcome)
 
 
 def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[str]:

@@ -59,6 +59,9 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     questionnaire = tables.answers_table(own, "questionnaire", cfg.questionnaire.scale, include_withdrawn=include_withdrawn)
     demographics = tables.answers_table(own, "demographics", include_withdrawn=include_withdrawn)
     events = tables.events(own)
+    # records.json follows the same rules as the tables: no previews, withdrawn only on request.
+    kept = set(participants["participant"]) if include_withdrawn else set(participants.loc[participants["status"] != "withdrawn", "participant"])
+    own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
     if len(participants):
         flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes)
     else:
@@ -69,7 +72,7 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
         quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
         on="participant", how="left")
     participants["excluded"] = participants["participant"].isin(excluded)
-    return Tables(ratings, participants, questionnaire, demographics, steps, flags, own)
+    return Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records)
 
 
 def export_bytes(t: Tables) -> dict[str, bytes]:

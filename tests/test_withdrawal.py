@@ -56,3 +56,23 @@ def test_withdrawn_participant_is_left_out_and_cannot_restart(tmp_path, storage,
     assert token not in set(t.ratings["participant"])
     kept = collect(study, storage.records(study=study.id), include_withdrawn=True)
     assert (token in set(kept.ratings["participant"])) is (not delete)
+
+
+def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_path, storage):
+    import json
+
+    from infact.export import export_bytes
+
+    study = _study(tmp_path, False)
+    token = _half_done(study, storage)
+    flow = Flow(study, storage)
+    flow.withdraw(token)
+    before = len(storage.records(participant=token))
+    step = next(s for s in flow.steps(flow.state(token)) if s.kind == "situation" and s.name not in flow.state(token).answered)
+    result = flow.submit(token, step.name, Bot(study, storage, "attentive", seed=2)._situation_answers(step))
+    assert not result.ok and "withdrawn" in result.errors[0]
+    assert len(storage.records(participant=token)) == before
+    files = export_bytes(collect(study, storage.records(study=study.id)))
+    assert token not in {r["participant"] for r in json.loads(files["records.json"])}
+    files = export_bytes(collect(study, storage.records(study=study.id), include_withdrawn=True))
+    assert token in {r["participant"] for r in json.loads(files["records.json"])}
