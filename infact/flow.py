@@ -213,6 +213,8 @@ class Flow:
         st = self.state(token)
         if st is None:
             return SubmitResult(False, ("This study link is not valid any more. Please open the link you were given again.",))
+        if st.withdrawn is not None:
+            return SubmitResult(False, ("You have withdrawn from the study; nothing more is stored.",), next_step=Step("done", "done"))
         if step_name in st.answered and st.assignment is not None:  # double click / rerun: already stored, move on
             return SubmitResult(True, stored=False, next_step=self.current(st))
         step = self.current(st)
