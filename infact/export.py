@@ -75,7 +75,7 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     return Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records)
 
 
-def export_bytes(t: Tables) -> dict[str, bytes]:
+def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes]:
     """File name → content, for the CLI and the dashboard's download buttons."""
     def csv(df: pd.DataFrame) -> bytes:
         return df.to_csv(index=False).encode("utf-8")
@@ -83,7 +83,8 @@ def export_bytes(t: Tables) -> dict[str, bytes]:
     xlsx = io.BytesIO()
     out = {
         "ratings.csv": csv(t.ratings),
-        "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else pd.DataFrame()),
+        "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else
+                                pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])])),
         "participants.csv": csv(t.participants),
         "questionnaire.csv": csv(t.questionnaire),
         "demographics.csv": csv(t.demographics),
@@ -104,7 +105,7 @@ def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, includ
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
     out_dir = Path(out_dir)
     written = []
-    for name, data in export_bytes(t).items():
+    for name, data in export_bytes(t, study.systems).items():
         path = out_dir / name
         atomic_write_bytes(path, data)
         written.append(path)

@@ -135,7 +135,7 @@ def live() -> None:
             st.dataframe(quality.for_csv(t.flags), hide_index=True, key="flags_table")
 
     with tabs[3]:
-        files = export_bytes(t)
+        files = export_bytes(t, study.systems)
         for name, data in files.items():
             st.download_button(f"{name} — {FILES[name]}", data, file_name=name, key=f"dl-{name}")
 
