@@ -1,0 +1,116 @@
+"""The researcher in a real browser: sign-in guard, live dashboard, ratings.csv download.
+
+A bot participant (infact.bots) plays the study against the server's own TinyDB
+store in a background thread while the dashboard is open; its live fragment
+(run_every=5 s) must show the new completion without a reload.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import threading
+
+import pytest
+from playwright.sync_api import expect
+
+from infact.bots import run_bots
+from infact.study import load_study
+from infact.tables import RATING_COLUMNS
+from tests.e2e.conftest import RESEARCHER_PASSWORD, shot, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+
+def metric(page, label: str):
+    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+
+
+def sign_in_and_open_dashboard(page, url: str) -> None:
+    # On a fresh server /researcher is unknown until a session has run streamlit_app.py
+    # (see the first test): open the entry point once.
+    page.goto(url)
+    page.locator(".st-key-consent_submit").wait_for()
+    wait_idle(page)
+    page.goto(f"{url}/researcher")
+    page.get_by_label("Password", exact=True).fill(RESEARCHER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("You are signed in.").wait_for()
+    wait_idle(page)
+    # A page link navigates inside the same session: the sign-in is kept.
+    page.get_by_role("link", name=re.compile("Open the dashboard")).click()
+    page.get_by_role("heading", name=re.compile("Dashboard")).wait_for()
+    metric(page, "Completed").wait_for()
+    wait_idle(page)
+
+
+def test_dashboard_is_not_reachable_without_sign_in(app_server, page):
+    """Runs first on a fresh server on purpose.
+
+    Until one session has run streamlit_app.py, Streamlit 1.67 still serves the legacy
+    auto-discovered `pages/` folder, so /dashboard runs pages/dashboard.py directly and
+    only the page's own check stops it ("Please sign in first."). Afterwards /dashboard
+    is an unknown page and Streamlit shows the default (participant) page. Either way:
+    no dashboard content.
+    """
+    for attempt in range(2):
+        page.goto(f"{app_server.url}/dashboard")
+        page.get_by_text("Please sign in first.").or_(page.get_by_text("Welcome, and thank you")).first.wait_for()
+        wait_idle(page)
+        shot(page, f"researcher-dashboard-refused-{attempt}")
+        assert page.get_by_test_id("stMetric").count() == 0
+        assert page.get_by_text("Dashboard ·").count() == 0
+        assert page.get_by_role("tab", name="Exports").count() == 0
+        assert page.get_by_text("ratings.csv").count() == 0
+        page.goto(app_server.url)  # a session that runs the entry point: navigation is now known
+        page.locator(".st-key-consent_submit").wait_for()
+        wait_idle(page)
+
+
+def test_wrong_password_is_refused(app_server, page):
+    page.goto(f"{app_server.url}/researcher")
+    page.get_by_label("Password", exact=True).fill("not the password")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("Wrong password.").wait_for()
+    assert page.get_by_role("link", name=re.compile("Open the dashboard")).count() == 0
+
+
+def test_dashboard_updates_live_and_exports_ratings(app_server, page):
+    sign_in_and_open_dashboard(page, app_server.url)
+    shot(page, "researcher-dashboard-before")
+    before = int(metric(page, "Completed").inner_text())
+
+    study = load_study(app_server.study_dir)
+    results: list = []
+    bot = threading.Thread(target=lambda: results.extend(
+        run_bots(study, app_server.storage(), 1, strategy="attentive", seed=7)))
+    bot.start()
+    bot.join(timeout=60)
+    assert results and results[0].completed, "the bot did not complete the study"
+
+    # No reload: the dashboard's fragment reruns every 5 s and picks the new records up.
+    expect(metric(page, "Completed")).to_have_text(str(before + 1), timeout=20_000)
+    wait_idle(page)
+    shot(page, "researcher-dashboard-after-bot")
+    assert page.get_by_text("This app has encountered an error").count() == 0, app_server.log_tail()
+
+    page.get_by_role("tab", name="Exports").click()
+    button = page.get_by_test_id("stDownloadButton").filter(has_text="ratings.csv — ").get_by_role("button")
+    button.wait_for()
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == "ratings.csv"
+    text = open(download.path(), encoding="utf-8").read()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    header = text.splitlines()[0].split(",")
+    assert header[:len(RATING_COLUMNS)] == RATING_COLUMNS
+    # One row per participant x situation x system x criterion, for every stored rating.
+    expected = sum(len(r["responses"]) * len(study.config.criteria)
+                   for r in app_server.records(kind="situation") if not r.get("preview"))
+    assert expected == 10 * 3 * 1 * (before + 1)
+    assert len(rows) == expected
+    assert {row["participant"] for row in rows} >= {results[0].token}
+    shot(page, "researcher-exports")
+    assert page.get_by_text("This app has encountered an error").count() == 0, app_server.log_tail()
