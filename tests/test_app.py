@@ -1,0 +1,414 @@
+"""The Streamlit app under AppTest (no browser): every widget driven by its key.
+
+Each test gets its own TinyDB store (INFACT_DB) and study folder (INFACT_STUDY),
+set before the first run; the store is read back with TinyDBStorage to check what
+was saved. Covers the participant flow (consent, refused submits, double submit,
+resume after a reload, completion code), the Prolific handshake (arrival, resume
+by PROLIFIC_PID, redirect, screen-out, broken links), the researcher guard and
+dashboard, and HTML escaping of dataset text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from infact.auth import hash_password
+from infact.bots import run_bots
+from infact.storage import TinyDBStorage
+from infact.study import load_study
+
+REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "streamlit_app.py"
+DEMO = REPO / "data" / "demo"
+TIMEOUT = 60  # seconds per run: generous for a loaded 2-core CI machine
+CHECK_TEXT = "I am reading this carefully"  # the demo's instructed response
+PID = "5f3a9c0e1b2d4c6a8e0f1a2b"  # a 24-hex Prolific id
+PROLIFIC_QUERY = {"PROLIFIC_PID": PID, "STUDY_ID": "6a1b2c3d4e5f6a7b8c9d0e1f", "SESSION_ID": "7b2c3d4e5f6a7b8c9d0e1f2a"}
+COMPLETION_CODE = "C1TEST23"
+SCREENOUT_CODE = "SCREEN01"
+PASSWORD = "apptest-researcher-pw"
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> Path:
+    """A fresh store and the demo study for this test's app runs."""
+    db = tmp_path / "db"
+    monkeypatch.setenv("INFACT_DB", str(db))
+    monkeypatch.setenv("INFACT_STUDY", str(DEMO))
+    return db
+
+
+def study_copy(tmp_path: Path, monkeypatch, *, toml: dict[str, str] | None = None, situations=None) -> Path:
+    """A copy of the demo study with text replacements in study.toml; used via INFACT_STUDY."""
+    folder = tmp_path / "demo"
+    shutil.copytree(DEMO, folder)
+    path = folder / "study.toml"
+    text = path.read_text(encoding="utf-8")
+    for old, new in (toml or {}).items():
+        assert old in text, f"{old!r} not in the demo study.toml"
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    if situations is not None:
+        lines = [json.loads(x) for x in (folder / "situations.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+        (folder / "situations.jsonl").write_text("".join(json.dumps(situations(s)) + "\n" for s in lines), encoding="utf-8")
+    monkeypatch.setenv("INFACT_STUDY", str(folder))
+    return folder
+
+
+def prolific_study(tmp_path, monkeypatch, on_fail: str = "continue") -> Path:
+    return study_copy(tmp_path, monkeypatch, toml={
+        '[platform]\nkind = "none"': f'[platform]\nkind = "prolific"\ncompletion_code = "{COMPLETION_CODE}"\n'
+                                     f'screenout_code = "{SCREENOUT_CODE}"',
+        'on_attention_fail = "continue"': f'on_attention_fail = "{on_fail}"',
+    })
+
+
+def records(db: Path, **filters) -> list[dict]:
+    return TinyDBStorage(db).records(**filters)
+
+
+# ---------------------------------------------------------------- driving the app
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    # The participant page catches everything: a "went wrong" box means a swallowed exception.
+    assert not [e for e in at.error if "something went wrong" in e.value], [e.value for e in at.error]
+    return at
+
+
+def open_app(query: dict | None = None, secrets: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    for k, v in (secrets or {}).items():
+        at.secrets[k] = v
+    return run(at)
+
+
+def token_of(at: AppTest) -> str:
+    value = at.query_params["p"]
+    return value[0] if isinstance(value, list) else value
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def progress_text(at: AppTest) -> str | None:
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else None
+
+
+def situation_index(at: AppTest) -> int | None:
+    keys = [r.key for r in at.radio if r.key and r.key.startswith("situation-")]
+    return int(keys[0].split("-")[1]) if keys else None
+
+
+def view(at: AppTest) -> dict:
+    """What the participant sees on a situation: progress, dialog and responses in order."""
+    return {"progress": progress_text(at),
+            "html": [b for b in html_bodies(at) if b.startswith(('<div class="infact-dialog"', '<div class="infact-response"'))],
+            "radios": [r.key for r in at.radio]}
+
+
+def response_texts(at: AppTest) -> dict[str, str]:
+    """Letter -> response HTML on the current situation."""
+    out = {}
+    for body in html_bodies(at):
+        m = re.search(r'<span class="infact-letter">Response ([A-Z])</span>', body)
+        if m:
+            out[m.group(1)] = body
+    return out
+
+
+def give_consent(at: AppTest) -> AppTest:
+    at.checkbox(key="consent").check()
+    at.button(key="consent_submit").click()
+    return run(at)
+
+
+def rate(at: AppTest, label: str = "Somewhat meaningful", *, letters=None, fail_check: bool = False) -> None:
+    i = situation_index(at)
+    for letter, body in response_texts(at).items():
+        if letters is not None and letter not in letters:
+            continue
+        value = label
+        if CHECK_TEXT in body:
+            value = "Perfectly meaningful" if fail_check else "Meaningless"
+        at.radio(key=f"situation-{i}-{letter}-meaningful").set_value(value)
+
+
+def submit_situation(at: AppTest) -> AppTest:
+    at.button(key=f"submit-situation-{situation_index(at)}").click()
+    return run(at)
+
+
+def is_check(at: AppTest) -> bool:
+    return any(CHECK_TEXT in b for b in response_texts(at).values())
+
+
+def answer_questionnaire(at: AppTest) -> AppTest:
+    for r in at.radio:
+        if r.key.startswith("q-"):
+            r.set_value(r.options[-1])  # "Strongly agree" also passes the 'select the last option' item
+    at.button(key="submit-questionnaire").click()
+    return run(at)
+
+
+def answer_demographics(at: AppTest) -> AppTest:
+    for r in at.radio:
+        if r.key.startswith("d-"):
+            r.set_value(r.options[0])
+    at.button(key="submit-demographics").click()
+    return run(at)
+
+
+def walk_situations(at: AppTest, until: int | None = None, **kw) -> AppTest:
+    """Rate and submit situations until situation `until` is on screen (or none is left)."""
+    while situation_index(at) is not None and situation_index(at) != until:
+        rate(at, **kw)
+        submit_situation(at)
+    return at
+
+
+def finish(at: AppTest) -> AppTest:
+    walk_situations(at)
+    answer_questionnaire(at)
+    return answer_demographics(at)
+
+
+def shown_code(at: AppTest) -> str:
+    [code] = at.code
+    return code.value.strip()
+
+
+# ---------------------------------------------------------------- participant flow
+
+
+def test_consent_refusal_shows_the_message_and_stores_nothing(store):
+    at = open_app()
+    token = token_of(at)
+    at.button(key="consent_submit").click()
+    run(at)
+    assert any("Please tick the consent box" in e for e in errors(at))
+    assert at.checkbox(key="consent") is not None and situation_index(at) is None
+    assert {r["kind"] for r in records(store, participant=token)} <= {"arrival", "shown"}
+
+
+def test_incomplete_situation_is_refused_and_nothing_is_stored(store):
+    at = give_consent(open_app())
+    token = token_of(at)
+    assert situation_index(at) == 1
+    rate(at, letters={"A", "B"})
+    submit_situation(at)
+    assert "Please rate response C." in errors(at)
+    assert situation_index(at) == 1
+    assert records(store, participant=token, kind="situation") == []
+    rate(at)
+    submit_situation(at)
+    assert situation_index(at) == 2
+    assert len(records(store, participant=token, kind="situation")) == 1
+
+
+def test_double_submit_of_the_same_step_is_a_no_op(store):
+    """Two tabs (or a double click) submit situation 1: the first answer stays, once."""
+    first = give_consent(open_app())
+    token = token_of(first)
+    second = open_app({"p": token})
+    assert view(second) == view(first)
+
+    rate(first, "Perfectly meaningful")
+    submit_situation(first)
+    rate(second, "Entirely meaningless")
+    submit_situation(second)  # the same step again: accepted as already stored, moves on
+
+    assert situation_index(first) == situation_index(second) == 2
+    assert not errors(second)
+    [stored] = records(store, participant=token, kind="situation")
+    assert stored["index"] == 1
+    assert {r["ratings"]["meaningful"] for r in stored["responses"] if not r["instructed"]} == {5}
+
+
+def test_reload_resumes_exactly_and_nothing_is_lost_or_repeated(store):
+    at = give_consent(open_app())
+    token = token_of(at)
+    walk_situations(at, until=4)
+    before = view(at)
+    assert before["progress"] == "Situation 4 of 10"
+
+    again = open_app({"p": token})  # a reload: only the URL survives
+    assert token_of(again) == token
+    assert view(again) == before
+    finish(again)
+
+    sits = records(store, participant=token, kind="situation")
+    assert sorted(r["index"] for r in sits) == list(range(1, 11))
+    assert len({r["situation_id"] for r in sits}) == 10
+    keys = [r["key"] for r in records(store, participant=token)]
+    assert len(keys) == len(set(keys))
+    assert len(records(store, kind="arrival")) == 1, "the reload registered a second participant"
+
+
+def test_completion_code_is_shown_and_matches_the_stored_one(store):
+    at = finish(give_consent(open_app()))
+    token = token_of(at)
+    assert any("All your answers are saved." in s.value for s in at.success)
+    [complete] = records(store, participant=token, kind="complete")
+    assert complete["outcome"] == "completed"
+    assert shown_code(at) == complete["completion_code"]
+    assert re.fullmatch(r"[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{2}", shown_code(at))
+    # Reopening the finished link shows the same code, and stores nothing new.
+    n = len(records(store))
+    again = open_app({"p": token})
+    assert shown_code(again) == complete["completion_code"]
+    assert len(records(store)) == n
+
+
+# ---------------------------------------------------------------- Prolific
+
+
+def test_prolific_arrival_is_stored_and_resumed_by_pid(store, tmp_path, monkeypatch):
+    prolific_study(tmp_path, monkeypatch)
+    at = give_consent(open_app(PROLIFIC_QUERY))
+    token = token_of(at)
+    assert at.query_params["PROLIFIC_PID"] in (PID, [PID])  # kept alongside the token
+    [arrival] = records(store, participant=token, kind="arrival")
+    assert arrival["platform"] == "prolific" and arrival["platform_id"] == PID
+    assert arrival["platform_params"] == PROLIFIC_QUERY
+    walk_situations(at, until=3)
+    before = view(at)
+
+    again = open_app(PROLIFIC_QUERY)  # the same worker opens the study from Prolific again, no ?p=
+    assert token_of(again) == token
+    assert view(again) == before
+    assert len(records(store, kind="arrival")) == 1
+
+
+def test_prolific_completion_redirects_with_the_study_code(store, tmp_path, monkeypatch):
+    prolific_study(tmp_path, monkeypatch)
+    at = finish(give_consent(open_app(PROLIFIC_QUERY)))
+    assert shown_code(at) == COMPLETION_CODE
+    [link] = at.get("link_button")
+    assert link.proto.url == f"https://app.prolific.com/submissions/complete?cc={COMPLETION_CODE}"
+    [complete] = records(store, participant=token_of(at), kind="complete")
+    assert complete["outcome"] == "completed"
+
+
+def test_failed_attention_check_screens_out_with_the_screenout_code(store, tmp_path, monkeypatch):
+    cfg = prolific_study(tmp_path, monkeypatch, on_fail="screen_out")
+    at = give_consent(open_app(PROLIFIC_QUERY))
+    token = token_of(at)
+    while not is_check(at):
+        rate(at)
+        submit_situation(at)
+    check_index = situation_index(at)
+    rate(at, fail_check=True)
+    submit_situation(at)
+
+    assert situation_index(at) is None, "the study went on after a failed check"
+    screened_out = load_study(cfg).config.texts.screened_out
+    assert any(screened_out in w.value for w in at.warning)
+    assert shown_code(at) == SCREENOUT_CODE
+    [link] = at.get("link_button")
+    assert link.proto.url.endswith(f"cc={SCREENOUT_CODE}")
+    [complete] = records(store, participant=token, kind="complete")
+    assert complete["outcome"] == "screened_out"
+    assert max(r["index"] for r in records(store, participant=token, kind="situation")) == check_index
+
+
+@pytest.mark.parametrize("query", [
+    {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}"},
+    {"PROLIFIC_PID": "not a valid id!"},
+    {"PROLIFIC_PID": PID, "SESSION_ID": ""},
+    {"PROLIFIC_PID": PID, "STUDY_ID": "%STUDY_ID%"},
+])
+def test_invalid_link_parameters_are_refused_with_a_clear_page(store, tmp_path, monkeypatch, query):
+    prolific_study(tmp_path, monkeypatch)
+    at = open_app(query)
+    assert any("link" in e and ("damaged" in e or "incomplete" in e) for e in errors(at)), errors(at)
+    assert at.get("checkbox") == [] or not any(c.key == "consent" for c in at.checkbox)
+    assert records(store) == [], "a broken link created a participant"
+
+
+# ---------------------------------------------------------------- researcher
+
+
+def test_dashboard_is_not_registered_without_sign_in(store):
+    at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("pages/dashboard.py")
+    assert not at.metric
+
+
+def test_wrong_password_is_refused(store):
+    at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
+    at.switch_page("pages/researcher_login.py")
+    run(at)
+    at.text_input(key="password").input("wrong password")
+    at.button(key="sign_in_submit").click()
+    run(at)
+    assert "Wrong password." in errors(at)
+    with pytest.raises(ValueError):
+        at.switch_page("pages/dashboard.py")
+
+
+def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
+    study = load_study(DEMO)
+    run_bots(study, TinyDBStorage(store), 4, strategy="attentive", seed=3)
+    at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
+    at.switch_page("pages/researcher_login.py")
+    run(at)
+    at.text_input(key="password").input(PASSWORD)
+    at.button(key="sign_in_submit").click()
+    run(at)
+    assert any("You are signed in." in s.value for s in at.success)
+    at.switch_page("pages/dashboard.py")
+    run(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Completed"] == "4"
+    assert metrics["Arrived"] == "5"  # the four bots and this session's own participant page visit
+    assert metrics["In progress"] == "1"
+    assert len(at.get("vega_lite_chart")) >= 4  # means, distribution, position, completion time, questionnaire
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert any(label.startswith("ratings.csv — ") for label in labels)
+    assert any(t.value.startswith("Dashboard · ") for t in at.title)
+
+
+# ---------------------------------------------------------------- escaping
+
+
+def test_dataset_html_is_escaped(store, tmp_path, monkeypatch):
+    script, img = "<script>alert(1)</script>", "<img src=x onerror=alert(1)>"
+
+    def poison(s: dict) -> dict:
+        s["context"][-1]["text"] += f" {script}"
+        s["responses"] = {k: f"{v} {img}" for k, v in s["responses"].items()}
+        return s
+
+    study_copy(tmp_path, monkeypatch, situations=poison)
+    at = give_consent(open_app())
+    bodies = html_bodies(at)
+    [dialog] = [b for b in bodies if b.startswith('<div class="infact-dialog"')]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dialog
+    assert "<script" not in dialog
+    responses = [b for b in bodies if b.startswith('<div class="infact-response"')]
+    assert len(responses) == 3
+    for body in responses:
+        if CHECK_TEXT not in body:
+            assert "&lt;img src=x onerror=alert(1)&gt;" in body
+        assert "<img" not in body
