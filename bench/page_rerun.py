@@ -1,0 +1,160 @@
+"""Benchmark: one rerun of the rating page vs a bare Streamlit script, both under AppTest.
+
+    python bench/page_rerun.py [--runs 30] [--profile]
+
+The rating page is streamlit_app.py on the demo study (fresh temp TinyDB store),
+after consent: situation 1 with its dialog and three responses. Every timed rerun
+changes one rating radio first (what a participant's click does), so the script
+runs top to bottom: arrival check, state rebuilt from storage, dialog HTML, 3 radios.
+The baseline is a script with a single `st.write`, run the same way. AppTest's own
+overhead (script thread, element tree) is in both numbers.
+
+Prints, one per line: rating_page_ms= (median per rerun), bare_ms=, ratio= (target
+<= 2), then the same three measured with Streamlit's compiled-script cache kept across
+reruns (cached_rating_page_ms=, cached_bare_ms=, cached_ratio=), and runs=.
+
+Why two figures: AppTest builds a new ScriptCache for every run
+(streamlit/testing/v1/app_test.py and local_script_runner.py), so every rerun re-reads, re-parses,
+applies "magic" (an AST rewrite) and compiles streamlit_app.py and
+pages/participant.py. A `streamlit run` server keeps one ScriptCache for its whole
+life and compiles each page once. The cached_* figures patch AppTest to keep one
+cache, i.e. what the server actually does per rerun.
+
+With --profile, also a cProfile of the cached rating reruns, top functions by
+cumulative time, taken in the script thread AppTest starts for each run. (Without
+the shared cache, ~70% of a rerun is Streamlit's magic AST rewrite + compile.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+SCALE = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
+         "Somewhat meaningful", "Perfectly meaningful"]
+
+
+def bare_script() -> None:
+    import streamlit as st
+
+    st.write("Hello")
+
+
+def timed_runs(at: AppTest, runs: int, before_each=None) -> list[float]:
+    out = []
+    for i in range(runs):
+        if before_each:
+            before_each(at, i)
+        t = time.perf_counter()
+        at.run()
+        out.append((time.perf_counter() - t) * 1000)
+        if at.exception:
+            raise RuntimeError(f"the script raised: {[e.value for e in at.exception]}")
+    return out
+
+
+def rating_page() -> AppTest:
+    at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
+    at.run()
+    at.checkbox(key="consent").check()
+    at.button(key="consent_submit").click()
+    at.run()
+    if at.exception or not any(r.key == "situation-1-A-meaningful" for r in at.radio):
+        raise RuntimeError("did not reach situation 1")
+    return at
+
+
+def click_rating(at: AppTest, i: int) -> None:
+    at.radio(key="situation-1-A-meaningful").set_value(SCALE[i % len(SCALE)])
+
+
+class _SharedScriptCache:
+    """Make AppTest reuse one ScriptCache across runs, as a `streamlit run` server does."""
+
+    def __enter__(self):
+        from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+        from streamlit.testing.v1 import app_test, local_script_runner
+
+        # app_test builds the PagesManager's cache, local_script_runner the runner's.
+        self.modules = (app_test, local_script_runner)
+        self.original = ScriptCache
+        shared = ScriptCache()
+        for module in self.modules:
+            module.ScriptCache = lambda: shared
+        return self
+
+    def __exit__(self, *exc):
+        for module in self.modules:
+            module.ScriptCache = self.original
+
+
+def measure(runs: int, warmup: int) -> tuple[list[float], list[float]]:
+    bare = AppTest.from_function(bare_script, default_timeout=60)
+    timed_runs(bare, warmup)
+    bare_ms = timed_runs(bare, runs)
+    page = rating_page()
+    timed_runs(page, warmup, click_rating)
+    return timed_runs(page, runs, click_rating), bare_ms
+
+
+def profile(runs: int) -> str:
+    import cProfile
+    import io
+    import pstats
+    import threading
+
+    page = rating_page()
+    timed_runs(page, 3, click_rating)
+    prof = cProfile.Profile()
+
+    def start_in_script_thread(frame, event, arg):
+        sys.setprofile(None)
+        prof.enable()  # profiles the thread AppTest starts for the run
+
+    threading.setprofile(start_in_script_thread)
+    try:
+        timed_runs(page, runs, click_rating)
+    finally:
+        threading.setprofile(None)
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(30)
+    return out.getvalue()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of the rating reruns")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="infact-bench-rerun-") as tmp:
+        os.environ["INFACT_DB"] = str(Path(tmp) / "db")
+        os.environ["INFACT_STUDY"] = str(REPO / "data" / "demo")
+        page_ms, bare_ms = measure(args.runs, args.warmup)
+        with _SharedScriptCache():
+            cached_page_ms, cached_bare_ms = measure(args.runs, args.warmup)
+            report = profile(args.runs) if args.profile else None
+
+    for prefix, page, bare in (("", page_ms, bare_ms), ("cached_", cached_page_ms, cached_bare_ms)):
+        rating, base = statistics.median(page), statistics.median(bare)
+        print(f"{prefix}rating_page_ms={rating:.1f}")
+        print(f"{prefix}bare_ms={base:.1f}")
+        print(f"{prefix}ratio={rating / base:.2f}")
+    print(f"runs={args.runs}")
+    if report:
+        print(report)
+
+
+if __name__ == "__main__":
+    main()
