@@ -6,7 +6,8 @@ The server gets its own temporary TinyDB store (INFACT_DB), the demo study
 
 Chromium is the Debian package (/usr/bin/chromium), launched by Playwright through
 `executable_path` (no `playwright install`). Without it the tests are skipped
-locally and fail when the CI environment variable is set.
+locally and fail when the CI environment variable is set. INFACT_E2E_CHROMIUM
+points at another Chromium binary.
 
 Waiting: a Streamlit page is idle when `stApp` carries
 `data-test-script-state="notRunning"`. Right after a click the old run may still
@@ -36,7 +37,7 @@ from infact.storage import TinyDBStorage
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 DEMO_STUDY = REPO / "data" / "demo"
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("INFACT_E2E_CHROMIUM", "/usr/bin/chromium")  # Debian's package
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 RESEARCHER_PASSWORD = "e2e-researcher-password"
