@@ -23,7 +23,7 @@ st.set_page_config(page_title="INFACT dashboard", layout="wide")
 
 if not ui.is_researcher():
     st.error("Please sign in first.")
-    st.page_link("pages/researcher_login.py", label="Researcher sign-in")
+    st.markdown("[Researcher sign-in](/researcher)")  # a plain link works in every routing mode
     st.stop()
 
 try:

@@ -357,21 +357,29 @@ def test_dashboard_is_not_registered_without_sign_in(store):
 
 def test_wrong_password_is_refused(store):
     at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
-    at.switch_page("pages/researcher_login.py")
+    at.switch_page("pages/researcher.py")
     run(at)
     at.text_input(key="password").input("wrong password")
     at.button(key="sign_in_submit").click()
     run(at)
     assert "Wrong password." in errors(at)
-    with pytest.raises(ValueError):
+    # /researcher and /dashboard share their names with the page files, so a run can reach the
+    # dashboard script directly (as Streamlit's legacy pages/ routing does on a fresh server):
+    # the script itself must then refuse.
+    try:
         at.switch_page("pages/dashboard.py")
+    except ValueError:
+        return  # not even registered
+    run(at)
+    assert "Please sign in first." in errors(at)
+    assert not at.metric and not at.get("download_button")
 
 
 def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
     study = load_study(DEMO)
     run_bots(study, TinyDBStorage(store), 4, strategy="attentive", seed=3)
     at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
-    at.switch_page("pages/researcher_login.py")
+    at.switch_page("pages/researcher.py")
     run(at)
     at.text_input(key="password").input(PASSWORD)
     at.button(key="sign_in_submit").click()

@@ -1,0 +1,24 @@
+"""The dashboard script refuses on its own, however it is reached (by URL, legacy pages/ routing)."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+DASHBOARD = Path(__file__).resolve().parents[1] / "pages" / "dashboard.py"
+
+
+def test_dashboard_script_run_directly_refuses_without_sign_in(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    at = AppTest.from_file(str(DASHBOARD), default_timeout=60).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Please sign in first."]
+    assert not at.metric and not at.tabs and not at.get("download_button")
+
+
+def test_dashboard_script_runs_for_a_signed_in_researcher(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    at = AppTest.from_file(str(DASHBOARD), default_timeout=60)
+    at.session_state["researcher_signed_in"] = True
+    at.run()
+    assert not at.exception
+    assert [m.label for m in at.metric][:3] == ["Arrived", "In progress", "Completed"]
