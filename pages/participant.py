@@ -136,12 +136,22 @@ def arrive(flow: Flow) -> str | None:
         return token
     preview = st.query_params.get("preview") == "1" and ui.is_researcher()
     try:
-        query = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "p"}
-        if capture(query, flow.cfg.platform).mturk_preview:
+        query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+        arrival = capture(query, flow.cfg.platform)  # also checks that ?p= is well-formed
+        if arrival.mturk_preview:
             # MTurk HIT preview: the worker has not accepted the HIT; describe, do not start.
             st.markdown(flow.cfg.texts.welcome)
             st.info("Please accept the HIT to start the study.")
             return None
+        if token and not arrival.platform_id:
+            # A personal link we do not know: say so instead of silently starting over.
+            st.warning("We could not find your session from this link. If you have already started, "
+                       "please open the exact link from your browser's address bar or history.")
+            if st.button("Start the study from the beginning", key="restart"):
+                del st.query_params["p"]
+                st.rerun()
+            return None
+        query.pop("p", None)
         token = flow.arrive(query, preview=preview)
     except PlatformError as exc:
         st.error(exc.participant_message)

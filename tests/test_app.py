@@ -420,3 +420,19 @@ def test_dataset_html_is_escaped(store, tmp_path, monkeypatch):
         if CHECK_TEXT not in body:
             assert "&lt;img src=x onerror=alert(1)&gt;" in body
         assert "<img" not in body
+
+
+def test_unknown_personal_link_is_explained_not_silently_restarted(store):
+    at = open_app({"p": "NoSuchToken123"})
+    assert any("could not find your session" in w.value for w in at.warning)
+    assert records(store) == []  # nobody was registered behind the participant's back
+    at.button(key="restart").click()
+    run(at)
+    assert token_of(at) != "NoSuchToken123"
+    assert len(records(store, kind="arrival")) == 1
+
+
+def test_damaged_personal_link_is_refused(store):
+    at = open_app({"p": "bad token!"})
+    assert any("damaged" in e for e in errors(at)), errors(at)
+    assert records(store) == []
