@@ -71,6 +71,20 @@ def compute(records: list[dict], version: int):
     return t
 
 
+def analysed(ratings: pd.DataFrame, version: int):
+    """The statistics for the current view, computed once per (data version, switches)."""
+    key = (version, criterion, include_flagged)
+    cached = st.session_state.get("dash_analysis")
+    if cached and cached[0] == key:
+        return cached[1]
+    try:
+        result = analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=1000)
+    except InfactError as exc:
+        result = exc
+    st.session_state["dash_analysis"] = (key, result)
+    return result
+
+
 @st.fragment(run_every=5)
 def live() -> None:
     records, version = live_records(target, study.id).refresh()
@@ -114,7 +128,11 @@ def live() -> None:
             st.info("No ratings yet." if ratings.empty else "All rated participants are flagged: switch on 'Include flagged participants'.")
         else:
             st.subheader("Mean rating per system (95% CI, participant bootstrap)")
-            st.altair_chart(charts.mean_ratings_chart(shown), key="chart_means")
+            result = analysed(ratings, version)
+            if isinstance(result, InfactError):
+                st.info("Means and intervals are not available yet: " + "; ".join(p.message for p in result.problems))
+            else:
+                st.altair_chart(charts.mean_ratings_chart(shown, result), key="chart_means")
             st.subheader("Distribution of the scale points")
             st.altair_chart(charts.distribution_chart(shown, study.config.scale.labels), key="chart_dist")
             st.subheader("Position (order) effect")
@@ -135,7 +153,11 @@ def live() -> None:
             st.dataframe(quality.for_csv(t.flags), hide_index=True, key="flags_table")
 
     with tabs[3]:
-        files = export_bytes(t, study.systems)
+        cached = st.session_state.get("dash_files")
+        if not cached or cached[0] != version:  # the XLSX is costly: build files once per data version
+            cached = (version, export_bytes(t, study.systems))
+            st.session_state["dash_files"] = cached
+        files = cached[1]
         for name, data in files.items():
             st.download_button(f"{name} — {FILES[name]}", data, file_name=name, key=f"dl-{name}")
 
@@ -143,10 +165,9 @@ def live() -> None:
         if shown.empty or shown["participant"].nunique() < 2:
             st.info("Statistics need ratings from at least two participants.")
         else:
-            try:
-                result = analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=1000)
-            except InfactError as exc:
-                ui.show_problems(exc, "The ratings could not be analysed:")
+            result = analysed(ratings, version)
+            if isinstance(result, InfactError):
+                ui.show_problems(result, "The ratings could not be analysed:")
             else:
                 st.markdown(render_markdown(result))
                 st.download_button("report.html (with charts)", render_html(result, shown), file_name="report.html", key="dl-report")

@@ -18,7 +18,7 @@ if ! command -v chromium >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
-python3 -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+python3 -m pip install --disable-pip-version-check --root-user-action=ignore -q -r requirements-dev.txt
 
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
