@@ -35,8 +35,9 @@ def turn_html(role: str, text: str) -> str:
             f'<span class="infact-text">{highlight_items(text)}</span></div>')
 
 
-def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True) -> str:
-    body = "".join(turn_html(role, text) for role, text in turns)
+def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True, intro: str | None = None) -> str:
+    body = f'<p class="infact-intro">{html.escape(intro)}</p>' if intro else ""
+    body += "".join(turn_html(role, text) for role, text in turns)
     if placeholder:
         body += '<div class="infact-turn infact-bot infact-next"><span class="infact-role">CHAT-BOT:</span> <span class="infact-text">…?</span></div>'
     return f'<div class="infact-dialog">{body}</div>'
@@ -49,6 +50,7 @@ def response_html(letter: str, text: str) -> str:
 
 CSS = """
 <style>
+.infact-intro{color:#5f6368;font-size:.9rem;margin:0 0 .5rem 0}
 .infact-dialog{border:1px solid #d0d4dc;border-radius:.6rem;padding:.8rem 1rem;background:#fafbfc;margin-bottom:.5rem}
 .infact-turn{margin:.35rem 0;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45}
 .infact-user{background:#e8f0fe;margin-right:15%}

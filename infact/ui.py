@@ -14,7 +14,8 @@ from typing import Any, Mapping
 import streamlit as st
 
 from .errors import InfactError
-from .flow import Flow
+from .flow import Flow, State, Step, response_letter
+from .platforms import PlatformError, capture
 from .storage import Storage, open_storage
 from .store_config import REPO, resolve_store
 from .study import Study, load_study
@@ -80,12 +81,9 @@ def get_flow() -> Flow:
     return Flow(study, get_storage(study))
 
 
-def inject_css() -> None:
-    st.html(CSS)
-
-
-def render_dialog(turns, placeholder: bool = True) -> None:
-    st.html(dialog_html([(t.role, t.text) for t in turns], placeholder))
+def render_dialog(turns, placeholder: bool = True, intro: str | None = None) -> None:
+    # The stylesheet and the reminder travel with the dialog: one element, not three, per rerun.
+    st.html(CSS + dialog_html([(t.role, t.text) for t in turns], placeholder, intro))
 
 
 def render_response(letter: str, text: str) -> None:
@@ -109,3 +107,186 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
 
 def is_researcher() -> bool:
     return bool(st.session_state.get("researcher_signed_in"))
+
+
+# -- the participant's page ----------------------------------------------------
+# Kept here rather than in pages/participant.py so the page script stays a few lines:
+# Streamlit compiles a page script on every run under AppTest, an imported module once.
+
+def page_header(flow: Flow) -> None:
+    st.title(flow.cfg.study.title)
+
+
+def submit(flow: Flow, token: str, step: Step, answers: dict) -> None:
+    result = flow.submit(token, step.name, answers)
+    if result.ok:
+        st.rerun()
+    st.session_state["errors"] = list(result.errors)
+
+
+def show_errors() -> None:
+    for msg in st.session_state.pop("errors", []):
+        st.error(msg)
+
+
+def consent_step(flow: Flow, token: str, step: Step) -> None:
+    texts = flow.cfg.texts
+    st.markdown(texts.welcome)
+    with st.expander("Instructions: how to rate", expanded=True):
+        st.markdown(texts.instructions)
+    with st.expander("Terms of participation"):
+        st.markdown(texts.terms)
+    with st.expander("Data privacy"):
+        st.markdown(texts.privacy)
+    with st.form("form-consent", border=False):
+        agreed = st.checkbox(texts.consent, key="consent")
+        show_errors()
+        if st.form_submit_button("Start the study", type="primary", key="consent_submit"):
+            submit(flow, token, step, {"consent": agreed})
+            show_errors()
+
+
+def situation_step(flow: Flow, state: State, step: Step) -> None:
+    cfg = flow.cfg
+    done, total = flow.progress(state)
+    st.progress(done / total, text=f"Situation {step.index} of {total}")
+    situation = flow.study.situation(step.situation_id)
+    render_dialog(situation.context, intro=cfg.texts.situation_help)
+    with st.expander("Reminder: what does *meaningful* mean?"):
+        st.markdown(cfg.texts.instructions)
+    with st.form(f"form-{step.name}"):
+        answers: dict[str, dict[str, str | None]] = {}
+        for pos, system in enumerate(step.order, start=1):
+            letter = response_letter(pos)
+            text = cfg.attention_check.text if (step.attention_check and system == step.instructed_system) else situation.responses[system]
+            with st.container(border=True):
+                render_response(letter, text)
+                answers[system] = {}
+                for crit in cfg.criteria:
+                    answers[system][crit.id] = st.radio(
+                        crit.question, cfg.scale.labels, index=None, horizontal=True,
+                        key=f"{step.name}-{letter}-{crit.id}")
+        show_errors()
+        if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
+            submit(flow, state.token, step, {"ratings": answers})
+            show_errors()
+
+
+def questionnaire_step(flow: Flow, token: str, step: Step) -> None:
+    q = flow.cfg.questionnaire
+    st.markdown(flow.cfg.texts.questionnaire_intro)
+    with st.form("form-questionnaire"):
+        answers = {}
+        for n, item in enumerate(q.items, start=1):
+            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
+        show_errors()
+        if st.form_submit_button("Continue", type="primary", key="submit-questionnaire"):
+            submit(flow, token, step, answers)
+            show_errors()
+
+
+def demographics_step(flow: Flow, token: str, step: Step) -> None:
+    st.markdown(flow.cfg.texts.demographics_intro)
+    with st.form("form-demographics"):
+        answers = {}
+        for item in flow.cfg.demographics:
+            answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=f"d-{item.id}")
+        show_errors()
+        if st.form_submit_button("Finish", type="primary", key="submit-demographics"):
+            submit(flow, token, step, answers)
+            show_errors()
+
+
+def done_step(flow: Flow, state: State) -> None:
+    texts = flow.cfg.texts
+    if state.withdrawn is not None:
+        st.info(texts.withdrawn)
+        return
+    completion = flow.completion(state)
+    if completion is None:  # cannot happen once every step is stored; never show a code early
+        st.warning("Saving your answers… please reload the page.")
+        return
+    if state.complete.get("outcome") == "screened_out":
+        st.warning(texts.screened_out)
+    else:
+        st.success("All your answers are saved.")
+        st.markdown(texts.completion)
+    if completion.code:
+        st.markdown("**Your completion code**")
+        st.code(completion.code, language=None)
+    st.write(completion.text)
+    if completion.redirect_url:
+        st.link_button("Return to Prolific", completion.redirect_url, type="primary")
+
+
+def withdraw_box(flow: Flow, token: str) -> None:
+    with st.expander("Withdraw from the study"):
+        st.write("You can stop at any time without giving a reason. Your answers will be marked as "
+                 "withdrawn and not used.")
+        if st.button("Withdraw and leave", key="withdraw"):
+            flow.withdraw(token, "participant clicked withdraw")
+            st.rerun()
+
+
+def arrive(flow: Flow) -> State | None:
+    """The participant named in the URL, or the newcomer registered and put into the URL."""
+    token = st.query_params.get("p")
+    state = flow.state(token) if token else None
+    if state is not None:
+        return state
+    preview = st.query_params.get("preview") == "1" and is_researcher()
+    try:
+        query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+        arrival = capture(query, flow.cfg.platform)  # also checks that ?p= is well-formed
+        if arrival.mturk_preview:
+            # MTurk HIT preview: the worker has not accepted the HIT; describe, do not start.
+            st.markdown(flow.cfg.texts.welcome)
+            st.info("Please accept the HIT to start the study.")
+            return None
+        if token and not arrival.platform_id:
+            # A personal link we do not know: say so instead of silently starting over.
+            st.warning("We could not find your session from this link. If you have already started, "
+                       "please open the exact link from your browser's address bar or history.")
+            if st.button("Start the study from the beginning", key="restart"):
+                del st.query_params["p"]
+                st.rerun()
+            return None
+        query.pop("p", None)
+        token = flow.arrive(query, preview=preview)
+    except PlatformError as exc:
+        st.error(exc.participant_message)
+        st.caption(f"Details for the researcher: {exc.reason}")
+        return None
+    st.query_params["p"] = token  # kept alongside the platform parameters
+    return flow.state(token)
+
+
+def participant_page() -> None:
+    try:
+        flow = get_flow()
+    except InfactError as exc:
+        st.title("This study is not available right now")
+        show_problems(exc, "The study configuration has problems the researcher needs to fix:")
+        return
+    page_header(flow)
+    state = arrive(flow)
+    if state is None:
+        return
+    token = state.token
+    if state.preview:
+        st.info("Preview mode: your answers are stored as a preview and never count.")
+    step = flow.current(state)
+    if step.kind != "done":
+        flow.mark_shown(state, step)
+    if step.kind == "consent":
+        consent_step(flow, token, step)
+    elif step.kind == "situation":
+        situation_step(flow, state, step)
+    elif step.kind == "questionnaire":
+        questionnaire_step(flow, token, step)
+    elif step.kind == "demographics":
+        demographics_step(flow, token, step)
+    else:
+        done_step(flow, state)
+    if step.kind != "done":
+        withdraw_box(flow, token)
