@@ -110,6 +110,23 @@ def parse_situation(obj: Any, file: str, line: int) -> tuple[Situation | None, l
     )
 
 
+def json_lines(text: str, file: str, expected: str) -> tuple[list[tuple[int, Any]], list[Problem]]:
+    """(line number, decoded value) for every non-blank line; invalid JSON becomes a Problem.
+
+    `expected` says what a line should hold, e.g. "one JSON object per line".
+    """
+    rows: list[tuple[int, Any]] = []
+    problems: list[Problem] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            rows.append((lineno, json.loads(raw)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}): {expected}", lineno))
+    return rows, problems
+
+
 def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Problem]]:
     """Read every file, collecting all problems instead of stopping at the first."""
     situations: list[Situation] = []
@@ -126,14 +143,9 @@ def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[
         except UnicodeDecodeError as exc:
             problems.append(Problem(name, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8"))
             continue
-        for lineno, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(name, f"invalid JSON ({exc.msg} at column {exc.colno}): one JSON object per line", lineno))
-                continue
+        rows, bad = json_lines(text, name, "one JSON object per line")
+        problems.extend(bad)
+        for lineno, obj in rows:
             sit, probs = parse_situation(obj, name, lineno)
             problems.extend(probs)
             if sit is None:
@@ -143,6 +155,7 @@ def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[
                 continue
             seen[sit.situation_id] = f"{name}:{lineno}"
             situations.append(sit)
+    problems.sort(key=lambda p: (p.file, p.line or 0))  # in file order, as a reader fixes them
     return situations, problems
 
 

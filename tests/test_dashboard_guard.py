@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 DASHBOARD = Path(__file__).resolve().parents[1] / "pages" / "dashboard.py"
@@ -24,31 +25,19 @@ def test_dashboard_script_runs_for_a_signed_in_researcher(tmp_path, monkeypatch)
     assert [m.label for m in at.metric][:3] == ["Arrived", "In progress", "Completed"]
 
 
-def test_banner_warns_about_tinydb_on_community_cloud(tmp_path, monkeypatch):
+@pytest.mark.parametrize("cloud", [True, False])
+def test_banner_warns_about_tinydb_on_community_cloud_only(tmp_path, monkeypatch, cloud):
     import infact.store_config
 
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
-    monkeypatch.setattr(infact.store_config, "on_community_cloud", lambda env=None: True)
+    monkeypatch.setattr(infact.store_config, "on_community_cloud", lambda env=None: cloud)
     at = AppTest.from_file(str(DASHBOARD), default_timeout=60)
     at.session_state["researcher_signed_in"] = True
     at.run()
-    assert any("answers will be lost" in w.value for w in at.warning)
-
-
-def test_no_banner_with_postgresql_or_off_cloud(tmp_path, monkeypatch):
-    import infact.store_config
-
-    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
-    monkeypatch.setattr(infact.store_config, "on_community_cloud", lambda env=None: False)
-    at = AppTest.from_file(str(DASHBOARD), default_timeout=60)
-    at.session_state["researcher_signed_in"] = True
-    at.run()
-    assert not any("answers will be lost" in w.value for w in at.warning)
+    assert any("answers will be lost" in w.value for w in at.warning) is cloud
 
 
 def test_community_cloud_detection():
-    import pytest
-
     from infact.store_config import on_community_cloud
 
     if Path("/mount/src").is_dir():

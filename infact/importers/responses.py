@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import DatasetError, Problem
-from ..situations import Situation, read_situations, write_situations
+from ..situations import Situation, json_lines, read_situations, write_situations
 from .common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, loose_key, read_text, replace_mentions
 
 FUZZY_MIN = 0.9  # context similarity needed when no exact normalised match exists
@@ -45,14 +45,9 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
                 row.pop("context", None)
             rows.append((reader.line_num, row))
         return rows, problems
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}): one object per line; row skipped", lineno))
-            continue
+    decoded, bad = json_lines(text, file, "one object per line; row skipped")
+    problems.extend(bad)
+    for lineno, obj in decoded:
         if not isinstance(obj, dict):
             problems.append(Problem(file, "expected a JSON object {dialog_id, turn or context, response}; row skipped", lineno))
             continue
