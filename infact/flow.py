@@ -306,7 +306,7 @@ class Flow:
         for n, item in enumerate(self.cfg.questionnaire.items, start=1):
             v = _rating_value(answers.get(item.id), scale)
             if v is None:
-                errors.append(f"Please answer statement {n}: “{item.text}”.")
+                errors.append(f"Please answer statement {n}: {item.text}")
             else:
                 values[item.id] = v
         if errors:

@@ -125,8 +125,11 @@ def submit(flow: Flow, token: str, step: Step, answers: dict) -> None:
 
 
 def show_errors() -> None:
-    for msg in st.session_state.pop("errors", []):
-        st.error(msg)
+    errors = st.session_state.pop("errors", [])
+    if len(errors) == 1:
+        st.error(errors[0])
+    elif errors:  # one box, not a wall of them
+        st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
 def consent_step(flow: Flow, token: str, step: Step) -> None:

@@ -307,7 +307,7 @@ def test_questionnaire_attention_item(flow, storage, study):
     token2 = consented(flow)
     walk(flow, token2, until="questionnaire")
     result = flow.submit(token2, "questionnaire", missing)
-    assert not result.ok and result.errors == ("Please answer statement 1: “The dialogs felt natural.”.",)
+    assert not result.ok and result.errors == ("Please answer statement 1: The dialogs felt natural.",)
 
 
 # -- the end --------------------------------------------------------------------
