@@ -81,9 +81,12 @@ def get_flow() -> Flow:
     return Flow(study, get_storage(study))
 
 
+def inject_css() -> None:
+    st.html(CSS)
+
+
 def render_dialog(turns, placeholder: bool = True, intro: str | None = None) -> None:
-    # The stylesheet and the reminder travel with the dialog: one element, not three, per rerun.
-    st.html(CSS + dialog_html([(t.role, t.text) for t in turns], placeholder, intro))
+    st.html(dialog_html([(t.role, t.text) for t in turns], placeholder, intro))
 
 
 def render_response(letter: str, text: str) -> None:
@@ -153,8 +156,9 @@ def situation_step(flow: Flow, state: State, step: Step) -> None:
     cfg = flow.cfg
     done, total = flow.progress(state)
     st.progress(done / total, text=f"Situation {step.index} of {total}")
+    st.caption(cfg.texts.situation_help)
     situation = flow.study.situation(step.situation_id)
-    render_dialog(situation.context, intro=cfg.texts.situation_help)
+    render_dialog(situation.context)
     with st.expander("Reminder: what does *meaningful* mean?"):
         st.markdown(cfg.texts.instructions)
     with st.form(f"form-{step.name}"):
@@ -223,6 +227,7 @@ def done_step(flow: Flow, state: State) -> None:
 
 
 def withdraw_box(flow: Flow, token: str) -> None:
+    st.divider()
     with st.expander("Withdraw from the study"):
         st.write("You can stop at any time without giving a reason. Your answers will be marked as "
                  "withdrawn and not used.")
@@ -265,6 +270,7 @@ def arrive(flow: Flow) -> State | None:
 
 
 def participant_page() -> None:
+    inject_css()
     try:
         flow = get_flow()
     except InfactError as exc:

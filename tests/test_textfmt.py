@@ -5,7 +5,7 @@ from infact.textfmt import dialog_html, highlight_items, response_html
 
 def test_quoted_titles_are_highlighted():
     out = highlight_items('try "Alien (1979)" or "Aliens (1986)"')
-    assert out.count('<mark class="infact-item">') == 2
+    assert out.count('<mark class="infact-item"') == 2
     assert "&quot;Alien (1979)&quot;</mark>" in out
 
 
