@@ -7,14 +7,13 @@ offers the same bytes as downloads (`export_bytes`).
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from . import quality, tables
-from .export_formats import infact_workbook, records_json, wide_ratings
+from .export_formats import infact_workbook_bytes, records_json, wide_ratings
 from .fileio import atomic_write_bytes
 from .storage import Storage, open_storage
 from .study import Study, load_study
@@ -40,6 +39,7 @@ class Tables:
     steps: pd.DataFrame
     flags: pd.DataFrame
     records: list[dict]
+    funnel: pd.DataFrame | None = None  # how far participants got (dashboard)
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
@@ -72,7 +72,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
         quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
         on="participant", how="left")
     participants["excluded"] = participants["participant"].isin(excluded)
-    return Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records)
+    return Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
+                  tables.funnel(own, cfg.study.situations_per_participant))
 
 
 def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes]:
@@ -80,8 +81,7 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
     def csv(df: pd.DataFrame) -> bytes:
         return df.to_csv(index=False).encode("utf-8")
 
-    xlsx = io.BytesIO()
-    out = {
+    return {
         "ratings.csv": csv(t.ratings),
         "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else
                                 pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])])),
@@ -90,15 +90,8 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
         "demographics.csv": csv(t.demographics),
         "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
         "records.json": records_json(t.records).encode("utf-8"),
+        "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
     }
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "infact_sheets.xlsx"
-        infact_workbook(path, t.ratings, t.participants, t.questionnaire, t.demographics)
-        xlsx.write(path.read_bytes())
-    out["infact_sheets.xlsx"] = xlsx.getvalue()
-    return out
 
 
 def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:

@@ -123,9 +123,9 @@ def _answers_sheet(answers: pd.DataFrame, keep: set[str] | None) -> pd.DataFrame
     return wide.reset_index()
 
 
-def infact_workbook(path, ratings: pd.DataFrame, participants: pd.DataFrame | None = None,
-                    questionnaire: pd.DataFrame | None = None, demographics: pd.DataFrame | None = None) -> None:
-    """Write the sheets INFACT's Excel script produced, into one workbook:
+def infact_workbook_bytes(ratings: pd.DataFrame, participants: pd.DataFrame | None = None,
+                          questionnaire: pd.DataFrame | None = None, demographics: pd.DataFrame | None = None) -> bytes:
+    """Build the sheets INFACT's Excel script produced, into one workbook:
 
     "valid trials"   – included participants' trials without the attention check,
                        one row per trial, `<system>_rating` (and `_response`) columns;
@@ -133,7 +133,7 @@ def infact_workbook(path, ratings: pd.DataFrame, participants: pd.DataFrame | No
     "demographics", "feedback" – one row per included participant.
 
     A participant is excluded when `excluded` is true in `ratings` or `participants`.
-    The file is written atomically."""
+    Returns the XLSX file's bytes (for downloads); `infact_workbook` writes it to a path."""
     ratings = ratings if ratings is not None else pd.DataFrame()
     excluded, reasons = _participant_flags(ratings, participants)
     if ratings.empty:
@@ -151,7 +151,13 @@ def infact_workbook(path, ratings: pd.DataFrame, participants: pd.DataFrame | No
     with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
         for name, sheet in sheets.items():
             sheet.to_excel(writer, sheet_name=name, index=False)
-    atomic_write_bytes(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def infact_workbook(path, ratings: pd.DataFrame, participants: pd.DataFrame | None = None,
+                    questionnaire: pd.DataFrame | None = None, demographics: pd.DataFrame | None = None) -> None:
+    """Write `infact_workbook_bytes` to `path`, atomically."""
+    atomic_write_bytes(path, infact_workbook_bytes(ratings, participants, questionnaire, demographics))
 
 
 def _record_order(record: dict[str, Any]) -> tuple[str, str]:

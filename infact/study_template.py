@@ -21,8 +21,8 @@ def _toml_list(items: list[str]) -> str:
 def render_study_toml(study_id: str, systems: list[str], situation_files: list[str],
                       attention_situation: str | None = None) -> str:
     text = DEMO_TOML.read_text(encoding="utf-8")
-    header = (f"# Study created by `python -m infact import` — edit the texts, then run\n"
-              f"# `python -m infact validate <this folder>`. Every setting is explained in the README.\n")
+    header = ("# Study created by `python -m infact import` — edit the texts, then run\n"
+              "# `python -m infact validate <this folder>`. Every setting is explained in the README.\n")
     text = re.sub(r"\A(#.*\n)+", header, text)
     text = re.sub(r'(?m)^id = ".*"$', f"id = {json.dumps(study_id)}", text, count=1)
     text = re.sub(r'(?m)^title = ".*"$', 'title = "Which chatbot response makes sense?"', text, count=1)

@@ -8,8 +8,6 @@ are left out unless `include_withdrawn`.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
-
 import pandas as pd
 
 RATING_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id",
@@ -146,7 +144,3 @@ def funnel(records: list[dict], n_situations: int) -> pd.DataFrame:
         counts["questionnaire"] += "questionnaire" in kinds
         counts["completed"] += "complete" in kinds and _status(recs) == "completed"
     return pd.DataFrame({"stage": stages, "participants": [counts[s] for s in stages]})
-
-
-def seconds_between(a: str, b: str) -> float:
-    return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()

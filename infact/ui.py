@@ -263,7 +263,7 @@ def arrive(flow: Flow) -> State | None:
         token = flow.arrive(query, preview=preview)
     except PlatformError as exc:
         st.error(exc.participant_message)
-        st.caption(f"Details for the researcher: {exc.reason}")
+        st.text(f"Details for the researcher: {exc.reason}")  # holds URL values: plain text, no Markdown
         return None
     st.query_params["p"] = token  # kept alongside the platform parameters
     return flow.state(token)

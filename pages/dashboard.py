@@ -11,12 +11,13 @@ import pandas as pd
 import streamlit as st
 from streamlit_extras.metric_cards import style_metric_cards
 
-from infact import analysis, charts, quality, tables, ui
+from infact import analysis, charts, quality, ui
 from infact.assignment import coverage
 from infact.errors import InfactError
 from infact.export import FILES, collect, export_bytes
 from infact.live import LiveRecords
 from infact.report import render_html, render_markdown
+from infact.storage import TinyDBStorage
 from infact.store_config import on_community_cloud
 
 st.set_page_config(page_title="INFACT dashboard", layout="wide")
@@ -42,8 +43,7 @@ def live_records(target: str, study_id: str) -> LiveRecords:
 
 
 st.title(f"Dashboard · {study.config.study.title}")
-is_tinydb = not target.split("://")[0] in ("postgresql", "postgres", "postgresql+psycopg", "sqlite")
-if on_community_cloud() and is_tinydb:
+if on_community_cloud() and isinstance(storage, TinyDBStorage):
     st.warning("This app runs on Streamlit Community Cloud with the embedded TinyDB store. Its disk is wiped on "
                "every reboot or redeploy: **answers will be lost**. Configure a PostgreSQL database in the app's "
                "secrets (`[connections.infact]`, see the README) before collecting real data.", icon="⚠️")
@@ -106,7 +106,7 @@ def live() -> None:
     tabs = st.tabs(["Progress", "Results", "Participants & flags", "Exports", "Statistics"])
 
     with tabs[0]:
-        funnel = tables.funnel(records, study.config.study.situations_per_participant)
+        funnel = t.funnel
         excl = t.flags.explode("flags") if len(t.flags) else pd.DataFrame(columns=["flags", "decision"])
         excl = excl[excl["decision"] == "exclude"]["flags"].dropna().value_counts()
         st.subheader("Funnel")
