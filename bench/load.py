@@ -3,7 +3,7 @@
     python bench/load.py [--participants 200] [--concurrency 20] [--pg URL]
                          [--backends tinydb,postgres] [--mode bots|records]
 
-`bots` (default) plays attentive bots (infact.bots) through the real Flow on the
+`bots` (default) plays attentive bots (infact.participation.bots) through the real Flow on the
 demo study: arrival, consent + assignment under storage.lock(), 10 situations with
 3 rated responses, questionnaire, demographics, completion — plus the "shown"
 records and every read the UI does. `records` appends the same record shapes
@@ -109,8 +109,8 @@ def make_players(mode: str):
     """(study id, play(store, i)) for the chosen mode."""
     if mode == "records":
         return "bench", lambda store, i: synthetic_participant(store, "bench", i, random.Random(i))
-    from infact.bots import Bot
-    from infact.study import load_study
+    from infact.participation.bots import Bot
+    from infact.study.loader import load_study
 
     study = load_study(DEMO)
 
@@ -162,7 +162,7 @@ def backends(args) -> list[tuple[str, object]]:
             print("postgres: skipped — pass --pg URL or set INFACT_TEST_PG_URL "
                   "(eval \"$(scripts/pg_test_server.sh start)\")", file=sys.stderr)
         else:
-            from infact.storage_sql import SQLStorage
+            from infact.stores.sql import SQLStorage
 
             def postgres():
                 return SQLStorage(url, schema=f"bench_{uuid.uuid4().hex[:10]}", drop_on_close=True)

@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tinydb import TinyDB  # noqa: E402
 
-from infact.bots import run_bots  # noqa: E402
+from infact.participation.bots import run_bots  # noqa: E402
 from infact.storage import MemoryStorage, TinyDBStorage  # noqa: E402
-from infact.study import load_study  # noqa: E402
+from infact.study.loader import load_study  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "demo"

@@ -14,7 +14,7 @@ a store. Each write goes to a temporary file that is fsynced and renamed over th
 shard: a crash mid-write leaves the previous complete file, never a truncated one.
 There is no write cache: when `append` returns, the record is on disk.
 
-Other backends (PostgreSQL: infact.storage_sql) implement the same protocol and
+Other backends (PostgreSQL: infact.stores.sql) implement the same protocol and
 pass the same tests (tests/test_storage.py).
 """
 
@@ -32,8 +32,8 @@ from filelock import FileLock
 from tinydb import TinyDB
 from tinydb.storages import Storage as TinyStorage
 
-from .errors import InfactError, Problem
-from .fileio import atomic_write_text, fsync_dir
+from infact.errors import InfactError, Problem
+from infact.fileio import atomic_write_text, fsync_dir
 
 REQUIRED_FIELDS = ("key", "study", "participant", "kind")
 _SHARD_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
@@ -301,7 +301,7 @@ def open_storage(target: str | os.PathLike) -> Storage:
     if text == "memory://":
         return MemoryStorage()
     if re.match(r"^[a-z][a-z0-9+]*://", text) and not text.startswith("tinydb://"):
-        from .storage_sql import SQLStorage  # imported lazily: SQLAlchemy is only needed for SQL stores
+        from infact.stores.sql import SQLStorage  # imported lazily: SQLAlchemy is only needed for SQL stores
 
         return SQLStorage(text)
     if text.startswith("tinydb://"):

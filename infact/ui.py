@@ -13,13 +13,13 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from .errors import InfactError
-from .flow import Flow, State, Step, response_letter
-from .platforms import PlatformError, capture
-from .storage import Storage, open_storage
-from .store_config import REPO, resolve_store
-from .study import Study, load_study
-from .textfmt import CSS, dialog_html, response_html
+from infact.errors import InfactError
+from infact.participation.flow import Flow, State, Step, response_letter
+from infact.participation.platforms import PlatformError, capture
+from infact.storage import Storage, open_storage
+from infact.stores.config import REPO, resolve_store
+from infact.study.loader import Study, load_study
+from infact.participation.display import CSS, dialog_html, response_html
 
 log = logging.getLogger("infact")
 DEFAULT_STUDY = REPO / "data" / "demo"

@@ -11,14 +11,17 @@ import pandas as pd
 import streamlit as st
 from streamlit_extras.metric_cards import style_metric_cards
 
-from infact import analysis, charts, quality, ui
-from infact.assignment import coverage
+from infact.results import analysis
+from infact.results import charts
+from infact.results import quality
+from infact import ui
+from infact.participation.assignment import coverage
 from infact.errors import InfactError
-from infact.export import FILES, collect, export_bytes
-from infact.live import LiveRecords
-from infact.report import render_html, render_markdown
+from infact.results.export import FILES, collect, export_bytes
+from infact.stores.live import LiveRecords
+from infact.results.report import render_html, render_markdown
 from infact.storage import TinyDBStorage
-from infact.store_config import on_community_cloud
+from infact.stores.config import on_community_cloud
 
 st.set_page_config(page_title="INFACT dashboard", layout="wide")
 

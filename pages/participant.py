@@ -1,4 +1,4 @@
-"""The participant's page: walks infact.flow's step sequence, one step per screen.
+"""The participant's page: walks infact.participation.flow's step sequence, one step per screen.
 
 The participant token lives in the URL (`?p=…`); everything else is read back from
 storage on each run, so a reload resumes exactly where the participant was. The

@@ -42,7 +42,7 @@ def make_storage(kind: str, tmp_path: Path):
             if os.environ.get("CI"):
                 pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
             pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
-        from infact.storage_sql import SQLStorage
+        from infact.stores.sql import SQLStorage
 
         # A fresh schema per test keeps tests independent on one server.
         return SQLStorage(url, schema=f"t_{uuid.uuid4().hex[:12]}", drop_on_close=True)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from infact import analysis
-from infact.analysis import analyze, friedman_test, krippendorff_ordinal, simulate_ratings, validate_ratings
+from infact.results import analysis
+from infact.results.analysis import analyze, friedman_test, krippendorff_ordinal, simulate_ratings, validate_ratings
 from infact.errors import InfactError
 
 NAN = np.nan

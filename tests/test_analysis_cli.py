@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from infact.analysis import simulate_ratings
-from infact.cli import main
+from infact.results.analysis import simulate_ratings
+from infact.cli.main import main
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 
@@ -89,10 +89,10 @@ def test_bad_csv_contents(tmp_path, capsys):
 def test_study_and_store_input(tmp_path, capsys):
     if not (DEMO / "study.toml").is_file():
         pytest.skip("demo study not present")
-    pytest.importorskip("infact.export").tables_from_store
-    from infact.bots import run_bots
+    pytest.importorskip("infact.results.export").tables_from_store
+    from infact.participation.bots import run_bots
     from infact.storage import open_storage
-    from infact.study import load_study
+    from infact.study.loader import load_study
 
     db = tmp_path / "store"
     storage = open_storage(db)

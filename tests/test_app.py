@@ -19,9 +19,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from infact.auth import hash_password
-from infact.bots import run_bots
+from infact.participation.bots import run_bots
 from infact.storage import TinyDBStorage
-from infact.study import load_study
+from infact.study.loader import load_study
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "streamlit_app.py"

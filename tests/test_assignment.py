@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from infact import assignment
-from infact.bots import run_bots
-from infact.flow import Flow
+from infact.participation import assignment
+from infact.participation.bots import run_bots
+from infact.participation.flow import Flow
 from infact.storage import TinyDBStorage
-from infact.study import load_study
+from infact.study.loader import load_study
 
 from studies import FakeClock, answers_for, make_study, walk
 

@@ -8,10 +8,10 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from infact.bots import MIX, STRATEGIES, Bot, pick_strategies, run_bots
-from infact.export import collect
+from infact.participation.bots import MIX, STRATEGIES, Bot, pick_strategies, run_bots
+from infact.results.export import collect
 from infact.storage import MemoryStorage
-from infact.study import load_study
+from infact.study.loader import load_study
 
 from conftest import DEMO_STUDY
 from studies import FakeClock, make_study

@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from infact import charts
-from infact.analysis import analyze, simulate_ratings
+from infact.results import charts
+from infact.results.analysis import analyze, simulate_ratings
 from infact.errors import InfactError
 
 

@@ -9,8 +9,8 @@ import sys
 
 import pandas as pd
 
-from infact.cli import main
-from infact.export import FILES
+from infact.cli.main import main
+from infact.results.export import FILES
 from infact.storage import TinyDBStorage
 
 from conftest import DEMO_STUDY, REPO
@@ -104,8 +104,8 @@ def test_bots_mix_and_include_withdrawn(tmp_path, capsys):
     db = tmp_path / "db"
     code, out, _ = run(capsys, "bots", folder, "-n", 12, "--db", db, "--seed", 1)
     assert code == 0 and out.startswith("12 bots played (")
-    from infact.flow import Flow
-    from infact.study import load_study
+    from infact.participation.flow import Flow
+    from infact.study.loader import load_study
 
     store = TinyDBStorage(db)
     try:

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from infact.config_docs import BEGIN, END, block, rows
-from infact.config import StudyConfig
+from infact.study.settings_doc import BEGIN, END, block, rows
+from infact.study.config import StudyConfig
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -27,10 +27,10 @@ def test_dashboard_script_runs_for_a_signed_in_researcher(tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("cloud", [True, False])
 def test_banner_warns_about_tinydb_on_community_cloud_only(tmp_path, monkeypatch, cloud):
-    import infact.store_config
+    import infact.stores.config
 
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
-    monkeypatch.setattr(infact.store_config, "on_community_cloud", lambda env=None: cloud)
+    monkeypatch.setattr(infact.stores.config, "on_community_cloud", lambda env=None: cloud)
     at = AppTest.from_file(str(DASHBOARD), default_timeout=60)
     at.session_state["researcher_signed_in"] = True
     at.run()
@@ -38,7 +38,7 @@ def test_banner_warns_about_tinydb_on_community_cloud_only(tmp_path, monkeypatch
 
 
 def test_community_cloud_detection():
-    from infact.store_config import on_community_cloud
+    from infact.stores.config import on_community_cloud
 
     if Path("/mount/src").is_dir():
         pytest.skip("this machine looks like Community Cloud")

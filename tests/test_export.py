@@ -7,12 +7,12 @@ import json
 import pandas as pd
 import pytest
 
-from infact.bots import run_bots
-from infact.export import FILES, collect, export_bytes, write_exports
-from infact.flow import Flow
+from infact.participation.bots import run_bots
+from infact.results.export import FILES, collect, export_bytes, write_exports
+from infact.participation.flow import Flow
 from infact.storage import MemoryStorage
-from infact.study import load_study
-from infact.tables import PARTICIPANT_COLUMNS, RATING_COLUMNS
+from infact.study.loader import load_study
+from infact.results.tables import PARTICIPANT_COLUMNS, RATING_COLUMNS
 
 from studies import FakeClock, make_study, walk
 

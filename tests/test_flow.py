@@ -10,10 +10,11 @@ from datetime import timedelta
 
 import pytest
 
-from infact import assignment, tables
-from infact.flow import Flow, iso
-from infact.platforms import PlatformError
-from infact.study import load_study
+from infact.participation import assignment
+from infact.results import tables
+from infact.participation.flow import Flow, iso
+from infact.participation.platforms import PlatformError
+from infact.study.loader import load_study
 
 from studies import FakeClock, answers_for, make_study, walk
 
@@ -89,7 +90,7 @@ def test_tokens_never_look_like_researcher_records(flow, storage, monkeypatch):
     # token_urlsafe draws from A-Z a-z 0-9 - _: one token in 64 starts with "_", which the
     # tables reserve for researcher events; such a participant vanished from every export.
     drawn = iter(["_looks-internal0", "Regular-token-01"])
-    monkeypatch.setattr("infact.flow.secrets.token_urlsafe", lambda n: next(drawn))
+    monkeypatch.setattr("infact.participation.flow.secrets.token_urlsafe", lambda n: next(drawn))
     token = flow.arrive({})
     assert token == "Regular-token-01"
     flow.submit(token, "consent", {"consent": True})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from infact.cli import main
+from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.infact_export import LABELS, CheckRule, import_infact_export, parse_rating
 

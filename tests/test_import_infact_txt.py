@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from infact.cli import main
+from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.infact_txt import import_infact_txt
-from infact.situations import load_situations
+from infact.study.situations import load_situations
 
 FIX = Path(__file__).parent / "fixtures" / "import"
 SYSTEMS = [("A", FIX / "sys_after_gt.txt"), ("B", FIX / "sys_after_seeker.txt")]

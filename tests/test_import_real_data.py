@@ -7,7 +7,7 @@ import pytest
 from infact.importers.infact_txt import import_infact_txt
 from infact.importers.redial import import_redial
 from infact.importers.responses import import_responses
-from infact.situations import load_situations
+from infact.study.situations import load_situations
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 INFACT = DATA / "infact_redial"

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from infact.cli import main
+from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.common import normalise_title, normalise_titles
 from infact.importers.redial import import_redial
-from infact.situations import load_situations
+from infact.study.situations import load_situations
 
 FIX = Path(__file__).parent / "fixtures" / "import"
 
@@ -102,7 +102,7 @@ def test_reimport_keeps_other_files(study):
 
 
 def test_new_study_gets_a_study_toml(tmp_path):
-    pytest.importorskip("infact.study_template")
+    pytest.importorskip("infact.study.template")
     out = tmp_path / "fresh"
     report = import_redial(FIX / "redial_quirks.jsonl", out)
     toml = (out / "study.toml").read_text()

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from infact.cli import main
+from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.redial import import_redial
 from infact.importers.responses import import_responses
-from infact.situations import load_situations
+from infact.study.situations import load_situations
 
 FIX = Path(__file__).parent / "fixtures" / "import"
 

@@ -1,6 +1,6 @@
 """The live dashboard's record cache reads only what changed."""
 
-from infact.live import LiveRecords
+from infact.stores.live import LiveRecords
 
 
 def _rec(p, what, study="s"):

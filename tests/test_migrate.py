@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from infact.errors import InfactError
-from infact.migrate import migrate, register
+from infact.stores.migrate import migrate, register
 from infact.storage import MemoryStorage, TinyDBStorage
 
 
@@ -111,7 +111,7 @@ def test_round_trip_tinydb_postgres_tinydb(tinydb_source, tmp_path):
         if os.environ.get("CI"):
             pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
         pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
-    from infact.storage_sql import SQLStorage
+    from infact.stores.sql import SQLStorage
 
     pg = SQLStorage(url, schema=f"t_{uuid.uuid4().hex[:12]}", drop_on_close=True)
     try:

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from infact.cli import main
+from infact.cli.main import main
 from infact.errors import InfactError
-from infact.planner import (COVERAGE, balanced_participants, contrast_sd, coverage_bound, plan, power_participants,
+from infact.results.planner import (COVERAGE, balanced_participants, contrast_sd, coverage_bound, plan, power_participants,
                             random_participants)
 
 

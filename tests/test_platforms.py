@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from infact.errors import ConfigError
-from infact.platforms import (
+from infact.participation.platforms import (
     CODE_ALPHABET,
     PlatformConfig,
     PlatformError,

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from infact.errors import ConfigError
-from infact.platforms import PlatformConfig
-from infact.quality import (
+from infact.participation.platforms import PlatformConfig
+from infact.results.quality import (
     FLAGS,
     QualityConfig,
     assess,
@@ -319,7 +319,7 @@ def test_screen_out_on_prolific_needs_a_screen_out_code():
 def test_docs_settings_tables_match_the_code():
     from pathlib import Path
 
-    from infact.platforms import settings_markdown
+    from infact.participation.platforms import settings_markdown
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "quality.md").read_text()
     for model, section in ((PlatformConfig, "platform"), (QualityConfig, "quality")):

@@ -6,8 +6,8 @@ import re
 import pandas as pd
 import pytest
 
-from infact.analysis import analyze, simulate_ratings
-from infact.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
+from infact.results.analysis import analyze, simulate_ratings
+from infact.results.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from collections import Counter
 import pytest
 
 from infact.errors import ConfigError
-from infact.sampling import allocate, select_situations, strata
-from infact.situations import Situation, Turn
+from infact.study.sampling import allocate, select_situations, strata
+from infact.study.situations import Situation, Turn
 
 
 def make(n_dialogs=10, n_turns=9):

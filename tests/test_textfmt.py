@@ -1,6 +1,6 @@
 """Dataset text is shown as text: escaped, with item names highlighted."""
 
-from infact.textfmt import dialog_html, highlight_items, response_html
+from infact.participation.display import dialog_html, highlight_items, response_html
 
 
 def test_quoted_titles_are_highlighted():

@@ -1,9 +1,9 @@
 """`python -m infact verify-codes`: MTurk codes checked against stored completions."""
 
-from infact.bots import run_bots
-from infact.cli import main
+from infact.participation.bots import run_bots
+from infact.cli.main import main
 from infact.storage import TinyDBStorage
-from infact.study import load_study
+from infact.study.loader import load_study
 
 from conftest import DEMO_STUDY
 

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from infact.bots import Bot
-from infact.export import collect
-from infact.flow import Flow
-from infact.study import load_study
+from infact.participation.bots import Bot
+from infact.results.export import collect
+from infact.participation.flow import Flow
+from infact.study.loader import load_study
 
 from conftest import DEMO_STUDY
 
@@ -61,7 +61,7 @@ def test_withdrawn_participant_is_left_out_and_cannot_restart(tmp_path, storage,
 def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_path, storage):
     import json
 
-    from infact.export import export_bytes
+    from infact.results.export import export_bytes
 
     study = _study(tmp_path, False)
     token = _half_done(study, storage)

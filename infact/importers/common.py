@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import DatasetError, Problem
-from ..fileio import replace_dir
-from ..situations import Situation, Turn, write_situations
+from infact.errors import DatasetError, Problem
+from infact.fileio import replace_dir
+from infact.study.situations import Situation, Turn, write_situations
 
 SITUATIONS_FILE = "situations.jsonl"
 HUMAN_SYSTEM = "Human (ReDial)"
@@ -177,7 +177,7 @@ def write_study(out: Path, situations: list[Situation]) -> bool:
         write_situations(staging / SITUATIONS_FILE, situations)
         new_toml = not (staging / "study.toml").exists()
         if new_toml:
-            from ..study_template import render_study_toml  # the lead's module
+            from infact.study.template import render_study_toml  # the lead's module
 
             toml = render_study_toml(study_id(out.name), ordered_systems(situations), [SITUATIONS_FILE],
                                      attention_situation=situations[0].situation_id if situations else None)

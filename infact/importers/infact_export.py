@@ -18,10 +18,10 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from ..errors import DatasetError, Problem
-from ..export_formats import infact_workbook
-from ..fileio import atomic_write_text
-from .common import ImportReport, read_text
+from infact.errors import DatasetError, Problem
+from infact.results.export_formats import infact_workbook
+from infact.fileio import atomic_write_text
+from infact.importers.common import ImportReport, read_text
 
 STUDY = "infact-import"
 CRITERION = "meaningful"

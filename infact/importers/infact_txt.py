@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import DatasetError, Problem
-from ..situations import Situation, Turn
-from .common import ImportReport, clean_text, cut_meta, read_text, text_key, write_study
+from infact.errors import DatasetError, Problem
+from infact.study.situations import Situation, Turn
+from infact.importers.common import ImportReport, clean_text, cut_meta, read_text, text_key, write_study
 
 _HEADER = re.compile(r"^\s*CONVERSATION\s*:\s*(\S+)\s*$")
 _TAGGED = re.compile(r"^\s*<s>(.*?)</s>\s*$", re.S)

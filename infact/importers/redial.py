@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import DatasetError, Problem
-from ..situations import Situation, Turn
-from .common import HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, read_text, replace_mentions, write_study
+from infact.errors import DatasetError, Problem
+from infact.study.situations import Situation, Turn
+from infact.importers.common import HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, read_text, replace_mentions, write_study
 
 
 def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> tuple[list[Turn], list[Problem]]:

@@ -15,9 +15,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import DatasetError, Problem
-from ..situations import Situation, json_lines, read_situations, write_situations
-from .common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, loose_key, read_text, replace_mentions
+from infact.errors import DatasetError, Problem
+from infact.study.situations import Situation, json_lines, read_situations, write_situations
+from infact.importers.common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, loose_key, read_text, replace_mentions
 
 FUZZY_MIN = 0.9  # context similarity needed when no exact normalised match exists
 

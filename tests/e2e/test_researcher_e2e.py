@@ -1,6 +1,6 @@
 """The researcher in a real browser: sign-in guard, live dashboard, ratings.csv download.
 
-A bot participant (infact.bots) plays the study against the server's own TinyDB
+A bot participant (infact.participation.bots) plays the study against the server's own TinyDB
 store in a background thread while the dashboard is open; its live fragment
 (run_every=5 s) must show the new completion without a reload.
 """
@@ -15,9 +15,9 @@ import threading
 import pytest
 from playwright.sync_api import expect
 
-from infact.bots import run_bots
-from infact.study import load_study
-from infact.tables import RATING_COLUMNS
+from infact.participation.bots import run_bots
+from infact.study.loader import load_study
+from infact.results.tables import RATING_COLUMNS
 from tests.e2e.conftest import RESEARCHER_PASSWORD, shot, wait_idle
 
 pytestmark = pytest.mark.e2e

@@ -18,7 +18,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .errors import InfactError, Problem
+from infact.errors import InfactError, Problem
 
 REQUIRED = ("participant", "situation_id", "system", "rating")
 # statsmodels' MixedLM builds dense (rows x random-effect levels) matrices; time grows

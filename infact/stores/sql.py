@@ -37,8 +37,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
-from .errors import Problem
-from .storage import StorageError, check_record
+from infact.errors import Problem
+from infact.storage import StorageError, check_record
 
 SECRETS_HINT = ('set url = "postgresql://USER:PASSWORD@HOST:5432/DATABASE" under [connections.infact] '
                 "in .streamlit/secrets.toml (or pass it with --db or the INFACT_DB environment variable)")

@@ -11,16 +11,16 @@ import argparse
 import importlib
 import sys
 
-from .errors import InfactError
+from infact.errors import InfactError
 
 # Top-level commands: module path relative to the package.
 COMMAND_MODULES = [
-    "infact.commands",            # validate, bots, export, migrate
-    "infact.analysis_cli",        # analyze
-    "infact.planner",             # plan
-    "infact.migrate",             # migrate
+    "infact.cli.commands",            # validate, bots, export, migrate
+    "infact.cli.analyze",        # analyze
+    "infact.results.planner",             # plan
+    "infact.stores.migrate",             # migrate
     "infact.auth",                # hash-password
-    "infact.config_docs",         # settings-doc
+    "infact.study.settings_doc",         # settings-doc
 ]
 # Sub-commands of `python -m infact import …`.
 IMPORT_MODULES = [

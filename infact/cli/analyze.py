@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import InfactError, Problem
+from infact.errors import InfactError, Problem
 
 # Text columns stay text: participant tokens like "007" or situation ids like "1e3".
 TEXT_COLUMNS = {c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study")}
@@ -38,16 +38,16 @@ def run(args: argparse.Namespace) -> int:
         raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
     if args.n_boot < 100:
         raise InfactError(Problem("--n-boot", f"{args.n_boot} replicates give no stable interval; use 100 or more (default 2000)."))
-    from .analysis import analyze
+    from infact.results.analysis import analyze
 
     result = analyze(ratings, criterion=args.criterion, include_flagged=args.include_flagged,
                      mixed_model=not args.no_mixed_model, n_boot=args.n_boot, seed=args.seed, source=source)
-    from . import report
+    from infact.results import report
 
     if args.report:
         path = Path(args.report)
         text = report.render_markdown(result) if path.suffix.lower() == ".md" else report.render_html(result, ratings)
-        from .fileio import atomic_write_text
+        from infact.fileio import atomic_write_text
 
         atomic_write_text(path, text)
     if args.json:
@@ -65,7 +65,7 @@ def _load(args) -> tuple[pd.DataFrame, str]:
     if args.study:
         if not args.db:
             raise InfactError(Problem("analyze", "--study needs --db PATH (the store the study wrote to)."))
-        from .export import tables_from_store  # lazily: pulls in the study and storage layers
+        from infact.results.export import tables_from_store  # lazily: pulls in the study and storage layers
 
         # Always load flagged participants; analyze() drops them unless --include-flagged.
         ratings = tables_from_store(args.study, args.db, include_flagged=True)["ratings"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from .errors import ConfigError, Problem
-from .situations import Situation
+from infact.errors import ConfigError, Problem
+from infact.study.situations import Situation
 
 MODES = ("all", "sample")
 STRATA = ("position", "item_mentioned")
@@ -52,7 +52,7 @@ def strata(situations: Sequence[Situation], stratify: str) -> list[str]:
         for s in situations:
             v = s.meta.get("item_mentioned")
             if not isinstance(v, bool):
-                from .importers.common import mentions_item  # older files lack the flag
+                from infact.importers.common import mentions_item  # older files lack the flag
 
                 v = any(mentions_item(t.text) for t in s.context)
             labels.append("item_mentioned" if v else "no_item_mentioned")

@@ -17,8 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .errors import InfactError, Problem
-from .storage import Storage, open_storage
+from infact.errors import InfactError, Problem
+from infact.storage import Storage, open_storage
 
 _URL = re.compile(r"^[a-z][a-z0-9+]*://")
 
@@ -27,7 +27,7 @@ def open_store(spec: str | os.PathLike, *, must_exist: bool, option: str) -> Sto
     """Open a store named on the command line; `option` names the flag in errors."""
     text = str(spec).strip()
     if text.endswith(".toml"):
-        from .storage_sql import storage_url_from_secrets
+        from infact.stores.sql import storage_url_from_secrets
 
         try:
             secrets = tomllib.loads(Path(text).read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def open_store(spec: str | os.PathLike, *, must_exist: bool, option: str) -> Sto
 
 def _label(spec: Any) -> str:
     if isinstance(spec, (str, os.PathLike)):
-        from .storage_sql import mask_url
+        from infact.stores.sql import mask_url
 
         return mask_url(str(spec)) if _URL.match(str(spec)) else str(spec)
     return getattr(spec, "url", None) or type(spec).__name__

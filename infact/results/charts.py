@@ -12,7 +12,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .errors import InfactError, Problem
+from infact.errors import InfactError, Problem
 
 DEFAULT_LABELS = ["Entirely meaningless", "Rather meaningless", "Neutral", "Rather meaningful", "Perfectly meaningful"]
 
@@ -51,7 +51,7 @@ def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = N
     participant-bootstrap intervals as the report; None runs the analysis on `ratings`.
     """
     if ci is None:
-        from .analysis import analyze
+        from infact.results.analysis import analyze
 
         if _usable(ratings).empty:
             return _empty()

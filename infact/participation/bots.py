@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from .flow import Flow, State, Step, utcnow
-from .storage import Storage
-from .study import Study
+from infact.participation.flow import Flow, State, Step, utcnow
+from infact.storage import Storage
+from infact.study.loader import Study
 
 STRATEGIES = ("attentive", "straightliner", "speeder", "fails-attention", "refresh-midway", "abandons")
 # A realistic crowd: most attentive, a quarter not (INFACT excluded 16-26%).

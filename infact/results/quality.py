@@ -22,8 +22,8 @@ import pandas as pd
 import pydantic
 from pydantic import BaseModel, Field, field_validator
 
-from .errors import ConfigError, Problem
-from .platforms import PlatformConfig, pydantic_problems
+from infact.errors import ConfigError, Problem
+from infact.participation.platforms import PlatformConfig, pydantic_problems
 
 FLAGS = (
     "attention_failed",

@@ -13,8 +13,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from .errors import InfactError, Problem
-from .fileio import atomic_write_bytes
+from infact.errors import InfactError, Problem
+from infact.fileio import atomic_write_bytes
 
 SHEETS = ("valid trials", "invalid trials", "demographics", "feedback")
 # Carried into the wide table when present; constant within one shown situation.

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import DatasetError, Problem
-from .fileio import atomic_write_text
+from infact.errors import DatasetError, Problem
+from infact.fileio import atomic_write_text
 
 ROLES = ("user", "bot")
 

@@ -22,7 +22,7 @@ import pandas as pd
 import pydantic
 from pydantic import BaseModel, Field, model_validator
 
-from .errors import ConfigError, InfactError, Problem
+from infact.errors import ConfigError, InfactError, Problem
 
 PARAMS: dict[str, list[str]] = {
     "prolific": ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"],

@@ -14,7 +14,7 @@ import random
 from collections import Counter
 from datetime import datetime
 
-from .study import Study
+from infact.study.loader import Study
 
 
 def _participants(records: list[dict]) -> dict[str, dict]:

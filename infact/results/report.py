@@ -161,7 +161,7 @@ def render_html(result: dict, ratings: pd.DataFrame | None = None) -> str:
 
 
 def _chart_specs(result: dict, ratings: pd.DataFrame) -> list[tuple[str, dict]]:
-    from . import charts
+    from infact.results import charts
 
     labels = None
     if "rating_label" in ratings.columns:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import StudyConfig, load_config
-from .errors import ConfigError, DatasetError, InfactError, Problem
-from .situations import Situation, dataset_version, read_situations
+from infact.study.config import StudyConfig, load_config
+from infact.errors import ConfigError, DatasetError, InfactError, Problem
+from infact.study.situations import Situation, dataset_version, read_situations
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def load_study(folder: str | Path) -> Study:
 
     pool = complete
     if config.sampling.mode != "all":
-        from .sampling import select_situations
+        from infact.study.sampling import select_situations
 
         pool = select_situations(pool, mode=config.sampling.mode, size=config.sampling.size,
                                  seed=config.sampling.seed, stratify=config.sampling.stratify)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from scipy.stats import binom
 from statsmodels.stats.power import TTestPower
 
-from .errors import InfactError, Problem
+from infact.errors import InfactError, Problem
 
 WHERE = "infact plan"
 COVERAGE = 0.95  # required probability that every situation reaches k ratings (random sampling)

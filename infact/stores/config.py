@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def default_tinydb_path(study_id: str) -> Path:
@@ -25,7 +25,7 @@ def resolve_store(study_id: str, secrets: Mapping | None = None, env: Mapping[st
     if env.get("INFACT_DB"):
         return env["INFACT_DB"], "INFACT_DB environment variable"
     if secrets:
-        from .storage_sql import storage_url_from_secrets
+        from infact.stores.sql import storage_url_from_secrets
 
         url = storage_url_from_secrets(secrets)
         if url:

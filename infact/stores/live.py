@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .storage import Storage
+from infact.storage import Storage
 
 
 class LiveRecords:

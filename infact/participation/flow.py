@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping
 
-from . import assignment as assign
-from .errors import InfactError
-from .platforms import Arrival, Completion, capture, completion_target, make_participant_code
-from .storage import Storage
-from .study import Study
+from infact.participation import assignment as assign
+from infact.errors import InfactError
+from infact.participation.platforms import Arrival, Completion, capture, completion_target, make_participant_code
+from infact.storage import Storage
+from infact.study.loader import Study
 
 PAGE_SEQUENCE = ("consent", "situations", "questionnaire", "demographics", "done")
 

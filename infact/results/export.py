@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import quality, tables
-from .export_formats import infact_workbook_bytes, records_json, wide_ratings
-from .fileio import atomic_write_bytes
-from .storage import Storage, open_storage
-from .study import Study, load_study
+from infact.results import quality
+from infact.results import tables
+from infact.results.export_formats import infact_workbook_bytes, records_json, wide_ratings
+from infact.fileio import atomic_write_bytes
+from infact.storage import Storage, open_storage
+from infact.study.loader import Study, load_study
 
 FILES = {
     "ratings.csv": "long: one row per participant × situation × system × criterion",

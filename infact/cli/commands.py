@@ -7,11 +7,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .bots import STRATEGIES, run_bots
-from .export import FILES, write_exports
-from .storage import open_storage
-from .store_config import REPO, resolve_store
-from .study import load_study, validate_study
+from infact.participation.bots import STRATEGIES, run_bots
+from infact.results.export import FILES, write_exports
+from infact.storage import open_storage
+from infact.stores.config import REPO, resolve_store
+from infact.study.loader import load_study, validate_study
 
 
 def _db(args, study_id: str) -> str:
@@ -59,9 +59,9 @@ def run_export(args) -> int:
 
 
 def run_verify_codes(args) -> int:
-    from .errors import InfactError, Problem
-    from .export import collect
-    from .platforms import verify_codes
+    from infact.errors import InfactError, Problem
+    from infact.results.export import collect
+    from infact.participation.platforms import verify_codes
 
     study = load_study(args.study)
     try:

@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import ConfigError, Problem
-from .platforms import PlatformConfig
-from .quality import QualityConfig, cross_check
+from infact.errors import ConfigError, Problem
+from infact.participation.platforms import PlatformConfig
+from infact.results.quality import QualityConfig, cross_check
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
