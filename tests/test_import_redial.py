@@ -52,7 +52,8 @@ def test_situations_from_quirky_dialogs(study):
     # id missing from movieMentions: from the CSV, else left visible and reported
     assert s["d1-t3"].responses == {"Human (ReDial)": 'Try "Gladiator (2000)" or @999'}
     assert s["d2-t4"].responses["Human (ReDial)"] == 'Then "Up (2009)" is for you'
-    assert s["d1-t3"].meta == {"turn": 3, "n_turns": 5, "relative_position": 0.6, "item_mentioned": True}
+    assert s["d1-t3"].meta == {"turn": 3, "n_turns": 5, "relative_position": 0.6, "item_mentioned": True,
+                               "items": ["Police Academy (1984)", "American Pie", "Braveheart (1995)", "Gladiator (2000)"]}
     assert s["d2-t2"].meta["item_mentioned"] is False
     assert s["d1-t1"].source == {"format": "redial", "file": "redial_quirks.jsonl", "line": 1, "conversation_id": "d1"}
     assert s["5-t1"].source["line"] == 7  # numeric conversationId, blank line counted
@@ -108,3 +109,23 @@ def test_new_study_gets_a_study_toml(tmp_path):
     toml = (out / "study.toml").read_text()
     assert "fresh" in toml and "Human (ReDial)" in toml and "situations.jsonl" in toml
     assert "wrote study.toml" in report.notes
+
+
+def test_html_entities_are_decoded_and_items_listed(study):
+    """Raw ReDial holds &quot; &amp; &gt;: decoded at import (escaped again only when shown).
+    The titles mentioned by @id are the dialog's items: only those (and titles with a year) are highlighted."""
+    import_redial(FIX / "redial_entities.jsonl", study)
+    [s] = by_id(study).values()
+    assert s.context[0].text == 'I want something "cheeky" like "Tom & Jerry (1992)"'
+    assert s.responses["Human (ReDial)"] == 'Rated > 7? Try "Up (2009)" & relax'
+    assert s.meta["items"] == ["Tom & Jerry (1992)", "Up (2009)"]
+
+
+def test_real_redial_sample_has_no_entities_left(tmp_path):
+    sample = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "redial_sample" / "test_data_head20.jsonl"
+    if not sample.exists():
+        pytest.skip("shared real data not present")
+    out = tmp_path / "real"
+    import_redial(sample, out)
+    text = (out / "situations.jsonl").read_text(encoding="utf-8")
+    assert "&quot;" not in text and "&amp;" not in text and "&gt;" not in text

@@ -95,3 +95,32 @@ def test_hint_when_system_not_listed_in_study_toml(study):
     (study / "study.toml").write_text('[study]\nid = "s"\ntitle = "t"\nsystems = ["KBRD"]\n')
     report = import_responses(study, "KBRD", FIX / "kbrd_turns.jsonl")
     assert not any("is not in [study] systems" in n for n in report.notes)
+
+
+def test_ievalm_recommender_first_dialogs_match_with_the_empty_opening_utterance(study):
+    """iEvaLM-CRS makes turns alternate: a dialog the recommender opens starts its context with ""
+    and turn_id counts it. Such rows match the same situations (d2 is opened by the recommender)."""
+    report = import_responses(study, "ChatGPT", FIX / "ievalm.jsonl")
+    got = responses(study, "ChatGPT")
+    assert got["d2-t2"] == 'ievalm "d2" opened by the recommender & more'  # entities decoded
+    assert got["d2-t4"] == "ievalm d2 later"
+    assert report.counts["unmatched_rows"] == 0 and report.counts["matched"] == 4
+
+
+def test_ievalm_turn_id_alone_counts_the_empty_opening_utterance(study, tmp_path):
+    rows = tmp_path / "turn_ids.jsonl"
+    rows.write_text('{"dialog_id": "d2", "turn_id": 3, "resp": "opened by bot"}\n'
+                    '{"dialog_id": "d1", "turn_id": 3, "resp": "opened by user"}\n'
+                    '{"dialog_id": "d2", "turn": 4, "response": "plain turn is not shifted"}\n')
+    report = import_responses(study, "X", rows)
+    got = responses(study, "X")
+    assert (got["d2-t2"], got["d1-t3"], got["d2-t4"]) == ("opened by bot", "opened by user", "plain turn is not shifted")
+    assert report.counts["unmatched_rows"] == 0
+
+
+def test_entities_in_contexts_and_responses_are_decoded(study, tmp_path):
+    rows = tmp_path / "ent.jsonl"
+    rows.write_text('{"dialog_id": "d1", "context": ["Hi there I like &quot;Police Academy (1984)&quot;"], '
+                    '"response": "&lt;b&gt; is text, Tom &amp; Jerry"}\n')
+    import_responses(study, "X", rows)
+    assert responses(study, "X")["d1-t1"] == "<b> is text, Tom & Jerry"

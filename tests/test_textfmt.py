@@ -28,3 +28,18 @@ def test_dialog_marks_roles_and_ends_with_the_placeholder():
 def test_response_letter_and_text_are_escaped():
     assert "Response A" in response_html("A", "<b>x</b>")
     assert "<b>x</b>" not in response_html("A", "<b>x</b>")
+
+
+def test_only_items_are_highlighted_not_every_quoted_word():
+    check = 'I am reading this carefully, and I give a rating of "Meaningless" to this response.'
+    assert "<mark" not in highlight_items(check)
+    out = highlight_items('something "cheeky" like "Heat (1995)" or "Braveheart"', items=["braveheart"])
+    assert out.count("<mark") == 2
+    assert '&quot;cheeky&quot;' in out and '<mark class="infact-item" style="' in out
+    assert "&quot;Braveheart&quot;</mark>" in out and "&quot;Heat (1995)&quot;</mark>" in out
+
+
+def test_dialog_and_response_highlight_the_listed_items():
+    html = dialog_html([("user", 'like "American Pie"?')], items=["American Pie"])
+    assert "&quot;American Pie&quot;</mark>" in html
+    assert "<mark" not in response_html("A", 'say "Meaningless"', items=["American Pie"])

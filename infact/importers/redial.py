@@ -4,17 +4,36 @@ ReDial raw JSONL, one dialog per line. The seeker (initiatorWorkerId) becomes
 "user", the recommender "bot"; consecutive messages of one sender are merged into
 one turn; `@12345` becomes the quoted, normalised title. Every recommender turn
 right after a seeker turn is the ground truth of the "Human (ReDial)" system for
-the situation cut just before it.
+the situation cut just before it. HTML entities of the raw data (`&quot;`, `&amp;`,
+`&gt;`) are decoded here; the text is escaped again when it is shown. The titles the
+dialog mentions by @id are kept in `meta.items`, so only items are highlighted.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
 from infact.study.situations import Situation, Turn
-from infact.importers.common import HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, read_text, replace_mentions, write_study
+from infact.importers.common import (HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, normalise_title,
+                                     read_text, replace_mentions, write_study)
+
+_MENTION = re.compile(r"@(\d+)")
+
+
+def mentioned_titles(texts, *titles: dict[str, str]) -> list[str]:
+    """Normalised titles of the @ids in `texts` that a mapping knows, in first-mention order."""
+    found: list[str] = []
+    for text in texts:
+        for mid in _MENTION.findall(text):
+            title = next((m[mid] for m in titles if (m.get(mid) or "").strip()), None)
+            title = normalise_title(html.unescape(title)) if title else None
+            if title and title not in found:
+                found.append(title)
+    return found
 
 
 def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> tuple[list[Turn], list[Problem]]:
@@ -35,6 +54,7 @@ def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> 
             problems.append(Problem(file, f"messages[{i}] senderWorkerId {msg.get('senderWorkerId')!r} is neither initiatorWorkerId nor respondentWorkerId; message skipped", line, "messages"))
             continue
         text, missing = replace_mentions(msg["text"], mentions, movies)
+        text = html.unescape(text)  # raw ReDial holds &quot; &amp; &gt; (titles too)
         for mid in missing:
             problems.append(Problem(file, f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}'{'' if movies else ' (pass --movies movies_with_mentions.csv)'}", line, "movieMentions"))
         text = clean_text(text)
@@ -92,6 +112,9 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
         seen[cid] = lineno
         turns, probs = dialog_turns(obj, movies, file, lineno)
         report.problems.extend(probs)
+        mentions = obj.get("movieMentions") if isinstance(obj.get("movieMentions"), dict) else {}
+        items = mentioned_titles((m.get("text", "") for m in obj["messages"] if isinstance(m, dict)
+                                  and isinstance(m.get("text"), str)), mentions, movies)
         dialogs += 1
         for k in range(1, len(turns) + 1):
             if turns[k - 1].role != "user":
@@ -103,7 +126,7 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
                 situation_id=f"{cid}-t{k}", dialog_id=cid, context=tuple(turns[:k]),
                 responses={system: turns[k].text},
                 source={"format": "redial", "file": path.name, "line": lineno, "conversation_id": cid},
-                meta=cut_meta(turns, k),
+                meta={**cut_meta(turns, k), "items": items},
             ))
     if not situations:
         raise DatasetError(report.problems + [Problem(file, "no situation could be made: need dialogs in which a seeker message is followed by a recommender message")])

@@ -4,13 +4,17 @@ Merges one system's outputs into the study's situations.jsonl. Rows (JSONL or
 CSV) are matched to situations by `dialog_id` and either `turn` (the number of
 context turns before the response) or `context` (the list of utterances before
 it, compared after normalising case, spacing, punctuation and titles).
-iEvaLM-CRS records `{dialog_id, turn_id, context, resp, rec}` are accepted too.
+iEvaLM-CRS records `{dialog_id, turn_id, context, resp, rec}` are accepted too:
+iEvaLM makes turns alternate user/system, so a dialog the recommender opens starts
+its `context` with an empty utterance "" that `turn_id` counts; it is dropped here.
+HTML entities (`&quot;`, `&amp;`, `&gt;`) are decoded like the ReDial import does.
 """
 
 from __future__ import annotations
 
 import csv
 import difflib
+import html
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -56,17 +60,18 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
 
 
 def _context_texts(ctx) -> list[str] | None:
+    """Decoded utterances of a row's context; an iEvaLM opening "" (recommender first) dropped."""
     if not isinstance(ctx, list):
         return None
     texts = []
     for t in ctx:
         if isinstance(t, str):
-            texts.append(t)
+            texts.append(html.unescape(t))
         elif isinstance(t, dict) and isinstance(t.get("text"), str):
-            texts.append(t["text"])
+            texts.append(html.unescape(t["text"]))
         else:
             return None
-    return texts
+    return texts[1:] if texts and not texts[0].strip() else texts
 
 
 class _Index:
@@ -77,7 +82,10 @@ class _Index:
         self.by_turn: dict[tuple[str, int], Situation] = {}
         self.by_context: dict[tuple[str, ...], list[Situation]] = {}
         self.by_loose: dict[tuple[str, ...], list[Situation]] = {}
+        self.bot_first: set[str] = set()  # dialogs the recommender opens
         for s in situations:
+            if s.context and s.context[0].role == "bot":
+                self.bot_first.add(s.dialog_id)
             self.by_loose.setdefault(context_key((t.text for t in s.context), loose_key), []).append(s)
             self.by_dialog.setdefault(s.dialog_id, []).append(s)
             self.by_turn[(s.dialog_id, int(s.meta.get("turn", len(s.context))))] = s
@@ -121,6 +129,8 @@ class _Index:
             turn = int(str(turn).strip())
         except ValueError:
             return None, "need 'turn' (number of context turns before the response, an integer) or 'context'"
+        if "turn" not in row and did in self.bot_first:
+            turn -= 1  # iEvaLM's turn_id counts the empty utterance that opens a recommender-first dialog
         s = self.by_turn.get((did, turn))
         if s is None:
             turns = sorted(int(x.meta.get("turn", len(x.context))) for x in self.by_dialog[did])
@@ -155,6 +165,7 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
     unmatched = duplicates = 0
     for lineno, row in rows:
         text = row.get("response", row.get("resp"))
+        text = html.unescape(text) if isinstance(text, str) else text
         if not isinstance(text, str) or not text.strip():
             report.problems.append(Problem(file, "missing or empty 'response' (or 'resp'); row skipped", lineno, "response"))
             unmatched += 1

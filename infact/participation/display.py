@@ -4,6 +4,10 @@ Dialog text comes from datasets and system outputs: it is never trusted. Every
 piece is HTML-escaped first; the only markup in the result is our own (turn
 wrappers and <mark> around quoted item names), so a response containing
 `<script>` or `<img onerror=…>` is shown as text, never run.
+
+Only items are highlighted: a quoted title with a year ("Heat (1995)") or a quoted
+name the importer listed in the situation's `meta.items`. Other quoted words (the
+attention check's "Meaningless", a "cheeky" remark) stay plain text.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ import html
 import re
 from typing import Iterable
 
-# A quoted item name: "The Matrix (1999)", "Police Academy  (1984)", "Braveheart".
+# Quoted text: "The Matrix (1999)", "Police Academy  (1984)", "Braveheart", "Meaningless".
 _QUOTED = re.compile(r'"([^"\n]{1,150})"')
+_YEAR_AT_END = re.compile(r"\(\s*(1[89]|20)\d\d\s*\)\s*$")
 
 ROLE_LABELS = {"user": "USER", "bot": "CHAT-BOT"}
 
@@ -33,10 +38,22 @@ STYLE = {
 }
 
 
-def highlight_items(text: str) -> str:
+def _key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def is_item(quoted: str, items: Iterable[str] = ()) -> bool:
+    """A quoted string is an item when it ends with a year or the importer listed it."""
+    return bool(_YEAR_AT_END.search(quoted)) or _key(quoted) in {_key(i) for i in items}
+
+
+def highlight_items(text: str, items: Iterable[str] = ()) -> str:
+    items = tuple(items)
     out: list[str] = []
     pos = 0
     for m in _QUOTED.finditer(text):
+        if not is_item(m.group(1), items):
+            continue
         out.append(html.escape(text[pos:m.start()]))
         out.append(f'<mark class="infact-item" style="{STYLE["item"]}">&quot;{html.escape(m.group(1))}&quot;</mark>')
         pos = m.end()
@@ -44,27 +61,29 @@ def highlight_items(text: str) -> str:
     return "".join(out)
 
 
-def turn_html(role: str, text: str, *, next_turn: bool = False) -> str:
+def turn_html(role: str, text: str, *, next_turn: bool = False, items: Iterable[str] = ()) -> str:
     role = role if role in ROLE_LABELS else "bot"
     label = ROLE_LABELS[role]
     box = STYLE["next"] if next_turn else STYLE[role]
     cls = f"infact-turn infact-{role}" + (" infact-next" if next_turn else "")
-    body = "…?" if next_turn else highlight_items(text)
+    body = "…?" if next_turn else highlight_items(text, items)
     return (f'<div class="{cls}" style="{box}"><span class="infact-role" style="{STYLE["role_" + role]}">{label}:</span> '
             f'<span class="infact-text">{body}</span></div>')
 
 
-def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True, intro: str | None = None) -> str:
+def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True, intro: str | None = None,
+                items: Iterable[str] = ()) -> str:
+    items = tuple(items)
     body = f'<p class="infact-intro" style="{STYLE["intro"]}">{html.escape(intro)}</p>' if intro else ""
-    body += "".join(turn_html(role, text) for role, text in turns)
+    body += "".join(turn_html(role, text, items=items) for role, text in turns)
     if placeholder:
         body += turn_html("bot", "", next_turn=True)
     return f'<div class="infact-dialog" style="{STYLE["dialog"]}">{body}</div>'
 
 
-def response_html(letter: str, text: str) -> str:
+def response_html(letter: str, text: str, items: Iterable[str] = ()) -> str:
     return (f'<div class="infact-response" style="{STYLE["response"]}"><span class="infact-letter" style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
-            f'<div class="infact-text">{highlight_items(text)}</div></div>')
+            f'<div class="infact-text">{highlight_items(text, items)}</div></div>')
 
 
 # Injected as the first element of every participant page. The page layout (stylesheet,
