@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from infact.chat.config import LiveConfig, check_systems
 from infact.errors import ConfigError, Problem
 from infact.participation.platforms import PlatformConfig
 from infact.results.quality import QualityConfig, cross_check
@@ -168,6 +169,7 @@ class StudyConfig(Section):
     demographics: list[DemographicItem] = Field(default_factory=_default_demographics, description="Demographic questions (`[[demographics]]`: id, text, options).")
     platform: PlatformConfig = Field(default_factory=PlatformConfig, description="Crowdsourcing platform handshake.")
     quality: QualityConfig = Field(default_factory=QualityConfig, description="Data-quality checks and what a failed check does.")
+    live: LiveConfig = Field(default_factory=LiveConfig, description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.")
 
     @model_validator(mode="after")
     def _cross_checks(self):
@@ -284,7 +286,7 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
             problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
         raise ConfigError(problems) from None
     cross = [Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
-             for p in cross_check(config.platform, config.quality, file)]
+             for p in cross_check(config.platform, config.quality, file) + check_systems(config.live, config.study.systems, file)]
     if cross:
         raise ConfigError(cross)
     return config

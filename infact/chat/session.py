@@ -1,0 +1,124 @@
+"""Chatting with one system: send, try again, skip, end, rate — each stored at once.
+
+`ChatSession` is plain Python used by the live step's page, the bots, the tests
+and bench/live.py alike. The participant's message is stored *before* the system
+is called and the answer (or the typed failure) right after, so nothing is lost
+if the system hangs, the page reloads or the server restarts mid-call: the
+conversation then shows the message as waiting, with "Try again".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from infact.chat.client import SystemClient
+from infact.chat.contract import SystemFailure, build_request
+from infact.chat.conversation import ENDINGS, Conversation, Turn, conversation_id, read_conversation
+from infact.chat.identity import LeakDetector
+from infact.storage import Storage
+
+MAX_MESSAGE = 1000   # characters of one participant message
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    message: str | None = None          # calm text for the participant when not ok
+    failure: SystemFailure | None = None
+
+
+class ChatSession:
+    """One participant's conversation with one system (`slot` "A" or "B")."""
+
+    def __init__(self, storage: Storage, *, study_id: str, dataset_version: str | None, token: str,
+                 slot: str, system: str, client: SystemClient, detector: LeakDetector, max_turns: int,
+                 preview: bool = False, clock: Callable[[], datetime] = _now):
+        self.storage, self.study_id, self.dataset_version = storage, study_id, dataset_version
+        self.token, self.slot, self.system, self.client = token, slot, system, client
+        self.detector, self.max_turns, self.preview, self.clock = detector, max_turns, preview, clock
+        self.conversation_id = conversation_id(token, slot)
+
+    # -- records ---------------------------------------------------------------
+    def _append(self, kind: str, suffix: str, **fields: Any) -> bool:
+        return self.storage.append({
+            "key": f"{self.study_id}/{self.token}/chat/{self.conversation_id}/{suffix}",
+            "study": self.study_id, "dataset_version": self.dataset_version, "participant": self.token,
+            "kind": kind, "at": _iso(self.clock()), "preview": self.preview,
+            "conversation_id": self.conversation_id, "system": self.system, "slot": self.slot, **fields})
+
+    def load(self, records: list[dict] | None = None) -> Conversation:
+        if records is None:
+            records = self.storage.records(study=self.study_id, participant=self.token)
+        return read_conversation(records, self.conversation_id, self.system, self.slot)
+
+    # -- actions ----------------------------------------------------------------
+    def send(self, text: str) -> Outcome:
+        text = (text or "").strip()
+        if not text:
+            return Outcome(False, "Please type a message first.")
+        conv = self.load()
+        if conv.ended is not None:
+            return Outcome(False, "This chat has ended.")
+        if conv.awaiting_reply:
+            return Outcome(False, "The chatbot has not answered your last message yet: try again or skip.")
+        if conv.user_turns >= self.max_turns:
+            return Outcome(False, "You have reached the last message of this chat.")
+        turn = conv.user_turns + 1
+        if not self._append("chat_message", f"{turn}/user", role="user", turn=turn, text=text[:MAX_MESSAGE]):
+            return Outcome(True)  # the same message twice (double click, rerun): answered by the first
+        conv.turns.append(Turn("user", text[:MAX_MESSAGE], turn))
+        return self._answer(conv, turn)
+
+    def retry(self) -> Outcome:
+        """Ask the system again for the last message that has no usable answer."""
+        conv = self.load()
+        if conv.ended is not None or not conv.awaiting_reply:
+            return Outcome(True)
+        return self._answer(conv, conv.user_turns)
+
+    def _answer(self, conv: Conversation, turn: int) -> Outcome:
+        attempt = conv.attempts(turn) + 1
+        request = build_request(self.study_id, self.conversation_id, turn, conv.messages())
+        try:
+            reply = self.client.reply(request)
+        except SystemFailure as failure:
+            self._append("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
+                         text="", items=[], latency_ms=None, error=failure.as_record())
+            return Outcome(False, failure.participant_message, failure)
+        leaks = self.detector.find(reply.text)
+        self._append("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
+                     text=reply.text, items=list(reply.items), latency_ms=reply.latency_ms, error=None,
+                     **({"identity_leak": leaks} if leaks else {}), **({"extra": reply.extra} if reply.extra else {}))
+        if turn >= self.max_turns:
+            self.end("max_turns")
+        return Outcome(True)
+
+    def end(self, ended_by: str) -> bool:
+        """Store how the chat ended (once; later calls change nothing)."""
+        if ended_by not in ENDINGS:
+            raise ValueError(f"ended_by must be one of {ENDINGS}")
+        conv = self.load()
+        satisfaction = {"satisfied": True, "frustrated": False}.get(ended_by)
+        return self._append("chat_end", "end", ended_by=ended_by, satisfaction=satisfaction,
+                             user_turns=conv.user_turns, flags=conv.flags,
+                             identity_leak=conv.leaks)
+
+    def skip(self) -> bool:
+        """Give up on this system after a failure: the chat ends as `skipped`, everything kept."""
+        return self.end("skipped")
+
+    def rate_turn(self, turn: int, helpful: bool) -> bool:
+        return self._append("chat_turn_rating", f"{turn}/rating", turn=turn, value=bool(helpful))
+
+    def submit_rubric(self, answers: dict[str, int], labels: dict[str, str], seconds: float | None = None) -> bool:
+        return self._append("chat_rubric", "rubric", answers=answers, labels=labels, seconds=seconds)

@@ -1,0 +1,110 @@
+"""Small HTTP systems on 127.0.0.1 that speak the chat contract, for tests and bench/live.py.
+
+    with serve(behaviour="normal", delay_s=0.2) as url: ...
+
+Behaviours: `normal` (a short answer naming one movie), `slow` (sleeps `delay_s`,
+meant to exceed the client's timeout), `error` (HTTP 500), `malformed` (200 with
+text that is not JSON), `leak` (says "I am KBRD"), `demo:NAME` (a built-in demo
+system from infact.chat.demo_systems served over HTTP). Every request is kept in
+`server.requests` so tests can check what the app sent.
+
+`python -m infact.chat.stub_server --behaviour demo:genre_recommender --port 9001`
+serves one for trying a study's `url = …` by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
+
+
+def _answer(behaviour: str, request: dict) -> dict:
+    if behaviour.startswith("demo:"):
+        from infact.chat import demo_systems
+
+        return getattr(demo_systems, behaviour[5:])(request)
+    turn = request.get("turn", 0)
+    if behaviour == "leak":
+        return {"text": "I am KBRD, a knowledge-based recommender. Try \"Up (2009)\".", "items": ["Up (2009)"]}
+    return {"text": f"Answer {turn}: you might like \"Up (2009)\".", "items": ["Up (2009)"]}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        server: StubServer = self.server  # type: ignore[assignment]
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            request = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            return self._send(400, b'{"error": "request is not JSON"}')
+        with server.lock:
+            server.requests.append(request)
+        if server.delay_s:
+            time.sleep(server.delay_s)
+        if server.behaviour == "error":
+            return self._send(500, b'{"error": "model crashed"}')
+        if server.behaviour == "malformed":
+            return self._send(200, b"<html>not json</html>", "text/html")
+        self._send(200, json.dumps(_answer(server.behaviour, request)).encode("utf-8"))
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing to tell it
+
+
+class StubServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, behaviour: str, delay_s: float, port: int = 0):
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.behaviour, self.delay_s = behaviour, delay_s
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/chat"
+
+
+@contextmanager
+def serve(behaviour: str = "normal", delay_s: float = 0.0) -> Iterator[StubServer]:
+    server = StubServer(behaviour, delay_s)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--behaviour", default="demo:genre_recommender")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
+    p.add_argument("--port", type=int, default=9001)
+    args = p.parse_args()
+    server = StubServer(args.behaviour, args.delay, args.port)
+    print(f"serving {args.behaviour} at {server.url}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
