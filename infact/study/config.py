@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from infact.chat.config import LiveConfig, check_systems
+from infact.chat.config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
 from infact.participation.platforms import PlatformConfig
 from infact.results.quality import QualityConfig, cross_check
@@ -82,16 +82,9 @@ class ScaleSection(Section):
     labels: list[str] = Field(default=DEFAULT_SCALE, min_length=2, max_length=11, description="Labels of the rating scale, lowest first; their number is the number of points.")
 
 
-class Criterion(Section):
+class Criterion(RubricItem):  # the same id rules as the live chat's rubric items
     id: str = Field(description="Criterion identifier used in exports (e.g. `meaningful`).")
     question: str = Field(description="Question shown above each response's scale (Markdown).")
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use letters, digits, '-' or '_' (it becomes a column value in exports)")
-        return v
 
 
 class AttentionCheckSection(Section):
