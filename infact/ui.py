@@ -15,7 +15,7 @@ import streamlit as st
 
 from infact.errors import InfactError
 from infact.participation.flow import Flow, State, Step, response_letter
-from infact.participation.platforms import PlatformError, capture
+from infact.participation.platforms import IdInUse, PlatformError, capture
 from infact.storage import Storage, open_storage
 from infact.stores.config import REPO, resolve_store
 from infact.study.loader import Study, load_study
@@ -264,6 +264,9 @@ def arrive(flow: Flow) -> State | None:
     except PlatformError as exc:
         st.error(exc.participant_message)
         st.text(f"Details for the researcher: {exc.reason}")  # holds URL values: plain text, no Markdown
+        return None
+    except IdInUse as exc:  # a platform ID without its session: reveal nothing, store nothing
+        st.warning(exc.participant_message)
         return None
     st.query_params["p"] = token  # kept alongside the platform parameters
     return flow.state(token)

@@ -13,7 +13,7 @@ import pytest
 from infact.participation import assignment
 from infact.results import tables
 from infact.participation.flow import Flow, iso
-from infact.participation.platforms import PlatformError
+from infact.participation.platforms import IdInUse, PlatformError
 from infact.study.loader import load_study
 
 from studies import FakeClock, answers_for, make_study, walk
@@ -470,19 +470,22 @@ def prolific(tmp_path, storage, clock):
     return Flow(study, storage, clock=clock)
 
 
+SESSION = {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24, "SESSION_ID": "b" * 24}
+
+
 def test_one_participation_per_prolific_id(prolific, storage):
-    query = {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24, "SESSION_ID": "b" * 24}
+    query = dict(SESSION)
     token = prolific.arrive(query)
     arrival = prolific.state(token).arrival
     assert arrival["platform"] == "prolific" and arrival["platform_id"] == PID
     assert arrival["platform_params"] == query
     prolific.submit(token, "consent", {"consent": True})
     walk(prolific, token, until="situation-3")
-    assert prolific.arrive(query) == token  # the same person again: resumes
+    assert prolific.arrive(query) == token  # the same Prolific session again: resumes
     assert current(prolific, token).name == "situation-3"
     walk(prolific, token)
     code = prolific.state(token).complete["completion_code"]
-    again = prolific.arrive({"PROLIFIC_PID": PID})
+    again = prolific.arrive(query)
     assert again == token
     st = prolific.state(again)
     assert prolific.current(st).kind == "done"
@@ -491,6 +494,44 @@ def test_one_participation_per_prolific_id(prolific, storage):
     assert st.complete["completion_code"] == code
     assert len(storage.records(kind="arrival")) == 1
     assert prolific.arrive({"PROLIFIC_PID": "6" * 24}) != token
+
+
+@pytest.mark.parametrize("query", [
+    {"PROLIFIC_PID": PID},                                           # the ID alone
+    {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24},
+    {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24, "SESSION_ID": "c" * 24},  # another session
+    {"PROLIFIC_PID": PID.upper(), "SESSION_ID": "c" * 24},              # case does not make a new person
+])
+def test_a_platform_id_alone_never_takes_over_a_session(prolific, storage, query):
+    token = prolific.arrive(dict(SESSION))
+    prolific.submit(token, "consent", {"consent": True})
+    n = len(storage.records())
+    with pytest.raises(IdInUse) as info:
+        prolific.arrive(query)
+    assert token not in info.value.participant_message and "another session" in info.value.participant_message
+    with pytest.raises(IdInUse):
+        prolific.admit(query)
+    assert len(storage.records()) == n, "a refused arrival stored something"
+
+
+def test_ids_that_differ_only_in_case_are_one_participant(prolific, storage):
+    token = prolific.arrive(dict(SESSION))
+    shouting = {k: v.upper() for k, v in SESSION.items()}
+    assert prolific.arrive(shouting) == token
+    assert len(storage.records(kind="arrival")) == 1
+
+
+def test_admit_stores_nothing_and_finds_the_session(prolific, storage):
+    arrival, token = prolific.admit(dict(SESSION))
+    assert token is None and arrival.platform_id == PID and storage.records() == []
+    stored = prolific.arrive(dict(SESSION))
+    assert prolific.admit(dict(SESSION))[1] == stored
+
+
+def test_unusual_id_warning_is_stored_with_the_arrival(prolific):
+    token = prolific.arrive({"PROLIFIC_PID": "ABC123", "SESSION_ID": "s1"})
+    warnings = prolific.state(token).arrival["platform_warnings"]
+    assert any("PROLIFIC_PID" in w and "24-character" in w for w in warnings)
 
 
 @pytest.mark.parametrize("query", [
@@ -524,7 +565,7 @@ def test_simultaneous_arrivals_of_one_prolific_id_share_a_token(prolific, storag
 
     def go():
         barrier.wait()
-        tokens.append(Flow(prolific.study, storage, clock=prolific.clock).arrive({"PROLIFIC_PID": PID}))
+        tokens.append(Flow(prolific.study, storage, clock=prolific.clock).arrive(dict(SESSION)))
 
     threads = [threading.Thread(target=go) for _ in range(8)]
     for t in threads:
@@ -536,17 +577,19 @@ def test_simultaneous_arrivals_of_one_prolific_id_share_a_token(prolific, storag
 
 
 def test_a_withdrawn_prolific_id_cannot_start_again(prolific, storage):
-    token = prolific.arrive({"PROLIFIC_PID": PID})
+    token = prolific.arrive(dict(SESSION))
     prolific.submit(token, "consent", {"consent": True})
     prolific.withdraw(token)
-    again = prolific.arrive({"PROLIFIC_PID": PID})
+    with pytest.raises(IdInUse):
+        prolific.arrive({"PROLIFIC_PID": PID, "SESSION_ID": "f" * 24})
+    again = prolific.arrive(dict(SESSION))
     assert again == token
     st = prolific.state(again)
     assert st.withdrawn is not None and prolific.current(st).kind == "done" and prolific.completion(st) is None
 
 
 def test_previews_do_not_take_a_platform_id(prolific, storage):
-    preview = prolific.arrive({"PROLIFIC_PID": PID}, preview=True)
-    real = prolific.arrive({"PROLIFIC_PID": PID})
+    preview = prolific.arrive(dict(SESSION), preview=True)
+    real = prolific.arrive(dict(SESSION))
     assert real != preview
-    assert prolific.arrive({"PROLIFIC_PID": PID}) == real
+    assert prolific.arrive(dict(SESSION)) == real

@@ -38,6 +38,7 @@ def test_prolific_arrival_keeps_only_known_params():
     assert a.warnings == []
     assert a.record_fields() == {
         "platform": "prolific", "platform_params": a.params, "platform_id": PID, "group": "A",
+        "platform_warnings": [],
     }
 
 
@@ -202,3 +203,25 @@ def test_verify_codes_matches_normalised_codes_and_flags_duplicates():
     assert out["matched"].tolist() == [True, False, False, True, False]
     assert out.loc[0, "participant"] == "a" and out.loc[0, "platform_id"] == "W1"
     assert out["duplicate"].tolist() == [True, False, False, True, False]
+
+
+def test_verify_codes_checks_worker_and_code_pairs():
+    """A code copied from another worker does not verify: the pair must match."""
+    from infact.participation.codes import verify_codes as verify
+
+    participants = pd.DataFrame([
+        {"participant": "a", "status": "completed", "completion_code": "ABCD-EFGH-JK", "platform_id": "W1", "preview": False},
+    ])
+    out = verify([("W1", "abcd-efgh-jk"), ("w1", "ABCDEFGHJK"), ("W2", "ABCD-EFGH-JK"), ("W3", "ZZZZ-ZZZZ-ZZ")], participants)
+    assert out["matched"].tolist() == [True, True, False, False]
+    assert out.loc[2, "problem"] == "the code belongs to another worker ID" and out.loc[2, "participant"] == "a"
+    assert out.loc[3, "problem"] == "no finished participant has this code"
+
+
+def test_read_submissions_accepts_mturk_batch_results_pairs_and_bare_codes():
+    from infact.participation.codes import read_submissions
+
+    batch = 'HITId,WorkerId,AssignmentStatus,Answer.surveycode\nH1,W1,Submitted,ABCD-EFGH-JK\nH1,W2,Submitted,"x y"\n'
+    assert read_submissions(batch) == [("W1", "ABCD-EFGH-JK"), ("W2", "x y")]
+    assert read_submissions("W1,ABCD-EFGH-JK\nW2\tBBBB\n\nCCCC-CCCC-CC\n") == [
+        ("W1", "ABCD-EFGH-JK"), ("W2", "BBBB"), (None, "CCCC-CCCC-CC")]

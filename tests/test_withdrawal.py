@@ -23,7 +23,7 @@ def _study(tmp_path: Path, delete: bool):
     return load_study(folder)
 
 
-PID = {"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e"}
+PID = {"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e", "SESSION_ID": "6a1b2c3d4e5f6a7b8c9d0e1f"}
 
 
 def _half_done(study, storage) -> str:
@@ -49,7 +49,8 @@ def test_withdrawn_participant_is_left_out_and_cannot_restart(tmp_path, storage,
         assert sorted(kinds) == ["arrival", "withdraw"]
     else:
         assert "situation" in kinds and "withdraw" in kinds
-    # The same Prolific ID coming back gets its own (withdrawn) session, not a new one.
+    # The same Prolific session coming back gets its own (withdrawn) session, not a new one;
+    # the tombstone keeps the session ID for that (and nothing else).
     assert flow.arrive(PID) == token
     assert flow.state(token).finished
     t = collect(study, storage.records(study=study.id))

@@ -61,13 +61,14 @@ def run_export(args) -> int:
 def run_verify_codes(args) -> int:
     from infact.errors import InfactError, Problem
     from infact.results.export import collect
-    from infact.participation.platforms import verify_codes
+    from infact.participation.codes import read_submissions, verify_codes
 
     study = load_study(args.study)
     try:
-        codes = [c.strip() for c in Path(args.codes).read_text(encoding="utf-8").splitlines() if c.strip()]
+        codes = read_submissions(Path(args.codes).read_text(encoding="utf-8-sig"))
     except OSError as exc:
-        raise InfactError(Problem(args.codes, f"cannot read the codes file ({exc.strerror}); one submitted code per line")) from None
+        raise InfactError(Problem(args.codes, f"cannot read the codes file ({exc.strerror}); one `WORKERID,CODE` "
+                                              "(or bare code) per line, or MTurk's batch results CSV")) from None
     storage = open_storage(_db(args, study.id))
     try:
         participants = collect(study, storage.records(study=study.id), include_withdrawn=True).participants
@@ -81,8 +82,9 @@ def run_verify_codes(args) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify-codes", help="check completion codes submitted on MTurk against the stored completions")
-    p.add_argument("codes", help="text file, one submitted code per line")
+    p = sub.add_parser("verify-codes", help="check (worker ID, completion code) pairs submitted on MTurk against the stored completions")
+    p.add_argument("codes", help="MTurk batch results CSV (WorkerId + a *code* column), or one `WORKERID,CODE` "
+                                 "per line; bare codes (no worker ID) only for self-hosted studies")
     p.add_argument("--study", required=True, help="study folder")
     p.add_argument("--db", help="store: TinyDB directory or database URL (default: as the app)")
     p.set_defaults(func=run_verify_codes)

@@ -20,7 +20,8 @@ from typing import Any, Callable, Mapping
 
 from infact.participation import assignment as assign
 from infact.errors import InfactError
-from infact.participation.platforms import Arrival, Completion, capture, completion_target, make_participant_code
+from infact.participation.platforms import (SESSION_PARAM, Arrival, Completion, IdInUse, capture, completion_target,
+                                           make_participant_code, may_resume, same_id)
 from infact.storage import Storage
 from infact.study.loader import Study
 
@@ -124,25 +125,45 @@ class Flow:
         }
 
     # -- arrival and resume --------------------------------------------------
-    def arrive(self, query: Mapping[str, Any], *, preview: bool = False) -> str:
-        """Register a new participant (or find the one this platform ID already has).
+    def admit(self, query: Mapping[str, Any], *, preview: bool = False) -> tuple[Arrival, str | None]:
+        """Check an arrival without storing anything: (arrival, token of the participant to resume).
 
-        Returns the participant token to keep in the URL. Raises PlatformError
-        (an InfactError) for invalid platform parameters.
+        The token is None for a newcomer. Raises PlatformError for invalid platform
+        parameters and IdInUse when the platform ID already takes part and the
+        second ID (SESSION_ID / assignmentId) does not prove it is the same session.
         """
         arrival: Arrival = capture(query, self.cfg.platform)
+        if not arrival.platform_id or preview:
+            return arrival, None
+        stored = self.arrival_of(arrival.platform_id)
+        if stored is None:
+            return arrival, None
+        if may_resume(stored, arrival):
+            return arrival, stored["participant"]
+        raise IdInUse(arrival.platform)
+
+    def arrival_of(self, platform_id: str) -> dict | None:
+        """The stored (non-preview) arrival with this platform ID, letter case ignored."""
+        for rec in self.storage.records(study=self.study.id, kind="arrival"):
+            if same_id(rec.get("platform_id"), platform_id) and not rec.get("preview"):
+                return rec
+        return None
+
+    def arrive(self, query: Mapping[str, Any], *, preview: bool = False) -> str:
+        """Register a new participant, or resume the one this platform session already has.
+
+        Returns the participant token to keep in the URL. Raises PlatformError
+        (invalid platform parameters) or IdInUse (see `admit`). The web page calls
+        it only once consent is given, so visits that never consent store nothing.
+        """
         with self.storage.lock():
-            if arrival.platform_id and not preview:
-                for rec in self.storage.records(study=self.study.id, kind="arrival"):
-                    if rec.get("platform_id") == arrival.platform_id and not rec.get("preview"):
-                        return rec["participant"]
+            arrival, token = self.admit(query, preview=preview)
+            if token is not None:
+                return token
             token = secrets.token_urlsafe(12)
             while token.startswith("_"):  # "_…" is reserved for researcher records: tables skip it
                 token = secrets.token_urlsafe(12)
-            self.storage.append(self._record(
-                token, "arrival", "arrival", preview,
-                platform=arrival.platform, platform_params=dict(arrival.params),
-                platform_id=arrival.platform_id, group=arrival.group))
+            self.storage.append(self._record(token, "arrival", "arrival", preview, **arrival.record_fields()))
         return token
 
     def state(self, token: str) -> State | None:
@@ -362,10 +383,12 @@ class Flow:
         delete = self.cfg.study.delete_on_withdraw
         if delete:
             arrival = st.arrival
+            second = SESSION_PARAM.get(arrival.get("platform"))
+            kept = {second: arrival["platform_params"][second]} if second in (arrival.get("platform_params") or {}) else {}
             self.storage.purge(token)
-            self.storage.append(self._record(
+            self.storage.append(self._record(  # the session ID stays: the same session sees "withdrawn"
                 token, "arrival", "arrival", st.preview, platform=arrival.get("platform"),
-                platform_params={}, platform_id=arrival.get("platform_id"), group=None, tombstone=True))
+                platform_params=kept, platform_id=arrival.get("platform_id"), group=None, tombstone=True))
         return self.storage.append(self._record(
             token, "withdraw", "withdraw", st.preview, reason=reason[:500], delete_requested=delete,
             deleted=delete))

@@ -11,24 +11,24 @@ researcher checks with `verify_codes`. See docs/quality.md.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import random
 import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
-import pandas as pd
 import pydantic
 from pydantic import BaseModel, Field, model_validator
 
 from infact.errors import ConfigError, InfactError, Problem
+from infact.participation.codes import (  # noqa: F401 — re-exported: codes used to live here
+    CODE_ALPHABET, CODE_LENGTH, make_participant_code, normalize_code, verify_codes)
 
 PARAMS: dict[str, list[str]] = {
     "prolific": ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"],
     "mturk": ["workerId", "assignmentId", "hitId"],
 }
 ID_PARAM = {"prolific": "PROLIFIC_PID", "mturk": "workerId"}
+# The platform's second, per-session ID: knowing someone's worker ID is not enough to resume them.
+SESSION_PARAM = {"prolific": "SESSION_ID", "mturk": "assignmentId"}
 TOKEN_PARAM = "p"  # the app's own participant token, see docs/data-model.md
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 MTURK_PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -42,9 +42,6 @@ _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")  # also a storage shard name
 _CODE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _PARAM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 
-# No 0/O, 1/I/L, U: a code read aloud or copied by hand survives.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"
-CODE_LENGTH = 10
 
 
 class PlatformConfig(BaseModel, extra="forbid"):
@@ -180,6 +177,11 @@ class Arrival:
     mturk_preview: bool = False  # HIT preview: the worker has not accepted it yet
     warnings: list[str] = field(default_factory=list)  # unusual but accepted values
 
+    @property
+    def session_id(self) -> str | None:
+        """Prolific's SESSION_ID or MTurk's assignmentId: the second ID that proves a resume."""
+        return self.params.get(SESSION_PARAM.get(self.platform, ""))
+
     def record_fields(self) -> dict:
         """The fields of the `arrival` record (docs/data-model.md)."""
         return {
@@ -187,7 +189,38 @@ class Arrival:
             "platform_params": dict(self.params),
             "platform_id": self.platform_id,
             "group": self.group,
+            "platform_warnings": list(self.warnings),
         }
+
+
+def same_id(a: str | None, b: str | None) -> bool:
+    """Platform IDs that differ only in letter case are the same person."""
+    return a is not None and b is not None and a.casefold() == b.casefold()
+
+
+def may_resume(stored: Mapping, arrival: Arrival) -> bool:
+    """May this arrival take over the stored participant with the same platform ID?
+
+    Only with the matching second ID (SESSION_ID / assignmentId): a worker ID
+    alone is known to others (shared screenshots, forum posts, the researcher's
+    exports) and must not open someone's session, code or withdraw button.
+    """
+    second = SESSION_PARAM.get(arrival.platform)
+    stored_second = (stored.get("platform_params") or {}).get(second) if second else None
+    return same_id(stored_second, arrival.session_id)
+
+
+class IdInUse(InfactError):
+    """This platform ID already takes part from another session; nothing is revealed or stored."""
+
+    participant_message = (
+        "This participant ID already takes part in this study from another session. "
+        "Please continue in the browser tab or window where you started; if you opened the study "
+        "again from the platform and still see this page, contact the researcher."
+    )
+
+    def __init__(self, platform: str):
+        super().__init__(Problem("study URL", f"{ID_PARAM.get(platform, 'id')}: already taken part by another session"))
 
 
 _BROKEN_LINK = (
@@ -314,60 +347,3 @@ def completion_target(
     return Completion(
         participant_code, None, f"Your completion code is {participant_code}. Please enter it {where}."
     )
-
-
-def make_participant_code(rng_or_secret: str | bytes | random.Random, participant: str) -> str:
-    """A hard-to-guess code like "ABCD-EFGH-JK" (~49 bits).
-
-    With a secret (str/bytes) the code is an HMAC of the participant token, so
-    it is the same on every rerun and can be recomputed; with a Random it is drawn.
-    """
-    if isinstance(rng_or_secret, random.Random):
-        chars = [rng_or_secret.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)]
-    else:
-        secret = rng_or_secret.encode() if isinstance(rng_or_secret, str) else bytes(rng_or_secret)
-        if not secret:
-            raise ValueError("make_participant_code needs a non-empty secret")
-        n = int.from_bytes(hmac.new(secret, participant.encode(), hashlib.sha256).digest(), "big")
-        chars = []
-        for _ in range(CODE_LENGTH):
-            n, i = divmod(n, len(CODE_ALPHABET))
-            chars.append(CODE_ALPHABET[i])
-    s = "".join(chars)
-    return f"{s[:4]}-{s[4:8]}-{s[8:]}"
-
-
-def normalize_code(code: str) -> str:
-    """Upper-case, without spaces and dashes: how workers actually paste codes."""
-    return re.sub(r"[\s\-_]", "", str(code)).upper()
-
-
-def verify_codes(codes: list[str], participants: pd.DataFrame) -> pd.DataFrame:
-    """Check codes submitted on MTurk (or elsewhere) against the stored completions.
-
-    One row per submitted code: `submitted, matched, participant, status,
-    platform_id, duplicate` (the same code submitted more than once).
-    """
-    stored: dict[str, dict] = {}
-    if len(participants):
-        done = participants[participants["status"].isin(["completed", "screened_out"])]
-        if "preview" in done:
-            done = done[~done["preview"].fillna(False).astype(bool)]
-        for row in done.to_dict("records"):
-            if isinstance(row.get("completion_code"), str) and row["completion_code"]:
-                stored[normalize_code(row["completion_code"])] = row
-    counts: dict[str, int] = {}
-    for c in codes:
-        counts[normalize_code(c)] = counts.get(normalize_code(c), 0) + 1
-    rows = []
-    for c in codes:
-        hit = stored.get(normalize_code(c))
-        rows.append({
-            "submitted": c,
-            "matched": hit is not None,
-            "participant": hit["participant"] if hit else None,
-            "status": hit["status"] if hit else None,
-            "platform_id": hit.get("platform_id") if hit else None,
-            "duplicate": counts[normalize_code(c)] > 1,
-        })
-    return pd.DataFrame(rows, columns=["submitted", "matched", "participant", "status", "platform_id", "duplicate"])

@@ -16,7 +16,7 @@ RATING_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situ
 PARTICIPANT_COLUMNS = ["participant", "status", "platform", "platform_id", "group", "completion_code",
                        "started_at", "ended_at", "total_seconds", "consent_seconds", "questionnaire_seconds",
                        "demographics_seconds", "situations_answered", "attention_passed",
-                       "questionnaire_attention_passed", "preview"]
+                       "questionnaire_attention_passed", "preview", "platform_warnings"]
 
 
 def by_participant(records: list[dict]) -> dict[str, list[dict]]:
@@ -93,6 +93,8 @@ def participants_table(records: list[dict], *, include_withdrawn: bool = True, i
             "attention_passed": (all(bool(r.get("attention_passed")) for r in check) if check else None),
             "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
             "preview": bool(arrival.get("preview")),
+            # e.g. a Prolific ID that is not 24 hex characters: accepted, but worth a look
+            "platform_warnings": "; ".join(arrival.get("platform_warnings") or []) or None,
         })
     df = pd.DataFrame(rows, columns=PARTICIPANT_COLUMNS)
     return df.sort_values("started_at", kind="stable").reset_index(drop=True)

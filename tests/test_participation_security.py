@@ -1,0 +1,38 @@
+"""Participation security in the app (AppTest): a platform ID alone never takes over a session.
+
+Issue 10, items 9-10: a second browser that knows someone's Prolific ID must not see
+their step, their completion code or their withdraw button.
+"""
+
+from __future__ import annotations
+
+from test_app import (COMPLETION_CODE, PID, PROLIFIC_QUERY, finish, give_consent, open_app, prolific_study,
+                      records, shown_code, store, token_of, view, walk_situations)  # noqa: F401 (store: fixture)
+
+
+def test_a_prolific_id_alone_does_not_resume_someone_elses_session(store, tmp_path, monkeypatch):
+    prolific_study(tmp_path, monkeypatch)
+    at = walk_situations(give_consent(open_app(PROLIFIC_QUERY)), until=3)
+    token = token_of(at)
+    n = len(records(store))
+
+    for query in ({"PROLIFIC_PID": PID}, {"PROLIFIC_PID": PID.upper()},
+                  {**PROLIFIC_QUERY, "SESSION_ID": "0" * 24}):
+        intruder = open_app(query)
+        assert "p" not in intruder.query_params, "the intruder got the participant's token"
+        texts = " ".join(w.value for w in intruder.warning)
+        assert "already takes part" in texts and "another session" in texts
+        assert view(intruder)["radios"] == [] and not intruder.get("button"), "a step or the withdraw button is shown"
+        assert len(records(store)) == n, "a refused arrival stored something"
+
+    # The participant's own Prolific session (any letter case) resumes as before.
+    again = open_app({k: v.upper() if k == "PROLIFIC_PID" else v for k, v in PROLIFIC_QUERY.items()})
+    assert token_of(again) == token and view(again) == view(at)
+
+
+def test_the_completion_code_is_shown_only_to_the_same_session(store, tmp_path, monkeypatch):
+    prolific_study(tmp_path, monkeypatch)
+    done = finish(give_consent(open_app(PROLIFIC_QUERY)))
+    assert shown_code(done) == COMPLETION_CODE
+    intruder = open_app({"PROLIFIC_PID": PID, "STUDY_ID": PROLIFIC_QUERY["STUDY_ID"]})
+    assert not intruder.get("code") and not intruder.get("link_button")
