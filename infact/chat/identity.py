@@ -33,6 +33,9 @@ def _pattern(words: tuple[str, ...]) -> re.Pattern | None:
 
 
 class LeakDetector:
+    """System names and `identity_words` are matched as whole words, ignoring case. A system
+    named like an ordinary word ("Fair") would flag "Fair enough!": give systems distinctive names."""
+
     def __init__(self, systems: Iterable[str], extra: Iterable[str] = ()):
         self.words = identity_words(systems, extra)
         self._re = _pattern(self.words)

@@ -22,11 +22,11 @@ from infact.storage import Storage
 MAX_MESSAGE = 1000   # characters of one participant message
 
 
-def _now() -> datetime:
+def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _iso(t: datetime) -> str:
+def iso(t: datetime) -> str:
     return t.astimezone(timezone.utc).isoformat(timespec="milliseconds")
 
 
@@ -42,7 +42,7 @@ class ChatSession:
 
     def __init__(self, storage: Storage, *, study_id: str, dataset_version: str | None, token: str,
                  slot: str, system: str, client: SystemClient, detector: LeakDetector, max_turns: int,
-                 preview: bool = False, clock: Callable[[], datetime] = _now):
+                 preview: bool = False, clock: Callable[[], datetime] = utcnow):
         self.storage, self.study_id, self.dataset_version = storage, study_id, dataset_version
         self.token, self.slot, self.system, self.client = token, slot, system, client
         self.detector, self.max_turns, self.preview, self.clock = detector, max_turns, preview, clock
@@ -53,7 +53,7 @@ class ChatSession:
         return self.storage.append({
             "key": f"{self.study_id}/{self.token}/chat/{self.conversation_id}/{suffix}",
             "study": self.study_id, "dataset_version": self.dataset_version, "participant": self.token,
-            "kind": kind, "at": _iso(self.clock()), "preview": self.preview,
+            "kind": kind, "at": iso(self.clock()), "preview": self.preview,
             "conversation_id": self.conversation_id, "system": self.system, "slot": self.slot, **fields})
 
     def load(self, records: list[dict] | None = None) -> Conversation:

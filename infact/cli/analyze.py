@@ -19,7 +19,7 @@ def register(subparsers) -> None:
         "analyze", help="statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, agreement)",
         description="Analyse the long ratings table (participant, situation_id, system, rating; optional "
                     "criterion, position, is_attention_check, excluded). See docs/analysis.md.")
-    p.add_argument("ratings", nargs="?", help="ratings.csv from `python -m infact export`")
+    p.add_argument("ratings", nargs="?", help="ratings.csv from `python -m infact export` (or transcripts.jsonl: live-chat statistics)")
     p.add_argument("--study", help="study folder (read ratings from the store instead of a CSV; needs --db)")
     p.add_argument("--db", help="store of the study: TinyDB folder or SQL URL (with --study)")
     p.add_argument("--criterion", help="analyse only this criterion (default: every criterion)")
@@ -33,6 +33,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ratings and Path(args.ratings).suffix.lower() == ".jsonl":  # live chats (docs/live.md)
+        from infact.chat.live_cli import analyze_transcripts
+
+        return analyze_transcripts(args)
     ratings, source = _load(args)
     if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
         raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
@@ -42,6 +46,12 @@ def run(args: argparse.Namespace) -> int:
 
     result = analyze(ratings, criterion=args.criterion, include_flagged=args.include_flagged,
                      mixed_model=not args.no_mixed_model, n_boot=args.n_boot, seed=args.seed, source=source)
+    if args.study:
+        from infact.chat.live_cli import live_from_store
+
+        live = live_from_store(args.study, args.db)
+        if live is not None:
+            result["live"] = live
     from infact.results import report
 
     if args.report:
@@ -54,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result, allow_nan=False, indent=2))
     else:
         print(report.render_markdown(result))
+        if "live" in result:
+            from infact.chat.live_analysis import render_markdown as live_markdown
+
+            print(live_markdown(result["live"]))
         if args.report:
             print(f"report written to {args.report}")
     return 0

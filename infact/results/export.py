@@ -7,7 +7,7 @@ offers the same bytes as downloads (`export_bytes`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -29,6 +29,10 @@ FILES = {
     "records.json": "every stored record, as stored",
     "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
 }
+LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
+    "transcripts.jsonl": "live chats: one conversation per line, every message with items, latency and error",
+    "pairwise.csv": "arena votes: one row per vote (winner is a system or `tie`); identity leaks marked",
+}
 
 
 @dataclass
@@ -41,6 +45,9 @@ class Tables:
     flags: pd.DataFrame
     records: list[dict]
     funnel: pd.DataFrame | None = None  # how far participants got (dashboard)
+    live: bool = False                  # the study has live chats: transcripts and votes are exported
+    transcripts: list[dict] = field(default_factory=list)
+    votes: pd.DataFrame | None = None
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
@@ -73,8 +80,13 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
         quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
         on="participant", how="left")
     participants["excluded"] = participants["participant"].isin(excluded)
-    return Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
-                  tables.funnel(own, cfg.study.situations_per_participant))
+    t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
+               tables.funnel(own, cfg.study.situations_per_participant))
+    if cfg.live.enabled:
+        from infact.chat.export import add_live  # lazily: only live studies need it
+
+        add_live(t, own_records, excluded)
+    return t
 
 
 def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes]:
@@ -92,7 +104,14 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
         "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
         "records.json": records_json(t.records).encode("utf-8"),
         "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
+        **(_live_bytes(t) if t.live else {}),
     }
+
+
+def _live_bytes(t: Tables) -> dict[str, bytes]:
+    from infact.chat.export import live_bytes
+
+    return live_bytes(t)
 
 
 def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:

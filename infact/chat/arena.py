@@ -1,0 +1,137 @@
+"""One participant's live evaluation: chat with A (then B), rubric after each chat, then the vote.
+
+    assignment → chat A → rubric A → [chat B → rubric B → vote] → done
+
+`LiveRun` holds no state of its own: every call reads the participant's records,
+so the page, the bots and the tests can each create one per request, and a reload
+(or another server process) continues at the same place. The live step kind
+(infact/participation/steps/) and bench/live.py drive it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Mapping
+
+from infact.chat.client import SystemClient
+from infact.chat.conversation import Conversation, conversation_id, read_conversation
+from infact.chat.identity import LeakDetector
+from infact.chat.schedule import choose_systems
+from infact.chat.session import ChatSession, iso, utcnow
+from infact.storage import Storage
+from infact.study.loader import Study
+from infact.values import label_to_point, response_letter
+
+TIE = "tie"
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str                 # "chat" | "rubric" | "vote" | "done"
+    slot: str | None = None   # "A" / "B" for chat and rubric
+
+
+class LiveRun:
+    def __init__(self, study: Study, storage: Storage, clients: Mapping[str, SystemClient], token: str, *,
+                 preview: bool = False, clock: Callable[[], datetime] = utcnow):
+        self.study, self.storage, self.clients, self.token = study, storage, clients, token
+        self.live = study.config.live
+        self.preview, self.clock = preview, clock
+        self.detector = LeakDetector(study.systems, self.live.identity_words)
+
+    # -- records ---------------------------------------------------------------
+    def _append(self, kind: str, suffix: str, **fields: Any) -> bool:
+        return self.storage.append({
+            "key": f"{self.study.id}/{self.token}/chat/{suffix}", "study": self.study.id,
+            "dataset_version": self.study.dataset_version, "participant": self.token, "kind": kind,
+            "at": iso(self.clock()), "preview": self.preview, **fields})
+
+    def records(self) -> list[dict]:
+        return self.storage.records(study=self.study.id, participant=self.token)
+
+    # -- who, where --------------------------------------------------------------
+    def systems(self, records: list[dict] | None = None) -> list[str]:
+        """The systems this participant meets, in chat order; assigned (and stored) on first call."""
+        mine = next((r for r in (records or self.records()) if r.get("kind") == "chat_assignment"), None)
+        if mine is not None:
+            return list(mine["systems"])
+        with self.storage.lock():
+            mine = next((r for r in self.records() if r.get("kind") == "chat_assignment"), None)
+            if mine is None:
+                others = [] if self.preview else self.storage.records(study=self.study.id, kind="chat_assignment")
+                chosen = choose_systems(self.study.systems, others, arena=self.live.arena,
+                                        rng=random.Random(secrets.randbits(64)))
+                self._append("chat_assignment", "assignment", systems=chosen)
+                return chosen
+        return list(mine["systems"])
+
+    def slots(self, records: list[dict] | None = None) -> dict[str, str]:
+        return {response_letter(i + 1): s for i, s in enumerate(self.systems(records))}
+
+    def conversation(self, slot: str, records: list[dict] | None = None) -> Conversation:
+        records = records if records is not None else self.records()
+        system = self.slots(records)[slot]
+        return read_conversation(records, conversation_id(self.token, slot), system, slot)
+
+    def session(self, slot: str) -> ChatSession:
+        system = self.slots()[slot]
+        return ChatSession(self.storage, study_id=self.study.id, dataset_version=self.study.dataset_version,
+                           token=self.token, slot=slot, system=system, client=self.clients[system],
+                           detector=self.detector, max_turns=self.live.max_turns, preview=self.preview,
+                           clock=self.clock)
+
+    def vote(self, records: list[dict] | None = None) -> dict | None:
+        return next((r for r in (records or self.records()) if r.get("kind") == "chat_vote"), None)
+
+    def phase(self, records: list[dict] | None = None) -> Phase:
+        records = records if records is not None else self.records()
+        for slot in self.slots(records):
+            conv = self.conversation(slot, records)
+            if conv.ended is None:
+                return Phase("chat", slot)
+            if conv.rubric is None:
+                return Phase("rubric", slot)
+        if self.live.arena and self.vote(records) is None:
+            return Phase("vote")
+        return Phase("done")
+
+    # -- answers -------------------------------------------------------------------
+    def can_end(self, conv: Conversation) -> bool:
+        return conv.user_turns >= self.live.min_turns and not conv.awaiting_reply
+
+    def submit_rubric(self, slot: str, answers: Mapping[str, Any], seconds: float | None = None) -> list[str]:
+        scale = self.live.rubric_scale
+        points: dict[str, int] = {}
+        errors = []
+        for n, item in enumerate(self.live.rubric, start=1):
+            p = label_to_point(answers.get(item.id), scale)
+            if p is None:
+                errors.append(f"Please answer statement {n}: {item.question}")
+            else:
+                points[item.id] = p
+        if errors:
+            return errors
+        self.session(slot).submit_rubric(points, {k: scale[v - 1] for k, v in points.items()}, seconds)
+        return []
+
+    def submit_vote(self, choice: str, reason: str = "", seconds: float | None = None) -> list[str]:
+        """`choice` is what the participant picked: "A", "B" or "tie"."""
+        records = self.records()
+        slots = self.slots(records)
+        if choice not in (*slots, *([TIE] if self.live.allow_tie else [])):
+            return ["Please choose which chatbot was better" + (" (or that they were about the same)." if self.live.allow_tie else ".")]
+        reason = (reason or "").strip()
+        need = self.live.vote_reason_min_chars
+        if len(reason) < need:
+            return [f"Please say in a few words why (at least {need} characters)."]
+        convs = [self.conversation(s, records) for s in slots]
+        leaks = sorted({w for c in convs for w in c.leaks})
+        a, b = convs[0], convs[1]
+        self._append("chat_vote", "vote", system_a=a.system, system_b=b.system, shown_left=a.system,
+                     winner=TIE if choice == TIE else slots[choice], choice=choice, justification=reason[:2000],
+                     seconds=seconds, conversation_a=a.conversation_id, conversation_b=b.conversation_id,
+                     identity_leak=bool(leaks), leaked_words=leaks)
+        return []

@@ -1,0 +1,32 @@
+"""`python -m infact analyze` for live chats: transcripts.jsonl, or a live study's store."""
+
+from __future__ import annotations
+
+import json
+
+from infact.chat.live_analysis import live_summary, render_markdown
+from infact.chat.transcripts import read_transcripts
+
+
+def analyze_transcripts(args) -> int:
+    """`analyze transcripts.jsonl [--json]`: per-system satisfaction, acceptance, latency, failures."""
+    summary = {"source": str(args.ratings), "live": live_summary(read_transcripts(args.ratings))}
+    print(json.dumps(summary, indent=2, allow_nan=False) if args.json else render_markdown(summary["live"]))
+    return 0
+
+
+def live_from_store(study_dir: str, db: str) -> dict | None:
+    """The live summary of a study's store, or None when the study has no live chats."""
+    from infact.results.export import collect
+    from infact.storage import open_storage
+    from infact.study.loader import load_study
+
+    study = load_study(study_dir)
+    if not study.config.live.enabled:
+        return None
+    storage = open_storage(db)
+    try:
+        t = collect(study, storage.records(study=study.id))
+    finally:
+        storage.close()
+    return live_summary(t.transcripts)
