@@ -1,9 +1,12 @@
 """Researcher sign-in: a password checked against a hash in secrets, or OIDC (st.login)."""
 
+import secrets
+
 import streamlit as st
 
 from infact import ui
-from infact.auth import email_allowed, researcher_settings, verify_password
+from infact.auth import needs_rehash, oidc_refusal, parse_hash, researcher_settings, verify_password
+from infact.signin_throttle import server_throttle
 
 st.title("Researcher sign-in")
 settings = researcher_settings(ui.secrets())
@@ -12,9 +15,17 @@ oidc = bool(settings.get("allowed_emails")) and "auth" in ui.secrets()
 
 if ui.is_researcher():
     st.success("You are signed in.")
+    if password_hash and st.session_state.get("researcher_by_password"):
+        try:
+            if needs_rehash(password_hash):
+                st.info("Your password hash uses older, weaker scrypt parameters. Run "
+                        "`python -m infact hash-password` and replace `password_hash` in your secrets.")
+        except ValueError:
+            pass
     st.page_link("pages/dashboard.py", label="Open the dashboard", icon="📊")
     if st.button("Sign out", key="sign_out"):
         st.session_state.pop("researcher_signed_in", None)
+        st.session_state.pop("researcher_by_password", None)
         st.rerun()
     st.stop()
 
@@ -31,18 +42,40 @@ if not password_hash and not oidc:
 if oidc:
     user = getattr(st, "user", None)
     if user is not None and getattr(user, "is_logged_in", False):
-        if email_allowed(getattr(user, "email", None), settings):
+        refusal = oidc_refusal(user.to_dict(), settings)
+        if refusal is None:
             st.session_state["researcher_signed_in"] = True
             st.rerun()
-        st.error("This account is not on the researcher allow-list.")
+        st.error(refusal)
     if st.button("Sign in with your institution account", key="oidc_login"):
         st.login()
 
+
+def check_password(password: str) -> None:
+    """Verify, unless this session or the server is throttled after wrong passwords."""
+    throttle = server_throttle()
+    session = st.session_state.setdefault("signin_session", secrets.token_hex(8))
+    wait = throttle.wait_seconds(session)
+    if wait > 0:
+        throttle.refused(session, wait)
+        st.error(f"Too many wrong passwords. Try again in {wait:.0f} seconds.")
+        return
+    if verify_password(password, password_hash):
+        throttle.succeeded(session)
+        st.session_state["researcher_signed_in"] = True
+        st.session_state["researcher_by_password"] = True
+        st.rerun()
+    wait = throttle.failed(session)
+    st.error("Wrong password." + (f" Wait {wait:.0f} seconds before the next try." if wait > 0 else ""))
+
+
 if password_hash:
+    try:
+        parse_hash(password_hash)
+    except ValueError as exc:
+        st.error(f"`[researcher] password_hash` in the secrets is not valid: {exc}.")
+        st.stop()
     with st.form("sign_in"):
         password = st.text_input("Password", type="password", key="password")
         if st.form_submit_button("Sign in", type="primary", key="sign_in_submit"):
-            if verify_password(password, password_hash):
-                st.session_state["researcher_signed_in"] = True
-                st.rerun()
-            st.error("Wrong password.")
+            check_password(password)
