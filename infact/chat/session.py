@@ -1,14 +1,16 @@
 """Chatting with one system: send, try again, skip, end, rate — each stored at once.
 
 `ChatSession` is plain Python used by the live step's page, the bots, the tests
-and bench/live.py alike. The participant's message is stored *before* the system
-is called and the answer (or the typed failure) right after, so nothing is lost
-if the system hangs, the page reloads or the server restarts mid-call: the
-conversation then shows the message as waiting, with "Try again".
+and bench/live.py alike. The participant's message is written while the system is
+being asked (so the write costs the participant no time) and the answer (or the
+typed failure) is stored only once the message is, so nothing is lost if the
+system hangs, the page reloads or the server restarts mid-call: the conversation
+then shows the message as waiting, with "Try again".
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -20,6 +22,8 @@ from infact.chat.identity import LeakDetector
 from infact.storage import Storage
 
 MAX_MESSAGE = 1000   # characters of one participant message
+# Writes participant messages while their system is being asked (one shared pool: sessions are threads).
+_WRITER = ThreadPoolExecutor(max_workers=16, thread_name_prefix="infact-chat-write")
 
 
 def utcnow() -> datetime:
@@ -74,10 +78,12 @@ class ChatSession:
         if conv.user_turns >= self.max_turns:
             return Outcome(False, "You have reached the last message of this chat.")
         turn = conv.user_turns + 1
-        if not self._append("chat_message", f"{turn}/user", role="user", turn=turn, text=text[:MAX_MESSAGE]):
-            return Outcome(True)  # the same message twice (double click, rerun): answered by the first
+        # The message is written while the system thinks: both start now, and the answer is
+        # stored only after the message is (so their order on disk is the order they happened).
+        stored = _WRITER.submit(self._append, "chat_message", f"{turn}/user", role="user", turn=turn,
+                                text=text[:MAX_MESSAGE])
         conv.turns.append(Turn("user", text[:MAX_MESSAGE], turn))
-        return self._answer(conv, turn)
+        return self._answer(conv, turn, stored)
 
     def retry(self) -> Outcome:
         """Ask the system again for the last message that has no usable answer."""
@@ -86,15 +92,19 @@ class ChatSession:
             return Outcome(True)
         return self._answer(conv, conv.user_turns)
 
-    def _answer(self, conv: Conversation, turn: int) -> Outcome:
+    def _answer(self, conv: Conversation, turn: int, message: Future | None = None) -> Outcome:
         attempt = conv.attempts(turn) + 1
         request = build_request(self.study_id, self.conversation_id, turn, conv.messages())
         try:
             reply = self.client.reply(request)
         except SystemFailure as failure:
+            if message is not None and not message.result():
+                return Outcome(True)  # the same message twice (double click, rerun): the first one answers
             self._append("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
                          text="", items=[], latency_ms=None, error=failure.as_record())
             return Outcome(False, failure.participant_message, failure)
+        if message is not None and not message.result():  # raises if the message could not be stored
+            return Outcome(True)
         leaks = self.detector.find(reply.text)
         self._append("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
                      text=reply.text, items=list(reply.items), latency_ms=reply.latency_ms, error=None,

@@ -1,0 +1,162 @@
+"""Live chats under load: 50 participants chatting at once with systems that take 200 ms.
+
+    python bench/live.py [--chats 50] [--turns 5] [--delay 0.2] [--store tinydb|memory|URL]
+
+Two stub systems (infact.chat.stub_server, each in its own process) answer every request after `--delay`
+seconds. `--chats` threads each hold one conversation of `--turns` messages through
+`ChatSession.send` — the same call the live page makes: store the participant's
+message, call the system over HTTP, store the answer with its latency. The
+baseline, measured in the same run at the same concurrency, is a bare HTTP call
+to the same stub (`HttpSystem.reply`) with no storage.
+
+Prints, one per line:
+  lost_messages=     messages acknowledged by a send but not read back from a fresh
+                     store (participant messages + usable answers); must be 0
+  failed_answers=    answers that failed (timeouts etc.); expected 0
+  overhead_p95_ms=   p95 of (time of one send - the system's own 200 ms): the app's time
+                     beyond the system's latency, HTTP included; target <= 50
+  overhead_p50_ms=
+  bare_http_overhead_p95_ms=  p95 of (bare HTTP call - 200 ms), the floor
+  app_only_p95_ms=   overhead_p95_ms - bare_http_overhead_p95_ms (storage and bookkeeping)
+  wall_s=
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from infact.chat.client import HttpSystem  # noqa: E402
+from infact.chat.contract import Message, build_request  # noqa: E402
+from infact.chat.conversation import read_conversation  # noqa: E402
+from infact.chat.identity import LeakDetector  # noqa: E402
+from infact.chat.session import ChatSession  # noqa: E402
+from infact.storage import open_storage  # noqa: E402
+
+STUDY = "bench-live"
+
+
+def chat(storage, client, token: str, turns: int, think: float, timings: list, lock: threading.Lock) -> int:
+    session = ChatSession(storage, study_id=STUDY, dataset_version="v", token=token, slot="A",
+                          system=client.name, client=client, detector=LeakDetector(["StubOne", "StubTwo"]),
+                          max_turns=turns)
+    acked = 0
+    rng = random.Random(token)
+    for n in range(turns):
+        time.sleep(rng.uniform(0, think))   # reading the answer and typing the next message
+        t0 = time.perf_counter()
+        outcome = session.send(f"message {n + 1}: something funny please")
+        ms = (time.perf_counter() - t0) * 1000
+        with lock:
+            timings.append(ms)
+        acked += 2 if outcome.ok else 1
+    return acked
+
+
+def bare(client, turns: int, timings: list, lock: threading.Lock) -> None:
+    for n in range(turns):
+        t0 = time.perf_counter()
+        client.reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
+        with lock:
+            timings.append((time.perf_counter() - t0) * 1000)
+
+
+def count_stored(target: str, tokens: list[str], clients: list) -> tuple[int, int]:
+    storage = open_storage(target) if target != "memory://" else None
+    found = failed = 0
+    for i, token in enumerate(tokens):
+        recs = (storage or SHARED[0]).records(study=STUDY, participant=token)
+        conv = read_conversation(recs, f"{token}-A", clients[i % 2].name, "A")
+        found += sum(1 for t in conv.turns if t.role == "user" or t.ok)
+        failed += sum(1 for t in conv.turns if not t.ok)
+    return found, failed
+
+
+SHARED: list = []
+
+
+def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
+    """A stub system in its own process, so it does not share the app's interpreter lock."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "infact.chat.stub_server", "--behaviour", "normal",
+                             "--delay", str(delay), "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, f"http://127.0.0.1:{port}/chat"
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("the stub system did not start")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--chats", type=int, default=50)
+    p.add_argument("--turns", type=int, default=5)
+    p.add_argument("--delay", type=float, default=0.2)
+    p.add_argument("--store", default="tinydb", help="tinydb (a temp dir), memory, or a SQL URL")
+    p.add_argument("--think", type=float, default=0.0,
+                   help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, "
+                        "the worst case)")
+    args = p.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
+        ("memory://" if args.store == "memory" else args.store)
+    storage = open_storage(target)
+    SHARED.append(storage)
+    lock = threading.Lock()
+    stubs = [start_stub(args.delay), start_stub(args.delay)]
+    try:
+        clients = [HttpSystem("StubOne", stubs[0][1], 10), HttpSystem("StubTwo", stubs[1][1], 10)]
+        base_ms: list[float] = []
+        with ThreadPoolExecutor(args.chats) as pool:
+            list(pool.map(lambda i: bare(clients[i % 2], args.turns, base_ms, lock), range(args.chats)))
+        tokens = [f"bench{i:03d}" for i in range(args.chats)]
+        send_ms: list[float] = []
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(args.chats) as pool:
+            acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms, lock),
+                                 range(args.chats)))
+        wall = time.perf_counter() - t0
+    finally:
+        for proc, _ in stubs:
+            proc.terminate()
+            proc.wait()
+    found, failed = count_stored(target, tokens, clients)
+    delay_ms = args.delay * 1000
+    over = np.array(send_ms) - delay_ms
+    floor = np.array(base_ms) - delay_ms
+    print(f"store={args.store}")
+    print(f"chats={args.chats}")
+    print(f"turns={args.turns}")
+    print(f"think_s={args.think}")
+    print(f"messages_acknowledged={acked}")
+    print(f"lost_messages={acked - found}")
+    print(f"failed_answers={failed}")
+    print(f"overhead_p95_ms={np.percentile(over, 95):.1f}")
+    print(f"overhead_p50_ms={np.percentile(over, 50):.1f}")
+    print(f"bare_http_overhead_p95_ms={np.percentile(floor, 95):.1f}")
+    print(f"app_only_p95_ms={np.percentile(over, 95) - np.percentile(floor, 95):.1f}")
+    print(f"wall_s={wall:.2f}")
+    storage.close()
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
