@@ -1,7 +1,7 @@
 """Researcher sign-in: a password whose scrypt hash lives in secrets.
 
-`python -m infact hash-password` prints the line to paste into
-`.streamlit/secrets.toml`:
+`python -m infact hash-password` prints the lines to paste into `.streamlit/secrets.toml`
+(or, with `--write FILE`, sets them there):
 
     [researcher]
     password_hash = "scrypt$131072$8$1$<salt hex>$<hash hex>"
@@ -18,14 +18,13 @@ provider-verified email (`oidc_refusal`).
 
 from __future__ import annotations
 
-import argparse
-import getpass
 import hashlib
 import hmac
 import os
-import sys
 import threading
 from typing import Any, Mapping, NamedTuple
+
+from infact.deployment import researcher
 
 N, R, P = 2**17, 8, 1           # OWASP Password Storage Cheat Sheet (scrypt)
 MAX_MEMORY, MAX_P = 2**30, 16   # refuse a mistyped hash that would need gigabytes
@@ -86,12 +85,8 @@ def needs_rehash(stored: str) -> bool:
 
 
 def researcher_settings(secrets: Mapping | None) -> dict:
-    """The [researcher] table of secrets (empty if absent)."""
-    try:
-        section = secrets.get("researcher") if secrets is not None else None
-    except Exception:  # st.secrets raises when no secrets.toml exists at all
-        section = None
-    return dict(section or {})
+    """The [researcher] settings of secrets (defined in infact/deployment.py)."""
+    return researcher(secrets)
 
 
 def email_allowed(email: str | None, settings: Mapping) -> bool:
@@ -113,19 +108,3 @@ def oidc_refusal(claims: Mapping[str, Any], settings: Mapping) -> str | None:
         return (f"Your identity provider has not verified the email address {email}; "
                 "verify it with the provider, or ask for another account to be allowed.")
     return None
-
-
-def run(args) -> int:
-    password = args.password if args.password is not None else getpass.getpass("Researcher password: ")
-    if len(password) < 10:
-        print("error: use at least 10 characters", file=sys.stderr)
-        return 2
-    print("[researcher]")
-    print(f'password_hash = "{hash_password(password)}"')
-    return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hash-password", help="print the secrets.toml line for the researcher password")
-    p.add_argument("--password", help="the password (default: ask without echo)")
-    p.set_defaults(func=run)

@@ -5,10 +5,13 @@ A crash at any moment leaves either the old file or the new one, never a mix.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def fsync_dir(path: Path) -> None:
@@ -76,3 +79,45 @@ def replace_dir(staging: Path, target: Path) -> None:
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
     fsync_dir(target.parent)
+
+
+MAX_INPUT_BYTES = 512 * 1024 * 1024  # far above ReDial's full train split (~30 MB); refuses runaway inputs
+
+
+def read_input_text(path: str | os.PathLike, *, encoding: str = "utf-8-sig", max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Read a researcher's input file as text, or raise DatasetError naming the file and the fix.
+
+    Only regular files are read: a directory, a device such as /dev/zero or a FIFO
+    would otherwise fail obscurely or hang.
+    """
+    from infact.errors import DatasetError, Problem
+
+    path = Path(path)
+    name = str(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise DatasetError(Problem(name, "file not found: check the path")) from None
+    except OSError as exc:
+        raise DatasetError(Problem(name, f"cannot read: {exc.strerror}")) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DatasetError(Problem(name, "is a directory: give the data file itself"))
+    if not stat.S_ISREG(info.st_mode):
+        raise DatasetError(Problem(name, "is not a regular file (a device, pipe or socket): give a data file"))
+    if info.st_size > max_bytes:
+        raise DatasetError(Problem(name, f"is {info.st_size / 2**20:,.0f} MB, more than the {max_bytes / 2**20:,.0f} MB "
+                                         "an input file may have: split it into several files"))
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(Problem(name, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")) from None
+    except OSError as exc:
+        raise DatasetError(Problem(name, f"cannot read: {exc.strerror}")) from None
+
+
+def loads_json(text: str) -> Any:
+    """json.loads that reports absurd nesting as a JSONDecodeError instead of a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply (more than about 1,000 levels of [ or {)", text, 0) from None

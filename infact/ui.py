@@ -13,25 +13,21 @@ from typing import Any, Mapping
 
 import streamlit as st
 
+from infact.deployment import study_folder
 from infact.errors import InfactError
 from infact.participation.flow import Flow, State, Step, response_letter
 from infact.participation.platforms import IdInUse, PlatformError, capture
 from infact.storage import Storage, open_storage
-from infact.stores.config import REPO, resolve_store
+from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
 from infact.participation.display import CSS, dialog_html, response_html
 
 log = logging.getLogger("infact")
-DEFAULT_STUDY = REPO / "data" / "demo"
 
 
 def study_dir() -> Path:
-    """INFACT_STUDY (env) or [study] dir in secrets, else the bundled demo."""
-    env = os.environ.get("INFACT_STUDY")
-    if env:
-        return Path(env)
-    cfg = secret_section("study")
-    return Path(cfg["dir"]) if cfg.get("dir") else DEFAULT_STUDY
+    """INFACT_STUDY (env) or [study] dir in secrets, else the bundled demo (infact/deployment.py)."""
+    return study_folder(os.environ, secrets())[0]
 
 
 def secrets() -> Mapping[str, Any]:
@@ -40,11 +36,6 @@ def secrets() -> Mapping[str, Any]:
         return {k: st.secrets[k] for k in st.secrets.keys()}
     except Exception:  # StreamlitSecretNotFoundError and parse errors alike
         return {}
-
-
-def secret_section(name: str) -> dict:
-    value = secrets().get(name)
-    return dict(value) if isinstance(value, Mapping) else {}
 
 
 @st.cache_resource(show_spinner=False)
@@ -277,8 +268,10 @@ def participant_page() -> None:
     try:
         flow = get_flow()
     except InfactError as exc:
+        # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
+        log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))
         st.title("This study is not available right now")
-        show_problems(exc, "The study configuration has problems the researcher needs to fix:")
+        st.info("Please try again later. If this persists, contact the researchers who invited you.")
         return
     page_header(flow)
     state = arrive(flow)

@@ -59,7 +59,7 @@ def test_text_summary_and_reports(csv, tmp_path, capsys):
 @pytest.mark.parametrize("argv, expect", [
     (["missing.csv"], "file not found"),
     ([], "either RATINGS.csv or --study"),
-    (["--study", "somewhere"], "--study needs --db"),
+    (["--study", "somewhere"], "somewhere/study.toml: not found"),  # --db falls back like every command
     (["{csv}", "--criterion", "fluency"], "criterion 'fluency' not found"),
     (["{csv}", "--report", "out.pdf"], "out.md or out.html"),
     (["{csv}", "--n-boot", "10"], "100 or more"),

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import uuid
 
 import pytest
 
 from infact.errors import InfactError
-from infact.stores.migrate import migrate, register
+from infact.cli.main import main
+from infact.stores.migrate import migrate
 from infact.storage import MemoryStorage, TinyDBStorage
 
 
@@ -35,10 +35,7 @@ def tinydb_source(tmp_path):
 
 
 def cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers())
-    args = parser.parse_args(["migrate", *argv])
-    return args.func(args)
+    return main(["migrate", *argv])
 
 
 def test_tinydb_to_tinydb_one_study_then_rerun(tinydb_source, tmp_path):
@@ -59,7 +56,7 @@ def test_cli_prints_the_verified_counts(tinydb_source, tmp_path, capsys):
 def test_secrets_toml_names_the_target(tinydb_source, tmp_path, capsys):
     secrets = tmp_path / "secrets.toml"
     secrets.write_text(f'[connections.infact]\nurl = "sqlite:///{tmp_path / "answers.db"}"\n')
-    assert cli("--from", str(tinydb_source), "--to", str(secrets), "--study", "s2") == 0
+    assert cli("--from", str(tinydb_source), "--to", str(secrets), "--study-id", "s2") == 0
     assert "6 copied" in capsys.readouterr().out
 
 

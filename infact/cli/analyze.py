@@ -1,4 +1,8 @@
-"""`python -m infact analyze`: statistics from ratings.csv or straight from a study's store."""
+"""`python -m infact analyze`: statistics from ratings.csv or straight from a study's store.
+
+All of analyze's argument wiring is here, so new analyses (pairwise, judges) add their
+options in `register` and their dispatch in `run`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from infact.cli.args import add_db, add_study, command, store_target, study_folder
 from infact.errors import InfactError, Problem
 
 # Text columns stay text: participant tokens like "007" or situation ids like "1e3".
@@ -15,13 +20,15 @@ TEXT_COLUMNS = {c: str for c in ("participant", "situation_id", "system", "crite
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "analyze", help="statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, agreement)",
-        description="Analyse the long ratings table (participant, situation_id, system, rating; optional "
-                    "criterion, position, is_attention_check, excluded). See docs/analysis.md.")
-    p.add_argument("ratings", nargs="?", help="ratings.csv from `python -m infact export` (or transcripts.jsonl: live-chat statistics)")
-    p.add_argument("--study", help="study folder (read ratings from the store instead of a CSV; needs --db)")
-    p.add_argument("--db", help="store of the study: TinyDB folder or SQL URL (with --study)")
+    p = command(
+        subparsers, "analyze", "statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, agreement)",
+        "Analyse the long ratings table (participant, situation_id, system, rating; optional criterion, position, "
+        "is_attention_check, excluded), from a ratings.csv or straight from a study's store; or live-chat "
+        "transcripts (transcripts.jsonl). See docs/analysis.md.")
+    p.add_argument("ratings", nargs="?", metavar="RATINGS.csv",
+                   help="ratings.csv from `python -m infact export` (or transcripts.jsonl: live-chat statistics; or give --study)")
+    add_study(p, help="read the ratings from this study's store instead of a CSV")
+    add_db(p)
     p.add_argument("--criterion", help="analyse only this criterion (default: every criterion)")
     p.add_argument("--include-flagged", action="store_true", help="keep participants flagged for exclusion")
     p.add_argument("--json", action="store_true", help="print the full result as one JSON object")
@@ -75,11 +82,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _load(args) -> tuple[pd.DataFrame, str]:
     if bool(args.ratings) == bool(args.study):
-        raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR --db PATH (not both, not neither)."))
+        raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither)."))
     if args.study:
-        if not args.db:
-            raise InfactError(Problem("analyze", "--study needs --db PATH (the store the study wrote to)."))
         from infact.results.export import tables_from_store  # lazily: pulls in the study and storage layers
+        from infact.study.loader import load_study
+
+        # The store resolved once (--db, else INFACT_DB, secrets, db/<study id>/); the live-chat analysis reads it too.
+        folder = study_folder(args)
+        args.study, args.db = str(folder), store_target(args, load_study(folder).id)
 
         # Always load flagged participants; analyze() drops them unless --include-flagged.
         ratings = tables_from_store(args.study, args.db, include_flagged=True)["ratings"]

@@ -337,8 +337,6 @@ def write_tables(out: Path, tables: Tables) -> list[Path]:
     return written + [workbook]
 
 
-# --------------------------------------------------------------------------- CLI
-
 def parse_systems(text: str) -> dict[str, str]:
     systems: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -360,31 +358,10 @@ def read_exclude_list(path: Path) -> set[str]:
     return ids
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("infact-export", help="the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
-                              description=__doc__.split("\n\n")[1])
-    p.add_argument("file", type=Path, metavar="FILE.json")
-    p.add_argument("--systems", default="", help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD")
-    p.add_argument("--out", type=Path, required=True, help="folder for ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx")
-    p.add_argument("--exclude", type=Path, help="file with participant ids to exclude, one per line")
-    p.add_argument("--exclude-incomplete", action="store_true", help="also exclude participants without a questionnaire")
-    p.add_argument("--check-rule", type=Path, help='JSON rule {"dialog_id", "responses": {KEY: text}, "rated", "max_rating"} (default: INFACT\'s)')
-    p.add_argument("--check-dialog-id", type=int, help=f"Dialog_ID of the attention-check trial (default {DEFAULT_RULE.dialog_id})")
-    p.add_argument("--check-max-rating", type=int, help=f"highest rating that passes the check (default {DEFAULT_RULE.max_rating})")
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    rule = CheckRule.from_json(args.check_rule) if args.check_rule else DEFAULT_RULE
-    if args.check_dialog_id is not None or args.check_max_rating is not None:
-        rule = CheckRule(args.check_dialog_id if args.check_dialog_id is not None else rule.dialog_id, rule.responses, rule.rated,
-                         args.check_max_rating if args.check_max_rating is not None else rule.max_rating)
-    exclude = read_exclude_list(args.exclude) if args.exclude else set()
-    tables = import_infact_export(args.file, parse_systems(args.systems), exclude=exclude, check_rule=rule,
-                                  exclude_incomplete=args.exclude_incomplete)
-    write_tables(args.out, tables)
+def summary(out: Path, tables: Tables) -> ImportReport:
+    """What the import found, for the command's printout."""
     p = tables.participants
-    report = ImportReport(args.out, problems=tables.problems)
+    report = ImportReport(Path(out), problems=tables.problems)
     report.counts = {
         "participants": len(p),
         "passed_attention_check": int((p["attention_passed"] == True).sum()),  # noqa: E712 (None = no check)
@@ -394,5 +371,4 @@ def run(args) -> int:
     }
     report.notes = ["wrote ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx",
                     "ratings.csv is the input of `python -m infact analyze`"]
-    report.print(f"imported {args.file}")
-    return 0
+    return report

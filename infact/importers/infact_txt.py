@@ -1,4 +1,4 @@
-"""`python -m infact import infact-txt --dialogs dialogue_data.txt --system KBRD=KBRD.txt … --out STUDY_DIR`.
+"""`python -m infact import infact-txt --dialogs dialogue_data.txt --system KBRD=KBRD.txt … --study STUDY_DIR`.
 
 The evaluation files of the original INFACT app. All files are blocks opened by
 `CONVERSATION:n`. The dialog file has `USER:` / `CHAT-BOT:` lines; a system file
@@ -197,29 +197,3 @@ def import_infact_txt(dialogs: str | Path, systems: list[tuple[str, str | Path]]
                                 f"{why['no line']} without a {n} line after the SEEKER line (or not aligned; see warnings)")
     report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
     return report
-
-
-def _system_arg(value: str) -> tuple[str, str]:
-    name, sep, path = value.partition("=")
-    if not sep or not name.strip() or not path.strip():
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"expected NAME=FILE, e.g. KBRD=KBRD.txt, got {value!r}")
-    return name.strip(), path.strip()
-
-
-def register(import_subparsers) -> None:
-    p = import_subparsers.add_parser("infact-txt", help="the original INFACT app's evaluation files -> study situations",
-                                     description=__doc__.split("\n\n")[0])
-    p.add_argument("--dialogs", required=True, help="dialogue_data.txt (USER:/CHAT-BOT: lines)")
-    p.add_argument("--system", action="append", type=_system_arg, default=[], metavar="NAME=FILE",
-                   help="a system's file, e.g. KBRD=KBRD.txt (repeat for each system)")
-    p.add_argument("--ground-truth", metavar="NAME", help="also add the dialog's actual next CHAT-BOT turn as system NAME")
-    p.add_argument("--out", required=True, help="study folder to create or update")
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    report = import_infact_txt(args.dialogs, args.system, args.out, args.ground_truth)
-    report.print(f"imported {args.dialogs}")
-    return 0

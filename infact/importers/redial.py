@@ -1,4 +1,4 @@
-"""`python -m infact import redial FILE.jsonl --out STUDY_DIR [--movies CSV]`.
+"""`python -m infact import redial FILE.jsonl --study STUDY_DIR [--movies CSV]`.
 
 ReDial raw JSONL, one dialog per line. The seeker (initiatorWorkerId) becomes
 "user", the recommender "bot"; consecutive messages of one sender are merged into
@@ -136,19 +136,3 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
     report.notes.append(f"system: {system} (the recommender's actual reply)")
     report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
     return report
-
-
-def register(import_subparsers) -> None:
-    p = import_subparsers.add_parser("redial", help="ReDial raw JSONL (one dialog per line) -> study situations",
-                                     description=__doc__.split("\n\n")[0])
-    p.add_argument("file", help="ReDial JSONL, e.g. test_data.jsonl")
-    p.add_argument("--out", required=True, help="study folder to create or update")
-    p.add_argument("--movies", help="movies_with_mentions.csv, for @ids missing from a dialog's movieMentions")
-    p.add_argument("--system", default=HUMAN_SYSTEM, help=f"name of the ground-truth system (default: {HUMAN_SYSTEM!r})")
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    report = import_redial(args.file, args.out, args.movies, args.system)
-    report.print(f"imported {args.file}")
-    return 0

@@ -211,20 +211,3 @@ def _listed_systems(toml_path: Path) -> list[str] | None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
         return None
     return systems if isinstance(systems, list) else None
-
-
-def register(import_subparsers) -> None:
-    p = import_subparsers.add_parser("responses", help="merge one system's outputs (JSONL/CSV) into a study",
-                                     description=__doc__.split("\n\n")[0])
-    p.add_argument("file", help="JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}")
-    p.add_argument("--study", required=True, help="study folder (from `import redial` or `import infact-txt`)")
-    p.add_argument("--system", required=True, help="system name shown in results, e.g. KBRD")
-    p.add_argument("--situations", default=SITUATIONS_FILE, help=f"situations file in the study (default {SITUATIONS_FILE})")
-    p.add_argument("--movies", help="movies_with_mentions.csv, to turn @ids in responses into titles")
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    report = import_responses(args.study, args.system, args.file, args.situations, args.movies)
-    report.print(f"imported {args.system} responses from {args.file}")
-    return 0

@@ -132,17 +132,6 @@ def pydantic_problems(err: pydantic.ValidationError, file: str, section: str) ->
     return problems
 
 
-def settings_markdown(model: type[BaseModel], section: str) -> str:
-    """The settings table for the docs, generated from the field descriptions."""
-    lines = ["| setting | default | meaning |", "|---|---|---|"]
-    for name, f in model.model_fields.items():
-        default = "(none)" if f.default is None else repr(f.default).replace("'", '"')
-        if isinstance(f.default, bool):
-            default = str(f.default).lower()
-        lines.append(f"| `{section}.{name}` | `{default}` | {f.description} |")
-    return "\n".join(lines)
-
-
 def load_platform(table: Mapping | None, file: str = "study.toml") -> PlatformConfig:
     """Build the config from the `[platform]` table, or raise ConfigError naming the keys."""
     try:

@@ -1,4 +1,4 @@
-"""`python -m infact plan`: how many participants a study needs.
+"""How many participants a study needs (`python -m infact plan`).
 
 Three answers, all documented in docs/planner.md:
 
@@ -13,7 +13,6 @@ Three answers, all documented in docs/planner.md:
 
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
 
@@ -178,29 +177,3 @@ def format_plan(r: dict) -> str:
                      f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; paired t-test on participant means)")
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
     return "\n".join(lines)
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser("plan", help="how many participants a study needs (balanced vs random sampling, power)",
-                              description=__doc__.split("\n\n")[1] if __doc__ else None)
-    p.add_argument("--situations", type=int, required=True, metavar="P", help="number of situations to rate")
-    p.add_argument("--per-participant", type=int, required=True, metavar="n", help="situations each participant sees, attention checks included")
-    p.add_argument("--ratings-per-situation", type=int, required=True, metavar="k", help="ratings wanted per situation (per system)")
-    p.add_argument("--attention-checks", type=int, default=1, metavar="a", help="attention-check situations per participant (default 1)")
-    p.add_argument("--exclusion-rate", type=float, default=0.0, metavar="e", help="expected share of excluded participants, e.g. 0.2 (default 0)")
-    p.add_argument("--delta", type=float, help="smallest difference between two systems' mean ratings worth detecting, in scale points")
-    p.add_argument("--sd", type=float, help="SD of a single rating (about 1 on a 5-point scale)")
-    p.add_argument("--icc", type=float, help="share of rating variance that is the participant's own level (e.g. 0.2)")
-    p.add_argument("--corr", type=float, default=0.0, help="correlation of two systems' ratings of one situation (default 0, conservative)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
-    p.add_argument("--pairs", type=int, default=1, help="number of pairwise contrasts; alpha is split over them (default 1)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    result = plan(args.situations, args.per_participant, args.ratings_per_situation, args.attention_checks, args.exclusion_rate,
-                  delta=args.delta, sd=args.sd, icc=args.icc, corr=args.corr, alpha=args.alpha, power=args.power, pairs=args.pairs)
-    print(json.dumps(result, indent=2) if args.json else format_plan(result))
-    return 0

@@ -3,34 +3,42 @@
 Order: the `INFACT_DB` environment variable (a TinyDB directory or a database
 URL); else Streamlit secrets `[connections.infact]` (a PostgreSQL URL — what
 Community Cloud needs); else the embedded TinyDB directory `db/<study id>`
-beside the app. Plain Python: the UI passes `st.secrets` in.
+beside the app. The settings themselves are defined in `infact/deployment.py`;
+plain Python: the UI passes `st.secrets` in.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Mapping
 
-REPO = Path(__file__).resolve().parents[2]
+from infact.deployment import REPO, default_tinydb_path, store_target
+from infact.errors import InfactError, Problem
 
+__all__ = ["REPO", "default_tinydb_path", "resolve_store", "check_store_path", "on_community_cloud"]
 
-def default_tinydb_path(study_id: str) -> Path:
-    return REPO / "db" / study_id
+URL = re.compile(r"^[a-z][a-z0-9+]*://", re.IGNORECASE)
+# Suffixes of single files people pass by mistake; a TinyDB store is a directory.
+FILE_SUFFIXES = {".json", ".jsonl", ".db", ".sqlite", ".sqlite3", ".csv", ".txt", ".toml", ".xlsx"}
 
 
 def resolve_store(study_id: str, secrets: Mapping | None = None, env: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(target for open_storage, where it came from)."""
-    env = os.environ if env is None else env
-    if env.get("INFACT_DB"):
-        return env["INFACT_DB"], "INFACT_DB environment variable"
-    if secrets:
-        from infact.stores.sql import storage_url_from_secrets
+    return store_target(study_id, env, secrets)
 
-        url = storage_url_from_secrets(secrets)
-        if url:
-            return url, "[connections.infact] in secrets"
-    return str(default_tinydb_path(study_id)), "embedded TinyDB (default)"
+
+def check_store_path(target: str, option: str = "--db") -> str:
+    """Refuse a store path that names a file: TinyDB would otherwise make a directory called `x.json`."""
+    text = str(target).strip()
+    if URL.match(text):
+        return text
+    path = Path(text)
+    if path.is_file() or (not path.exists() and path.suffix.lower() in FILE_SUFFIXES):
+        raise InfactError(Problem(text, f"looks like a file; a store ({option}) is a TinyDB directory (e.g. db/my-study, "
+                                        "created if missing) or a database URL (postgresql://…)"))
+    return text
 
 
 def on_community_cloud(env: Mapping[str, str] | None = None) -> bool:

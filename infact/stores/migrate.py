@@ -1,4 +1,4 @@
-"""`python -m infact migrate --from PATH_OR_URL --to PATH_OR_URL [--study ID]`.
+"""Copy records between stores (`python -m infact migrate --from PATH_OR_URL --to PATH_OR_URL [--study-id ID]`).
 
 Copies records between stores — a TinyDB directory, a database URL, or a
 `secrets.toml` whose `[connections.infact]` names the database (keeps the password
@@ -113,27 +113,3 @@ def migrate(source: str | os.PathLike | Storage, target: str | os.PathLike | Sto
     finally:
         for store in opened:
             store.close()
-
-
-def run(args) -> int:
-    result = migrate(args.source, args.target, study=args.study)
-    scope = f"study {result['study']}" if result["study"] else "all studies"
-    print(f"migrated {scope}: {result['source_records']} records from {_label(args.source)} to {_label(args.target)} "
-          f"({result['copied']} copied, {result['already_present']} already there)")
-    print(f"  {'kind':<14}{'source':>8}{'target':>8}")
-    for kind, n in result["per_kind"].items():
-        print(f"  {kind:<14}{n['source']:>8}{n['target']:>8}")
-    print("verified: every source record is in the target, unchanged")
-    return 0
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "migrate", help="copy a study's records between stores (TinyDB directory, PostgreSQL URL, secrets.toml)",
-        description="Copy records between stores and verify the counts. Safe to re-run: records already "
-                    "in the target are skipped. PATH_OR_URL: a TinyDB store directory, a postgresql:// URL, "
-                    "or a secrets.toml whose [connections.infact] url names the database.")
-    p.add_argument("--from", dest="source", required=True, metavar="PATH_OR_URL", help="store to copy from")
-    p.add_argument("--to", dest="target", required=True, metavar="PATH_OR_URL", help="store to copy into")
-    p.add_argument("--study", default=None, metavar="ID", help="copy only this study (default: every record)")
-    p.set_defaults(func=run)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from infact.study.config import StudyConfig, load_config
 from infact.errors import ConfigError, DatasetError, InfactError, Problem
-from infact.study.situations import Situation, dataset_version, read_situations
+from infact.study.situations import Situation, dataset_version, read_situations, situation_paths
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class Study:
     attention_situation: Situation | None      # dialog used for the instructed-response check
     dataset_version: str
     notes: tuple[Problem, ...] = field(default=())
+    # How the files' situations became the pool: in_files, incomplete, attention_dialog, not_sampled.
+    pool_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -47,11 +49,18 @@ class Study:
         return cache
 
 
+def check_folder(folder: Path) -> None:
+    """A study is a folder: name the mistake when it is a file or missing."""
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(Problem(str(folder), "is a file, not a study folder: give the folder that holds study.toml (e.g. data/demo)"))
+
+
 def load_study(folder: str | Path) -> Study:
     folder = Path(folder)
+    check_folder(folder)
     config = load_config(folder)
     toml = str(folder / "study.toml")
-    paths = [folder / p for p in config.study.situations]
+    paths = situation_paths(folder, config.study.situations, toml)
     situations, problems = read_situations(paths)
     if problems:
         raise DatasetError(problems)
@@ -72,6 +81,7 @@ def load_study(folder: str | Path) -> Study:
         found = sorted({name for s in situations for name in s.responses})
         raise ConfigError(Problem(toml, f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.", key="study.systems"))
 
+    usable = len(complete)
     check: Situation | None = None
     ac = config.attention_check
     if ac.enabled:
@@ -84,6 +94,7 @@ def load_study(folder: str | Path) -> Study:
             raise ConfigError(Problem(toml, f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})", key="attention_check.situation"))
         # The check's dialog is never rated as a regular situation: no one sees it twice.
         complete = [s for s in complete if s.dialog_id != check.dialog_id]
+    regular = len(complete)
 
     pool = complete
     if config.sampling.mode != "all":
@@ -94,8 +105,27 @@ def load_study(folder: str | Path) -> Study:
     if len(pool) < config.regular_per_participant:
         raise ConfigError(Problem(toml, f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are usable; lower study.situations_per_participant or add situations", key="study.situations_per_participant"))
 
+    counts = {"in_files": len(situations), "incomplete": len(situations) - usable, "attention_dialog": usable - regular,
+              "not_sampled": regular - len(pool)}
     return Study(folder=folder, config=config, situations=tuple(pool), attention_situation=check,
-                 dataset_version=dataset_version(paths), notes=tuple(notes))
+                 dataset_version=dataset_version(paths), notes=tuple(notes), pool_counts=counts)
+
+
+def pool_explanation(study: Study) -> str:
+    """Why the pool holds fewer situations than the files, e.g. 'the files hold 40; 2 of dialog x are kept for the check'."""
+    c = study.pool_counts
+    if not c or c["in_files"] == len(study.situations):
+        return ""
+    parts = [f"the files hold {c['in_files']}"]
+    if c["incomplete"]:
+        parts.append(f"{c['incomplete']} lack a system's response (see the notes)")
+    if c["attention_dialog"] and study.attention_situation is not None:
+        parts.append(f"{c['attention_dialog']} belong to dialog {study.attention_situation.dialog_id}, whose situation "
+                     f"{study.attention_situation.situation_id} is the attention check: that dialog is never rated as a "
+                     "regular situation, so no one sees it twice")
+    if c["not_sampled"]:
+        parts.append(f"{c['not_sampled']} are not in the [sampling] sample")
+    return "; ".join(parts)
 
 
 def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], list[Problem]]:
@@ -106,6 +136,7 @@ def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], lis
     folder = Path(folder)
     errors: list[Problem] = []
     try:
+        check_folder(folder)
         config = load_config(folder)
     except InfactError as exc:
         errors.extend(exc.problems)

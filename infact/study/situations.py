@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from infact.errors import DatasetError, Problem
-from infact.fileio import atomic_write_text
+from infact.errors import ConfigError, DatasetError, Problem
+from infact.fileio import atomic_write_text, loads_json, read_input_text
 
 ROLES = ("user", "bot")
 
@@ -121,7 +121,7 @@ def json_lines(text: str, file: str, expected: str) -> tuple[list[tuple[int, Any
         if not raw.strip():
             continue
         try:
-            rows.append((lineno, json.loads(raw)))
+            rows.append((lineno, loads_json(raw)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}): {expected}", lineno))
     return rows, problems
@@ -135,13 +135,13 @@ def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[
     for path in paths:
         path = Path(path)
         name = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not path.exists():
             problems.append(Problem(name, "file not found: check the 'situations' list in study.toml or run an import"))
             continue
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(name, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8"))
+        try:
+            text = read_input_text(path, encoding="utf-8")
+        except DatasetError as exc:
+            problems.extend(exc.problems)
             continue
         rows, bad = json_lines(text, name, "one JSON object per line")
         problems.extend(bad)
@@ -157,6 +157,31 @@ def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[
             situations.append(sit)
     problems.sort(key=lambda p: (p.file, p.line or 0))  # in file order, as a reader fixes them
     return situations, problems
+
+
+def situation_paths(folder: str | Path, names: Iterable[str], toml: str = "study.toml") -> list[Path]:
+    """The situations files named in study.toml, which must stay inside the study folder.
+
+    A study folder is what gets shared and archived; a path outside it (absolute or
+    climbing out with '..') would also let a study.toml read any file on the server.
+    """
+    folder = Path(folder)
+    root = folder.resolve()
+    paths, problems = [], []
+    for name in names:
+        path = folder / name
+        try:
+            inside = Path(name).is_absolute() is False and path.resolve().is_relative_to(root)
+        except (OSError, RuntimeError):  # a symlink loop
+            inside = False
+        if not inside:
+            problems.append(Problem(toml, f"situations file {name!r} is outside the study folder {folder}: copy it into "
+                                          "the folder and give its path relative to it", key="study.situations"))
+        else:
+            paths.append(path)
+    if problems:
+        raise ConfigError(problems)
+    return paths
 
 
 def load_situations(paths: Iterable[str | Path]) -> list[Situation]:

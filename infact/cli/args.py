@@ -1,0 +1,65 @@
+"""Arguments shared by several commands, defined once: the study folder, the store,
+and a help formatter that shows every option's default."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from infact import deployment
+from infact.errors import InfactError, Problem
+from infact.storage import Storage, open_storage
+from infact.stores.config import check_store_path
+
+STUDY_HELP = ("study folder holding study.toml (default: as the app: INFACT_STUDY, then [study] dir in "
+              ".streamlit/secrets.toml, then data/demo)")
+DB_HELP = ("store: a TinyDB directory or a database URL (default: INFACT_DB, then [connections.infact] in "
+           ".streamlit/secrets.toml, then db/<study id>/)")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Appends `(default: X)` to an option's help unless the text already names its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        unset = action.default is None or action.default is False or action.default == [] or action.default == argparse.SUPPRESS
+        if "default" in text or unset:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def command(sub: argparse._SubParsersAction, name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    """A sub-command with a one-line summary (in the command list) and a full description (in its --help)."""
+    return sub.add_parser(name, help=summary, description=description, formatter_class=HelpFormatter)
+
+
+def add_study(parser: argparse.ArgumentParser, *, positional: bool = False, required: bool = False,
+              help: str = STUDY_HELP) -> None:
+    """`--study DIR` (the one way to name a study); `positional` also accepts `COMMAND DIR` as shorthand."""
+    parser.add_argument("--study", metavar="DIR", required=required, help=help)
+    if positional:
+        parser.add_argument("study_arg", nargs="?", metavar="DIR", help="the study folder, same as --study DIR")
+
+
+def add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH_OR_URL", help=DB_HELP)
+
+
+def study_folder(args: argparse.Namespace) -> Path:
+    given = {v for v in (getattr(args, "study", None), getattr(args, "study_arg", None)) if v}
+    if len(given) > 1:
+        raise InfactError(Problem("--study", f"two different study folders given ({', '.join(sorted(given))}); give one"))
+    if given:
+        return Path(given.pop())
+    return deployment.study_folder(secrets=deployment.load_secrets())[0]
+
+
+def store_target(args: argparse.Namespace, study_id: str) -> str:
+    if getattr(args, "db", None):
+        return check_store_path(args.db, "--db")
+    target, source = deployment.store_target(study_id, secrets=deployment.load_secrets())
+    return check_store_path(target, source)
+
+
+def open_store(args: argparse.Namespace, study_id: str) -> Storage:
+    return open_storage(store_target(args, study_id))

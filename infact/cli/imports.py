@@ -1,0 +1,98 @@
+"""`import redial | responses | infact-txt | infact-export`: real data into a study folder or tables.
+
+The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
+the importers that create a study); each import writes to a staging folder and moves
+it into place only on success.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from infact.cli.args import command
+from infact.importers import infact_export, infact_txt, redial, responses
+from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
+
+NEW_STUDY_HELP = "study folder to create or update (its study.toml and other files are kept)"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    imp = command(sub, "import", "import a dataset or system outputs into a study folder",
+                  "Import real data: ReDial dialogs, a system's outputs, or the original INFACT files. "
+                  "Problems are printed as `warning: FILE:LINE: …`. Formats: docs/importing.md.")
+    formats = imp.add_subparsers(dest="format", required=True, metavar="FORMAT")
+
+    p = command(formats, "redial", "ReDial raw JSONL (one dialog per line) -> study situations", redial.__doc__.split("\n\n")[1])
+    p.add_argument("file", metavar="FILE.jsonl", help="ReDial JSONL, e.g. test_data.jsonl")
+    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    p.add_argument("--movies", metavar="CSV", help="movies_with_mentions.csv, for @ids missing from a dialog's movieMentions")
+    p.add_argument("--system", default=HUMAN_SYSTEM, help="name of the ground-truth system (the recommender's actual reply)")
+    p.set_defaults(func=run_redial)
+
+    p = command(formats, "responses", "merge one system's outputs (JSONL/CSV) into a study", responses.__doc__.split("\n\n")[1])
+    p.add_argument("file", metavar="FILE", help="JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}")
+    p.add_argument("--study", required=True, metavar="DIR", help="study folder (from `import redial` or `import infact-txt`)")
+    p.add_argument("--system", required=True, help="system name shown in results, e.g. KBRD")
+    p.add_argument("--situations", default=SITUATIONS_FILE, help="situations file in the study")
+    p.add_argument("--movies", metavar="CSV", help="movies_with_mentions.csv, to turn @ids in responses into titles")
+    p.set_defaults(func=run_responses)
+
+    p = command(formats, "infact-txt", "the original INFACT app's evaluation files -> study situations", infact_txt.__doc__.split("\n\n")[1])
+    p.add_argument("--dialogs", required=True, metavar="FILE", help="dialogue_data.txt (USER:/CHAT-BOT: lines)")
+    p.add_argument("--system", action="append", type=system_file, default=[], metavar="NAME=FILE",
+                   help="a system's file, e.g. KBRD=KBRD.txt (repeat for each system)")
+    p.add_argument("--ground-truth", metavar="NAME", help="also add the dialog's actual next CHAT-BOT turn as system NAME")
+    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    p.set_defaults(func=run_infact_txt)
+
+    rule = infact_export.DEFAULT_RULE
+    p = command(formats, "infact-export", "the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
+                infact_export.__doc__.split("\n\n")[1])
+    p.add_argument("file", type=Path, metavar="FILE.json", help="the Firebase export of the original INFACT app")
+    p.add_argument("--systems", default="", help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD (required when the export has responses)")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx")
+    p.add_argument("--exclude", type=Path, metavar="FILE", help="file with participant ids to exclude, one per line")
+    p.add_argument("--exclude-incomplete", action="store_true", help="also exclude participants without a questionnaire")
+    p.add_argument("--check-rule", type=Path, metavar="RULE.json", help='JSON rule {"dialog_id", "responses": {KEY: text}, "rated", "max_rating"} (default: INFACT\'s)')
+    p.add_argument("--check-dialog-id", type=int, help=f"Dialog_ID of the attention-check trial (default: {rule.dialog_id}, or the --check-rule's)")
+    p.add_argument("--check-max-rating", type=int, help=f"highest rating that passes the check (default: {rule.max_rating}, or the --check-rule's)")
+    p.set_defaults(func=run_infact_export)
+
+
+def system_file(value: str) -> tuple[str, str]:
+    """`NAME=FILE` of `--system`."""
+    name, sep, path = value.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE, e.g. KBRD=KBRD.txt, got {value!r}")
+    return name.strip(), path.strip()
+
+
+def run_redial(args) -> int:
+    redial.import_redial(args.file, args.study, args.movies, args.system).print(f"imported {args.file}")
+    return 0
+
+
+def run_responses(args) -> int:
+    report = responses.import_responses(args.study, args.system, args.file, args.situations, args.movies)
+    report.print(f"imported {args.system} responses from {args.file}")
+    return 0
+
+
+def run_infact_txt(args) -> int:
+    infact_txt.import_infact_txt(args.dialogs, args.system, args.study, args.ground_truth).print(f"imported {args.dialogs}")
+    return 0
+
+
+def run_infact_export(args) -> int:
+    rule = infact_export.CheckRule.from_json(args.check_rule) if args.check_rule else infact_export.DEFAULT_RULE
+    if args.check_dialog_id is not None or args.check_max_rating is not None:
+        rule = infact_export.CheckRule(
+            args.check_dialog_id if args.check_dialog_id is not None else rule.dialog_id, rule.responses, rule.rated,
+            args.check_max_rating if args.check_max_rating is not None else rule.max_rating)
+    exclude = infact_export.read_exclude_list(args.exclude) if args.exclude else set()
+    tables = infact_export.import_infact_export(args.file, infact_export.parse_systems(args.systems), exclude=exclude,
+                                                check_rule=rule, exclude_incomplete=args.exclude_incomplete)
+    infact_export.write_tables(args.out, tables)
+    infact_export.summary(args.out, tables).print(f"imported {args.file}")
+    return 0

@@ -1,0 +1,97 @@
+"""`export`, `verify-codes` and `plan`: results out of the store, and how many participants to recruit."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from infact.cli.args import add_db, add_study, command, open_store, study_folder
+from infact.deployment import REPO
+from infact.errors import InfactError, Problem
+from infact.fileio import read_input_text
+from infact.study.loader import load_study
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(sub, "export", "write ratings.csv and every other export",
+                "Write every export (ratings.csv, ratings_wide.csv, participants.csv, questionnaire.csv, "
+                "demographics.csv, flags.csv, records.json, infact_sheets.xlsx) into one folder, as a set: the files "
+                "are written to a staging folder that replaces the previous export only when all are written.")
+    add_study(p)
+    add_db(p)
+    p.add_argument("--out", metavar="DIR", default=str(REPO / "exports"), help="output folder, replaced as a whole")
+    p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
+    p.set_defaults(func=run_export)
+
+    p = command(sub, "verify-codes", "check completion codes submitted on MTurk against the stored completions",
+                "Read the codes workers submitted (one per line), print a CSV saying which match a stored "
+                "completion, and exit 1 if any does not.")
+    p.add_argument("codes", metavar="CODES.txt", help="text file, one submitted code per line")
+    add_study(p)
+    add_db(p)
+    p.set_defaults(func=run_verify_codes)
+
+    p = command(sub, "plan", "how many participants a study needs (balanced vs random sampling, power)",
+                "How many participants to recruit: with INFACT's balanced assignment (every situation reaches k "
+                "ratings), with the original INFACT's random sampling (every situation reaches k ratings with 95% "
+                "probability), and optionally for a power target on one pairwise contrast. See docs/planner.md.")
+    p.add_argument("--situations", type=int, required=True, metavar="P", help="number of situations to rate")
+    p.add_argument("--per-participant", type=int, required=True, metavar="n", help="situations each participant sees, attention checks included")
+    p.add_argument("--ratings-per-situation", type=int, required=True, metavar="k", help="ratings wanted per situation (per system)")
+    p.add_argument("--attention-checks", type=int, default=1, metavar="a", help="attention-check situations per participant")
+    p.add_argument("--exclusion-rate", type=float, default=0.0, metavar="e", help="expected share of excluded participants, e.g. 0.2")
+    p.add_argument("--delta", type=float, help="smallest difference between two systems' mean ratings worth detecting, in scale points (turns on the power answer)")
+    p.add_argument("--sd", type=float, help="SD of a single rating (about 1 on a 5-point scale; needed with --delta)")
+    p.add_argument("--icc", type=float, help="share of rating variance that is the participant's own level, e.g. 0.2 (needed with --delta)")
+    p.add_argument("--corr", type=float, default=0.0, help="correlation of two systems' ratings of one situation (0 is conservative)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    p.add_argument("--power", type=float, default=0.8, help="power")
+    p.add_argument("--pairs", type=int, default=1, help="number of pairwise contrasts; alpha is split over them")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run_plan)
+
+
+def run_export(args) -> int:
+    from infact.results.export import FILES, write_exports  # pandas and openpyxl: only when exporting
+
+    study = load_study(study_folder(args))
+    storage = open_store(args, study.id)
+    try:
+        written = write_exports(study, storage, args.out, include_withdrawn=args.include_withdrawn)
+    finally:
+        storage.close()
+    for path in written:
+        print(f"{path}  — {FILES.get(path.name, '')}")
+    return 0
+
+
+def run_verify_codes(args) -> int:
+    from infact.participation.platforms import verify_codes
+    from infact.results.export import collect
+
+    study = load_study(study_folder(args))
+    try:
+        text = read_input_text(args.codes)
+    except InfactError as exc:
+        raise InfactError([Problem(p.file, f"{p.message} (the codes file: one submitted code per line)") for p in exc.problems]) from None
+    codes = [c.strip() for c in text.splitlines() if c.strip()]
+    storage = open_store(args, study.id)
+    try:
+        participants = collect(study, storage.records(study=study.id), include_withdrawn=True).participants
+    finally:
+        storage.close()
+    result = verify_codes(codes, participants)
+    print(result.to_csv(index=False), end="")
+    unmatched = int((~result["matched"]).sum())
+    print(f"{len(result) - unmatched} of {len(result)} codes match a stored completion; {unmatched} do not", file=sys.stderr)
+    return 0 if unmatched == 0 else 1
+
+
+def run_plan(args) -> int:
+    from infact.results.planner import format_plan, plan  # scipy and statsmodels: only when planning
+
+    result = plan(args.situations, args.per_participant, args.ratings_per_situation, args.attention_checks, args.exclusion_rate,
+                  delta=args.delta, sd=args.sd, icc=args.icc, corr=args.corr, alpha=args.alpha, power=args.power, pairs=args.pairs)
+    print(json.dumps(result, indent=2) if args.json else format_plan(result))
+    return 0
