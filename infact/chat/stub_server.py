@@ -8,13 +8,12 @@ text that is not JSON), `leak` (says "I am KBRD"), `demo:NAME` (a built-in demo
 system from infact.chat.demo_systems served over HTTP). Every request is kept in
 `server.requests` so tests can check what the app sent.
 
-`python -m infact.chat.stub_server --behaviour demo:genre_recommender --port 9001`
+`python -m infact chat-stub --behaviour demo:genre_recommender --port 9001`
 serves one for trying a study's `url = …` by hand.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import threading
 import time
@@ -93,18 +92,3 @@ def serve(behaviour: str = "normal", delay_s: float = 0.0) -> Iterator[StubServe
     finally:
         server.shutdown()
         server.server_close()
-
-
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--behaviour", default="demo:genre_recommender")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
-    p.add_argument("--port", type=int, default=9001)
-    args = p.parse_args()
-    server = StubServer(args.behaviour, args.delay, args.port)
-    print(f"serving {args.behaviour} at {server.url}", flush=True)
-    server.serve_forever()
-
-
-if __name__ == "__main__":
-    main()
