@@ -24,10 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
     p.set_defaults(func=run_export)
 
-    p = command(sub, "verify-codes", "check completion codes submitted on MTurk against the stored completions",
-                "Read the codes workers submitted (one per line), print a CSV saying which match a stored "
-                "completion, and exit 1 if any does not.")
-    p.add_argument("codes", metavar="CODES.txt", help="text file, one submitted code per line")
+    p = command(sub, "verify-codes", "check (worker ID, completion code) pairs submitted on MTurk against the stored completions",
+                "Read the codes workers submitted, print a CSV saying which match a stored completion of that "
+                "worker, and exit 1 if any does not.")
+    p.add_argument("codes", metavar="CODES", help="MTurk batch results CSV (WorkerId + a *code* column), or one `WORKERID,CODE` "
+                                                  "per line; bare codes (no worker ID) only for self-hosted studies")
     add_study(p)
     add_db(p)
     p.set_defaults(func=run_verify_codes)
@@ -67,15 +68,15 @@ def run_export(args) -> int:
 
 
 def run_verify_codes(args) -> int:
-    from infact.participation.platforms import verify_codes
+    from infact.participation.codes import read_submissions, verify_codes
     from infact.results.export import collect
 
     study = load_study(study_folder(args))
     try:
-        text = read_input_text(args.codes)
+        codes = read_submissions(read_input_text(args.codes))
     except InfactError as exc:
-        raise InfactError([Problem(p.file, f"{p.message} (the codes file: one submitted code per line)") for p in exc.problems]) from None
-    codes = [c.strip() for c in text.splitlines() if c.strip()]
+        raise InfactError([Problem(p.file, f"{p.message} (the codes file: one `WORKERID,CODE` or bare code per line, "
+                                           "or MTurk's batch results CSV)") for p in exc.problems]) from None
     storage = open_store(args, study.id)
     try:
         participants = collect(study, storage.records(study=study.id), include_withdrawn=True).participants
