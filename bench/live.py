@@ -2,7 +2,7 @@
 
     python bench/live.py [--chats 50] [--turns 5] [--delay 0.2] [--store tinydb|memory|URL]
 
-Two stub systems (infact.chat.stub_server, each in its own process) answer every request after `--delay`
+Two stub systems (`python -m infact chat-stub`, each in its own process) answer every request after `--delay`
 seconds. `--chats` threads each hold one conversation of `--turns` messages through
 `ChatSession.send` — the same call the live page makes: store the participant's
 message, call the system over HTTP, store the answer with its latency. The
@@ -93,7 +93,7 @@ def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "infact.chat.stub_server", "--behaviour", "normal",
+    proc = subprocess.Popen([sys.executable, "-m", "infact", "chat-stub", "--behaviour", "normal",
                              "--delay", str(delay), "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL)
     for _ in range(200):
         try:
