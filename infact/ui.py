@@ -9,14 +9,20 @@ import logging
 import os
 import traceback
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import streamlit as st
 
 from infact.deployment import study_folder
 from infact.errors import InfactError
-from infact.participation.flow import Flow, State, Step, response_letter
+from infact.participation import steps
+from infact.participation.flow import Flow
 from infact.participation.platforms import IdInUse, PlatformError, capture
+from infact.participation.steps import Step
+from infact.participation.steps.questionnaire import COMMENT_ITEM
+from infact.participation.steps.situation import response_text
+from infact.state import Progress, ProgressCache
+from infact.values import response_letter
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
@@ -111,8 +117,27 @@ def page_header(flow: Flow) -> None:
     st.title(flow.cfg.study.title)
 
 
-def submit(flow: Flow, token: str, step: Step, answers: dict) -> None:
-    result = flow.submit(token, step.name, answers)
+# Renderers by step kind: a step kind (infact/participation/steps/) draws its page here.
+Renderer = Callable[[Flow, Progress, Step], None]
+RENDERERS: dict[str, Renderer] = {}
+
+
+def renderer(kind: str) -> Callable[[Renderer], Renderer]:
+    """Register the function that draws the pages of step kind `kind`."""
+    def add(fn: Renderer) -> Renderer:
+        RENDERERS[kind] = fn
+        return fn
+    return add
+
+
+def progress_cache() -> ProgressCache:
+    return ProgressCache(st.session_state)
+
+
+def submit(flow: Flow, progress: Progress, step: Step, answers: dict) -> None:
+    """Submit a page; the cached progress becomes what the submit read back from storage."""
+    result = flow.submit(progress.token, step.name, answers)
+    progress_cache().put(flow, result.state)
     if result.ok:
         st.rerun()
     st.session_state["errors"] = list(result.errors)
@@ -126,7 +151,8 @@ def show_errors() -> None:
         st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
-def consent_step(flow: Flow, token: str, step: Step) -> None:
+@renderer("consent")
+def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
     texts = flow.cfg.texts
     st.markdown(texts.welcome)
     with st.expander("Instructions: how to rate", expanded=True):
@@ -139,13 +165,14 @@ def consent_step(flow: Flow, token: str, step: Step) -> None:
         agreed = st.checkbox(texts.consent, key="consent")
         show_errors()
         if st.form_submit_button("Start the study", type="primary", key="consent_submit"):
-            submit(flow, token, step, {"consent": agreed})
+            submit(flow, progress, step, {"consent": agreed})
             show_errors()
 
 
-def situation_step(flow: Flow, state: State, step: Step) -> None:
+@renderer("situation")
+def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
-    done, total = flow.progress(state)
+    done, total = flow.progress(progress.state)
     st.progress(done / total, text=f"Situation {step.index} of {total}")
     st.caption(cfg.texts.situation_help)
     situation = flow.study.situation(step.situation_id)
@@ -156,9 +183,8 @@ def situation_step(flow: Flow, state: State, step: Step) -> None:
         answers: dict[str, dict[str, str | None]] = {}
         for pos, system in enumerate(step.order, start=1):
             letter = response_letter(pos)
-            text = cfg.attention_check.text if (step.attention_check and system == step.instructed_system) else situation.responses[system]
             with st.container(border=True):
-                render_response(letter, text)
+                render_response(letter, response_text(cfg, situation, step, system))
                 answers[system] = {}
                 for crit in cfg.criteria:
                     answers[system][crit.id] = st.radio(
@@ -166,24 +192,28 @@ def situation_step(flow: Flow, state: State, step: Step) -> None:
                         key=f"{step.name}-{letter}-{crit.id}")
         show_errors()
         if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
-            submit(flow, state.token, step, {"ratings": answers})
+            submit(flow, progress, step, {"ratings": answers})
             show_errors()
 
 
-def questionnaire_step(flow: Flow, token: str, step: Step) -> None:
+@renderer("questionnaire")
+def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
     q = flow.cfg.questionnaire
     st.markdown(flow.cfg.texts.questionnaire_intro)
     with st.form("form-questionnaire"):
-        answers = {}
+        answers: dict[str, str | None] = {}
         for n, item in enumerate(q.items, start=1):
             answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
+        if q.comment.enabled:
+            answers[COMMENT_ITEM] = st.text_area(q.comment.question, max_chars=q.comment.max_chars, key="q-comment")
         show_errors()
         if st.form_submit_button("Continue", type="primary", key="submit-questionnaire"):
-            submit(flow, token, step, answers)
+            submit(flow, progress, step, answers)
             show_errors()
 
 
-def demographics_step(flow: Flow, token: str, step: Step) -> None:
+@renderer("demographics")
+def demographics_step(flow: Flow, progress: Progress, step: Step) -> None:
     st.markdown(flow.cfg.texts.demographics_intro)
     with st.form("form-demographics"):
         answers = {}
@@ -191,12 +221,14 @@ def demographics_step(flow: Flow, token: str, step: Step) -> None:
             answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=f"d-{item.id}")
         show_errors()
         if st.form_submit_button("Finish", type="primary", key="submit-demographics"):
-            submit(flow, token, step, answers)
+            submit(flow, progress, step, answers)
             show_errors()
 
 
-def done_step(flow: Flow, state: State) -> None:
+@renderer("done")
+def done_step(flow: Flow, progress: Progress, step: Step) -> None:
     texts = flow.cfg.texts
+    state = progress.state
     if state.withdrawn is not None:
         st.info(texts.withdrawn)
         return
@@ -224,15 +256,12 @@ def withdraw_box(flow: Flow, token: str) -> None:
                  "withdrawn and not used.")
         if st.button("Withdraw and leave", key="withdraw"):
             flow.withdraw(token, "participant clicked withdraw")
+            progress_cache().drop()  # rebuilt from storage on the rerun
             st.rerun()
 
 
-def arrive(flow: Flow) -> State | None:
-    """The participant named in the URL, or the newcomer registered and put into the URL."""
-    token = st.query_params.get("p")
-    state = flow.state(token) if token else None
-    if state is not None:
-        return state
+def _newcomer(flow: Flow, token: str | None) -> str | None:
+    """Register the participant this URL brings (None: nothing to start, a message is shown)."""
     preview = st.query_params.get("preview") == "1" and is_researcher()
     try:
         query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
@@ -251,7 +280,7 @@ def arrive(flow: Flow) -> State | None:
                 st.rerun()
             return None
         query.pop("p", None)
-        token = flow.arrive(query, preview=preview)
+        return flow.arrive(query, preview=preview)
     except PlatformError as exc:
         st.error(exc.participant_message)
         st.text(f"Details for the researcher: {exc.reason}")  # holds URL values: plain text, no Markdown
@@ -259,8 +288,21 @@ def arrive(flow: Flow) -> State | None:
     except IdInUse as exc:  # a platform ID without its session: reveal nothing, store nothing
         st.warning(exc.participant_message)
         return None
+
+
+def arrive(flow: Flow) -> Progress | None:
+    """The participant named in the URL (from the session cache when this session already
+    read them), or the newcomer registered and put into the URL."""
+    cache = progress_cache()
+    token = st.query_params.get("p")
+    progress = cache.get(flow, token) if token else None
+    if progress is not None:
+        return progress
+    token = _newcomer(flow, token)
+    if token is None:
+        return None
     st.query_params["p"] = token  # kept alongside the platform parameters
-    return flow.state(token)
+    return cache.put(flow, flow.state(token))
 
 
 def participant_page() -> None:
@@ -274,24 +316,15 @@ def participant_page() -> None:
         st.info("Please try again later. If this persists, contact the researchers who invited you.")
         return
     page_header(flow)
-    state = arrive(flow)
-    if state is None:
+    progress = arrive(flow)
+    if progress is None:
         return
-    token = state.token
-    if state.preview:
+    if progress.state.preview:
         st.info("Preview mode: your answers are stored as a preview and never count.")
-    step = flow.current(state)
-    if step.kind != "done":
-        flow.mark_shown(state, step)
-    if step.kind == "consent":
-        consent_step(flow, token, step)
-    elif step.kind == "situation":
-        situation_step(flow, state, step)
-    elif step.kind == "questionnaire":
-        questionnaire_step(flow, token, step)
-    elif step.kind == "demographics":
-        demographics_step(flow, token, step)
-    else:
-        done_step(flow, state)
-    if step.kind != "done":
-        withdraw_box(flow, token)
+    step = progress.current
+    answered = steps.get(step.kind).answered
+    if answered:
+        flow.mark_shown(progress.state, step)  # stores once per step; the cached state remembers it
+    RENDERERS[step.kind](flow, progress, step)
+    if answered:
+        withdraw_box(flow, progress.token)

@@ -102,7 +102,7 @@ def test_consent_stored_without_assignment_is_assigned_on_the_next_submit(flow, 
     # The process died between storing the consent and the assignment (two separate writes).
     token = flow.arrive({})
     st = flow.state(token)
-    flow._store_step(st, flow.steps(st)[0], "consent", answers={"consent": True})
+    flow.store_step(st, flow.steps(st)[0], answers={"consent": True})
     st = flow.state(token)
     assert flow.current(st).name == "consent"  # not "done" with no completion code
     result = flow.submit(token, "consent", {"consent": True})

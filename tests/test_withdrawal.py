@@ -32,7 +32,7 @@ def _half_done(study, storage) -> str:
     assert flow.submit(token, "consent", {"consent": True}).ok
     step = flow.current(flow.state(token))
     bot = Bot(study, storage, "attentive", seed=1)
-    assert flow.submit(token, step.name, bot._situation_answers(step)).ok
+    assert flow.submit(token, step.name, bot._answers(step)).ok
     return token
 
 
@@ -70,7 +70,7 @@ def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_pa
     flow.withdraw(token)
     before = len(storage.records(participant=token))
     step = next(s for s in flow.steps(flow.state(token)) if s.kind == "situation" and s.name not in flow.state(token).answered)
-    result = flow.submit(token, step.name, Bot(study, storage, "attentive", seed=2)._situation_answers(step))
+    result = flow.submit(token, step.name, Bot(study, storage, "attentive", seed=2)._answers(step))
     assert not result.ok and "withdrawn" in result.errors[0]
     assert len(storage.records(participant=token)) == before
     files = export_bytes(collect(study, storage.records(study=study.id)))

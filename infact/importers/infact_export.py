@@ -22,6 +22,7 @@ from infact.errors import DatasetError, Problem
 from infact.results.export_formats import infact_workbook
 from infact.fileio import atomic_write_text
 from infact.importers.common import ImportReport, read_text
+from infact.values import label_to_point, point_to_label
 
 STUDY = "infact-import"
 CRITERION = "meaningful"
@@ -110,13 +111,11 @@ def _float(value: Any) -> float | None:
 
 
 def parse_rating(value: Any) -> int | None:
-    """'4', 4, '4.0', ' 4 ' or a scale label -> 4; anything else (or out of 1..5) -> None."""
+    """'4', 4, '4.0', ' 4 ' or a scale label in any case -> 4; anything else (or out of 1..5) -> None."""
     number = _int(value)
-    if number is None and isinstance(value, str):
-        lowered = [label.lower() for label in LABELS]
-        if value.strip().lower() in lowered:
-            number = lowered.index(value.strip().lower()) + 1
-    return number if number is not None and 1 <= number <= len(LABELS) else None
+    if number is None and isinstance(value, str):  # exports hold labels in any letter case
+        return label_to_point(next((l for l in LABELS if l.lower() == value.strip().lower()), None), LABELS)
+    return label_to_point(number, LABELS)
 
 
 def _entries(node: Any) -> list[tuple[str, Any]]:
@@ -263,7 +262,7 @@ class _Importer:
             yield {
                 "participant": pid, "study": STUDY, "dataset_version": None, "step_index": index,
                 "situation_id": sid, "dialog_id": dialog, "system": system, "criterion": CRITERION,
-                "rating": rating, "rating_label": LABELS[rating - 1], "position": None, "seconds": seconds,
+                "rating": rating, "rating_label": point_to_label(rating, LABELS), "position": None, "seconds": seconds,
                 "is_attention_check": check, "shown_at": None, "answered_at": None,
                 "excluded": False, "exclusion_reason": None,
                 "response": _text(trial.get(f"{key}_response")), "context": "\n".join(fragment),

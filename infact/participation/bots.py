@@ -25,7 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from infact.participation.flow import Flow, State, Step, utcnow
+from infact.participation import steps as registry
+from infact.participation.flow import Flow, utcnow
+from infact.participation.steps import Step
+from infact.state import State
 from infact.storage import Storage
 from infact.study.loader import Study
 
@@ -85,62 +88,15 @@ class Bot:
     def flow(self) -> Flow:
         return Flow(self.study, self.storage, clock=self.clock)
 
-    # -- timing and answers per strategy ---------------------------------------
+    # -- timing and answers: each step kind says how a bot answers it -----------
     def _seconds(self, step: Step) -> float:
-        r = self.rng
         if self.strategy == "speeder":
-            return r.uniform(1.0, 2.5)
-        base = {"consent": 45, "situation": 30, "questionnaire": 40, "demographics": 25}[step.kind]
-        if step.kind == "situation":
-            base += 6 * len(step.order)
-        return max(3.0, r.gauss(base, base * 0.25))
-
-    def _situation_answers(self, step: Step) -> dict:
-        cfg = self.study.config
-        labels = cfg.scale.labels
-        k = len(labels)
-        expected = [labels.index(e) + 1 for e in cfg.attention_check.expected]
-        flat = self.rng.randint(3, k) if self.strategy == "straightliner" else None
-        ratings: dict[str, dict[str, int]] = {}
-        for system in step.order:
-            per: dict[str, int] = {}
-            for crit in cfg.criteria:
-                instructed = step.attention_check and system == step.instructed_system
-                if instructed and self.strategy != "fails-attention":
-                    value = expected[0]
-                elif self.strategy == "straightliner" and not step.attention_check:
-                    value = flat
-                elif self.strategy == "speeder":
-                    value = self.rng.randint(1, k)
-                else:
-                    mean = self.quality.get(system, (k + 1) / 2) + self.bias
-                    value = int(min(k, max(1, round(self.rng.gauss(mean, 0.8)))))
-                    if instructed:  # ignores the instruction: rates it like the others
-                        value = max(v for v in range(1, k + 1) if v not in expected)
-                per[crit.id] = value
-            ratings[system] = per
-        return {"ratings": ratings}
+            return self.rng.uniform(1.0, 2.5)
+        base = registry.get(step.kind).bot_time(step)
+        return max(3.0, self.rng.gauss(base, base * 0.25))
 
     def _answers(self, step: Step) -> dict:
-        cfg = self.study.config
-        if step.kind == "consent":
-            return {"consent": True}
-        if step.kind == "situation":
-            return self._situation_answers(step)
-        if step.kind == "questionnaire":
-            scale = cfg.questionnaire.scale
-            out = {}
-            for item in cfg.questionnaire.items:
-                if item.expected is not None and self.strategy != "fails-attention":
-                    out[item.id] = item.expected
-                elif item.expected is not None:
-                    out[item.id] = next(s for s in scale if s != item.expected)
-                else:
-                    out[item.id] = self.rng.choice(scale[1:]) if self.strategy != "speeder" else self.rng.choice(scale)
-            return out
-        if step.kind == "demographics":
-            return {item.id: self.rng.choice(item.options) for item in cfg.demographics}
-        return {}
+        return registry.get(step.kind).bot_answers(self.study, step, self)
 
     # -- playing -----------------------------------------------------------------
     def run(self) -> BotResult:

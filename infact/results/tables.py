@@ -1,14 +1,22 @@
 """Stored records → tidy pandas tables (docs/data-model.md).
 
 Pure functions of the record list, used by the exports, the analysis, the quality
-checks and the dashboard. Previews are always left out; withdrawn participants
+checks and the dashboard. Each step kind turns its own records into rows
+(`StepKind.rows`, infact/participation/steps/); `kind_tables` gives every kind's table. Previews are always left out; withdrawn participants
 are left out unless `include_withdrawn`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING, Sequence
+
 import pandas as pd
+
+from infact.participation import steps
+
+if TYPE_CHECKING:
+    from infact.study.config import StudyConfig
 
 RATING_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id",
                   "system", "criterion", "rating", "rating_label", "position", "seconds",
@@ -48,24 +56,30 @@ def _kept(records: list[dict], include_withdrawn: bool, include_preview: bool = 
     return groups
 
 
-def ratings_table(records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
+def kind_rows(records: list[dict], kind: str, scale: Sequence[str] | None = None, *,
+              include_withdrawn: bool = False) -> list[dict]:
+    """Rows of one step kind's table: the kind turns each of its records into rows."""
+    step_kind = steps.get(kind)
     rows = []
     for p, recs in _kept(records, include_withdrawn).items():
         for r in recs:
-            if r["kind"] != "situation":
-                continue
-            for resp in r["responses"]:
-                for crit, value in resp["ratings"].items():
-                    rows.append({
-                        "participant": p, "study": r["study"], "dataset_version": r.get("dataset_version"),
-                        "step_index": r["index"], "situation_id": r["situation_id"], "dialog_id": r.get("dialog_id"),
-                        "system": resp["system"], "criterion": crit, "rating": int(value),
-                        "rating_label": labels[value - 1] if labels and 1 <= value <= len(labels) else None,
-                        "position": resp["position"], "seconds": r.get("seconds"),
-                        "is_attention_check": bool(r.get("attention_check")),
-                        "shown_at": r.get("shown_at"), "answered_at": r.get("answered_at"),
-                    })
-    df = pd.DataFrame(rows, columns=RATING_COLUMNS)
+            if r["kind"] == kind:
+                rows.extend({"participant": p, **row} for row in step_kind.rows(r, scale))
+    return rows
+
+
+def kind_tables(records: list[dict], cfg: StudyConfig, *, include_withdrawn: bool = False) -> dict[str, pd.DataFrame]:
+    """Every registered step kind's table, by table name (a new kind's table appears here)."""
+    out = {}
+    for kind in steps.kinds():
+        if kind.table:
+            rows = kind_rows(records, kind.name, kind.scale(cfg), include_withdrawn=include_withdrawn)
+            out[kind.table] = pd.DataFrame(rows)
+    return out
+
+
+def ratings_table(records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
+    df = pd.DataFrame(kind_rows(records, "situation", labels, include_withdrawn=include_withdrawn), columns=RATING_COLUMNS)
     return df.sort_values(["participant", "step_index", "position", "criterion"], kind="stable").reset_index(drop=True)
 
 
@@ -101,11 +115,12 @@ def participants_table(records: list[dict], *, include_withdrawn: bool = True, i
 
 
 def steps_table(records: list[dict], *, include_withdrawn: bool = False) -> pd.DataFrame:
-    """One row per participant × answered page, for speed checks (RSI)."""
+    """One row per participant × answered page (every kind that takes an answer), for speed checks (RSI)."""
+    answered = steps.answer_kinds()
     rows = []
     for p, recs in _kept(records, include_withdrawn).items():
         for r in recs:
-            if r["kind"] in ("consent", "situation", "questionnaire", "demographics"):
+            if r["kind"] in answered:
                 rows.append({"participant": p, "step": r["step"], "kind": r["kind"], "seconds": r.get("seconds"),
                              "shown_at": r.get("shown_at"), "answered_at": r.get("answered_at")})
     return pd.DataFrame(rows, columns=["participant", "step", "kind", "seconds", "shown_at", "answered_at"])
@@ -113,19 +128,8 @@ def steps_table(records: list[dict], *, include_withdrawn: bool = False) -> pd.D
 
 def answers_table(records: list[dict], kind: str, scale: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
     """Questionnaire or demographics answers, long: participant, item, answer (+ value)."""
-    rows = []
-    for p, recs in _kept(records, include_withdrawn).items():
-        for r in recs:
-            if r["kind"] != kind:
-                continue
-            for item, value in r["answers"].items():
-                row = {"participant": p, "item": item, "answer": value}
-                if scale is not None:
-                    row = {"participant": p, "item": item, "value": value,
-                           "answer": scale[value - 1] if 1 <= value <= len(scale) else None}
-                rows.append(row)
     cols = ["participant", "item", "value", "answer"] if scale is not None else ["participant", "item", "answer"]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(kind_rows(records, kind, scale, include_withdrawn=include_withdrawn), columns=cols)
 
 
 def events(records: list[dict]) -> list[dict]:

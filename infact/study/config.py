@@ -126,9 +126,22 @@ def _default_questionnaire() -> list[QuestionnaireItem]:
     ]
 
 
+class QuestionnaireComment(Section):
+    enabled: bool = Field(default=False, description="Ask for an optional free-text comment below the questionnaire statements; it is stored with the questionnaire answers and exported in questionnaire.csv as item `comment`.")
+    question: str = Field(default="Is there anything else you would like to tell us about the chatbot responses or this study? (optional)", min_length=1, description="Label of the comment box (Markdown).")
+    max_chars: int = Field(default=1000, ge=1, le=20000, description="Longest comment accepted, in characters (the box stops typing there; longer submissions are refused with a message).")
+
+
 class QuestionnaireSection(Section):
     scale: list[str] = Field(default=AGREE_SCALE, min_length=2, description="Answer options of every questionnaire item, lowest first.")
     items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected).")
+    comment: QuestionnaireComment = Field(default_factory=QuestionnaireComment, description="Optional free-text comment at the end of the questionnaire.")
+
+    @model_validator(mode="after")
+    def _comment_id_free(self):
+        if self.comment.enabled and any(i.id == "comment" for i in self.items):
+            raise ValueError("an item with id \"comment\" clashes with the free-text comment's item in questionnaire.csv: rename the item or disable [questionnaire.comment]")
+        return self
 
 
 class DemographicItem(Section):

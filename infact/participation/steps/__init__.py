@@ -1,0 +1,37 @@
+"""Step kinds: the study's sequence of pages, as data.
+
+    consent → situation-1 … situation-n → questionnaire → demographics → done
+
+`registry.sequence()` is that order; every kind is one module here declaring how its
+answer is checked and stored, how a bot answers it and how its records become table
+rows (see `registry.StepKind`). `Flow`, `infact/state.py`, the bots and
+`infact/results/tables.py` loop over `registry.kinds()`.
+
+How to add a step kind (e.g. "pairwise"):
+
+1. Write `infact/participation/steps/pairwise.py` with a `StepKind` subclass: `name`,
+   `plan` (its steps for a participant: from the assignment record, from the study
+   config, or one page), `check` (answers as labels → `Checked(errors)` or
+   `Checked(fields=…)`; a field `attention_passed = False` screens out when
+   `quality.on_attention_fail = "screen_out"`), `bot_answers` (labels, like the page),
+   and `table`/`scale`/`rows` if its records become a table.
+2. Register it below, at its place in the sequence: `register(Pairwise(), before="questionnaire")`.
+3. Add its renderer to `infact/ui.py`: a function decorated `@renderer("pairwise")` that
+   draws the page and calls `submit(flow, progress, step, answers)`.
+
+Nothing else changes: `tables.kind_tables` gives its table, the bots answer it, the
+page draws it. tests/test_step_registry.py registers a test-only kind this way.
+"""
+
+from infact.participation.steps.registry import (Checked, Step, StepKind, answer_kinds, get, kinds, register,
+                                                 sequence, unregister)
+from infact.participation.steps.consent import Consent
+from infact.participation.steps.demographics import Demographics
+from infact.participation.steps.done import Done
+from infact.participation.steps.questionnaire import Questionnaire
+from infact.participation.steps.situation import Situation
+
+__all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "register", "sequence", "unregister"]
+
+for _kind in (Consent(), Situation(), Questionnaire(), Demographics(), Done()):
+    register(_kind)

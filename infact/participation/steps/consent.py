@@ -1,0 +1,30 @@
+"""Consent: the welcome page; nothing goes on without ticking the consent box."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from infact.participation.steps.registry import Checked, Step, StepKind
+
+REFUSED = "Please tick the consent box to take part. If you do not want to take part, you can simply close this page."
+
+
+class Consent(StepKind):
+    name = "consent"
+    bot_seconds = 45.0
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        if answers.get("consent") is not True:
+            return Checked.refuse(REFUSED)
+        return Checked(fields={"answers": {"consent": True}})
+
+    def store(self, flow, st, step: Step, fields: Mapping[str, Any]) -> None:
+        # The situations are drawn with the consent, in one critical section: the
+        # balanced assignment must see every other participant's draw.
+        with flow.storage.lock():
+            flow.store_step(st, step, **fields)
+            if st.assignment is None:
+                flow._assign(st)
+
+    def bot_answers(self, study, step: Step, bot) -> dict:
+        return {"consent": True}

@@ -1,0 +1,86 @@
+"""Questionnaire: agreement with each statement (points stored, labels exported), an
+optional instructed item (attention check), and an optional free-text comment
+(`[questionnaire.comment]`) exported as item `comment`."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.values import label_to_point, point_to_label
+
+COMMENT_ITEM = "comment"  # its item name in questionnaire.csv
+
+
+def comment_of(answers: Mapping[str, Any], max_chars: int) -> tuple[str | None, str | None]:
+    """(the comment to store or None when left empty, an error when it is too long)."""
+    text = answers.get(COMMENT_ITEM)
+    if text is None:
+        return None, None
+    if not isinstance(text, str):
+        return None, "Your comment could not be read; please type it again."
+    text = text.strip()
+    if len(text) > max_chars:
+        return None, f"Please shorten your comment to at most {max_chars} characters (it has {len(text)})."
+    return text or None, None
+
+
+class Questionnaire(StepKind):
+    name = "questionnaire"
+    table = "questionnaire"
+    bot_seconds = 40.0
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        q = flow.cfg.questionnaire
+        values: dict[str, int] = {}
+        errors = []
+        for n, item in enumerate(q.items, start=1):
+            v = label_to_point(answers.get(item.id), q.scale)
+            if v is None:
+                errors.append(f"Please answer statement {n}: {item.text}")
+            else:
+                values[item.id] = v
+        comment, problem = comment_of(answers, q.comment.max_chars) if q.comment.enabled else (None, None)
+        if problem:
+            errors.append(problem)
+        if errors:
+            return Checked.refuse(*errors)
+        fields: dict[str, Any] = {"answers": values}
+        checks = [i for i in q.items if i.expected is not None]
+        if checks:
+            fields["attention_passed"] = all(values[i.id] == label_to_point(i.expected, q.scale) for i in checks)
+        if q.comment.enabled:
+            fields["comment"] = comment
+        return Checked(fields=fields)
+
+    def bot_answers(self, study, step: Step, bot) -> dict:
+        q = study.config.questionnaire
+        out: dict[str, Any] = {}
+        for item in q.items:
+            if item.expected is not None and bot.strategy != "fails-attention":
+                out[item.id] = item.expected
+            elif item.expected is not None:
+                out[item.id] = next(s for s in q.scale if s != item.expected)
+            else:
+                out[item.id] = bot.rng.choice(q.scale[1:]) if bot.strategy != "speeder" else bot.rng.choice(q.scale)
+        if q.comment.enabled and bot.strategy == "attentive" and bot.rng.random() < 0.3:
+            out[COMMENT_ITEM] = bot.rng.choice(BOT_COMMENTS)
+        return out
+
+    def scale(self, cfg) -> Sequence[str] | None:
+        return cfg.questionnaire.scale
+
+    def rows(self, record: dict, scale: Sequence[str] | None) -> list[dict]:
+        rows = [{"item": item, "value": value, "answer": point_to_label(value, scale or [])}
+                for item, value in record["answers"].items()]
+        if record.get("comment"):
+            rows.append({"item": COMMENT_ITEM, "value": None, "answer": record["comment"]})
+        return rows
+
+
+# What an attentive bot sometimes writes: some realistic free text for the dashboard and exports.
+BOT_COMMENTS = (
+    "Some responses ignored what the user had just said.",
+    "Interesting study, the recommendations were sometimes off-topic.",
+    "A few answers repeated movies the user already mentioned.",
+)

@@ -1,0 +1,134 @@
+"""The registry of step kinds: what a kind declares, and the study's order of kinds.
+
+A *step kind* (consent, situation, questionnaire, demographics, done, …) is one
+object that says, in one place, everything the core needs to know about it:
+
+- `plan`      which steps of this kind a participant has (one page, or one per situation);
+- `check`     how a submitted answer is validated, and which record fields are stored;
+- `bot_answers` how a bot answers it — with labels, exactly like the page does;
+- `rows`      how its stored records become rows of its table (`table`).
+
+`Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables.py`
+loop over `kinds()`; the participant page finds each kind's renderer by name in
+`infact/ui.py`. See `infact/participation/steps/__init__.py` for how to add a kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+if TYPE_CHECKING:  # annotations only: the kinds must not import the flow or the bots
+    from infact.participation.bots import Bot
+    from infact.participation.flow import Flow
+    from infact.state import State
+    from infact.study.config import StudyConfig
+    from infact.study.loader import Study
+
+
+@dataclass(frozen=True)
+class Step:
+    """One page of a participant's run."""
+
+    name: str                       # "consent", "situation-3", "questionnaire", …: unique per participant
+    kind: str                       # a registered kind's name
+    index: int | None = None        # 1-based number among the steps of its kind (situations)
+    situation_id: str | None = None
+    order: tuple[str, ...] = ()     # systems in display order
+    attention_check: bool = False
+    instructed_system: str | None = None  # the check: whose response is replaced by the instruction
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False)  # anything else a kind plans
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The result of checking a submitted answer: participant-facing errors, or the
+    fields to store in the step's record (besides the common ones and the timing)."""
+
+    errors: tuple[str, ...] = ()
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def refuse(cls, *errors: str) -> "Checked":
+        return cls(errors=tuple(errors))
+
+
+class StepKind:
+    """Base class of a step kind. Override what differs; the defaults fit a one-page step."""
+
+    name: str = ""
+    answered: bool = True           # False for a page that takes no answer (done)
+    table: str | None = None        # the table its records become (tables.kind_tables), if any
+    bot_seconds: float = 30.0       # how long an attentive bot spends on one of its pages
+
+    def plan(self, flow: "Flow", st: "State") -> list[Step] | None:
+        """This participant's steps of this kind; [] when the study has none, None when
+        they are not known yet (e.g. situations before the assignment is stored)."""
+        return [Step(self.name, self.name)]
+
+    def check(self, flow: "Flow", step: Step, answers: Mapping[str, Any]) -> Checked:
+        """Validate `answers` (labels as the page sends them); errors or the fields to store."""
+        raise NotImplementedError(f"step kind {self.name!r} takes no answers")
+
+    def store(self, flow: "Flow", st: "State", step: Step, fields: Mapping[str, Any]) -> None:
+        """Store the checked answer: one record named after the step (override to store more)."""
+        flow.store_step(st, step, **fields)
+
+    def bot_answers(self, study: "Study", step: Step, bot: "Bot") -> dict:
+        """What `bot` submits on `step`: the same shape and labels the page submits."""
+        return {}
+
+    def bot_time(self, step: Step) -> float:
+        return self.bot_seconds
+
+    def scale(self, cfg: "StudyConfig") -> Sequence[str] | None:
+        """The labels its table turns stored points back into (None: answers are text)."""
+        return None
+
+    def rows(self, record: dict, scale: Sequence[str] | None) -> list[dict]:
+        """Rows of `table` for one stored record (the participant column is added by the caller)."""
+        return []
+
+
+_KINDS: dict[str, StepKind] = {}
+
+
+def register(kind: StepKind, *, before: str | None = None) -> StepKind:
+    """Add `kind` to the sequence: at the end, or just before the kind named `before`."""
+    if not kind.name or kind.name in _KINDS:
+        raise ValueError(f"step kind {kind.name!r} is empty or already registered")
+    if before is not None and before not in _KINDS:
+        raise ValueError(f"cannot register {kind.name!r} before unknown step kind {before!r}")
+    items = list(_KINDS.items())
+    at = len(items) if before is None else [n for n, _ in items].index(before)
+    items.insert(at, (kind.name, kind))
+    _KINDS.clear()
+    _KINDS.update(items)
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Remove a kind (tests that register one of their own clean up with this)."""
+    _KINDS.pop(name, None)
+
+
+def kinds() -> list[StepKind]:
+    """Every registered kind, in the order a participant meets them."""
+    return list(_KINDS.values())
+
+
+def sequence() -> tuple[str, ...]:
+    """The study's order of step kinds, e.g. consent → situation → … → done."""
+    return tuple(_KINDS)
+
+
+def get(name: str) -> StepKind:
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise KeyError(f"unknown step kind {name!r}; registered: {', '.join(_KINDS)}") from None
+
+
+def answer_kinds() -> frozenset[str]:
+    """Record kinds that answer a step (their records mark the step answered)."""
+    return frozenset(n for n, k in _KINDS.items() if k.answered)

@@ -1,0 +1,116 @@
+"""Situation: a dialog cut after a user turn and every system's next response, each
+rated on the scale per criterion; one of them may be the instructed attention check.
+
+The situations and their response orders come from the participant's assignment
+record (drawn when consent is stored), so they are the same after any reload.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
+
+
+def instructed_system(step: Step) -> str | None:
+    """The system whose response the attention check replaces on this step, if any."""
+    return step.instructed_system if step.attention_check else None
+
+
+def response_text(cfg, situation, step: Step, system: str) -> str:
+    """What the participant reads for `system` on `step`: the page and the record agree."""
+    return shown_response(situation.responses, system, instructed_system=instructed_system(step),
+                          instruction=cfg.attention_check.text)
+
+
+def _instructed(step: Step, system: str) -> bool:
+    return system == instructed_system(step)
+
+
+class Situation(StepKind):
+    name = "situation"
+    table = "ratings"
+
+    def plan(self, flow, st) -> list[Step] | None:
+        if st.assignment is None:
+            return None  # not drawn yet: the sequence stops at consent
+        return [Step(s["step"], self.name, s["index"], s["situation_id"], tuple(s["order"]),
+                     bool(s.get("attention_check")), s.get("instructed_system"))
+                for s in st.assignment["steps"]]
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        cfg = flow.cfg
+        given = answers.get("ratings") or {}
+        situation = flow.study.situation(step.situation_id)
+        errors: list[str] = []
+        responses = []
+        for pos, system in enumerate(step.order, start=1):
+            ratings: dict[str, int] = {}
+            for crit in cfg.criteria:
+                value = label_to_point((given.get(system) or {}).get(crit.id), cfg.scale.labels)
+                if value is None:
+                    what = "" if len(cfg.criteria) == 1 else f" ({crit.id})"
+                    errors.append(f"Please rate response {response_letter(pos)}{what}.")
+                else:
+                    ratings[crit.id] = value
+            responses.append({"position": pos, "system": system, "text": response_text(cfg, situation, step, system),
+                              "ratings": ratings, "instructed": _instructed(step, system)})
+        if errors:
+            return Checked.refuse(*errors)
+        fields: dict[str, Any] = {"index": step.index, "situation_id": step.situation_id, "dialog_id": situation.dialog_id,
+                                  "attention_check": step.attention_check,
+                                  "context": [t.to_dict() for t in situation.context], "responses": responses}
+        if step.attention_check:
+            expected = points_of(cfg.attention_check.expected, cfg.scale.labels)
+            check = next(r for r in responses if r["instructed"])
+            fields["attention_passed"] = all(v in expected for v in check["ratings"].values())
+        return Checked(fields=fields)
+
+    def bot_time(self, step: Step) -> float:
+        return self.bot_seconds + 6 * len(step.order)
+
+    def bot_answers(self, study, step: Step, bot) -> dict:
+        """Labels per system and criterion, by the bot's strategy."""
+        cfg = study.config
+        labels = cfg.scale.labels
+        k = len(labels)
+        expected = [label_to_point(e, labels) for e in cfg.attention_check.expected]
+        flat = bot.rng.randint(3, k) if bot.strategy == "straightliner" else None
+        ratings: dict[str, dict[str, str]] = {}
+        for system in step.order:
+            per: dict[str, str] = {}
+            for crit in cfg.criteria:
+                instructed = _instructed(step, system)
+                if instructed and bot.strategy != "fails-attention":
+                    value = expected[0]
+                elif bot.strategy == "straightliner" and not step.attention_check:
+                    value = flat
+                elif bot.strategy == "speeder":
+                    value = bot.rng.randint(1, k)
+                else:
+                    mean = bot.quality.get(system, (k + 1) / 2) + bot.bias
+                    value = int(min(k, max(1, round(bot.rng.gauss(mean, 0.8)))))
+                    if instructed:  # ignores the instruction: rates it like the others
+                        value = max(v for v in range(1, k + 1) if v not in expected)
+                per[crit.id] = point_to_label(value, labels)
+            ratings[system] = per
+        return {"ratings": ratings}
+
+    def scale(self, cfg) -> Sequence[str] | None:
+        return cfg.scale.labels
+
+    def rows(self, record: dict, scale: Sequence[str] | None) -> list[dict]:
+        rows = []
+        for resp in record["responses"]:
+            for crit, value in resp["ratings"].items():
+                rows.append({
+                    "study": record["study"], "dataset_version": record.get("dataset_version"),
+                    "step_index": record["index"], "situation_id": record["situation_id"],
+                    "dialog_id": record.get("dialog_id"), "system": resp["system"], "criterion": crit,
+                    "rating": int(value), "rating_label": point_to_label(value, scale) if scale else None,
+                    "position": resp["position"], "seconds": record.get("seconds"),
+                    "is_attention_check": bool(record.get("attention_check")),
+                    "shown_at": record.get("shown_at"), "answered_at": record.get("answered_at"),
+                })
+        return rows
