@@ -119,3 +119,12 @@ def test_the_page_offers_the_comment_box_and_stores_it(tmp_path, monkeypatch):
     assert not at.exception and not at.error
     [rec] = TinyDBStorage(db).records(participant=token, kind="questionnaire")
     assert rec["comment"] == "The second response often ignored me."
+
+
+def test_the_questionnaire_chart_leaves_the_free_text_out():
+    from infact.results.charts import questionnaire_chart
+
+    long = pd.DataFrame({"participant": ["a", "a", "b"], "item": ["natural", "comment", "natural"],
+                         "value": [4, None, 2], "answer": ["Agree", "Too long a study", "Disagree"]})
+    data = questionnaire_chart(long).data
+    assert set(data["item"]) == {"natural"} and set(data["answer"]) == {"Agree", "Disagree"}

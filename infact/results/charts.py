@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
+from infact.participation.steps.questionnaire import COMMENT_ITEM
 
 DEFAULT_LABELS = ["Entirely meaningless", "Rather meaningless", "Neutral", "Rather meaningful", "Perfectly meaningful"]
 
@@ -132,6 +133,7 @@ def questionnaire_chart(questionnaire_long: pd.DataFrame) -> alt.Chart:
     """Share of each answer per questionnaire item (columns participant, item, answer)."""
     _need(questionnaire_long, ["participant", "item", "answer"], "questionnaire table")
     df = questionnaire_long.dropna(subset=["answer"])
+    df = df[df["item"] != COMMENT_ITEM]  # free text: listed on the dashboard, not charted
     if df.empty:
         return _empty("No questionnaire answers yet")
     counts = df.groupby(["item", "answer"]).size().rename("count").reset_index()
