@@ -18,7 +18,7 @@ from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.config import parse_config
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY
+from conftest import DEMO_STUDY, REPO
 from studies import FakeClock, answers_for, make_study, study_config, to_toml, walk
 
 
@@ -105,7 +105,7 @@ def test_the_page_offers_the_comment_box_and_stores_it(tmp_path, monkeypatch):
     monkeypatch.setenv("INFACT_STUDY", str(DEMO_STUDY))
     study = load_study(DEMO_STUDY)
     flow, token, answers = at_questionnaire(study, TinyDBStorage(db))
-    at = AppTest.from_file(str(ui.REPO / "streamlit_app.py"), default_timeout=60)
+    at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
     at.query_params["p"] = token
     at.run()
     box = at.text_area(key="q-comment")

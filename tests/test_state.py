@@ -4,7 +4,6 @@ over storage when something is submitted."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -16,7 +15,7 @@ from infact.state import ProgressCache, load
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY
+from conftest import DEMO_STUDY, REPO
 from studies import answers_for, make_study
 
 
@@ -146,7 +145,7 @@ def counted_app(tmp_path, monkeypatch):
         return wrapped[-1]
 
     monkeypatch.setattr(ui, "open_storage", open_counted)
-    at = AppTest.from_file(str(Path(ui.REPO) / "streamlit_app.py"), default_timeout=60)
+    at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
     at.run()
     at.checkbox(key="consent").check()
     at.button(key="consent_submit").click()

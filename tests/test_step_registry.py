@@ -17,7 +17,7 @@ from infact.results import tables
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY
+from conftest import DEMO_STUDY, REPO
 from studies import FakeClock, make_study, walk
 
 BUILT_IN = ("consent", "situation", "questionnaire", "demographics", "done")
@@ -138,7 +138,7 @@ def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_
     token = flow.arrive({})
     walk(flow, token, until="feedback")
 
-    at = AppTest.from_file(str(ui.REPO / "streamlit_app.py"), default_timeout=60)
+    at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
     at.query_params["p"] = token
     at.run()
     assert not at.exception
