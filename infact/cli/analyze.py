@@ -13,10 +13,12 @@ from pathlib import Path
 import pandas as pd
 
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
+from infact.cli import analyze_ranking
 from infact.errors import InfactError, Problem
 
 # Text columns stay text: participant tokens like "007" or situation ids like "1e3".
-TEXT_COLUMNS = {c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study")}
+TEXT_COLUMNS = {**{c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study")},
+                **analyze_ranking.TEXT_COLUMNS}
 
 
 def register(subparsers) -> None:
@@ -36,6 +38,7 @@ def register(subparsers) -> None:
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    analyze_ranking.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -49,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
         raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
     if args.n_boot < 100:
         raise InfactError(Problem("--n-boot", f"{args.n_boot} replicates give no stable interval; use 100 or more (default 2000)."))
+    preferences = analyze_ranking.analyze_preferences(ratings, args, source)
+    if preferences is not None:
+        return analyze_ranking.output(args, preferences)
     from infact.results.analysis import analyze
 
     result = analyze(ratings, criterion=args.criterion, include_flagged=args.include_flagged,
@@ -59,18 +65,20 @@ def run(args: argparse.Namespace) -> int:
         live = live_from_store(args.study, args.db)
         if live is not None:
             result["live"] = live
+    analyze_ranking.add_judges(result, ratings, "ratings", args)
     from infact.results import report
 
     if args.report:
         path = Path(args.report)
         text = report.render_markdown(result) if path.suffix.lower() == ".md" else report.render_html(result, ratings)
+        text += analyze_ranking.judges_section(result, html=path.suffix.lower() != ".md")
         from infact.fileio import atomic_write_text
 
         atomic_write_text(path, text)
     if args.json:
         print(json.dumps(result, allow_nan=False, indent=2))
     else:
-        print(report.render_markdown(result))
+        print(report.render_markdown(result) + analyze_ranking.judges_section(result))
         if "live" in result:
             from infact.chat.live_analysis import render_markdown as live_markdown
 

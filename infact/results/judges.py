@@ -137,7 +137,9 @@ def _compare_scores(humans, judge, keys, features) -> dict:
     lo, hi = judge["score"].min(), judge["score"].max()
     on_scale = ((judge["score"] == judge["score"].round()) & judge["score"].between(1, k)).all()
     level = "ordinal" if on_scale else "interval"
-    j_vals = judge["score"] if on_scale or hi == lo else 1 + (judge["score"] - lo) * (k - 1) / (hi - lo)
+    # Off-scale scores are mapped linearly onto 1..k and rounded to 0.1: α's coincidence matrix
+    # grows with the square of the number of distinct values.
+    j_vals = judge["score"] if on_scale or hi == lo else (1 + (judge["score"] - lo) * (k - 1) / (hi - lo)).round(1)
     coded = pd.concat([kept.assign(coder=kept["participant"].astype(str), value=kept["rating"]),
                        judge.assign(coder="judge", value=j_vals).merge(items[item], on=item)])
     out = {"kind": "scores", "n_items": int(len(items)),
@@ -146,7 +148,7 @@ def _compare_scores(humans, judge, keys, features) -> dict:
            "spearman_items": _spearman(items["human"], items["judge"]),
            "krippendorff_alpha_with_humans": _alpha(coded, item, "value", level),
            "krippendorff_alpha_humans": _alpha(coded[coded["coder"] != "judge"], item, "value", level),
-           "alpha_level": level if on_scale else f"{level} (judge scores rescaled to 1..{k})",
+           "alpha_level": level if on_scale else f"{level} (judge scores rescaled to 1..{k}, rounded to 0.1)",
            "position_bias": None, "length_bias": None}
     if features is not None and len(items):
         f = items.merge(features, on=["situation_id", "system"])

@@ -144,9 +144,8 @@ def best_worst_as_pairwise(bw: pd.DataFrame) -> pd.DataFrame:
 
 def votes_design(votes: pd.DataFrame, covariates: tuple[str, ...] = (), source: str = "pairwise.csv") -> ranking.Design:
     """Codes for ranking.design; covariates become Chatbot Arena's normalised, standardised differences."""
-    systems = sorted(set(votes["system_a"]) | set(votes["system_b"]))
-    idx = {s: i for i, s in enumerate(systems)}
-    a, b = votes["system_a"].map(idx).to_numpy(), votes["system_b"].map(idx).to_numpy()
+    systems = sorted(set(votes["system_a"].unique()) | set(votes["system_b"].unique()))
+    a, b = (pd.Categorical(votes[c], categories=systems).codes for c in ("system_a", "system_b"))
     outcome = np.where(votes["winner"] == votes["system_a"], 0, np.where(votes["winner"] == votes["system_b"], 1, 2))
     cluster, clusters = pd.factorize(votes["participant"], sort=True)
     z = style_features(votes, covariates, source) if covariates else None

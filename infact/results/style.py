@@ -14,7 +14,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from infact.participation.display import _QUOTED  # the one definition of a quoted item name
+from infact.participation.display import _QUOTED, is_item  # the one definition of an item name
 
 FEATURES = ("length", "items")
 
@@ -23,17 +23,18 @@ def response_length(text: str) -> int:
     return len(str(text).split())
 
 
-def item_count(text: str) -> int:
-    return len(_QUOTED.findall(str(text)))
+def item_count(text: str, items: Iterable[str] = ()) -> int:
+    """Quoted names that the participant page highlights as items (a year, or listed by the importer)."""
+    return sum(is_item(q, items) for q in _QUOTED.findall(str(text)))
 
 
-def features_of(text: str) -> dict[str, int]:
-    return {"length": response_length(text), "items": item_count(text)}
+def features_of(text: str, items: Iterable[str] = ()) -> dict[str, int]:
+    return {"length": response_length(text), "items": item_count(text, items)}
 
 
 def response_features(situations: Iterable) -> pd.DataFrame:
     """situation_id, system, length, items for every response of the given situations."""
-    rows = [{"situation_id": s.situation_id, "system": system, **features_of(text)}
+    rows = [{"situation_id": s.situation_id, "system": system, **features_of(text, s.meta.get("items") or ())}
             for s in situations for system, text in s.responses.items()]
     return pd.DataFrame(rows, columns=["situation_id", "system", *FEATURES])
 

@@ -1,0 +1,134 @@
+"""The preference side of `python -m infact analyze`: pairwise.csv, best_worst.csv,
+`--as-pairwise`, `--covariates` and `--judge`. analyze.py calls these few functions."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from infact.errors import InfactError, Problem
+
+TEXT_COLUMNS = {c: str for c in ("system_a", "system_b", "winner", "shown_left", "systems", "best", "worst")}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)")
+    g.add_argument("--as-pairwise", action="store_true",
+                   help="rank a ratings table by the preferences implied within each participant × situation")
+    g.add_argument("--covariates", default="",
+                   help="style control for pairwise.csv: comma-separated from length,items (e.g. length,items)")
+    g.add_argument("--judge", action="append", default=[], metavar="NAME=FILE.csv",
+                   help="compare an automatic judge with the humans (repeatable)")
+    g.add_argument("--responses", metavar="STUDY_DIR|SITUATIONS.jsonl",
+                   help="response texts for the judges' length_bias (pairwise.csv exports carry lengths already)")
+    g.add_argument("--confidence", type=float, default=0.95,
+                   help="confidence of the ranking intervals and of 'settled' (default 0.95)")
+
+
+def _covariates(value: str) -> tuple[str, ...]:
+    from infact.results.pairwise_tables import STYLE_COVARIATES
+
+    names = tuple(c.strip() for c in value.split(",") if c.strip())
+    unknown = [c for c in names if c not in STYLE_COVARIATES]
+    if unknown:
+        raise InfactError(Problem("--covariates", f"unknown covariate {unknown[0]!r}; choose from "
+                                  f"{', '.join(STYLE_COVARIATES)}, e.g. --covariates length,items."))
+    return names
+
+
+def analyze_preferences(df: pd.DataFrame, args: argparse.Namespace, source: str) -> dict | None:
+    """The result for a pairwise or best–worst table, or for ratings with --as-pairwise; None for plain ratings."""
+    from infact.results import ranking_analysis as ra
+    from infact.results.pairwise_tables import table_kind
+
+    if not 0.5 <= args.confidence < 1:
+        raise InfactError(Problem("--confidence", f"{args.confidence} is not a confidence level; use e.g. 0.95."))
+    kind = table_kind(df)
+    covariates = _covariates(args.covariates)
+    if covariates and kind != "pairwise":
+        raise InfactError(Problem("--covariates", "style control needs a pairwise table (pairwise.csv)."))
+    opts = dict(criterion=args.criterion, include_flagged=args.include_flagged, n_boot=args.n_boot, seed=args.seed,
+                confidence=args.confidence, source=source)
+    if kind == "pairwise":
+        result = ra.analyze_votes(df, covariates=covariates, **opts)
+    elif kind == "best_worst":
+        result = ra.analyze_best_worst(df, **opts)
+    elif args.as_pairwise:
+        result = ra.analyze_ratings_as_pairwise(df, **opts)
+    else:
+        return None
+    add_judges(result, df, "ratings" if kind == "ratings" else kind, args)
+    return result
+
+
+def add_judges(result: dict, humans: pd.DataFrame, kind: str, args: argparse.Namespace) -> None:
+    """result["judges"] = {NAME: agreement with the humans} for every --judge."""
+    if not args.judge:
+        return
+    from infact.results import judges
+    from infact.results.analysis import _clean, _prepare
+    from infact.results.pairwise_tables import prepare_pairwise
+    from infact.results.style import features_from_path
+
+    if kind == "best_worst":
+        raise InfactError(Problem("--judge", "judges are compared with ratings or pairwise votes, not best–worst choices."))
+    if kind == "ratings":
+        data, _ = _prepare(humans, args.include_flagged)
+    else:
+        data = prepare_pairwise(humans, include_flagged=args.include_flagged)
+    if args.criterion and "criterion" in data.columns:
+        data = data[data["criterion"].astype(str) == args.criterion]
+    features = features_from_path(args.responses) if args.responses else (
+        judges.features_from_votes(data) if kind == "pairwise" else None)
+    out = {}
+    for value in args.judge:
+        name, path = judges.parse_judge_option(value)
+        judge_kind, judge = judges.read_judge(path)
+        if args.criterion and "criterion" in judge.columns:
+            judge = judge[judge["criterion"].astype(str) == args.criterion]
+        _check_criteria(data, judge, str(path))
+        out[name] = judges.compare(data, kind, judge, judge_kind, features)
+    result["judges"] = _clean(out)
+
+
+def _check_criteria(humans: pd.DataFrame, judge: pd.DataFrame, path: str) -> None:
+    if "criterion" in humans.columns and "criterion" not in judge.columns and humans["criterion"].nunique() > 1:
+        raise InfactError(Problem(path, "the human data have several criteria and the judge file has no criterion "
+                                  "column; pass --criterion NAME or add the column."))
+
+
+def output(args: argparse.Namespace, result: dict) -> int:
+    """Print (JSON or Markdown) and write --report for a preference result."""
+    import json
+    from pathlib import Path
+
+    from infact.fileio import atomic_write_text
+    from infact.results.ranking_report import render_markdown
+
+    text = render_markdown(result)
+    if args.report:
+        path = Path(args.report)
+        atomic_write_text(path, text if path.suffix.lower() == ".md" else
+                          f"<!doctype html><meta charset=\"utf-8\"><title>INFACT preference analysis</title>\n{_html(text)}")
+    print(json.dumps(result, allow_nan=False, indent=2) if args.json else text)
+    if args.report and not args.json:
+        print(f"report written to {args.report}")
+    return 0
+
+
+def judges_section(result: dict, html: bool = False) -> str:
+    """The judges' table to append to a ratings report ('' without --judge)."""
+    if not result.get("judges"):
+        return ""
+    from infact.results.ranking_report import render_judges
+
+    text = "\n" + render_judges(result["judges"])
+    return _html(text) if html else text
+
+
+def _html(markdown: str) -> str:
+    # Preference reports are tables of numbers; preformatted Markdown keeps every one readable.
+    import html
+
+    return f"<pre style=\"font-family:ui-monospace,monospace\">{html.escape(markdown)}</pre>\n"

@@ -1,0 +1,65 @@
+"""Markdown for preference results (rankings, win rates, sign tests) and for judges."""
+
+from __future__ import annotations
+
+
+def _f(x, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _p(p) -> str:
+    return "–" if p is None else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def ranking_rows(ranking: list[dict]) -> list[str]:
+    rows = ["| rank | system | strength (log) | 95% CI | rank range |", "|---|---|---|---|---|"]
+    for r in ranking:
+        lo, hi = r["ci95"]
+        rows.append(f"| {r['rank']} | {r['system']} | {_f(r['strength'])} | [{_f(lo)}, {_f(hi)}] | "
+                    f"{r['rank_range'][0]}–{r['rank_range'][1]} |")
+    return rows
+
+
+def _one(res: dict) -> list[str]:
+    title = f"## Criterion: {res['criterion']}" if res.get("criterion") else "## Ranking"
+    lines = [title, ""]
+    if res["kind"] == "best_worst":
+        lines += [f"{res['n_choices']} best–worst choices by {res['n_participants']} participants.", "",
+                  "| system | best − worst per showing | 95% CI | shown | best | worst |", "|---|---|---|---|---|---|"]
+        lines += [f"| {s['system']} | {_f(s['score'])} | [{_f(s['ci95'][0])}, {_f(s['ci95'][1])}] | {s['n_shown']} | "
+                  f"{s['n_best']} | {s['n_worst']} |" for s in res["scores"]]
+        lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(res["ranking"])
+    else:
+        lines += [f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties; "
+                  f"Davidson tie parameter ν = {_f(res['tie_parameter'])}.", ""] + ranking_rows(res["ranking"])
+        if res.get("style_controlled"):
+            sc = res["style_controlled"]
+            coefs = ", ".join(f"{k} {_f(v['coefficient'])} [{_f(v['ci95'][0])}, {_f(v['ci95'][1])}]"
+                              for k, v in sc["covariates"].items())
+            lines += ["", f"Style-controlled (coefficients per SD: {coefs}):", ""] + ranking_rows(sc["ranking"])
+        lines += ["", "| a | b | a preferred | b preferred | p (sign) | p (Holm) |", "|---|---|---|---|---|---|"]
+        lines += [f"| {t['a']} | {t['b']} | {t['prefer_a']} | {t['prefer_b']} | {_p(t['p'])} | {_p(t['p_holm'])} |"
+                  for t in res["pairwise"]]
+    settled = res["settled"]["settled"]
+    lines += ["", "The ranking is settled: every two adjacent ranks are separated." if settled else
+              "The ranking is not settled yet: some adjacent ranks overlap.", ""]
+    return lines
+
+
+def render_markdown(result: dict) -> str:
+    lines = ["# Preference analysis" + (" (ratings read as pairwise preferences)" if result.get("as_pairwise") else ""), ""]
+    for res in (result["criteria"].values() if "criteria" in result else [result]):
+        lines += _one(res)
+    text = "\n".join(lines)
+    return text + ("\n" + render_judges(result["judges"]) if result.get("judges") else "")
+
+
+def render_judges(judges: dict) -> str:
+    lines = ["## Automatic judges beside the humans", "",
+             "| judge | items | Kendall τ (systems) | Spearman (items) | α with humans | α humans only | position bias | length bias |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, j in judges.items():
+        lines.append(f"| {name} | {j['n_items']} | {_f(j['kendall_tau_systems'])} | {_f(j['spearman_items'])} | "
+                     f"{_f(j['krippendorff_alpha_with_humans'])} | {_f(j['krippendorff_alpha_humans'])} | "
+                     f"{_f(j['position_bias'])} | {_f(j['length_bias'])} |")
+    return "\n".join(lines) + "\n"
