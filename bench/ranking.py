@@ -20,18 +20,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.analysis import best_of  # noqa: E402
 from infact.results import pairwise_tables as pt  # noqa: E402
 from infact.results import ranking  # noqa: E402
 from infact.results.ranking_sim import simulate_votes  # noqa: E402
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -110,18 +110,24 @@ def analyze(ratings: pd.DataFrame, *, criterion: str | None = None, scale_points
                                   "pass --include-flagged or check the file.", key="rating"))
     k = scale_points or max(5, int(df["rating"].max()))
     opts = dict(scale_points=k, mixed_model=mixed_model, n_boot=n_boot, seed=seed)
-    names = sorted(df["criterion"].dropna().astype(str).unique()) if "criterion" in df.columns else []
-    if criterion is not None:
-        if criterion not in names:
-            raise InfactError(Problem(source, f"criterion {criterion!r} not found; available: {', '.join(names) or 'none'}. "
-                                      "Pass one of those to --criterion.", key="criterion"))
-        names = [criterion]
+    names = criterion_names(df, criterion, source)
     if len(names) <= 1:
         part = df[df["criterion"].astype(str) == names[0]] if names else df
         return {"criterion": names[0] if names else None, **info, **analyze_one(part, **opts)}
     results = {n: {"criterion": n, **info, **analyze_one(df[df["criterion"].astype(str) == n], **opts)} for n in names}
     return _clean({"n_participants": int(df["participant"].nunique()), "n_ratings": int(len(df)),
                    **info, "criteria": results})
+
+
+def criterion_names(df: pd.DataFrame, criterion: str | None, source: str) -> list[str]:
+    """The criteria to analyse: every one in the table, or the one asked for (which must exist)."""
+    names = sorted(df["criterion"].dropna().astype(str).unique()) if "criterion" in df.columns else []
+    if criterion is not None:
+        if criterion not in names:
+            raise InfactError(Problem(source, f"criterion {criterion!r} not found; available: {', '.join(names) or 'none'}. "
+                                      "Pass one of those to --criterion.", key="criterion"))
+        names = [criterion]
+    return names
 
 
 def analyze_one(df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = True,

@@ -12,16 +12,11 @@ import pandas as pd
 from infact.errors import InfactError, Problem
 from infact.results import pairwise_tables as pt
 from infact.results import ranking
-from infact.results.analysis import _clean
+from infact.results.analysis import _clean, criterion_names
 
 
 def _by_criterion(df: pd.DataFrame, criterion: str | None, source: str, one) -> dict:
-    names = sorted(df["criterion"].dropna().astype(str).unique()) if "criterion" in df.columns else []
-    if criterion is not None:
-        if criterion not in names:
-            raise InfactError(Problem(source, f"criterion {criterion!r} not found; available: {', '.join(names) or 'none'}. "
-                                      "Pass one of those to --criterion.", key="criterion"))
-        names = [criterion]
+    names = criterion_names(df, criterion, source)
     if len(names) <= 1:
         part = df[df["criterion"].astype(str) == names[0]] if names else df
         return _clean({"criterion": names[0] if names else None, **one(part)})
