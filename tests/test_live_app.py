@@ -1,0 +1,137 @@
+"""The live step under AppTest: a 3-turn chat with two systems, a reload in the middle, rubric, vote.
+
+The study is `data/demo-live` (three built-in systems, in process) or a copy whose systems
+are stub servers on 127.0.0.1 (tests/chat_stubs.py) for the failure paths.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from infact.storage import TinyDBStorage
+from tests.chat_stubs import error_server, normal_server  # noqa: F401
+from tests.test_app import give_consent, open_app, rate, run, submit_situation, token_of
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO_LIVE = REPO / "data" / "demo-live"
+
+
+@pytest.fixture
+def live_study(tmp_path, monkeypatch) -> Path:
+    db = tmp_path / "db"
+    monkeypatch.setenv("INFACT_DB", str(db))
+    monkeypatch.setenv("INFACT_STUDY", str(DEMO_LIVE))
+    return db
+
+
+def through_situations(at):
+    at = give_consent(at)
+    while any(r.key.startswith("situation-") for r in at.radio):
+        rate(at)
+        at = submit_situation(at)
+    return at
+
+
+def chat_texts(at) -> list[tuple[str, str]]:
+    out = []
+    for msg in at.chat_message:
+        bodies = [h.proto.body for h in msg.get("html")]
+        out.append((msg.name, " ".join(bodies)))
+    return out
+
+
+def say(at, slot: str, text: str):
+    at.chat_input(key=f"live-input-{slot}").set_value(text)
+    return run(at)
+
+
+def live_records(db: Path, kind: str) -> list[dict]:
+    return TinyDBStorage(db).records(kind=kind)
+
+
+def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
+    at = through_situations(open_app())
+    assert any("Chatbot A" in s.value for s in at.subheader)
+    at = say(at, "A", "hi! something scary please")
+    at = say(at, "A", "seen it already, anything else?")
+    token = token_of(at)
+    assert [role for role, _ in chat_texts(at)] == ["user", "assistant", "user", "assistant"]
+    # Reload: a new session with only the link; the same conversation comes back.
+    at = open_app({"p": token})
+    texts = chat_texts(at)
+    assert len(texts) == 4 and "something scary" in texts[0][1]
+    at.segmented_control(key=f"live-rate-{token}-A-2").set_value("Yes")
+    at = run(at)
+    at = say(at, "A", "great, thanks")
+    at.button(key="live-satisfied-A").click()
+    at = run(at)
+    assert any("About chatbot A" in s.value for s in at.subheader)
+    at.button(key="live-rubric-submit-A").click()
+    at = run(at)
+    assert any("Please answer statement" in e.value for e in at.error)   # nothing answered: refused
+    for r in at.radio:
+        if r.key.startswith("live-rubric-A-"):
+            r.set_value("Agree")
+    at.button(key="live-rubric-submit-A").click()
+    at = run(at)
+    assert any("Chatbot B" in s.value for s in at.subheader)
+    for text in ("a funny movie please", "something else funny", "ok"):
+        at = say(at, "B", text)
+    at.button(key="live-frustrated-B").click()
+    at = run(at)
+    for r in at.radio:
+        if r.key.startswith("live-rubric-B-"):
+            r.set_value("Disagree")
+    at.button(key="live-rubric-submit-B").click()
+    at = run(at)
+    at.radio(key="live-vote").set_value("A")
+    at.text_area(key="live-vote-reason").input("A understood what I wanted")
+    at.button(key="live-vote-submit").click()
+    at = run(at)
+    assert any(r.key.startswith("q-") for r in at.radio)                 # on to the questionnaire
+    db = live_study
+    vote = live_records(db, "chat_vote")[0]
+    systems = live_records(db, "chat_assignment")[0]["systems"]
+    assert vote["winner"] == systems[0] and vote["justification"] == "A understood what I wanted"
+    users = [r for r in live_records(db, "chat_message") if r["role"] == "user"]
+    assert len(users) == 6
+    ends = {r["slot"]: r["ended_by"] for r in live_records(db, "chat_end")}
+    assert ends == {"A": "satisfied", "B": "frustrated"}
+    assert live_records(db, "chat_turn_rating")[0]["value"] is True
+    step = live_records(db, "live")[0]
+    assert step["winner"] == systems[0] and step["systems"] == systems
+
+
+def stub_study(tmp_path, monkeypatch, url_a: str, url_b: str) -> Path:
+    folder = tmp_path / "study"
+    shutil.copytree(DEMO_LIVE, folder)
+    path = folder / "study.toml"
+    text = path.read_text(encoding="utf-8")
+    for name, url in (("GenreBot", url_a), ("RetrievalBot", url_b), ("PopBot", url_b)):
+        old = text[text.index(f"[live.systems.{name}]"):].split("\n\n")[0]
+        text = text.replace(old, f'[live.systems.{name}]\nurl = "{url}"\ntimeout_s = 2')
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("INFACT_STUDY", str(folder))
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    return tmp_path / "db"
+
+
+def test_failing_system_calm_message_retry_and_skip(tmp_path, monkeypatch, error_server):
+    db = stub_study(tmp_path, monkeypatch, error_server.url, error_server.url)
+    at = through_situations(open_app())
+    at = say(at, "A", "hello?")
+    assert any("did not answer" in w.value for w in at.warning)
+    assert not at.exception and not [e for e in at.error if "went wrong" in e.value]
+    assert len(at.chat_input) == 0                                       # answer the waiting message first
+    at.button(key="live-retry-A").click()
+    at = run(at)
+    assert any("did not answer" in w.value for w in at.warning)
+    at.button(key="live-skip-A").click()
+    at = run(at)
+    assert any("About chatbot A" in s.value for s in at.subheader)
+    msgs = live_records(db, "chat_message")
+    assert [(m["role"], (m["error"] or {}).get("status")) for m in msgs] == [("user", None), ("assistant", 500), ("assistant", 500)]
+    assert live_records(db, "chat_end")[0]["ended_by"] == "skipped"
