@@ -133,5 +133,5 @@ def test_failing_system_calm_message_retry_and_skip(tmp_path, monkeypatch, error
     at = run(at)
     assert any("About chatbot A" in s.value for s in at.subheader)
     msgs = live_records(db, "chat_message")
-    assert [(m["role"], (m["error"] or {}).get("status")) for m in msgs] == [("user", None), ("assistant", 500), ("assistant", 500)]
+    assert [(m["role"], (m.get("error") or {}).get("status")) for m in msgs] == [("user", None), ("assistant", 500), ("assistant", 500)]
     assert live_records(db, "chat_end")[0]["ended_by"] == "skipped"
