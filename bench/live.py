@@ -6,8 +6,8 @@ Two stub systems (`python -m infact chat-stub`, each in its own process) answer 
 seconds. `--chats` threads each hold one conversation of `--turns` messages through
 `ChatSession.send` — the same call the live page makes: store the participant's
 message, call the system over HTTP, store the answer with its latency. The
-baseline, measured in the same run at the same concurrency, is a bare HTTP call
-to the same stub (`HttpSystem.reply`) with no storage.
+baseline, measured in the same run at the same concurrency and pacing, is a bare
+HTTP call to the same stub (`HttpSystem.reply`) with no storage.
 
 Prints, one per line:
   lost_messages=     messages acknowledged by a send but not read back from a fresh
@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,8 +67,10 @@ def chat(storage, client, token: str, turns: int, think: float, timings: list, l
     return acked
 
 
-def bare(client, turns: int, timings: list, lock: threading.Lock) -> None:
+def bare(client, turns: int, think: float, timings: list, lock: threading.Lock, seed: int) -> None:
+    rng = random.Random(seed)
     for n in range(turns):
+        time.sleep(rng.uniform(0, think))
         t0 = time.perf_counter()
         client.reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
         with lock:
@@ -75,7 +78,8 @@ def bare(client, turns: int, timings: list, lock: threading.Lock) -> None:
 
 
 def count_stored(target: str, tokens: list[str], clients: list) -> tuple[int, int]:
-    storage = open_storage(target) if target != "memory://" else None
+    """Read every conversation back; a TinyDB store through a fresh handle (what a restart sees)."""
+    storage = open_storage(target) if not target.startswith(("memory://", "postgresql")) else None
     found = failed = 0
     for i, token in enumerate(tokens):
         recs = (storage or SHARED[0]).records(study=STUDY, participant=token)
@@ -110,7 +114,7 @@ def main() -> None:
     p.add_argument("--chats", type=int, default=50)
     p.add_argument("--turns", type=int, default=5)
     p.add_argument("--delay", type=float, default=0.2)
-    p.add_argument("--store", default="tinydb", help="tinydb (a temp dir), memory, or a SQL URL")
+    p.add_argument("--store", default="tinydb", help="tinydb (a temp dir), memory, or a PostgreSQL URL (a fresh schema, dropped afterwards)")
     p.add_argument("--think", type=float, default=0.0,
                    help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, "
                         "the worst case)")
@@ -118,7 +122,12 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory()
     target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
         ("memory://" if args.store == "memory" else args.store)
-    storage = open_storage(target)
+    if target.startswith("postgresql"):
+        from infact.stores.sql import SQLStorage
+
+        storage = SQLStorage(target, schema=f"bench_{uuid.uuid4().hex[:10]}", drop_on_close=True)
+    else:
+        storage = open_storage(target)
     SHARED.append(storage)
     lock = threading.Lock()
     stubs = [start_stub(args.delay), start_stub(args.delay)]
@@ -126,7 +135,7 @@ def main() -> None:
         clients = [HttpSystem("StubOne", stubs[0][1], 10), HttpSystem("StubTwo", stubs[1][1], 10)]
         base_ms: list[float] = []
         with ThreadPoolExecutor(args.chats) as pool:
-            list(pool.map(lambda i: bare(clients[i % 2], args.turns, base_ms, lock), range(args.chats)))
+            list(pool.map(lambda i: bare(clients[i % 2], args.turns, args.think, base_ms, lock, i), range(args.chats)))
         tokens = [f"bench{i:03d}" for i in range(args.chats)]
         send_ms: list[float] = []
         t0 = time.perf_counter()
