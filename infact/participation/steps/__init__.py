@@ -28,6 +28,7 @@ from infact.participation.steps.registry import (Checked, Step, StepKind, answer
 from infact.participation.steps.consent import Consent
 from infact.participation.steps.demographics import Demographics
 from infact.participation.steps.done import Done
+from infact.participation.steps.live import Live
 from infact.participation.steps.questionnaire import Questionnaire
 from infact.participation.steps.situation import Situation
 
@@ -35,3 +36,4 @@ __all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "regis
 
 for _kind in (Consent(), Situation(), Questionnaire(), Demographics(), Done()):
     register(_kind)
+register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations

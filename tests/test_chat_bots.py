@@ -1,0 +1,51 @@
+"""Bots play a live study through the real Flow: they chat, rate, vote and complete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from infact.participation.bots import run_bots
+from infact.participation.flow import Flow
+from infact.participation.steps.live import UNFINISHED
+from infact.results.export import collect
+from infact.storage import MemoryStorage
+from infact.study.loader import load_study
+
+DEMO_LIVE = Path(__file__).resolve().parents[1] / "data" / "demo-live"
+
+
+def test_bots_chat_through_a_live_study_and_complete():
+    study = load_study(DEMO_LIVE)
+    storage = MemoryStorage()
+    results = run_bots(study, storage, 9, concurrency=3, seed=4)
+    assert all(r.completed for r in results if r.strategy != "abandons")
+    done = [r for r in results if r.completed]
+    votes = storage.records(kind="chat_vote")
+    steps = storage.records(kind="live")
+    assert len(votes) == len(steps) == len(done)
+    assert all(s["winner"] == v["winner"] for s, v in zip(sorted(steps, key=lambda r: r["participant"]),
+                                                         sorted(votes, key=lambda r: r["participant"])))
+    # The chat time is spent on the bot's own clock: message timestamps move forward.
+    msgs = [r for r in storage.records(kind="chat_message") if r["participant"] == done[0].token]
+    assert len({m["at"] for m in msgs}) > 2
+    t = collect(study, storage.records(study=study.id))
+    assert len(t.transcripts) == 2 * len(done) and len(t.votes) == len(done)
+    assert {c["ended_by"] for c in t.transcripts} <= {"satisfied", "frustrated", "max_turns", "skipped"}
+
+
+def test_the_live_page_cannot_be_submitted_before_the_chats_are_done():
+    study = load_study(DEMO_LIVE)
+    storage = MemoryStorage()
+    flow = Flow(study, storage)
+    token = flow.arrive({})
+    assert flow.submit(token, "consent", {"consent": True}).ok
+    st = flow.state(token)
+    while flow.current(st).kind == "situation":
+        step = flow.current(st)
+        labels = study.config.scale.labels
+        answers = {s: {"meaningful": "Meaningless" if step.attention_check else labels[3]} for s in step.order}
+        assert flow.submit(token, step.name, {"ratings": answers}).ok
+        st = flow.state(token)
+    assert flow.current(st).kind == "live"
+    result = flow.submit(token, "live", {})
+    assert not result.ok and result.errors == (UNFINISHED,)
