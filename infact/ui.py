@@ -31,9 +31,19 @@ from infact.participation.display import CSS, dialog_html, response_html
 log = logging.getLogger("infact")
 
 
+def _per_session(key: Any, resolve: Callable[[], Any]) -> Any:
+    """Resolved once per browser session, not on every rerun: deployment settings (reading
+    st.secrets parses its file again each time) and references to the shared study and
+    store (a cache_resource lookup hashes its arguments each time)."""
+    resolved = st.session_state.setdefault("infact_deployment", {})
+    if key not in resolved:
+        resolved[key] = resolve()
+    return resolved[key]
+
+
 def study_dir() -> Path:
     """INFACT_STUDY (env) or [study] dir in secrets, else the bundled demo (infact/deployment.py)."""
-    return study_folder(os.environ, secrets())[0]
+    return _per_session("study_dir", lambda: study_folder(os.environ, secrets())[0])
 
 
 def secrets() -> Mapping[str, Any]:
@@ -56,7 +66,8 @@ def get_study() -> Study:
         mtime = (path / "study.toml").stat().st_mtime
     except OSError:
         mtime = 0.0
-    return _study(str(path), mtime)
+    # The session keeps its reference: a cache_resource lookup hashes its arguments on every rerun.
+    return _per_session(("study", str(path), mtime), lambda: _study(str(path), mtime))
 
 
 @st.cache_resource(show_spinner=False)
@@ -66,11 +77,12 @@ def _storage(target: str) -> Storage:
 
 
 def store_target(study: Study) -> tuple[str, str]:
-    return resolve_store(study.id, secrets())
+    return _per_session(("store", study.id), lambda: resolve_store(study.id, secrets()))
 
 
 def get_storage(study: Study) -> Storage:
-    return _storage(store_target(study)[0])
+    target = store_target(study)[0]
+    return _per_session(("storage", target), lambda: _storage(target))
 
 
 def get_flow() -> Flow:
