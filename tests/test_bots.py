@@ -180,3 +180,35 @@ def test_preview_bots_do_not_count(demo):
     Bot(demo, storage, "attentive", seed=0, preview=True).run()
     t = collect(demo, storage.records())
     assert t.ratings.empty and t.participants.empty
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_bots_answer_with_the_labels_the_page_offers(demo, strategy):
+    """Bots submit what the page's widgets return: scale labels and option labels, never points."""
+    from infact.participation import steps as registry
+    from infact.participation.flow import Flow
+
+    cfg = demo.config
+    bot = Bot(demo, MemoryStorage(), strategy, seed=3)
+    flow = Flow(demo, bot.storage)
+    token = flow.arrive({})
+    flow.submit(token, "consent", {"consent": True})
+    for step in flow.steps(flow.state(token)):
+        answers = registry.get(step.kind).bot_answers(demo, step, bot)
+        if step.kind == "situation":
+            given = {v for per in answers["ratings"].values() for v in per.values()}
+            assert given <= set(cfg.scale.labels), given
+        elif step.kind == "questionnaire":
+            items = {i.id for i in cfg.questionnaire.items}
+            assert {v for k, v in answers.items() if k in items} <= set(cfg.questionnaire.scale)
+            assert set(answers) <= items | {"comment"}
+        elif step.kind == "demographics":
+            assert all(answers[d.id] in d.options for d in cfg.demographics)
+
+
+def test_attentive_bots_sometimes_leave_a_comment(crowd, demo):
+    storage, results, _ = crowd
+    comments = [r.get("comment") for r in storage.records(kind="questionnaire")]
+    assert demo.config.questionnaire.comment.enabled
+    assert any(comments) and not all(comments)
+    assert all(c is None or isinstance(c, str) and c for c in comments)
