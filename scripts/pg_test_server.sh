@@ -33,7 +33,7 @@ find_bindir() {
 
 install_postgres() {
     if [ "$(id -u)" != 0 ]; then
-        log "PostgreSQL is not installed and we are not root: run 'apt-get install -y postgresql' as root"
+        log "PostgreSQL is not installed and we are not root: run 'apt-get install -y --no-install-recommends postgresql' as root"
         exit 1
     fi
     log "installing PostgreSQL from Debian packages"
@@ -42,7 +42,7 @@ install_postgres() {
     echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.d/infact-no-main.conf
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2
-    apt-get install -y -qq postgresql >&2
+    apt-get install -y -qq --no-install-recommends postgresql >&2
 }
 
 free_port() {

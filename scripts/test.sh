@@ -1,26 +1,63 @@
 #!/usr/bin/env bash
 # One command: install what the tests need on a fresh Debian machine, then run every test.
 #
-#   bash scripts/test.sh            # the whole suite (what .ci/run runs)
-#   bash scripts/test.sh -k storage # extra arguments go to pytest
+#   bash scripts/test.sh                 # the whole suite (what .ci/run runs)
+#   bash scripts/test.sh -m "not e2e"    # the fast subset: no real-browser tests
+#   bash scripts/test.sh -k storage      # extra arguments go to pytest
 #
-# Installs: Debian's chromium (for the Playwright end-to-end tests) and PostgreSQL
-# (a throw-away cluster is started for the storage tests and removed afterwards),
-# and the Python packages in requirements-dev.txt.
+# Python packages go into a project virtualenv, .venv/ (git-ignored), never into the
+# system Python: Debian 12's own python3 refuses `pip install` (PEP 668). The venv is
+# made with INFACT_PYTHON (default: python3; 3.11 or newer) and reused as long as the
+# requirements files and that Python are unchanged. Debian packages (apt-get,
+# --no-install-recommends; needs root or sudo): python3-venv when venv/ensurepip is
+# missing, chromium for the Playwright browser tests, and PostgreSQL (a throw-away
+# cluster is started for the storage tests and removed afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+PYTHON=${INFACT_PYTHON:-python3}
+VENV=${INFACT_VENV:-.venv}
 
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "test.sh: installing Debian's chromium for the browser tests" >&2
+log() { echo "test.sh: $*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_install() {
+    log "installing Debian packages: $*"
     as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    log "INFACT needs Python 3.11 or newer; '$PYTHON' is $("$PYTHON" --version 2>&1 || echo missing)."
+    log "Set INFACT_PYTHON to a newer interpreter (Debian 12's /usr/bin/python3 is 3.11)."
+    exit 1
 fi
 
-python3 -m pip install --disable-pip-version-check --root-user-action=ignore -q -r requirements-dev.txt
+# Debian splits venv's pip bootstrap (ensurepip) into the python3-venv package.
+if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
+    apt_install python3-venv
+fi
+
+# Reuse .venv while its Python and the requirements are what it was built from.
+want=$({ "$PYTHON" -c 'import sys; print(sys.version, sys.base_prefix)'; cat requirements.txt requirements-dev.txt; } \
+       | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$VENV/.infact-requirements" 2>/dev/null)" != "$want" ] || [ ! -x "$VENV/bin/python" ]; then
+    if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ]; then
+        log "$VENV exists but is not a virtualenv; move it away or set INFACT_VENV"; exit 1
+    fi
+    log "creating $VENV with $("$PYTHON" --version) and installing requirements-dev.txt (a few minutes)"
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+    echo "$want" > "$VENV/.infact-requirements"
+fi
+VENV_PYTHON=$(cd "$VENV" && pwd)/bin/python
+export INFACT_TEST_VENV=$(cd "$VENV" && pwd)  # tests/test_setup.py checks pytest runs in it
+
+if ! command -v chromium >/dev/null 2>&1; then
+    apt_install chromium fonts-liberation
+fi
 
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 
-python3 -m pytest "$@"
+"$VENV_PYTHON" -m pytest "$@"

@@ -1,0 +1,98 @@
+"""Set-up on a fresh machine: the test command, its virtualenv, apt-get and the dependencies.
+
+The full proof is `.ci/run` on a machine whose python3 is Debian's own; these tests pin
+what makes that work, so it cannot silently regress.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RUNTIME_CODE = [REPO / "streamlit_app.py", *sorted((REPO / "pages").glob("*.py")),
+                *sorted((REPO / "infact").rglob("*.py"))]
+# Imported directly but guaranteed by a declared package (same project, exact pin).
+IMPLIED = {"pydantic_core": "pydantic"}
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirement_names(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(norm(re.split(r"[\s\[<>=!~;]", line, maxsplit=1)[0]))
+    return names
+
+
+def top_level_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_pytest_runs_in_the_project_virtualenv_when_started_by_test_sh():
+    venv = os.environ.get("INFACT_TEST_VENV")
+    if not venv:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the tests through scripts/test.sh (INFACT_TEST_VENV is not set)")
+        pytest.skip("not started by scripts/test.sh")
+    assert Path(sys.prefix).resolve() == Path(venv).resolve(), (sys.prefix, venv)
+    assert sys.prefix != sys.base_prefix, "not a virtualenv"
+    assert sys.version_info >= (3, 11)
+
+
+def test_every_apt_get_install_skips_recommended_packages():
+    lines = [(p.name, line.strip()) for p in [*(REPO / "scripts").glob("*.sh"), REPO / ".ci" / "run"]
+             for line in p.read_text(encoding="utf-8").splitlines()
+             if re.search(r"apt-get\b.*\binstall\b", line) and not line.lstrip().startswith("#")]
+    assert lines, "no apt-get install found: did the scripts move?"
+    missing = [f"{name}: {line}" for name, line in lines if "--no-install-recommends" not in line]
+    assert not missing, missing
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "```bash\nbash scripts/test.sh\n```" in readme
+    commands = [x for x in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+                if x.strip() and not x.startswith(("#", "set ", "cd "))]
+    assert commands == ["bash scripts/test.sh"]
+
+
+def test_readme_documents_the_fast_subset_the_venv_and_the_python_version():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert 'bash scripts/test.sh -m "not e2e"' in readme
+    assert "python3 -m venv .venv" in readme and "Python 3.11" in readme
+
+
+def test_every_third_party_import_of_the_app_is_a_declared_runtime_dependency():
+    declared = requirement_names(REPO / "requirements.txt")
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = {}
+    for path in RUNTIME_CODE:
+        for module in top_level_imports(path) - set(sys.stdlib_module_names) - {"infact", "__future__"}:
+            dists = {norm(d) for d in distributions.get(module, [module])}
+            if not dists & declared and norm(IMPLIED.get(module, "")) not in declared:
+                undeclared.setdefault(module, []).append(str(path.relative_to(REPO)))
+    assert not undeclared, f"imported but not in requirements.txt: {undeclared}"
+
+
+def test_pingouin_is_test_only():
+    assert "pingouin" not in requirement_names(REPO / "requirements.txt")
+    assert "pingouin" in requirement_names(REPO / "requirements-dev.txt")
+    assert not [p for p in RUNTIME_CODE if "pingouin" in top_level_imports(p)]
+    assert "numpy" in requirement_names(REPO / "requirements.txt")
