@@ -13,8 +13,10 @@ interleaved one by one, so a busy machine slows both alike.
 
 Prints, one per line: rating_page_ms= (median wall time per rerun), bare_ms=, ratio=
 (target <= 1.5), cpu_ratio= (the same from this process's CPU time, which other
-processes' load does not inflate), then the same four measured with Streamlit's
-compiled-script cache kept across reruns (cached_…), and runs=.
+processes' load does not inflate), floor_ratio= and floor_cpu_ratio= (a script with
+nothing but the page's form and its three scales, vs the bare script: what any rating
+page costs under AppTest), then the same measured with Streamlit's compiled-script
+cache kept across reruns (cached_…), and runs=.
 
 Why two figures: AppTest builds a new ScriptCache for every run
 (streamlit/testing/v1/app_test.py and local_script_runner.py), so every rerun re-reads, re-parses,
@@ -51,6 +53,19 @@ def bare_script() -> None:
     import streamlit as st
 
     st.write("Hello")
+
+
+def scales_only_script() -> None:
+    """The floor: nothing but the rating page's form with its three 5-point scales."""
+    import streamlit as st
+
+    labels = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
+              "Somewhat meaningful", "Perfectly meaningful"]
+    with st.form("form-situation-1"):
+        for letter in "ABC":
+            st.radio("How meaningful is this response?", labels, index=None, horizontal=True,
+                     key=f"situation-1-{letter}-meaningful")
+        st.form_submit_button("Submit and continue")
 
 
 def timed_run(at: AppTest) -> tuple[float, float]:
@@ -109,19 +124,19 @@ class _SharedScriptCache:
 
 def measure(runs: int, warmup: int) -> dict[str, list[float]]:
     """Page and bare reruns interleaved one by one, so both see the same machine load."""
-    bare = AppTest.from_function(bare_script, default_timeout=60)
-    page = rating_page()
-    timed_runs(bare, warmup)
-    timed_runs(page, warmup, click_rating)
-    out: dict[str, list[float]] = {"page": [], "bare": [], "page_cpu": [], "bare_cpu": []}
+    scripts = {"bare": AppTest.from_function(bare_script, default_timeout=60),
+               "floor": AppTest.from_function(scales_only_script, default_timeout=60),
+               "page": rating_page()}
+    for at in scripts.values():
+        timed_runs(at, warmup, click_rating if at is scripts["page"] else None)
+    out: dict[str, list[float]] = {}
     for i in range(runs):
-        wall, cpu = timed_run(bare)
-        out["bare"].append(wall)
-        out["bare_cpu"].append(cpu)
-        click_rating(page, i)
-        wall, cpu = timed_run(page)
-        out["page"].append(wall)
-        out["page_cpu"].append(cpu)
+        for name, at in scripts.items():
+            if name != "bare":
+                click_rating(at, i)
+            wall, cpu = timed_run(at)
+            out.setdefault(name, []).append(wall)
+            out.setdefault(f"{name}_cpu", []).append(cpu)
     return out
 
 
@@ -170,6 +185,8 @@ def main() -> None:
         print(f"{prefix}bare_ms={base:.1f}")
         print(f"{prefix}ratio={rating / base:.2f}")
         print(f"{prefix}cpu_ratio={statistics.median(m['page_cpu']) / statistics.median(m['bare_cpu']):.2f}")
+        print(f"{prefix}floor_ratio={statistics.median(m['floor']) / base:.2f}")
+        print(f"{prefix}floor_cpu_ratio={statistics.median(m['floor_cpu']) / statistics.median(m['bare_cpu']):.2f}")
     print(f"runs={args.runs}")
     if report:
         print(report)
