@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from infact import ui
 from infact.errors import ConfigError
 from infact.participation.flow import Flow
 from infact.results.export import collect, export_bytes
