@@ -94,13 +94,15 @@ def _check_line(obj: object) -> str | None:
     return None
 
 
-def read_transcripts(path: str | Path) -> list[dict]:
-    """Read transcripts.jsonl back; every bad line is reported as file:line with what is wrong."""
+def parse_transcripts(path: str | Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
+    """(line number, conversation) for every good line, and a Problem for every bad one."""
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise DatasetError(Problem(str(path), "not found; pass the transcripts.jsonl written by `python -m infact export`")) from None
+    except UnicodeDecodeError:
+        raise DatasetError(Problem(str(path), "is not UTF-8 text; pass the transcripts.jsonl written by `python -m infact export`")) from None
     out, problems = [], []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
@@ -114,7 +116,13 @@ def read_transcripts(path: str | Path) -> list[dict]:
         if issue:
             problems.append(Problem(str(path), issue, n))
         else:
-            out.append(obj)
+            out.append((n, obj))
+    return out, problems
+
+
+def read_transcripts(path: str | Path) -> list[dict]:
+    """Read transcripts.jsonl back; every bad line is reported as file:line with what is wrong."""
+    convs, problems = parse_transcripts(path)
     if problems:
         raise DatasetError(problems)
-    return out
+    return [c for _, c in convs]

@@ -1,4 +1,4 @@
-"""`import redial | responses | infact-txt | infact-export`: real data into a study folder or tables.
+"""`import redial | responses | infact-txt | infact-export | transcripts`: real data into a study folder or tables.
 
 The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
 the importers that create a study); each import writes to a staging folder and moves
@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from infact.cli.args import command
-from infact.importers import infact_export, infact_txt, redial, responses
+from infact.importers import infact_export, infact_txt, redial, responses, transcripts
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
 
 NEW_STUDY_HELP = "study folder to create or update (its study.toml and other files are kept)"
@@ -46,6 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
     p.set_defaults(func=run_infact_txt)
 
+    p = command(formats, "transcripts", "live-chat transcripts.jsonl -> situations (one system's answers)",
+                transcripts.__doc__.split("\n\n")[1])
+    p.add_argument("file", metavar="FILE.jsonl", help="transcripts.jsonl from `python -m infact export` (docs/live.md)")
+    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    p.add_argument("--system", help="the system whose chats to import (required when the file holds several)")
+    p.set_defaults(func=run_transcripts)
+
     rule = infact_export.DEFAULT_RULE
     p = command(formats, "infact-export", "the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
                 infact_export.__doc__.split("\n\n")[1])
@@ -70,6 +77,11 @@ def system_file(value: str) -> tuple[str, str]:
 
 def run_redial(args) -> int:
     redial.import_redial(args.file, args.study, args.movies, args.system).print(f"imported {args.file}")
+    return 0
+
+
+def run_transcripts(args) -> int:
+    transcripts.import_transcripts(args.file, args.study, args.system).print(f"imported {args.file}")
     return 0
 
 
