@@ -23,6 +23,8 @@ import pydantic
 from pydantic import BaseModel, Field, field_validator
 
 from infact.errors import ConfigError, Problem
+from infact.results import flags
+from infact.results.flags import DONE, MIN_PAGE_SECONDS, relative_speed_index  # noqa: F401 (re-exported)
 from infact.participation.platforms import PlatformConfig, pydantic_problems
 
 FLAGS = (
@@ -36,8 +38,6 @@ FLAGS = (
     "incomplete",
     "manually_excluded",
 )
-DONE = ("completed", "screened_out")  # only finished sessions are judged on speed
-MIN_PAGE_SECONDS = 0.5  # a 0 s page (refresh artefact) would make the RSI infinite
 RESEARCHER = "_researcher"
 
 
@@ -243,51 +243,26 @@ def steps_from_tables(ratings: pd.DataFrame, participants: pd.DataFrame) -> pd.D
 # ---------------------------------------------------------------- assessment
 
 
-def _flag(value: Any) -> bool | None:
-    """A stored yes/no as True/False/None (unknown); CSV round-trips give strings."""
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if isinstance(value, str):
-        v = value.strip().lower()
-        return True if v in ("true", "1", "yes") else False if v in ("false", "0", "no") else None
-    return bool(value)
+def evidence(ratings: pd.DataFrame, participants: pd.DataFrame, steps: pd.DataFrame, cfg: QualityConfig,
+             situations: pd.DataFrame | None = None) -> flags.Evidence:
+    """What the checks look at. `situations` (one row per rated situation) is built from
+    `ratings` unless given (the live dashboard builds it record by record)."""
+    p = flags.prepared_participants(participants)
+    if situations is None:
+        r = ratings[ratings["participant"].isin(p.index)] if len(ratings) else ratings
+        situations = flags.situations_from_ratings(r) if len(r) else pd.DataFrame(columns=flags.SITUATION_COLUMNS)
+    done = p[p["status"].isin(DONE)]
+    rsi = relative_speed_index(steps, done.index) if len(steps) else {}
+    completed = p.loc[p["status"] == "completed", "total_seconds"]
+    median_total = completed.median() if len(completed) else float("nan")
+    return flags.Evidence(p, situations, rsi, median_total, cfg)
 
 
-def _failed(value: Any) -> bool:
-    return _flag(value) is False
-
-
-def relative_speed_index(steps: pd.DataFrame, participants: Iterable[str]) -> dict[str, float]:
-    """Leiner (2019): mean over a participant's pages of median page time / own page time."""
-    who = set(participants)
-    s = steps[steps["participant"].isin(who) & steps["seconds"].notna()].copy()
-    if s.empty:
-        return {}
-    s["seconds"] = s["seconds"].astype(float).clip(lower=MIN_PAGE_SECONDS)
-    median = s.groupby("step")["seconds"].median()
-    s["factor"] = s["step"].map(median) / s["seconds"]
-    return s.groupby("participant")["factor"].mean().to_dict()
-
-
-def _situations(ratings: pd.DataFrame) -> pd.DataFrame:
-    """One row per participant × rated (non-check) situation: straight-lined?, seconds."""
-    r = ratings
-    if "is_attention_check" in r:
-        r = r[r["is_attention_check"].map(_flag).ne(True)]
-    if r.empty:
-        return pd.DataFrame(columns=["participant", "step_index", "n_systems", "straight", "seconds"])
-    keys = ["participant", "step_index"]
-    per_crit = r.groupby(keys + ["criterion"])["rating"].nunique().eq(1).groupby(level=[0, 1]).all()
-    out = pd.DataFrame({
-        "n_systems": r.groupby(keys)["system"].nunique(),
-        "straight": per_crit,
-        "seconds": r.groupby(keys)["seconds"].first(),
-    }).reset_index()
-    return out
-
-
-def _pct(x: float) -> str:
-    return f"{x:.0%}"
+def study_minutes(ev: flags.Evidence, expected_minutes: float | None) -> float | None:
+    """The advertised duration, else the median completion time (None: unknown)."""
+    if expected_minutes is not None:
+        return float(expected_minutes)
+    return ev.median_total / 60 if pd.notna(ev.median_total) else None
 
 
 def assess(
@@ -297,129 +272,53 @@ def assess(
     events: Iterable[Mapping],
     cfg: QualityConfig,
     expected_minutes: float | None = None,
+    *,
+    situations: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per (non-preview) participant with flags, reasons, decision and Prolific action.
 
-    `expected_minutes` is the study's advertised duration (Prolific's estimated
-    completion time); without it the median completion time decides whether
-    Prolific's two-check rule applies.
+    Each flag is one function of `infact.results.flags.CHECKS`. `expected_minutes` is the
+    study's advertised duration (Prolific's estimated completion time); without it the
+    median completion time decides whether Prolific's two-check rule applies.
     """
-    p = participants.copy()
-    for col in ("total_seconds", "attention_passed", "questionnaire_attention_passed", "preview"):
-        if col not in p:
-            p[col] = None  # optional columns: older exports, studies without a questionnaire check
-    p["total_seconds"] = pd.to_numeric(p["total_seconds"], errors="coerce")
-    p = p[p["preview"].map(_flag).ne(True)]
-    keep = set(p["participant"])
-    ratings = ratings[ratings["participant"].isin(keep)] if len(ratings) else ratings
-    done = p[p["status"].isin(DONE)]
-    completed = p[p["status"] == "completed"]
-
-    rsi = relative_speed_index(steps, done["participant"]) if len(steps) else {}
-    median_total = completed["total_seconds"].median() if len(completed) else float("nan")
-    if expected_minutes is None:
-        study_minutes = median_total / 60 if pd.notna(median_total) else None
-    else:
-        study_minutes = float(expected_minutes)
+    ev = evidence(ratings, participants, steps, cfg, situations)
+    minutes = study_minutes(ev, expected_minutes)
     # Unknown length: assume the stricter rule (two failures), never the laxer one.
-    required_fails = 1 if study_minutes is not None and study_minutes < cfg.min_study_minutes_for_rejection else 2
-    sits = _situations(ratings) if len(ratings) else _situations(pd.DataFrame(columns=[
-        "participant", "step_index", "criterion", "rating", "system", "seconds"]))
+    required_fails = 1 if minutes is not None and minutes < cfg.min_study_minutes_for_rejection else 2
+    found = {name: check(ev) for name, check in flags.CHECKS}
     manual = last_decisions(events)
-
     rows = []
-    for row in p.to_dict("records"):
-        pid, status = row["participant"], row["status"]
-        flags: list[str] = []
-        reasons: list[str] = []
-        n_failed = 0
+    for pid, status in ev.participants["status"].items():
+        mine = [(name, hits[pid]) for name, hits in found.items() if pid in hits]
+        row = {"participant": pid, "status": status, "flags": [n for n, _ in mine], "reasons": [r for _, r in mine],
+               "rsi": ev.rsi.get(pid, float("nan")),
+               "failed_checks": sum(1 for n, _ in mine if n in flags.EXPLICIT_CHECKS),
+               "decision": "exclude" if mine else "include", "manual_note": None}
+        _apply_manual(row, manual.get(pid))
+        row["prolific_action"], row["prolific_reason"] = _prolific_action(
+            status, row["decision"], row["failed_checks"], required_fails, minutes, cfg)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
 
-        if status == "withdrawn":
-            flags.append("withdrawn")
-            reasons.append("withdrew from the study")
-        if status == "in_progress" and not cfg.include_incomplete:
-            flags.append("incomplete")
-            n_done = row.get("situations_answered")
-            done_txt = f" ({int(n_done)} situations answered)" if n_done is not None and pd.notna(n_done) else ""
-            reasons.append(f"has not finished the study{done_txt}")
-        if _failed(row.get("attention_passed")):
-            n_failed += 1
-            flags.append("attention_failed")
-            reasons.append("failed the instructed-response situation (attention check)")
-        if _failed(row.get("questionnaire_attention_passed")):
-            n_failed += 1
-            flags.append("questionnaire_attention_failed")
-            reasons.append("failed the instructed-response questionnaire item")
 
-        mine = sits[sits["participant"] == pid]
-        judged = mine[mine["n_systems"] >= 2]
-        if len(judged) >= cfg.straightline_min_situations:
-            n_straight = int(judged["straight"].sum())
-            if n_straight / len(judged) >= cfg.straightline_share:
-                flags.append("straightliner")
-                reasons.append(
-                    f"rated all responses identically in {n_straight} of {len(judged)} situations "
-                    f"(threshold {_pct(cfg.straightline_share)})"
-                )
+REPORT_COLUMNS = ["participant", "status", "flags", "reasons", "rsi", "failed_checks", "decision",
+                  "manual_note", "prolific_action", "prolific_reason"]
 
-        r = rsi.get(pid, float("nan"))
-        if status in DONE:
-            if pd.notna(r) and r > cfg.rsi_threshold:
-                flags.append("speeder_rsi")
-                reasons.append(
-                    f"relative speed index {r:.2f}: {r:.1f} times faster than the median participant "
-                    f"(threshold {cfg.rsi_threshold:g})"
-                )
-            total = row.get("total_seconds")
-            if (status == "completed" and cfg.min_total_fraction_of_median > 0 and pd.notna(total)
-                    and pd.notna(median_total) and total < cfg.min_total_fraction_of_median * median_total):
-                flags.append("speeder_total_time")
-                reasons.append(
-                    f"finished in {total / 60:.1f} min, under {_pct(cfg.min_total_fraction_of_median)} "
-                    f"of the median {median_total / 60:.1f} min"
-                )
-            timed = mine[mine["seconds"].notna()]
-            if len(timed):
-                n_fast = int((timed["seconds"].astype(float) < cfg.min_situation_seconds).sum())
-                if n_fast / len(timed) > cfg.max_fast_situations_share:
-                    flags.append("fast_situations")
-                    reasons.append(
-                        f"answered {n_fast} of {len(timed)} situations in under "
-                        f"{cfg.min_situation_seconds:g} s (threshold {_pct(cfg.max_fast_situations_share)})"
-                    )
 
-        decision = "exclude" if flags else "include"
-        note = None
-        event = manual.get(pid)
-        if event is not None:
-            note = event.get("note")
-            who = event.get("researcher") or "researcher"
-            if event["action"] == "exclude":
-                decision = "exclude"
-                flags.append("manually_excluded")
-                reasons.append(f"excluded by {who}: {note}")
-            else:
-                decision = "include"
-                over = " (overrides the automatic flags)" if flags else ""
-                reasons.append(f"included by {who}{over}: {note}")
-
-        action, action_reason = _prolific_action(status, decision, n_failed, required_fails, study_minutes, cfg)
-        rows.append({
-            "participant": pid,
-            "status": status,
-            "flags": flags,
-            "reasons": reasons,
-            "rsi": r,
-            "failed_checks": n_failed,
-            "decision": decision,
-            "manual_note": note,
-            "prolific_action": action,
-            "prolific_reason": action_reason,
-        })
-    return pd.DataFrame(rows, columns=[
-        "participant", "status", "flags", "reasons", "rsi", "failed_checks", "decision",
-        "manual_note", "prolific_action", "prolific_reason",
-    ])
+def _apply_manual(row: dict, event: Mapping | None) -> None:
+    """The researcher's last decision wins over the automatic one, with its note as reason."""
+    if event is None:
+        return
+    note = row["manual_note"] = event.get("note")
+    who = event.get("researcher") or "researcher"
+    if event["action"] == "exclude":
+        row["decision"] = "exclude"
+        row["flags"].append("manually_excluded")
+        row["reasons"].append(f"excluded by {who}: {note}")
+    else:
+        over = " (overrides the automatic flags)" if row["flags"] else ""
+        row["decision"] = "include"
+        row["reasons"].append(f"included by {who}{over}: {note}")
 
 
 def _prolific_action(status, decision, n_failed, required, study_minutes, cfg) -> tuple[str | None, str | None]:
