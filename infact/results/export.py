@@ -8,11 +8,12 @@ offers the same bytes as downloads (`export_bytes`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
-from infact.results import quality
+from infact.results import funnel, quality
 from infact.results import tables
 from infact.results.export_formats import infact_workbook_bytes, records_json, wide_ratings
 from infact.fileio import atomic_write_bytes
@@ -22,7 +23,7 @@ from infact.study.loader import Study, load_study
 FILES = {
     "ratings.csv": "long: one row per participant × situation × system × criterion",
     "ratings_wide.csv": "one row per participant × situation, one column per system",
-    "participants.csv": "one row per participant: status, completion code, timings, flags, decision",
+    "participants.csv": "one row per participant: status, funnel stage, last activity, completion code, timings, flags, decision",
     "questionnaire.csv": "post-task questionnaire answers, long",
     "demographics.csv": "demographics answers, long",
     "flags.csv": "quality checks: flags, reasons, decision, Prolific action",
@@ -54,7 +55,9 @@ class Tables:
                 "demographics": self.demographics, "steps": self.steps, "flags": self.flags}
 
 
-def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False) -> Tables:
+def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False,
+            now: datetime | None = None) -> Tables:
+    """Every table from the records; participants carry their funnel stage as of `now`."""
     cfg = study.config
     own = [r for r in records if r.get("study") == study.id]
     if cfg.study.delete_on_withdraw:
@@ -80,6 +83,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
         quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
         on="participant", how="left")
     participants["excluded"] = participants["participant"].isin(excluded)
+    progress = funnel.progress_table(funnel.progress_from_records(own), now or datetime.now(timezone.utc))
+    participants = participants.merge(progress, on="participant", how="left")
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
                tables.funnel(own, cfg.study.situations_per_participant))
     if cfg.live.enabled:

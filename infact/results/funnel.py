@@ -1,0 +1,186 @@
+"""The study's funnel: where every participant is, defined once.
+
+Every figure the dashboard shows, the `stage` column of participants.csv and the
+counts a test compares with `analyze` come from the functions here:
+
+- `Progress` folds one participant's records, one at a time (so the live dashboard
+  updates it per new record and the exports build it from all records alike);
+- `progress_table` turns them into one row per participant at a given time;
+- `funnel_counts` counts those rows (plus the quality decision) into the figures.
+
+A participant is in exactly one *stage*: visited (opened the link, never consented),
+in_progress, stalled (consented, unfinished, lease expired: their situations are
+offered to others), completed, screened_out or withdrawn. *Active now* is an
+unfinished participant whose last record is at most ACTIVE_MINUTES old.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from infact.values import bool_column
+
+ACTIVE_MINUTES = 5
+STAGES = ("visited", "in_progress", "stalled", "completed", "screened_out", "withdrawn")
+PROGRESS_COLUMNS = ["participant", "stage", "consented", "active_now", "last_activity", "current_step"]
+
+# figure -> (card label, what it counts); the order is the dashboard's.
+FIGURES = {
+    "visited": ("Visited", "Opened the study link (researcher previews are never counted)."),
+    "consented": ("Consented", "Gave consent, whatever happened afterwards."),
+    "active_now": ("Active now", f"Not finished, and opened or answered a page in the last {ACTIVE_MINUTES} minutes."),
+    "stalled": ("Stalled", "Consented but not finished, and their lease expired: their situations are offered to others."),
+    "completed": ("Completed", "Reached the end of the study (screen-outs not included)."),
+    "included": ("Included", "Completed and kept for the results."),
+    "excluded": ("Excluded", "Completed but left out of the results, with reasons (table below)."),
+    "screened_out": ("Screened out", "Ended early by a failed check (quality.on_attention_fail = \"screen_out\")."),
+    "withdrawn": ("Withdrawn", "Withdrew from the study."),
+}
+
+
+def _time(text) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(text))
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class Progress:
+    """What is known about one participant, folded record by record (`add`)."""
+
+    participant: str
+    preview: bool = False
+    platform_id: str | None = None
+    started_at: datetime | None = None
+    last_activity: datetime | None = None
+    consented: bool = False
+    lease_until: datetime | None = None
+    plan: list[str] = field(default_factory=list)   # the assigned situation steps, in order
+    answered: set[str] = field(default_factory=set)
+    outcome: str | None = None                      # "completed" / "screened_out" once finished
+    ended_at: datetime | None = None
+    total_seconds: float | None = None
+    withdrawn: bool = False
+    comment: str | None = None                      # the questionnaire's free-text comment, if any
+
+    def add(self, rec: Mapping) -> None:
+        kind = rec.get("kind")
+        at = _time(rec.get("answered_at") or rec.get("shown_at") or rec.get("at"))
+        if at is not None and (self.last_activity is None or at > self.last_activity):
+            self.last_activity = at
+        self.preview = self.preview or bool(rec.get("preview"))
+        if kind == "arrival":
+            self.platform_id = rec.get("platform_id")
+            self.started_at = _time(rec.get("at"))
+        elif kind == "assignment":
+            self.plan = [s["step"] for s in rec.get("steps", [])]
+            self.lease_until = _time(rec.get("lease_until"))
+        elif kind == "complete":
+            self.outcome = "screened_out" if rec.get("outcome") == "screened_out" else "completed"
+            self.ended_at = _time(rec.get("ended_at") or rec.get("at"))
+            self.total_seconds = rec.get("total_seconds")
+        elif kind == "withdraw":
+            self.withdrawn = True
+        elif rec.get("step") and kind not in ("shown", "event"):
+            self.answered.add(rec["step"])
+            self.consented = self.consented or kind == "consent"
+            comment = (rec.get("answers") or {}).get("comment") if kind == "questionnaire" else None
+            if isinstance(comment, str) and comment.strip():
+                self.comment = comment.strip()
+
+    def stage(self, now: datetime) -> str:
+        if self.withdrawn:
+            return "withdrawn"
+        if self.outcome:
+            return self.outcome
+        if not self.consented:
+            return "visited"
+        if self.lease_until is not None and now > self.lease_until:
+            return "stalled"
+        return "in_progress"
+
+    def active(self, now: datetime, minutes: float = ACTIVE_MINUTES) -> bool:
+        return (self.stage(now) in ("visited", "in_progress") and self.last_activity is not None
+                and now - self.last_activity <= timedelta(minutes=minutes))
+
+    def current_step(self) -> str:
+        """Where an unfinished participant is, in plain words."""
+        if self.withdrawn or self.outcome:
+            return "finished"
+        if not self.consented:
+            return "consent"
+        for n, step in enumerate(self.plan, start=1):
+            if step not in self.answered:
+                return f"situation {n} of {len(self.plan)}"
+        for step in ("questionnaire", "demographics"):
+            if step not in self.answered:
+                return step
+        return "finishing"
+
+
+def progress_from_records(records: Iterable[Mapping], into: dict[str, Progress] | None = None) -> dict[str, Progress]:
+    """Fold records into per-participant progress (researcher records `_…` are skipped)."""
+    out = into if into is not None else {}
+    for rec in records:
+        pid = rec.get("participant")
+        if not pid or str(pid).startswith("_"):
+            continue
+        prog = out.get(pid)
+        if prog is None:
+            prog = out[pid] = Progress(pid)
+        prog.add(rec)
+    return out
+
+
+def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:
+    """One row per non-preview participant: stage, consented, active now, last activity, step."""
+    rows = [{"participant": p.participant, "stage": p.stage(now), "consented": p.consented,
+             "active_now": p.active(now), "last_activity": p.last_activity.isoformat() if p.last_activity else None,
+             "current_step": p.current_step()}
+            for p in progress.values() if not p.preview]
+    return pd.DataFrame(rows, columns=PROGRESS_COLUMNS)
+
+
+def funnel_counts(table: pd.DataFrame) -> dict[str, int]:
+    """The figures of FIGURES from a table with stage, consented, active_now and decision
+    (the dashboard's overview, or participants.csv read back from a file)."""
+    if table.empty:
+        return dict.fromkeys(FIGURES, 0)
+    stage = table["stage"].astype(str)
+    decision = table["decision"].astype(str) if "decision" in table else pd.Series("include", index=table.index)
+    completed = stage == "completed"
+    counts = {
+        "visited": len(table),
+        "consented": int(bool_column(table["consented"]).sum()),
+        "active_now": int(bool_column(table["active_now"]).sum()),
+        "stalled": int((stage == "stalled").sum()),
+        "completed": int(completed.sum()),
+        "included": int((completed & (decision == "include")).sum()),
+        "excluded": int((completed & (decision == "exclude")).sum()),
+        "screened_out": int((stage == "screened_out").sum()),
+        "withdrawn": int((stage == "withdrawn").sum()),
+    }
+    return counts
+
+
+def _flag_list(value) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        return [f.strip() for f in value.split(";") if f.strip()]
+    return []
+
+
+def exclusion_reasons(table: pd.DataFrame) -> pd.DataFrame:
+    """Excluded completed participants per flag (one participant can have several flags);
+    `flags` may be lists (assess) or '; '-joined text (flags.csv)."""
+    if table.empty:
+        return pd.DataFrame(columns=["flag", "participants"])
+    excluded = table[(table["stage"].astype(str) == "completed") & (table["decision"].astype(str) == "exclude")]
+    counts = excluded["flags"].map(_flag_list).explode().dropna().value_counts()
+    return counts.rename_axis("flag").rename("participants").reset_index()

@@ -1,0 +1,133 @@
+"""One funnel: the dashboard's figures, participants.csv/flags.csv and `analyze` agree.
+
+Bots of every strategy play the demo study; one more participant only opens the link,
+one withdraws. The dashboard's incremental data (fed record by record, the way the
+live page receives them) and the exported files read back from CSV must give the same
+figures, the same decisions and the same excluded-by-reason counts; `analyze` on the
+exported ratings must count exactly the included participants.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import pytest
+
+from infact.participation.bots import STRATEGIES, run_bots
+from infact.participation.flow import Flow
+from infact.results import funnel
+from infact.results.analysis import analyze
+from infact.results.dashboard_data import DashboardData
+from infact.results.export import collect, export_bytes
+from infact.storage import MemoryStorage
+from infact.study.loader import load_study
+from tests.studies import make_study
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from infact.stores.config import REPO
+
+    return load_study(REPO / "data" / "demo")
+
+
+@pytest.fixture(scope="module")
+def crowd(demo):
+    storage = MemoryStorage()
+    for i, strategy in enumerate(STRATEGIES):
+        run_bots(demo, storage, 3, strategy=strategy, seed=i, start=START + timedelta(minutes=i))
+    flow = Flow(demo, storage, clock=lambda: START)
+    flow.arrive({})                                  # opened the link, never consented
+    quitter = flow.arrive({})
+    flow.submit(quitter, "consent", {"consent": True})
+    flow.withdraw(quitter, "changed my mind")
+    return storage
+
+
+def read_csv(files: dict[str, bytes], name: str) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(files[name]))
+
+
+def fed_one_by_one(study, records) -> DashboardData:
+    data = DashboardData(study)
+    for start in range(0, len(records), 7):          # the live page gets records in small batches
+        data.add(records[start:start + 7])
+    return data
+
+
+@pytest.mark.parametrize("minutes_later", [1, 3 * 60])  # during the study; after every lease expired
+def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
+    now = START + timedelta(minutes=minutes_later)
+    records = crowd.records()
+    data = fed_one_by_one(demo, records)
+    cards = data.counts(now)
+
+    files = export_bytes(collect(demo, records, include_withdrawn=True, now=now))
+    participants, flags = read_csv(files, "participants.csv"), read_csv(files, "flags.csv")
+    assert funnel.funnel_counts(participants) == cards
+
+    overview = data.overview(now).set_index("participant")
+    assert flags.set_index("participant")["decision"].to_dict() == overview["decision"].to_dict()
+    assert (funnel.exclusion_reasons(participants).to_dict("records")
+            == funnel.exclusion_reasons(data.overview(now)).to_dict("records"))
+
+    ratings = read_csv(files, "ratings.csv")
+    assert analyze(ratings, mixed_model=False, n_boot=50)["n_participants"] == cards["included"]
+
+    # every strategy shows up where it belongs
+    n = 3
+    assert cards["visited"] == len(STRATEGIES) * n + 2
+    assert cards["consented"] == len(STRATEGIES) * n + 1
+    assert cards["withdrawn"] == 1
+    assert cards["completed"] == (len(STRATEGIES) - 1) * n    # all but "abandons"
+    assert cards["included"] + cards["excluded"] == cards["completed"]
+    assert cards["excluded"] >= 3 * n                          # straightliner, speeder, fails-attention
+    unfinished = n + 1                                         # the abandoners and the one who never consented
+    if minutes_later > 60:
+        assert cards["stalled"] == n and cards["active_now"] == 0
+    else:
+        assert cards["stalled"] == 0 and cards["active_now"] == unfinished
+
+
+def test_exports_without_withdrawn_agree_on_everything_else(demo, crowd):
+    now = START + timedelta(minutes=1)
+    cards = fed_one_by_one(demo, crowd.records()).counts(now)
+    files = export_bytes(collect(demo, crowd.records(), now=now))
+    from_file = funnel.funnel_counts(read_csv(files, "participants.csv"))
+    assert from_file["withdrawn"] == 0                        # withdrawn data are left out of this export
+    assert {k: v for k, v in from_file.items() if k not in ("withdrawn", "visited", "consented")} == \
+        {k: v for k, v in cards.items() if k not in ("withdrawn", "visited", "consented")}
+
+
+def test_screened_out_participants_have_their_own_stage(tmp_path):
+    study = load_study(make_study(tmp_path, quality={"on_attention_fail": "screen_out"}))
+    storage = MemoryStorage()
+    run_bots(study, storage, 2, strategy="fails-attention", seed=1, start=START)
+    run_bots(study, storage, 2, strategy="attentive", seed=2, start=START)
+    cards = fed_one_by_one(study, storage.records()).counts(START)
+    assert (cards["screened_out"], cards["completed"], cards["included"]) == (2, 2, 2)
+
+
+def test_progress_names_the_current_step_and_last_activity(demo):
+    storage = MemoryStorage()
+    run_bots(demo, storage, 1, strategy="abandons", seed=3, start=START)
+    (prog,) = funnel.progress_from_records(storage.records()).values()
+    assert prog.current_step().startswith("situation ") and prog.current_step().endswith(" of 10")
+    assert prog.stage(prog.last_activity) == "in_progress" and prog.active(prog.last_activity)
+    later = prog.last_activity + timedelta(minutes=funnel.ACTIVE_MINUTES + 1)
+    assert not prog.active(later) and prog.stage(later) == "in_progress"
+    assert prog.stage(prog.lease_until + timedelta(seconds=1)) == "stalled"
+
+
+def test_previews_and_researcher_events_are_never_counted(demo):
+    storage = MemoryStorage()
+    flow = Flow(demo, storage, clock=lambda: START)
+    token = flow.arrive({}, preview=True)
+    flow.submit(token, "consent", {"consent": True})
+    data = DashboardData(demo)
+    data.add(storage.records())
+    assert data.counts(START) == dict.fromkeys(funnel.FIGURES, 0)
