@@ -33,6 +33,14 @@ OVERVIEW_COLUMNS = ["participant", "platform_id", "stage", "current_step", "last
                     "prolific_action", "prolific_reason"]
 
 
+STEP_COLUMNS = ["participant", "step", "seconds"]
+
+
+def _append(columns: dict[str, list], row: dict) -> None:
+    for name, values in columns.items():
+        values.append(row.get(name))
+
+
 class DashboardData:
     def __init__(self, study: Study, *, results_interval: float = 30.0,
                  monotonic: Callable[[], float] = time.monotonic):
@@ -45,45 +53,58 @@ class DashboardData:
         self._by_participant: dict[str, list[dict]] = defaultdict(list)
         self._progress: dict[str, funnel.Progress] = {}
         self._rows: dict[str, dict] = {}              # participants.csv rows (tables.participants_table)
-        self._situations: dict[str, list[dict]] = defaultdict(list)
-        self._steps: dict[str, list[dict]] = defaultdict(list)
+        # columns, appended per record: a DataFrame from lists is built far faster than from dicts
+        self._situations: dict[str, list] = {c: [] for c in quality_flags.SITUATION_COLUMNS}
+        self._steps: dict[str, list] = {c: [] for c in STEP_COLUMNS}
         self._events: list[dict] = []
+        self._pending: list[dict] = []                # taken, not yet turned into quality evidence
+        self._codes: dict[str, int] = {}              # participant -> integer code (evidence tables)
+        self._step_codes: dict[str, int] = {}
         self._flags: tuple[int, pd.DataFrame] | None = None
+        self._overview: tuple[tuple, pd.DataFrame] | None = None
+        self._participants: tuple[int, pd.DataFrame] | None = None
         self._results: tuple[int, float, Tables] | None = None
 
     # -- updating ------------------------------------------------------------
     def add(self, records: Iterable[dict]) -> int:
-        """Take new records (other studies' are ignored); returns how many were taken."""
+        """Take new records (other studies' are ignored); returns how many were taken.
+
+        Only the funnel progress is updated here (what the first numbers need); the
+        quality evidence is brought up to date when the flags are next asked for.
+        """
         mine = [r for r in records if r.get("study") == self.study.id]
         if not mine:
             return 0
         with self._lock:
             self._records.extend(mine)
-            changed = set()
+            self._pending.extend(mine)
             for rec in mine:
-                pid = rec["participant"]
                 if rec.get("kind") == "event":
                     self._events.append(rec)
-                    continue
-                self._by_participant[pid].append(rec)
-                changed.add(pid)
-                summary = quality_flags.situation_summary(rec)
-                if summary is not None and not rec.get("preview"):
-                    self._situations[pid].append(summary)
+                else:
+                    self._by_participant[rec["participant"]].append(rec)
             funnel.progress_from_records(mine, into=self._progress)
-            self._steps_for(mine)
-            self._rows_for(changed)
             self.version += 1
             return len(mine)
 
-    def _steps_for(self, records: list[dict]) -> None:
-        for row in quality.steps_table(records).to_dict("records"):
-            self._steps[row["participant"]].append(row)
-
-    def _rows_for(self, changed: set[str]) -> None:
+    def _catch_up(self) -> None:
+        """Turn the records taken since last time into quality evidence."""
+        pending, self._pending = self._pending, []
+        changed = set()
+        for rec in pending:
+            if rec.get("kind") == "event" or rec.get("preview"):
+                continue
+            pid = rec["participant"]
+            changed.add(pid)
+            code = self._codes.setdefault(pid, len(self._codes))
+            summary = quality_flags.situation_summary(rec)
+            if summary is not None:
+                _append(self._situations, {**summary, "participant": code})
+            if rec.get("step") and rec.get("seconds") is not None and rec.get("kind") != "shown":
+                # the rows of quality.steps_table, coded
+                step = self._step_codes.setdefault(rec["step"], len(self._step_codes))
+                _append(self._steps, {"participant": code, "step": step, "seconds": rec["seconds"]})
         recs = [r for pid in changed for r in self._by_participant[pid]]
-        for pid in changed:
-            self._rows.pop(pid, None)  # a preview participant gets no row
         for row in tables.participants_table(recs, include_withdrawn=True).to_dict("records"):
             self._rows[row["participant"]] = row
 
@@ -93,8 +114,13 @@ class DashboardData:
             return list(self._records)
 
     def participants(self) -> pd.DataFrame:
+        """participants.csv's columns for every participant (withdrawn included)."""
         with self._lock:
-            return pd.DataFrame(list(self._rows.values()), columns=tables.PARTICIPANT_COLUMNS)
+            self._catch_up()
+            if self._participants is None or self._participants[0] != self.version:
+                frame = pd.DataFrame(list(self._rows.values()), columns=tables.PARTICIPANT_COLUMNS)
+                self._participants = (self.version, frame)
+            return self._participants[1]
 
     def flags(self) -> pd.DataFrame:
         """quality.assess on the incremental tables, once per data version."""
@@ -102,14 +128,16 @@ class DashboardData:
             if self._flags is not None and self._flags[0] == self.version:
                 return self._flags[1]
             cfg = self.study.config
-            situations = pd.DataFrame([s for rows in self._situations.values() for s in rows],
-                                      columns=quality_flags.SITUATION_COLUMNS)
-            steps = pd.DataFrame([s for rows in self._steps.values() for s in rows],
-                                 columns=["participant", "step", "seconds"])
             participants = self.participants()
             if len(participants):
-                report = quality.assess(pd.DataFrame(), participants, steps, self._events, cfg.quality,
-                                        cfg.study.expected_minutes, situations=situations)
+                # Participants and pages as integer codes: grouping 100k rows by number is
+                # many times faster than by text; the report is translated back below.
+                coded = participants.assign(participant=participants["participant"].map(self._codes.get))
+                events = [{**e, "target": self._codes.get(e.get("target"), -1)} for e in self._events]
+                report = quality.assess(pd.DataFrame(), coded, pd.DataFrame(self._steps), events, cfg.quality,
+                                        cfg.study.expected_minutes, situations=pd.DataFrame(self._situations))
+                names = pd.Series(list(self._codes), index=list(self._codes.values()))
+                report["participant"] = report["participant"].map(names)
             else:
                 report = pd.DataFrame(columns=quality.REPORT_COLUMNS)
             self._flags = (self.version, report)
@@ -119,17 +147,27 @@ class DashboardData:
         """One row per participant: funnel stage, where they are, flags and decision."""
         now = now or datetime.now(timezone.utc)
         with self._lock:
+            if self._overview is not None and self._overview[0] == (self.version, now):
+                return self._overview[1]
             progress = funnel.progress_table(self._progress, now)
             platform = pd.DataFrame([(p.participant, p.platform_id) for p in self._progress.values()],
                                     columns=["participant", "platform_id"])
             rows = self.participants()[["participant", "situations_answered", "total_seconds"]]
             report = self.flags().drop(columns=["status", "rsi", "failed_checks", "manual_note"])
-        out = (progress.merge(platform, on="participant", how="left")
-               .merge(rows, on="participant", how="left").merge(report, on="participant", how="left"))
-        return out[OVERVIEW_COLUMNS]
+            out = (progress.merge(platform, on="participant", how="left")
+                   .merge(rows, on="participant", how="left").merge(report, on="participant", how="left"))
+            self._overview = ((self.version, now), out[OVERVIEW_COLUMNS])
+            return self._overview[1]
 
     def counts(self, now: datetime | None = None) -> dict[str, int]:
+        """Every funnel figure, quality decisions included."""
         return funnel.funnel_counts(self.overview(now))
+
+    def stage_counts(self, now: datetime | None = None) -> dict[str, int]:
+        """The figures that need no quality assessment (all but included/excluded): the
+        dashboard's first numbers, available as soon as the records are read."""
+        with self._lock:
+            return funnel.funnel_counts(funnel.progress_table(self._progress, now or datetime.now(timezone.utc)))
 
     def progress(self) -> dict[str, funnel.Progress]:
         with self._lock:

@@ -133,8 +133,8 @@ def straightliner(ev: Evidence) -> dict[str, str]:
                            & ev.situations["participant"].isin(ev.participants.index)]
     per = judged.groupby("participant")["straight"].agg(["sum", "size"])
     per = per[(per["size"] >= cfg.straightline_min_situations) & (per["sum"] / per["size"] >= cfg.straightline_share)]
-    return {pid: f"rated all responses identically in {int(row['sum'])} of {int(row['size'])} situations "
-                 f"(threshold {_pct(cfg.straightline_share)})" for pid, row in per.iterrows()}
+    return {pid: f"rated all responses identically in {int(n)} of {int(of)} situations "
+                 f"(threshold {_pct(cfg.straightline_share)})" for pid, n, of in zip(per.index, per["sum"], per["size"])}
 
 
 def speeder_rsi(ev: Evidence) -> dict[str, str]:
@@ -162,9 +162,9 @@ def fast_situations(ev: Evidence) -> dict[str, str]:
     fast = timed["seconds"].astype(float) < cfg.min_situation_seconds
     per = fast.groupby(timed["participant"]).agg(["sum", "size"])
     per = per[per["sum"] / per["size"] > cfg.max_fast_situations_share]
-    return {pid: f"answered {int(row['sum'])} of {int(row['size'])} situations in under "
+    return {pid: f"answered {int(n)} of {int(of)} situations in under "
                  f"{cfg.min_situation_seconds:g} s (threshold {_pct(cfg.max_fast_situations_share)})"
-            for pid, row in per.iterrows()}
+            for pid, n, of in zip(per.index, per["sum"], per["size"])}
 
 
 CHECKS: tuple[tuple[str, Callable[[Evidence], dict[str, str]]], ...] = (

@@ -139,33 +139,45 @@ def progress_from_records(records: Iterable[Mapping], into: dict[str, Progress] 
 
 def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:
     """One row per non-preview participant: stage, consented, active now, last activity, step."""
-    rows = [{"participant": p.participant, "stage": p.stage(now), "consented": p.consented,
-             "active_now": p.active(now), "last_activity": p.last_activity.isoformat() if p.last_activity else None,
-             "current_step": p.current_step()}
-            for p in progress.values() if not p.preview]
-    return pd.DataFrame(rows, columns=PROGRESS_COLUMNS)
+    shown = [p for p in progress.values() if not p.preview]
+    if not shown:
+        return pd.DataFrame(columns=PROGRESS_COLUMNS)
+    return pd.DataFrame({
+        "participant": [p.participant for p in shown],
+        "stage": [p.stage(now) for p in shown],
+        "consented": [p.consented for p in shown],
+        "active_now": [p.active(now) for p in shown],
+        "last_activity": [p.last_activity for p in shown],
+        "current_step": [p.current_step() for p in shown],
+    }, columns=PROGRESS_COLUMNS)
 
 
 def funnel_counts(table: pd.DataFrame) -> dict[str, int]:
     """The figures of FIGURES from a table with stage, consented, active_now and decision
-    (the dashboard's overview, or participants.csv read back from a file)."""
+    (the dashboard's overview, or participants.csv read back from a file). Without a
+    `decision` column (quality not assessed yet) `included` and `excluded` are left out."""
     if table.empty:
-        return dict.fromkeys(FIGURES, 0)
+        return {k: 0 for k in FIGURES if "decision" in table or k not in ("included", "excluded")}
     stage = table["stage"].astype(str)
-    decision = table["decision"].astype(str) if "decision" in table else pd.Series("include", index=table.index)
     completed = stage == "completed"
     counts = {
         "visited": len(table),
-        "consented": int(bool_column(table["consented"]).sum()),
-        "active_now": int(bool_column(table["active_now"]).sum()),
+        "consented": int(_yes(table["consented"]).sum()),
+        "active_now": int(_yes(table["active_now"]).sum()),
         "stalled": int((stage == "stalled").sum()),
         "completed": int(completed.sum()),
-        "included": int((completed & (decision == "include")).sum()),
-        "excluded": int((completed & (decision == "exclude")).sum()),
         "screened_out": int((stage == "screened_out").sum()),
         "withdrawn": int((stage == "withdrawn").sum()),
     }
-    return counts
+    if "decision" in table:
+        decision = table["decision"].astype(str)
+        counts["included"] = int((completed & (decision == "include")).sum())
+        counts["excluded"] = int((completed & (decision == "exclude")).sum())
+    return {k: counts[k] for k in FIGURES if k in counts}
+
+
+def _yes(column: pd.Series) -> pd.Series:
+    return column if column.dtype == bool else bool_column(column)  # read back from a CSV: text
 
 
 def _flag_list(value) -> list[str]:
