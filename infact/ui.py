@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 import streamlit as st
 
 from infact.deployment import study_folder
+from infact import researcher_session
 from infact.errors import InfactError
 from infact.participation import steps
 from infact.participation.flow import Flow
@@ -118,7 +119,35 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
 
 
 def is_researcher() -> bool:
-    return bool(st.session_state.get("researcher_signed_in"))
+    """Signed in during this session, or earlier in this browser (a reload): infact.researcher_session."""
+    if st.session_state.get("researcher_signed_in"):
+        return True
+    if st.session_state.get("researcher_signed_out"):
+        return False
+    try:
+        cookie = st.context.cookies.get(researcher_session.COOKIE)
+    except Exception:  # no browser connection (bare script runs)
+        cookie = None
+    if researcher_session.valid(cookie, researcher_session.signing_key(secrets())):
+        st.session_state["researcher_signed_in"] = True
+        st.session_state["researcher_cookie_set"] = True  # the browser has it already
+        return True
+    return False
+
+
+def keep_researcher_signed_in() -> None:
+    """Once per session: after sign-in put the signed token in a cookie, after sign-out delete it."""
+    key = researcher_session.signing_key(secrets())
+    if key is None:
+        return
+    state = st.session_state
+    if state.get("researcher_signed_in"):
+        state.pop("researcher_signed_out", None)
+        if not state.get("researcher_cookie_set"):
+            state["researcher_cookie_set"] = True
+            st.html(researcher_session.cookie_script(researcher_session.token(key)), unsafe_allow_javascript=True)
+    elif state.get("researcher_signed_out") and state.pop("researcher_cookie_set", True):
+        st.html(researcher_session.cookie_script(None), unsafe_allow_javascript=True)
 
 
 # -- the participant's page ----------------------------------------------------

@@ -26,6 +26,7 @@ if ui.is_researcher():
     if st.button("Sign out", key="sign_out"):
         st.session_state.pop("researcher_signed_in", None)
         st.session_state.pop("researcher_by_password", None)
+        st.session_state["researcher_signed_out"] = True  # also forgets the sign-in cookie (ui.py)
         st.rerun()
     st.stop()
 

@@ -33,8 +33,10 @@ def test_mean_chart_uses_the_analysis_intervals(ratings):
     spec, rows = spec_and_rows(charts.mean_ratings_chart(ratings, result))
     bars, points = encoding(spec, 0), encoding(spec, 1)
     assert bars["x"]["field"] == "ci_low" and bars["x2"]["field"] == "ci_high"
-    assert points["x"]["field"] == "mean" and spec["spec"]["layer"][0]["mark"]["type"] == "errorbar"
-    assert spec["facet"]["row"]["field"] == "criterion"
+    assert points["x"]["field"] == "mean" and spec["layer"][0]["mark"]["type"] == "errorbar"
+    assert "facet" not in spec and spec["width"] == "container"  # one criterion: one full-width panel
+    # axis titles are words, never column names (was "ci_low, Mean rating (95% CI)")
+    assert bars["x"]["title"] is None and points["x"]["title"] == "Mean rating with 95% confidence interval"
     by_system = {r["system"]: r for r in rows}
     assert set(by_system) == {"sys0", "sys1", "sys2"}
     for name, s in result["systems"].items():
@@ -44,7 +46,8 @@ def test_mean_chart_uses_the_analysis_intervals(ratings):
 
 def test_mean_chart_without_result_computes_it_and_facets_criteria(ratings):
     two = pd.concat([ratings.assign(criterion="meaningful"), ratings.assign(criterion="engaging")])
-    _, rows = spec_and_rows(charts.mean_ratings_chart(two))
+    spec, rows = spec_and_rows(charts.mean_ratings_chart(two))
+    assert spec["facet"]["row"]["field"] == "criterion"
     assert {r["criterion"] for r in rows} == {"meaningful", "engaging"}
     assert len(rows) == 6
     assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in rows)
@@ -56,6 +59,7 @@ def test_distribution_chart_shares_and_labels(ratings):
     assert enc["x"]["stack"] == "normalize"
     assert enc["color"]["scale"]["domain"][0] == "1 Entirely meaningless"
     assert enc["color"]["scale"]["domain"][-1] == "5 Perfectly meaningful"
+    assert enc["color"]["scale"]["scheme"] == charts.DIVERGING and enc["order"]["field"] == "rating"
     usable = ratings[~ratings["is_attention_check"]]
     for system in ("sys0", "sys2"):
         got = {r["rating"]: r["share"] for r in rows if r["system"] == system}
@@ -73,6 +77,7 @@ def test_position_chart_means_per_position(ratings):
     spec, rows = spec_and_rows(charts.position_chart(ratings))
     enc = encoding(spec)
     assert (enc["x"]["field"], enc["y"]["field"], enc["color"]["field"]) == ("position", "mean", "system")
+    assert enc["xOffset"]["field"] == "system" and enc["x"]["title"].startswith("Position on the page")
     usable = ratings[~ratings["is_attention_check"]]
     want = usable.groupby(["system", "position"])["rating"].mean()
     assert {(r["system"], r["position"]): r["mean"] for r in rows} == pytest.approx(want.to_dict())
@@ -110,3 +115,39 @@ def test_empty_inputs_give_a_placeholder():
     empty = pd.DataFrame(columns=["participant", "situation_id", "system", "rating"])
     for chart in (charts.mean_ratings_chart(empty), charts.distribution_chart(empty), charts.position_chart(empty)):
         assert chart.to_dict()["mark"]["type"] == "text"
+
+
+def test_questionnaire_chart_in_scale_order_with_a_diverging_palette():
+    scale = ["Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"]
+    q = pd.DataFrame({"participant": list("abcd") + ["a"], "item": ["natural"] * 4 + ["comment"],
+                      "answer": ["Agree", "Strongly disagree", "Agree", "Neutral", "some free text"]})
+    spec, rows = spec_and_rows(charts.questionnaire_chart(q, scale))
+    color = spec["encoding"]["color"]
+    assert color["scale"]["domain"] == scale and color["scale"]["scheme"] == charts.DIVERGING  # not alphabetical
+    assert {r["item"] for r in rows} == {"natural"}  # the free-text comment is not a scale answer
+    assert {r["answer"]: r["share"] for r in rows}["Agree"] == pytest.approx(0.5)
+
+
+def test_attention_check_given_as_yes_is_left_out_by_charts_and_analysis(ratings):
+    """CSV files say yes/no in many ways: charts and analysis use the same word list."""
+    text = ratings.assign(is_attention_check=ratings["is_attention_check"].map({True: "yes", False: "no"}))
+    _, rows = spec_and_rows(charts.distribution_chart(text))
+    usable = ratings[~ratings["is_attention_check"]]
+    assert sum(r["count"] for r in rows) == len(usable)
+    result = analyze(text, mixed_model=False, n_boot=50)
+    assert result["n_attention_check_rows_dropped"] == int(ratings["is_attention_check"].sum())
+    assert result["n_ratings"] == len(usable)
+
+
+def test_completions_chart_counts_up_over_time():
+    done = pd.DataFrame({"ended_at": pd.to_datetime(["2026-03-02T09:00Z", "2026-03-02T09:30Z", "2026-03-02T10:00Z"]),
+                         "outcome": ["completed", "screened_out", "completed"]})
+    done["completed"] = (done["outcome"] == "completed").cumsum()
+    spec, rows = spec_and_rows(charts.completions_chart(done))
+    assert [r["completed"] for r in rows] == [1, 2]
+    assert spec["encoding"]["x"]["title"] == "Time (UTC)"
+
+
+def test_completion_time_chart_marks_the_stated_estimate():
+    spec = charts.completion_time_chart(pd.DataFrame({"total_seconds": [600, 700, 900]}), expected_minutes=12).to_dict()
+    assert spec["layer"][1]["mark"]["type"] == "rule"

@@ -64,6 +64,7 @@ class DashboardData:
         self._overview: tuple[tuple, pd.DataFrame] | None = None
         self._participants: tuple[int, pd.DataFrame] | None = None
         self._results: tuple[int, float, Tables] | None = None
+        self._derived: dict[tuple, object] = {}
 
     # -- updating ------------------------------------------------------------
     def add(self, records: Iterable[dict]) -> int:
@@ -184,4 +185,18 @@ class DashboardData:
             stale = cached is None or cached[0] != self.version
             if stale and (force or cached is None or self._monotonic() - cached[1] >= self.results_interval):
                 cached = self._results = (self.version, self._monotonic(), collect(self.study, self.records()))
+                self._derived.clear()
             return cached[2], cached[0] != self.version
+
+    def derived(self, name: str, build: Callable[[Tables], object], *key) -> object:
+        """`build(tables)` computed once per results version and `key` (e.g. the statistics
+        for one criterion, the export files): the page asks on every rerun, this builds once."""
+        with self._lock:
+            tables_now, _ = self.results()
+            slot = (name, self._results[0], *key)
+            if slot in self._derived:
+                return self._derived[slot]
+        value = build(tables_now)  # outside the lock: statistics take a while, refreshes go on
+        with self._lock:
+            self._derived[slot] = value
+        return value
