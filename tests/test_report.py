@@ -29,6 +29,11 @@ def test_markdown_shows_the_result_numbers(data):
         assert f"| {e['term']} | {fmt(e['estimate'], 3)} | {fmt(e['se'], 3)} |" in md
     assert f"pooled over situation × system: {fmt(r['krippendorff_alpha']['pooled'], 3)}" in md
     assert "### Position (order) effect" in md and "Wald χ²(2)" in md
+    # per-system α explained next to the pooled one; position tables say they hold counts
+    for name, a in r["krippendorff_alpha"]["per_system"].items():
+        assert f"Krippendorff's α (ordinal), {name} only: {fmt(a, 3)}" in md
+    assert "α is near 0 even though raters agree" in md
+    assert "| system | ratings at position 1 |" in md and "Number of ratings of each system at each position" in md
 
 
 def test_markdown_small_p_values_read_naturally(data):
@@ -39,7 +44,7 @@ def test_markdown_small_p_values_read_naturally(data):
 def test_markdown_without_model_or_positions():
     df = simulate_ratings(8, 3, seed=1).drop(columns="position")
     md = render_markdown(analyze(df, mixed_model=False, n_boot=50))
-    assert "Not fitted (--no-mixed-model)" in md
+    assert "Not fitted for this report" in md and "--no-mixed-model" not in md  # plain words, not a flag
     assert "Position" not in md
     assert "ICC(1)" in md
 

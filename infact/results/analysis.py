@@ -18,6 +18,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from infact.values import bool_column
 from infact.errors import InfactError, Problem
 
 REQUIRED = ("participant", "situation_id", "system", "rating")
@@ -38,7 +39,7 @@ def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points
             f"{', '.join(REQUIRED)} (criterion and position are optional). Export it with "
             "`python -m infact export` or rename your columns.", line=1, key=missing[0]))
     problems = []
-    rows = df[~_as_bool(df["is_attention_check"])] if "is_attention_check" in df.columns else df
+    rows = df[~bool_column(df["is_attention_check"])] if "is_attention_check" in df.columns else df
     for col in ("participant", "situation_id", "system"):
         blank = rows[col].isna() | (rows[col].astype(str).str.strip() == "")
         if blank.any():
@@ -75,20 +76,14 @@ def _line(df: pd.DataFrame, index) -> int:
     return int(df.index.get_loc(index)) + 2
 
 
-def _as_bool(s: pd.Series) -> pd.Series:
-    if s.dtype == bool:
-        return s
-    return s.astype(str).str.strip().str.lower().isin(["true", "1", "yes", "y", "t"])
-
-
 def _prepare(df: pd.DataFrame, include_flagged: bool) -> tuple[pd.DataFrame, dict]:
     info = {"n_attention_check_rows_dropped": 0, "n_flagged_participants": 0, "include_flagged": include_flagged}
     if "is_attention_check" in df.columns:
-        check = _as_bool(df["is_attention_check"])
+        check = bool_column(df["is_attention_check"])
         info["n_attention_check_rows_dropped"] = int(check.sum())
         df = df[~check]
     if "excluded" in df.columns:
-        flagged = _as_bool(df["excluded"])
+        flagged = bool_column(df["excluded"])
         info["n_flagged_participants"] = int(df.loc[flagged, "participant"].nunique())
         if not include_flagged:
             df = df[~flagged]

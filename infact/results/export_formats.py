@@ -15,18 +15,11 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.fileio import atomic_write_bytes
+from infact.values import bool_column
 
 SHEETS = ("valid trials", "invalid trials", "demographics", "feedback")
 # Carried into the wide table when present; constant within one shown situation.
 _META = ("dialog_id", "seconds", "is_attention_check", "excluded", "exclusion_reason")
-_TRUE = {"true", "1", "yes", "y", "t"}
-
-
-def _as_bool(values: pd.Series) -> pd.Series:
-    """CSV round-trips turn booleans into "True"/"False" strings; accept both."""
-    if values.dtype == bool:
-        return values
-    return values.map(lambda v: str(v).strip().lower() in _TRUE if pd.notna(v) else False).astype(bool)
 
 
 def _key_columns(ratings: pd.DataFrame) -> list[str]:
@@ -79,7 +72,7 @@ def _participant_flags(ratings: pd.DataFrame, participants: pd.DataFrame) -> tup
     for table, reason_cols in ((participants, ("exclusion_reason", "reason")), (ratings, ("exclusion_reason",))):
         if table is None or table.empty or "excluded" not in table.columns or "participant" not in table.columns:
             continue
-        flagged = table[_as_bool(table["excluded"])]
+        flagged = table[bool_column(table["excluded"])]
         excluded |= set(flagged["participant"].astype(str))
         for col in reason_cols:
             if col in flagged.columns:
@@ -92,7 +85,7 @@ def _participant_flags(ratings: pd.DataFrame, participants: pd.DataFrame) -> tup
 def _trial_sheet(ratings: pd.DataFrame, participants: pd.DataFrame, valid: bool, excluded: set[str], reasons: dict[str, str]) -> pd.DataFrame:
     rows = ratings[ratings["participant"].astype(str).isin(excluded) != valid]
     if valid and "is_attention_check" in rows.columns:  # INFACT's valid sheet left the check trial out
-        rows = rows[~_as_bool(rows["is_attention_check"])]
+        rows = rows[~bool_column(rows["is_attention_check"])]
     meta = ["dialog_id", "seconds", "is_attention_check"] + (["context"] if "context" in rows.columns else [])
     if rows.empty:
         systems = list(dict.fromkeys(ratings["system"])) if "system" in ratings.columns else []

@@ -13,6 +13,8 @@ import json
 import altair as alt
 import pandas as pd
 
+from infact.values import bool_column
+
 def _major(version: str) -> str:
     return str(version).lstrip("v").split(".")[0]
 
@@ -91,7 +93,12 @@ def _criterion(name, r: dict) -> list[str]:
     lines += [f"{h}# Agreement", "",
               f"- Share of rating variance between participants (ICC): {fmt(icc['value'])} ({icc['method']})",
               f"- Krippendorff's α (ordinal), pooled over situation × system: {fmt(ka['pooled'], 3)}"]
-    lines += [f"- Krippendorff's α (ordinal), {s}: {fmt(a, 3)}" for s, a in ka["per_system"].items()] + [""]
+    lines += [f"- Krippendorff's α (ordinal), {s} only: {fmt(a, 3)}" for s, a in ka["per_system"].items()] + [""]
+    lines += ["The pooled α asks whether raters agree on which *responses* are better, across systems and "
+              "situations. α for one system asks only whether they agree on which of that system's situations "
+              "went better: when a system is about equally good everywhere there is little to agree on, and its "
+              "α is near 0 even though raters agree on its level. A high pooled α next to low per-system values "
+              "means raters agree mostly about the differences between systems.", ""]
     lines += _position(r.get("position_bias"), h)
     return lines
 
@@ -99,7 +106,8 @@ def _criterion(name, r: dict) -> list[str]:
 def _mixed(mm, h) -> list[str]:
     lines = [f"{h}# Mixed model", ""]
     if mm is None:
-        return lines + ["Not fitted (--no-mixed-model).", ""]
+        return lines + ["Not fitted for this report: the mixed model was switched off to keep it quick "
+                        "(the command-line `analyze` fits it by default).", ""]
     if "error" in mm:
         return lines + [f"Not available: {mm['error']}", ""]
     lines += [f"`{mm['formula']}` ({mm['method']}), reference system {mm['reference_system']}; "
@@ -116,7 +124,9 @@ def _position(pb, h) -> list[str]:
         return []
     lines = [f"{h}# Position (order) effect", ""]
     positions = sorted({c for row in pb["counts"].values() for c in row}, key=int)
-    lines += _table(["system"] + [f"pos {c}" for c in positions],
+    lines += ["Number of ratings of each system at each position on the page (1 = shown first); "
+              "balanced counts mean the random order did its job.", ""]
+    lines += _table(["system"] + [f"ratings at position {c}" for c in positions],
                     [[s] + [row.get(c, 0) for c in positions] for s, row in pb["counts"].items()])
     bal = pb["balance_chi2"]
     if bal["statistic"] is not None:
@@ -168,7 +178,7 @@ def _chart_specs(result: dict, ratings: pd.DataFrame) -> list[tuple[str, dict]]:
         pairs = ratings.dropna(subset=["rating_label"]).drop_duplicates("rating")
         labels = {int(r): str(t) for r, t in zip(pairs["rating"], pairs["rating_label"])}
     shown = ratings if result.get("include_flagged") or "excluded" not in ratings.columns else \
-        ratings[~ratings["excluded"].astype(str).str.lower().isin(["true", "1"])]
+        ratings[~bool_column(ratings["excluded"])]
     out = [("Mean rating per system (95% CI)", charts.mean_ratings_chart(shown, result).to_dict()),
            ("Distribution of ratings", charts.distribution_chart(shown, labels).to_dict())]
     if "position" in ratings.columns:
