@@ -1,27 +1,28 @@
-"""Researcher dashboard: progress, coverage, live charts, quality flags, exports.
+"""Researcher dashboard: the funnel, the live study, results, statistics and exports.
 
-Registered only after sign-in (streamlit_app.py) and checked again here. The live
-part is a fragment that reruns every few seconds and reads only new records.
+Reachable at /dashboard; refuses anyone not signed in (a reload keeps the sign-in:
+infact/researcher_session.py). Every number comes from plain core functions —
+infact.results.funnel (the figures), dashboard_data (incremental tables and per-version
+caching), live_study (Prolific lists, duration check, comments), charts — so this page
+only lays them out. The live part reruns every 5 seconds and reads only new records;
+only the section the researcher looks at is computed.
 """
 
 from datetime import datetime, timezone
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 from streamlit_extras.metric_cards import style_metric_cards
 
-from infact.results import analysis
-from infact.results import charts
-from infact.results import quality
 from infact import ui
-from infact.participation.assignment import coverage
 from infact.errors import InfactError
-from infact.results.export import FILES, collect, export_bytes
-from infact.stores.live import LiveRecords
+from infact.participation.assignment import coverage
+from infact.results import analysis, charts, funnel, live_study, quality
+from infact.results.dashboard_data import DashboardData
+from infact.results.export import FILES, export_bytes
 from infact.results.report import render_html, render_markdown
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
+from infact.stores.live import LiveFeed
 
 st.set_page_config(page_title="INFACT dashboard", layout="wide")
 
@@ -38,14 +39,17 @@ except InfactError as exc:
 
 storage = ui.get_storage(study)
 target, source = ui.store_target(study)
+cfg = study.config
+SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports"]
 
 
 @st.cache_resource(show_spinner=False)
-def live_records(target: str, study_id: str) -> LiveRecords:
-    return LiveRecords(ui.get_storage(study), study_id)
+def live_feed(target: str, study_id: str, dataset_version: str) -> LiveFeed:
+    """One incremental feed per store and study version, shared by every researcher session."""
+    return LiveFeed(ui.get_storage(study), DashboardData(study))
 
 
-st.title(f"Dashboard · {study.config.study.title}")
+st.title(f"Dashboard · {cfg.study.title}")
 if on_community_cloud() and isinstance(storage, TinyDBStorage):
     st.warning("This app runs on Streamlit Community Cloud with the embedded TinyDB store. Its disk is wiped on "
                "every reboot or redeploy: **answers will be lost**. Configure a PostgreSQL database in the app's "
@@ -58,137 +62,193 @@ for note in study.notes:
 top = st.columns([2, 2, 1])
 include_flagged = top[0].toggle("Include flagged participants", value=False, key="include_flagged",
                                 help="Off: results use only participants whose decision is 'include'.")
-criteria = [c.id for c in study.config.criteria]
+criteria = [c.id for c in cfg.criteria]
 criterion = top[1].selectbox("Criterion", criteria, key="criterion") if len(criteria) > 1 else criteria[0]
 if top[2].button("Preview study", key="preview", help="Walk through the study; your answers never count."):
     st.switch_page("pages/participant.py", query_params={"preview": "1"})
+section = st.segmented_control("Section", SECTIONS, default="Progress", key="section", label_visibility="collapsed")
 
 
-def compute(records: list[dict], version: int):
-    """Tables for the current records; recomputed only when new records arrived."""
-    cached = st.session_state.get("dash_cache")
-    if cached and cached[0] == version:
-        return cached[1]
-    t = collect(study, records)
-    st.session_state["dash_cache"] = (version, t)
-    return t
+def cards(counts: dict) -> None:
+    row = st.columns(len(funnel.FIGURES))
+    for col, (name, (label, meaning)) in zip(row, funnel.FIGURES.items()):
+        col.metric(label, counts.get(name, "…"), help=meaning)
+    style_metric_cards(border_left_color="#1a56c4")
 
 
-def analysed(ratings: pd.DataFrame, version: int):
-    """The statistics for the current view, computed once per (data version, switches)."""
-    key = (version, criterion, include_flagged)
-    cached = st.session_state.get("dash_analysis")
-    if cached and cached[0] == key:
-        return cached[1]
-    try:
-        result = analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=1000)
-    except InfactError as exc:
-        result = exc
-    st.session_state["dash_analysis"] = (key, result)
-    return result
+def duration_note(progress) -> None:
+    check = live_study.duration_check(progress, cfg.study.expected_minutes)
+    if check["warning"]:
+        st.warning(check["warning"], icon="⏱️")
+    elif check["n"]:
+        st.caption(f"Median completion time {check['median_minutes']:.1f} min (n = {check['n']}); "
+                   f"stated estimate {check['expected_minutes']:g} min.")
+
+
+def show_progress(data: DashboardData, overview, now) -> None:
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Completions over time")
+        st.altair_chart(charts.completions_chart(live_study.completions_over_time(data.progress())),
+                        key="chart_completions")
+    with right:
+        st.subheader("Completion time")
+        done = data.participants()
+        st.altair_chart(charts.completion_time_chart(done[done["status"] == "completed"],
+                                                     expected_minutes=cfg.study.expected_minutes), key="chart_time")
+    reasons = funnel.exclusion_reasons(overview)
+    if len(reasons):
+        st.subheader("Why completed participants were excluded")
+        st.caption("One participant can have several reasons, so the rows can add up to more than the Excluded card.")
+        st.dataframe(reasons, hide_index=True, key="reasons_table")
+    st.subheader("Coverage per situation")
+    cov = data.derived("coverage", lambda t: coverage(study, data.records(), now), now.replace(second=0, microsecond=0))
+    k = cfg.assignment.ratings_per_situation
+    done_n = sum(1 for c in cov if c["ratings"] >= k)
+    st.progress(done_n / max(1, len(cov)), text=f"{done_n} of {len(cov)} situations have ≥ {k} ratings")
+    st.dataframe(cov, hide_index=True, height=260, key="coverage_table")
+
+
+def show_participants(overview) -> None:
+    stages = st.multiselect("Show stages", list(funnel.STAGES), default=list(funnel.STAGES), key="stage_filter")
+    shown = overview[overview["stage"].isin(stages)].sort_values("last_activity", ascending=False, na_position="last")
+    st.dataframe(quality.for_csv(shown.assign(flags=shown["flags"].map(_as_list), reasons=shown["reasons"].map(_as_list))),
+                 hide_index=True, key="participants_table",
+                 column_config={"last_activity": st.column_config.DatetimeColumn("Last activity", format="YYYY-MM-DD HH:mm:ss"),
+                                "active_now": st.column_config.CheckboxColumn("Active now")})
+    exclude_picker(overview)
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def exclude_picker(overview) -> None:
+    st.subheader("Exclude or re-include participants")
+    labels = live_study.exclusion_choices(overview)
+    with st.form("manual_decision"):
+        who = st.multiselect("Participants (platform ID · stage · decision · flags)", list(labels),
+                             format_func=labels.get, key="manual_participants")
+        action = st.radio("Decision", ["exclude", "include"], horizontal=True, key="manual_action")
+        note = st.text_input("Note (why)", key="manual_note")
+        if st.form_submit_button("Save decision", key="manual_save"):
+            try:
+                events = [quality.manual_event(p, action, note, study=study.id, dataset_version=study.dataset_version)
+                          for p in who]
+            except ValueError as exc:
+                st.error(str(exc))
+            else:
+                for event in events:
+                    storage.append(event)
+                st.success(f"Saved: {action} {len(events)} participant(s). Nothing is deleted; each decision is an "
+                           "event in the log.")
+
+
+def show_prolific(overview) -> None:
+    lists = live_study.prolific_lists(overview)
+    st.caption("Platform IDs of finished participants, by the recommended action (docs/quality.md). Copy a list "
+               "with the icon at its top right and paste it into Prolific's bulk approve / reject / message tools.")
+    for name, title in (("approve", "Approve"), ("reject", "Reject (eligible under Prolific's rules)"),
+                        ("return", "Ask to return the submission")):
+        ids = lists[name]
+        st.markdown(f"**{title}** · {len(ids)}")
+        if len(ids):
+            st.code("\n".join(ids["platform_id"]), language=None)
+            if name != "approve":
+                st.dataframe(ids, hide_index=True, key=f"prolific_{name}")
+
+
+def show_results(data: DashboardData, tables, ratings, shown) -> None:
+    if shown.empty:
+        st.info("No ratings yet." if ratings.empty else "All rated participants are flagged: switch on 'Include flagged participants'.")
+        return
+    st.subheader("Mean rating per system (95% CI, participant bootstrap)")
+    result = statistics(data, ratings)
+    if isinstance(result, InfactError):
+        st.info("Means and intervals are not available yet: " + "; ".join(p.message for p in result.problems))
+    else:
+        st.altair_chart(charts.mean_ratings_chart(shown, result), key="chart_means")
+    st.subheader("Distribution of the scale points")
+    st.altair_chart(charts.distribution_chart(shown, cfg.scale.labels), key="chart_dist")
+    st.subheader("Position (order) effect")
+    st.altair_chart(charts.position_chart(shown), key="chart_position")
+    if len(tables.questionnaire):
+        st.subheader("Questionnaire")
+        q = tables.questionnaire
+        if not include_flagged:
+            q = q[~q["participant"].isin(tables.participants.loc[tables.participants["excluded"], "participant"])]
+        st.altair_chart(charts.questionnaire_chart(q, cfg.questionnaire.scale), key="chart_questionnaire")
+
+
+def statistics(data: DashboardData, ratings):
+    def build(_tables):
+        try:
+            return analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=1000)
+        except InfactError as exc:
+            return exc
+    return data.derived("statistics", build, criterion, include_flagged)
+
+
+def show_statistics(data: DashboardData, ratings, shown) -> None:
+    if shown.empty or shown["participant"].nunique() < 2:
+        st.info("Statistics need ratings from at least two participants.")
+        return
+    result = statistics(data, ratings)
+    if isinstance(result, InfactError):
+        ui.show_problems(result, "The ratings could not be analysed:")
+        return
+    st.markdown(render_markdown(result))
+    st.download_button("report.html (with charts)", render_html(result, shown), file_name="report.html", key="dl-report")
+
+
+def show_exports(data: DashboardData) -> None:
+    files = data.derived("files", lambda t: export_bytes(t, study.systems))
+    for name, content in files.items():
+        st.download_button(f"{name} — {FILES[name]}", content, file_name=name, key=f"dl-{name}")
 
 
 @st.fragment(run_every=5)
 def live() -> None:
-    records, version = live_records(target, study.id).refresh()
-    t = compute(records, version)
-    p = t.participants
-    # Finished participants left out of the results (unfinished ones are counted as in progress).
-    n_excluded = int((p["excluded"] & p["status"].isin(["completed", "screened_out"])).sum()) if len(p) else 0
-    cols = st.columns(5)
-    cols[0].metric("Arrived", len(p))
-    cols[1].metric("In progress", int((p["status"] == "in_progress").sum()) if len(p) else 0)
-    cols[2].metric("Completed", int((p["status"] == "completed").sum()) if len(p) else 0)
-    cols[3].metric("Excluded", n_excluded)
-    cols[4].metric("Withdrawn", int((p["status"] == "withdrawn").sum()) if len(p) else 0)
-    style_metric_cards(border_left_color="#1a56c4")
-    st.caption(f"Updated {datetime.now(timezone.utc):%H:%M:%S} UTC · {len(records)} records")
+    feed = live_feed(target, study.id, study.dataset_version)
+    feed.poll()
+    data: DashboardData = feed.consumer
+    now = datetime.now(timezone.utc)
+    overview = data.overview(now)
+    cards(funnel.funnel_counts(overview))
+    for path in feed.damaged:
+        st.error(f"A participant file cannot be read and is left out: {path}. Restore it from a backup.")
+    duration_note(data.progress())
+    st.caption(f"Updated {now:%H:%M:%S} UTC · {len(data.records())} records")
+    if section == "Progress":
+        show_progress(data, overview, now)
+    elif section == "Participants":
+        show_participants(overview)
+    elif section == "Prolific":
+        show_prolific(overview)
+    elif section == "Comments":
+        st.dataframe(live_study.comments(data.progress()), hide_index=True, key="comments_table")
+    elif section:
+        show_tables_section(data)
 
-    ratings = t.ratings[t.ratings["criterion"] == criterion] if len(t.ratings) else t.ratings
+
+def show_tables_section(data: DashboardData) -> None:
+    """Sections built on the full tables, rebuilt at most every 30 s (they read every rating)."""
+    tables, behind = data.results(force=st.session_state.pop("refresh_results", False))
+    if behind:
+        st.caption("New answers arrived since these results were computed; they are recomputed every 30 seconds.")
+        st.button("Recompute now", key="refresh_results_button", on_click=lambda: st.session_state.update(refresh_results=True))
+    ratings = tables.ratings[tables.ratings["criterion"] == criterion] if len(tables.ratings) else tables.ratings
     shown = ratings if include_flagged else ratings[~ratings["excluded"]]
-    tabs = st.tabs(["Progress", "Results", "Participants & flags", "Exports", "Statistics"])
-
-    with tabs[0]:
-        funnel = t.funnel
-        excl = t.flags.explode("flags") if len(t.flags) else pd.DataFrame(columns=["flags", "decision"])
-        excl = excl[excl["decision"] == "exclude"]["flags"].dropna().value_counts()
-        st.subheader("Funnel")
-        st.altair_chart(alt.Chart(funnel).mark_bar().encode(
-            y=alt.Y("stage:N", sort=list(funnel["stage"]), title=None),
-            x=alt.X("participants:Q", title="Participants"),
-            tooltip=["stage", "participants"]), key="chart_funnel")
-        if len(excl):
-            st.write("Excluded participants by reason:", excl.rename("participants"))
-        st.subheader("Coverage per situation")
-        cov = pd.DataFrame(coverage(study, records, datetime.now(timezone.utc)))
-        k = study.config.assignment.ratings_per_situation
-        done = int((cov["ratings"] >= k).sum())
-        st.progress(done / len(cov), text=f"{done} of {len(cov)} situations have ≥ {k} ratings")
-        st.dataframe(cov, hide_index=True, height=260, key="coverage_table")
-
-    with tabs[1]:
-        if shown.empty:
-            st.info("No ratings yet." if ratings.empty else "All rated participants are flagged: switch on 'Include flagged participants'.")
-        else:
-            st.subheader("Mean rating per system (95% CI, participant bootstrap)")
-            result = analysed(ratings, version)
-            if isinstance(result, InfactError):
-                st.info("Means and intervals are not available yet: " + "; ".join(p.message for p in result.problems))
-            else:
-                st.altair_chart(charts.mean_ratings_chart(shown, result), key="chart_means")
-            st.subheader("Distribution of the scale points")
-            st.altair_chart(charts.distribution_chart(shown, study.config.scale.labels), key="chart_dist")
-            st.subheader("Position (order) effect")
-            st.altair_chart(charts.position_chart(shown), key="chart_position")
-        done_p = p[p["status"] == "completed"] if len(p) else p
-        if len(done_p):
-            st.subheader("Completion time")
-            st.altair_chart(charts.completion_time_chart(done_p), key="chart_time")
-        if len(t.questionnaire):
-            st.subheader("Questionnaire")
-            q = t.questionnaire if include_flagged else t.questionnaire[~t.questionnaire["participant"].isin(p.loc[p["excluded"], "participant"])]
-            st.altair_chart(charts.questionnaire_chart(q), key="chart_questionnaire")
-
-    with tabs[2]:
-        if len(t.flags) == 0:
-            st.info("No participants yet.")
-        else:
-            st.dataframe(quality.for_csv(t.flags), hide_index=True, key="flags_table")
-
-    with tabs[3]:
-        cached = st.session_state.get("dash_files")
-        if not cached or cached[0] != version:  # the XLSX is costly: build files once per data version
-            cached = (version, export_bytes(t, study.systems))
-            st.session_state["dash_files"] = cached
-        files = cached[1]
-        for name, data in files.items():
-            st.download_button(f"{name} — {FILES[name]}", data, file_name=name, key=f"dl-{name}")
-
-    with tabs[4]:
-        if shown.empty or shown["participant"].nunique() < 2:
-            st.info("Statistics need ratings from at least two participants.")
-        else:
-            result = analysed(ratings, version)
-            if isinstance(result, InfactError):
-                ui.show_problems(result, "The ratings could not be analysed:")
-            else:
-                st.markdown(render_markdown(result))
-                st.download_button("report.html (with charts)", render_html(result, shown), file_name="report.html", key="dl-report")
-                st.caption("The mixed model is left out here for speed; `python -m infact analyze --study … --db …` runs it.")
+    if section == "Results":
+        show_results(data, tables, ratings, shown)
+    elif section == "Situations":
+        st.caption("Each situation's last user turn and each system's response beside its ratings; the most "
+                   "disputed first (sd: standard deviation between raters, range: highest minus lowest rating).")
+        st.dataframe(live_study.situation_overview(shown, study, criterion), hide_index=True, key="situations_table")
+    elif section == "Statistics":
+        show_statistics(data, ratings, shown)
+    elif section == "Exports":
+        show_exports(data)
 
 
 live()
-
-st.subheader("Exclude or re-include a participant")
-records_now, _ = live_records(target, study.id).refresh()
-participants = sorted({r["participant"] for r in records_now if not r["participant"].startswith("_") and not r.get("preview")})
-with st.form("manual_decision"):
-    who = st.selectbox("Participant", participants, index=None, key="manual_participant")
-    action = st.radio("Decision", ["exclude", "include"], horizontal=True, key="manual_action")
-    note = st.text_input("Note (why)", key="manual_note")
-    if st.form_submit_button("Save decision", key="manual_save"):
-        try:
-            storage.append(quality.manual_event(who, action, note, study=study.id, dataset_version=study.dataset_version))
-            st.success(f"Saved: {action} {who}. Nothing is deleted; the decision is an event in the log.")
-        except ValueError as exc:
-            st.error(str(exc))

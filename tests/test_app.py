@@ -348,11 +348,14 @@ def test_invalid_link_parameters_are_refused_with_a_clear_page(store, tmp_path, 
 # ---------------------------------------------------------------- researcher
 
 
-def test_dashboard_is_not_registered_without_sign_in(store):
+def test_dashboard_refuses_without_sign_in(store):
+    # Always registered (a reload of /dashboard must not land on the participant page),
+    # but the page itself refuses anyone not signed in.
     at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
-    with pytest.raises(ValueError, match="Could not find a navigation page"):
-        at.switch_page("pages/dashboard.py")
-    assert not at.metric
+    at.switch_page("pages/dashboard.py")
+    run(at)
+    assert "Please sign in first." in errors(at)
+    assert not at.metric and not at.get("download_button")
 
 
 def test_wrong_password_is_refused(store):
@@ -389,9 +392,14 @@ def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
     run(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Completed"] == "4"
-    assert metrics["Arrived"] == "5"  # the four bots and this session's own participant page visit
-    assert metrics["In progress"] == "1"
-    assert len(at.get("vega_lite_chart")) >= 4  # means, distribution, position, completion time, questionnaire
+    assert metrics["Visited"] == "5"  # the four bots and this session's own participant page visit
+    assert metrics["Included"] == "4" and metrics["Excluded"] == "0"
+    assert metrics["Active now"] == "1"  # this session's participant page, opened just now
+    at.segmented_control(key="section").set_value("Results")
+    run(at)
+    assert len(at.get("vega_lite_chart")) >= 4  # means, distribution, position, questionnaire
+    at.segmented_control(key="section").set_value("Exports")
+    run(at)
     labels = [d.proto.label for d in at.get("download_button")]
     assert any(label.startswith("ratings.csv — ") for label in labels)
     assert any(t.value.startswith("Dashboard · ") for t in at.title)

@@ -21,6 +21,7 @@ from infact.results import funnel
 from infact.results.analysis import analyze
 from infact.results.dashboard_data import DashboardData
 from infact.results.export import collect, export_bytes
+from infact.results.quality import manual_event
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.studies import make_study
@@ -39,7 +40,9 @@ def demo():
 def crowd(demo):
     storage = MemoryStorage()
     for i, strategy in enumerate(STRATEGIES):
-        run_bots(demo, storage, 3, strategy=strategy, seed=i, start=START + timedelta(minutes=i))
+        played = run_bots(demo, storage, 3, strategy=strategy, seed=i, start=START + timedelta(minutes=i))
+        if strategy == "attentive":  # the researcher excludes one by hand (the first has code 0 inside)
+            storage.append(manual_event(played[0].token, "exclude", "wrote in German", study=demo.id))
     flow = Flow(demo, storage, clock=lambda: START)
     flow.arrive({})                                  # opened the link, never consented
     quitter = flow.arrive({})
@@ -85,7 +88,7 @@ def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
     assert cards["withdrawn"] == 1
     assert cards["completed"] == (len(STRATEGIES) - 1) * n    # all but "abandons"
     assert cards["included"] + cards["excluded"] == cards["completed"]
-    assert cards["excluded"] >= 3 * n                          # straightliner, speeder, fails-attention
+    assert cards["excluded"] == 3 * n + 1                      # straightliner, speeder, fails-attention, by hand
     unfinished = n + 1                                         # the abandoners and the one who never consented
     if minutes_later > 60:
         assert cards["stalled"] == n and cards["active_now"] == 0

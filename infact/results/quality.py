@@ -200,7 +200,7 @@ def last_decisions(events: Iterable[Mapping]) -> dict[str, Mapping]:
     valid = [
         e for e in events
         if e.get("kind") == "event" and e.get("action") in ("exclude", "include")
-        and e.get("target") and not e.get("preview")
+        and e.get("target") not in (None, "") and not e.get("preview")
     ]
     out: dict[str, Mapping] = {}
     for e in sorted(valid, key=lambda e: str(e.get("at") or "")):  # stable: ties keep order
