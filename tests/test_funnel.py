@@ -134,3 +134,16 @@ def test_previews_and_researcher_events_are_never_counted(demo):
     data = DashboardData(demo)
     data.add(storage.records())
     assert data.counts(START) == dict.fromkeys(funnel.FIGURES, 0)
+
+
+def test_comments_on_the_dashboard_are_the_exported_ones(demo, crowd):
+    from infact.results import live_study
+
+    records = crowd.records()
+    shown = live_study.comments(fed_one_by_one(demo, records).progress())
+    stored = {r["participant"]: r["comment"] for r in records if r["kind"] == "questionnaire" and r.get("comment")}
+    assert len(shown) == len(stored) > 0
+    assert dict(zip(shown["participant"], shown["comment"])) == stored
+    exported = read_csv(export_bytes(collect(demo, records, now=START)), "questionnaire.csv")
+    exported = exported[exported["item"] == "comment"]
+    assert dict(zip(exported["participant"], exported["answer"])) == stored

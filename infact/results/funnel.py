@@ -89,7 +89,7 @@ class Progress:
         elif rec.get("step") and kind not in ("shown", "event"):
             self.answered.add(rec["step"])
             self.consented = self.consented or kind == "consent"
-            comment = (rec.get("answers") or {}).get("comment") if kind == "questionnaire" else None
+            comment = rec.get("comment") if kind == "questionnaire" else None  # [questionnaire.comment]
             if isinstance(comment, str) and comment.strip():
                 self.comment = comment.strip()
 
