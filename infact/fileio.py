@@ -11,7 +11,7 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 
 def fsync_dir(path: Path) -> None:
@@ -79,6 +79,40 @@ def replace_dir(staging: Path, target: Path) -> None:
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
     fsync_dir(target.parent)
+
+
+def write_file_set(folder: str | os.PathLike, files: dict[str, bytes], *, ours: Iterable[str] = ()) -> list[Path]:
+    """Write files as one set: into a staging folder beside `folder`, which then replaces it.
+
+    A failure part-way (a full disk) leaves the previous set untouched and no mix of
+    old and new files. `folder` may hold only files of the set (`files` and `ours`,
+    e.g. names an earlier version wrote): anything else is refused, never deleted.
+    """
+    from infact.errors import InfactError, Problem
+
+    folder = Path(folder)
+    known = set(files) | set(ours)
+    if folder.exists() and not folder.is_dir():
+        raise InfactError(Problem(str(folder), "exists and is not a folder: choose another output folder"))
+    others = sorted(p.name for p in folder.iterdir() if p.name not in known and not p.name.startswith(".")) if folder.is_dir() else []
+    if others:
+        raise InfactError(Problem(str(folder), f"holds other files ({', '.join(others[:3])}{', …' if len(others) > 3 else ''}); "
+                                               "the export replaces the whole folder, so give it a folder of its own"))
+    staging = None
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.staging-", dir=folder.parent))
+        for name, data in files.items():
+            atomic_write_bytes(staging / name, data)
+        os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it 0700
+        replace_dir(staging, folder)
+    except OSError as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        where = exc.filename if exc.filename and staging is None else folder
+        raise InfactError(Problem(str(where), f"nothing written ({exc.strerror or exc}): check the path, the permissions and "
+                                              "the free disk space; a previous export there is unchanged")) from None
+    return [folder / name for name in files]
 
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # far above ReDial's full train split (~30 MB); refuses runaway inputs

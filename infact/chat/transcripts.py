@@ -18,6 +18,7 @@ from pathlib import Path
 
 from infact.chat.conversation import ENDINGS, read_conversation
 from infact.errors import DatasetError, Problem
+from infact.fileio import loads_json, read_input_text
 
 TRANSCRIPT_FIELDS = ("participant", "system", "conversation_id", "turns", "ended_by", "satisfaction", "flags")
 TURN_FIELDS = ("role", "text", "items", "latency_ms", "error")
@@ -97,18 +98,15 @@ def _check_line(obj: object) -> str | None:
 def parse_transcripts(path: str | Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
     """(line number, conversation) for every good line, and a Problem for every bad one."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise DatasetError(Problem(str(path), "not found; pass the transcripts.jsonl written by `python -m infact export`")) from None
-    except UnicodeDecodeError:
-        raise DatasetError(Problem(str(path), "is not UTF-8 text; pass the transcripts.jsonl written by `python -m infact export`")) from None
+    if not path.exists():
+        raise DatasetError(Problem(str(path), "not found; pass the transcripts.jsonl written by `python -m infact export`"))
+    lines = read_input_text(path).splitlines()
     out, problems = [], []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads_json(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(str(path), f"not valid JSON ({exc.msg})", n))
             continue

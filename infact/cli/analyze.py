@@ -10,8 +10,6 @@ import argparse
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
 from infact.cli import analyze_ranking
 from infact.errors import InfactError, Problem
@@ -88,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(args) -> tuple[pd.DataFrame, str]:
+def _load(args) -> tuple["pd.DataFrame", str]:
     if bool(args.ratings) == bool(args.study):
         raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither)."))
     if args.study:
@@ -102,6 +100,8 @@ def _load(args) -> tuple[pd.DataFrame, str]:
         # Always load flagged participants; analyze() drops them unless --include-flagged.
         ratings = tables_from_store(args.study, args.db, include_flagged=True)["ratings"]
         return ratings, f"{args.study} (store {args.db})"
+    import pandas as pd  # only when a CSV is read: keeps every other command's start fast
+
     path = Path(args.ratings)
     if not path.is_file():
         raise InfactError(Problem(str(path), "file not found; pass the ratings.csv written by `python -m infact export`."))

@@ -63,3 +63,13 @@ def store_target(args: argparse.Namespace, study_id: str) -> str:
 
 def open_store(args: argparse.Namespace, study_id: str) -> Storage:
     return open_storage(store_target(args, study_id))
+
+
+def refuse_set_aside_files(storage: Storage) -> None:
+    """Stop when the store set unreadable files aside: an export or a copy without them would be silently incomplete."""
+    report = getattr(storage, "problems", None)  # TinyDB stores list the damaged files they moved to quarantine/
+    found = report() if callable(report) else []
+    if found:
+        raise InfactError([Problem(str(p.get("moved_to") or p.get("file")), f"{p.get('reason', 'unreadable')}: its records are "
+                                   "missing. Repair the file and move it back into shards/, or delete it to go on without them")
+                           for p in found])

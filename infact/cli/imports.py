@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from infact.cli.args import command
-from infact.importers import infact_export, infact_txt, redial, responses, transcripts
+from infact.importers import infact_txt, redial, responses, transcripts
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
 
 NEW_STUDY_HELP = "study folder to create or update (its study.toml and other files are kept)"
@@ -53,17 +53,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--system", help="the system whose chats to import (required when the file holds several)")
     p.set_defaults(func=run_transcripts)
 
-    rule = infact_export.DEFAULT_RULE
     p = command(formats, "infact-export", "the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
-                infact_export.__doc__.split("\n\n")[1])
+                "Read the Firebase export of the original INFACT app ({\"CRS_Study\": {participant: {trials…, "
+                "\"Questionnaire\": …}}}) into the long tables of docs/data-model.md plus INFACT's Excel sheets, "
+                "ready for `python -m infact analyze`. See docs/migration.md.")
     p.add_argument("file", type=Path, metavar="FILE.json", help="the Firebase export of the original INFACT app")
     p.add_argument("--systems", default="", help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD (required when the export has responses)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx")
     p.add_argument("--exclude", type=Path, metavar="FILE", help="file with participant ids to exclude, one per line")
     p.add_argument("--exclude-incomplete", action="store_true", help="also exclude participants without a questionnaire")
     p.add_argument("--check-rule", type=Path, metavar="RULE.json", help='JSON rule {"dialog_id", "responses": {KEY: text}, "rated", "max_rating"} (default: INFACT\'s)')
-    p.add_argument("--check-dialog-id", type=int, help=f"Dialog_ID of the attention-check trial (default: {rule.dialog_id}, or the --check-rule's)")
-    p.add_argument("--check-max-rating", type=int, help=f"highest rating that passes the check (default: {rule.max_rating}, or the --check-rule's)")
+    p.add_argument("--check-dialog-id", type=int, help="Dialog_ID of the attention-check trial (default: INFACT's, 6, or the --check-rule's)")
+    p.add_argument("--check-max-rating", type=int, help="highest rating that passes the check (default: INFACT's, 2, or the --check-rule's)")
     p.set_defaults(func=run_infact_export)
 
 
@@ -97,6 +98,8 @@ def run_infact_txt(args) -> int:
 
 
 def run_infact_export(args) -> int:
+    from infact.importers import infact_export  # pandas and openpyxl: only for this import
+
     rule = infact_export.CheckRule.from_json(args.check_rule) if args.check_rule else infact_export.DEFAULT_RULE
     if args.check_dialog_id is not None or args.check_max_rating is not None:
         rule = infact_export.CheckRule(

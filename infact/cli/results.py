@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from infact.cli.args import add_db, add_study, command, open_store, study_folder
+from infact.cli.args import add_db, add_study, command, open_store, refuse_set_aside_files, study_folder
 from infact.deployment import REPO
 from infact.errors import InfactError, Problem
 from infact.fileio import read_input_text
@@ -59,6 +59,8 @@ def run_export(args) -> int:
     study = load_study(study_folder(args))
     storage = open_store(args, study.id)
     try:
+        storage.records(study=study.id)  # reads every file once: damaged ones are found before anything is written
+        refuse_set_aside_files(storage)
         written = write_exports(study, storage, args.out, include_withdrawn=args.include_withdrawn)
     finally:
         storage.close()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from infact.cli.args import command
+from infact.cli.args import command, refuse_set_aside_files
+from infact.storage import open_storage
 from infact.stores.config import URL, check_store_path
 from infact.stores.migrate import migrate
 
@@ -34,6 +35,12 @@ def run(args) -> int:
         if not str(spec).strip().endswith(".toml"):
             check_store_path(spec, option)
     result = migrate(args.source, args.target, study=args.study_id)
+    if not args.source.strip().endswith(".toml") and not URL.match(args.source.strip()):
+        source = open_storage(args.source)  # files it could not read were set aside while copying: say so
+        try:
+            refuse_set_aside_files(source)
+        finally:
+            source.close()
     scope = f"study {result['study']}" if result["study"] else "all studies"
     print(f"migrated {scope}: {result['source_records']} records from {label(args.source)} to {label(args.target)} "
           f"({result['copied']} copied, {result['already_present']} already there)")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from infact.errors import DatasetError, Problem
-from infact.fileio import replace_dir
+from infact.fileio import read_input_text, replace_dir
 from infact.study.situations import Situation, Turn, write_situations
 
 SITUATIONS_FILE = "situations.jsonl"
@@ -83,16 +83,7 @@ def context_key(texts: Iterable[str], key=text_key) -> tuple[str, ...]:
 
 def read_text(path: Path) -> str:
     """Read an input file as UTF-8 (BOM tolerated) or raise a DatasetError that says why."""
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DatasetError(Problem(str(path), "file not found: check the path")) from None
-    except IsADirectoryError:
-        raise DatasetError(Problem(str(path), "is a directory: give the data file itself")) from None
-    except UnicodeDecodeError as exc:
-        raise DatasetError(Problem(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")) from None
-    except OSError as exc:
-        raise DatasetError(Problem(str(path), f"cannot read: {exc.strerror}")) from None
+    return read_input_text(path)
 
 
 def load_movies_csv(path: Path) -> tuple[dict[str, str], list[Problem]]:

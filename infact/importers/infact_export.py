@@ -20,7 +20,7 @@ import pandas as pd
 
 from infact.errors import DatasetError, Problem
 from infact.results.export_formats import infact_workbook
-from infact.fileio import atomic_write_text
+from infact.fileio import atomic_write_text, loads_json
 from infact.importers.common import ImportReport, read_text
 from infact.values import label_to_point, point_to_label
 
@@ -59,7 +59,7 @@ class CheckRule:
     def from_json(cls, path: Path) -> "CheckRule":
         name = str(path)
         try:
-            data = json.loads(read_text(path))
+            data = loads_json(read_text(path))
         except json.JSONDecodeError as exc:
             raise DatasetError(Problem(name, f"not valid JSON ({exc.msg})", exc.lineno)) from None
         known = {f.name for f in fields(cls)}
@@ -151,7 +151,7 @@ def response_keys(study: dict) -> list[str]:
 def load_export(path: Path) -> dict:
     name = str(path)
     try:
-        data = json.loads(read_text(path))
+        data = loads_json(read_text(path))
     except json.JSONDecodeError as exc:
         raise DatasetError(Problem(name, f"not valid JSON ({exc.msg} at column {exc.colno}): export the database again "
                                    "from the Firebase console (⋮ > Export JSON)", exc.lineno)) from None

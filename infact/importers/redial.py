@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
+from infact.fileio import loads_json
 from infact.study.situations import Situation, Turn
 from infact.importers.common import (HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, normalise_title,
                                      read_text, replace_mentions, write_study)
@@ -94,7 +95,7 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw)
         except json.JSONDecodeError as exc:
             report.problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno))
             skipped += 1

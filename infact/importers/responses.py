@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
+from infact.fileio import loads_json
 from infact.study.situations import Situation, json_lines, read_situations, write_situations
 from infact.importers.common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, loose_key, read_text, replace_mentions
 
@@ -41,7 +42,7 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
             ctx = row.get("context")
             if ctx not in (None, ""):
                 try:
-                    row["context"] = json.loads(ctx)
+                    row["context"] = loads_json(ctx)
                 except json.JSONDecodeError:
                     problems.append(Problem(file, "'context' cell must be a JSON list of utterances, e.g. [\"hi\", \"hello\"]; row skipped", reader.line_num, "context"))
                     continue

@@ -22,6 +22,7 @@ from infact.values import bool_column
 from infact.errors import InfactError, Problem
 
 REQUIRED = ("participant", "situation_id", "system", "rating")
+MAX_SCALE_POINTS = 100
 # statsmodels' MixedLM builds dense (rows x random-effect levels) matrices; time grows
 # steeply (measured: 10k ratings x 210 levels 5 s, 30k x 610 85 s), so past this many
 # cells we skip the fit and say what to do instead of hanging.
@@ -51,12 +52,13 @@ def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points
         i = bad.idxmax()
         problems.append(Problem(source, f"rating {rows['rating'][i]!r} is not a whole number ({int(bad.sum())} row(s)); "
                                 "ratings must be integers 1..k — fix or delete those rows.", line=_line(df, i), key="rating"))
-    top = scale_points if scale_points else np.inf
+    # Without a known scale, anything past MAX_SCALE_POINTS is a data error (1e30 would overflow the integer codes).
+    top = scale_points if scale_points else MAX_SCALE_POINTS
     out = ~bad & ((values < 1) | (values > top))
     if out.any():
         i = out.idxmax()
-        upper = f"{scale_points}" if scale_points else "k"
-        problems.append(Problem(source, f"rating {rows['rating'][i]!r} is outside 1..{upper} ({int(out.sum())} row(s)); "
+        upper = f"{scale_points}" if scale_points else f"k (at most {MAX_SCALE_POINTS})"
+        problems.append(Problem(source, f"rating {values[i]:g} is outside 1..{upper} ({int(out.sum())} row(s)); "
                                 "recode the scale to start at 1 or pass the right number of scale points.",
                                 line=_line(df, i), key="rating"))
     if "position" in rows.columns:

@@ -16,7 +16,7 @@ import pandas as pd
 from infact.results import funnel, quality
 from infact.results import tables
 from infact.results.export_formats import infact_workbook_bytes, records_json, wide_ratings
-from infact.fileio import atomic_write_bytes
+from infact.fileio import write_file_set
 from infact.storage import Storage, open_storage
 from infact.study.loader import Study, load_study
 
@@ -120,14 +120,9 @@ def _live_bytes(t: Tables) -> dict[str, bytes]:
 
 
 def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
+    """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    out_dir = Path(out_dir)
-    written = []
-    for name, data in export_bytes(t, study.systems).items():
-        path = out_dir / name
-        atomic_write_bytes(path, data)
-        written.append(path)
-    return written
+    return write_file_set(out_dir, export_bytes(t, study.systems), ours=FILES)
 
 
 def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:

@@ -55,10 +55,19 @@ def check_folder(folder: Path) -> None:
         raise ConfigError(Problem(str(folder), "is a file, not a study folder: give the folder that holds study.toml (e.g. data/demo)"))
 
 
+def read_config(folder: Path) -> StudyConfig:
+    """study.toml of a folder; absurd nesting (`a = [[[[…`) is a message, not a RecursionError."""
+    check_folder(folder)
+    try:
+        return load_config(folder)
+    except RecursionError:
+        raise ConfigError(Problem(str(folder / "study.toml"), "nested too deeply to read (thousands of [ or {): "
+                                                              "it is not a study.toml; start from data/demo/study.toml")) from None
+
+
 def load_study(folder: str | Path) -> Study:
     folder = Path(folder)
-    check_folder(folder)
-    config = load_config(folder)
+    config = read_config(folder)
     toml = str(folder / "study.toml")
     paths = situation_paths(folder, config.study.situations, toml)
     situations, problems = read_situations(paths)
@@ -136,8 +145,7 @@ def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], lis
     folder = Path(folder)
     errors: list[Problem] = []
     try:
-        check_folder(folder)
-        config = load_config(folder)
+        config = read_config(folder)
     except InfactError as exc:
         errors.extend(exc.problems)
         config = None
