@@ -40,19 +40,19 @@ def played(tmp_path_factory):
 
 def test_export_files_hold_every_chat_vote_and_rubric(played, tmp_path):
     study, storage = played
-    written = {p.name for p in write_exports(study, storage, tmp_path)}
+    written = {p.name for p in write_exports(study, storage, tmp_path / "x")}
     assert {"transcripts.jsonl", "pairwise.csv", "ratings.csv"} <= written
-    convs = read_transcripts(tmp_path / "transcripts.jsonl")
+    convs = read_transcripts(tmp_path / "x" / "transcripts.jsonl")
     assert len(convs) == 40                                  # 20 bots x 2 chats; the preview is left out
     stored_messages = sum(1 for r in storage.records() if r["kind"] == "chat_message" and not r["preview"])
     assert sum(len(c["turns"]) for c in convs) == stored_messages
     first = convs[0]
     assert set(first["turns"][0]) >= {"role", "text", "items", "latency_ms", "error"}
     assert first["ended_by"] in ("satisfied", "frustrated", "max_turns")
-    votes = pd.read_csv(tmp_path / "pairwise.csv")
+    votes = pd.read_csv(tmp_path / "x" / "pairwise.csv")
     assert len(votes) == 20 and set(votes["winner"]) <= {"GenreBot", "RetrievalBot", "PopBot", "tie"}
     assert (votes["shown_left"] == votes["system_a"]).all() and not votes["identity_leak"].any()
-    ratings = pd.read_csv(tmp_path / "ratings.csv")
+    ratings = pd.read_csv(tmp_path / "x" / "ratings.csv")
     rubric = ratings[ratings["situation_id"].str.contains("-[AB]$")]
     assert len(rubric) == 40 * len(study.config.live.rubric)
     assert set(rubric["criterion"]) == {i.id for i in study.config.live.rubric}
@@ -104,11 +104,11 @@ def test_analyze_cli_on_transcripts_and_on_a_live_store(played, tmp_path, capsys
     from infact.storage import TinyDBStorage
 
     study, storage = played
-    write_exports(study, storage, tmp_path)
-    assert main(["analyze", str(tmp_path / "transcripts.jsonl"), "--json"]) == 0
+    write_exports(study, storage, tmp_path / "x")
+    assert main(["analyze", str(tmp_path / "x" / "transcripts.jsonl"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["live"]["conversations"] == 40 and set(out["live"]["systems"]) == set(study.systems)
-    assert main(["analyze", str(tmp_path / "transcripts.jsonl")]) == 0
+    assert main(["analyze", str(tmp_path / "x" / "transcripts.jsonl")]) == 0
     assert "| GenreBot |" in capsys.readouterr().out
     db = TinyDBStorage(tmp_path / "db")
     for r in storage.records():

@@ -54,8 +54,8 @@ def test_write_exports_writes_every_documented_file(study, played, tmp_path):
 
 def test_ratings_csv(study, played, tmp_path):
     storage, done, gone, preview = played
-    write_exports(study, storage, tmp_path)
-    ratings = pd.read_csv(tmp_path / "ratings.csv")
+    write_exports(study, storage, tmp_path / "x")
+    ratings = pd.read_csv(tmp_path / "x" / "ratings.csv")
     assert list(ratings.columns) == RATING_COLUMNS + ["excluded"]
     assert len(ratings) == 3 * 4 * 3 * 1  # participants × situations × systems × criteria
     assert set(ratings["participant"]) == set(done)  # no withdrawn, no preview
@@ -69,8 +69,8 @@ def test_ratings_csv(study, played, tmp_path):
 
 def test_participants_csv(study, played, tmp_path):
     storage, done, gone, preview = played
-    write_exports(study, storage, tmp_path)
-    p = pd.read_csv(tmp_path / "participants.csv")
+    write_exports(study, storage, tmp_path / "x")
+    p = pd.read_csv(tmp_path / "x" / "participants.csv")
     assert set(PARTICIPANT_COLUMNS) <= set(p.columns)
     assert {"status", "completion_code", "started_at", "ended_at", "total_seconds", "decision", "excluded"} <= set(p.columns)
     assert set(p["participant"]) == set(done)
@@ -88,14 +88,14 @@ def test_participants_csv(study, played, tmp_path):
 
 def test_include_withdrawn(study, played, tmp_path):
     storage, done, gone, _ = played
-    write_exports(study, storage, tmp_path, include_withdrawn=True)
-    p = pd.read_csv(tmp_path / "participants.csv")
+    write_exports(study, storage, tmp_path / "x", include_withdrawn=True)
+    p = pd.read_csv(tmp_path / "x" / "participants.csv")
     assert set(p["participant"]) == set(done) | {gone}
     row = p[p["participant"] == gone].iloc[0]
     assert row["status"] == "withdrawn" and pd.isna(row["completion_code"]) and bool(row["excluded"])
-    ratings = pd.read_csv(tmp_path / "ratings.csv")
+    ratings = pd.read_csv(tmp_path / "x" / "ratings.csv")
     assert (ratings["participant"] == gone).sum() == 2 * 3
-    flags = pd.read_csv(tmp_path / "flags.csv")
+    flags = pd.read_csv(tmp_path / "x" / "flags.csv")
     assert "withdrawn" in flags.set_index("participant").loc[gone, "flags"]
 
 
@@ -116,44 +116,44 @@ def test_delete_on_withdraw_removes_them_whatever_is_asked(tmp_path, storage):
 
 def test_other_files(study, played, tmp_path):
     storage, done, _, _ = played
-    write_exports(study, storage, tmp_path)
-    wide = pd.read_csv(tmp_path / "ratings_wide.csv")
+    write_exports(study, storage, tmp_path / "x")
+    wide = pd.read_csv(tmp_path / "x" / "ratings_wide.csv")
     assert len(wide) == 3 * 4
     assert {"Alpha", "Beta", "Gamma", "participant", "situation_id"} <= set(wide.columns)
-    q = pd.read_csv(tmp_path / "questionnaire.csv")
+    q = pd.read_csv(tmp_path / "x" / "questionnaire.csv")
     assert len(q) == 3 * len(study.config.questionnaire.items)
     assert list(q.columns) == ["participant", "item", "value", "answer"]
-    d = pd.read_csv(tmp_path / "demographics.csv")
+    d = pd.read_csv(tmp_path / "x" / "demographics.csv")
     assert len(d) == 3 * len(study.config.demographics) and set(d["participant"]) == set(done)
-    flags = pd.read_csv(tmp_path / "flags.csv")
+    flags = pd.read_csv(tmp_path / "x" / "flags.csv")
     assert {"participant", "flags", "reasons", "decision", "prolific_action"} <= set(flags.columns)
     assert set(flags["participant"]) == set(done)
-    records = json.loads((tmp_path / "records.json").read_text())
+    records = json.loads((tmp_path / "x" / "records.json").read_text())
     mine = [r for r in storage.records(study=study.id) if r["participant"] in done]
     assert {r["key"] for r in mine} <= {r["key"] for r in records}
     by_key = {r["key"]: r for r in records}
     assert all(by_key[r["key"]] == r for r in mine)  # as stored
-    sheets = pd.read_excel(tmp_path / "infact_sheets.xlsx", sheet_name=None)
+    sheets = pd.read_excel(tmp_path / "x" / "infact_sheets.xlsx", sheet_name=None)
     assert len(sheets) >= 2
     assert sum(len(df) for df in sheets.values()) > 0
 
 
 def test_export_bytes_match_the_written_files(study, played, tmp_path):
     storage, *_ = played
-    write_exports(study, storage, tmp_path)
+    write_exports(study, storage, tmp_path / "x")
     data = export_bytes(collect(study, storage.records(study=study.id)))
     assert set(data) == DOC_FILES
     for name in ("ratings.csv", "participants.csv", "flags.csv"):
-        assert data[name] == (tmp_path / name).read_bytes()
+        assert data[name] == (tmp_path / "x" / name).read_bytes()
 
 
 def test_export_of_an_empty_store(study, tmp_path):
-    written = write_exports(study, MemoryStorage(), tmp_path)
+    written = write_exports(study, MemoryStorage(), tmp_path / "x")
     assert {p.name for p in written} == DOC_FILES
-    assert pd.read_csv(tmp_path / "ratings.csv").empty
-    assert list(pd.read_csv(tmp_path / "ratings.csv").columns) == RATING_COLUMNS + ["excluded"]
-    assert pd.read_csv(tmp_path / "participants.csv").empty
-    assert json.loads((tmp_path / "records.json").read_text()) == []
+    assert pd.read_csv(tmp_path / "x" / "ratings.csv").empty
+    assert list(pd.read_csv(tmp_path / "x" / "ratings.csv").columns) == RATING_COLUMNS + ["excluded"]
+    assert pd.read_csv(tmp_path / "x" / "participants.csv").empty
+    assert json.loads((tmp_path / "x" / "records.json").read_text()) == []
 
 
 def test_only_this_studys_records(study, tmp_path):
