@@ -122,7 +122,7 @@ def _live_bytes(t: Tables) -> dict[str, bytes]:
 def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
     """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    return write_file_set(out_dir, export_bytes(t, study.systems), ours=FILES)
+    return write_file_set(out_dir, export_bytes(t, study.systems), ours=[*FILES, *LIVE_FILES])
 
 
 def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:
