@@ -77,6 +77,8 @@ CASES = {
         ["import", "responses", write(tmp, "deep.jsonl", DEEP), "--study", study(tmp), "--system", "X"], "deep.jsonl:1"),
     "import infact-export: deeply nested": lambda tmp: (
         ["import", "infact-export", write(tmp, "deep.json", DEEP), "--out", tmp / "o"], "deep.json"),
+    "import transcripts: deeply nested": lambda tmp: (
+        ["import", "transcripts", write(tmp, "transcripts.jsonl", DEEP), "--study", tmp / "o"], "transcripts.jsonl"),
     "analyze: a rating of 1e30": ratings_csv,
     "analyze: deeply nested transcripts": lambda tmp: (["analyze", write(tmp, "transcripts.jsonl", DEEP)], "transcripts.jsonl:1"),
     "verify-codes: not UTF-8": lambda tmp: (
