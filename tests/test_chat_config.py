@@ -86,3 +86,10 @@ def test_bad_system_settings_say_what_to_do(table, message):
 def test_turn_limits_and_empty_turn_rating():
     assert "must not exceed" in problems("[live]\nmin_turns = 4\nmax_turns = 2\n")[0]
     assert parse_config(BASE + '[live]\nturn_rating = ""\n').live.turn_rating is None
+
+
+def test_a_callable_whose_module_cannot_be_found_is_named():
+    found = problems('[live.systems.Good]\ncallable = "no_such_pkg.models:kbrd"\n\n'
+                     '[live.systems.Bad]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n')
+    assert len(found) == 1
+    assert "[live.systems.Good.callable] cannot find module 'no_such_pkg.models'" in found[0]

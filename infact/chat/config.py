@@ -17,6 +17,7 @@ infact/study/config.py, which owns the cross-section checks).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -114,6 +115,14 @@ class LiveConfig(_Section):
         return bool(self.systems)
 
 
+def _module_exists(spec: str) -> bool:
+    """Whether the callable's module can be found, without importing it (a model may be slow to load)."""
+    try:
+        return importlib.util.find_spec(spec.partition(":")[0]) is not None
+    except (ImportError, ValueError):   # a parent package is missing or broken
+        return False
+
+
 def check_systems(live: LiveConfig, systems: list[str], file: str = "study.toml") -> list[Problem]:
     """Problems between `[live.systems]` and `study.systems` (the config loader adds them to its list)."""
     if not live.systems:
@@ -124,6 +133,10 @@ def check_systems(live: LiveConfig, systems: list[str], file: str = "study.toml"
     problems += [Problem(file, f"system '{name}' has no [live.systems.{name}] table; every system of the study "
                                "needs a `url` or a `callable`", key="live.systems")
                  for name in systems if name not in live.systems]
+    problems += [Problem(file, f"cannot find module '{spec.callable.partition(':')[0]}' for callable = \"{spec.callable}\"; "
+                               "check the spelling and that it is importable where the app runs",
+                         key=f"live.systems.{name}.callable")
+                 for name, spec in live.systems.items() if spec.callable and not _module_exists(spec.callable)]
     if live.arena and len(systems) < 2:
         problems.append(Problem(file, "live.arena = true needs at least two study.systems; set arena = false "
                                       "for one system", key="live.arena"))
