@@ -49,3 +49,20 @@ def test_the_live_page_cannot_be_submitted_before_the_chats_are_done():
     assert flow.current(st).kind == "live"
     result = flow.submit(token, "live", {})
     assert not result.ok and result.errors == (UNFINISHED,)
+
+
+def test_arena_votes_rank_the_planted_quality_blind():
+    from infact.chat.live_analysis import render_markdown
+    from infact.chat.live_cli import arena_ranking
+
+    study = load_study(DEMO_LIVE)
+    storage = MemoryStorage()
+    run_bots(study, storage, 24, strategy="attentive", concurrency=4, seed=7)
+    t = collect(study, storage.records(study=study.id))
+    assert {"length_a", "items_b"} <= set(t.votes.columns) and (t.votes["length_a"] > 0).all()
+    arena = arena_ranking(t.votes)
+    assert arena["blind_votes"] == 24 and arena["identity_leak_votes_left_out"] == 0
+    assert arena["ranking"][0]["system"] == "GenreBot"           # the good system wins the arena
+    leaked = t.votes.assign(identity_leak=[True] + [False] * (len(t.votes) - 1))
+    assert arena_ranking(leaked)["blind_votes"] == 23
+    assert "| 1 | GenreBot |" in render_markdown({"conversations": 0, "systems": {}, "arena": arena})

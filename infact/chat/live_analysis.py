@@ -86,6 +86,16 @@ def render_markdown(summary: dict) -> str:
             name, s["conversations"], _pct(s["satisfaction_rate"]), f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "–",
             _pct(s["accepted_share"]), s["turns_to_first_accepted"]["mean"] or "–",
             s["latency_ms"]["p50"] or "–", s["latency_ms"]["p95"] or "–", _pct(s["failure_rate"]), s["identity_leaks"]))
+    arena = summary.get("arena")
+    if arena:
+        lines += ["", f"Arena votes: {arena['blind_votes']} blind ({arena['identity_leak_votes_left_out']} with an "
+                      "identity leak left out)."]
+        if "ranking" in arena:
+            lines += ["", "| rank | system | strength (log) | 95% CI |", "|---|---|---|---|"]
+            lines += [f"| {r['rank']} | {r['system']} | {r['strength']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] |"
+                      for r in arena["ranking"]]
+        else:
+            lines.append(f"No ranking yet: {arena.get('problem', 'no votes')}")
     return "\n".join(lines) + "\n"
 
 

@@ -29,4 +29,21 @@ def live_from_store(study_dir: str, db: str) -> dict | None:
         t = collect(study, storage.records(study=study.id))
     finally:
         storage.close()
-    return live_summary(t.transcripts)
+    summary = live_summary(t.transcripts)
+    summary["arena"] = arena_ranking(t.votes)
+    return summary
+
+
+def arena_ranking(votes) -> dict:
+    """The ranking of the arena votes (issue 13's analysis), identity-leak votes left out (blind)."""
+    from infact.errors import InfactError
+    from infact.results.ranking_analysis import analyze_votes
+
+    blind = votes[~votes["identity_leak"].astype(bool)] if len(votes) else votes
+    left_out = int(len(votes) - len(blind))
+    try:
+        result = analyze_votes(blind, n_boot=1000, seed=0, source="arena votes")
+    except InfactError as exc:   # too few votes, or systems not yet connected by any vote
+        return {"blind_votes": int(len(blind)), "identity_leak_votes_left_out": left_out,
+                "problem": "; ".join(p.message for p in exc.problems)}
+    return {"blind_votes": int(len(blind)), "identity_leak_votes_left_out": left_out, **result}

@@ -48,16 +48,30 @@ def transcripts(records: list[dict]) -> list[dict]:
     return out
 
 
+def _style(records: list[dict]) -> dict[str, tuple[int, int]]:
+    """conversation -> (characters, items) of the system's usable answers: the style covariates."""
+    out: dict[str, tuple[int, int]] = defaultdict(lambda: (0, 0))
+    for r in records:
+        if r.get("kind") == "chat_message" and r.get("role") == "assistant" and not r.get("error"):
+            length, items = out[r["conversation_id"]]
+            out[r["conversation_id"]] = (length + len(r.get("text") or ""), items + len(r.get("items") or []))
+    return out
+
+
 def pairwise_rows(records: list[dict]) -> list[dict]:
-    """Arena votes in pairwise.csv's columns (issue 13), plus which conversations and leaks."""
+    """Arena votes in pairwise.csv's columns (issue 13) with the style covariates (`length_*`:
+    characters, `items_*`: items recommended, over the whole chat), which chats, and leaks."""
     rows = []
+    style = _style(records)
     for r in records:
         if r.get("kind") != "chat_vote":
             continue
+        (len_a, items_a), (len_b, items_b) = style[r["conversation_a"]], style[r["conversation_b"]]
         rows.append({"participant": r["participant"], "situation_id": f"{r['conversation_a']}|{r['conversation_b']}",
                      "criterion": "overall", "system_a": r["system_a"], "system_b": r["system_b"],
                      "shown_left": r["shown_left"], "winner": r["winner"], "seconds": r.get("seconds"),
-                     "justification": r.get("justification", ""), "identity_leak": bool(r.get("identity_leak")),
+                     "justification": r.get("justification", ""), "length_a": len_a, "length_b": len_b,
+                     "items_a": items_a, "items_b": items_b, "identity_leak": bool(r.get("identity_leak")),
                      "conversation_a": r["conversation_a"], "conversation_b": r["conversation_b"]})
     return rows
 
