@@ -5,7 +5,9 @@ participants still working within their lease. Withdrawn participants and
 previews count for nothing; an unfinished participant whose lease expired keeps
 only what they already answered. The caller holds `storage.lock()`, so twenty
 participants arriving at once see each other's reservations and never over-fill
-a situation.
+a situation. `load()` counts from a list of records (the dashboard's coverage);
+a consent takes the same counts, kept up to date, from
+infact.participation.situation_load.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import datetime
+from typing import Mapping
 
 from infact.study.loader import Study
 
@@ -56,14 +59,20 @@ def load(study: Study, records: list[dict], now: datetime) -> tuple[Counter, Cou
 
 
 def plan_assignment(study: Study, records: list[dict], *, rng: random.Random, now: datetime) -> list[dict]:
-    """The situation steps for a new participant (stored in their assignment record)."""
-    cfg = study.config
+    """The situation steps for a new participant, planned from stored records."""
     answered, reserved = load(study, records, now)
+    return plan_from_load(study, answered, reserved, rng=rng)
+
+
+def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], *, rng: random.Random) -> list[dict]:
+    """The situation steps for a new participant (stored in their assignment record),
+    given each situation's (answered, reserved) counts."""
+    cfg = study.config
     pool = list(study.situations)
     rng.shuffle(pool)  # random tie-break among equally loaded situations
     levels: dict[int, list] = {}
     for s in pool:
-        levels.setdefault(answered[s.situation_id] + reserved[s.situation_id], []).append(s)
+        levels.setdefault(answered.get(s.situation_id, 0) + reserved.get(s.situation_id, 0), []).append(s)
     n = cfg.regular_per_participant
     # Always the least-loaded situations first (this keeps max - min <= 1); within one
     # load level prefer dialogs not chosen yet: the same conversation twice primes the reader.

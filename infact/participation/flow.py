@@ -21,9 +21,10 @@ from typing import Any, Callable, Mapping
 
 from infact.errors import InfactError
 from infact.participation import assignment as assign
+from infact.participation import situation_load
 from infact.participation import steps as registry
 from infact.participation.platforms import (SESSION_PARAM, Arrival, Completion, IdInUse, capture, completion_target,
-                                           make_participant_code, may_resume, same_id)
+                                           make_participant_code, may_resume)
 from infact.participation.steps import Step
 from infact.state import State, read_state
 from infact.storage import Storage
@@ -100,10 +101,7 @@ class Flow:
 
     def arrival_of(self, platform_id: str) -> dict | None:
         """The stored (non-preview) arrival with this platform ID, letter case ignored."""
-        for rec in self.storage.records(study=self.study.id, kind="arrival"):
-            if same_id(rec.get("platform_id"), platform_id) and not rec.get("preview"):
-                return rec
-        return None
+        return self.storage.arrival_by_platform_id(self.study.id, platform_id)  # indexed in every store
 
     def arrive(self, query: Mapping[str, Any], *, preview: bool = False) -> str:
         """Register a new participant, or resume the one this platform session already has.
@@ -211,8 +209,9 @@ class Flow:
     def _assign(self, st: State) -> None:
         now = self.clock()
         rng = random.Random(secrets.randbits(64))
-        others = [] if st.preview else self.storage.records(study=self.study.id)
-        plan = assign.plan_assignment(self.study, others, rng=rng, now=now)
+        # Kept up to date from the store's change feed: a consent does not read the whole study.
+        load = situation_load.for_store(self.storage, self.study.id).current(now) if not st.preview else ({}, {})
+        plan = assign.plan_from_load(self.study, *load, rng=rng)
         lease_until = now + timedelta(minutes=self.cfg.assignment.lease_minutes)
         self.storage.append(self._record(st.token, "assignment", "assignment", st.preview,
                                          steps=plan, lease_until=iso(lease_until)))

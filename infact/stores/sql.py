@@ -38,7 +38,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
 from infact.errors import Problem
-from infact.storage import StorageError, check_record
+from infact.stores.records import StorageError, check_record, indexed_arrival, platform_key
 
 SECRETS_HINT = ('set url = "postgresql://USER:PASSWORD@HOST:5432/DATABASE" under [connections.infact] '
                 "in .streamlit/secrets.toml (or pass it with --db or the INFACT_DB environment variable)")
@@ -211,6 +211,17 @@ class SQLStorage:
                                                 {"s": self.schema}).first() is None:
                     conn.execute(sa.schema.CreateSchema(self.schema))
             self.table.metadata.create_all(conn, checkfirst=True)
+            # Indexes added after the first release: tables made before get them here.
+            for index in self._later_indexes():
+                index.create(conn, checkfirst=True)
+
+    def _platform_expr(self):
+        return sa.func.lower(self.table.c.data["platform_id"].as_string())
+
+    def _later_indexes(self) -> list[sa.Index]:
+        t = self.table
+        return [sa.Index(f"{self.table_name}_platform_ix", t.c.study, self._platform_expr(),
+                         postgresql_where=t.c.kind == "arrival", sqlite_where=t.c.kind == "arrival")]
 
     @contextmanager
     def _errors(self, doing: str) -> Iterator[None]:
@@ -268,6 +279,22 @@ class SQLStorage:
             with self._auto.connect() as conn:
                 return list(conn.execute(query).scalars())  # freshly decoded: already copies
 
+    def arrival_by_platform_id(self, study: str, platform_id: str) -> dict | None:
+        """See infact.storage.Storage; one indexed lookup (`<table>_platform_ix`)."""
+        pid = platform_key(platform_id)
+        if pid is None:
+            return None
+        t = self.table
+        query = (sa.select(t.c.data).where(t.c.study == str(study), t.c.kind == "arrival",
+                                           self._platform_expr() == pid).order_by(t.c.id))
+        with self._errors("look up a platform ID"):
+            with self._auto.connect() as conn:
+                # previews are few: filtered here, so the index expression stays simple
+                return next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None)
+
+    def problems(self) -> list[dict]:
+        return []  # a database refuses damaged rows at write time: nothing to set aside
+
     def purge(self, participant: str) -> int:
         """Delete every record of one participant (withdrawal with deletion); returns how many."""
         t = self.table
@@ -275,21 +302,36 @@ class SQLStorage:
             with self._engine.begin() as conn:
                 return conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount
 
-    def changes(self, cursor: Any = None) -> tuple[list[dict], int]:
+    def changes(self, cursor: Any = None) -> tuple[list[dict], Any]:
+        """PostgreSQL cursor: (horizon, ids of rows at or above it already returned).
+
+        Rows below the horizon (the oldest transaction still running) are all visible;
+        rows above it that are already committed are returned too — an assignment
+        committed just now must reach the next assigner at once — and their ids are
+        remembered so the next call, which starts again from the old horizon, skips them.
+        """
         t = self.table
-        try:
-            start = int(cursor or 0)
-        except (TypeError, ValueError):
-            raise StorageError(Problem(self.url, f"changes() cursor {cursor!r} did not come from this store")) from None
+        start, returned = self._parse_cursor(cursor)
         with self._errors("read new records"):
             with self._auto.connect() as conn:
                 if self.dialect != "postgresql":  # SQLite commits one writer at a time: ids are in commit order
                     rows = conn.execute(sa.select(t.c.id, t.c.data).where(t.c.id > start).order_by(t.c.id)).all()
                     return [r.data for r in rows], (rows[-1].id if rows else start)
-                # Every transaction below the horizon has finished, so all its rows are visible now.
                 horizon = conn.execute(sa.text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")).scalar_one()
-                query = sa.select(t.c.data).where(t.c.txid >= start, t.c.txid < horizon).order_by(t.c.id)
-                return list(conn.execute(query).scalars()), max(horizon, start)
+                rows = conn.execute(sa.select(t.c.id, t.c.txid, t.c.data).where(t.c.txid >= start)
+                                    .order_by(t.c.id)).all()
+        horizon = max(horizon, start)
+        new = [r.data for r in rows if r.id not in returned]
+        above = frozenset(r.id for r in rows if r.txid >= horizon)
+        return new, (horizon, above)
+
+    def _parse_cursor(self, cursor: Any) -> tuple[int, frozenset]:
+        try:
+            if isinstance(cursor, tuple):
+                return int(cursor[0]), frozenset(cursor[1])
+            return int(cursor or 0), frozenset()
+        except (TypeError, ValueError, IndexError):
+            raise StorageError(Problem(self.url, f"changes() cursor {cursor!r} did not come from this store")) from None
 
     @contextmanager
     def lock(self) -> Iterator[None]:

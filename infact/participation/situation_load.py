@@ -1,0 +1,114 @@
+"""Each situation's load (ratings stored + reserved by participants within their lease),
+kept up to date from the store's change feed instead of re-reading the whole study.
+
+Consent used to read every record of the study under the store-wide lock to plan one
+assignment: 10,000 participants meant ~300,000 records per consent. `SituationLoad`
+asks the store only for what changed since its last call (`Storage.changes`) and keeps
+per-participant facts plus two counters; a consent costs what arrived since the
+previous one. It gives the same numbers as `assignment.load(records)`
+(tests/test_situation_load.py checks that, leases and withdrawals included).
+
+One instance per (store, study) per process — `for_store` — shared by every session
+thread. Other processes' writes reach it through `changes()` as well; assignments are
+stored under `storage.lock()`, so the next assigner always sees them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from infact.storage import Storage
+
+
+@dataclass
+class _Participant:
+    assigned: tuple[str, ...] = ()       # regular situation ids of the assignment
+    lease_until: datetime | None = None
+    answered: set[str] = field(default_factory=set)
+    complete: bool = False
+    withdrawn: bool = False
+    counted: tuple[frozenset, frozenset] = (frozenset(), frozenset())  # (answered, reserved) in the counters
+
+
+class SituationLoad:
+    def __init__(self, storage: Storage, study_id: str) -> None:
+        self.storage = storage
+        self.study_id = study_id
+        self.answered: Counter = Counter()
+        self.reserved: Counter = Counter()
+        self._people: dict[str, _Participant] = {}
+        self._expiries: list[tuple[datetime, str]] = []  # (lease end, participant) of counted reservations
+        self._cursor = None
+        self._now: datetime | None = None
+        self._lock = threading.Lock()
+
+    def current(self, now: datetime) -> tuple[Counter, Counter]:
+        """(answered, reserved) per situation id as of `now`, after reading what changed."""
+        with self._lock:
+            new, self._cursor = self.storage.changes(self._cursor)
+            touched = {token for token in map(self._take, new) if token is not None}
+            if self._now is not None and now < self._now:  # a clock that went back: count afresh
+                touched = set(self._people)
+                self._expiries.clear()
+            self._now = now
+            while self._expiries and self._expiries[0][0] <= now:
+                touched.add(heapq.heappop(self._expiries)[1])
+            for token in touched:
+                self._recount(token, now)
+            return Counter(self.answered), Counter(self.reserved)
+
+    def _take(self, rec: dict) -> str | None:
+        """Fold one record into its participant's facts; the participant, if it matters."""
+        if rec.get("study") != self.study_id or rec.get("preview"):
+            return None
+        kind = rec.get("kind")
+        p = self._people.setdefault(rec["participant"], _Participant())
+        if kind == "assignment":
+            p.assigned = tuple(s["situation_id"] for s in rec["steps"] if not s.get("attention_check"))
+            p.lease_until = datetime.fromisoformat(rec["lease_until"])
+        elif kind == "situation" and not rec.get("attention_check"):
+            p.answered.add(rec["situation_id"])
+        elif kind == "complete":
+            p.complete = True
+        elif kind == "withdraw":
+            p.withdrawn = True
+        else:
+            return None
+        return rec["participant"]
+
+    def _recount(self, token: str, now: datetime) -> None:
+        p = self._people[token]
+        answered: frozenset = frozenset() if p.withdrawn else frozenset(p.answered)
+        reserved: frozenset = frozenset()
+        active = p.lease_until is not None and p.lease_until > now and not (p.complete or p.withdrawn)
+        if active:
+            reserved = frozenset(s for s in p.assigned if s not in p.answered)
+            if reserved:
+                heapq.heappush(self._expiries, (p.lease_until, token))
+        old_answered, old_reserved = p.counted
+        self.answered.subtract(old_answered)
+        self.reserved.subtract(old_reserved)
+        self.answered.update(answered)
+        self.reserved.update(reserved)
+        p.counted = (answered, reserved)
+
+
+_instances: "weakref.WeakKeyDictionary[object, dict[str, SituationLoad]]" = weakref.WeakKeyDictionary()
+_instances_lock = threading.Lock()
+
+
+def for_store(storage: Storage, study_id: str) -> SituationLoad:
+    """The one SituationLoad of this store object and study (made on first use)."""
+    with _instances_lock:
+        try:
+            per_study = _instances.setdefault(storage, {})
+        except TypeError:  # a store object that cannot be weakly referenced: no sharing
+            return SituationLoad(storage, study_id)
+        if study_id not in per_study:
+            per_study[study_id] = SituationLoad(storage, study_id)
+        return per_study[study_id]

@@ -1,0 +1,133 @@
+"""The files of the TinyDB store besides the shards: a change journal, a quarantine for
+damaged shards, and the clean-up of what killed writers leave behind.
+
+- `journal.log`: one line per write (`a <shard> <n>`: the shard now holds n records;
+  `p <shard>`: purged), added with O_APPEND after the shard is in place. `changes()` reads it from where it stopped,
+  so it re-reads only the shards that changed instead of stat'ing every file. The
+  journal is a hint, not the data: a reader that starts from nothing scans the shards.
+- `quarantine/`: a shard that cannot be read (not UTF-8, not JSON, not TinyDB's shape)
+  is moved here with a note saying why, never deleted, and the store goes on without it.
+- Temporary files (`.<name>.<random>.tmp`, see infact.fileio) of writers killed
+  mid-write are removed when a store is opened, once their file's lock shows no live
+  writer owns them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tinydb.storages import Storage as TinyStorage
+
+from infact.fileio import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+
+class DamagedShard(Exception):
+    """A shard file whose content INFACT did not write."""
+
+
+class AtomicJSONStorage(TinyStorage):
+    """TinyDB storage that replaces its file atomically (temp file, fsync, rename)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    def read(self) -> dict | None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        return json.loads(text) if text.strip() else None
+
+    def write(self, data: dict) -> None:
+        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def parse_shard(path: Path) -> list[dict]:
+    """The records of one shard file in insertion order; DamagedShard if it is not ours."""
+    try:
+        data = AtomicJSONStorage(path).read() or {}
+    except UnicodeDecodeError as exc:
+        raise DamagedShard(f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
+        raise DamagedShard(f"is not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise DamagedShard("is nested too deeply to be a record file") from exc
+    table = data.get("_default", {}) if isinstance(data, dict) else None
+    if not isinstance(table, dict) or not all(k.isdigit() and isinstance(v, dict) for k, v in table.items()):
+        raise DamagedShard('does not have the shape INFACT writes ({"_default": {"1": {record}, …}})')
+    return [table[k] for k in sorted(table, key=int)]
+
+
+def quarantine(path: Path, folder: Path, reason: str) -> Path:
+    """Move a damaged file into `folder` under a new name, with a note on why."""
+    folder.mkdir(exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    target = folder / f"{path.stem}.{stamp}{path.suffix}"
+    os.replace(path, target)
+    note = {"file": path.name, "moved_to": target.name, "reason": f"{path.name} {reason}", "at": stamp}
+    atomic_write_text(target.with_name(target.name + ".why.json"), json.dumps(note))
+    log.warning("INFACT store: %s %s; moved to %s", path, reason, target)
+    return target
+
+
+def quarantined(folder: Path) -> list[dict]:
+    """What `quarantine` set aside, oldest first (for the dashboard)."""
+    out = []
+    for note in sorted(folder.glob("*.why.json")) if folder.is_dir() else []:
+        try:
+            info = json.loads(note.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            info = {"file": note.name[:-len(".why.json")], "reason": "set aside (its note is unreadable)"}
+        out.append({**info, "moved_to": str(folder / info.get("moved_to", note.name[:-len(".why.json")]))})
+    return sorted(out, key=lambda p: str(p.get("at", "")))
+
+
+def orphan_target(tmp: Path) -> str | None:
+    """`.p1.json.abc123.tmp` -> `p1.json` (the file its writer was replacing)."""
+    name = tmp.name
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return None
+    base = name[1:-4].rsplit(".", 1)[0]
+    return base or None
+
+
+class Journal:
+    """The append-only change journal (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def add(self, op: str, shard: str, count: int = 0) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            os.write(fd, f"{op} {shard} {count}\n".encode())  # one small write: never interleaved
+        finally:
+            os.close(fd)
+
+    def size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def read_from(self, offset: int) -> tuple[list[tuple[str, str, int]], int]:
+        """Complete lines after `offset` as (op, shard, count), and the offset after them."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return [], offset
+        end = data.rfind(b"\n") + 1  # a line still being written is read next time
+        entries = []
+        for line in data[:end].decode("utf-8", "replace").splitlines():
+            parts = line.split(" ")
+            if len(parts) == 3 and parts[0] in ("a", "p") and parts[2].isdigit():
+                entries.append((parts[0], parts[1], int(parts[2])))
+        return entries, offset + end
