@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from infact.storage import MemoryStorage, TinyDBStorage
+from infact.stores.memory import MemoryStorage
+from infact.stores.tinydb_store import TinyDBStorage
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -20,8 +21,41 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "postgres: needs the throw-away PostgreSQL server")
 
 
-def _postgres_url() -> str | None:
-    return os.environ.get("INFACT_TEST_PG_URL")
+def postgres_url() -> str:
+    """The throw-away server's URL (scripts/pg_test_server.sh sets INFACT_TEST_PG_URL).
+
+    Without it a test skips locally and fails when CI is set: the one place that decides."""
+    url = os.environ.get("INFACT_TEST_PG_URL")
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
+        pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
+    return url
+
+
+def fresh_schema() -> str:
+    """A new schema name: one per test keeps tests independent on one server."""
+    return f"t_{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def pg_url() -> str:
+    return postgres_url()
+
+
+@pytest.fixture
+def schema() -> str:
+    return fresh_schema()
+
+
+@pytest.fixture
+def pg(pg_url, schema):
+    """A PostgreSQL store in its own schema, dropped afterwards."""
+    from infact.stores.sql import SQLStorage
+
+    store = SQLStorage(pg_url, schema=schema, drop_on_close=True)
+    yield store
+    store.close()
 
 
 @pytest.fixture
@@ -37,15 +71,9 @@ def make_storage(kind: str, tmp_path: Path):
     if kind == "tinydb":
         return TinyDBStorage(tmp_path / "store")
     if kind == "postgres":
-        url = _postgres_url()
-        if not url:
-            if os.environ.get("CI"):
-                pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
-            pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
         from infact.stores.sql import SQLStorage
 
-        # A fresh schema per test keeps tests independent on one server.
-        return SQLStorage(url, schema=f"t_{uuid.uuid4().hex[:12]}", drop_on_close=True)
+        return SQLStorage(postgres_url(), schema=fresh_schema(), drop_on_close=True)
     raise ValueError(kind)
 
 

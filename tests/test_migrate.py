@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import uuid
-
 import pytest
 
 from infact.errors import InfactError
@@ -102,25 +99,14 @@ def test_lost_records_fail_the_count_check():
 
 
 @pytest.mark.postgres
-def test_round_trip_tinydb_postgres_tinydb(tinydb_source, tmp_path):
-    url = os.environ.get("INFACT_TEST_PG_URL")
-    if not url:
-        if os.environ.get("CI"):
-            pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
-        pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
-    from infact.stores.sql import SQLStorage
-
-    pg = SQLStorage(url, schema=f"t_{uuid.uuid4().hex[:12]}", drop_on_close=True)
-    try:
-        up = migrate(tinydb_source, pg)
-        assert up["copied"] == up["source_records"] == 36
-        assert up["per_kind"]["situation"] == {"source": 18, "target": 18}
-        assert migrate(tinydb_source, pg)["copied"] == 0  # re-run adds nothing
-        down = migrate(pg, tmp_path / "back", study="s1")
-        assert down["copied"] == 30
-        assert migrate(pg, tmp_path / "back", study="s1")["copied"] == 0
-        original = sorted(TinyDBStorage(tinydb_source).records(study="s1"), key=lambda r: r["key"])
-        back = sorted(TinyDBStorage(tmp_path / "back").records(), key=lambda r: r["key"])
-        assert back == original
-    finally:
-        pg.close()
+def test_round_trip_tinydb_postgres_tinydb(tinydb_source, tmp_path, pg):
+    up = migrate(tinydb_source, pg)
+    assert up["copied"] == up["source_records"] == 36
+    assert up["per_kind"]["situation"] == {"source": 18, "target": 18}
+    assert migrate(tinydb_source, pg)["copied"] == 0  # re-run adds nothing
+    down = migrate(pg, tmp_path / "back", study="s1")
+    assert down["copied"] == 30
+    assert migrate(pg, tmp_path / "back", study="s1")["copied"] == 0
+    original = sorted(TinyDBStorage(tinydb_source).records(study="s1"), key=lambda r: r["key"])
+    back = sorted(TinyDBStorage(tmp_path / "back").records(), key=lambda r: r["key"])
+    assert back == original

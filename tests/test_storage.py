@@ -175,15 +175,6 @@ def test_tinydb_store_refuses_a_file_path(tmp_path):
         TinyDBStorage(f)
 
 
-def test_corrupt_shard_names_the_file(tmp_path):
-    store = TinyDBStorage(tmp_path / "db")
-    store.append(rec("p1", "a"))
-    (tmp_path / "db" / "shards" / "p1.json").write_text('{"_default": {"1": ')
-    with pytest.raises(StorageError) as exc:
-        TinyDBStorage(tmp_path / "db").records()
-    assert "p1.json" in str(exc.value)
-
-
 def test_open_storage_dispatch(tmp_path):
     assert type(open_storage("memory://")).__name__ == "MemoryStorage"
     assert type(open_storage(tmp_path / "d")).__name__ == "TinyDBStorage"
@@ -198,3 +189,50 @@ def test_purge_deletes_one_participant_only(storage):
     assert [r["participant"] for r in storage.records()] == ["p2"]
     assert storage.append(rec("p1", "a"))  # the key can be used again after deletion
     assert storage.purge("nobody") == 0
+
+
+def arrival(participant: str, platform_id, study: str = "s", **extra) -> dict:
+    return {"key": f"{study}/{participant}/arrival", "study": study, "participant": participant, "kind": "arrival",
+            "platform_id": platform_id, **extra}
+
+
+def test_arrival_by_platform_id(storage):
+    storage.append(arrival("p1", "5f0aBC"))
+    storage.append(arrival("p2", "other"))
+    storage.append(arrival("p3", "5F0ABC"))  # the same ID again: the first arrival wins
+    storage.append(arrival("p4", "5f0abc", study="s2"))
+    storage.append(arrival("p5", "prev", preview=True))
+    storage.append(arrival("p6", None))
+    assert storage.arrival_by_platform_id("s", "5f0abc")["participant"] == "p1"  # letter case ignored
+    assert storage.arrival_by_platform_id("s2", "5F0ABC")["participant"] == "p4"
+    assert storage.arrival_by_platform_id("s", "prev") is None  # a preview never resumes anyone
+    assert storage.arrival_by_platform_id("s", "nobody") is None
+    assert storage.arrival_by_platform_id("s", "") is None
+
+
+def test_platform_id_survives_withdrawal_with_deletion(storage):
+    storage.append(arrival("p1", "W1"))
+    storage.append(rec("p1", "step/situation-1"))
+    storage.purge("p1")
+    assert storage.arrival_by_platform_id("s", "w1") is None
+    storage.append(arrival("p1", "W1", tombstone=True))  # what Flow.withdraw stores
+    assert storage.arrival_by_platform_id("s", "W1")["tombstone"] is True
+
+
+def test_changes_after_purge_report_the_new_records_once(storage):
+    storage.append(rec("p1", "a"))
+    storage.append(rec("p1", "b"))
+    storage.append(rec("p2", "a"))
+    _, cursor = storage.changes()
+    storage.purge("p1")
+    storage.append(rec("p1", "tombstone"))
+    new, cursor = storage.changes(cursor)
+    assert [r["key"] for r in new] == ["s/p1/tombstone"]
+    storage.append(rec("p2", "b"))
+    new, cursor = storage.changes(cursor)
+    assert [r["key"] for r in new] == ["s/p2/b"]
+
+
+def test_a_fresh_store_has_no_problems(storage):
+    storage.append(rec("p1", "a"))
+    assert storage.problems() == []

@@ -1,7 +1,7 @@
 """SQL storage beyond the shared protocol suite: processes, locks, cursors, errors, secrets.
 
 Tests marked `postgres` need the throw-away server (scripts/pg_test_server.sh sets
-INFACT_TEST_PG_URL); without it they skip locally and fail when CI is set.
+INFACT_TEST_PG_URL); `pg_url` and `schema` come from conftest.py, the one PostgreSQL set-up.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from infact.storage import StorageError
+from infact.stores.records import StorageError
 from infact.stores.sql import SQLStorage, mask_url, normalise_url, storage_url_from_secrets
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,28 +25,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 def rec(participant: str, what: str, **extra) -> dict:
     return {"key": f"s/{participant}/{what}", "study": "s", "participant": participant, "kind": "situation", **extra}
-
-
-@pytest.fixture
-def pg_url() -> str:
-    url = os.environ.get("INFACT_TEST_PG_URL")
-    if not url:
-        if os.environ.get("CI"):
-            pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
-        pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
-    return url
-
-
-@pytest.fixture
-def schema() -> str:
-    return f"t_{uuid.uuid4().hex[:12]}"
-
-
-@pytest.fixture
-def pg(pg_url, schema):
-    store = SQLStorage(pg_url, schema=schema, drop_on_close=True)
-    yield store
-    store.close()
 
 
 def run_child(code: str, *args: str) -> subprocess.Popen:
@@ -181,7 +158,7 @@ def test_four_processes_append_concurrently_and_lose_nothing(pg_url, schema):
 
 LOCKER = r"""
 import sys, time
-from infact.storage import StorageError
+from infact.stores.records import StorageError
 from infact.stores.sql import SQLStorage
 store = SQLStorage(sys.argv[1], schema=sys.argv[2], lock_timeout=float(sys.argv[3]))
 print("ready", flush=True)
@@ -194,9 +171,9 @@ except StorageError as exc:
 
 
 @pytest.mark.postgres
-def test_lock_excludes_another_process(pg):
+def test_lock_excludes_another_process(pg, pg_url):
     with pg.lock():
-        child = run_child(LOCKER, os.environ["INFACT_TEST_PG_URL"], pg.schema, "30")
+        child = run_child(LOCKER, pg_url, pg.schema, "30")
         assert child.stdout.readline().strip() == "ready"
         time.sleep(1.0)  # the child is now waiting for the lock
         released = time.time()
@@ -207,9 +184,9 @@ def test_lock_excludes_another_process(pg):
 
 
 @pytest.mark.postgres
-def test_lock_wait_has_a_time_limit(pg):
+def test_lock_wait_has_a_time_limit(pg, pg_url):
     with pg.lock():
-        child = run_child(LOCKER, os.environ["INFACT_TEST_PG_URL"], pg.schema, "0.5")
+        child = run_child(LOCKER, pg_url, pg.schema, "0.5")
         out, err = child.communicate(timeout=30)
     assert out.splitlines()[-1].startswith("refused"), err
     assert "study lock" in out and "Traceback" not in err

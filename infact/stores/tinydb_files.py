@@ -110,11 +110,13 @@ class Journal:
         finally:
             os.close(fd)
 
-    def size(self) -> int:
+    def position(self) -> tuple[tuple, int]:
+        """(which file, its size): a journal deleted and begun again is another file."""
         try:
-            return self.path.stat().st_size
+            st = self.path.stat()
         except FileNotFoundError:
-            return 0
+            return (), 0
+        return (st.st_dev, st.st_ino), st.st_size
 
     def read_from(self, offset: int) -> tuple[list[tuple[str, str, int]], int]:
         """Complete lines after `offset` as (op, shard, count), and the offset after them."""

@@ -48,6 +48,7 @@ INDEX_BUILT = ".complete"  # marks an index/platform_id/ that covers every store
 class JournalCursor:
     """Where `changes()` stopped: a journal offset and how many records of each shard were seen."""
 
+    journal: tuple
     offset: int
     seen: dict = field(default_factory=dict)
 
@@ -209,13 +210,16 @@ class TinyDBStorage:
     def changes(self, cursor=None):
         """Records stored since `cursor`. Only the shards the journal names are re-read,
         and from each only the positions its lines name (see _apply)."""
-        if not isinstance(cursor, JournalCursor) or cursor.offset > self.journal.size():
-            return self._changes_by_scan(cursor.seen if isinstance(cursor, JournalCursor) else {})
+        if not isinstance(cursor, JournalCursor):
+            return self._changes_by_scan({})
+        journal, size = self.journal.position()
+        if journal != cursor.journal or cursor.offset > size:  # the journal was lost: scan
+            return self._changes_by_scan(cursor.seen)
         entries, offset = self.journal.read_from(cursor.offset)
         if not entries:
-            return [], JournalCursor(offset, cursor.seen)
+            return [], JournalCursor(journal, offset, cursor.seen)
         seen = dict(cursor.seen)
-        return self._apply(entries, seen), JournalCursor(offset, seen)
+        return self._apply(entries, seen), JournalCursor(journal, offset, seen)
 
     def _apply(self, entries: list[tuple[str, str, int]], seen: dict) -> list[dict]:
         """Positions, not lengths: `a x 7` means record 7 of shard x is new, whatever the
@@ -238,7 +242,7 @@ class TinyDBStorage:
         return new
 
     def _changes_by_scan(self, seen: dict) -> tuple[list[dict], JournalCursor]:
-        offset = self.journal.size()  # first: lines written during the scan are read next time
+        journal, offset = self.journal.position()  # first: lines written during the scan are read next time
         seen = dict(seen)
         new: list[dict] = []
         for name in self._shard_names():
@@ -248,7 +252,7 @@ class TinyDBStorage:
                 start = 0
             seen[name] = len(recs)
             new.extend(copy_record(r) for r in recs[start:])
-        return new, JournalCursor(offset, seen)
+        return new, JournalCursor(journal, offset, seen)
 
     def problems(self) -> list[dict]:
         """Files set aside because they could not be read (see infact.stores.tinydb_files)."""
