@@ -1,7 +1,8 @@
 """Load test: hundreds of participants arriving at once, on each storage backend.
 
     python bench/load.py [--participants 200] [--concurrency 20] [--pg URL]
-                         [--backends tinydb,postgres] [--mode bots|records]
+                         [--backends tinydb,postgres] [--mode bots,consent]
+                         [--consent-stored 100,10000] [--consent-samples 200]
 
 `bots` (default) plays attentive bots (infact.participation.bots) through the real Flow on the
 demo study: arrival, consent + assignment under storage.lock(), 10 situations with
@@ -14,6 +15,13 @@ answers_saved= (records stored for the study), lost_answers= (acknowledged
 appends not found afterwards; must be 0), errors=, p50_save_ms=, p95_save_ms=
 (one append call; target <= 100), then the same participants played one at a time
 on a fresh store — sequential_p95_save_ms=, ratio_vs_sequential= — and wall_s=.
+`consent` (bench/consent_scale.py): consent + assignment with 100 and 10,000
+participants already stored. Per backend: consent_p95_ms_100=, consent_p95_ms_10k=,
+consent_growth_10k_vs_100= (target <= 2; consent_p95_ms_10k target <= 50),
+consent_first_ms_10k= (first consent of a process), arrival_pid_p95_ms_100=/_10k=
+(arrival with a Prolific ID), full_read_plan_ms_10k= (planning from every record,
+the way before: the baseline measured in the same run) and ratio_full_read_vs_kept=.
+
 PostgreSQL comes from --pg or INFACT_TEST_PG_URL (scripts/pg_test_server.sh);
 without either it is skipped with a message. Each run uses a fresh TinyDB temp
 dir / a fresh PostgreSQL schema that is dropped afterwards.
@@ -36,8 +44,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
-from infact.storage import TinyDBStorage  # noqa: E402
+from infact.stores.tinydb_store import TinyDBStorage  # noqa: E402
 
 DEMO = REPO / "data" / "demo"
 
@@ -170,20 +179,98 @@ def backends(args) -> list[tuple[str, object]]:
     return out
 
 
+def _size(n: int) -> str:
+    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
+
+
+def consent_figures(args) -> None:
+    """The `consent` mode (see the module docstring and bench/consent_scale.py)."""
+    from consent_scale import measure, p95
+
+    from infact.study.loader import load_study
+
+    study = load_study(DEMO)
+    sizes = [int(x) for x in args.consent_stored.split(",")]
+    for name, _ in backends(args):
+        lines, results = [f"backend={name}", "mode=consent"], {}
+        for n in sizes:
+            open_fresh = fresh_store_opener(name, args)
+            try:
+                res = measure(study, open_fresh, n, args.consent_samples)
+            finally:
+                open_fresh.drop()
+            results[n] = res
+            lines += [f"consent_p95_ms_{_size(n)}={p95(res['consent']):.1f}",
+                      f"consent_median_ms_{_size(n)}={statistics.median(res['consent']):.1f}",
+                      f"consent_first_ms_{_size(n)}={res['first']:.1f}",
+                      f"arrival_pid_p95_ms_{_size(n)}={p95(res['arrival']):.1f}",
+                      f"full_read_plan_ms_{_size(n)}={res['full_read']:.1f}"]
+        small, large = min(sizes), max(sizes)
+        lines.append(f"consent_growth_{_size(large)}_vs_{_size(small)}="
+                     f"{p95(results[large]['consent']) / p95(results[small]['consent']):.2f}")
+        lines.append(f"ratio_full_read_vs_kept_{_size(large)}="
+                     f"{results[large]['full_read'] / statistics.median(results[large]['consent']):.1f}")
+        lines.append(f"consent_samples={args.consent_samples}")
+        print("\n".join(lines) + "\n", flush=True)
+
+
+class fresh_store_opener:
+    """Opens new store objects on one pre-filled place (a temp dir / a PostgreSQL schema)."""
+
+    def __init__(self, name: str, args) -> None:
+        self.name = name
+        self.url = args.pg or os.environ.get("INFACT_TEST_PG_URL")
+        self.place = (Path(tempfile.mkdtemp(prefix="infact-bench-consent-")) if name == "tinydb"
+                      else f"bench_{uuid.uuid4().hex[:10]}")
+
+    def __call__(self):
+        if self.name == "tinydb":
+            return TinyDBStorage(self.place / "store")
+        from infact.stores.sql import SQLStorage
+
+        return SQLStorage(self.url, schema=self.place)
+
+    def drop(self) -> None:
+        if self.name == "tinydb":
+            import shutil
+
+            shutil.rmtree(self.place, ignore_errors=True)
+        else:
+            store = self()
+            store.drop()
+            store.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--participants", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=20)
     ap.add_argument("--pg", help="PostgreSQL URL (default: $INFACT_TEST_PG_URL)")
     ap.add_argument("--backends", default="tinydb,postgres")
-    ap.add_argument("--mode", choices=("bots", "records"), default="bots")
+    ap.add_argument("--mode", default="bots,consent", help="comma-separated: bots, records, consent")
+    ap.add_argument("--consent-stored", default="100,10000", help="participants stored before the consent runs")
+    ap.add_argument("--consent-samples", type=int, default=200, help="consents timed per size")
     ap.add_argument("--no-baseline", action="store_true", help="skip the sequential run")
     args = ap.parse_args(argv)
-    study, play = make_players(args.mode)
+    modes = [m.strip() for m in args.mode.split(",") if m.strip()]
+    unknown = set(modes) - {"bots", "records", "consent"}
+    if unknown:
+        ap.error(f"unknown --mode {', '.join(sorted(unknown))}; choose from bots, records, consent")
+    failed = False
+    for mode in modes:
+        if mode == "consent":
+            consent_figures(args)
+        else:
+            failed |= play_figures(args, mode)
+    return 1 if failed else 0
+
+
+def play_figures(args, mode: str) -> bool:
+    study, play = make_players(mode)
     failed = False
     for name, open_store in backends(args):
         res = run_once(open_store, play, study, args.participants, args.concurrency)
-        lines = [f"backend={name}", f"mode={args.mode}", f"participants={args.participants}",
+        lines = [f"backend={name}", f"mode={mode}", f"participants={args.participants}",
                  f"concurrency={args.concurrency}", f"answers_saved={res['saved']}",
                  f"lost_answers={res['lost']}", f"duplicate_answers={res['duplicates']}", f"errors={res['errors']}",
                  f"p50_save_ms={res['p50']:.1f}", f"p95_save_ms={res['p95']:.1f}", f"wall_s={res['wall']:.1f}"]
@@ -193,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"ratio_vs_sequential={res['p95'] / seq['p95']:.2f}", f"sequential_wall_s={seq['wall']:.1f}"]
         print("\n".join(lines) + "\n", flush=True)
         failed |= bool(res["lost"] or res["errors"] or res["duplicates"])
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

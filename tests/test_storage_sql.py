@@ -266,3 +266,30 @@ def test_records_are_copies_in_insertion_order(pg):
     assert [r["i"] for r in got] == [0, 1, 2, 3, 4]
     assert got[0]["nested"] == {"list": [1, 2.5, None, "ü"]}
     assert pg.append_many([rec("p9", "y"), rec("p0", "x0")]) == 1
+
+
+@pytest.mark.postgres
+def test_platform_id_lookup_uses_its_index(pg):
+    for i in range(50):
+        pg.append({"key": f"s/p{i}/arrival", "study": "s", "participant": f"p{i}", "kind": "arrival",
+                   "platform_id": f"PID{i}"})
+    t = pg.table
+    query = sa.select(t.c.data).where(t.c.study == "s", t.c.kind == "arrival", pg._platform_expr() == "pid7")
+    with pg._engine.connect() as conn:
+        conn.exec_driver_sql("SET enable_seqscan = off")  # a tiny table: make the planner show what it can use
+        plan = "\n".join(conn.execute(sa.text("EXPLAIN " + str(query.compile(
+            dialect=conn.dialect, compile_kwargs={"literal_binds": True})))).scalars())
+    assert "infact_records_platform_ix" in plan, plan
+    assert pg.arrival_by_platform_id("s", "Pid7")["participant"] == "p7"
+
+
+@pytest.mark.postgres
+def test_lock_survives_a_dropped_connection(pg):
+    with pg.lock():
+        pass
+    with pg._engine.connect() as admin:  # the server ends the idle lock session (as a managed server may)
+        admin.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE application_name = 'infact' AND pid <> pg_backend_pid() AND state = 'idle'"))
+    with pg.lock():  # a fresh connection takes over
+        assert pg.append(rec("p", "after"))
+    assert [r["key"] for r in pg.records()] == ["s/p/after"]

@@ -27,87 +27,23 @@ import hashlib
 import re
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator
 
 import sqlalchemy as sa
 from filelock import FileLock
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL
 from sqlalchemy.pool import StaticPool
 
 from infact.errors import Problem
 from infact.stores.records import StorageError, check_record, indexed_arrival, platform_key
+from infact.stores.sql_urls import SECRETS_HINT, mask_url, normalise_url, storage_url_from_secrets
 
-SECRETS_HINT = ('set url = "postgresql://USER:PASSWORD@HOST:5432/DATABASE" under [connections.infact] '
-                "in .streamlit/secrets.toml (or pass it with --db or the INFACT_DB environment variable)")
+__all__ = ["SQLStorage", "SECRETS_HINT", "mask_url", "normalise_url", "storage_url_from_secrets"]
+
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
-_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
-
-
-def mask_url(url: str | URL) -> str:
-    """The URL with its password replaced by ***, safe for messages and logs."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # unparseable: mask by pattern
-        return _PASSWORD_IN_URL.sub(r"\1***@", str(url))
-
-
-def normalise_url(url: str | URL) -> URL:
-    """Parse a database URL; every PostgreSQL spelling goes through psycopg 3."""
-    shown = mask_url(url)
-    try:
-        parsed = make_url(str(url).strip() if isinstance(url, str) else url)
-    except (sa_exc.ArgumentError, ValueError) as exc:
-        raise StorageError(Problem(shown, f"is not a valid database URL ({exc}); {SECRETS_HINT}")) from exc
-    backend = parsed.get_backend_name()
-    if backend in ("postgres", "postgresql"):
-        # postgres:// (Heroku, Supabase), plain postgresql:// and psycopg2 URLs
-        # copied from Streamlit's docs all use the driver that is installed.
-        parsed = parsed.set(drivername="postgresql+psycopg")
-        if not parsed.database:
-            raise StorageError(Problem(shown, f"names no database (…/DATABASE at the end); {SECRETS_HINT}"))
-    elif backend != "sqlite":
-        raise StorageError(Problem(shown, f"uses {backend!r}; INFACT stores answers in PostgreSQL "
-                                          f"(postgresql://…) or a TinyDB directory — {SECRETS_HINT}"))
-    return parsed
-
-
-def storage_url_from_secrets(secrets: Mapping, name: str = "infact") -> str | None:
-    """The database URL in `[connections.<name>]` of Streamlit secrets, or None if there is none.
-
-    Accepts `url = "…"` or Streamlit SQLConnection's split form: `dialect`, `driver`,
-    `host`, `port`, `database`, `username`, `password`, `query`. Pass `st.secrets`.
-    """
-    where = f"[connections.{name}]"
-    try:
-        section = secrets["connections"][name]
-    except (KeyError, TypeError, FileNotFoundError):  # no secrets.toml (Streamlit raises a FileNotFoundError) or no section
-        return None
-    if not isinstance(section, Mapping):
-        raise StorageError(Problem(".streamlit/secrets.toml", f"{where} must be a table; {SECRETS_HINT}", key=f"connections.{name}"))
-    if "url" in section:
-        url = str(section["url"] or "").strip()
-        if not url:
-            raise StorageError(Problem(".streamlit/secrets.toml", f"url in {where} is empty; {SECRETS_HINT}", key=f"connections.{name}.url"))
-        return url
-    dialect = section.get("dialect")
-    if not dialect:
-        raise StorageError(Problem(".streamlit/secrets.toml", f"{where} needs url, or dialect, host, port, database, username and password; {SECRETS_HINT}", key=f"connections.{name}"))
-    driver = section.get("driver")
-    port = section.get("port")
-    try:
-        port = int(port) if port not in (None, "") else None
-    except (TypeError, ValueError):
-        raise StorageError(Problem(".streamlit/secrets.toml", f"port in {where} must be a number, got {port!r}", key=f"connections.{name}.port")) from None
-    url = URL.create(
-        f"{dialect}+{driver}" if driver else str(dialect),
-        username=section.get("username"), password=section.get("password"),
-        host=section.get("host"), port=port, database=section.get("database"),
-        query={str(k): str(v) for k, v in dict(section.get("query") or {}).items()},
-    )
-    return url.render_as_string(hide_password=False)
 
 
 def _lock_key(*parts: str) -> int:
@@ -143,7 +79,9 @@ class SQLStorage:
         self.lock_timeout = lock_timeout
         self._closed = False
 
-        kwargs: dict[str, Any] = {"pool_pre_ping": True}  # managed servers drop idle connections
+        # No pool_pre_ping (a round trip per use): every statement here is idempotent, so a
+        # connection the server dropped while idle is replaced and the statement run again (_run).
+        kwargs: dict[str, Any] = {}
         if self.dialect == "postgresql":
             kwargs.update(pool_size=pool_size, max_overflow=max_overflow,
                           connect_args={"connect_timeout": connect_timeout, "application_name": "infact"})
@@ -213,7 +151,7 @@ class SQLStorage:
             self.table.metadata.create_all(conn, checkfirst=True)
             # Indexes added after the first release: tables made before get them here.
             for index in self._later_indexes():
-                index.create(conn, checkfirst=True)
+                conn.execute(sa.schema.CreateIndex(index, if_not_exists=True))
 
     def _platform_expr(self):
         return sa.func.lower(self.table.c.data["platform_id"].as_string())
@@ -252,21 +190,30 @@ class SQLStorage:
         return {"key": str(record["key"]), "study": str(record["study"]), "participant": str(record["participant"]),
                 "kind": str(record["kind"]), "data": record}
 
+    def _run(self, doing: str, work, *, transaction: bool = False):
+        """work(connection) on a pooled connection; once more on a fresh one if the server had
+        dropped it (safe: inserts are ON CONFLICT DO NOTHING, the rest reads or deletes)."""
+        with self._errors(doing):
+            for attempt in (1, 2):
+                try:
+                    with (self._engine.begin() if transaction else self._auto.connect()) as conn:
+                        return work(conn)
+                except sa_exc.DBAPIError as exc:
+                    if attempt == 2 or not exc.connection_invalidated:
+                        raise
+
     def append(self, record: dict) -> bool:
         row = self._row(record)
-        with self._errors(f"save record {row['key']!r}"):
-            with self._auto.connect() as conn:
-                return conn.execute(self._insert, row).first() is not None
+        return self._run(f"save record {row['key']!r}", lambda conn: conn.execute(self._insert, row).first() is not None)
 
     def append_many(self, records: Iterable[dict], batch: int = 500) -> int:
         """Append many records in few round trips (migrations); returns how many were new."""
         rows = [self._row(r) for r in records]
         added = 0
         stmt = self._insert
-        with self._errors("save records"):
-            for start in range(0, len(rows), batch):
-                with self._engine.begin() as conn:
-                    added += len(conn.execute(stmt, rows[start:start + batch]).all())
+        for start in range(0, len(rows), batch):
+            chunk = rows[start:start + batch]
+            added += self._run("save records", lambda conn: len(conn.execute(stmt, chunk).all()), transaction=True)
         return added
 
     def records(self, *, study=None, participant=None, kind=None) -> list[dict]:
@@ -275,9 +222,8 @@ class SQLStorage:
         for column, value in (("study", study), ("participant", participant), ("kind", kind)):
             if value is not None:
                 query = query.where(t.c[column] == str(value))
-        with self._errors("read records"):
-            with self._auto.connect() as conn:
-                return list(conn.execute(query).scalars())  # freshly decoded: already copies
+        # freshly decoded: already copies
+        return self._run("read records", lambda conn: list(conn.execute(query).scalars()))
 
     def arrival_by_platform_id(self, study: str, platform_id: str) -> dict | None:
         """See infact.storage.Storage; one indexed lookup (`<table>_platform_ix`)."""
@@ -287,10 +233,9 @@ class SQLStorage:
         t = self.table
         query = (sa.select(t.c.data).where(t.c.study == str(study), t.c.kind == "arrival",
                                            self._platform_expr() == pid).order_by(t.c.id))
-        with self._errors("look up a platform ID"):
-            with self._auto.connect() as conn:
-                # previews are few: filtered here, so the index expression stays simple
-                return next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None)
+        # previews are few: filtered here, so the index expression stays simple
+        return self._run("look up a platform ID",
+                         lambda conn: next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None))
 
     def problems(self) -> list[dict]:
         return []  # a database refuses damaged rows at write time: nothing to set aside
@@ -298,9 +243,9 @@ class SQLStorage:
     def purge(self, participant: str) -> int:
         """Delete every record of one participant (withdrawal with deletion); returns how many."""
         t = self.table
-        with self._errors(f"delete the records of {participant!r}"):
-            with self._engine.begin() as conn:
-                return conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount
+        return self._run(f"delete the records of {participant!r}",
+                         lambda conn: conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount,
+                         transaction=True)
 
     def changes(self, cursor: Any = None) -> tuple[list[dict], Any]:
         """PostgreSQL cursor: (horizon, ids of rows at or above it already returned).
@@ -312,15 +257,17 @@ class SQLStorage:
         """
         t = self.table
         start, returned = self._parse_cursor(cursor)
-        with self._errors("read new records"):
-            with self._auto.connect() as conn:
-                if self.dialect != "postgresql":  # SQLite commits one writer at a time: ids are in commit order
-                    rows = conn.execute(sa.select(t.c.id, t.c.data).where(t.c.id > start).order_by(t.c.id)).all()
-                    return [r.data for r in rows], (rows[-1].id if rows else start)
-                horizon = conn.execute(sa.text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")).scalar_one()
-                rows = conn.execute(sa.select(t.c.id, t.c.txid, t.c.data).where(t.c.txid >= start)
-                                    .order_by(t.c.id)).all()
-        horizon = max(horizon, start)
+        if self.dialect != "postgresql":  # SQLite commits one writer at a time: ids are in commit order
+            query = sa.select(t.c.id, t.c.data).where(t.c.id > start).order_by(t.c.id)
+            rows = self._run("read new records", lambda conn: conn.execute(query).all())
+            return [r.data for r in rows], (rows[-1].id if rows else start)
+        # One round trip: the horizon and the rows come from the same snapshot.
+        now = sa.select(sa.literal_column("pg_snapshot_xmin(pg_current_snapshot())::text::bigint").label("h")).subquery()
+        query = (sa.select(now.c.h, t.c.id, t.c.txid, t.c.data)
+                 .select_from(now.outerjoin(t, t.c.txid >= start)).order_by(t.c.id))
+        rows = self._run("read new records", lambda conn: conn.execute(query).all())
+        horizon = max(rows[0].h, start)
+        rows = [r for r in rows if r.id is not None]
         new = [r.data for r in rows if r.id not in returned]
         above = frozenset(r.id for r in rows if r.txid >= horizon)
         return new, (horizon, above)
@@ -356,33 +303,44 @@ class SQLStorage:
             if self._file_lock is not None:
                 self._file_lock.acquire(timeout=self.lock_timeout)
             return
+        # One statement on a connection kept for locking: the timeout is local to the
+        # statement's own transaction; the advisory lock is session-level, held until
+        # unlock or disconnect (a crashed process releases it).
+        take = sa.text("SELECT pg_advisory_lock(:k) FROM (SELECT set_config('lock_timeout', :t, true)) AS timeout")
+        params = {"k": self._lock_id, "t": f"{int(self.lock_timeout * 1000)}ms"}
         with self._errors("take the study lock"):
-            conn = self._engine.connect()
-            try:
-                with conn.begin():  # SET LOCAL: the timeout must not stick to a pooled connection
-                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(self.lock_timeout * 1000)}ms'")
-                    # Session-level: held after this transaction, until unlock or disconnect
-                    # (a crashed process releases it).
-                    conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": self._lock_id})
-            except BaseException:
-                conn.invalidate()
-                conn.close()
-                raise
-            self._lock_conn = conn
+            for attempt in (1, 2):
+                conn = self._lock_conn or self._auto.connect()
+                try:
+                    conn.execute(take, params)
+                except sa_exc.DBAPIError as exc:
+                    self._drop_lock_conn(conn)
+                    if attempt == 2 or not exc.connection_invalidated:  # the server had dropped it: once more
+                        raise
+                    continue
+                self._lock_conn = conn
+                return
+
+    def _drop_lock_conn(self, conn: sa.Connection) -> None:
+        self._lock_conn = None
+        try:
+            conn.invalidate()  # closing the session releases any lock on the server
+            conn.close()
+        except sa_exc.SQLAlchemyError:
+            pass
 
     def _release_shared_lock(self) -> None:
         if self.dialect != "postgresql":
             if self._file_lock is not None:
                 self._file_lock.release()
             return
-        conn, self._lock_conn = self._lock_conn, None
+        conn = self._lock_conn
+        if conn is None:
+            return
         try:
             conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": self._lock_id})
-            conn.commit()
         except sa_exc.SQLAlchemyError:
-            conn.invalidate()  # closing the session releases the lock on the server
-        finally:
-            conn.close()
+            self._drop_lock_conn(conn)
 
     def drop(self) -> None:
         """Delete the table (and the schema, if one was given) with every record in it."""
@@ -401,6 +359,8 @@ class SQLStorage:
                 self.drop()
         finally:
             self._closed = True
+            if self._lock_conn is not None:
+                self._drop_lock_conn(self._lock_conn)
             self._engine.dispose()
 
     def __enter__(self) -> "SQLStorage":
