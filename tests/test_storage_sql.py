@@ -287,9 +287,9 @@ def test_platform_id_lookup_uses_its_index(pg):
 def test_lock_survives_a_dropped_connection(pg):
     with pg.lock():
         pass
+    locker = pg._lock_conn.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
     with pg._engine.connect() as admin:  # the server ends the idle lock session (as a managed server may)
-        admin.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                              "WHERE application_name = 'infact' AND pid <> pg_backend_pid() AND state = 'idle'"))
+        admin.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": locker})
     with pg.lock():  # a fresh connection takes over
         assert pg.append(rec("p", "after"))
     assert [r["key"] for r in pg.records()] == ["s/p/after"]
