@@ -20,7 +20,8 @@ participants already stored. Per backend: consent_p95_ms_100=, consent_p95_ms_10
 consent_growth_10k_vs_100= (target <= 2; consent_p95_ms_10k target <= 50),
 consent_first_ms_10k= (first consent of a process), arrival_pid_p95_ms_100=/_10k=
 (arrival with a Prolific ID), full_read_plan_ms_10k= (planning from every record,
-the way before: the baseline measured in the same run) and ratio_full_read_vs_kept=.
+the way before: the baseline measured in the same run), ratio_full_read_vs_kept=, and
+platform_index_build_ms_10k= (once, for a TinyDB store written before the index existed).
 
 PostgreSQL comes from --pg or INFACT_TEST_PG_URL (scripts/pg_test_server.sh);
 without either it is skipped with a message. Each run uses a fresh TinyDB temp
@@ -204,7 +205,8 @@ def consent_figures(args) -> None:
                       f"consent_median_ms_{_size(n)}={statistics.median(res['consent']):.1f}",
                       f"consent_first_ms_{_size(n)}={res['first']:.1f}",
                       f"arrival_pid_p95_ms_{_size(n)}={p95(res['arrival']):.1f}",
-                      f"full_read_plan_ms_{_size(n)}={res['full_read']:.1f}"]
+                      f"full_read_plan_ms_{_size(n)}={res['full_read']:.1f}",
+                      f"platform_index_build_ms_{_size(n)}={res['index_ms']:.1f}"]
         small, large = min(sizes), max(sizes)
         lines.append(f"consent_growth_{_size(large)}_vs_{_size(small)}="
                      f"{p95(results[large]['consent']) / p95(results[small]['consent']):.2f}")

@@ -96,3 +96,12 @@ def test_consent_reads_only_the_participant_and_what_changed(tmp_path, storage):
 def test_one_load_per_store_and_study(tmp_path, storage):
     assert for_store(storage, "a") is for_store(storage, "a")
     assert for_store(storage, "a") is not for_store(storage, "b")
+
+
+def test_warming_reads_the_study_before_the_first_consent(tmp_path, storage):
+    study = load_study(make_study(tmp_path, n_situations=10, per_participant=3))
+    clock = FakeClock()
+    run_bots(study, storage, 3, strategy="attentive", seed=1, start=clock.now)
+    load = SituationLoad(storage, study.id)
+    load.warm_in_background(clock).join(timeout=60)
+    assert sum(load.answered.values()) == 9  # counted before anyone asked

@@ -62,6 +62,13 @@ class SituationLoad:
                 self._recount(token, now)
             return Counter(self.answered), Counter(self.reserved)
 
+    def warm_in_background(self, clock) -> threading.Thread:
+        """Read the study once now, in a daemon thread, so the first consent after a server
+        start does not pay for it (with 10,000 participants that read takes seconds)."""
+        thread = threading.Thread(target=lambda: self.current(clock()), name="infact-load-warm", daemon=True)
+        thread.start()
+        return thread
+
     def _take(self, rec: dict) -> str | None:
         """Fold one record into its participant's facts; the participant, if it matters."""
         if rec.get("study") != self.study_id or rec.get("preview"):
