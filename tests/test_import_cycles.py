@@ -1,5 +1,6 @@
 """No import cycles inside `infact` (issue 9): every module's imports, read with ast —
-including imports inside functions, since a lazy import only hides a cycle."""
+including imports inside functions, since a lazy import only hides a cycle. Imports
+under `if TYPE_CHECKING:` are for annotations only and never run: they are left out."""
 
 from __future__ import annotations
 
@@ -19,11 +20,29 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+def _type_checking_only(node: ast.AST) -> bool:
+    test = getattr(node, "test", None) if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def runtime_nodes(tree: ast.AST):
+    """Every node except the bodies of `if TYPE_CHECKING:` (their `else:` still runs)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if _type_checking_only(node):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
 def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     """The `infact` modules that `name` imports (resolved to modules, not names in them)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in runtime_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -84,4 +103,6 @@ def test_the_walker_sees_imports_and_cycles():
     assert "infact.stores.tinydb_store" in graph["infact.storage"]
     assert "infact.stores.sql" in graph["infact.storage"]  # the lazy import inside open_storage
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    typed = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x\nelse:\n    import y\n")
+    assert [n.names[0].name for n in runtime_nodes(typed) if isinstance(n, ast.Import)] == ["y"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
