@@ -18,36 +18,26 @@ comparison: plan from every record of the study, under the lock).
 
 from __future__ import annotations
 
-import copy
 import random
 import statistics
 import time
 from datetime import datetime, timezone
 
 from infact.participation import assignment
-from infact.participation.bots import Bot
+from storage import participant_records, template_participant  # bench/storage.py
+
 from infact.participation.flow import Flow
-from infact.storage import MemoryStorage, TinyDBStorage
+from infact.storage import TinyDBStorage
 from infact.study.loader import Study
 
 
-def template(study: Study) -> list[dict]:
-    store = MemoryStorage()
-    Bot(study, store, "attentive", seed=1).run()
-    return store.records()
-
-
 def participant(template_records: list[dict], token: str, pid: str) -> list[dict]:
-    old = template_records[0]["participant"]
-    out = []
-    for rec in template_records:
-        r = copy.deepcopy(rec)
-        r["participant"] = token
-        r["key"] = r["key"].replace(f"/{old}/", f"/{token}/")
+    """One pre-filled participant: the bot's records re-keyed, with their own Prolific ID."""
+    out = participant_records(template_records, token)
+    for r in out:
         if r["kind"] == "arrival":
             r["platform_id"] = pid
             r["platform_params"] = {"PROLIFIC_PID": pid}
-        out.append(r)
     return out
 
 
@@ -91,7 +81,7 @@ def _ms(fn) -> tuple[float, object]:
 def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7) -> dict:
     """open_fresh(): a new store object on the pre-filled data (nothing cached)."""
     rng = random.Random(seed)
-    template_records = template(study)
+    template_records = template_participant()  # the demo study's records, as in bench/storage.py
     prefill(open_fresh(), template_records, n_stored)
     store = open_fresh()
     index_ms, _ = _ms(lambda: store.arrival_by_platform_id(study.id, "warm-up"))  # builds the index once if needed
