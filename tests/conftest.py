@@ -85,3 +85,23 @@ def storage(request, tmp_path):
     store = make_storage(request.param, tmp_path)
     yield store
     store.close()
+
+
+# ---------------------------------------------------------------- importers
+
+IMPORT_FIXTURES = Path(__file__).parent / "fixtures" / "import"
+
+
+@pytest.fixture
+def import_target(tmp_path) -> Path:
+    """An existing study folder for the importers, whose study.toml (the researcher's) must be kept."""
+    folder = tmp_path / "study"
+    folder.mkdir()
+    (folder / "study.toml").write_text("# researcher's config\n")
+    return folder
+
+
+def situations_by_id(folder: Path) -> dict:
+    from infact.study.situations import load_situations
+
+    return {s.situation_id: s for s in load_situations([folder / "situations.jsonl"])}

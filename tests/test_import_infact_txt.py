@@ -7,22 +7,19 @@ import pytest
 from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.infact_txt import import_infact_txt
-from infact.study.situations import load_situations
+from conftest import IMPORT_FIXTURES, situations_by_id
 
-FIX = Path(__file__).parent / "fixtures" / "import"
+FIX = IMPORT_FIXTURES
 SYSTEMS = [("A", FIX / "sys_after_gt.txt"), ("B", FIX / "sys_after_seeker.txt")]
 
 
 @pytest.fixture
-def out(tmp_path):
-    d = tmp_path / "study"
-    d.mkdir()
-    (d / "study.toml").write_text("# config\n")
-    return d
+def out(import_target):
+    return import_target
 
 
 def by_id(out):
-    return {s.situation_id: s for s in load_situations([out / "situations.jsonl"])}
+    return situations_by_id(out)
 
 
 def test_alignment_of_both_layouts(out):

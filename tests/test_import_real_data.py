@@ -15,11 +15,8 @@ REDIAL = DATA / "redial_sample" / "test_data_head20.jsonl"
 
 
 @pytest.fixture
-def out(tmp_path):
-    d = tmp_path / "study"
-    d.mkdir()
-    (d / "study.toml").write_text("# config\n")
-    return d
+def out(import_target):
+    return import_target
 
 
 @pytest.mark.skipif(not INFACT.is_dir(), reason="../shared/data/infact_redial not present")

@@ -1,6 +1,5 @@
 """ReDial raw JSONL import: every quirk of the real test split, on a small fixture."""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -9,21 +8,18 @@ from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.common import normalise_title, normalise_titles
 from infact.importers.redial import import_redial
-from infact.study.situations import load_situations
+from conftest import IMPORT_FIXTURES, situations_by_id
 
-FIX = Path(__file__).parent / "fixtures" / "import"
+FIX = IMPORT_FIXTURES
 
 
 @pytest.fixture
-def study(tmp_path):
-    out = tmp_path / "study"
-    out.mkdir()
-    (out / "study.toml").write_text("# researcher's config\n")
-    return out
+def study(import_target):
+    return import_target
 
 
 def by_id(out):
-    return {s.situation_id: s for s in load_situations([out / "situations.jsonl"])}
+    return situations_by_id(out)
 
 
 @pytest.mark.parametrize("raw, clean", [

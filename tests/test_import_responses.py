@@ -1,7 +1,5 @@
 """Merging one system's outputs into a study: by turn, by context, iEvaLM-CRS records."""
 
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -11,16 +9,15 @@ from infact.importers.redial import import_redial
 from infact.importers.responses import import_responses
 from infact.study.situations import load_situations
 
-FIX = Path(__file__).parent / "fixtures" / "import"
+from conftest import IMPORT_FIXTURES
+
+FIX = IMPORT_FIXTURES
 
 
 @pytest.fixture
-def study(tmp_path):
-    out = tmp_path / "study"
-    out.mkdir()
-    (out / "study.toml").write_text("# config\n")
-    import_redial(FIX / "redial_quirks.jsonl", out, FIX / "movies.csv")
-    return out
+def study(import_target):
+    import_redial(FIX / "redial_quirks.jsonl", import_target, FIX / "movies.csv")
+    return import_target
 
 
 def responses(out, system):

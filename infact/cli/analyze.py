@@ -9,10 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
 from infact.cli import analyze_ranking
 from infact.errors import InfactError, Problem
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Text columns stay text: participant tokens like "007" or situation ids like "1e3".
 TEXT_COLUMNS = {**{c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study")},
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(args) -> tuple["pd.DataFrame", str]:
+def _load(args) -> tuple[pd.DataFrame, str]:
     if bool(args.ratings) == bool(args.study):
         raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither)."))
     if args.study:
