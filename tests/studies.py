@@ -173,3 +173,13 @@ def walk(flow, token: str, *, until: str | None = None, seconds: float = 20.0, f
         result = flow.submit(token, step.name, answers_for(flow.study, step, fail_check=fail_check))
         assert result.ok and result.stored, (step, result)
     raise AssertionError("the study did not end")
+
+
+def parse_section(section: str, table: dict | None, file: str = "study.toml"):
+    """A minimal study.toml with one section, parsed by the one config loader (errors as ConfigError)."""
+    from infact.study.config import parse_config
+
+    config = {"study": {"id": "t", "title": "T", "systems": ["A"]}, "texts": TEXTS}
+    if table:
+        config[section] = table
+    return parse_config(to_toml(config), file)

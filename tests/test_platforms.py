@@ -14,10 +14,11 @@ from infact.participation.platforms import (
     PlatformError,
     capture,
     completion_target,
-    load_platform,
     make_participant_code,
     verify_codes,
 )
+
+from studies import parse_section
 
 PID = "5f1e2d3c4b5a69788796a5b4"
 STUDY = "64a1b2c3d4e5f60718293a4b"
@@ -128,7 +129,7 @@ def test_damaged_token_is_refused():
 
 def test_prolific_requires_completion_code_and_says_where_to_find_it():
     with pytest.raises(ConfigError) as e:
-        load_platform({"kind": "prolific"}, "studies/x/study.toml")
+        parse_section("platform", {"kind": "prolific"}, "studies/x/study.toml")
     p = e.value.problems[0]
     assert p.file == "studies/x/study.toml"
     assert p.key == "platform"
@@ -147,7 +148,7 @@ def test_prolific_requires_completion_code_and_says_where_to_find_it():
 )
 def test_config_errors_name_the_key(table, key, text):
     with pytest.raises(ConfigError) as e:
-        load_platform(table)
+        parse_section("platform", table)
     p = e.value.problems[0]
     assert p.key == key and text in p.message
 

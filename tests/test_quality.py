@@ -14,11 +14,12 @@ from infact.results.quality import (
     assess_store,
     cross_check,
     for_csv,
-    load_quality,
     manual_event,
     relative_speed_index,
     steps_table,
 )
+
+from studies import parse_section
 
 SYSTEMS = ["KBRD", "KGSF", "BARCOR"]
 N_SIT = 10
@@ -294,14 +295,14 @@ def test_manual_event_refuses_bad_input(args):
 )
 def test_config_errors_name_the_key(table, key, text):
     with pytest.raises(ConfigError) as e:
-        load_quality(table, "study.toml")
+        parse_section("quality", table, "study.toml")
     p = e.value.problems[0]
     assert (p.file, p.key) == ("study.toml", key)
     assert text in p.message
 
 
 def test_config_defaults_and_descriptions():
-    cfg = load_quality(None)
+    cfg = parse_section("quality", None).quality
     assert cfg == QualityConfig()
     assert (cfg.on_attention_fail, cfg.rsi_threshold, cfg.straightline_share) == ("continue", 2.0, 0.8)
     for name, f in QualityConfig.model_fields.items():

@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
-import pydantic
 from pydantic import BaseModel, Field, model_validator
 
-from infact.errors import ConfigError, InfactError, Problem
+from infact.errors import InfactError, Problem
 from infact.participation.codes import (  # noqa: F401 — re-exported: codes used to live here
     CODE_ALPHABET, CODE_LENGTH, make_participant_code, normalize_code, verify_codes)
 
@@ -115,29 +114,6 @@ class PlatformConfig(BaseModel, extra="forbid"):
                     "(they appear in URLs)."
                 )
         return self
-
-
-def pydantic_problems(err: pydantic.ValidationError, file: str, section: str) -> list[Problem]:
-    """One Problem per pydantic error, keyed like `platform.kind`."""
-    problems = []
-    for e in err.errors():
-        loc = ".".join(str(x) for x in e["loc"])
-        key = f"{section}.{loc}" if loc else section
-        msg = e["msg"].removeprefix("Value error, ")
-        if e["type"] == "extra_forbidden":
-            msg = f"unknown setting {key}; check the spelling (docs/quality.md lists all settings)"
-        elif e["type"] == "literal_error":
-            msg = f"{key}: {msg}"
-        problems.append(Problem(file, msg, key=key))
-    return problems
-
-
-def load_platform(table: Mapping | None, file: str = "study.toml") -> PlatformConfig:
-    """Build the config from the `[platform]` table, or raise ConfigError naming the keys."""
-    try:
-        return PlatformConfig.model_validate(dict(table or {}))
-    except pydantic.ValidationError as err:
-        raise ConfigError(pydantic_problems(err, file, "platform")) from None
 
 
 # ---------------------------------------------------------------- arrival

@@ -19,13 +19,12 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Mapping
 
 import pandas as pd
-import pydantic
 from pydantic import BaseModel, Field, field_validator
 
-from infact.errors import ConfigError, Problem
+from infact.errors import Problem
 from infact.results import flags
 from infact.results.flags import DONE, MIN_PAGE_SECONDS, relative_speed_index  # noqa: F401 (re-exported)
-from infact.participation.platforms import PlatformConfig, pydantic_problems
+from infact.participation.platforms import PlatformConfig
 
 FLAGS = (
     "attention_failed",
@@ -137,14 +136,6 @@ class QualityConfig(BaseModel, extra="forbid"):
         if not (v >= 0 and math.isfinite(v)):
             raise ValueError(f"quality.{info.field_name} = {v} must be a number >= 0")
         return v
-
-
-def load_quality(table: Mapping | None, file: str = "study.toml") -> QualityConfig:
-    """Build the config from the `[quality]` table, or raise ConfigError naming the keys."""
-    try:
-        return QualityConfig.model_validate(dict(table or {}))
-    except pydantic.ValidationError as err:
-        raise ConfigError(pydantic_problems(err, file, "quality")) from None
 
 
 def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "study.toml") -> list[Problem]:
