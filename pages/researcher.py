@@ -1,5 +1,7 @@
 """Researcher sign-in: a password checked against a hash in secrets, or OIDC (st.login)."""
 
+import logging
+import math
 import secrets
 
 import streamlit as st
@@ -47,6 +49,9 @@ if oidc:
         if refusal is None:
             st.session_state["researcher_signed_in"] = True
             st.rerun()
+        if st.session_state.get("oidc_refusal_logged") != refusal:  # once, not on every rerun
+            logging.getLogger("infact.auth").warning("researcher OIDC sign-in refused: %s", refusal)
+            st.session_state["oidc_refusal_logged"] = refusal
         st.error(refusal)
     if st.button("Sign in with your institution account", key="oidc_login"):
         st.login()
@@ -59,7 +64,7 @@ def check_password(password: str) -> None:
     wait = throttle.wait_seconds(session)
     if wait > 0:
         throttle.refused(session, wait)
-        st.error(f"Too many wrong passwords. Try again in {wait:.0f} seconds.")
+        st.error(f"Too many wrong passwords. Try again in {math.ceil(wait)} seconds.")
         return
     if verify_password(password, password_hash):
         throttle.succeeded(session)
@@ -67,7 +72,7 @@ def check_password(password: str) -> None:
         st.session_state["researcher_by_password"] = True
         st.rerun()
     wait = throttle.failed(session)
-    st.error("Wrong password." + (f" Wait {wait:.0f} seconds before the next try." if wait > 0 else ""))
+    st.error("Wrong password." + (f" Wait {math.ceil(wait)} seconds before the next try." if wait > 0 else ""))
 
 
 if password_hash:

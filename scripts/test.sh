@@ -32,13 +32,16 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 1
 fi
 
+# The interpreter itself, not a shim or an (activated) venv's copy that we may delete below.
+PYTHON=$("$PYTHON" -c 'import sys; print(sys._base_executable if sys.prefix != sys.base_prefix else sys.executable)')
+
 # Debian splits venv's pip bootstrap (ensurepip) into the python3-venv package.
 if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
     apt_install python3-venv
 fi
 
 # Reuse .venv while its Python and the requirements are what it was built from.
-want=$({ "$PYTHON" -c 'import sys; print(sys.version, sys.base_prefix)'; cat requirements.txt requirements-dev.txt; } \
+want=$({ echo "$PYTHON"; "$PYTHON" --version; cat requirements.txt requirements-dev.txt; } \
        | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$VENV/.infact-requirements" 2>/dev/null)" != "$want" ] || [ ! -x "$VENV/bin/python" ]; then
     if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ]; then

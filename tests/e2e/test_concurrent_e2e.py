@@ -2,14 +2,19 @@
 
 One Chromium, ten browser contexts (separate cookies and sessions), driven by
 Playwright's async API from a worker thread (so it never shares an event loop with
-the sync fixtures of other modules). Each participant takes the demo study as is:
-consent, 10 situations, questionnaire, demographics.
+the sync fixtures of other modules). Each participant takes a copy of the demo study
+cut to 4 situations (3 rated + the attention check) to keep the test cheap: consent,
+situations, questionnaire, demographics — every kind of page and record, ten times
+at once. With 10 x 3 regular slots over 38 situations, balanced assignment under the
+store's lock must give every situation to at most one participant: concurrent
+arrivals that did not see each other's reservations would show up as a repeat.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 import threading
 import time
 from collections import Counter
@@ -17,14 +22,35 @@ from collections import Counter
 import pytest
 
 from tests.e2e.conftest import (
-    ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, IDLE, TIMEOUT_MS, require_chromium,
+    ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, DEMO_STUDY, IDLE, TIMEOUT_MS, require_chromium,
+    start_server, stop_server,
 )
 
 pytestmark = pytest.mark.e2e
 
 N_PARTICIPANTS = 10
+N_SITUATIONS = 4  # per participant, including the attention check
 # 10 browsers and one Streamlit server on 2 cores: a step can take many seconds.
 STEP_TIMEOUT_MS = 4 * TIMEOUT_MS
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    """A server on the demo study cut to N_SITUATIONS per participant."""
+    require_chromium()
+    work = tmp_path_factory.mktemp("e2e-concurrent")
+    study = work / "study"
+    shutil.copytree(DEMO_STUDY, study)
+    toml = study / "study.toml"
+    text = toml.read_text(encoding="utf-8")
+    for old, new in [("situations_per_participant = 10", f"situations_per_participant = {N_SITUATIONS}"),
+                     ("positions = [3, 8]", f"positions = [2, {N_SITUATIONS}]")]:
+        assert old in text, f"{old!r} not in the demo study.toml"
+        text = text.replace(old, new)
+    toml.write_text(text, encoding="utf-8")
+    server = start_server(work / "server", study_dir=study)
+    yield server
+    stop_server(server)
 
 
 async def idle(page) -> None:
@@ -62,8 +88,8 @@ async def participant(browser, url: str, n: int) -> dict:
         token = re.search(r"[?&]p=([^&]+)", page.url).group(1)
         await page.get_by_text("I have read the information above").click()
         await page.get_by_role("button", name="Start the study").click()
-        for i in range(1, 11):
-            await page.get_by_text(f"Situation {i} of 10", exact=True).wait_for()
+        for i in range(1, N_SITUATIONS + 1):
+            await page.get_by_text(f"Situation {i} of {N_SITUATIONS}", exact=True).wait_for()
             await idle(page)
             await rate_all(page)
             await page.get_by_role("button", name="Submit and continue").click()
@@ -136,8 +162,13 @@ def test_ten_participants_at_once_lose_nothing(app_server):
         assert complete[r["token"]]["completion_code"] == r["code"]
         assert complete[r["token"]]["outcome"] == "completed"
         sits = [x for x in records if x["participant"] == r["token"] and x["kind"] == "situation"]
-        assert sorted(x["index"] for x in sits) == list(range(1, 11)), f"participant {r['n']}: {sorted(x['index'] for x in sits)}"
-        assert len({x["situation_id"] for x in sits}) == 10
+        assert sorted(x["index"] for x in sits) == list(range(1, N_SITUATIONS + 1)), \
+            f"participant {r['n']}: {sorted(x['index'] for x in sits)}"
+        assert len({x["situation_id"] for x in sits}) == N_SITUATIONS
+        assert sum(bool(x.get("attention_check")) for x in sits) == 1
         assert all(len(x["responses"]) == 3 and all(resp["ratings"] for resp in x["responses"]) for x in sits)
         for kind in ("consent", "questionnaire", "demographics", "assignment", "arrival"):
             assert sum(1 for x in records if x["participant"] == r["token"] and x["kind"] == kind) == 1, (r["n"], kind)
+    regular = Counter(x["situation_id"] for x in records if x["kind"] == "situation" and not x.get("attention_check"))
+    assert len(regular) == N_PARTICIPANTS * (N_SITUATIONS - 1) and max(regular.values()) == 1, \
+        f"a situation went to two participants although unrated ones were left: {regular.most_common(3)}"
