@@ -388,7 +388,7 @@ def _chat_bubbles(conv) -> None:
             continue  # failed attempts are stored, not shown: the waiting message says it
         with st.chat_message("user" if turn.role == "user" else "assistant"):
             # System output is data, not Markdown or HTML: escaped, shown as written.
-            st.html(f'<div class="chat-text">{html.escape(turn.text)}</div>')
+            st.html(f'<div class="chat-text" style="white-space: pre-wrap">{html.escape(turn.text)}</div>')
 
 
 def _live_chat(flow: Flow, run, slot: str, conv) -> None:

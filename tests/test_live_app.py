@@ -135,3 +135,22 @@ def test_failing_system_calm_message_retry_and_skip(tmp_path, monkeypatch, error
     msgs = live_records(db, "chat_message")
     assert [(m["role"], (m.get("error") or {}).get("status")) for m in msgs] == [("user", None), ("assistant", 500), ("assistant", 500)]
     assert live_records(db, "chat_end")[0]["ended_by"] == "skipped"
+
+
+def script_bot(request: dict) -> dict:
+    return {"text": "<script>alert('x')</script> **not bold**\nsecond line", "items": []}
+
+
+def test_system_text_is_shown_as_written_never_run(tmp_path, monkeypatch):
+    folder = tmp_path / "study"
+    shutil.copytree(DEMO_LIVE, folder)
+    path = folder / "study.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        'callable = "infact.chat.demo_systems:', 'callable = "tests.test_live_app:script_bot" # '), encoding="utf-8")
+    monkeypatch.setenv("INFACT_STUDY", str(folder))
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    at = say(through_situations(open_app()), "A", "<b>hi</b>")
+    (_, mine), (_, theirs) = chat_texts(at)
+    assert "&lt;b&gt;hi&lt;/b&gt;" in mine
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; **not bold**\nsecond line" in theirs
+    assert "<script>" not in theirs
