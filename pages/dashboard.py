@@ -18,7 +18,7 @@ from infact.errors import InfactError
 from infact.participation.assignment import coverage
 from infact.results import analysis, charts, funnel, live_study, quality
 from infact.results.dashboard_data import DashboardData
-from infact.results.export import FILES, export_bytes
+from infact.results.export import describe, export_bytes
 from infact.results.report import render_html, render_markdown
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
@@ -40,7 +40,8 @@ except InfactError as exc:
 storage = ui.get_storage(study)
 target, source = ui.store_target(study)
 cfg = study.config
-SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports"]
+SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports",
+            *(["Live chats"] if cfg.live.enabled else [])]
 
 
 @st.cache_resource(show_spinner=False)
@@ -204,7 +205,7 @@ def show_statistics(data: DashboardData, ratings, shown) -> None:
 def show_exports(data: DashboardData) -> None:
     files = data.derived("files", lambda t: export_bytes(t, study.systems))
     for name, content in files.items():
-        st.download_button(f"{name} — {FILES[name]}", content, file_name=name, key=f"dl-{name}")
+        st.download_button(f"{name} — {describe(name)}", content, file_name=name, key=f"dl-{name}")
 
 
 @st.fragment(run_every=5)
@@ -249,6 +250,11 @@ def show_tables_section(data: DashboardData) -> None:
         show_statistics(data, ratings, shown)
     elif section == "Exports":
         show_exports(data)
+    elif section == "Live chats":  # docs/live.md: per-system satisfaction, latency, failures; the blind arena ranking
+        from infact.chat.live_cli import live_overview
+        from infact.chat.live_analysis import render_markdown as live_markdown
+
+        st.markdown(live_markdown(data.derived("live", live_overview)))
 
 
 live()

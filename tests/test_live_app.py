@@ -154,3 +154,28 @@ def test_system_text_is_shown_as_written_never_run(tmp_path, monkeypatch):
     assert "&lt;b&gt;hi&lt;/b&gt;" in mine
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; **not bold**\nsecond line" in theirs
     assert "<script>" not in theirs
+
+
+def test_dashboard_of_a_live_study_shows_chats_and_offers_the_live_files(live_study):
+    from infact.auth import hash_password
+    from infact.participation.bots import run_bots
+    from infact.study.loader import load_study
+
+    run_bots(load_study(DEMO_LIVE), TinyDBStorage(live_study), 6, strategy="attentive", seed=2)
+    at = open_app(secrets={"researcher": {"password_hash": hash_password("pw-live-dashboard")}})
+    at.switch_page("pages/researcher.py")
+    run(at)
+    at.text_input(key="password").input("pw-live-dashboard")
+    at.button(key="sign_in_submit").click()
+    run(at)
+    at.switch_page("pages/dashboard.py")
+    run(at)
+    at.segmented_control(key="section").set_value("Live chats")
+    run(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "12 conversations." in text and "| GenreBot |" in text and "Arena votes: 6 blind" in text
+    at.segmented_control(key="section").set_value("Exports")
+    run(at)
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert any(label.startswith("transcripts.jsonl — live chats") for label in labels)
+    assert any(label.startswith("pairwise.csv — arena votes") for label in labels)

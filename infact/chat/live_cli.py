@@ -29,6 +29,11 @@ def live_from_store(study_dir: str, db: str) -> dict | None:
         t = collect(study, storage.records(study=study.id))
     finally:
         storage.close()
+    return live_overview(t)
+
+
+def live_overview(t) -> dict:
+    """Per-system chat statistics and the blind arena ranking of an export's `Tables`."""
     summary = live_summary(t.transcripts)
     summary["arena"] = arena_ranking(t.votes)
     return summary

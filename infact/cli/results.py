@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_export(args) -> int:
-    from infact.results.export import FILES, LIVE_FILES, write_exports  # pandas and openpyxl: only when exporting
+    from infact.results.export import describe, write_exports  # pandas and openpyxl: only when exporting
 
     study = load_study(study_folder(args))
     storage = open_store(args, study.id)
@@ -65,7 +65,7 @@ def run_export(args) -> int:
     finally:
         storage.close()
     for path in written:
-        print(f"{path}  — {FILES.get(path.name) or LIVE_FILES.get(path.name, '')}")
+        print(f"{path}  — {describe(path.name)}")
     return 0
 
 

@@ -36,6 +36,11 @@ LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
 }
 
 
+def describe(name: str) -> str:
+    """What an export file holds (the CLI's list and the dashboard's download labels)."""
+    return FILES.get(name) or LIVE_FILES.get(name, "")
+
+
 @dataclass
 class Tables:
     ratings: pd.DataFrame
