@@ -112,16 +112,10 @@ def show_progress(data: DashboardData, overview, now) -> None:
 
 def show_participants(overview) -> None:
     stages = st.multiselect("Show stages", list(funnel.STAGES), default=list(funnel.STAGES), key="stage_filter")
-    shown = overview[overview["stage"].isin(stages)].sort_values("last_activity", ascending=False, na_position="last")
-    st.dataframe(quality.for_csv(shown.assign(flags=shown["flags"].map(_as_list), reasons=shown["reasons"].map(_as_list))),
-                 hide_index=True, key="participants_table",
+    st.dataframe(live_study.participants_view(overview, stages), hide_index=True, key="participants_table",
                  column_config={"last_activity": st.column_config.DatetimeColumn("Last activity", format="YYYY-MM-DD HH:mm:ss"),
                                 "active_now": st.column_config.CheckboxColumn("Active now")})
     exclude_picker(overview)
-
-
-def _as_list(value) -> list:
-    return value if isinstance(value, list) else []
 
 
 def exclude_picker(overview) -> None:

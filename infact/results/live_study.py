@@ -67,6 +67,15 @@ def prolific_lists(overview: pd.DataFrame) -> dict[str, pd.DataFrame]:
             "return": pick("ask_to_return")}
 
 
+def participants_view(overview: pd.DataFrame, stages) -> pd.DataFrame:
+    """The participant table as shown: the chosen stages, most recent activity first,
+    flags and reasons as text."""
+    shown = overview[overview["stage"].isin(list(stages))]
+    shown = shown.sort_values("last_activity", ascending=False, na_position="last")
+    return shown.assign(flags=shown["flags"].map(_flags_text), reasons=shown["reasons"].map(
+        lambda r: "; ".join(r) if isinstance(r, (list, tuple)) else ""))
+
+
 def _flags_text(value) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(value) or "no flags"

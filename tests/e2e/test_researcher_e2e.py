@@ -15,16 +15,29 @@ import threading
 import pytest
 from playwright.sync_api import expect
 
-from infact.participation.bots import run_bots
+import pandas as pd
+
+from infact.participation.bots import STRATEGIES, run_bots
+from infact.results import funnel
+from infact.results.funnel import FIGURES
 from infact.study.loader import load_study
 from infact.results.tables import RATING_COLUMNS
-from tests.e2e.conftest import RESEARCHER_PASSWORD, shot, wait_idle
+from tests.e2e.conftest import ARTIFACTS, RESEARCHER_PASSWORD, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
 
 def metric(page, label: str):
     return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+
+
+def open_section(page, name: str) -> None:
+    page.locator(".st-key-section").get_by_text(name, exact=True).click()
+    wait_idle(page)
+    recompute = page.get_by_role("button", name="Recompute now")
+    if recompute.count():  # results older than the data (rebuilt every 30 s): make them current
+        recompute.click()
+        wait_idle(page)
 
 
 def sign_in_and_open_dashboard(page, url: str) -> None:
@@ -61,7 +74,7 @@ def test_dashboard_is_not_reachable_without_sign_in(app_server, page):
         shot(page, f"researcher-dashboard-refused-{attempt}")
         assert page.get_by_test_id("stMetric").count() == 0
         assert page.get_by_text("Dashboard ·").count() == 0
-        assert page.get_by_role("tab", name="Exports").count() == 0
+        assert page.locator(".st-key-section").count() == 0
         assert page.get_by_text("ratings.csv").count() == 0
         page.goto(app_server.url)  # a session that runs the entry point: navigation is now known
         page.locator(".st-key-consent_submit").wait_for()
@@ -95,7 +108,7 @@ def test_dashboard_updates_live_and_exports_ratings(app_server, page):
     shot(page, "researcher-dashboard-after-bot")
     assert page.get_by_text("This app has encountered an error").count() == 0, app_server.log_tail()
 
-    page.get_by_role("tab", name="Exports").click()
+    open_section(page, "Exports")
     button = page.get_by_test_id("stDownloadButton").filter(has_text="ratings.csv — ").get_by_role("button")
     button.wait_for()
     with page.expect_download(timeout=30_000) as info:
@@ -114,3 +127,68 @@ def test_dashboard_updates_live_and_exports_ratings(app_server, page):
     assert {row["participant"] for row in rows} >= {results[0].token}
     shot(page, "researcher-exports")
     assert page.get_by_text("This app has encountered an error").count() == 0, app_server.log_tail()
+
+
+def download(page, name: str) -> bytes:
+    button = page.get_by_test_id("stDownloadButton").filter(has_text=f"{name} — ").get_by_role("button")
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    return open(info.value.path(), "rb").read()
+
+
+def cards(page) -> dict[str, str]:
+    return {label: metric(page, label).inner_text() for label, _ in FIGURES.values()}
+
+
+def test_reload_keeps_the_dashboard_and_its_numbers_match_the_exports(app_server, page):
+    """F5 on /dashboard: still the dashboard, no participant record stored; the cards
+    equal the funnel counted from the exported participants.csv; every chart is
+    screenshotted (test-artifacts/chart-*.png)."""
+    study = load_study(app_server.study_dir)
+    for i, strategy in enumerate(STRATEGIES):
+        run_bots(study, app_server.storage(), 2, strategy=strategy, seed=40 + i)
+    sign_in_and_open_dashboard(page, app_server.url)
+    expect(metric(page, "Completed")).not_to_have_text("0", timeout=20_000)
+    wait_idle(page)
+    stored = len(app_server.records())
+
+    page.reload()
+    page.get_by_role("heading", name=re.compile("Dashboard")).wait_for()
+    metric(page, "Visited").wait_for()
+    wait_idle(page)
+    shot(page, "researcher-dashboard-after-reload")
+    assert page.url.rstrip("/").endswith("/dashboard")
+    assert page.get_by_text("Please sign in first.").count() == 0
+    assert len(app_server.records()) == stored, "the reload stored participant records"
+
+    shown = cards(page)
+    open_section(page, "Exports")
+    participants = pd.read_csv(io.BytesIO(download(page, "participants.csv")))
+    flags = pd.read_csv(io.BytesIO(download(page, "flags.csv")))
+    exported = funnel.funnel_counts(participants)
+    assert {FIGURES[k][0]: str(v) for k, v in exported.items()} == shown
+    assert int(shown["Excluded"]) == int(((flags["status"] == "completed") & (flags["decision"] == "exclude")).sum())
+    assert int(shown["Included"]) + int(shown["Excluded"]) == int(shown["Completed"]) > 0
+
+    for section in ("Progress", "Results"):
+        open_section(page, section)
+        charts = page.get_by_test_id("stVegaLiteChart")
+        charts.first.wait_for()
+        for i in range(charts.count()):
+            chart = charts.nth(i)
+            chart.scroll_into_view_if_needed()
+            chart.locator("canvas, svg").first.wait_for()
+            ARTIFACTS.mkdir(exist_ok=True)
+            chart.screenshot(path=str(ARTIFACTS / f"chart-{section.lower()}-{i + 1}.png"))
+    assert page.get_by_text("This app has encountered an error").count() == 0, app_server.log_tail()
+
+
+def test_sign_out_ends_the_remembered_sign_in(app_server, page):
+    sign_in_and_open_dashboard(page, app_server.url)
+    page.goto(f"{app_server.url}/researcher")
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_label("Password", exact=True).wait_for()
+    wait_idle(page)
+    page.goto(f"{app_server.url}/dashboard")
+    page.get_by_text("Please sign in first.").wait_for()
+    assert page.get_by_test_id("stMetric").count() == 0
