@@ -172,7 +172,9 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
         q = tables.questionnaire
         if not include_flagged:
             q = q[~q["participant"].isin(tables.participants.loc[tables.participants["excluded"], "participant"])]
-        st.altair_chart(charts.questionnaire_chart(q, cfg.questionnaire.scale), key="chart_questionnaire")
+        items = {i.id: i.text for i in cfg.questionnaire.items if i.expected is None}  # not the check item
+        st.altair_chart(charts.questionnaire_chart(q[q["item"].isin(list(items))], cfg.questionnaire.scale, items),
+                        key="chart_questionnaire")
 
 
 def statistics(data: DashboardData, ratings):

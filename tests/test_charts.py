@@ -36,7 +36,7 @@ def test_mean_chart_uses_the_analysis_intervals(ratings):
     assert points["x"]["field"] == "mean" and spec["layer"][0]["mark"]["type"] == "errorbar"
     assert "facet" not in spec and spec["width"] == "container"  # one criterion: one full-width panel
     # axis titles are words, never column names (was "ci_low, Mean rating (95% CI)")
-    assert bars["x"]["title"] is None and points["x"]["title"] == "Mean rating with 95% confidence interval"
+    assert bars["x"]["title"] == points["x"]["title"] == "Mean rating with 95% confidence interval"
     by_system = {r["system"]: r for r in rows}
     assert set(by_system) == {"sys0", "sys1", "sys2"}
     for name, s in result["systems"].items():
@@ -151,3 +151,10 @@ def test_completions_chart_counts_up_over_time():
 def test_completion_time_chart_marks_the_stated_estimate():
     spec = charts.completion_time_chart(pd.DataFrame({"total_seconds": [600, 700, 900]}), expected_minutes=12).to_dict()
     assert spec["layer"][1]["mark"]["type"] == "rule"
+
+
+def test_questionnaire_chart_shows_statements_not_item_ids():
+    scale = ["Disagree", "Agree"]
+    q = pd.DataFrame({"participant": list("ab"), "item": ["human_like", "human_like"], "answer": ["Agree", "Disagree"]})
+    _, rows = spec_and_rows(charts.questionnaire_chart(q, scale, {"human_like": "The responses sounded human."}))
+    assert {r["item"] for r in rows} == {"The responses sounded human."}

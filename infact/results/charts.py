@@ -83,7 +83,9 @@ def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = N
                  alt.Tooltip("mean:Q", format=".2f", title="Mean"),
                  alt.Tooltip("ci_low:Q", format=".2f", title="95% CI from"),
                  alt.Tooltip("ci_high:Q", format=".2f", title="95% CI to"), alt.Tooltip("n:Q", title="Ratings")])
-    bars = base.mark_errorbar(ticks=True, thickness=2).encode(x=alt.X("ci_low:Q", title=None), x2="ci_high:Q")
+    # the same title on both layers: a layered chart shares one axis, and a None would blank it
+    bars = base.mark_errorbar(ticks=True, thickness=2).encode(
+        x=alt.X("ci_low:Q", title="Mean rating with 95% confidence interval", scale=alt.Scale(zero=False)), x2="ci_high:Q")
     return _panels(alt.layer(bars, points), data)
 
 
@@ -110,7 +112,8 @@ def distribution_chart(ratings: pd.DataFrame, labels=None) -> alt.Chart:
         y=alt.Y("system:N", title="System"),
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of ratings"),
         color=alt.Color("label:N", sort=order, scale=alt.Scale(domain=order, scheme=DIVERGING),
-                        legend=alt.Legend(title="Rating", orient="bottom", direction="horizontal", columns=min(k, 5))),
+                        legend=alt.Legend(title="Rating", orient="bottom", direction="horizontal", columns=min(k, 5),
+                                          labelLimit=0)),
         order=alt.Order("rating:Q"),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("label:N", title="Rating"),
                  alt.Tooltip("count:Q", title="Ratings"), alt.Tooltip("share:Q", format=".1%", title="Share")],
@@ -131,7 +134,7 @@ def position_chart(ratings: pd.DataFrame) -> alt.Chart:
     chart = alt.Chart(agg).mark_bar().encode(
         x=alt.X("position:O", title="Position on the page (1 = shown first)", axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("system:N"),
-        y=alt.Y("mean:Q", title="Mean rating", scale=alt.Scale(zero=False, domainMin=1)),
+        y=alt.Y("mean:Q", title="Mean rating"),  # bars start at zero: their length is the mean
         color=alt.Color("system:N", title="System", legend=alt.Legend(orient="bottom")),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("position:O", title="Position"),
                  alt.Tooltip("mean:Q", format=".2f", title="Mean rating"), alt.Tooltip("n:Q", title="Ratings")],
@@ -151,7 +154,7 @@ def completion_time_chart(participants: pd.DataFrame, bins: int = 20, expected_m
     bars = alt.Chart(hist).mark_bar().encode(
         x=alt.X("start:Q", bin="binned", title="Completion time (minutes)"),
         x2="end:Q",
-        y=alt.Y("participants:Q", title="Participants"),
+        y=alt.Y("participants:Q", title="Participants", axis=alt.Axis(tickMinStep=1, format="d")),
         tooltip=[alt.Tooltip("start:Q", format=".1f", title="From (min)"),
                  alt.Tooltip("end:Q", format=".1f", title="To (min)"), alt.Tooltip("participants:Q", title="Participants")],
     ).properties(width="container")
@@ -170,18 +173,20 @@ def completions_chart(completions: pd.DataFrame) -> alt.Chart:
     data = completions[completions["outcome"] == "completed"].assign(
         ended_at=lambda d: pd.to_datetime(d["ended_at"], utc=True))
     return alt.Chart(data).mark_line(interpolate="step-after", point=len(data) <= 60).encode(
-        x=alt.X("ended_at:T", title="Time (UTC)"),
-        y=alt.Y("completed:Q", title="Completed participants"),
+        x=alt.X("ended_at:T", title="Time (UTC)", axis=alt.Axis(format="%H:%M")),
+        y=alt.Y("completed:Q", title="Completed participants", axis=alt.Axis(tickMinStep=1, format="d")),
         tooltip=[alt.Tooltip("ended_at:T", title="Completed at", format="%Y-%m-%d %H:%M"),
                  alt.Tooltip("completed:Q", title="Completed so far")],
     ).properties(width="container")
 
 
-def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | None = None) -> alt.Chart:
+def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | None = None,
+                        items: dict[str, str] | None = None) -> alt.Chart:
     """Share of each answer per questionnaire item (columns participant, item, answer).
 
     With `scale` (the questionnaire's answer labels, lowest first) answers are drawn in
-    scale order with the diverging palette; otherwise numbers sort numerically.
+    scale order with the diverging palette; otherwise numbers sort numerically. `items`
+    maps item ids to the statements participants read, shown instead of the ids.
     """
     _need(questionnaire_long, ["participant", "item", "answer"], "questionnaire table")
     df = questionnaire_long.dropna(subset=["answer"])
@@ -192,6 +197,8 @@ def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | Non
         return _empty("No questionnaire answers yet")
     counts = df.groupby(["item", "answer"]).size().rename("count").reset_index()
     counts["share"] = counts["count"] / counts.groupby("item")["count"].transform("sum")
+    if items:
+        counts["item"] = counts["item"].map(lambda i: items.get(i, i))
     if scale is not None:
         order = list(scale)
         counts["rank"] = counts["answer"].map(order.index)
@@ -204,7 +211,8 @@ def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | Non
         counts["rank"] = counts["answer"].map(order.index)
         color = alt.Color("answer:O", sort=order, scale=alt.Scale(domain=order), title="Answer")
     return alt.Chart(counts).mark_bar().encode(
-        y=alt.Y("item:N", title="Questionnaire item"),
+        y=alt.Y("item:N", title="Statement", sort=list(items.values()) if items else None,
+                axis=alt.Axis(labelLimit=420)),
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of answers"),
         color=color,
         order=alt.Order("rank:Q"),
