@@ -1,8 +1,9 @@
-"""The participant's page: walks infact.participation.flow's step sequence, one step per screen.
+"""The participant's page: one step per screen, in the order of the registered step
+kinds (infact/participation/steps/), each drawn by its renderer in infact/ui.py.
 
-The participant token lives in the URL (`?p=…`); everything else is read back from
-storage on each run, so a reload resumes exactly where the participant was. The
-step renderers live in infact/ui.py.
+The participant token lives in the URL (`?p=…`). The progress is read back from
+storage when a session starts (a reload resumes exactly where the participant was)
+and after every submit; reruns in between use the session's copy (infact/state.py).
 """
 
 from infact import ui

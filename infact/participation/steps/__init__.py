@@ -1,6 +1,6 @@
 """Step kinds: the study's sequence of pages, as data.
 
-    consent → situation-1 … situation-n → questionnaire → demographics → done
+    consent → situation-1 … situation-n → [live] → questionnaire → demographics → done
 
 `registry.sequence()` is that order; every kind is one module here declaring how its
 answer is checked and stored, how a bot answers it and how its records become table
@@ -11,10 +11,12 @@ How to add a step kind (e.g. "pairwise"):
 
 1. Write `infact/participation/steps/pairwise.py` with a `StepKind` subclass: `name`,
    `plan` (its steps for a participant: from the assignment record, from the study
-   config, or one page), `check` (answers as labels → `Checked(errors)` or
+   config — [] when the study has none — or one page; per-step extras go in
+   `Step.data`), `check` (answers as labels → `Checked.refuse(...)` or
    `Checked(fields=…)`; a field `attention_passed = False` screens out when
    `quality.on_attention_fail = "screen_out"`), `bot_answers` (labels, like the page),
-   and `table`/`scale`/`rows` if its records become a table.
+   `bot_seconds`, and `table`/`scale`/`rows` if its records become a table. Override
+   `store` only if a submit must store more than the step's one record.
 2. Register it below, at its place in the sequence: `register(Pairwise(), before="questionnaire")`.
 3. Add its renderer to `infact/ui.py`: a function decorated `@renderer("pairwise")` that
    draws the page and calls `submit(flow, progress, step, answers)`.
