@@ -13,7 +13,7 @@ from infact.signin_throttle import server_throttle
 st.title("Researcher sign-in")
 settings = researcher_settings(ui.secrets())
 password_hash = settings.get("password_hash")
-oidc = bool(settings.get("allowed_emails")) and "auth" in ui.secrets()
+oidc = bool(settings["allowed_emails"]) and settings["oidc"]  # infact/deployment.py reads both
 
 if ui.is_researcher():
     st.success("You are signed in.")

@@ -61,6 +61,20 @@ def out_under_a_file(tmp):
     return ["export", "--study", DEMO_STUDY, "--db", tmp / "db", "--out", tmp / "afile" / "exports"], "afile"
 
 
+DAMAGES = {"not UTF-8": "{\"_default\": {\"1\": {\"x\": \"caf\xe9\"}}}".encode("latin-1"),
+           "a top-level list": b"[1, 2]", "wrong structure": b'{"_default": {"a": 5}}'}
+
+
+def damaged_store(tmp: Path, damage: str) -> Path:
+    """A TinyDB store of two bot participants, one of whose files is then damaged."""
+    from infact.cli.main import main
+
+    db = tmp / "db"
+    assert main(["bots", "--study", str(DEMO_STUDY), "-n", "2", "--db", str(db), "--strategy", "attentive"]) == 0
+    sorted((db / "shards").glob("*.json"))[0].write_bytes(DAMAGES[damage])
+    return db
+
+
 CASES = {
     "validate: deeply nested situations": deep_situations,
     "validate: deeply nested study.toml": lambda tmp: (["validate", study(tmp, toml="a = " + "[" * 100_000)], "study.toml"),
@@ -85,6 +99,10 @@ CASES = {
         ["verify-codes", write(tmp, "codes.txt", "caf\xe9\n".encode("latin-1")), "--study", DEMO_STUDY, "--db", tmp / "db"], "codes.txt"),
     "export --out under a file": out_under_a_file,
     "export --db names a file": lambda tmp: (["export", "--study", DEMO_STUDY, "--db", tmp / "answers.json", "--out", tmp / "o"], "answers.json"),
+    **{f"export: a store file {d}": (lambda d: lambda tmp: (
+        ["export", "--study", DEMO_STUDY, "--db", damaged_store(tmp, d), "--out", tmp / "o"], "quarantine"))(d) for d in DAMAGES},
+    **{f"migrate: a store file {d}": (lambda d: lambda tmp: (
+        ["migrate", "--from", damaged_store(tmp, d), "--to", tmp / "copy"], "quarantine"))(d) for d in DAMAGES},
     "hash-password --write a folder": lambda tmp: (["hash-password", "--password", "long-enough-pw", "--write", tmp], str(tmp)),
 }
 
