@@ -98,3 +98,18 @@ def test_previews_do_not_count_and_single_system_mode():
     assert choose_systems(["A", "B"], records, arena=False, rng=rng) == ["B"]
     firsts = Counter(choose_systems(["A", "B"], [], arena=True, rng=rng)[0] for _ in range(200))
     assert 70 < firsts["A"] < 130                     # the A/B order is random
+
+
+def test_a_chat_skipped_before_any_answer_asks_no_rubric_and_marks_the_vote(study):
+    storage = MemoryStorage()
+    r = run(study, storage)
+    r._append("chat_assignment", "assignment", systems=["Alpha", "Beta"])
+    r.session("A")._append("chat_message", "1/user", role="user", turn=1, text="hello?")  # the system never answered
+    r.session("A").skip()
+    assert r.phase() == Phase("chat", "B")
+    r.session("B").send("a funny movie")
+    r.session("B").end("satisfied")
+    assert r.phase() == Phase("rubric", "B")
+    r.submit_rubric("B", rubric_answers(study))
+    assert r.submit_vote("B", "A never answered") == []
+    assert r.vote()["skipped"] == ["Alpha"]

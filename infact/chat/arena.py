@@ -92,7 +92,7 @@ class LiveRun:
             conv = self.conversation(slot, records)
             if conv.ended is None:
                 return Phase("chat", slot)
-            if conv.rubric is None:
+            if conv.rubric is None and not conv.never_answered:
                 return Phase("rubric", slot)
         if self.live.arena and self.vote(records) is None:
             return Phase("vote")
@@ -133,5 +133,6 @@ class LiveRun:
         self._append("chat_vote", "vote", system_a=a.system, system_b=b.system, shown_left=a.system,
                      winner=TIE if choice == TIE else slots[choice], choice=choice, justification=reason[:2000],
                      seconds=seconds, conversation_a=a.conversation_id, conversation_b=b.conversation_id,
-                     identity_leak=bool(leaks), leaked_words=leaks)
+                     identity_leak=bool(leaks), leaked_words=leaks,
+                     skipped=[c.system for c in convs if (c.ended or {}).get("ended_by") == "skipped"])
         return []

@@ -86,6 +86,16 @@ class Conversation:
         return [Message(t.role, t.text) for t in self.turns if t.role == "user" or t.ok]
 
     @property
+    def answered(self) -> bool:
+        """The system gave at least one usable answer."""
+        return any(t.role == "assistant" and t.ok for t in self.turns)
+
+    @property
+    def never_answered(self) -> bool:
+        """Skipped before any usable answer: there is no chat to judge (no rubric is asked)."""
+        return self.ended is not None and self.ended.get("ended_by") == "skipped" and not self.answered
+
+    @property
     def leaks(self) -> list[str]:
         out: list[str] = []
         for t in self.turns:

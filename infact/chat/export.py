@@ -15,7 +15,7 @@ from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
 
 PAIRWISE_COLUMNS = ["participant", "situation_id", "criterion", "system_a", "system_b", "shown_left", "winner",
                     "seconds", "justification", "length_a", "length_b", "items_a", "items_b", "identity_leak",
-                    "conversation_a", "conversation_b", "excluded"]
+                    "system_skipped", "conversation_a", "conversation_b", "excluded"]
 
 
 def add_live(t, records: list[dict], excluded: set[str]) -> None:

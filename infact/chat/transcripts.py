@@ -72,6 +72,7 @@ def pairwise_rows(records: list[dict]) -> list[dict]:
                      "shown_left": r["shown_left"], "winner": r["winner"], "seconds": r.get("seconds"),
                      "justification": r.get("justification", ""), "length_a": len_a, "length_b": len_b,
                      "items_a": items_a, "items_b": items_b, "identity_leak": bool(r.get("identity_leak")),
+                     "system_skipped": bool(r.get("skipped")),
                      "conversation_a": r["conversation_a"], "conversation_b": r["conversation_b"]})
     return rows
 
