@@ -61,8 +61,8 @@ def test_arena_votes_rank_the_planted_quality_blind():
     t = collect(study, storage.records(study=study.id))
     assert {"length_a", "items_b"} <= set(t.votes.columns) and (t.votes["length_a"] > 0).all()
     arena = arena_ranking(t.votes)
-    assert arena["blind_votes"] == 24 and arena["identity_leak_votes_left_out"] == 0
+    assert arena["ranked_votes"] == 24 and arena["identity_leak_votes_left_out"] == 0
     assert arena["ranking"][0]["system"] == "GenreBot"           # the good system wins the arena
     leaked = t.votes.assign(identity_leak=[True] + [False] * (len(t.votes) - 1))
-    assert arena_ranking(leaked)["blind_votes"] == 23
+    assert arena_ranking(leaked)["ranked_votes"] == 23
     assert "| 1 | GenreBot |" in render_markdown({"conversations": 0, "systems": {}, "arena": arena})

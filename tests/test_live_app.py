@@ -173,7 +173,7 @@ def test_dashboard_of_a_live_study_shows_chats_and_offers_the_live_files(live_st
     at.segmented_control(key="section").set_value("Live chats")
     run(at)
     text = " ".join(m.value for m in at.markdown)
-    assert "12 conversations." in text and "| GenreBot |" in text and "Arena votes: 6 blind" in text
+    assert "12 conversations." in text and "| GenreBot |" in text and "Arena votes: 6 ranked" in text
     at.segmented_control(key="section").set_value("Exports")
     run(at)
     labels = [d.proto.label for d in at.get("download_button")]

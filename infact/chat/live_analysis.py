@@ -88,8 +88,8 @@ def render_markdown(summary: dict) -> str:
             s["latency_ms"]["p50"] or "–", s["latency_ms"]["p95"] or "–", _pct(s["failure_rate"]), s["identity_leaks"]))
     arena = summary.get("arena")
     if arena:
-        lines += ["", f"Arena votes: {arena['blind_votes']} blind ({arena['identity_leak_votes_left_out']} with an "
-                      "identity leak left out)."]
+        lines += ["", f"Arena votes: {arena['ranked_votes']} ranked; left out: {arena['identity_leak_votes_left_out']} "
+                      f"with an identity leak, {arena['skipped_system_votes_left_out']} with a skipped system."]
         if "ranking" in arena:
             lines += ["", "| rank | system | strength (log) | 95% CI |", "|---|---|---|---|"]
             lines += [f"| {r['rank']} | {r['system']} | {r['strength']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] |"

@@ -40,15 +40,17 @@ def live_overview(t) -> dict:
 
 
 def arena_ranking(votes) -> dict:
-    """The ranking of the arena votes (issue 13's analysis), identity-leak votes left out (blind)."""
+    """The ranking of the arena votes (issue 13's analysis). Votes where a system named itself
+    (not blind) or failed and was skipped (not about quality) are left out and counted."""
     from infact.errors import InfactError
     from infact.results.ranking_analysis import analyze_votes
 
-    blind = votes[~votes["identity_leak"].astype(bool)] if len(votes) else votes
-    left_out = int(len(votes) - len(blind))
+    leaked = votes["identity_leak"].astype(bool)
+    skipped = votes["system_skipped"].astype(bool)
+    kept = votes[~(leaked | skipped)]
+    counts = {"ranked_votes": int(len(kept)), "identity_leak_votes_left_out": int(leaked.sum()),
+              "skipped_system_votes_left_out": int((skipped & ~leaked).sum())}
     try:
-        result = analyze_votes(blind, n_boot=1000, seed=0, source="arena votes")
+        return {**counts, **analyze_votes(kept, n_boot=1000, seed=0, source="arena votes")}
     except InfactError as exc:   # too few votes, or systems not yet connected by any vote
-        return {"blind_votes": int(len(blind)), "identity_leak_votes_left_out": left_out,
-                "problem": "; ".join(p.message for p in exc.problems)}
-    return {"blind_votes": int(len(blind)), "identity_leak_votes_left_out": left_out, **result}
+        return {**counts, "problem": "; ".join(p.message for p in exc.problems)}
