@@ -113,3 +113,48 @@ def pairwise_judge(truth: pd.DataFrame, prefer, seed: int = 0) -> pd.DataFrame:
                     rows.append({"situation_id": sid, "system_a": x.system, "system_b": y.system,
                                  "winner": x.system if prefer(x, y) else y.system})
     return pd.DataFrame(rows)
+
+
+def sequential_study(mode: str, target_width: float, seed: int = 0, *, strengths=PLANTED, nu: float = PLANTED_NU,
+                     batch: int = 30, max_votes: int = 8000, width: str = "model", votes_per_participant: int = 20) -> int:
+    """Votes a study needs until the 95% interval of every difference between adjacent ranks
+    (what decides whether the ranking is settled) is at most `target_width` wide.
+
+    Pairs come from infact.participation.pair_schedule (`balanced` or `adaptive`) in batches of
+    `batch`; outcomes from the Davidson model with the planted strengths. The width is checked
+    after every batch: `model` (Fisher information at the current estimate, fast) or
+    `bootstrap` (the participant-cluster bootstrap `analyze` reports, 200 replicates).
+    Returns `max_votes` if the target was not reached.
+    """
+    import random
+
+    from infact.participation import pair_schedule
+    from infact.results import pairwise_tables as pt
+    from infact.results import ranking
+
+    rng, nrng = random.Random(seed), np.random.default_rng(seed)
+    theta = np.asarray(strengths, dtype=float)
+    names = [f"S{i + 1}" for i in range(len(theta))]
+    idx = {s: i for i, s in enumerate(names)}
+    votes: list[tuple[str, str, str]] = []
+    while len(votes) < max_votes:
+        for left, right in pair_schedule.choose_pairs(names, votes, batch, mode=mode, rng=rng):
+            o = draw_outcomes(np.array([theta[idx[left]] - theta[idx[right]]]), nu, nrng)[0]
+            votes.append((left, right, left if o == 0 else right if o == 1 else "tie"))
+        df = pd.DataFrame(votes, columns=["system_a", "system_b", "winner"])
+        df["participant"] = [f"p{i // votes_per_participant}" for i in range(len(df))]
+        d = pt.votes_design(df)
+        x = ranking.fit(d)[0]
+        k = len(d.systems)
+        contrasts = pair_schedule.adjacent_contrasts(x[:k])
+        if width == "bootstrap":
+            diffs = ranking.bootstrap(d, 200, seed, x)[:, :k] @ contrasts.T
+            lo, hi = np.percentile(diffs, [2.5, 97.5], axis=0)
+            widest = float((hi - lo).max())
+        else:
+            cov = pair_schedule.centred_covariance(x[:k], float(np.exp(x[k])) if d.with_ties else 0.0,
+                                                   d.counts.sum(axis=1), np.column_stack([d.a, d.b]))
+            widest = 2 * 1.96 * float(np.sqrt(np.einsum("ak,kl,al->a", contrasts, cov, contrasts).max()))
+        if widest <= target_width:
+            return len(votes)
+    return max_votes

@@ -1,0 +1,59 @@
+"""Pair scheduling: balanced spreads pairs evenly; adaptive settles the ranking with fewer votes."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+
+from infact.participation import pair_schedule as ps
+from infact.results.ranking_sim import sequential_study
+
+SYSTEMS = ["A", "B", "C", "D"]
+
+
+def test_balanced_gives_every_pair_equally_often_in_random_sides():
+    rng = random.Random(0)
+    votes: list = []
+    lefts = Counter()
+    for _ in range(10):
+        for left, right in ps.choose_pairs(SYSTEMS, votes, 6, mode="balanced", rng=rng):
+            votes.append((left, right, left))
+            lefts[left] += 1
+    counts = Counter(tuple(sorted(v[:2])) for v in votes)
+    assert len(counts) == 6 and set(counts.values()) == {10}
+    assert min(lefts.values()) > 5     # sides are shuffled, not fixed by name
+
+
+def test_balanced_counts_pending_reservations():
+    rng = random.Random(1)
+    pending = [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D")]
+    (pair,) = ps.choose_pairs(SYSTEMS, [], 1, mode="balanced", rng=rng, pending=pending)
+    assert sorted(pair) == ["C", "D"]
+
+
+def test_adaptive_is_balanced_until_every_pair_has_a_few_votes():
+    rng = random.Random(2)
+    votes = [(a, b, a) for a, b in ps.all_pairs(SYSTEMS)]   # one vote per pair
+    picks = ps.choose_pairs(SYSTEMS, votes, 6, mode="adaptive", rng=rng)
+    assert sorted(tuple(sorted(p)) for p in picks) == ps.all_pairs(SYSTEMS)
+
+
+def test_adaptive_spends_votes_on_adjacent_ranks_not_on_a_clear_mismatch():
+    theta = np.array([3.0, 0.1, 0.0, -3.0])
+    pairs = np.array([[0, 1], [0, 3], [1, 2], [2, 3]])
+    picks = ps.adaptive_picks(theta, 0.3, np.full(4, 20.0), pairs, 30)
+    # A vs D (not neighbours) is never asked; A–B and C–D, whose differences are the least
+    # certain after 20 votes each (far apart, each vote tells little), get the votes
+    assert set(picks) == {0, 3}
+
+
+def test_adaptive_settles_the_ranking_with_at_least_25_percent_fewer_votes():
+    # Six planted strengths with ties; votes until every adjacent-rank difference's 95%
+    # interval is at most 0.8 wide (model-based width; bench/ranking_adaptive.py uses the bootstrap).
+    balanced = adaptive = 0
+    for seed in range(3):
+        balanced += sequential_study("balanced", 0.8, seed, batch=40)
+        adaptive += sequential_study("adaptive", 0.8, seed, batch=40)
+    assert adaptive <= 0.75 * balanced
