@@ -102,7 +102,9 @@ def _load(args) -> tuple[pd.DataFrame, str]:
         args.study, args.db = str(folder), store_target(args, load_study(folder).id)
 
         # Always load flagged participants; analyze() drops them unless --include-flagged.
-        ratings = tables_from_store(args.study, args.db, include_flagged=True)["ratings"]
+        found = tables_from_store(args.study, args.db, include_flagged=True)
+        # a comparison study's votes, else its ratings
+        ratings = next((found[k] for k in ("pairwise", "best_worst") if k in found and len(found[k])), found["ratings"])
         return ratings, f"{args.study} (store {args.db})"
     import pandas as pd  # only when a CSV is read: keeps every other command's start fast
 

@@ -17,6 +17,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Mapping
 
+from infact.participation.steps.registry import situation_kinds
 from infact.study.loader import Study
 
 
@@ -29,7 +30,7 @@ def _participants(records: list[dict]) -> dict[str, dict]:
         kind = rec.get("kind")
         if kind == "assignment":
             p["assignment"] = rec
-        elif kind == "situation" and not rec.get("attention_check"):
+        elif kind in situation_kinds() and not rec.get("attention_check"):
             p["answered"].add(rec["situation_id"])
         elif kind == "complete":
             p["complete"] = rec
@@ -107,6 +108,10 @@ def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[
             s = next(regular)
             steps.append({"step": f"situation-{index}", "index": index, "situation_id": s.situation_id,
                           "order": order, "attention_check": False})
+    if cfg.protocol.kind != "rating":  # the same situations, compared instead of rated
+        from infact.participation.protocols import compare_steps
+
+        return compare_steps(study, records, steps, rng)
     return steps
 
 

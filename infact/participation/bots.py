@@ -120,7 +120,7 @@ class Bot:
             if not result.ok:
                 raise RuntimeError(f"bot {self.strategy} could not submit {step.name}: {result.errors}")
             self.submitted += 1
-            if step.kind == "situation":
+            if registry.get(step.kind).per_situation:
                 situations_done += 1
             if self.strategy == "refresh-midway" and not refreshed and situations_done >= refresh_after:
                 refreshed = True

@@ -153,7 +153,8 @@ class Flow:
     def progress(self, st: State) -> tuple[int, int]:
         """(situations answered, situations in total) for the progress indicator."""
         total = self.cfg.study.situations_per_participant
-        done = sum(1 for rec in st.answered.values() if rec.get("kind") == "situation")
+        kinds = registry.situation_kinds()
+        done = sum(1 for rec in st.answered.values() if rec.get("kind") in kinds)
         return done, total
 
     def mark_shown(self, st: State, step: Step) -> str:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from infact.results import funnel, quality
 from infact.results import tables
+from infact.results import votes
 from infact.results.export_formats import infact_workbook_bytes, records_json, wide_ratings
 from infact.fileio import write_file_set
 from infact.storage import Storage, open_storage
@@ -30,15 +31,17 @@ FILES = {
     "records.json": "every stored record, as stored",
     "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
 }
+COMPARE_FILES = votes.FILES  # written for pairwise / best–worst studies (docs/ranking.md)
 LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
     "transcripts.jsonl": "live chats: one conversation per line, every message with items, latency and error",
     "pairwise.csv": "arena votes: one row per vote (winner is a system or `tie`); identity leaks marked",
 }
+DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES}  # every file an export can hold, for listings
 
 
 def describe(name: str) -> str:
     """What an export file holds (the CLI's list and the dashboard's download labels)."""
-    return FILES.get(name) or LIVE_FILES.get(name, "")
+    return DESCRIPTIONS.get(name, "")
 
 
 @dataclass
@@ -54,10 +57,12 @@ class Tables:
     live: bool = False                  # the study has live chats: transcripts and votes are exported
     transcripts: list[dict] = field(default_factory=list)
     votes: pd.DataFrame | None = None
+    compare: dict[str, pd.DataFrame] = field(default_factory=dict)  # pairwise.csv / best_worst.csv (results/votes.py)
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
-                "demographics": self.demographics, "steps": self.steps, "flags": self.flags}
+                "demographics": self.demographics, "steps": self.steps, "flags": self.flags,
+                **{name.removesuffix(".csv"): df for name, df in self.compare.items()}}
 
 
 def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False,
@@ -91,11 +96,14 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     progress = funnel.progress_table(funnel.progress_from_records(own), now or datetime.now(timezone.utc))
     participants = participants.merge(progress, on="participant", how="left")
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
-               tables.funnel(own, cfg.study.situations_per_participant))
+               tables.funnel(own, cfg.study.situations_per_participant),
+               compare=votes.compare_tables(own, cfg.protocol.kind, excluded, include_withdrawn=include_withdrawn))
     if cfg.live.enabled:
         from infact.chat.export import add_live  # lazily: only live studies need it
 
         add_live(t, own_records, excluded)
+        if "pairwise.csv" in t.compare and t.votes is not None:  # one pairwise.csv holds both kinds of vote
+            t.votes = pd.concat([t.compare.pop("pairwise.csv"), t.votes], ignore_index=True)
     return t
 
 
@@ -114,6 +122,7 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
         "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
         "records.json": records_json(t.records).encode("utf-8"),
         "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
+        **{name: csv(df) for name, df in t.compare.items()},
         **(_live_bytes(t) if t.live else {}),
     }
 
@@ -127,7 +136,7 @@ def _live_bytes(t: Tables) -> dict[str, bytes]:
 def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
     """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    return write_file_set(out_dir, export_bytes(t, study.systems), ours=[*FILES, *LIVE_FILES])
+    return write_file_set(out_dir, export_bytes(t, study.systems), ours=list(DESCRIPTIONS))
 
 
 def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:

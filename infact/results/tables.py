@@ -91,7 +91,8 @@ def participants_table(records: list[dict], *, include_withdrawn: bool = True, i
             kinds[r["kind"]].append(r)
         arrival = (kinds.get("arrival") or [{}])[0]
         complete = (kinds.get("complete") or [None])[0]
-        check = [r for r in kinds.get("situation", []) if r.get("attention_check")]
+        per_situation = [r for k in steps.situation_kinds() for r in kinds.get(k, [])]
+        check = [r for r in per_situation if r.get("attention_check")]
         quest = (kinds.get("questionnaire") or [None])[0]
         step_seconds = {r["kind"]: r.get("seconds") for r in recs if r["kind"] in ("consent", "questionnaire", "demographics")}
         rows.append({
@@ -103,7 +104,7 @@ def participants_table(records: list[dict], *, include_withdrawn: bool = True, i
             "consent_seconds": step_seconds.get("consent"),
             "questionnaire_seconds": step_seconds.get("questionnaire"),
             "demographics_seconds": step_seconds.get("demographics"),
-            "situations_answered": len(kinds.get("situation", [])),
+            "situations_answered": len(per_situation),
             "attention_passed": (all(bool(r.get("attention_passed")) for r in check) if check else None),
             "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
             "preview": bool(arrival.get("preview")),
@@ -142,7 +143,7 @@ def funnel(records: list[dict], n_situations: int) -> pd.DataFrame:
     counts = dict.fromkeys(stages, 0)
     for p, recs in _kept(records, include_withdrawn=True).items():
         kinds = {r["kind"] for r in recs}
-        n_sit = sum(1 for r in recs if r["kind"] == "situation")
+        n_sit = sum(1 for r in recs if r["kind"] in steps.situation_kinds())
         counts["arrived"] += 1
         counts["consented"] += "consent" in kinds
         for i in range(1, min(n_sit, n_situations) + 1):

@@ -19,6 +19,7 @@ from infact.chat.config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
 from infact.participation.platforms import PlatformConfig
 from infact.results.quality import QualityConfig, cross_check
+from infact.study.protocol_config import ProtocolConfig
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -176,6 +177,7 @@ class StudyConfig(Section):
     platform: PlatformConfig = Field(default_factory=PlatformConfig, description="Crowdsourcing platform handshake.")
     quality: QualityConfig = Field(default_factory=QualityConfig, description="Data-quality checks and what a failed check does.")
     live: LiveConfig = Field(default_factory=LiveConfig, description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.")
+    protocol: ProtocolConfig = Field(default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md).")
 
     @model_validator(mode="after")
     def _cross_checks(self):
@@ -190,6 +192,11 @@ class StudyConfig(Section):
                 raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {self.scale.labels}")
             if n < 2:
                 raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
+        if self.protocol.kind == "pairwise" and len(self.study.systems) < 2:
+            raise ValueError("protocol.kind = \"pairwise\" needs at least 2 systems in study.systems")
+        if self.protocol.kind == "best_worst" and len(self.study.systems) < max(3, self.protocol.set_size or 3):
+            raise ValueError(f"protocol.kind = \"best_worst\" needs at least {max(3, self.protocol.set_size or 3)} systems "
+                             "in study.systems (protocol.set_size)")
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
                 raise ValueError(f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}")

@@ -26,7 +26,8 @@ page draws it. tests/test_step_registry.py registers a test-only kind this way.
 """
 
 from infact.participation.steps.registry import (Checked, Step, StepKind, answer_kinds, get, kinds, register,
-                                                 sequence, unregister)
+                                                 sequence, situation_kinds, unregister)
+from infact.participation.steps.compare import BestWorst, Pairwise
 from infact.participation.steps.consent import Consent
 from infact.participation.steps.demographics import Demographics
 from infact.participation.steps.done import Done
@@ -34,8 +35,11 @@ from infact.participation.steps.live import Live
 from infact.participation.steps.questionnaire import Questionnaire
 from infact.participation.steps.situation import Situation
 
-__all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "register", "sequence", "unregister"]
+__all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "register", "sequence", "situation_kinds",
+           "unregister"]
 
-for _kind in (Consent(), Situation(), Questionnaire(), Demographics(), Done()):
+# pairwise and best_worst sit beside situation: a study's [protocol] decides which of the
+# three its assignment fills (infact/participation/protocols.py); the others plan no steps.
+for _kind in (Consent(), Situation(), Pairwise(), BestWorst(), Questionnaire(), Demographics(), Done()):
     register(_kind)
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations

@@ -59,6 +59,7 @@ class StepKind:
     name: str = ""
     answered: bool = True           # False for a page that takes no answer (done)
     table: str | None = None        # the table its records become (tables.kind_tables), if any
+    per_situation: bool = False     # one step per assigned situation (rating, pairwise, best–worst): progress counts these
     bot_seconds: float = 30.0       # how long an attentive bot spends on one of its pages
 
     def plan(self, flow: "Flow", st: "State") -> list[Step] | None:
@@ -127,6 +128,11 @@ def get(name: str) -> StepKind:
         return _KINDS[name]
     except KeyError:
         raise KeyError(f"unknown step kind {name!r}; registered: {', '.join(_KINDS)}") from None
+
+
+def situation_kinds() -> frozenset[str]:
+    """Kinds whose steps are the assigned situations (the progress bar and coverage count them)."""
+    return frozenset(n for n, k in _KINDS.items() if k.per_situation)
 
 
 def answer_kinds() -> frozenset[str]:

@@ -31,13 +31,14 @@ def _instructed(step: Step, system: str) -> bool:
 class Situation(StepKind):
     name = "situation"
     table = "ratings"
+    per_situation = True
 
     def plan(self, flow, st) -> list[Step] | None:
         if st.assignment is None:
             return None  # not drawn yet: the sequence stops at consent
         return [Step(s["step"], self.name, s["index"], s["situation_id"], tuple(s["order"]),
                      bool(s.get("attention_check")), s.get("instructed_system"))
-                for s in st.assignment["steps"]]
+                for s in st.assignment["steps"] if s.get("kind", "situation") == self.name]
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         cfg = flow.cfg

@@ -1,0 +1,174 @@
+"""Comparing responses instead of rating them: the `pairwise` and `best_worst` step kinds.
+
+Pairwise (response level, as Chatbot Arena and ACUTE-Eval ask it): the situation's dialog,
+two systems' responses side by side in a random left/right order (stored), and per criterion
+"Which response is more …?" — A, B or (if allowed) about the same — plus an optional
+justification. Best–worst: `protocol.set_size` responses; pick the best and the worst.
+
+The pairs and sets come from the participant's assignment record (infact/participation/
+protocols.py, balanced or adaptive), so they survive any reload. On the attention-check step
+the instructed response replaces one system's response; choosing it passes.
+Records become pairwise.csv / best_worst.csv rows (infact/results/pairwise_tables.py columns).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.results.style import features_of
+from infact.values import response_letter, shown_response
+
+TIE = "tie"
+
+
+def protocol_steps(kind: str, st) -> list[Step] | None:
+    """The assignment's steps of `kind` (None before the assignment is drawn)."""
+    if st.assignment is None:
+        return None
+    return [Step(s["step"], kind, s["index"], s["situation_id"], tuple(s["order"]), bool(s.get("attention_check")),
+                 s.get("instructed_system"))
+            for s in st.assignment["steps"] if s.get("kind", "situation") == kind]
+
+
+def shown_texts(flow, step: Step) -> list[dict]:
+    """Position, system and the text the participant reads, in display order."""
+    situation = flow.study.situation(step.situation_id)
+    instructed = step.instructed_system if step.attention_check else None
+    return [{"position": pos, "system": system,
+             "text": shown_response(situation.responses, system, instructed_system=instructed,
+                                    instruction=flow.cfg.protocol.attention_text)}
+            for pos, system in enumerate(step.order, start=1)]
+
+
+def _common(flow, step: Step) -> dict:
+    situation = flow.study.situation(step.situation_id)
+    return {"index": step.index, "situation_id": step.situation_id, "dialog_id": situation.dialog_id,
+            "attention_check": step.attention_check, "context": [t.to_dict() for t in situation.context],
+            "responses": shown_texts(flow, step)}
+
+
+def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
+    """A bot's choice among the shown systems (attentive: Plackett–Luce on its planted quality)."""
+    if step.attention_check and bot.strategy != "fails-attention":
+        others = [s for s in step.order if s != step.instructed_system]
+        return bot.rng.choice(others) if worst else step.instructed_system
+    if bot.strategy == "straightliner":
+        return step.order[-1] if worst else step.order[0]   # always the same side: a position bias
+    if bot.strategy == "speeder":
+        return bot.rng.choice(step.order)
+    sign = -1.0 if worst else 1.0
+    weights = [math.exp(sign * 1.5 * bot.quality.get(s, 0.0)) for s in step.order]
+    return bot.rng.choices(step.order, weights=weights)[0]
+
+
+class Pairwise(StepKind):
+    name = "pairwise"
+    table = "pairwise"
+    per_situation = True
+
+    def plan(self, flow, st) -> list[Step] | None:
+        return protocol_steps(self.name, st)
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        proto = flow.cfg.protocol
+        given = answers.get("choices") or {}
+        letters = {response_letter(i): s for i, s in enumerate(step.order, start=1)}
+        errors, choices = [], {}
+        for crit in flow.cfg.criteria:
+            value = given.get(crit.id)
+            what = "" if len(flow.cfg.criteria) == 1 else f" ({crit.id})"
+            if value in letters:
+                choices[crit.id] = letters[value]
+            elif proto.allow_tie and value == proto.tie_label:
+                choices[crit.id] = TIE
+            else:
+                errors.append(f"Please choose response A or B{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}.")
+        text = str(answers.get("justification") or "").strip()
+        if proto.justification == "required" and len(text) < proto.justification_min_chars:
+            errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")
+        if errors:
+            return Checked.refuse(*errors)
+        fields = {**_common(flow, step), "choices": choices, "justification": text}
+        if step.attention_check:
+            fields["attention_passed"] = all(c == step.instructed_system for c in choices.values())
+        return Checked(fields=fields)
+
+    def bot_time(self, step: Step) -> float:
+        return self.bot_seconds + 8
+
+    def bot_answers(self, study, step: Step, bot) -> dict:
+        proto = study.config.protocol
+        choices = {}
+        for crit in study.config.criteria:
+            pick = _bot_pick(bot, step)
+            close = abs(bot.quality.get(step.order[0], 0) - bot.quality.get(step.order[1], 0)) < 1.0
+            tie = proto.allow_tie and not step.attention_check and close and bot.rng.random() < 0.3
+            choices[crit.id] = proto.tie_label if tie else response_letter(step.order.index(pick) + 1)
+        justification = "" if proto.justification == "off" else "It answers the question and names a fitting movie."
+        return {"choices": choices, "justification": justification}
+
+    def rows(self, record: dict, scale) -> list[dict]:
+        if record.get("attention_check"):
+            return []  # a check is not a vote; its result is in participants.csv
+        left, right = record["responses"][0], record["responses"][1]
+        a, b = sorted((left, right), key=lambda r: r["system"])
+        fa, fb = features_of(a["text"]), features_of(b["text"])
+        return [{"study": record["study"], "step_index": record["index"], "situation_id": record["situation_id"],
+                 "dialog_id": record.get("dialog_id"), "criterion": crit, "system_a": a["system"],
+                 "system_b": b["system"], "shown_left": left["system"], "winner": winner,
+                 "seconds": record.get("seconds"), "justification": record.get("justification", ""),
+                 "length_a": fa["length"], "length_b": fb["length"], "items_a": fa["items"], "items_b": fb["items"]}
+                for crit, winner in record["choices"].items()]
+
+
+class BestWorst(StepKind):
+    name = "best_worst"
+    table = "best_worst"
+    per_situation = True
+
+    def plan(self, flow, st) -> list[Step] | None:
+        return protocol_steps(self.name, st)
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        letters = {response_letter(i): s for i, s in enumerate(step.order, start=1)}
+        best_given, worst_given = answers.get("best") or {}, answers.get("worst") or {}
+        errors, best, worst = [], {}, {}
+        for crit in flow.cfg.criteria:
+            what = "" if len(flow.cfg.criteria) == 1 else f" ({crit.id})"
+            b, w = letters.get(best_given.get(crit.id)), letters.get(worst_given.get(crit.id))
+            if b is None or w is None:
+                errors.append(f"Please pick the best and the worst response{what}.")
+            elif b == w:
+                errors.append(f"The best and the worst response must be different{what}.")
+            else:
+                best[crit.id], worst[crit.id] = b, w
+        if errors:
+            return Checked.refuse(*errors)
+        fields = {**_common(flow, step), "best": best, "worst": worst}
+        if step.attention_check:
+            fields["attention_passed"] = all(v == step.instructed_system for v in best.values())
+        return Checked(fields=fields)
+
+    def bot_time(self, step: Step) -> float:
+        return self.bot_seconds + 5 * len(step.order)
+
+    def bot_answers(self, study, step: Step, bot) -> dict:
+        best, worst = {}, {}
+        for crit in study.config.criteria:
+            b = _bot_pick(bot, step)
+            w = b
+            while w == b:
+                w = _bot_pick(bot, step, worst=True)
+            best[crit.id], worst[crit.id] = (response_letter(step.order.index(s) + 1) for s in (b, w))
+        return {"best": best, "worst": worst}
+
+    def rows(self, record: dict, scale) -> list[dict]:
+        if record.get("attention_check"):
+            return []
+        systems = "|".join(r["system"] for r in record["responses"])
+        return [{"study": record["study"], "step_index": record["index"], "situation_id": record["situation_id"],
+                 "dialog_id": record.get("dialog_id"), "criterion": crit, "systems": systems, "best": best,
+                 "worst": record["worst"][crit], "seconds": record.get("seconds")}
+                for crit, best in record["best"].items()]

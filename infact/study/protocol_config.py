@@ -1,0 +1,42 @@
+"""`[protocol]` in study.toml: rate every response, or compare them (pairwise, best–worst).
+
+Defined here, beside the other sections' single definitions, and included in StudyConfig
+as `protocol`; the README's settings reference is generated from these fields.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ProtocolConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["rating", "pairwise", "best_worst"] = Field(
+        default="rating", description="How responses are judged: `rating` (each response on the scale, INFACT's protocol), "
+        "`pairwise` (two systems' responses side by side: which is more …?) or `best_worst` (pick the best and the worst "
+        "of `set_size` responses). See docs/ranking.md.")
+    pairs: Literal["balanced", "adaptive"] = Field(
+        default="balanced", description="Pairwise: which systems are compared. `balanced`: every pair equally often, spread "
+        "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
+    question: str = Field(
+        default="Which response is more {criterion}?", min_length=1, description="Pairwise and best–worst question per "
+        "criterion (Markdown); `{criterion}` is replaced by the criterion's id.")
+    allow_tie: bool = Field(default=True, description="Pairwise: offer an 'about the same' answer.")
+    tie_label: str = Field(default="About the same", min_length=1, description="Label of the tie answer.")
+    justification: Literal["off", "optional", "required"] = Field(
+        default="off", description="Pairwise: ask for a short justification of the choice (stored and exported).")
+    justification_min_chars: int = Field(default=15, ge=1, le=2000, description="Shortest justification accepted when it is required.")
+    set_size: int | None = Field(default=None, ge=3, description="Best–worst: responses shown per situation (3 or more; "
+                                 "default every system). Systems are drawn so each is shown about equally often.")
+    attention_text: str = Field(
+        default="I am reading this carefully: please choose THIS response as the better (or best) one.", min_length=1,
+        description="Pairwise and best–worst attention check: the instructed response that replaces one system's "
+        "response; choosing it (as the better, or the best) passes the check.")
+    confidence: float = Field(default=0.95, gt=0.5, lt=1, description="Confidence of the dashboard's ranking intervals; the "
+                              "ranking is called settled when every two adjacent ranks' intervals are separated.")
+
+    def question_for(self, criterion: str) -> str:
+        return self.question.replace("{criterion}", criterion)

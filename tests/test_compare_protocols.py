@@ -1,0 +1,125 @@
+"""Pairwise and best–worst protocols as step kinds: assignment, checks, bots, exports, analysis."""
+
+from __future__ import annotations
+
+from collections import Counter
+from io import StringIO
+
+import pandas as pd
+import pytest
+
+from infact.participation.bots import run_bots
+from infact.participation.flow import Flow
+from infact.results.export import collect, export_bytes
+from infact.results.ranking_analysis import analyze_best_worst, analyze_votes
+from infact.storage import MemoryStorage
+from infact.study.loader import load_study
+
+from conftest import REPO
+from studies import FakeClock, make_study
+
+DEMO_PAIRWISE = REPO / "data" / "demo-pairwise"
+SYSTEMS = ("Alpha", "Beta", "Gamma", "Delta")
+
+
+def study_with(tmp_path, **protocol):
+    return load_study(make_study(tmp_path, systems=SYSTEMS, per_participant=5, protocol=protocol))
+
+
+def start(study):
+    flow = Flow(study, MemoryStorage(), clock=FakeClock())
+    token = flow.arrive({})
+    assert flow.submit(token, "consent", {"consent": True}).ok
+    return flow, token
+
+
+@pytest.fixture(scope="module")
+def demo_crowd():
+    study = load_study(DEMO_PAIRWISE)
+    storage = MemoryStorage()
+    results = run_bots(study, storage, 36, seed=3, start=FakeClock()())
+    return study, storage, results
+
+
+def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
+    study, storage, results = demo_crowd
+    assert sum(r.completed for r in results) >= 30
+    t = collect(study, storage.records(study=study.id))
+    votes = t.compare["pairwise.csv"]
+    assert list(votes.columns[:9]) == ["participant", "situation_id", "criterion", "system_a", "system_b",
+                                       "shown_left", "winner", "seconds", "justification"]
+    assert (votes["system_a"] < votes["system_b"]).all()
+    assert set(votes["shown_left"]) == set(study.systems)               # left/right is random and stored
+    assert votes["winner"].isin(list(study.systems) + ["tie"]).all()
+    # balanced pairs: all six pairs, none more than a few votes off the others
+    per_pair = Counter(zip(votes["system_a"], votes["system_b"]))
+    assert len(per_pair) == 6 and max(per_pair.values()) - min(per_pair.values()) <= 6
+    assert len(t.ratings) == 0
+
+
+def test_pairwise_export_is_analysed_with_the_planted_order(demo_crowd):
+    study, storage, _ = demo_crowd
+    data = export_bytes(collect(study, storage.records(study=study.id)), study.systems)
+    votes = pd.read_csv(StringIO(data["pairwise.csv"].decode()), dtype=str)
+    res = analyze_votes(votes, n_boot=200)
+    # bots' planted quality: the first listed system best, the last worst
+    assert res["ranking"][0]["system"] == "Marquee" and res["ranking"][-1]["system"] == "Static"
+    assert res["n_participants"] < 36       # flagged bots (straight-liners, speeders, failed checks) left out
+
+
+def test_the_attention_check_is_recorded_but_not_a_vote(demo_crowd):
+    study, storage, results = demo_crowd
+    t = collect(study, storage.records(study=study.id))
+    checks = [r for r in storage.records(study=study.id) if r["kind"] == "pairwise" and r.get("attention_check")]
+    assert checks and all("attention_passed" in r for r in checks)
+    assert not t.compare["pairwise.csv"]["situation_id"].eq(study.config.attention_check.situation).any()
+    failed = {r["participant"] for r in checks if not r["attention_passed"]}
+    assert failed <= set(t.participants.loc[t.participants["excluded"], "participant"])
+
+
+def test_pairwise_answers_are_checked(tmp_path):
+    study = study_with(tmp_path, kind="pairwise", allow_tie=False, justification="required", justification_min_chars=10)
+    flow, token = start(study)
+    step = flow.current(flow.state(token))
+    assert step.kind == "pairwise" and len(step.order) == 2
+    res = flow.submit(token, step.name, {"choices": {"meaningful": "About the same"}, "justification": "short"})
+    assert not res.ok
+    assert any("choose response A or B" in e for e in res.errors)
+    assert any("at least 10 characters" in e for e in res.errors)
+    ok = flow.submit(token, step.name, {"choices": {"meaningful": "B"}, "justification": "B names a real film"})
+    assert ok.ok
+    rec = next(r for r in flow.storage.records(participant=token) if r["kind"] == "pairwise")
+    assert rec["choices"]["meaningful"] == step.order[1]
+    assert [r["system"] for r in rec["responses"]] == list(step.order)
+
+
+def test_best_worst_steps_show_a_set_and_refuse_the_same_pick(tmp_path):
+    study = study_with(tmp_path, kind="best_worst", set_size=3)
+    flow, token = start(study)
+    step = flow.current(flow.state(token))
+    assert step.kind == "best_worst" and len(step.order) == 3
+    bad = flow.submit(token, step.name, {"best": {"meaningful": "A"}, "worst": {"meaningful": "A"}})
+    assert not bad.ok and "must be different" in bad.errors[0]
+    assert flow.submit(token, step.name, {"best": {"meaningful": "A"}, "worst": {"meaningful": "C"}}).ok
+    assert flow.progress(flow.state(token))[0] == 1
+
+
+def test_bots_play_best_worst_and_the_export_ranks_it(tmp_path):
+    study = study_with(tmp_path, kind="best_worst")
+    storage = MemoryStorage()
+    run_bots(study, storage, 30, strategy="attentive", seed=5, start=FakeClock()())
+    t = collect(study, storage.records(study=study.id))
+    bw = t.compare["best_worst.csv"]
+    assert list(bw.columns[:6]) == ["participant", "situation_id", "criterion", "systems", "best", "worst"]
+    assert bw["systems"].str.count(r"\|").eq(3).all()                   # every system shown (set_size default)
+    res = analyze_best_worst(bw, n_boot=100)
+    assert res["scores"][0]["system"] == "Alpha" and res["scores"][-1]["system"] == "Delta"
+
+
+def test_adaptive_pairs_study_runs(tmp_path):
+    study = study_with(tmp_path, kind="pairwise", pairs="adaptive")
+    storage = MemoryStorage()
+    results = run_bots(study, storage, 20, strategy="attentive", seed=8, start=FakeClock()())
+    assert all(r.completed for r in results)
+    votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
+    assert len(votes) == 20 * 4
