@@ -62,12 +62,16 @@ def load(study: Study, records: list[dict], now: datetime) -> tuple[Counter, Cou
 def plan_assignment(study: Study, records: list[dict], *, rng: random.Random, now: datetime) -> list[dict]:
     """The situation steps for a new participant, planned from stored records."""
     answered, reserved = load(study, records, now)
-    return plan_from_load(study, answered, reserved, rng=rng)
+    from infact.participation.protocols import History
+
+    return plan_from_load(study, answered, reserved, rng=rng, history=History.of(records, study.id))
 
 
-def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], *, rng: random.Random) -> list[dict]:
+def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], *, rng: random.Random,
+                   history=None) -> list[dict]:
     """The situation steps for a new participant (stored in their assignment record),
-    given each situation's (answered, reserved) counts."""
+    given each situation's (answered, reserved) counts; for comparison protocols also the
+    pairs handed out and votes so far (`protocols.History`)."""
     cfg = study.config
     pool = list(study.situations)
     rng.shuffle(pool)  # random tie-break among equally loaded situations
@@ -111,7 +115,7 @@ def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[
     if cfg.protocol.kind != "rating":  # the same situations, compared instead of rated
         from infact.participation.protocols import compare_steps
 
-        return compare_steps(study, records, steps, rng)
+        return compare_steps(study, history, steps, rng)
     return steps
 
 

@@ -212,7 +212,12 @@ class Flow:
         rng = random.Random(secrets.randbits(64))
         # Kept up to date from the store's change feed: a consent does not read the whole study.
         load = situation_load.for_store(self.storage, self.study.id).current(now) if not st.preview else ({}, {})
-        plan = assign.plan_from_load(self.study, *load, rng=rng)
+        history = None
+        if self.cfg.protocol.kind != "rating":  # which pairs / sets were handed out, votes so far
+            from infact.participation.protocols import History
+
+            history = History.for_store(self.storage, self.study.id).current() if not st.preview else History(self.study.id)
+        plan = assign.plan_from_load(self.study, *load, rng=rng, history=history)
         lease_until = now + timedelta(minutes=self.cfg.assignment.lease_minutes)
         self.storage.append(self._record(st.token, "assignment", "assignment", st.preview,
                                          steps=plan, lease_until=iso(lease_until)))

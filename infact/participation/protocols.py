@@ -4,46 +4,88 @@ The balanced assignment (assignment.py) picks a participant's situations and the
 position as for ratings; here each of those steps becomes a `pairwise` step showing two
 systems (from pair_schedule: balanced or adaptive) or a `best_worst` step showing
 `protocol.set_size` systems, the least-shown first. Pairs already handed out to others
-(their assignment records) count as compared, so simultaneous arrivals spread over pairs.
+(their assignment records) count as compared, so simultaneous arrivals spread over pairs;
+assignment runs under the store's lock, so the next consent sees them.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from collections import Counter
 
 from infact.participation import pair_schedule
+from infact.storage import Storage
 from infact.study.loader import Study
 
 
-def _assigned(records: list[dict], kind: str) -> list[list[str]]:
-    return [s["order"] for r in records if r.get("kind") == "assignment" and not r.get("preview")
-            for s in r.get("steps", []) if s.get("kind") == kind and not s.get("attention_check")]
+class History:
+    """Comparison orders handed out (assignment records) and pairwise votes (first criterion),
+    kept up to date from the store's change feed like situation_load: a consent reads only
+    what arrived since the previous one. One per (store, study) via `for_store`."""
+
+    def __init__(self, study_id: str, storage: Storage | None = None) -> None:
+        self.study_id, self.storage = study_id, storage
+        self.orders: dict[str, list[tuple[str, list[str]]]] = {}   # participant → [(kind, order)]
+        self.votes: list[tuple[str, str, dict]] = []               # (left, right, choices)
+        self._cursor = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, records: list[dict], study_id: str) -> "History":
+        h = cls(study_id)
+        for rec in records:
+            h._take(rec)
+        return h
+
+    @classmethod
+    def for_store(cls, storage: Storage, study_id: str) -> "History":
+        from infact.participation.situation_load import one_per_store
+
+        return one_per_store(storage, study_id, _history)
+
+    def current(self) -> "History":
+        with self._lock:
+            new, self._cursor = self.storage.changes(self._cursor)
+            for rec in new:
+                self._take(rec)
+        return self
+
+    def _take(self, rec: dict) -> None:
+        if rec.get("study") != self.study_id or rec.get("preview"):
+            return
+        if rec.get("kind") == "assignment":
+            self.orders[rec["participant"]] = [(s.get("kind", "situation"), s["order"]) for s in rec.get("steps", [])
+                                               if not s.get("attention_check")]
+        elif rec.get("kind") == "pairwise" and not rec.get("attention_check"):
+            left, right = (x["system"] for x in rec["responses"][:2])
+            self.votes.append((left, right, rec["choices"]))
+
+    def assigned(self, kind: str) -> list[list[str]]:
+        return [order for steps in self.orders.values() for k, order in steps if k == kind]
+
+    def decided(self, criterion: str) -> list[tuple[str, str, str]]:
+        return [(a, b, choices.get(criterion, "tie")) for a, b, choices in self.votes]
 
 
-def _votes(records: list[dict], criterion: str) -> list[tuple[str, str, str]]:
-    """Stored pairwise answers (first criterion) as (left, right, winner) for the adaptive fit."""
-    out = []
-    for r in records:
-        if r.get("kind") == "pairwise" and not r.get("preview") and not r.get("attention_check"):
-            left, right = (x["system"] for x in r["responses"][:2])
-            out.append((left, right, r["choices"].get(criterion, "tie")))
-    return out
+def _history(storage: Storage, study_id: str) -> History:
+    return History(study_id, storage)
 
 
-def compare_steps(study: Study, records: list[dict], steps: list[dict], rng: random.Random) -> list[dict]:
+def compare_steps(study: Study, history: History | None, steps: list[dict], rng: random.Random) -> list[dict]:
     cfg = study.config
+    history = history or History(study.id)
     proto = cfg.protocol
     systems = list(cfg.study.systems)
     regular = [s for s in steps if not s.get("attention_check")]
     kind = proto.kind
     if kind == "pairwise":
-        answered = _votes(records, cfg.criteria[0].id)
-        votes = answered if proto.pairs == "adaptive" else [(a, b, "") for a, b in (o[:2] for o in _assigned(records, kind))]
+        votes = (history.decided(cfg.criteria[0].id) if proto.pairs == "adaptive"
+                 else [(a, b, "") for a, b in (o[:2] for o in history.assigned(kind))])
         orders = [list(p) for p in pair_schedule.choose_pairs(systems, votes, len(regular), mode=proto.pairs, rng=rng)]
         rng.shuffle(orders)  # a participant's pairs in random order across their situations
     else:
-        shown = Counter(s for order in _assigned(records, kind) for s in order)
+        shown = Counter(s for order in history.assigned(kind) for s in order)
         size = min(proto.set_size or len(systems), len(systems))
         orders = []
         for _ in regular:

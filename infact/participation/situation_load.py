@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from infact.participation.steps.registry import situation_kinds
 from infact.storage import Storage
 
 
@@ -78,7 +79,7 @@ class SituationLoad:
         if kind == "assignment":
             p.assigned = tuple(s["situation_id"] for s in rec["steps"] if not s.get("attention_check"))
             p.lease_until = datetime.fromisoformat(rec["lease_until"])
-        elif kind == "situation" and not rec.get("attention_check"):
+        elif kind in situation_kinds() and not rec.get("attention_check"):
             p.answered.add(rec["situation_id"])
         elif kind == "complete":
             p.complete = True
@@ -105,17 +106,23 @@ class SituationLoad:
         p.counted = (answered, reserved)
 
 
-_instances: "weakref.WeakKeyDictionary[object, dict[str, SituationLoad]]" = weakref.WeakKeyDictionary()
+_instances: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
 
 
-def for_store(storage: Storage, study_id: str) -> SituationLoad:
-    """The one SituationLoad of this store object and study (made on first use)."""
+def one_per_store(storage: Storage, study_id: str, cls):
+    """The one `cls(storage, study_id)` of this store object and study (made on first use);
+    also used for the comparison protocols' history (infact/participation/protocols.py)."""
     with _instances_lock:
         try:
             per_study = _instances.setdefault(storage, {})
         except TypeError:  # a store object that cannot be weakly referenced: no sharing
-            return SituationLoad(storage, study_id)
-        if study_id not in per_study:
-            per_study[study_id] = SituationLoad(storage, study_id)
-        return per_study[study_id]
+            return cls(storage, study_id)
+        if (cls, study_id) not in per_study:
+            per_study[(cls, study_id)] = cls(storage, study_id)
+        return per_study[(cls, study_id)]
+
+
+def for_store(storage: Storage, study_id: str) -> SituationLoad:
+    """The one SituationLoad of this store object and study (made on first use)."""
+    return one_per_store(storage, study_id, SituationLoad)
