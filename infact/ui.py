@@ -119,6 +119,11 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
         st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")
 
 
+def _signing_key() -> bytes | None:
+    # Once per session: every rerun of every page asks for it (keep_researcher_signed_in).
+    return _per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
+
+
 def is_researcher() -> bool:
     """Signed in during this session, or earlier in this browser (a reload): infact.researcher_session."""
     if st.session_state.get("researcher_signed_in"):
@@ -129,7 +134,7 @@ def is_researcher() -> bool:
         cookie = st.context.cookies.get(researcher_session.COOKIE)
     except Exception:  # no browser connection (bare script runs)
         cookie = None
-    if researcher_session.valid(cookie, researcher_session.signing_key(secrets())):
+    if researcher_session.valid(cookie, _signing_key()):
         st.session_state["researcher_signed_in"] = True
         st.session_state["researcher_cookie_set"] = True  # the browser has it already
         return True
@@ -138,7 +143,7 @@ def is_researcher() -> bool:
 
 def keep_researcher_signed_in() -> None:
     """Once per session: after sign-in put the signed token in a cookie, after sign-out delete it."""
-    key = researcher_session.signing_key(secrets())
+    key = _signing_key()
     if key is None:
         return
     state = st.session_state
