@@ -57,9 +57,14 @@ def test_first_numbers_need_no_quality_assessment(demo, crowd):
 def test_flags_are_computed_once_per_data_version(demo, crowd):
     data = DashboardData(demo)
     data.add(crowd)
-    assert data.flags() is data.flags()
+    before = data.flags()
+    assert data.flags() is before
     data.add([{**crowd[0], "key": "extra", "kind": "shown", "step": "x", "shown_at": crowd[0]["at"]}])
-    assert data.version == 2
+    assert data.version == 2 and data.flags() is before  # a page shown changes no flag
+    data.add([{**crowd[0], "key": "extra2", "kind": "event", "action": "exclude", "target": crowd[0]["participant"],
+               "note": "by hand", "participant": "_researcher"}])
+    assert data.flags() is not before and "manually_excluded" in data.flags().set_index("participant").loc[
+        crowd[0]["participant"], "flags"]
 
 
 def test_full_tables_are_rebuilt_at_most_every_interval(demo, crowd):

@@ -49,6 +49,7 @@ class DashboardData:
         self._monotonic = monotonic
         self._lock = threading.RLock()
         self.version = 0
+        self._evidence_version = 0  # bumps with records the quality checks look at
         self._records: list[dict] = []
         self._by_participant: dict[str, list[dict]] = defaultdict(list)
         self._progress: dict[str, funnel.Progress] = {}
@@ -86,6 +87,8 @@ class DashboardData:
                     self._by_participant[rec["participant"]].append(rec)
             funnel.progress_from_records(mine, into=self._progress)
             self.version += 1
+            if any(r.get("kind") != "shown" for r in mine):
+                self._evidence_version += 1  # a page being shown changes no flag, only "last activity"
             return len(mine)
 
     def _catch_up(self) -> None:
@@ -118,15 +121,15 @@ class DashboardData:
         """participants.csv's columns for every participant (withdrawn included)."""
         with self._lock:
             self._catch_up()
-            if self._participants is None or self._participants[0] != self.version:
+            if self._participants is None or self._participants[0] != self._evidence_version:
                 frame = pd.DataFrame(list(self._rows.values()), columns=tables.PARTICIPANT_COLUMNS)
-                self._participants = (self.version, frame)
+                self._participants = (self._evidence_version, frame)
             return self._participants[1]
 
     def flags(self) -> pd.DataFrame:
-        """quality.assess on the incremental tables, once per data version."""
+        """quality.assess on the incremental tables, once per change of what the checks read."""
         with self._lock:
-            if self._flags is not None and self._flags[0] == self.version:
+            if self._flags is not None and self._flags[0] == self._evidence_version:
                 return self._flags[1]
             cfg = self.study.config
             participants = self.participants()
@@ -141,7 +144,7 @@ class DashboardData:
                 report["participant"] = report["participant"].map(names)
             else:
                 report = pd.DataFrame(columns=quality.REPORT_COLUMNS)
-            self._flags = (self.version, report)
+            self._flags = (self._evidence_version, report)
             return report
 
     def overview(self, now: datetime | None = None) -> pd.DataFrame:
