@@ -71,9 +71,10 @@ section = st.segmented_control("Section", SECTIONS, default="Progress", key="sec
 
 
 def cards(counts: dict) -> None:
-    row = st.columns(len(funnel.FIGURES))
-    for col, (name, (label, meaning)) in zip(row, funnel.FIGURES.items()):
-        col.metric(label, counts.get(name, "…"), help=meaning)
+    figures = list(funnel.FIGURES.items())
+    for start in (0, 5):  # two rows, so every label is readable
+        for col, (name, (label, meaning)) in zip(st.columns(5), figures[start:start + 5]):
+            col.metric(label, counts.get(name, "…"), help=meaning)
     style_metric_cards(border_left_color="#1a56c4")
 
 

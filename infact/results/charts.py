@@ -211,7 +211,7 @@ def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | Non
         counts["rank"] = counts["answer"].map(order.index)
         color = alt.Color("answer:O", sort=order, scale=alt.Scale(domain=order), title="Answer")
     return alt.Chart(counts).mark_bar().encode(
-        y=alt.Y("item:N", title="Statement", sort=list(items.values()) if items else None,
+        y=alt.Y("item:N", title=None if items else "Questionnaire item", sort=list(items.values()) if items else None,
                 axis=alt.Axis(labelLimit=420)),
         x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of answers"),
         color=color,

@@ -170,11 +170,15 @@ def test_reload_keeps_the_dashboard_and_its_numbers_match_the_exports(app_server
     assert int(shown["Excluded"]) == int(((flags["status"] == "completed") & (flags["decision"] == "exclude")).sum())
     assert int(shown["Included"]) + int(shown["Excluded"]) == int(shown["Completed"]) > 0
 
-    for section in ("Progress", "Results"):
+    for section, heading, n_charts in (("Progress", "Completions over time", 2),
+                                       ("Results", "Mean rating per system", 4)):
         open_section(page, section)
+        page.get_by_role("heading", name=re.compile(heading)).wait_for()
+        wait_idle(page)
+        shot(page, f"researcher-dashboard-{section.lower()}")
         charts = page.get_by_test_id("stVegaLiteChart")
-        charts.first.wait_for()
-        for i in range(charts.count()):
+        assert charts.count() == n_charts, (section, charts.count())
+        for i in range(n_charts):
             chart = charts.nth(i)
             chart.scroll_into_view_if_needed()
             chart.locator("canvas, svg").first.wait_for()
