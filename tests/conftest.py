@@ -89,8 +89,6 @@ def storage(request, tmp_path):
 
 # ---------------------------------------------------------------- importers
 
-IMPORT_FIXTURES = Path(__file__).parent / "fixtures" / "import"
-
 
 @pytest.fixture
 def import_target(tmp_path) -> Path:
@@ -99,9 +97,3 @@ def import_target(tmp_path) -> Path:
     folder.mkdir()
     (folder / "study.toml").write_text("# researcher's config\n")
     return folder
-
-
-def situations_by_id(folder: Path) -> dict:
-    from infact.study.situations import load_situations
-
-    return {s.situation_id: s for s in load_situations([folder / "situations.jsonl"])}

@@ -7,7 +7,7 @@ import pytest
 from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.infact_txt import import_infact_txt
-from conftest import IMPORT_FIXTURES, situations_by_id
+from importing import IMPORT_FIXTURES, situations_by_id
 
 FIX = IMPORT_FIXTURES
 SYSTEMS = [("A", FIX / "sys_after_gt.txt"), ("B", FIX / "sys_after_seeker.txt")]

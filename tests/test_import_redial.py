@@ -8,7 +8,7 @@ from infact.cli.main import main
 from infact.errors import DatasetError
 from infact.importers.common import normalise_title, normalise_titles
 from infact.importers.redial import import_redial
-from conftest import IMPORT_FIXTURES, situations_by_id
+from importing import IMPORT_FIXTURES, situations_by_id
 
 FIX = IMPORT_FIXTURES
 

@@ -9,7 +9,7 @@ from infact.importers.redial import import_redial
 from infact.importers.responses import import_responses
 from infact.study.situations import load_situations
 
-from conftest import IMPORT_FIXTURES
+from importing import IMPORT_FIXTURES
 
 FIX = IMPORT_FIXTURES
 
