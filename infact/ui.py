@@ -549,3 +549,33 @@ def live_step(flow: Flow, progress: Progress, step: Step) -> None:
     else:  # everything is stored: the page itself is submitted
         submit(flow, progress, step, {})
         show_errors()
+
+
+def show_ranking(result: dict | None, confidence: float) -> None:
+    """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix (results/ranking_dashboard.py)."""
+    from infact.results.ranking_dashboard import strength_chart, win_rate_matrix
+
+    if result is None:
+        st.info("No votes yet.")
+        return
+    if "error" in result:
+        st.error(result["error"])
+        return
+    level = f"{confidence:.0%}"
+    if result["settled"]["settled"]:
+        st.success(f"The ranking is settled: every two adjacent ranks are separated at {level} confidence.")
+    else:
+        open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
+        st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
+    st.altair_chart(strength_chart(result), use_container_width=True)
+    rows = [{"rank": r["rank"], "system": r["system"], "strength": round(r["strength"], 2),
+             "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]", "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}"}
+            for r in result["ranking"]]
+    st.dataframe(rows, hide_index=True, key="ranking_table")
+    matrix = win_rate_matrix(result)
+    if matrix is not None:
+        st.caption(f"Win rates (row beats column; ties count ½) from {result['n_votes']} votes by "
+                   f"{result['n_participants']} participants; Davidson tie parameter {result['tie_parameter']:.2f}.")
+        st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key="win_rate_matrix")
+    else:
+        st.dataframe(result["scores"], hide_index=True, key="best_worst_scores")

@@ -41,7 +41,7 @@ storage = ui.get_storage(study)
 target, source = ui.store_target(study)
 cfg = study.config
 SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports",
-            *(["Live chats"] if cfg.live.enabled else [])]
+            *(["Live chats"] if cfg.live.enabled else []), *(["Ranking"] if cfg.protocol.kind != "rating" else [])]
 
 
 @st.cache_resource(show_spinner=False)
@@ -247,6 +247,13 @@ def show_tables_section(data: DashboardData) -> None:
         show_statistics(data, ratings, shown)
     elif section == "Exports":
         show_exports(data)
+    elif section == "Ranking":  # pairwise / best–worst studies (docs/ranking.md)
+        from infact.results.ranking_dashboard import ranking_view
+
+        proto = cfg.protocol
+        ui.show_ranking(data.derived("ranking", lambda t: ranking_view(t, proto.kind, criterion, include_flagged,
+                                                                        proto.confidence), criterion, include_flagged),
+                        proto.confidence)
     elif section == "Live chats":  # docs/live.md: per-system satisfaction, latency, failures; the blind arena ranking
         from infact.chat.live_cli import live_overview
         from infact.chat.live_analysis import render_markdown as live_markdown

@@ -1,0 +1,56 @@
+"""The dashboard's Ranking section (AppTest) on the pairwise demo played by bots, and its data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from infact.auth import hash_password
+from infact.participation.bots import run_bots
+from infact.results.export import collect
+from infact.results.ranking_dashboard import ranking_view, win_rate_matrix
+from infact.storage import TinyDBStorage
+from infact.study.loader import load_study
+
+REPO = Path(__file__).resolve().parents[1]
+STUDY = REPO / "data" / "demo-pairwise"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    db = tmp_path_factory.mktemp("rank-dash") / "db"
+    study = load_study(STUDY)
+    storage = TinyDBStorage(db)
+    run_bots(study, storage, 16, strategy="attentive", seed=4)
+    return study, db
+
+
+def test_ranking_view_and_win_rate_matrix(store):
+    study, db = store
+    t = collect(study, TinyDBStorage(db).records(study=study.id))
+    view = ranking_view(t, "pairwise", "meaningful", False, 0.95)
+    assert view["ranking"][0]["system"] == "Marquee"
+    m = win_rate_matrix(view)
+    assert list(m.index) == list(m.columns) == [r["system"] for r in view["ranking"]]
+    assert m.loc["Marquee", "Static"] > 0.5 and m.isna().values.diagonal().all()
+    assert ranking_view(collect(study, []), "pairwise", "meaningful", False, 0.95) is None
+
+
+def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
+    study, db = store
+    monkeypatch.setenv("INFACT_STUDY", str(STUDY))
+    monkeypatch.setenv("INFACT_DB", str(db))
+    at = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=120)
+    at.session_state["researcher_signed_in"] = True
+    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
+    at.run()
+    at.segmented_control(key="section").set_value("Ranking").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.error]
+    notes = [m.value for m in at.info] + [m.value for m in at.success]
+    assert any("settled" in n for n in notes)
+    table = at.dataframe[0].value
+    assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
+    assert len(at.dataframe) == 2   # ranking table and win-rate matrix
