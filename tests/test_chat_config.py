@@ -93,3 +93,13 @@ def test_a_callable_whose_module_cannot_be_found_is_named():
                      '[live.systems.Bad]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n')
     assert len(found) == 1
     assert "[live.systems.Good.callable] cannot find module 'no_such_pkg.models'" in found[0]
+
+
+def test_a_study_of_live_chats_only():
+    live = '\n[live.systems.Good]\nurl = "http://x/chat"\n\n[live.systems.Bad]\nurl = "http://y/chat"\n'
+    only_chats = BASE.replace('systems = ["Good", "Bad"]', 'systems = ["Good", "Bad"]\nsituations_per_participant = 0')
+    assert parse_config(only_chats + live).regular_per_participant == 0
+    with pytest.raises(ConfigError, match="leaves nothing to do"):
+        parse_config(only_chats)
+    with pytest.raises(ConfigError, match="set attention_check.enabled = false"):
+        parse_config(only_chats.replace("enabled = false", "enabled = true") + live)

@@ -179,3 +179,18 @@ def test_dashboard_of_a_live_study_shows_chats_and_offers_the_live_files(live_st
     labels = [d.proto.label for d in at.get("download_button")]
     assert any(label.startswith("transcripts.jsonl — live chats") for label in labels)
     assert any(label.startswith("pairwise.csv — arena votes") for label in labels)
+
+
+def test_a_study_of_live_chats_only_goes_from_consent_to_the_chat(tmp_path, monkeypatch):
+    folder = tmp_path / "study"
+    folder.mkdir()
+    text = (DEMO_LIVE / "study.toml").read_text(encoding="utf-8")
+    text = text.replace("situations_per_participant = 3", "situations_per_participant = 0")
+    text = text.replace("[attention_check]\nenabled = true", "[attention_check]\nenabled = false")
+    (folder / "study.toml").write_text(text, encoding="utf-8")     # no situations file at all
+    monkeypatch.setenv("INFACT_STUDY", str(folder))
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    at = give_consent(open_app())
+    assert any("Chatbot A" in s.value for s in at.subheader)
+    at = say(at, "A", "a scary movie please")
+    assert [role for role, _ in chat_texts(at)] == ["user", "assistant"]

@@ -41,7 +41,7 @@ class StudySection(Section):
     title: str = Field(description="Title shown to participants at the top of every page.")
     situations: list[str] = Field(default=["situations.jsonl"], description="Situations files (JSON Lines), relative to the study folder.")
     systems: list[str] = Field(min_length=1, description="Names of the compared systems, as they appear in the situations' `responses`. Participants never see these names.")
-    situations_per_participant: int = Field(default=10, ge=1, le=100, description="Situations each participant rates, including the attention check.")
+    situations_per_participant: int = Field(default=10, ge=0, le=100, description="Situations each participant rates, including the attention check. 0 for a study of live chats only (`[live.systems]`, attention check off); its situations files are then not read.")
     expected_minutes: float = Field(default=15, gt=0, description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.")
     delete_on_withdraw: bool = Field(default=False, description="If true, a participant who withdraws has every answer deleted from the store (only a tombstone remains so the same platform ID is not admitted twice); otherwise the answers are kept, marked withdrawn, and left out of coverage, analysis and exports unless requested.")
 
@@ -183,6 +183,10 @@ class StudyConfig(Section):
     def _cross_checks(self):
         n = self.study.situations_per_participant
         ac = self.attention_check
+        if n == 0 and not self.live.systems:
+            raise ValueError("study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live chats ([live.systems], docs/live.md)")
+        if n == 0 and ac.enabled:
+            raise ValueError("study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set attention_check.enabled = false")
         if ac.enabled:
             lo, hi = ac.positions
             if not (1 <= lo <= hi <= n):

@@ -69,7 +69,8 @@ def load_study(folder: str | Path) -> Study:
     folder = Path(folder)
     config = read_config(folder)
     toml = str(folder / "study.toml")
-    paths = situation_paths(folder, config.study.situations, toml)
+    # A study of live chats only (0 situations per participant) reads no situations files.
+    paths = situation_paths(folder, config.study.situations, toml) if config.study.situations_per_participant else []
     situations, problems = read_situations(paths)
     if problems:
         raise DatasetError(problems)
@@ -86,7 +87,7 @@ def load_study(folder: str | Path) -> Study:
             complete.append(sit)
     for system, count in sorted(lacking.items()):
         notes.append(Problem(toml, f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`", key="study.systems"))
-    if not complete:
+    if not complete and paths:
         found = sorted({name for s in situations for name in s.responses})
         raise ConfigError(Problem(toml, f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.", key="study.systems"))
 
