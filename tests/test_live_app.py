@@ -178,7 +178,7 @@ def test_dashboard_of_a_live_study_shows_chats_and_offers_the_live_files(live_st
     run(at)
     labels = [d.proto.label for d in at.get("download_button")]
     assert any(label.startswith("transcripts.jsonl — live chats") for label in labels)
-    assert any(label.startswith("pairwise.csv — arena votes") for label in labels)
+    assert any(label.startswith("pairwise.csv — ") for label in labels)
 
 
 def test_a_study_of_live_chats_only_goes_from_consent_to_the_chat(tmp_path, monkeypatch):
