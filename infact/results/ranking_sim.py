@@ -116,7 +116,7 @@ def pairwise_judge(truth: pd.DataFrame, prefer, seed: int = 0) -> pd.DataFrame:
 
 
 def sequential_study(mode: str, target_width: float, seed: int = 0, *, strengths=PLANTED, nu: float = PLANTED_NU,
-                     batch: int = 30, max_votes: int = 8000, width: str = "model", votes_per_participant: int = 20) -> int:
+                     batch: int = 30, max_votes: int = 8000, width: str = "model", votes_per_participant: int = 7) -> int:
     """Votes a study needs until the 95% interval of every difference between adjacent ranks
     (what decides whether the ranking is settled) is at most `target_width` wide.
 
@@ -138,7 +138,9 @@ def sequential_study(mode: str, target_width: float, seed: int = 0, *, strengths
     idx = {s: i for i, s in enumerate(names)}
     votes: list[tuple[str, str, str]] = []
     while len(votes) < max_votes:
-        for left, right in pair_schedule.choose_pairs(names, votes, batch, mode=mode, rng=rng):
+        pairs = pair_schedule.choose_pairs(names, votes, batch, mode=mode, rng=rng)
+        rng.shuffle(pairs)  # a participant's votes are spread over the batch's pairs, as in a real study
+        for left, right in pairs:
             o = draw_outcomes(np.array([theta[idx[left]] - theta[idx[right]]]), nu, nrng)[0]
             votes.append((left, right, left if o == 0 else right if o == 1 else "tie"))
         df = pd.DataFrame(votes, columns=["system_a", "system_b", "winner"])
