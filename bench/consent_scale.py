@@ -12,8 +12,10 @@ Figures per backend and size: consent_p95_ms (Flow.submit of the consent step:
 consent record, lock, situation load, plan, assignment record, state re-read),
 consent_first_ms (the first consent of a process: the situation load reads the
 study once), arrival_pid_p95_ms (Flow.arrive with a new Prolific ID: the indexed
-lookup plus the arrival record), and full_read_plan_ms (the old way, for
-comparison: plan from every record of the study, under the lock).
+lookup plus the arrival record), append_p95_ms (one durable append, timed right
+after each consent: a consent makes two, so consent ≈ 2-3 appends when nothing else
+costs), and full_read_plan_ms (the old way, for comparison: plan from every record
+of the study, under the lock).
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
     store = open_fresh()
     index_ms, _ = _ms(lambda: store.arrival_by_platform_id(study.id, "warm-up"))  # builds the index once if needed
     flow = Flow(study, store, clock=lambda: datetime.now(timezone.utc))
-    consent_ms, arrival_ms, tokens = [], [], []
+    consent_ms, arrival_ms, append_ms, tokens = [], [], [], []
     for i in range(samples + 1):
         a_ms, token = _ms(lambda: flow.arrive({"PROLIFIC_PID": f"new{i:05d}{rng.randrange(10**6):06d}"}))
         c_ms, result = _ms(lambda: flow.submit(token, "consent", {"consent": True}))
@@ -95,6 +97,9 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
             arrival_ms.append(a_ms)
         consent_ms.append(c_ms)
         tokens.append(token)
+        # the unit a consent is made of, timed in the same moment: one durable append
+        append_ms.append(_ms(lambda: store.append({"key": f"baseline/b{i}/x", "study": "baseline",
+                                                  "participant": f"b{i}", "kind": "x"}))[0])
         for other in rng.sample(tokens, min(5, len(tokens))):  # others answer meanwhile (not timed)
             step = flow.current(flow.state(other))
             if step.kind == "situation":
@@ -108,4 +113,4 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
         full_ms.append(_ms(old_way)[0])
     store.close()
     return {"first": consent_ms[0], "consent": consent_ms[1:], "arrival": arrival_ms,
-            "index_ms": index_ms, "full_read": statistics.median(full_ms)}
+            "index_ms": index_ms, "full_read": statistics.median(full_ms), "append": append_ms}

@@ -19,7 +19,8 @@ on a fresh store — sequential_p95_save_ms=, ratio_vs_sequential= — and wall_
 participants already stored. Per backend: consent_p95_ms_100=, consent_p95_ms_10k=,
 consent_growth_10k_vs_100= (target <= 2; consent_p95_ms_10k target <= 50),
 consent_first_ms_10k= (first consent of a process), arrival_pid_p95_ms_100=/_10k=
-(arrival with a Prolific ID), full_read_plan_ms_10k= (planning from every record,
+(arrival with a Prolific ID), append_p95_ms_10k= and consent_vs_append_p95_10k= (one
+durable append timed in the same moments: what a consent is made of), full_read_plan_ms_10k= (planning from every record,
 the way before: the baseline measured in the same run), ratio_full_read_vs_kept=, and
 platform_index_build_ms_10k= (once, for a TinyDB store written before the index existed).
 
@@ -205,6 +206,8 @@ def consent_figures(args) -> None:
                       f"consent_median_ms_{_size(n)}={statistics.median(res['consent']):.1f}",
                       f"consent_first_ms_{_size(n)}={res['first']:.1f}",
                       f"arrival_pid_p95_ms_{_size(n)}={p95(res['arrival']):.1f}",
+                      f"append_p95_ms_{_size(n)}={p95(res['append']):.1f}",
+                      f"consent_vs_append_p95_{_size(n)}={p95(res['consent']) / p95(res['append']):.1f}",
                       f"full_read_plan_ms_{_size(n)}={res['full_read']:.1f}",
                       f"platform_index_build_ms_{_size(n)}={res['index_ms']:.1f}"]
         small, large = min(sizes), max(sizes)
