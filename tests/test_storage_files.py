@@ -193,3 +193,14 @@ def test_a_stale_index_entry_is_checked_against_the_arrival(tmp_path):
     assert store.arrival_by_platform_id("s", "x") is None
     store.append(rec("p2", "arrival", kind="arrival", platform_id="X"))
     assert store.arrival_by_platform_id("s", "X")["participant"] == "p2"
+
+
+def test_memory_holds_a_bounded_number_of_parsed_shards(tmp_path, monkeypatch):
+    monkeypatch.setattr(tinydb_store, "CACHE_SHARDS", 10)
+    store = TinyDBStorage(tmp_path / "db")
+    for i in range(40):
+        store.append(rec(f"p{i:02d}", "a"))
+    fresh = TinyDBStorage(tmp_path / "db")
+    assert len(fresh.records()) == 40 and len(fresh.changes()[0]) == 40
+    assert len(fresh._cache) == 10  # the 10 read last, not all 40
+    assert fresh.append(rec("p00", "b")) and len(fresh.records(participant="p00")) == 2

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ from infact.stores.tinydb_files import (AtomicJSONStorage, DamagedShard, Journal
                                         quarantine, quarantined)
 
 STRIPES = 64
+CACHE_SHARDS = 2000  # parsed shards kept in memory: the active participants, not all 10,000
 INDEX_BUILT = ".complete"  # marks an index/platform_id/ that covers every stored arrival
 
 
@@ -51,6 +53,42 @@ class JournalCursor:
     journal: tuple
     offset: int
     seen: dict = field(default_factory=dict)
+
+
+class ShardCache:
+    """shard -> (file signature, records), least recently used dropped beyond `limit`:
+    a full read of a big study must not keep every participant's records in memory."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, tuple[tuple, list[dict]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, shard: str, sig: tuple) -> list[dict] | None:
+        with self._lock:
+            item = self._items.get(shard)
+            if item is None or item[0] != sig:
+                return None
+            self._items.move_to_end(shard)
+            return item[1]
+
+    def put(self, shard: str, sig: tuple, records: list[dict]) -> None:
+        with self._lock:
+            self._items[shard] = (sig, records)
+            self._items.move_to_end(shard)
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+
+    def pop(self, shard: str) -> None:
+        with self._lock:
+            self._items.pop(shard, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 def _stripe(name: str) -> int:
@@ -76,8 +114,7 @@ class TinyDBStorage:
         self._store_file_lock = FileLock(str(self.path / ".lock"), poll_interval=0.002, thread_local=False)
         self._thread_stripes = {ns: [threading.Lock() for _ in range(STRIPES)] for ns in ("s", "i")}
         self.journal = Journal(self.path / "journal.log")
-        # shard name -> (file signature, records); re-read only when the file changed.
-        self._cache: dict[str, tuple[tuple, list[dict]]] = {}
+        self._cache = ShardCache(CACHE_SHARDS)
         self._remove_orphans()
         if not (self.index / INDEX_BUILT).exists() and not any(self.shards.glob("*.json")):
             self._mark_index_built()
@@ -127,18 +164,18 @@ class TinyDBStorage:
         try:
             sig = self._signature(path.stat())
         except FileNotFoundError:
-            self._cache.pop(shard, None)
+            self._cache.pop(shard)
             return []
-        cached = self._cache.get(shard)
-        if cached and cached[0] == sig:
-            return cached[1]
+        cached = self._cache.get(shard, sig)
+        if cached is not None:
+            return cached
         try:
             records = parse_shard(path)
         except DamagedShard as exc:
             quarantine(path, self.quarantine, str(exc))
-            self._cache.pop(shard, None)
+            self._cache.pop(shard)
             return []
-        self._cache[shard] = (sig, records)
+        self._cache.put(shard, sig, records)
         return records
 
     def _read_shard(self, shard: str) -> list[dict]:
@@ -147,9 +184,9 @@ class TinyDBStorage:
             sig = self._signature(path.stat())
         except FileNotFoundError:
             return []
-        cached = self._cache.get(shard)
-        if cached and cached[0] == sig:  # unchanged since we last parsed it
-            return cached[1]
+        cached = self._cache.get(shard, sig)
+        if cached is not None:  # unchanged since we last parsed it
+            return cached
         with self._striped("s", shard):
             return self._load(shard, path)
 
@@ -179,7 +216,7 @@ class TinyDBStorage:
                 db.insert(record)
             finally:
                 db.close()
-            self._cache[shard] = (self._signature(path.stat()), existing + [copy_record(record)])
+            self._cache.put(shard, self._signature(path.stat()), existing + [copy_record(record)])
             self.journal.add("a", shard, len(existing) + 1)
             return True
 
@@ -193,7 +230,7 @@ class TinyDBStorage:
                 path.unlink()
             except FileNotFoundError:
                 return 0
-            self._cache.pop(participant, None)
+            self._cache.pop(participant)
             self.journal.add("p", participant)
         fsync_dir(self.shards)
         return removed
