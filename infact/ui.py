@@ -16,8 +16,9 @@ import streamlit as st
 from infact.deployment import study_folder
 from infact import researcher_session
 from infact.errors import InfactError
+from infact.participation import situation_load
 from infact.participation import steps
-from infact.participation.flow import Flow
+from infact.participation.flow import Flow, utcnow
 from infact.participation.platforms import IdInUse, PlatformError, capture
 from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM
@@ -89,7 +90,10 @@ def get_storage(study: Study) -> Storage:
 
 def get_flow() -> Flow:
     study = get_study()
-    return Flow(study, get_storage(study))
+    storage = get_storage(study)
+    # Once per server: read the situation load now, not at the first consent (slow at 10,000 participants).
+    situation_load.for_store(storage, study.id).warm_in_background(utcnow)
+    return Flow(study, storage)
 
 
 def inject_css() -> None:

@@ -104,5 +104,6 @@ def test_warming_reads_the_study_before_the_first_consent(tmp_path, storage):
     run_bots(study, storage, 3, strategy="attentive", seed=1, start=clock.now)
     load = SituationLoad(storage, study.id)
     load.warm_in_background(clock).join(timeout=60)
+    assert load.warm_in_background(clock) is None  # once per store and study
     answered = +load.answered  # counted before anyone asked
     assert answered and answered == counted_from_records(study, storage, clock.now)[0]

@@ -16,6 +16,7 @@ stored under `storage.lock()`, so the next assigner always sees them.
 from __future__ import annotations
 
 import heapq
+import logging
 import threading
 import weakref
 from collections import Counter
@@ -24,6 +25,8 @@ from datetime import datetime
 
 from infact.participation.steps.registry import situation_kinds
 from infact.storage import Storage
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -47,6 +50,7 @@ class SituationLoad:
         self._cursor = None
         self._now: datetime | None = None
         self._lock = threading.Lock()
+        self._warming = False
 
     def current(self, now: datetime) -> tuple[Counter, Counter]:
         """(answered, reserved) per situation id as of `now`, after reading what changed."""
@@ -63,10 +67,23 @@ class SituationLoad:
                 self._recount(token, now)
             return Counter(self.answered), Counter(self.reserved)
 
-    def warm_in_background(self, clock) -> threading.Thread:
-        """Read the study once now, in a daemon thread, so the first consent after a server
-        start does not pay for it (with 10,000 participants that read takes seconds)."""
-        thread = threading.Thread(target=lambda: self.current(clock()), name="infact-load-warm", daemon=True)
+    def warm_in_background(self, clock) -> threading.Thread | None:
+        """Read the study once, in a daemon thread, so the first consent after a server
+        start does not pay for it (with 10,000 participants that read takes seconds).
+        Only the first call starts a thread; a failure is logged and the next consent
+        simply reads the study itself."""
+        with self._lock:
+            if self._warming:
+                return None
+            self._warming = True
+
+        def warm() -> None:
+            try:
+                self.current(clock())
+            except Exception:  # a store problem surfaces at the next consent, with its message
+                log.warning("INFACT: reading the situation load ahead of time failed", exc_info=True)
+
+        thread = threading.Thread(target=warm, name="infact-load-warm", daemon=True)
         thread.start()
         return thread
 
