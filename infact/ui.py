@@ -363,7 +363,8 @@ def withdraw_box(flow: Flow, token: str) -> None:
 
 def _newcomer(flow: Flow, token: str | None) -> str | None:
     """Register the participant this URL brings (None: nothing to start, a message is shown)."""
-    preview = st.query_params.get("preview") == "1" and is_researcher()
+    # A signed-in researcher's visit is always a preview: stored as one and never counted.
+    preview = is_researcher()
     try:
         query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
         arrival = capture(query, flow.cfg.platform)  # also checks that ?p= is well-formed

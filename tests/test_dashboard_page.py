@@ -122,3 +122,15 @@ def test_a_forged_or_foreign_cookie_is_refused(monkeypatch, tmp_path):
     at.secrets["researcher"] = {"password_hash": HASH}
     at.run()
     assert [e.value for e in at.error] == ["Please sign in first."] and not at.metric
+
+
+def test_a_signed_in_researcher_opening_the_study_is_a_preview(monkeypatch, tmp_path):
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    monkeypatch.setenv("INFACT_STUDY", str(REPO / "data" / "demo"))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.secrets["researcher"] = {"password_hash": HASH}
+    at.session_state["researcher_signed_in"] = True
+    at.run()
+    assert not at.exception
+    (arrival,) = TinyDBStorage(tmp_path / "db").records(kind="arrival")
+    assert arrival["preview"] is True  # left out of every count, table and export
