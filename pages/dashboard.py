@@ -104,7 +104,7 @@ def show_progress(data: DashboardData, overview, now) -> None:
         st.caption("One participant can have several reasons, so the rows can add up to more than the Excluded card.")
         st.dataframe(reasons, hide_index=True, key="reasons_table")
     st.subheader("Coverage per situation")
-    cov = data.derived("coverage", lambda t: coverage(study, data.records(), now), now.replace(second=0, microsecond=0))
+    cov = data.memo("coverage", lambda: coverage(study, data.records(), now), now.replace(second=0, microsecond=0))
     k = cfg.assignment.ratings_per_situation
     done_n = sum(1 for c in cov if c["ratings"] >= k)
     st.progress(done_n / max(1, len(cov)), text=f"{done_n} of {len(cov)} situations have ≥ {k} ratings")

@@ -180,3 +180,14 @@ def test_live_feed_reads_new_records_once_and_sets_damaged_files_aside(tmp_path)
     assert sorted(r["key"] for r in feed.consumer.got) == ["s/a/1", "s/a/2", "s/b/1", "s/c/1"]  # each once
     assert [p.rsplit("/", 1)[-1] for p in feed.damaged] == ["broken.json"]
     json.loads((store.shards / "a.json").read_text())  # the reader never writes
+
+
+def test_memo_is_per_data_version_and_does_not_build_the_full_tables(demo, crowd):
+    data = DashboardData(demo)
+    data.add(crowd[:20])
+    calls = []
+    assert data.memo("n", lambda: calls.append(1) or len(data.records())) == 20
+    assert data.memo("n", lambda: calls.append(1) or 0) == 20 and len(calls) == 1
+    assert data._results is None  # the coverage on the Progress section must not trigger the full rebuild
+    data.add(crowd[20:21])
+    assert data.memo("n", lambda: len(data.records())) == 21

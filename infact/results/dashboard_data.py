@@ -66,6 +66,7 @@ class DashboardData:
         self._participants: tuple[int, pd.DataFrame] | None = None
         self._results: tuple[int, float, Tables] | None = None
         self._derived: dict[tuple, object] = {}
+        self._memo: dict[tuple, object] = {}
 
     # -- updating ------------------------------------------------------------
     def add(self, records: Iterable[dict]) -> int:
@@ -190,6 +191,18 @@ class DashboardData:
                 cached = self._results = (self.version, self._monotonic(), collect(self.study, self.records()))
                 self._derived.clear()
             return cached[2], cached[0] != self.version
+
+    def memo(self, name: str, build: Callable[[], object], *key) -> object:
+        """`build()` once per data version and `key` (e.g. coverage per situation)."""
+        with self._lock:
+            slot = ("memo", name, self.version, *key)
+            if slot in self._memo:
+                return self._memo[slot]
+        value = build()
+        with self._lock:
+            self._memo = {k: v for k, v in self._memo.items() if k[2] == self.version}  # drop older versions
+            self._memo[slot] = value
+        return value
 
     def derived(self, name: str, build: Callable[[Tables], object], *key) -> object:
         """`build(tables)` computed once per results version and `key` (e.g. the statistics

@@ -34,9 +34,13 @@ def metric(page, label: str):
 def open_section(page, name: str) -> None:
     page.locator(".st-key-section").get_by_text(name, exact=True).click()
     wait_idle(page)
-    recompute = page.get_by_role("button", name="Recompute now")
-    if recompute.count():  # results older than the data (rebuilt every 30 s): make them current
+    page.get_by_test_id("stMetric").first.wait_for()
+    for _ in range(3):  # results older than the data (rebuilt at most every 30 s): make them current
+        recompute = page.get_by_role("button", name="Recompute now")
+        if not recompute.count():
+            return
         recompute.click()
+        expect(page.get_by_text("New answers arrived since")).to_have_count(0, timeout=30_000)
         wait_idle(page)
 
 
