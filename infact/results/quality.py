@@ -16,14 +16,14 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Iterable, Literal, Mapping
+from typing import Iterable, Literal, Mapping
 
 import pandas as pd
 from pydantic import BaseModel, Field, field_validator
 
 from infact.errors import Problem
 from infact.results import flags
-from infact.results.flags import DONE, MIN_PAGE_SECONDS, relative_speed_index  # noqa: F401 (re-exported)
+from infact.results.flags import DONE, relative_speed_index  # relative_speed_index: re-exported
 from infact.participation.platforms import PlatformConfig
 
 FLAGS = (
