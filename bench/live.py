@@ -1,6 +1,7 @@
 """Live chats under load: 50 participants chatting at once with systems that take 200 ms.
 
-    python bench/live.py [--chats 50] [--turns 5] [--delay 0.2] [--store tinydb|memory|URL]
+    python bench/live.py [--chats 50] [--turns 5] [--delay 0.2] [--think 0] [--rounds 3]
+                         [--store tinydb|memory|URL]
 
 Two stub systems (`python -m infact chat-stub`, each in its own process) answer every request after `--delay`
 seconds. `--chats` threads each hold one conversation of `--turns` messages through
@@ -18,6 +19,7 @@ Prints, one per line:
   overhead_p50_ms=
   bare_http_overhead_p95_ms=  p95 of (bare HTTP call - 200 ms), the floor
   app_only_p95_ms=   overhead_p95_ms - bare_http_overhead_p95_ms (storage and bookkeeping)
+  overhead_p95_ms_per_round=  the p95 of each round (the figures above are medians over rounds)
   wall_s=
 """
 
@@ -109,6 +111,25 @@ def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
     raise SystemExit("the stub system did not start")
 
 
+def one_round(args, storage, target: str, clients: list, n: int) -> dict:
+    """The bare-HTTP baseline, then the chats (fresh participants), at the same concurrency and pacing."""
+    lock = threading.Lock()
+    base_ms: list[float] = []
+    with ThreadPoolExecutor(args.chats) as pool:
+        list(pool.map(lambda i: bare(clients[i % 2], args.turns, args.think, base_ms, lock, i), range(args.chats)))
+    tokens = [f"bench{n}x{i:03d}" for i in range(args.chats)]
+    send_ms: list[float] = []
+    with ThreadPoolExecutor(args.chats) as pool:
+        acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms, lock),
+                             range(args.chats)))
+    found, failed = count_stored(target, tokens, clients)
+    delay_ms = args.delay * 1000
+    return {"acked": acked, "lost": acked - found, "failed": failed,
+            "p95": float(np.percentile(np.array(send_ms) - delay_ms, 95)),
+            "p50": float(np.percentile(np.array(send_ms) - delay_ms, 50)),
+            "bare_p95": float(np.percentile(np.array(base_ms) - delay_ms, 95))}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--chats", type=int, default=50)
@@ -118,6 +139,7 @@ def main() -> None:
     p.add_argument("--think", type=float, default=0.0,
                    help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, "
                         "the worst case)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds (baseline then chats each); figures are medians over rounds")
     args = p.parse_args()
     tmp = tempfile.TemporaryDirectory()
     target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
@@ -129,40 +151,31 @@ def main() -> None:
     else:
         storage = open_storage(target)
     SHARED.append(storage)
-    lock = threading.Lock()
     stubs = [start_stub(args.delay), start_stub(args.delay)]
+    t0 = time.perf_counter()
     try:
         clients = [HttpSystem("StubOne", stubs[0][1], 10), HttpSystem("StubTwo", stubs[1][1], 10)]
-        base_ms: list[float] = []
-        with ThreadPoolExecutor(args.chats) as pool:
-            list(pool.map(lambda i: bare(clients[i % 2], args.turns, args.think, base_ms, lock, i), range(args.chats)))
-        tokens = [f"bench{i:03d}" for i in range(args.chats)]
-        send_ms: list[float] = []
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(args.chats) as pool:
-            acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms, lock),
-                                 range(args.chats)))
-        wall = time.perf_counter() - t0
+        rounds = [one_round(args, storage, target, clients, n) for n in range(args.rounds)]
     finally:
         for proc, _ in stubs:
             proc.terminate()
             proc.wait()
-    found, failed = count_stored(target, tokens, clients)
-    delay_ms = args.delay * 1000
-    over = np.array(send_ms) - delay_ms
-    floor = np.array(base_ms) - delay_ms
+    med = {k: float(np.median([r[k] for r in rounds])) for k in ("p95", "p50", "bare_p95")}
     print(f"store={args.store}")
     print(f"chats={args.chats}")
     print(f"turns={args.turns}")
     print(f"think_s={args.think}")
-    print(f"messages_acknowledged={acked}")
-    print(f"lost_messages={acked - found}")
-    print(f"failed_answers={failed}")
-    print(f"overhead_p95_ms={np.percentile(over, 95):.1f}")
-    print(f"overhead_p50_ms={np.percentile(over, 50):.1f}")
-    print(f"bare_http_overhead_p95_ms={np.percentile(floor, 95):.1f}")
-    print(f"app_only_p95_ms={np.percentile(over, 95) - np.percentile(floor, 95):.1f}")
-    print(f"wall_s={wall:.2f}")
+    print(f"rounds={args.rounds}")
+    print(f"messages_acknowledged={sum(r['acked'] for r in rounds)}")
+    print(f"lost_messages={sum(r['lost'] for r in rounds)}")
+    print(f"failed_answers={sum(r['failed'] for r in rounds)}")
+    print(f"overhead_p95_ms={med['p95']:.1f}")
+    print(f"overhead_p50_ms={med['p50']:.1f}")
+    print(f"bare_http_overhead_p95_ms={med['bare_p95']:.1f}")
+    print(f"app_only_p95_ms={med['p95'] - med['bare_p95']:.1f}")
+    per_round = ",".join(f"{r['p95']:.1f}" for r in rounds)
+    print(f"overhead_p95_ms_per_round={per_round}")
+    print(f"wall_s={time.perf_counter() - t0:.2f}")
     storage.close()
     tmp.cleanup()
 
