@@ -281,6 +281,36 @@ def pairwise_step(flow: Flow, progress: Progress, step: Step) -> None:
             show_errors()
 
 
+@renderer("onboarding")
+def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
+    from infact.participation.steps.onboarding import read_gold_pairs
+
+    pairs = read_gold_pairs(flow.study.folder, flow.cfg.protocol.onboarding)
+    st.markdown(f"**Before the study: {len(pairs)} practice examples.** In each, one response is clearly the more "
+                "meaningful next message. Choose it to show you have understood the task.")
+    with st.form(f"form-{step.name}"):
+        gold = {}
+        for i, pair in enumerate(pairs, start=1):
+            with st.container(border=True):
+                st.markdown(f"**Example {i}**")
+                render_dialog(_turns(pair["context"]))
+                for col, (letter, key) in zip(st.columns(2), (("A", "a"), ("B", "b"))):
+                    with col:
+                        render_response(letter, pair[key])
+                gold[str(i)] = st.radio(flow.cfg.protocol.question_for(flow.cfg.criteria[0].id), ["A", "B"], index=None,
+                                        horizontal=True, format_func=lambda o: f"Response {o}", key=f"onboarding-{i}")
+        show_errors()
+        if st.form_submit_button("Continue to the study", type="primary", key="submit-onboarding"):
+            submit(flow, progress, step, {"gold": gold})
+            show_errors()
+
+
+def _turns(context: list[dict]):
+    from infact.study.situations import Turn
+
+    return [Turn(t["role"], t["text"]) for t in context]
+
+
 @renderer("best_worst")
 def best_worst_step(flow: Flow, progress: Progress, step: Step) -> None:
     shown = _compared_situation(flow, progress, step)

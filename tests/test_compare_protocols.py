@@ -123,3 +123,50 @@ def test_adaptive_pairs_study_runs(tmp_path):
     assert all(r.completed for r in results)
     votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
     assert len(votes) == 20 * 4
+
+
+GOLD = [{"context": [{"role": "user", "text": f"question {i}"}], "a": f"good {i}", "b": f"bad {i}", "answer": "A"}
+        for i in range(4)]
+
+
+def onboarding_study(tmp_path, lines=None):
+    import json
+
+    folder = make_study(tmp_path, systems=SYSTEMS, per_participant=5,
+                        protocol={"kind": "pairwise", "onboarding": "gold.jsonl", "onboarding_threshold": 0.75})
+    (folder / "gold.jsonl").write_text(lines if lines is not None else "".join(json.dumps(g) + "\n" for g in GOLD))
+    return folder
+
+
+def test_onboarding_gold_pairs_screen_out_below_the_threshold(tmp_path):
+    study = load_study(onboarding_study(tmp_path))
+    flow, token = start(study)
+    assert flow.current(flow.state(token)).kind == "onboarding"
+    assert not flow.submit(token, "onboarding", {"gold": {"1": "A"}}).ok          # every example needs an answer
+    res = flow.submit(token, "onboarding", {"gold": {"1": "A", "2": "A", "3": "B", "4": "B"}})  # 2 of 4
+    assert res.ok and res.state.complete["outcome"] == "screened_out"
+    flow2, token2 = start(study)
+    ok = flow2.submit(token2, "onboarding", {"gold": {"1": "A", "2": "A", "3": "A", "4": "B"}})   # 3 of 4
+    assert ok.ok and ok.next_step.kind == "pairwise"
+    rec = next(r for r in flow2.storage.records(participant=token2) if r["kind"] == "onboarding")
+    assert (rec["correct"], rec["attention_passed"]) == (3, True)
+
+
+def test_onboarding_file_is_checked_at_load(tmp_path):
+    from infact.errors import InfactError
+
+    folder = onboarding_study(tmp_path, '{"context": [{"role": "bot", "text": "hi"}], "a": "x", "b": "", "answer": "C"}\n')
+    with pytest.raises(InfactError) as e:
+        load_study(folder)
+    text = str(e.value)
+    assert "gold.jsonl:1: [context] context must end with a user turn" in text
+    assert "gold.jsonl:1: [b]" in text and "gold.jsonl:1: [answer]" in text
+
+
+def test_bots_pass_or_fail_onboarding_by_strategy(tmp_path):
+    study = load_study(onboarding_study(tmp_path))
+    storage = MemoryStorage()
+    good = run_bots(study, storage, 4, strategy="attentive", seed=1, start=FakeClock()())
+    bad = run_bots(study, storage, 3, strategy="fails-attention", seed=2, start=FakeClock()())
+    assert all(r.outcome == "completed" for r in good)
+    assert all(r.outcome == "screened_out" for r in bad)

@@ -188,7 +188,8 @@ class Flow:
         kind.store(self, st, step, checked.fields)
         st = self.state(token)
         assert st is not None
-        if checked.fields.get("attention_passed") is False and self.cfg.quality.on_attention_fail == "screen_out":
+        if checked.fields.get("attention_passed") is False and (self.cfg.quality.on_attention_fail == "screen_out"
+                                                               or checked.fields.get("screens_out")):
             st = self._complete(st, "screened_out")
         nxt = self.current(st)
         if nxt.kind == "done" and not st.finished:

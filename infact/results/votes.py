@@ -16,8 +16,8 @@ from infact.results.pairwise_tables import BEST_WORST_COLUMNS, PAIRWISE_COLUMNS
 PAIRWISE_EXTRA = ["length_a", "length_b", "items_a", "items_b", "step_index", "dialog_id", "study"]
 BEST_WORST_EXTRA = ["seconds", "step_index", "dialog_id", "study"]
 FILES = {
-    "pairwise.csv": "pairwise protocol: one row per vote and criterion (winner a system or `tie`), left/right shown, "
-                    "justification, style covariates",
+    "pairwise.csv": "one row per vote (pairwise protocol: per criterion; live arena: per chat pair): winner a system "
+                    "or `tie`, which was shown left, justification",
     "best_worst.csv": "best–worst protocol: one row per choice and criterion (shown systems joined with `|`, best, worst)",
 }
 

@@ -74,6 +74,10 @@ def load_study(folder: str | Path) -> Study:
     situations, problems = read_situations(paths)
     if problems:
         raise DatasetError(problems)
+    if config.protocol.onboarding:  # gold pairs of a pairwise study: checked at load like the situations
+        from infact.participation.steps.onboarding import read_gold_pairs
+
+        read_gold_pairs(folder, config.protocol.onboarding)
     notes: list[Problem] = []
 
     systems = config.study.systems

@@ -35,6 +35,11 @@ class ProtocolConfig(BaseModel):
         default="I am reading this carefully: please choose THIS response as the better (or best) one.", min_length=1,
         description="Pairwise and best–worst attention check: the instructed response that replaces one system's "
         "response; choosing it (as the better, or the best) passes the check.")
+    onboarding: str | None = Field(default=None, description="Pairwise: a JSON Lines file in the study folder of gold "
+                                   "pairs (context, a, b, answer A|B) answered after consent, as ACUTE-Eval's onboarding; "
+                                   "participants below `onboarding_threshold` are screened out.")
+    onboarding_threshold: float = Field(default=0.75, gt=0, le=1, description="Share of gold pairs a participant must "
+                                        "answer correctly to continue (ACUTE-Eval uses 0.75).")
     confidence: float = Field(default=0.95, gt=0.5, lt=1, description="Confidence of the dashboard's ranking intervals; the "
                               "ranking is called settled when every two adjacent ranks' intervals are separated.")
 

@@ -1,11 +1,14 @@
 """The pairwise protocol in a real browser: data/demo-pairwise completed on a laptop and on a phone.
 
-Two responses side by side on a laptop, stacked (A above B) on a phone, both labelled; one
+Four onboarding gold pairs first; then two responses side by side on a laptop, stacked (A above B)
+on a phone, both labelled; one
 choice per situation, the instructed response followed; the store then holds every vote with
 its left/right order. Screenshots: test-artifacts/pairwise-*.png.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -47,6 +50,15 @@ def play(page, url: str, name: str, *, side_by_side: bool) -> str:
     token = open_study(page, url)
     page.get_by_text("I have read the information above").click()
     page.get_by_role("button", name="Start the study").click()
+    # onboarding: four gold pairs with known answers (3 of 4 needed)
+    page.get_by_text("Example 1", exact=True).wait_for()
+    wait_idle(page)
+    for i, line in enumerate((DEMO_PAIRWISE / "onboarding.jsonl").read_text().splitlines(), start=1):
+        answer = json.loads(line)["answer"]
+        page.locator(f".st-key-onboarding-{i}").get_by_text(f"Response {answer}", exact=True).click()
+    if name == "phone":
+        shot(page, "pairwise-phone-onboarding")
+    page.get_by_role("button", name="Continue to the study").click()
     for n in range(1, TOTAL + 1):
         wait_situation(page, n)
         a, b, letters, texts = layout(page)
@@ -87,4 +99,5 @@ def test_a_participant_completes_the_pairwise_study(pairwise_server, browser, de
     # "Response A" every time: the winner is whichever system was shown on the left
     assert all(r["choices"]["meaningful"] == r["responses"][0]["system"] for r in regular)
     assert regular[0]["justification"] == "It recommends a film that fits."
-    assert any(r["kind"] == "complete" for r in records)
+    assert any(r["kind"] == "complete" and r["outcome"] == "completed" for r in records)
+    assert next(r for r in records if r["kind"] == "onboarding")["correct"] == 4

@@ -32,6 +32,7 @@ from infact.participation.steps.consent import Consent
 from infact.participation.steps.demographics import Demographics
 from infact.participation.steps.done import Done
 from infact.participation.steps.live import Live
+from infact.participation.steps.onboarding import Onboarding
 from infact.participation.steps.questionnaire import Questionnaire
 from infact.participation.steps.situation import Situation
 
@@ -40,6 +41,6 @@ __all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "regis
 
 # pairwise and best_worst sit beside situation: a study's [protocol] decides which of the
 # three its assignment fills (infact/participation/protocols.py); the others plan no steps.
-for _kind in (Consent(), Situation(), Pairwise(), BestWorst(), Questionnaire(), Demographics(), Done()):
+for _kind in (Consent(), Onboarding(), Situation(), Pairwise(), BestWorst(), Questionnaire(), Demographics(), Done()):
     register(_kind)
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations
