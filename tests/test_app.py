@@ -192,6 +192,12 @@ def finish(at: AppTest) -> AppTest:
     return answer_demographics(at)
 
 
+def return_link(at: AppTest) -> str:
+    """The same-tab "Return to Prolific" link on the completion page (the script redirects there too)."""
+    [href] = [m.group(1) for b in html_bodies(at) for m in re.finditer(r'class="infact-return" href="([^"]+)"', b)]
+    return href.replace("&amp;", "&")
+
+
 def shown_code(at: AppTest) -> str:
     [code] = at.code
     return code.value.strip()
@@ -202,12 +208,12 @@ def shown_code(at: AppTest) -> str:
 
 def test_consent_refusal_shows_the_message_and_stores_nothing(store):
     at = open_app()
-    token = token_of(at)
+    assert "p" not in at.query_params  # a visit without consent has no participant yet
     at.button(key="consent_submit").click()
     run(at)
     assert any("Please tick the consent box" in e for e in errors(at))
     assert at.checkbox(key="consent") is not None and situation_index(at) is None
-    assert {r["kind"] for r in records(store, participant=token)} <= {"arrival", "shown"}
+    assert records(store) == [], "a visit without consent stored something"
 
 
 def test_incomplete_situation_is_refused_and_nothing_is_stored(store):
@@ -239,6 +245,8 @@ def test_double_submit_of_the_same_step_is_a_no_op(store):
 
     assert situation_index(first) == situation_index(second) == 2
     assert not errors(second)
+    assert any("another tab" in i.value for i in second.info), "the stale tab was not told"
+    assert not any("another tab" in i.value for i in first.info)
     [stored] = records(store, participant=token, kind="situation")
     assert stored["index"] == 1
     assert {r["ratings"]["meaningful"] for r in stored["responses"] if not r["instructed"]} == {5}
@@ -303,8 +311,7 @@ def test_prolific_completion_redirects_with_the_study_code(store, tmp_path, monk
     prolific_study(tmp_path, monkeypatch)
     at = finish(give_consent(open_app(PROLIFIC_QUERY)))
     assert shown_code(at) == COMPLETION_CODE
-    [link] = at.get("link_button")
-    assert link.proto.url == f"https://app.prolific.com/submissions/complete?cc={COMPLETION_CODE}"
+    assert return_link(at) == f"https://app.prolific.com/submissions/complete?cc={COMPLETION_CODE}"
     [complete] = records(store, participant=token_of(at), kind="complete")
     assert complete["outcome"] == "completed"
 
@@ -324,8 +331,7 @@ def test_failed_attention_check_screens_out_with_the_screenout_code(store, tmp_p
     screened_out = load_study(cfg).config.texts.screened_out
     assert any(screened_out in w.value for w in at.warning)
     assert shown_code(at) == SCREENOUT_CODE
-    [link] = at.get("link_button")
-    assert link.proto.url.endswith(f"cc={SCREENOUT_CODE}")
+    assert return_link(at).endswith(f"cc={SCREENOUT_CODE}")
     [complete] = records(store, participant=token, kind="complete")
     assert complete["outcome"] == "screened_out"
     assert max(r["index"] for r in records(store, participant=token, kind="situation")) == check_index
@@ -392,9 +398,11 @@ def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
     run(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Completed"] == "4"
-    assert metrics["Visited"] == "5"  # the four bots and this session's own participant page visit
+    # The four bots; this session's own visit to the participant page never consented, so
+    # nothing was stored for it (issue 10: visits without consent cost the store nothing).
+    assert metrics["Visited"] == "4"
     assert metrics["Included"] == "4" and metrics["Excluded"] == "0"
-    assert metrics["Active now"] == "1"  # this session's participant page, opened just now
+    assert metrics["Active now"] == "0"
     at.segmented_control(key="section").set_value("Results")
     run(at)
     assert len(at.get("vega_lite_chart")) >= 4  # means, distribution, position, questionnaire
@@ -437,6 +445,8 @@ def test_unknown_personal_link_is_explained_not_silently_restarted(store):
     assert records(store) == []  # nobody was registered behind the participant's back
     at.button(key="restart").click()
     run(at)
+    assert "p" not in at.query_params and records(store) == []  # the consent page, nothing stored
+    give_consent(at)
     assert token_of(at) != "NoSuchToken123"
     assert len(records(store, kind="arrival")) == 1
 

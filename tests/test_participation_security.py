@@ -35,4 +35,21 @@ def test_the_completion_code_is_shown_only_to_the_same_session(store, tmp_path, 
     done = finish(give_consent(open_app(PROLIFIC_QUERY)))
     assert shown_code(done) == COMPLETION_CODE
     intruder = open_app({"PROLIFIC_PID": PID, "STUDY_ID": PROLIFIC_QUERY["STUDY_ID"]})
-    assert not intruder.get("code") and not intruder.get("link_button")
+    assert not intruder.get("code") and not any("infact-return" in h.proto.body for h in intruder.get("html"))
+
+
+def test_visits_without_consent_store_nothing_and_the_tab_keeps_its_participant(store):
+    """Item 11: a visit that never consents costs the store nothing. Item 3: the bare link in the
+    same tab (what Back shows) comes back to the participant instead of starting a second one."""
+    from test_app import give_consent, situation_index, submit_situation, rate
+
+    visits = [open_app() for _ in range(5)]
+    assert records(store) == [] and all("p" not in v.query_params for v in visits)
+    at = give_consent(visits[0])
+    token = token_of(at)
+    rate(at)
+    submit_situation(at)
+    del at.query_params["p"]  # Back to the bare link, same session
+    at.run()
+    assert token_of(at) == token and situation_index(at) == 2
+    assert {r["participant"] for r in records(store)} == {token}

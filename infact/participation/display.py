@@ -13,6 +13,7 @@ attention check's "Meaningless", a "cheeky" remark) stay plain text.
 from __future__ import annotations
 
 import html
+import json
 import re
 from typing import Iterable
 
@@ -35,6 +36,8 @@ STYLE = {
     "item": "background:#fff2b3;padding:0 .15em;border-radius:.2em;font-weight:600",
     "response": "font-size:1.05rem;margin-bottom:.2rem",
     "letter": "font-weight:700;color:#5f6368;font-size:.85rem;display:block",
+    "return": "display:inline-block;padding:.5rem 1rem;border-radius:.5rem;background:#1a56c4;color:#fff;"
+              "font-weight:600;text-decoration:none",
 }
 
 
@@ -90,4 +93,105 @@ def response_html(letter: str, text: str, items: Iterable[str] = ()) -> str:
 # title, …, form, divider, withdraw box) is kept the same on every step on purpose: with
 # other layouts, ten concurrent browsers in tests/e2e/test_concurrent_e2e.py lost the
 # clicks on a just-rendered situation form in about half the runs.
-CSS = "<style>.infact-dialog mark{color:inherit}</style>"
+FOCUS = "#1a56c4"
+PHONE = "(max-width: 640px)"
+_RADIOS = '[data-testid="stRadioGroup"][aria-orientation="horizontal"]'
+CSS = f"""<style>
+.infact-dialog mark{{color:inherit}}
+/* Scales keep their order: one row of equal columns where it fits (labels wrap inside their
+   column), one column where it does not. Streamlit's default wraps in flex order: 3+2, 2/1/1/1. */
+[data-testid="stMain"]{{overflow-anchor:none}}
+{_RADIOS}{{flex-wrap:nowrap;gap:.5rem;align-items:flex-start}}
+{_RADIOS} > div{{flex:1 1 0;min-width:0}}
+{_RADIOS} [data-testid="stRadioOption"], {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:flex-start}}
+{_RADIOS}:has(> div:nth-child(6)){{flex-direction:column;gap:.1rem}}
+/* Keyboard focus is clearly visible on scales, boxes, buttons and links. */
+[data-testid="stRadioOption"]:has(input:focus-visible),
+[data-testid="stCheckbox"] label:has(input:focus-visible){{outline:3px solid {FOCUS};outline-offset:2px;border-radius:.3rem}}
+button:focus-visible,a:focus-visible,summary:focus-visible{{outline:3px solid {FOCUS} !important;outline-offset:2px}}
+/* Captions are read, not decoration: enough contrast (axe: color-contrast). */
+[data-testid="stCaptionContainer"]{{color:#4a4f57;opacity:1}}
+@media {PHONE} {{
+  {_RADIOS}{{flex-direction:column;gap:.1rem}}
+  [data-testid="stRadioOption"] p,[data-testid="stWidgetLabel"] p,[data-testid="stCaptionContainer"] p,
+  [data-testid="stCheckbox"] p,[data-testid="stMarkdownContainer"] p{{font-size:16px}}
+  .stMainBlockContainer{{padding-top:3rem}}
+  h1{{font-size:1.2rem !important;line-height:1.25 !important;padding:0 0 .25rem !important}}
+}}
+</style>"""
+
+
+def _js(value) -> str:
+    """A JavaScript literal that cannot close the <script> element."""
+    return json.dumps(value).replace("<", "\\u003c")
+
+
+def page_script(step: str, *, cookie: tuple[str, str, int] | None = None, redirect_url: str | None = None,
+                guard_ms: int = 600, redirect_ms: int = 1500) -> str:
+    """The participant page's only JavaScript, run once per step by `st.html(..., unsafe_allow_javascript=True)`.
+
+    - A new step opens at its top: Streamlit keeps the scroll position of the element that
+      scrolls (`stMain`) across reruns, so the next situation opened at its responses.
+    - For `guard_ms` after a step change, clicks on buttons and scale options are dropped: a late
+      second click on Submit must not land on the next page. `<html data-infact-guard>` marks it.
+    - `cookie` (name, token, max-age seconds) remembers the participant in this browser, so Back,
+      reload or the reopened bare link resume them instead of starting a second participant.
+    - `redirect_url` (Prolific's completion URL) is opened in the same tab after `redirect_ms`,
+      once every answer is stored; the page keeps the link as a fallback.
+    """
+    parts = [f"const step = {_js(step)};", _STEP_JS.replace("GUARD_MS", str(int(guard_ms)))]
+    if cookie is not None:
+        name, value, max_age = cookie
+        parts.append(f"document.cookie = {_js(f'{name}={value}; Path=/; Max-Age={int(max_age)}; SameSite=Lax')};")
+    if redirect_url:
+        parts.append(f"setTimeout(() => window.location.assign({_js(redirect_url)}), {int(redirect_ms)});")
+    return "<script>(() => {" + "\n".join(parts) + "})();</script>"
+
+
+def return_link_html(url: str, label: str) -> str:
+    """A link that leaves in the same tab (st.link_button opens a new one)."""
+    return (f'<a class="infact-return" href="{html.escape(url, quote=True)}" target="_self" '
+            f'style="{STYLE["return"]}">{html.escape(label)}</a>')
+
+
+def forget_script(name: str) -> str:
+    """Drop the remembered participant (an explicit "start as a new participant")."""
+    return f"<script>document.cookie = {_js(f'{name}=; Path=/; Max-Age=0; SameSite=Lax')};</script>"
+
+
+_STEP_JS = """
+const w = window, doc = document, root = doc.documentElement;
+if (w.__infactStep !== step) {
+  const changed = w.__infactStep !== undefined;
+  w.__infactStep = step;
+  // Keep the top until this run has drawn the page: elements arrive one by one and the old
+  // ones would otherwise hold the scroll position. A participant's own scrolling wins.
+  const main = doc.querySelector('[data-testid="stMain"]');
+  const app = doc.querySelector('[data-testid="stApp"]');
+  const top = () => { if (main) main.scrollTop = 0; if (doc.scrollingElement) doc.scrollingElement.scrollTop = 0; };
+  let moved = false;
+  const stop = () => { moved = true; };
+  for (const type of ["wheel", "touchmove", "keydown"]) w.addEventListener(type, stop, {once: true, passive: true});
+  const t0 = Date.now();
+  const keep = () => {
+    if (moved) return;
+    top();
+    const running = app && app.getAttribute("data-test-script-state") === "running";
+    if ((running || Date.now() - t0 < 400) && Date.now() - t0 < 5000) requestAnimationFrame(keep);
+  };
+  keep();
+  if (changed) {
+    w.__infactGuardUntil = Date.now() + GUARD_MS;
+    root.dataset.infactGuard = "on";
+    setTimeout(() => { delete root.dataset.infactGuard; }, GUARD_MS);
+  }
+}
+if (!w.__infactGuarded) {
+  w.__infactGuarded = true;
+  doc.addEventListener("click", (e) => {
+    if (Date.now() < (w.__infactGuardUntil || 0) && e.target.closest("button, label, input")) {
+      e.preventDefault(); e.stopPropagation();
+    }
+  }, true);
+}
+"""

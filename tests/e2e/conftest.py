@@ -43,6 +43,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 RESEARCHER_PASSWORD = "e2e-researcher-password"
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+# Set for a moment after a participant step changes: clicks are dropped then (a late second click
+# must not land on the next page), so a test waits for it to clear before clicking.
+UNGUARDED = "html:not([data-infact-guard])"
 TIMEOUT_MS = 60_000          # generous: a 2-core CI machine running ten browsers is slow
 SERVER_START_S = 90
 SCALE = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
@@ -101,7 +104,8 @@ class AppServer:
             return "(no server log)"
 
 
-def start_server(workdir: Path, study_dir: Path = DEMO_STUDY) -> AppServer:
+def start_server(workdir: Path, study_dir: Path = DEMO_STUDY, app: Path | None = None) -> AppServer:
+    """`streamlit run` the app (or another script, e.g. a benchmark's baseline) headless on a free port."""
     workdir.mkdir(parents=True, exist_ok=True)
     secrets = workdir / "secrets.toml"
     secrets.write_text(f'[researcher]\npassword_hash = "{hash_password(RESEARCHER_PASSWORD)}"\n', encoding="utf-8")
@@ -109,7 +113,7 @@ def start_server(workdir: Path, study_dir: Path = DEMO_STUDY) -> AppServer:
     log = workdir / "streamlit.log"
     port = free_port()
     env = {**os.environ, "INFACT_DB": str(db), "INFACT_STUDY": str(study_dir), "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "streamlit_app.py"),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app or REPO / "streamlit_app.py"),
            "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
            "--secrets.files", str(secrets)]
@@ -183,8 +187,9 @@ def shot(page, name: str) -> Path:
 
 
 def wait_idle(page, timeout: int = TIMEOUT_MS) -> None:
-    """Wait until the app is connected and no script run is in progress."""
+    """Wait until the app is connected, no script run is in progress and clicks are taken."""
     page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_selector(UNGUARDED, state="attached", timeout=timeout)
 
 
 def token_of(page) -> str:
@@ -193,19 +198,20 @@ def token_of(page) -> str:
     return values[0]
 
 
-def open_study(page, url: str) -> str:
-    """Open the participant page; return the participant token from the URL."""
+def open_study(page, url: str) -> None:
+    """Open the participant page at its consent step (nothing is stored before consent)."""
     page.goto(url)
     page.get_by_role("button", name="Start the study").wait_for()
-    page.wait_for_url(re.compile(r"[?&]p="))
     wait_idle(page)
-    return token_of(page)
 
 
-def consent(page) -> None:
+def consent(page, total: int = 10) -> str:
+    """Tick consent and start; return the participant token the URL then holds."""
     page.get_by_text("I have read the information above").click()
     page.get_by_role("button", name="Start the study").click()
-    wait_situation(page, 1)
+    wait_situation(page, 1, total)
+    page.wait_for_url(re.compile(r"[?&]p="))
+    return token_of(page)
 
 
 def wait_situation(page, n: int, total: int = 10) -> None:
@@ -266,14 +272,19 @@ def answer_all_radios(page, pick: str) -> None:
         (options.first if pick == "first" else options.last).click()
 
 
-def finish_questionnaires(page) -> str:
-    """Questionnaire (last option: passes 'select the last option'), demographics; return the code."""
+def submit_questionnaires(page) -> None:
+    """Questionnaire (last option: passes 'select the last option'), then demographics, submitted."""
     answer_all_radios(page, "last")
     page.get_by_role("button", name="Continue", exact=True).click()
     page.get_by_role("button", name="Finish", exact=True).wait_for()
     wait_idle(page)
     answer_all_radios(page, "first")
     page.get_by_role("button", name="Finish", exact=True).click()
+
+
+def finish_questionnaires(page) -> str:
+    """Questionnaire and demographics; return the completion code shown."""
+    submit_questionnaires(page)
     page.get_by_text("All your answers are saved.").wait_for()
     wait_idle(page)
     return completion_code(page)
@@ -285,8 +296,8 @@ def completion_code(page) -> str:
 
 def complete_participant(page, url: str, *, shots: str | None = None) -> tuple[str, str]:
     """Walk a new participant through the whole study; returns (token, completion code)."""
-    token = open_study(page, url)
-    consent(page)
+    open_study(page, url)
+    token = consent(page)
     for n in range(1, 11):
         rate_all(page)
         if shots and n == 1:
@@ -296,3 +307,118 @@ def complete_participant(page, url: str, *, shots: str | None = None) -> tuple[s
     if shots:
         shot(page, f"{shots}-done")
     return token, code
+
+
+# ------------------------------------------------------------------ what a participant sees (issue 10)
+
+DEVICES = {
+    "laptop": {"viewport": {"width": 1280, "height": 900}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+
+
+def small_study(workdir: Path, *, per_participant: int = 3, check_at: int = 2, platform: str | None = None) -> Path:
+    """A copy of the demo study with fewer situations (fast browser walks).
+
+    `platform` replaces the `[platform]` table's body, e.g. 'kind = "prolific"\\ncompletion_code = "C1E2E"'.
+    """
+    import shutil
+
+    folder = workdir / "study"
+    shutil.copytree(DEMO_STUDY, folder)
+    toml = (folder / "study.toml").read_text(encoding="utf-8")
+    edits = {"situations_per_participant = 10": f"situations_per_participant = {per_participant}",
+             "positions = [3, 8]": f"positions = [{check_at}, {check_at}]"}
+    if platform:
+        edits['[platform]\nkind = "none"'] = f"[platform]\n{platform}"
+    for old, new in edits.items():
+        assert old in toml, f"{old!r} is no longer in the demo study.toml"
+        toml = toml.replace(old, new)
+    (folder / "study.toml").write_text(toml, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(params=list(DEVICES))
+def device(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def device_context(browser, device):
+    """A fresh browser context (own cookies) with the device's window size."""
+    context = browser.new_context(**DEVICES[device], accept_downloads=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def device_page(device_context):
+    return device_context.new_page()
+
+
+# The element that actually scrolls is Streamlit's `stMain`, not the window: read every
+# element that scrolls a good part of the window (not a 1-px "skip to content" link) and
+# the window itself, and report the largest offset.
+_SCROLL_JS = """() => {
+  let top = Math.max(window.scrollY, document.scrollingElement ? document.scrollingElement.scrollTop : 0);
+  for (const el of document.querySelectorAll('*')) {
+    if (el.scrollTop > top && el.scrollHeight > el.clientHeight && el.clientHeight >= window.innerHeight / 3) top = el.scrollTop;
+  }
+  return top;
+}"""
+
+
+def scroll_position(page) -> float:
+    """How far down the participant's view is scrolled, in CSS pixels."""
+    return page.evaluate(_SCROLL_JS)
+
+
+def scroll_to_bottom(page) -> None:
+    page.evaluate("""() => { for (const el of document.querySelectorAll('*'))
+                               if (el.scrollHeight > el.clientHeight + 10) el.scrollTop = el.scrollHeight; }""")
+
+
+def stored_participants(server) -> set[str]:
+    return {r["participant"] for r in server.records()}
+
+
+# What the second click of `click_twice` is about to hit.
+_UNDER_POINTER_JS = """([x, y, marker]) => {
+  const el = document.elementFromPoint(x, y);
+  return {next_page: document.body.innerText.includes(marker),
+          in_form: !!(el && el.closest('[data-testid="stForm"]')),
+          control: !!(el && el.closest('button, label, input')),
+          guarded: document.documentElement.hasAttribute('data-infact-guard'),
+          what: el ? el.outerHTML.slice(0, 120) : null};
+}"""
+
+
+def click_twice(page, locator, gap_ms: int = 700, next_marker: str = "") -> dict:
+    """Click `locator`, then click the same screen point again `gap_ms` later (a late double click).
+
+    Returns what was under the pointer at the second click: whether the next page
+    (`next_marker` text) was already drawn, whether the point was on its form / a
+    control, and whether the page's click guard was on."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)
+    page.wait_for_timeout(gap_ms)
+    under = page.evaluate(_UNDER_POINTER_JS, [x, y, next_marker])
+    page.mouse.click(x, y)
+    return under
+
+
+def axe_violations(page, name: str, impacts=("serious", "critical")) -> list[dict]:
+    """Run axe-core on the page; keep the report in test-artifacts/; return serious/critical violations."""
+    import json
+
+    from axe_playwright_python.sync_playwright import Axe
+
+    result = Axe().run(page)
+    violations = result.response.get("violations", [])
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(violations, indent=1), encoding="utf-8")
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [n["target"] for n in v["nodes"][:5]]} for v in violations if v.get("impact") in impacts]

@@ -22,7 +22,7 @@ from collections import Counter
 import pytest
 
 from tests.e2e.conftest import (
-    ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, DEMO_STUDY, IDLE, TIMEOUT_MS, require_chromium,
+    ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, DEMO_STUDY, IDLE, TIMEOUT_MS, UNGUARDED, require_chromium,
     start_server, stop_server,
 )
 
@@ -55,6 +55,7 @@ def app_server(tmp_path_factory):
 
 async def idle(page) -> None:
     await page.wait_for_selector(IDLE, timeout=STEP_TIMEOUT_MS)
+    await page.wait_for_selector(UNGUARDED, state="attached", timeout=STEP_TIMEOUT_MS)  # clicks are taken
 
 
 async def rate_all(page, label: str = "Somewhat meaningful") -> None:
@@ -82,12 +83,12 @@ async def participant(browser, url: str, n: int) -> dict:
     started = time.monotonic()
     try:
         await page.goto(url)
-        await page.wait_for_url(re.compile(r"[?&]p="))
         await page.get_by_role("button", name="Start the study").wait_for()
         await idle(page)
-        token = re.search(r"[?&]p=([^&]+)", page.url).group(1)
         await page.get_by_text("I have read the information above").click()
         await page.get_by_role("button", name="Start the study").click()
+        await page.wait_for_url(re.compile(r"[?&]p="))  # nothing is stored before consent
+        token = re.search(r"[?&]p=([^&]+)", page.url).group(1)
         for i in range(1, N_SITUATIONS + 1):
             await page.get_by_text(f"Situation {i} of {N_SITUATIONS}", exact=True).wait_for()
             await idle(page)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, open_study, rate_all, shot, start_server, stop_server,
+from tests.e2e.conftest import (DEMO_STUDY, consent, open_study, rate_all, shot, start_server, stop_server,
                                 submit_situation, wait_idle)
 
 pytestmark = pytest.mark.e2e
@@ -41,12 +41,9 @@ def rubric(page, slot: str, label: str) -> None:
 
 
 def test_two_chats_reload_rubric_and_vote(live_server, page):
-    token = open_study(page, live_server.url)
+    open_study(page, live_server.url)
     n_situations = 3
-    page.get_by_text("I have read the information above").click()
-    page.get_by_role("button", name="Start the study").click()
-    page.get_by_text(f"Situation 1 of {n_situations}", exact=True).wait_for()
-    wait_idle(page)
+    token = consent(page, n_situations)  # nothing is stored before consent: the token comes with it
     for n in range(1, n_situations + 1):
         rate_all(page)
         if n < n_situations:
