@@ -10,6 +10,7 @@ import os
 import traceback
 from pathlib import Path
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Callable, Mapping
 
 import streamlit as st
@@ -179,6 +180,7 @@ class Visitor:
 
     query: dict
     preview: bool
+    shown_at: datetime  # stored with the consent: how long the consent page was read
     current: Step = field(default_factory=lambda: Step("consent", "consent"))
     state: None = None
     token: None = None
@@ -229,6 +231,7 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
         return None, (exc.participant_message,)
+    flow.mark_shown(flow.state(token), step, at=visitor.shown_at)
     remember(token)
     return token, ()
 
@@ -463,7 +466,7 @@ def start_over_button(flow: Flow, progress: Progress) -> None:
     st.caption("Someone else wants to take part on this device?")
     if st.button("Start the study as a new participant", key="start_over"):
         st.session_state["infact_forgotten"] = st.context.cookies.get(cookie_name(flow))
-        for key in ("infact_token", "infact_submitted_here"):
+        for key in ("infact_token", "infact_submitted_here", "infact_visitor_shown"):
             st.session_state.pop(key, None)
         progress_cache().drop()
         del st.query_params["p"]
@@ -509,7 +512,7 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
             del st.query_params["p"]
             st.rerun()
         return None
-    return Visitor(query, preview)
+    return Visitor(query, preview, st.session_state.setdefault("infact_visitor_shown", flow.clock()))
 
 
 def arrive(flow: Flow) -> Progress | Visitor | None:

@@ -43,10 +43,16 @@ def test_visits_without_consent_store_nothing_and_the_tab_keeps_its_participant(
     same tab (what Back shows) comes back to the participant instead of starting a second one."""
     from test_app import give_consent, situation_index, submit_situation, rate
 
+    from datetime import datetime, timezone
+
     visits = [open_app() for _ in range(5)]
+    seen = datetime.now(timezone.utc)
     assert records(store) == [] and all("p" not in v.query_params for v in visits)
     at = give_consent(visits[0])
     token = token_of(at)
+    # The consent page's reading time survives: it was shown before anything could be stored.
+    [consent] = records(store, participant=token, kind="consent")
+    assert datetime.fromisoformat(consent["shown_at"]) <= seen < datetime.fromisoformat(consent["answered_at"])
     rate(at)
     submit_situation(at)
     del at.query_params["p"]  # Back to the bare link, same session

@@ -157,11 +157,12 @@ class Flow:
         done = sum(1 for rec in st.answered.values() if rec.get("kind") in kinds)
         return done, total
 
-    def mark_shown(self, st: State, step: Step) -> str:
-        """Store when a step was first displayed (kept across refreshes)."""
+    def mark_shown(self, st: State, step: Step, at: datetime | None = None) -> str:
+        """Store when a step was first displayed (kept across refreshes). `at`: when it was
+        shown if that was earlier (the consent page is shown before anything is stored)."""
         if step.name in st.shown:
             return st.shown[step.name]
-        at = iso(self.clock())
+        at = iso(at or self.clock())
         self.storage.append(self._record(st.token, "shown", f"shown/{step.name}", st.preview, step=step.name, shown_at=at))
         st.shown[step.name] = at
         return at
