@@ -395,16 +395,20 @@ _UNDER_POINTER_JS = """([x, y, marker]) => {
 
 
 def click_twice(page, locator, gap_ms: int = 700, next_marker: str = "") -> dict:
-    """Click `locator`, then click the same screen point again `gap_ms` later (a late double click).
+    """Click `locator`, then click the same screen point again at least `gap_ms` later.
 
-    Returns what was under the pointer at the second click: whether the next page
-    (`next_marker` text) was already drawn, whether the point was on its form / a
+    The second click comes once the next page (`next_marker` text) is drawn — on an idle
+    server it is after ~0.4 s, on a loaded one it can take longer than `gap_ms`, and a
+    click on the old page would prove nothing. Returns what was under the pointer at the
+    second click: whether the next page was drawn, whether the point was on its form / a
     control, and whether the page's click guard was on."""
     locator.scroll_into_view_if_needed()
     box = locator.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.click(x, y)
     page.wait_for_timeout(gap_ms)
+    if next_marker:
+        page.wait_for_function("m => document.body.innerText.includes(m)", arg=next_marker)
     under = page.evaluate(_UNDER_POINTER_JS, [x, y, next_marker])
     page.mouse.click(x, y)
     return under
