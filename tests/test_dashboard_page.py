@@ -131,6 +131,9 @@ def test_a_signed_in_researcher_opening_the_study_is_a_preview(monkeypatch, tmp_
     at.secrets["researcher"] = {"password_hash": HASH}
     at.session_state["researcher_signed_in"] = True
     at.run()
-    assert not at.exception
+    assert not at.exception and TinyDBStorage(tmp_path / "db").records() == []  # stored with the consent
+    at.checkbox(key="consent").check()
+    at.button(key="consent_submit").click()
+    at.run()
     (arrival,) = TinyDBStorage(tmp_path / "db").records(kind="arrival")
     assert arrival["preview"] is True  # left out of every count, table and export
