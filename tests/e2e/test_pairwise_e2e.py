@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, finish_questionnaires, open_study, shot, start_server, stop_server,
+from tests.e2e.conftest import (DEMO_STUDY, finish_questionnaires, open_study, shot, start_server, stop_server, token_of,
                                 wait_idle)
 
 pytestmark = pytest.mark.e2e
@@ -47,12 +47,13 @@ def layout(page) -> tuple[dict, dict, list[str], list[str]]:
 
 
 def play(page, url: str, name: str, *, side_by_side: bool) -> str:
-    token = open_study(page, url)
+    open_study(page, url)
     page.get_by_text("I have read the information above").click()
     page.get_by_role("button", name="Start the study").click()
     # onboarding: four gold pairs with known answers (3 of 4 needed)
     page.get_by_text("Example 1", exact=True).wait_for()
     wait_idle(page)
+    token = token_of(page)  # nothing is stored before consent: the token comes with it
     for i, line in enumerate((DEMO_PAIRWISE / "onboarding.jsonl").read_text().splitlines(), start=1):
         answer = json.loads(line)["answer"]
         page.locator(f".st-key-onboarding-{i}").get_by_text(f"Response {answer}", exact=True).click()
