@@ -91,3 +91,18 @@ def test_judge_errors_name_the_file(tmp_path, capsys):
     df.to_csv(ratings, index=False)
     assert main(["analyze", str(ratings), "--judge", f"x={tmp_path / 'missing.csv'}"]) != 0
     assert "missing.csv" in capsys.readouterr().err
+
+
+def test_reports_show_the_judges_beside_the_human_results(tmp_path, capsys):
+    df = simulate_ratings(10, 4, (2.0, 3.0, 4.0), seed=3)
+    ratings, judge = tmp_path / "ratings.csv", tmp_path / "judge.csv"
+    df.to_csv(ratings, index=False)
+    df.groupby(["situation_id", "system"])["rating"].mean().reset_index(name="score").to_csv(judge, index=False)
+    for name in ("r.md", "r.html"):
+        out = tmp_path / name
+        assert main(["analyze", str(ratings), "--no-mixed-model", "--n-boot", "100", "--judge", f"mean={judge}",
+                     "--report", str(out)]) == 0
+        text = out.read_text()
+        assert "Automatic judges beside the humans" in text and "| mean | 12 |" in text
+    assert text.rstrip().endswith("</body></html>")
+    assert "Automatic judges" in capsys.readouterr().out

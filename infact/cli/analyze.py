@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         path = Path(args.report)
         text = report.render_markdown(result) if path.suffix.lower() == ".md" else report.render_html(result, ratings)
-        text += analyze_ranking.judges_section(result, html=path.suffix.lower() != ".md")
+        text = analyze_ranking.with_judges(text, result, html=path.suffix.lower() != ".md")
         from infact.fileio import atomic_write_text
 
         atomic_write_text(path, text)

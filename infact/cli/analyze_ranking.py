@@ -117,6 +117,14 @@ def output(args: argparse.Namespace, result: dict) -> int:
     return 0
 
 
+def with_judges(report: str, result: dict, *, html: bool) -> str:
+    """The report with the judges' table beside the human results (inside the HTML body)."""
+    section = judges_section(result, html=html)
+    if html and "</body>" in report:
+        return report.replace("</body>", section + "</body>", 1)
+    return report + section
+
+
 def judges_section(result: dict, html: bool = False) -> str:
     """The judges' table to append to a ratings report ('' without --judge)."""
     if not result.get("judges"):
