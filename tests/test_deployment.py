@@ -44,3 +44,13 @@ def test_secrets_files_merge_like_streamlit_and_broken_ones_are_named(tmp_path):
     with pytest.raises(ConfigError) as e:
         deployment.load_secrets([home, project])
     assert e.value.problems[0].file == str(project) and "not valid TOML" in e.value.problems[0].message
+
+
+def test_a_configured_store_that_names_a_file_is_refused_for_the_app_too(tmp_path):
+    from infact.errors import InfactError
+    from infact.stores.config import resolve_store
+
+    with pytest.raises(InfactError, match="looks like a file"):
+        resolve_store("s1", {}, {"INFACT_DB": str(tmp_path / "answers.json")})
+    assert not (tmp_path / "answers.json").exists()
+    assert resolve_store("s1", {}, {"INFACT_DB": str(tmp_path / "store")})[0] == str(tmp_path / "store")

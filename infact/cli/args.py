@@ -9,7 +9,7 @@ from pathlib import Path
 from infact import deployment
 from infact.errors import InfactError, Problem
 from infact.storage import Storage, open_storage
-from infact.stores.config import check_store_path
+from infact.stores.config import check_store_path, resolve_store
 
 STUDY_HELP = ("study folder holding study.toml (default: as the app: INFACT_STUDY, then [study] dir in "
               ".streamlit/secrets.toml, then data/demo)")
@@ -57,8 +57,7 @@ def study_folder(args: argparse.Namespace) -> Path:
 def store_target(args: argparse.Namespace, study_id: str) -> str:
     if getattr(args, "db", None):
         return check_store_path(args.db, "--db")
-    target, source = deployment.store_target(study_id, secrets=deployment.load_secrets())
-    return check_store_path(target, source)
+    return resolve_store(study_id, deployment.load_secrets())[0]
 
 
 def open_store(args: argparse.Namespace, study_id: str) -> Storage:

@@ -25,8 +25,9 @@ FILE_SUFFIXES = {".json", ".jsonl", ".db", ".sqlite", ".sqlite3", ".csv", ".txt"
 
 
 def resolve_store(study_id: str, secrets: Mapping | None = None, env: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """(target for open_storage, where it came from)."""
-    return store_target(study_id, env, secrets)
+    """(target for open_storage, where it came from); a configured path naming a file is refused."""
+    target, source = store_target(study_id, env, secrets)
+    return check_store_path(target, source), source
 
 
 def check_store_path(target: str, option: str = "--db") -> str:
