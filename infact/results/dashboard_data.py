@@ -75,7 +75,8 @@ class DashboardData:
         Only the funnel progress is updated here (what the first numbers need); the
         quality evidence is brought up to date when the flags are next asked for.
         """
-        mine = [r for r in records if r.get("study") == self.study.id]
+        study_id = self.study.id  # a property: read once, not per record
+        mine = [r for r in records if r.get("study") == study_id]
         if not mine:
             return 0
         with self._lock:

@@ -57,7 +57,7 @@ class Progress:
     preview: bool = False
     platform_id: str | None = None
     started_at: datetime | None = None
-    last_activity: datetime | None = None
+    last_stamp: str | None = None                   # newest timestamp seen, as stored
     consented: bool = False
     lease_until: datetime | None = None
     plan: list[str] = field(default_factory=list)   # the assigned situation steps, in order
@@ -68,11 +68,17 @@ class Progress:
     withdrawn: bool = False
     comment: str | None = None                      # the questionnaire's free-text comment, if any
 
+    @property
+    def last_activity(self) -> datetime | None:
+        return _time(self.last_stamp) if self.last_stamp else None
+
     def add(self, rec: Mapping) -> None:
         kind = rec.get("kind")
-        at = _time(rec.get("answered_at") or rec.get("shown_at") or rec.get("at"))
-        if at is not None and (self.last_activity is None or at > self.last_activity):
-            self.last_activity = at
+        # Stored timestamps are ISO 8601 in UTC written by one function: as text they sort in
+        # time order, so the newest is found without parsing tens of thousands of them.
+        stamp = rec.get("answered_at") or rec.get("shown_at") or rec.get("at")
+        if stamp and (self.last_stamp is None or stamp > self.last_stamp):
+            self.last_stamp = stamp
         self.preview = self.preview or bool(rec.get("preview"))
         if kind == "arrival":
             self.platform_id = rec.get("platform_id")
@@ -105,8 +111,10 @@ class Progress:
         return "in_progress"
 
     def active(self, now: datetime, minutes: float = ACTIVE_MINUTES) -> bool:
-        return (self.stage(now) in ("visited", "in_progress") and self.last_activity is not None
-                and now - self.last_activity <= timedelta(minutes=minutes))
+        if self.stage(now) not in ("visited", "in_progress"):
+            return False
+        last = self.last_activity
+        return last is not None and now - last <= timedelta(minutes=minutes)
 
     def current_step(self) -> str:
         """Where an unfinished participant is, in plain words."""
