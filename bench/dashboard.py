@@ -2,7 +2,7 @@
 
     python bench/dashboard.py [--participants 2000] [--small 20] [--rounds 20]
 
-A copy of the demo study with 18 situations per participant (3 systems, so 54
+A copy of the demo study with 19 situations per participant (3 systems, so 57
 ratings each: 2,000 participants, a tenth unfinished, ≈100,000 ratings) is filled with copies of a
 realistic crowd of bot participants (infact.participation.bots, mixed strategies, a
 tenth of them still in progress), written straight into a TinyDB store's shard files
@@ -52,7 +52,7 @@ from infact.stores.live import LiveFeed  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-PER_PARTICIPANT = 18
+PER_PARTICIPANT = 19
 
 
 def make_study(folder: Path):

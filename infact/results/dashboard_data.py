@@ -82,11 +82,6 @@ class DashboardData:
         with self._lock:
             self._records.extend(mine)
             self._pending.extend(mine)
-            for rec in mine:
-                if rec.get("kind") == "event":
-                    self._events.append(rec)
-                else:
-                    self._by_participant[rec["participant"]].append(rec)
             funnel.progress_from_records(mine, into=self._progress)
             self.version += 1
             if any(r.get("kind") != "shown" for r in mine):
@@ -98,9 +93,13 @@ class DashboardData:
         pending, self._pending = self._pending, []
         changed = set()
         for rec in pending:
-            if rec.get("kind") == "event" or rec.get("preview"):
+            if rec.get("kind") == "event":
+                self._events.append(rec)
+                continue
+            if rec.get("preview"):
                 continue
             pid = rec["participant"]
+            self._by_participant[pid].append(rec)
             changed.add(pid)
             code = self._codes.setdefault(pid, len(self._codes))
             summary = quality_flags.situation_summary(rec)
