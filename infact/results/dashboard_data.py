@@ -67,6 +67,7 @@ class DashboardData:
         self._results: tuple[int, float, Tables] | None = None
         self._derived: dict[tuple, object] = {}
         self._memo: dict[tuple, object] = {}
+        self._frames: dict[str, tuple[int, pd.DataFrame]] = {}
 
     # -- updating ------------------------------------------------------------
     def add(self, records: Iterable[dict]) -> int:
@@ -139,8 +140,8 @@ class DashboardData:
                 # many times faster than by text; the report is translated back below.
                 coded = participants.assign(participant=participants["participant"].map(self._codes.get))
                 events = [{**e, "target": self._codes.get(e.get("target"), -1)} for e in self._events]
-                report = quality.assess(pd.DataFrame(), coded, pd.DataFrame(self._steps), events, cfg.quality,
-                                        cfg.study.expected_minutes, situations=pd.DataFrame(self._situations))
+                report = quality.assess(pd.DataFrame(), coded, self._frame("steps", self._steps), events, cfg.quality,
+                                        cfg.study.expected_minutes, situations=self._frame("situations", self._situations))
                 names = pd.Series(list(self._codes), index=list(self._codes.values()))
                 report["participant"] = report["participant"].map(names)
             else:
@@ -148,19 +149,35 @@ class DashboardData:
             self._flags = (self._evidence_version, report)
             return report
 
+    def _frame(self, name: str, columns: dict[str, list]) -> pd.DataFrame:
+        """The evidence columns as a DataFrame, extended by the rows added since last time
+        (rows are only ever appended) instead of rebuilt from tens of thousands of values."""
+        n_old, frame = self._frames.get(name, (0, None))
+        n = len(next(iter(columns.values())))
+        if frame is None or n < n_old:
+            frame = pd.DataFrame(columns)
+        elif n > n_old:
+            frame = pd.concat([frame, pd.DataFrame({c: v[n_old:] for c, v in columns.items()})], ignore_index=True)
+        self._frames[name] = (n, frame)
+        return frame
+
     def overview(self, now: datetime | None = None) -> pd.DataFrame:
         """One row per participant: funnel stage, where they are, flags and decision."""
         now = now or datetime.now(timezone.utc)
         with self._lock:
             if self._overview is not None and self._overview[0] == (self.version, now):
                 return self._overview[1]
-            progress = funnel.progress_table(self._progress, now)
-            platform = pd.DataFrame([(p.participant, p.platform_id) for p in self._progress.values()],
-                                    columns=["participant", "platform_id"])
-            rows = self.participants()[["participant", "situations_answered", "total_seconds"]]
-            report = self.flags().drop(columns=["status", "rsi", "failed_checks", "manual_note"])
-            out = (progress.merge(platform, on="participant", how="left")
-                   .merge(rows, on="participant", how="left").merge(report, on="participant", how="left"))
+            out = funnel.progress_table(self._progress, now)
+            who = out["participant"]
+            out["platform_id"] = [self._progress[p].platform_id for p in who]
+            # Look-ups by participant (reindex) rather than merges: a few times faster at 2,000 rows.
+            rows = self.participants().set_index("participant")[["situations_answered", "total_seconds"]]
+            report = self.flags().set_index("participant")[["flags", "reasons", "decision", "prolific_action",
+                                                            "prolific_reason"]]
+            for frame in (rows, report):
+                looked_up = frame.reindex(who)
+                for col in frame.columns:
+                    out[col] = looked_up[col].to_numpy()
             self._overview = ((self.version, now), out[OVERVIEW_COLUMNS])
             return self._overview[1]
 
