@@ -10,6 +10,7 @@ import ast
 import importlib.metadata
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -96,3 +97,29 @@ def test_pingouin_is_test_only():
     assert "pingouin" in requirement_names(REPO / "requirements-dev.txt")
     assert not [p for p in RUNTIME_CODE if "pingouin" in top_level_imports(p)]
     assert "numpy" in requirement_names(REPO / "requirements.txt")
+
+
+def run_test_sh(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """scripts/test.sh up to its first decision; PATH without apt-get/sudo so nothing is installed."""
+    return subprocess.run(["bash", str(REPO / "scripts" / "test.sh"), "--collect-only"],
+                          capture_output=True, text=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), **env})
+
+
+def test_test_sh_refuses_a_python_older_than_3_11(tmp_path):
+    old = tmp_path / "python3.10"
+    old.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo 'Python 3.10.13' && exit 0\nexit 1\n")
+    old.chmod(0o755)
+    done = run_test_sh(tmp_path, INFACT_PYTHON=str(old), INFACT_VENV=str(tmp_path / "venv"))
+    assert done.returncode == 1
+    assert "needs Python 3.11 or newer" in done.stderr and "Python 3.10.13" in done.stderr
+    assert not (tmp_path / "venv").exists()
+
+
+def test_test_sh_never_deletes_a_folder_that_is_not_a_virtualenv(tmp_path):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    done = run_test_sh(tmp_path, INFACT_PYTHON=sys.executable, INFACT_VENV=str(precious))
+    assert done.returncode == 1 and "is not a virtualenv" in done.stderr
+    assert (precious / "notes.txt").read_text() == "keep me"
