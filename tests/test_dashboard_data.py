@@ -191,3 +191,23 @@ def test_memo_is_per_data_version_and_does_not_build_the_full_tables(demo, crowd
     assert data._results is None  # the coverage on the Progress section must not trigger the full rebuild
     data.add(crowd[20:21])
     assert data.memo("n", lambda: len(data.records())) == 21
+
+
+def test_withdrawal_with_deletion_reaches_the_dashboard(tmp_path):
+    """The purge rewrites the participant's file shorter: the feed must still see the withdrawal."""
+    from infact.participation.flow import Flow
+    from tests.studies import make_study
+
+    study = load_study(make_study(tmp_path, study={"delete_on_withdraw": True}))
+    store = TinyDBStorage(tmp_path / "db")
+    flow = Flow(study, store, clock=lambda: START)
+    token = flow.arrive({})
+    flow.submit(token, "consent", {"consent": True})
+    data = DashboardData(study)
+    feed = LiveFeed(store, data)
+    feed.poll()
+    assert data.counts(START)["consented"] == 1
+    flow.withdraw(token, "no")
+    feed.poll()
+    counts = data.counts(START)
+    assert counts["withdrawn"] == 1 and counts["visited"] == 1

@@ -51,6 +51,7 @@ class DashboardData:
         self.version = 0
         self._evidence_version = 0  # bumps with records the quality checks look at
         self._records: list[dict] = []
+        self._keys: set = set()  # a re-read shard (after a purge) hands over records already taken
         self._by_participant: dict[str, list[dict]] = defaultdict(list)
         self._progress: dict[str, funnel.Progress] = {}
         self._rows: dict[str, dict] = {}              # participants.csv rows (tables.participants_table)
@@ -77,7 +78,9 @@ class DashboardData:
         quality evidence is brought up to date when the flags are next asked for.
         """
         study_id = self.study.id  # a property: read once, not per record
-        mine = [r for r in records if r.get("study") == study_id]
+        keys = self._keys
+        mine = [r for r in records if r.get("study") == study_id and r.get("key") not in keys]
+        keys.update(r.get("key") for r in mine)
         if not mine:
             return 0
         with self._lock:

@@ -92,6 +92,8 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
                 damaged.append(entry.path)  # the others are still read
                 continue
             records = [table[k] for k in sorted(table, key=int)]
+            if len(records) < seen:
+                seen = 0  # purged and rewritten (withdrawal with deletion): hand over all; keys dedupe
             new.extend(records[seen:])
             cursor[entry.name] = (sig, len(records))
     return new, cursor, damaged
