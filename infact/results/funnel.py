@@ -8,7 +8,8 @@ counts a test compares with `analyze` come from the functions here:
 - `progress_table` turns them into one row per participant at a given time;
 - `funnel_counts` counts those rows (plus the quality decision) into the figures.
 
-A participant is in exactly one *stage*: visited (opened the link, never consented),
+A participant is in exactly one *stage*: visited (arrival stored, never consented;
+the web page stores the arrival with the consent, so this holds bots and older data),
 in_progress, stalled (consented, unfinished, lease expired: their situations are
 offered to others), completed, screened_out or withdrawn. *Active now* is an
 unfinished participant whose last record is at most ACTIVE_MINUTES old.
@@ -30,7 +31,9 @@ PROGRESS_COLUMNS = ["participant", "stage", "consented", "active_now", "last_act
 
 # figure -> (card label, what it counts); the order is the dashboard's.
 FIGURES = {
-    "visited": ("Visited", "Opened the study link (researcher previews are never counted)."),
+    "visited": ("Visited", "Participants with a stored arrival (researcher previews never count). The study "
+                           "page stores the arrival together with the consent, so visits that never consent "
+                           "store nothing and are not counted here."),
     "consented": ("Consented", "Gave consent, whatever happened afterwards."),
     "active_now": ("Active now", f"Not finished, and opened or answered a page in the last {ACTIVE_MINUTES} minutes."),
     "stalled": ("Stalled", "Consented but not finished, and their lease expired: their situations are offered to others."),
