@@ -4,7 +4,7 @@ throttled full tables, the live-study lists and the lock-free shard reader."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pandas as pd
 import pytest
@@ -16,14 +16,7 @@ from infact.results.export import collect
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.stores.live import LiveFeed
 from infact.study.loader import load_study
-from infact.stores.config import REPO
-
-START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return load_study(REPO / "data" / "demo")
+from tests.test_funnel import START, demo  # noqa: F401 (the demo study fixture, shared)
 
 
 @pytest.fixture(scope="module")
