@@ -59,3 +59,18 @@ def test_visits_without_consent_store_nothing_and_the_tab_keeps_its_participant(
     at.run()
     assert token_of(at) == token and situation_index(at) == 2
     assert {r["participant"] for r in records(store)} == {token}
+
+
+def test_starting_over_is_an_explicit_choice_on_the_completion_page(store):
+    """Own recruitment: after finishing, the next person on this device starts only by the button."""
+    from test_app import give_consent
+
+    at = finish(give_consent(open_app()))
+    first = token_of(at)
+    del at.query_params["p"]  # the bare link again, same tab: still the finished participant
+    at.run()
+    assert token_of(at) == first and shown_code(at)
+    at.button(key="start_over").click()
+    at.run()
+    assert "p" not in at.query_params and at.checkbox(key="consent") is not None
+    assert token_of(give_consent(at)) != first

@@ -43,3 +43,16 @@ def test_dialog_and_response_highlight_the_listed_items():
     html = dialog_html([("user", 'like "American Pie"?')], items=["American Pie"])
     assert "&quot;American Pie&quot;</mark>" in html
     assert "<mark" not in response_html("A", 'say "Meaningless"', items=["American Pie"])
+
+
+def test_page_script_is_one_inert_script_per_step():
+    from infact.participation.display import forget_script, page_script
+
+    js = page_script("tok/situation-2</script><b>", cookie=("infact-demo", "tok", 60),
+                     redirect_url="https://app.prolific.com/submissions/complete?cc=C1")
+    assert js.count("<script>") == 1 and js.count("</script>") == 1  # the step name cannot close it
+    assert '"tok/situation-2\\u003c/script>\\u003cb>"' in js
+    assert "infact-demo=tok; Path=/; Max-Age=60; SameSite=Lax" in js
+    assert 'window.location.assign("https://app.prolific.com/submissions/complete?cc=C1")' in js
+    assert "location" not in page_script("consent") and "cookie" not in page_script("consent")
+    assert "Max-Age=0" in forget_script("infact-demo")
