@@ -16,6 +16,7 @@ from infact.results.export import collect
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.stores.live import LiveFeed
 from infact.study.loader import load_study
+from tests.studies import make_study
 from tests.test_funnel import START, demo  # noqa: F401 (the demo study fixture, shared)
 
 
@@ -204,3 +205,18 @@ def test_withdrawal_with_deletion_reaches_the_dashboard(tmp_path):
     feed.poll()
     counts = data.counts(START)
     assert counts["withdrawn"] == 1 and counts["visited"] == 1
+
+
+def test_live_feed_on_every_backend(storage, tmp_path):
+    """The dashboard's feed gives each new record once on every store (TinyDB has its own reader)."""
+    study = load_study(make_study(tmp_path))
+    data = DashboardData(study)
+    feed = LiveFeed(storage, data)
+    run_bots(study, storage, 2, strategy="attentive", seed=1, start=START)
+    feed.poll()
+    n = len(storage.records(study=study.id))
+    assert len(data.records()) == n and feed.poll() == 0
+    run_bots(study, storage, 1, strategy="abandons", seed=2, start=START)
+    feed.poll()
+    assert len(data.records()) == len(storage.records(study=study.id)) > n
+    assert data.counts(START)["completed"] == 2
