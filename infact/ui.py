@@ -722,3 +722,20 @@ def show_ranking(result: dict | None, confidence: float) -> None:
         st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key="win_rate_matrix")
     else:
         st.dataframe(result["scores"], hide_index=True, key="best_worst_scores")
+
+
+def show_judges(result: dict) -> None:
+    """Dashboard: each automatic judge (judges/NAME.csv in the study folder) beside the human raters."""
+    if "error" in result:
+        st.error(result["error"])
+        return
+    if not result:
+        st.info("No human answers yet to compare the judges with.")
+        return
+    st.caption("Agreement of each automatic judge with the human raters (docs/ranking.md): Kendall τ of the "
+               "system ranking, Spearman of items, Krippendorff's α with the judge as one more coder (and the humans' "
+               "own α), position and length bias.")
+    cols = ["n_items", "kendall_tau_systems", "spearman_items", "krippendorff_alpha_with_humans",
+            "krippendorff_alpha_humans", "position_bias", "length_bias"]
+    st.dataframe([{"judge": name, **{c: j.get(c) for c in cols}} for name, j in result.items()],
+                 hide_index=True, key="judges_table")

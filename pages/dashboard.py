@@ -41,7 +41,8 @@ storage = ui.get_storage(study)
 target, source = ui.store_target(study)
 cfg = study.config
 SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports",
-            *(["Live chats"] if cfg.live.enabled else []), *(["Ranking"] if cfg.protocol.kind != "rating" else [])]
+            *(["Live chats"] if cfg.live.enabled else []), *(["Ranking"] if cfg.protocol.kind != "rating" else []),
+            *(["Judges"] if (study.folder / "judges").is_dir() else [])]
 
 
 @st.cache_resource(show_spinner=False)
@@ -254,6 +255,11 @@ def show_tables_section(data: DashboardData) -> None:
         ui.show_ranking(data.derived("ranking", lambda t: ranking_view(t, proto.kind, criterion, include_flagged,
                                                                         proto.confidence), criterion, include_flagged),
                         proto.confidence)
+    elif section == "Judges":  # automatic judges in the study's judges/ folder beside the humans (docs/ranking.md)
+        from infact.results.ranking_dashboard import judges_view
+
+        ui.show_judges(data.derived("judges", lambda t: judges_view(t, study, criterion, include_flagged),
+                                    criterion, include_flagged))
     elif section == "Live chats":  # docs/live.md: per-system satisfaction, latency, failures; the blind arena ranking
         from infact.chat.live_cli import live_overview
         from infact.chat.live_analysis import render_markdown as live_markdown

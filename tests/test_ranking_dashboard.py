@@ -54,3 +54,31 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
     assert len(at.dataframe) == 2   # ranking table and win-rate matrix
+
+
+def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, monkeypatch):
+    import shutil
+
+    import pandas as pd
+
+    study_dir = tmp_path / "study"
+    shutil.copytree(REPO / "data" / "demo", study_dir)
+    study = load_study(study_dir)
+    db = tmp_path / "db"
+    run_bots(study, TinyDBStorage(db), 8, strategy="attentive", seed=2)
+    (study_dir / "judges").mkdir()
+    quality = {"CineMate": 4, "FlickBot": 3, "ReelTalk": 2}
+    rows = [{"situation_id": s.situation_id, "system": name, "score": quality[name]}
+            for s in study.situations for name in study.systems]
+    pd.DataFrame(rows).to_csv(study_dir / "judges" / "planted.csv", index=False)
+    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
+    monkeypatch.setenv("INFACT_DB", str(db))
+    at = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=120)
+    at.session_state["researcher_signed_in"] = True
+    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
+    at.run()
+    at.segmented_control(key="section").set_value("Judges").run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0].value
+    row = table.set_index("judge").loc["planted"]
+    assert row["n_items"] > 0 and row["kendall_tau_systems"] > 0.99   # the bots' planted order

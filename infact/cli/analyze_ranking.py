@@ -81,21 +81,8 @@ def add_judges(result: dict, humans: pd.DataFrame, kind: str, args: argparse.Nam
         data = data[data["criterion"].astype(str) == args.criterion]
     features = features_from_path(args.responses) if args.responses else (
         judges.features_from_votes(data) if kind == "pairwise" else None)
-    out = {}
-    for value in args.judge:
-        name, path = judges.parse_judge_option(value)
-        judge_kind, judge = judges.read_judge(path)
-        if args.criterion and "criterion" in judge.columns:
-            judge = judge[judge["criterion"].astype(str) == args.criterion]
-        _check_criteria(data, judge, str(path))
-        out[name] = judges.compare(data, kind, judge, judge_kind, features)
-    result["judges"] = _clean(out)
-
-
-def _check_criteria(humans: pd.DataFrame, judge: pd.DataFrame, path: str) -> None:
-    if "criterion" in humans.columns and "criterion" not in judge.columns and humans["criterion"].nunique() > 1:
-        raise InfactError(Problem(path, "the human data have several criteria and the judge file has no criterion "
-                                  "column; pass --criterion NAME or add the column."))
+    named = [judges.parse_judge_option(value) for value in args.judge]
+    result["judges"] = _clean(judges.compare_files(data, kind, named, args.criterion, features))
 
 
 def output(args: argparse.Namespace, result: dict) -> int:

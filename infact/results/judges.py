@@ -221,3 +221,18 @@ def features_from_votes(votes: pd.DataFrame) -> pd.DataFrame | None:
     f = pd.concat(parts).drop_duplicates(["situation_id", "system"])
     f["length"] = pd.to_numeric(f["length"], errors="coerce")
     return f
+
+
+def compare_files(humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None,
+                  features: pd.DataFrame | None) -> dict:
+    """{name: compare(...)} for judge files given as (name, path); humans already prepared."""
+    out = {}
+    for name, path in named:
+        judge_kind, judge = read_judge(Path(path))
+        if criterion and "criterion" in judge.columns:
+            judge = judge[judge["criterion"].astype(str) == criterion]
+        if "criterion" in humans.columns and "criterion" not in judge.columns and humans["criterion"].nunique() > 1:
+            raise InfactError(Problem(str(path), "the human data have several criteria and the judge file has no "
+                                      "criterion column; pass --criterion NAME or add the column."))
+        out[name] = compare(humans, kind, judge, judge_kind, features)
+    return out

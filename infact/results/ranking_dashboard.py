@@ -51,3 +51,31 @@ def strength_chart(result: dict) -> alt.Chart:
     points = alt.Chart(rows).mark_point(filled=True, size=80).encode(
         x="strength:Q", y=y, tooltip=["system", alt.Tooltip("strength:Q", format=".2f"), "rank range"])
     return (bars + points).properties(height=40 * len(rows) + 20)
+
+
+def judge_files(study) -> list[tuple[str, "Path"]]:
+    """(name, path) of every judge file in the study folder's `judges/` (name = file name without .csv)."""
+    folder = study.folder / "judges"
+    return [(p.stem, p) for p in sorted(folder.glob("*.csv"))] if folder.is_dir() else []
+
+
+def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
+    """Each judge file of the study beside the human results of `criterion` (as `analyze --judge`)."""
+    from infact.results import judges
+    from infact.results.analysis import _clean, _prepare
+    from infact.results.pairwise_tables import prepare_pairwise
+    from infact.results.style import response_features
+
+    votes = tables.compare.get("pairwise.csv")
+    try:
+        if votes is not None and len(votes):
+            kind, humans = "pairwise", prepare_pairwise(votes, include_flagged=include_flagged)
+        elif len(tables.ratings):
+            kind, humans = "ratings", _prepare(tables.ratings, include_flagged)[0]
+        else:
+            return {}
+        humans = humans[humans["criterion"].astype(str) == criterion]
+        features = response_features(study.situations)
+        return _clean(judges.compare_files(humans, kind, judge_files(study), criterion, features))
+    except InfactError as exc:
+        return {"error": str(exc)}
