@@ -18,6 +18,19 @@ REPO = Path(__file__).resolve().parents[1]
 STUDY = REPO / "data" / "demo-pairwise"
 
 
+def open_section(study_dir, db, monkeypatch, section: str) -> AppTest:
+    """The signed-in dashboard of `study_dir` on store `db`, showing `section`."""
+    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
+    monkeypatch.setenv("INFACT_DB", str(db))
+    at = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=120)
+    at.session_state["researcher_signed_in"] = True
+    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
+    at.run()
+    at.segmented_control(key="section").set_value(section).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     db = tmp_path_factory.mktemp("rank-dash") / "db"
@@ -40,14 +53,7 @@ def test_ranking_view_and_win_rate_matrix(store):
 
 def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     study, db = store
-    monkeypatch.setenv("INFACT_STUDY", str(STUDY))
-    monkeypatch.setenv("INFACT_DB", str(db))
-    at = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=120)
-    at.session_state["researcher_signed_in"] = True
-    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
-    at.run()
-    at.segmented_control(key="section").set_value("Ranking").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_section(STUDY, db, monkeypatch, "Ranking")
     assert not [e.value for e in at.error]
     notes = [m.value for m in at.info] + [m.value for m in at.success]
     assert any("settled" in n for n in notes)
@@ -71,14 +77,7 @@ def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, m
     rows = [{"situation_id": s.situation_id, "system": name, "score": quality[name]}
             for s in study.situations for name in study.systems]
     pd.DataFrame(rows).to_csv(study_dir / "judges" / "planted.csv", index=False)
-    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
-    monkeypatch.setenv("INFACT_DB", str(db))
-    at = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=120)
-    at.session_state["researcher_signed_in"] = True
-    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
-    at.run()
-    at.segmented_control(key="section").set_value("Judges").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_section(study_dir, db, monkeypatch, "Judges")
     table = at.dataframe[0].value
     row = table.set_index("judge").loc["planted"]
     assert row["n_items"] > 0 and row["kendall_tau_systems"] > 0.99   # the bots' planted order
