@@ -129,3 +129,14 @@ def test_left_side_share():
     v["shown_left"] = ["A", "B", "B", "A"]
     res = left_side(v)
     assert res["n_decisive"] == 3 and res["left_wins_share"] == pytest.approx(2 / 3)
+
+
+def test_same_side_pickers_are_listed():
+    rows = [("reader", "A", "B", "A" if i % 2 else "B") for i in range(12)]      # half left, half right
+    rows += [("lefty", "A", "B", "A"), ("lefty", "A", "B", "B")] * 3              # always the left one
+    rows += [("once", "A", "B", "A")]                                             # too few votes to judge
+    v = votes(rows)
+    v["shown_left"] = ["A"] * 12 + ["A", "B"] * 3 + ["A"]
+    res = left_side(v)
+    assert list(res["same_side"]) == ["lefty"]
+    assert res["same_side"]["lefty"] == {"n_decisive": 6, "left_share": 1.0}

@@ -54,8 +54,14 @@ def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariat
     return _by_criterion(df, criterion, source, one)
 
 
+SAME_SIDE_MIN_VOTES = 5
+SAME_SIDE_SHARE = 0.9
+
+
 def left_side(votes: pd.DataFrame) -> dict | None:
-    """Share of decisive votes won by the response shown on the left, with an exact binomial test."""
+    """Share of decisive votes won by the response shown on the left, with an exact binomial test, and the
+    participants who chose the same side in at least 90% of 5 or more decisive votes (`same_side`:
+    a pairwise straight-liner, since balanced sides make that unlikely for an attentive reader)."""
     from scipy.stats import binomtest
 
     shown = votes["shown_left"].astype(str)
@@ -64,8 +70,13 @@ def left_side(votes: pd.DataFrame) -> dict | None:
     n = int(decisive.sum())
     if not n:
         return None
-    k = int((votes["winner"][decisive] == shown[decisive]).sum())
-    return {"n_decisive": n, "left_wins_share": k / n, "p": binomtest(k, n).pvalue}
+    left_won = (votes["winner"][decisive] == shown[decisive])
+    k = int(left_won.sum())
+    per = left_won.groupby(votes["participant"][decisive]).agg(["mean", "size"])
+    per = per[(per["size"] >= SAME_SIDE_MIN_VOTES)
+              & ((per["mean"] >= SAME_SIDE_SHARE) | (per["mean"] <= 1 - SAME_SIDE_SHARE))]
+    return {"n_decisive": n, "left_wins_share": k / n, "p": binomtest(k, n).pvalue,
+            "same_side": {str(p): {"n_decisive": int(r["size"]), "left_share": float(r["mean"])} for p, r in per.iterrows()}}
 
 
 def analyze_best_worst(choices: pd.DataFrame, *, criterion: str | None = None, include_flagged: bool = False,
