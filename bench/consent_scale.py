@@ -63,6 +63,10 @@ def prefill(store, template_records: list[dict], n: int) -> None:
             batch = []
     if batch:
         store.append_many(batch)
+    # A table filled in one go has no planner statistics yet (autovacuum gets to it later;
+    # a study that grows over days has them): without this the timed queries scan the table.
+    with store._engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql(f"VACUUM ANALYZE {store.table.fullname}")
 
 
 def _ratings(study: Study, step, rng: random.Random) -> dict:
