@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import random
 import statistics
 import sys
@@ -151,6 +152,8 @@ def run_once(open_store, play, study: str, n: int, concurrency: int) -> dict:
         stored = [r["key"] for r in store.records(study=study)]
     finally:
         store.close()
+        if isinstance(store.inner, TinyDBStorage):  # its fresh temp dir (see backends())
+            shutil.rmtree(store.inner.path.parent, ignore_errors=True)
     if errors:
         print(f"  first error: {errors[0]!r}", file=sys.stderr)
     ms = sorted(store.save_ms)
@@ -237,8 +240,6 @@ class fresh_store_opener:
 
     def drop(self) -> None:
         if self.name == "tinydb":
-            import shutil
-
             shutil.rmtree(self.place, ignore_errors=True)
         else:
             store = self()
