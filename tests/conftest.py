@@ -11,9 +11,7 @@ import pytest
 from infact.stores.memory import MemoryStorage
 from infact.stores.tinydb_store import TinyDBStorage
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-DEMO_STUDY = REPO / "data" / "demo"
+from paths import SHARED_DATA
 
 
 def pytest_configure(config):

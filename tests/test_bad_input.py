@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DEMO_STUDY, REPO
+from paths import DEMO_STUDY, REPO
 
 DEEP = "[" * 100_000 + "\n"
 

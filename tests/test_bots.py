@@ -13,7 +13,7 @@ from infact.results.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY
+from paths import DEMO_STUDY
 from studies import FakeClock, make_study
 
 PER_STRATEGY = {"attentive": 8, "straightliner": 3, "speeder": 3, "fails-attention": 3, "refresh-midway": 3, "abandons": 3}

@@ -13,7 +13,7 @@ from infact.cli.main import main
 from infact.results.export import FILES
 from infact.storage import TinyDBStorage
 
-from conftest import DEMO_STUDY, REPO
+from paths import DEMO_STUDY, REPO
 from studies import make_study
 
 

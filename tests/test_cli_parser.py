@@ -13,7 +13,7 @@ from infact.auth import verify_password
 from infact.cli.args import HelpFormatter
 from infact.cli.main import build_parser, main
 
-from conftest import DEMO_STUDY, REPO
+from paths import DEMO_STUDY, REPO
 
 
 def subcommands(parser: argparse.ArgumentParser, path: str = ""):

@@ -15,7 +15,7 @@ from infact.results.ranking_analysis import analyze_best_worst, analyze_votes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 
-from conftest import REPO
+from paths import REPO
 from studies import FakeClock, make_study
 
 DEMO_PAIRWISE = REPO / "data" / "demo-pairwise"

@@ -10,7 +10,7 @@ from infact.study.config import load_config
 from infact.errors import ConfigError, InfactError
 from infact.study.loader import load_study, validate_study
 
-from conftest import DEMO_STUDY
+from paths import DEMO_STUDY
 from studies import CHECK_ID, make_study, situation, study_config, to_toml, write_toml
 
 

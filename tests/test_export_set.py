@@ -10,7 +10,7 @@ import infact.fileio
 from infact.cli.main import main
 from infact.results.export import FILES
 
-from conftest import DEMO_STUDY
+from paths import DEMO_STUDY
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.config import parse_config
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY, REPO
+from paths import DEMO_STUDY, REPO
 from studies import FakeClock, answers_for, make_study, study_config, to_toml, walk
 
 

@@ -15,7 +15,7 @@ from infact.state import ProgressCache, load
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY, REPO
+from paths import DEMO_STUDY, REPO
 from studies import answers_for, make_study
 
 
@@ -144,7 +144,7 @@ def counted_app(tmp_path, monkeypatch):
         wrapped.append(CountingStorage(storage_module.open_storage(target)))
         return wrapped[-1]
 
-    monkeypatch.setattr(ui, "open_storage", open_counted)
+    monkeypatch.setattr(ui.resources, "open_storage", open_counted)
     at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
     at.run()
     at.checkbox(key="consent").check()

@@ -17,7 +17,7 @@ from infact.results import tables
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY, REPO
+from paths import DEMO_STUDY, REPO
 from studies import FakeClock, make_study, walk
 
 BUILT_IN = ("consent", "onboarding", "situation", "pairwise", "best_worst", "live", "questionnaire", "demographics", "done")

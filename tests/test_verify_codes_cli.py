@@ -5,7 +5,7 @@ from infact.cli.main import main
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY
+from paths import DEMO_STUDY
 
 
 def test_verify_codes_matches_stored_completions(tmp_path, capsys):

@@ -9,7 +9,7 @@ from infact.results.export import collect
 from infact.participation.flow import Flow
 from infact.study.loader import load_study
 
-from conftest import DEMO_STUDY
+from paths import DEMO_STUDY
 
 
 def _study(tmp_path: Path, delete: bool):

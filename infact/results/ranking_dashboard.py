@@ -3,7 +3,7 @@
 `ranking_view` runs the same analysis as `python -m infact analyze pairwise.csv` (fewer
 bootstrap replicates, so a refresh stays quick) on the export tables; `strength_chart` draws
 each system's strength with its interval; `win_rate_matrix` is the win-rate table as a frame.
-infact/ui.py (`show_ranking`) puts them on the page.
+infact/ui/rankings.py (`show_ranking`) puts them on the page.
 """
 
 from __future__ import annotations

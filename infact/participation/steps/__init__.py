@@ -18,7 +18,7 @@ How to add a step kind (e.g. "pairwise"):
    `bot_seconds`, and `table`/`scale`/`rows` if its records become a table. Override
    `store` only if a submit must store more than the step's one record.
 2. Register it below, at its place in the sequence: `register(Pairwise(), before="questionnaire")`.
-3. Add its renderer to `infact/ui.py`: a function decorated `@renderer("pairwise")` that
+3. Add its renderer in `infact/ui/` (a module imported by `infact/ui/__init__.py`): a function decorated `@renderer("pairwise")` that
    draws the page and calls `submit(flow, progress, step, answers)`.
 
 Nothing else changes: `tables.kind_tables` gives its table, the bots answer it, the

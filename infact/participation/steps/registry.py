@@ -10,7 +10,7 @@ object that says, in one place, everything the core needs to know about it:
 
 `Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables.py`
 loop over `kinds()`; the participant page finds each kind's renderer by name in
-`infact/ui.py`. See `infact/participation/steps/__init__.py` for how to add a kind.
+`infact/ui/`. See `infact/participation/steps/__init__.py` for how to add a kind.
 """
 
 from __future__ import annotations

@@ -1,0 +1,25 @@
+"""The Streamlit helpers: the only Streamlit code outside streamlit_app.py and pages/.
+
+Everything else in `infact/` is plain Python that the tests drive without Streamlit.
+The helpers are one package of small modules, one per audience or protocol:
+
+- resources.py         the study, the store, secrets, calm errors, the researcher's sign-in
+- participant_page.py  arrival, resume, the renderer registry (`@renderer(kind)`), submit
+- rating_steps.py      consent, rated situations, questionnaire, demographics, done
+- comparison_steps.py  pairwise, onboarding, best–worst
+- live_step.py         live chats with the systems under test
+- rankings.py          ranking and judge views for the dashboard
+
+A new step kind adds one renderer module here, imported below, beside its core module in
+infact/participation/steps/.
+"""
+
+from infact.ui.resources import (fail_safely, get_storage, get_study, is_researcher, keep_researcher_signed_in,
+                                 secrets, show_problems, store_target)
+from infact.ui.participant_page import RENDERERS, participant_page, renderer, show_errors, submit
+from infact.ui import comparison_steps, live_step, rating_steps  # noqa: F401  (they register their renderers)
+from infact.ui.rankings import show_judges, show_ranking
+
+__all__ = ["RENDERERS", "fail_safely", "get_storage", "get_study", "is_researcher", "keep_researcher_signed_in",
+           "participant_page", "renderer", "secrets", "show_errors", "show_judges", "show_problems",
+           "show_ranking", "store_target", "submit"]

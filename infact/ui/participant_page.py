@@ -1,0 +1,262 @@
+"""The participant's page: arrival, resume, the renderer registry, submitting, withdrawal.
+
+Kept out of pages/participant.py so the page script stays a few lines: Streamlit compiles a
+page script on every run under AppTest, an imported module once. Each step kind's renderer
+registers itself with `@renderer(kind)` (rating_steps.py, comparison_steps.py, live_step.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+import streamlit as st
+
+from infact.errors import InfactError
+from infact.participation import steps
+from infact.participation.flow import Flow
+from infact.participation.steps import Step
+from infact.state import Progress, ProgressCache
+from infact.participation.platforms import IdInUse, PlatformError, same_id
+from infact.participation.display import CSS, dialog_html, forget_script, page_script, response_html
+
+from infact.ui.resources import get_flow, is_researcher, log
+
+
+def render_dialog(turns, placeholder: bool = True, intro: str | None = None, items=()) -> None:
+    st.html(dialog_html([(t.role, t.text) for t in turns], placeholder, intro, items))
+
+
+def render_response(letter: str, text: str, items=()) -> None:
+    st.html(response_html(letter, text, items))
+
+
+
+
+REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
+STALE_TAB = ("This page was already answered in another tab or window, so the answers given here "
+             "were not stored. You continue with the next step.")
+
+
+def page_header(flow: Flow) -> None:
+    st.title(flow.cfg.study.title)
+
+
+@dataclass
+class Visitor:
+    """Someone on the consent page who has not consented yet: nothing is stored for them.
+
+    Stands in for a `Progress` until consent, when the arrival and the consent are
+    stored together (`submit`)."""
+
+    query: dict
+    preview: bool
+    shown_at: datetime  # stored with the consent: how long the consent page was read
+    current: Step = field(default_factory=lambda: Step("consent", "consent"))
+    state: None = None
+    token: None = None
+
+
+# Renderers by step kind: a step kind (infact/participation/steps/) draws its page here.
+Renderer = Callable[[Flow, Progress, Step], None]
+RENDERERS: dict[str, Renderer] = {}
+
+
+def renderer(kind: str) -> Callable[[Renderer], Renderer]:
+    """Register the function that draws the pages of step kind `kind`."""
+    def add(fn: Renderer) -> Renderer:
+        RENDERERS[kind] = fn
+        return fn
+    return add
+
+
+def progress_cache() -> ProgressCache:
+    return ProgressCache(st.session_state)
+
+
+def cookie_name(flow: Flow) -> str:
+    return f"infact-{flow.study.id}"
+
+
+def remember(token: str) -> None:
+    """This tab's participant: Back, Forward and the bare link come back to them."""
+    st.session_state["infact_token"] = token
+    st.query_params["p"] = token  # kept alongside the platform parameters
+
+
+def remembered(flow: Flow) -> str | None:
+    """The participant this tab (session) or this browser (cookie) already has."""
+    token = st.session_state.get("infact_token")
+    if token:
+        return token
+    cookie = st.context.cookies.get(cookie_name(flow))
+    return None if cookie == st.session_state.get("infact_forgotten") else cookie
+
+
+def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
+    """A visitor consents: store the arrival and the consent together (nothing before)."""
+    checked = steps.get(step.kind).check(flow, step, answers)
+    if checked.errors:
+        return None, checked.errors
+    try:
+        token = flow.arrive(visitor.query, preview=visitor.preview)
+    except IdInUse as exc:  # the same platform ID consented in another session meanwhile
+        return None, (exc.participant_message,)
+    flow.mark_shown(flow.state(token), step, at=visitor.shown_at)
+    remember(token)
+    return token, ()
+
+
+def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) -> None:
+    """Submit a page; the cached progress becomes what the submit read back from storage."""
+    token = progress.token
+    if token is None:
+        token, errors = _join(flow, progress, step, answers)
+        if token is None:
+            st.session_state["errors"] = list(errors)
+            return
+    result = flow.submit(token, step.name, answers)
+    progress_cache().put(flow, result.state)
+    here = st.session_state.setdefault("infact_submitted_here", set())
+    if result.ok and result.stored:
+        here.add(step.name)
+    elif result.ok and step.name not in here:  # stored from another tab: say so, then move on
+        st.session_state["infact_notice"] = STALE_TAB
+    if result.ok:
+        st.rerun()
+    st.session_state["errors"] = list(result.errors)
+
+
+def show_errors() -> None:
+    errors = st.session_state.pop("errors", [])
+    if len(errors) == 1:
+        st.error(errors[0])
+    elif errors:  # one box, not a wall of them
+        st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
+
+
+
+
+def withdraw_box(flow: Flow, token: str | None) -> None:
+    st.divider()
+    with st.expander("Withdraw from the study"):
+        if token is None:  # nothing stored yet; the same layout on every step (see display.CSS)
+            st.write("You have not started yet and nothing is stored. If you do not want to take part, "
+                     "simply close this page.")
+            return
+        st.write("You can stop at any time without giving a reason. Your answers will be marked as "
+                 "withdrawn and not used.")
+        if st.button("Withdraw and leave", key="withdraw"):
+            flow.withdraw(token, "participant clicked withdraw")
+            progress_cache().drop()  # rebuilt from storage on the rerun
+            st.rerun()
+
+
+def start_over_button(flow: Flow, progress: Progress) -> None:
+    """The explicit choice to start as a new participant in this browser (own recruitment only)."""
+    st.caption("Someone else wants to take part on this device?")
+    if st.button("Start the study as a new participant", key="start_over"):
+        st.session_state["infact_forgotten"] = st.context.cookies.get(cookie_name(flow))
+        for key in ("infact_token", "infact_submitted_here", "infact_visitor_shown"):
+            st.session_state.pop(key, None)
+        progress_cache().drop()
+        del st.query_params["p"]
+        st.rerun()
+
+
+def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
+    """Whom this URL brings when it names nobody this session knows: the participant
+    resumed (platform session, this tab, this browser), a visitor to the consent page,
+    or None when a message is shown instead."""
+    cache = progress_cache()
+    # A signed-in researcher's visit is always a preview: stored as one and never counted.
+    preview = is_researcher()
+    query = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "p"}
+    try:
+        arrival, resume = flow.admit({**query, "p": token} if token else query, preview=preview)
+    except PlatformError as exc:
+        st.error(exc.participant_message)
+        st.text(f"Details for the researcher: {exc.reason}")  # holds URL values: plain text, no Markdown
+        return None
+    except IdInUse as exc:  # a platform ID without its session: reveal nothing, store nothing
+        st.warning(exc.participant_message)
+        return None
+    if arrival.mturk_preview:
+        # MTurk HIT preview: the worker has not accepted the HIT; describe, do not start.
+        st.markdown(flow.cfg.texts.welcome)
+        st.info("Please accept the HIT to start the study.")
+        return None
+    if resume is None and not preview:
+        mine = remembered(flow)
+        progress = cache.get(flow, mine) if mine else None
+        if progress is not None and (arrival.platform_id is None
+                                     or same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)):
+            resume = mine
+    if resume is not None:
+        remember(resume)
+        return cache.get(flow, resume)
+    if token:
+        # A personal link we do not know: say so instead of silently starting over.
+        st.warning("We could not find your session from this link. If you have already started, "
+                   "please open the exact link from your browser's address bar or history.")
+        if st.button("Start the study from the beginning", key="restart"):
+            del st.query_params["p"]
+            st.rerun()
+        return None
+    return Visitor(query, preview, st.session_state.setdefault("infact_visitor_shown", flow.clock()))
+
+
+def arrive(flow: Flow) -> Progress | Visitor | None:
+    """The participant named in the URL (from the session cache when this session already
+    read them), else whom `_newcomer` finds. Back, Forward and reload never make a second
+    participant: nobody is stored before consent, and this tab and browser remember theirs."""
+    token = st.query_params.get("p")
+    progress = progress_cache().get(flow, token) if token else None
+    if progress is not None:
+        st.session_state["infact_token"] = token
+        return progress
+    return _newcomer(flow, token)
+
+
+def _page_script(flow: Flow, progress: Progress | Visitor, step: Step) -> str:
+    """The page's JavaScript for this step: top of page, click guard, remembered token, redirect."""
+    token = progress.token
+    cookie = None if token is None else (cookie_name(flow), token, REMEMBER_DAYS * 86400)
+    redirect = None
+    if step.kind == "done" and progress.state is not None:
+        completion = flow.completion(progress.state)  # None until every answer is stored
+        redirect = completion.redirect_url if completion is not None else None
+    forget = st.session_state.get("infact_forgotten")
+    extra = forget_script(cookie_name(flow)) if forget and token is None else ""
+    return page_script(f"{token or 'visitor'}/{step.name}", cookie=cookie, redirect_url=redirect) + extra
+
+
+def participant_page() -> None:
+    head = st.empty()  # first on every page: the stylesheet, then this step's script
+    head.html(CSS)
+    try:
+        flow = get_flow()
+    except InfactError as exc:
+        # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
+        log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))
+        st.title("This study is not available right now")
+        st.info("Please try again later. If this persists, contact the researchers who invited you.")
+        return
+    page_header(flow)
+    progress = arrive(flow)
+    if progress is None:
+        return
+    step = progress.current
+    head.html(CSS + _page_script(flow, progress, step), unsafe_allow_javascript=True)
+    if progress.state is not None and progress.state.preview:
+        st.info("Preview mode: your answers are stored as a preview and never count.")
+    notice = st.session_state.pop("infact_notice", None)
+    if notice:
+        st.info(notice)
+    answered = steps.get(step.kind).answered
+    if answered and progress.state is not None:
+        flow.mark_shown(progress.state, step)  # stores once per step; the cached state remembers it
+    RENDERERS[step.kind](flow, progress, step)
+    if answered:
+        withdraw_box(flow, progress.token)

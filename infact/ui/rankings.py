@@ -1,0 +1,55 @@
+"""Researcher views of rankings and automatic judges (issue 13), drawn on the dashboard."""
+
+from __future__ import annotations
+
+
+import streamlit as st
+
+
+
+
+def show_ranking(result: dict | None, confidence: float) -> None:
+    """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix (results/ranking_dashboard.py)."""
+    from infact.results.ranking_dashboard import strength_chart, win_rate_matrix
+
+    if result is None:
+        st.info("No votes yet.")
+        return
+    if "error" in result:
+        st.error(result["error"])
+        return
+    level = f"{confidence:.0%}"
+    if result["settled"]["settled"]:
+        st.success(f"The ranking is settled: every two adjacent ranks are separated at {level} confidence.")
+    else:
+        open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
+        st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
+    st.altair_chart(strength_chart(result), use_container_width=True)
+    rows = [{"rank": r["rank"], "system": r["system"], "strength": round(r["strength"], 2),
+             "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]", "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}"}
+            for r in result["ranking"]]
+    st.dataframe(rows, hide_index=True, key="ranking_table")
+    matrix = win_rate_matrix(result)
+    if matrix is not None:
+        st.caption(f"Win rates (row beats column; ties count ½) from {result['n_votes']} votes by "
+                   f"{result['n_participants']} participants; Davidson tie parameter {result['tie_parameter']:.2f}.")
+        st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key="win_rate_matrix")
+    else:
+        st.dataframe(result["scores"], hide_index=True, key="best_worst_scores")
+
+
+def show_judges(result: dict) -> None:
+    """Dashboard: each automatic judge (judges/NAME.csv in the study folder) beside the human raters."""
+    if "error" in result:
+        st.error(result["error"])
+        return
+    if not result:
+        st.info("No human answers yet to compare the judges with.")
+        return
+    st.caption("Agreement of each automatic judge with the human raters (docs/ranking.md): Kendall τ of the "
+               "system ranking, Spearman of items, Krippendorff's α with the judge as one more coder (and the humans' "
+               "own α), position and length bias.")
+    cols = ["n_items", "kendall_tau_systems", "spearman_items", "krippendorff_alpha_with_humans",
+            "krippendorff_alpha_humans", "position_bias", "length_bias"]
+    st.dataframe([{"judge": name, **{c: j.get(c) for c in cols}} for name, j in result.items()],
+                 hide_index=True, key="judges_table")

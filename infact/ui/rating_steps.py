@@ -1,0 +1,120 @@
+"""Renderers of INFACT's own steps: consent, rated situations, questionnaire, demographics, done."""
+
+from __future__ import annotations
+
+
+import streamlit as st
+
+from infact.participation.flow import Flow
+from infact.participation.steps import Step
+from infact.participation.steps.questionnaire import COMMENT_ITEM
+from infact.participation.steps.situation import response_text
+from infact.state import Progress
+from infact.values import response_letter
+from infact.participation.display import return_link_html
+
+from infact.ui.participant_page import render_dialog, render_response, renderer, show_errors, start_over_button, submit
+
+
+@renderer("consent")
+def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
+    texts = flow.cfg.texts
+    st.markdown(texts.welcome)
+    with st.expander("Instructions: how to rate", expanded=True):
+        st.markdown(texts.instructions)
+    with st.expander("Terms of participation"):
+        st.markdown(texts.terms)
+    with st.expander("Data privacy"):
+        st.markdown(texts.privacy)
+    with st.form("form-consent", border=False):
+        agreed = st.checkbox(texts.consent, key="consent")
+        show_errors()
+        if st.form_submit_button("Start the study", type="primary", key="consent_submit"):
+            submit(flow, progress, step, {"consent": agreed})
+            show_errors()
+
+
+@renderer("situation")
+def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
+    cfg = flow.cfg
+    done, total = flow.progress(progress.state)
+    st.progress(done / total, text=f"Situation {step.index} of {total}")
+    st.caption(cfg.texts.situation_help)
+    situation = flow.study.situation(step.situation_id)
+    items = situation.meta.get("items") or ()  # what the importer marked as items: highlighted
+    render_dialog(situation.context, items=items)
+    with st.expander("Reminder: what does *meaningful* mean?"):
+        st.markdown(cfg.texts.instructions)
+    with st.form(f"form-{step.name}"):
+        answers: dict[str, dict[str, str | None]] = {}
+        for pos, system in enumerate(step.order, start=1):
+            letter = response_letter(pos)
+            with st.container(border=True):
+                render_response(letter, response_text(cfg, situation, step, system), items)
+                answers[system] = {}
+                for crit in cfg.criteria:
+                    # The group's accessible name says which response it rates.
+                    answers[system][crit.id] = st.radio(
+                        f"Response {letter}: {crit.question}", cfg.scale.labels, index=None, horizontal=True,
+                        key=f"{step.name}-{letter}-{crit.id}")
+        show_errors()
+        if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
+            submit(flow, progress, step, {"ratings": answers})
+            show_errors()
+
+
+
+
+@renderer("questionnaire")
+def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
+    q = flow.cfg.questionnaire
+    st.markdown(flow.cfg.texts.questionnaire_intro)
+    with st.form("form-questionnaire"):
+        answers: dict[str, str | None] = {}
+        for n, item in enumerate(q.items, start=1):
+            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
+        if q.comment.enabled:
+            answers[COMMENT_ITEM] = st.text_area(q.comment.question, max_chars=q.comment.max_chars, key="q-comment")
+        show_errors()
+        if st.form_submit_button("Continue", type="primary", key="submit-questionnaire"):
+            submit(flow, progress, step, answers)
+            show_errors()
+
+
+@renderer("demographics")
+def demographics_step(flow: Flow, progress: Progress, step: Step) -> None:
+    st.markdown(flow.cfg.texts.demographics_intro)
+    with st.form("form-demographics"):
+        answers = {}
+        for item in flow.cfg.demographics:
+            answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=f"d-{item.id}")
+        show_errors()
+        if st.form_submit_button("Finish", type="primary", key="submit-demographics"):
+            submit(flow, progress, step, answers)
+            show_errors()
+
+
+@renderer("done")
+def done_step(flow: Flow, progress: Progress, step: Step) -> None:
+    texts = flow.cfg.texts
+    state = progress.state
+    if state.withdrawn is not None:
+        st.info(texts.withdrawn)
+        return
+    completion = flow.completion(state)
+    if completion is None:  # cannot happen once every step is stored; never show a code early
+        st.warning("Saving your answers… please reload the page.")
+        return
+    if state.complete.get("outcome") == "screened_out":
+        st.warning(texts.screened_out)
+    else:
+        st.success("All your answers are saved.")
+        st.markdown(texts.completion)
+    if completion.code:
+        st.markdown("**Your completion code**")
+        st.code(completion.code, language=None)
+    st.write(completion.text)
+    if completion.redirect_url:  # the page script redirects in this tab; the link is the fallback
+        st.html(return_link_html(completion.redirect_url, "Return to Prolific"))
+    if flow.cfg.platform.kind == "none":
+        start_over_button(flow, progress)

@@ -1,0 +1,139 @@
+"""Shared resources of every page: the study, the store, secrets, calm errors and the
+researcher's sign-in (kept across reloads by infact/researcher_session.py)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import streamlit as st
+
+from infact.deployment import study_folder
+from infact import researcher_session
+from infact.errors import InfactError
+from infact.participation import situation_load
+from infact.participation.flow import Flow, utcnow
+from infact.storage import Storage, open_storage
+from infact.stores.config import resolve_store
+from infact.study.loader import Study, load_study
+
+
+
+log = logging.getLogger("infact")
+
+
+def _per_session(key: Any, resolve: Callable[[], Any]) -> Any:
+    """Resolved once per browser session, not on every rerun: deployment settings (reading
+    st.secrets parses its file again each time) and references to the shared study and
+    store (a cache_resource lookup hashes its arguments each time)."""
+    resolved = st.session_state.setdefault("infact_deployment", {})
+    if key not in resolved:
+        resolved[key] = resolve()
+    return resolved[key]
+
+
+def study_dir() -> Path:
+    """INFACT_STUDY (env) or [study] dir in secrets, else the bundled demo (infact/deployment.py)."""
+    return _per_session("study_dir", lambda: study_folder(os.environ, secrets())[0])
+
+
+def secrets() -> Mapping[str, Any]:
+    """st.secrets as a plain dict; empty when there is no secrets.toml at all."""
+    try:
+        return {k: st.secrets[k] for k in st.secrets.keys()}
+    except Exception:  # StreamlitSecretNotFoundError and parse errors alike
+        return {}
+
+
+@st.cache_resource(show_spinner=False)
+def _study(path: str, mtime: float) -> Study:
+    return load_study(path)
+
+
+def get_study() -> Study:
+    """The study, loaded and validated once (reloaded if study.toml changes)."""
+    path = study_dir()
+    try:
+        mtime = (path / "study.toml").stat().st_mtime
+    except OSError:
+        mtime = 0.0
+    # The session keeps its reference: a cache_resource lookup hashes its arguments on every rerun.
+    return _per_session(("study", str(path), mtime), lambda: _study(str(path), mtime))
+
+
+@st.cache_resource(show_spinner=False)
+def _storage(target: str) -> Storage:
+    # One store shared by every session (thread): all backends serialise access.
+    return open_storage(target)
+
+
+def store_target(study: Study) -> tuple[str, str]:
+    return _per_session(("store", study.id), lambda: resolve_store(study.id, secrets()))
+
+
+def get_storage(study: Study) -> Storage:
+    target = store_target(study)[0]
+    return _per_session(("storage", target), lambda: _storage(target))
+
+
+def get_flow() -> Flow:
+    study = get_study()
+    storage = get_storage(study)
+    # Once per server: read the situation load now, not at the first consent (slow at 10,000 participants).
+    situation_load.for_store(storage, study.id).warm_in_background(utcnow)
+    return Flow(study, storage)
+
+
+def show_problems(exc: InfactError, title: str) -> None:
+    st.error(title)
+    st.code("\n".join(str(p) for p in exc.problems), language=None)
+
+
+def fail_safely(exc: BaseException, audience: str = "participant") -> None:
+    """Log the traceback for the operator; show people a calm message, never the trace."""
+    log.error("unexpected error: %s", "".join(traceback.format_exception(exc)))
+    if audience == "participant":
+        st.error("Sorry, something went wrong on our side. Your answers so far are saved. "
+                 "Please reload the page in a moment; you will continue where you left off.")
+    else:
+        st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")
+
+
+def _signing_key() -> bytes | None:
+    # Once per session: every rerun of every page asks for it (keep_researcher_signed_in).
+    return _per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
+
+
+def is_researcher() -> bool:
+    """Signed in during this session, or earlier in this browser (a reload): infact.researcher_session."""
+    if st.session_state.get("researcher_signed_in"):
+        return True
+    if st.session_state.get("researcher_signed_out"):
+        return False
+    try:
+        cookie = st.context.cookies.get(researcher_session.COOKIE)
+    except Exception:  # no browser connection (bare script runs)
+        cookie = None
+    if researcher_session.valid(cookie, _signing_key()):
+        st.session_state["researcher_signed_in"] = True
+        st.session_state["researcher_cookie_set"] = True  # the browser has it already
+        return True
+    return False
+
+
+def keep_researcher_signed_in() -> None:
+    """Once per session: after sign-in put the signed token in a cookie, after sign-out delete it."""
+    key = _signing_key()
+    if key is None:
+        return
+    state = st.session_state
+    if state.get("researcher_signed_in"):
+        state.pop("researcher_signed_out", None)
+        if not state.get("researcher_cookie_set"):
+            state["researcher_cookie_set"] = True
+            st.html(researcher_session.cookie_script(researcher_session.token(key)), unsafe_allow_javascript=True)
+    elif state.get("researcher_signed_out") and state.pop("researcher_cookie_set", True):
+        st.html(researcher_session.cookie_script(None), unsafe_allow_javascript=True)
