@@ -51,9 +51,11 @@ def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
     assert (votes["system_a"] < votes["system_b"]).all()
     assert set(votes["shown_left"]) == set(study.systems)               # left/right is random and stored
     assert votes["winner"].isin(list(study.systems) + ["tie"]).all()
-    # balanced pairs: all six pairs, none more than a few votes off the others
+    # balanced pairs: all six pairs, none more than a few votes off the others. Bots run
+    # concurrently and abandoning bots leave reserved pairs unvoted, so the spread varies a
+    # little from run to run (6-7 of ~32 seen); uniformly random pairs would spread ~13.
     per_pair = Counter(zip(votes["system_a"], votes["system_b"]))
-    assert len(per_pair) == 6 and max(per_pair.values()) - min(per_pair.values()) <= 6
+    assert len(per_pair) == 6 and max(per_pair.values()) - min(per_pair.values()) <= 8
     assert len(t.ratings) == 0
 
 

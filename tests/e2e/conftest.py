@@ -207,7 +207,18 @@ def open_study(page, url: str) -> None:
 
 def consent(page, total: int = 10) -> str:
     """Tick consent and start; return the participant token the URL then holds."""
-    page.get_by_text("I have read the information above").click()
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("checkbox", name=re.compile("I have read the information above"))
+    for _ in range(3):  # on a loaded 2-core CI machine the first click on a fresh page is sometimes not taken
+        if box.is_checked():
+            break
+        page.get_by_text("I have read the information above").click()
+        try:
+            expect(box).to_be_checked(timeout=5_000)
+            break
+        except AssertionError:
+            wait_idle(page)
     page.get_by_role("button", name="Start the study").click()
     wait_situation(page, 1, total)
     page.wait_for_url(re.compile(r"[?&]p="))
