@@ -83,7 +83,7 @@ DEFAULT_RULE = CheckRule()
 
 
 @dataclass
-class Tables:
+class ImportedTables:
     ratings: pd.DataFrame
     participants: pd.DataFrame
     questionnaire: pd.DataFrame
@@ -290,7 +290,7 @@ def _mark_excluded(importer: _Importer, exclude: set[str], exclude_incomplete: b
 
 
 def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str] = (), check_rule: CheckRule = DEFAULT_RULE,
-                         exclude_incomplete: bool = False) -> Tables:
+                         exclude_incomplete: bool = False) -> ImportedTables:
     """The export at `path` as long tables. `systems` maps response keys ('Our',
     'Deep_crs', 'Kbrd') to system names and must cover every key in the file.
     Participants without a passed attention check, or listed in `exclude`, get
@@ -313,7 +313,7 @@ def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str
     for pid in sorted(exclude - {p["participant"] for p in importer.participants}):
         importer.problems.append(Problem(str(path), f"excluded participant {pid!r} is not in the export: check the list", key="--exclude"))
     _mark_excluded(importer, exclude, exclude_incomplete)
-    return Tables(
+    return ImportedTables(
         ratings=pd.DataFrame(importer.ratings, columns=RATINGS_COLUMNS),
         participants=pd.DataFrame(importer.participants, columns=PARTICIPANT_COLUMNS),
         questionnaire=pd.DataFrame(importer.questionnaire, columns=ANSWER_COLUMNS),
@@ -322,7 +322,7 @@ def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str
     )
 
 
-def write_tables(out: Path, tables: Tables) -> list[Path]:
+def write_tables(out: Path, tables: ImportedTables) -> list[Path]:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise DatasetError(Problem(str(out), "exists and is not a folder: choose another --out"))
@@ -357,7 +357,7 @@ def read_exclude_list(path: Path) -> set[str]:
     return ids
 
 
-def summary(out: Path, tables: Tables) -> ImportReport:
+def summary(out: Path, tables: ImportedTables) -> ImportReport:
     """What the import found, for the command's printout."""
     p = tables.participants
     report = ImportReport(Path(out), problems=tables.problems)

@@ -11,7 +11,7 @@ from infact.participation.steps.compare import shown_texts
 from infact.state import Progress
 from infact.values import response_letter
 
-from infact.ui.participant_page import render_dialog, render_response, renderer, show_errors, submit
+from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
 
 
 def _compared_situation(flow: Flow, progress: Progress, step: Step) -> list[dict]:
@@ -42,10 +42,7 @@ def pairwise_step(flow: Flow, progress: Progress, step: Step) -> None:
         if proto.justification != "off":
             need = f" (at least {proto.justification_min_chars} characters)" if proto.justification == "required" else " (optional)"
             why = st.text_area(f"Briefly, why?{need}", key=f"{step.name}-why", max_chars=2000)
-        show_errors()
-        if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
-            submit(flow, progress, step, {"choices": choices, "justification": why})
-            show_errors()
+        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"choices": choices, "justification": why})
 
 
 @renderer("onboarding")
@@ -66,10 +63,7 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
                         render_response(letter, pair[key])
                 gold[str(i)] = st.radio(flow.cfg.protocol.question_for(flow.cfg.criteria[0].id), ["A", "B"], index=None,
                                         horizontal=True, format_func=lambda o: f"Response {o}", key=f"onboarding-{i}")
-        show_errors()
-        if st.form_submit_button("Continue to the study", type="primary", key="submit-onboarding"):
-            submit(flow, progress, step, {"gold": gold})
-            show_errors()
+        submit_button(flow, progress, step, "Continue to the study", "submit-onboarding", {"gold": gold})
 
 
 def _turns(context: list[dict]):
@@ -88,7 +82,4 @@ def best_worst_step(flow: Flow, progress: Progress, step: Step) -> None:
             st.markdown(flow.cfg.protocol.question_for(crit.id))
             best[crit.id] = st.radio("Best response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-best")
             worst[crit.id] = st.radio("Worst response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-worst")
-        show_errors()
-        if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
-            submit(flow, progress, step, {"best": best, "worst": worst})
-            show_errors()
+        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"best": best, "worst": worst})

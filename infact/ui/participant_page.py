@@ -136,6 +136,14 @@ def show_errors() -> None:
         st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
+def submit_button(flow: Flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict) -> None:
+    """The end of a step's form: the last submit's errors, then its submit button."""
+    show_errors()
+    if st.form_submit_button(label, type="primary", key=key):
+        submit(flow, progress, step, answers)
+        show_errors()
+
+
 
 
 def withdraw_box(flow: Flow, token: str | None) -> None:

@@ -13,7 +13,7 @@ from infact.state import Progress
 from infact.values import response_letter
 from infact.participation.display import return_link_html
 
-from infact.ui.participant_page import render_dialog, render_response, renderer, show_errors, start_over_button, submit
+from infact.ui.participant_page import render_dialog, render_response, renderer, start_over_button, submit_button
 
 
 @renderer("consent")
@@ -28,10 +28,7 @@ def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.markdown(texts.privacy)
     with st.form("form-consent", border=False):
         agreed = st.checkbox(texts.consent, key="consent")
-        show_errors()
-        if st.form_submit_button("Start the study", type="primary", key="consent_submit"):
-            submit(flow, progress, step, {"consent": agreed})
-            show_errors()
+        submit_button(flow, progress, step, "Start the study", "consent_submit", {"consent": agreed})
 
 
 @renderer("situation")
@@ -57,10 +54,7 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
                     answers[system][crit.id] = st.radio(
                         f"Response {letter}: {crit.question}", cfg.scale.labels, index=None, horizontal=True,
                         key=f"{step.name}-{letter}-{crit.id}")
-        show_errors()
-        if st.form_submit_button("Submit and continue", type="primary", key=f"submit-{step.name}"):
-            submit(flow, progress, step, {"ratings": answers})
-            show_errors()
+        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"ratings": answers})
 
 
 
@@ -75,10 +69,7 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
             answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
         if q.comment.enabled:
             answers[COMMENT_ITEM] = st.text_area(q.comment.question, max_chars=q.comment.max_chars, key="q-comment")
-        show_errors()
-        if st.form_submit_button("Continue", type="primary", key="submit-questionnaire"):
-            submit(flow, progress, step, answers)
-            show_errors()
+        submit_button(flow, progress, step, "Continue", "submit-questionnaire", answers)
 
 
 @renderer("demographics")
@@ -88,10 +79,7 @@ def demographics_step(flow: Flow, progress: Progress, step: Step) -> None:
         answers = {}
         for item in flow.cfg.demographics:
             answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=f"d-{item.id}")
-        show_errors()
-        if st.form_submit_button("Finish", type="primary", key="submit-demographics"):
-            submit(flow, progress, step, answers)
-            show_errors()
+        submit_button(flow, progress, step, "Finish", "submit-demographics", answers)
 
 
 @renderer("done")
