@@ -232,7 +232,9 @@ def test_order_is_shuffled_per_participant_and_situation_and_stored(study, stora
             assert [r["system"] for r in rec["responses"]] == list(step.order)
             assert [r["position"] for r in rec["responses"]] == [1, 2, 3]
     assert len(orders) == 6  # every permutation of three systems occurs (60 draws)
-    assert len(set(per_participant)) == 12
+    # Orders are drawn per participant: two of twelve draw the same five orders by chance in ~1% of
+    # runs (66 pairs / 6^5), which failed CI once; one fixed order for everyone would give 1.
+    assert len(set(per_participant)) >= 10
     assert any(len(set(p)) > 1 for p in per_participant)  # not one order per participant
 
 
