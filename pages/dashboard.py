@@ -116,7 +116,11 @@ def show_participants(overview) -> None:
     stages = st.multiselect("Show stages", list(funnel.STAGES), default=list(funnel.STAGES), key="stage_filter")
     st.dataframe(live_study.participants_view(overview, stages), hide_index=True, key="participants_table",
                  column_config={"last_activity": st.column_config.DatetimeColumn("Last activity", format="YYYY-MM-DD HH:mm:ss"),
-                                "active_now": st.column_config.CheckboxColumn("Active now")})
+                                "active_now": st.column_config.CheckboxColumn("Active now"),
+                                "platform_warnings": st.column_config.TextColumn(
+                                    "Platform ID warnings", help="The platform ID does not look like one the "
+                                    "platform issues (e.g. a Prolific ID that is not 24 hex characters): "
+                                    "accepted, but check it before approving or paying.")})
     exclude_picker(overview)
 
 
@@ -214,8 +218,11 @@ def live() -> None:
     now = datetime.now(timezone.utc)
     overview = data.overview(now)
     cards(funnel.funnel_counts(overview))
-    for path in feed.damaged:
-        st.error(f"A participant file cannot be read and is left out: {path}. Restore it from a backup.")
+    for note in live_study.set_aside_notes(storage.problems()):
+        st.error(note, icon="🗂️")
+    for path in feed.damaged:  # unreadable and not set aside (e.g. no permission to move it)
+        st.error(f"A participant file cannot be read and is left out: `{path}`. Check its permissions, or "
+                 "restore it from a backup.")
     duration_note(data.progress())
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(data.records())} records")
     if section == "Progress":

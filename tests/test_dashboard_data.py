@@ -148,7 +148,7 @@ def test_situation_overview_puts_disputed_situations_first(demo):
     assert first["last_user_turn"] == demo.situations[0].context[-1].text
 
 
-def test_live_feed_reads_new_records_once_and_sets_damaged_files_aside(tmp_path):
+def test_live_feed_reads_new_records_once_and_quarantines_damaged_files(tmp_path):
     store = TinyDBStorage(tmp_path / "db")
 
     class Sink:
@@ -172,8 +172,12 @@ def test_live_feed_reads_new_records_once_and_sets_damaged_files_aside(tmp_path)
     store.append(rec("c", 1))
     assert feed.poll() == 1
     assert sorted(r["key"] for r in feed.consumer.got) == ["s/a/1", "s/a/2", "s/b/1", "s/c/1"]  # each once
-    assert [p.rsplit("/", 1)[-1] for p in feed.damaged] == ["broken.json"]
-    json.loads((store.shards / "a.json").read_text())  # the reader never writes
+    # set aside by the store's own reader, with a note the dashboard shows; the feed goes on
+    assert feed.damaged == [] and not (store.shards / "broken.json").exists()
+    [problem] = store.problems()
+    assert problem["file"] == "broken.json" and "not valid JSON" in problem["reason"]
+    assert (store.quarantine / problem["moved_to"].rsplit("/", 1)[-1]).read_text() == "{not json"
+    json.loads((store.shards / "a.json").read_text())  # healthy files are never written by the reader
 
 
 def test_memo_is_per_data_version_and_does_not_build_the_full_tables(demo, crowd):

@@ -137,3 +137,27 @@ def test_a_signed_in_researcher_opening_the_study_is_a_preview(monkeypatch, tmp_
     at.run()
     (arrival,) = TinyDBStorage(tmp_path / "db").records(kind="arrival")
     assert arrival["preview"] is True  # left out of every count, table and export
+
+
+def test_set_aside_files_and_unusual_platform_ids_are_shown(prolific_store, monkeypatch, tmp_path):
+    """A damaged participant file: named with what is wrong, where it went and what to do;
+    the rest is still counted. An unusual Prolific ID: its warning in the participants view."""
+    study_dir, db = prolific_store
+    copy = tmp_path / "db"
+    shutil.copytree(db, copy)
+    store = TinyDBStorage(copy)
+    Bot(load_study(study_dir), store, "abandons", seed=9,
+        query={"PROLIFIC_PID": "oddid7", "STUDY_ID": "s" * 24, "SESSION_ID": "t" * 24}).run()
+    (store.shards / "p-damaged.json").write_bytes(b"\xff\xfe not a record file")
+    at = dashboard(study_dir, copy, monkeypatch, "Participants")
+    [note] = [e.value for e in at.error]
+    assert "p-damaged.json is not UTF-8 text" in note and "What to do" in note
+    [problem] = store.problems()
+    assert problem["moved_to"] in note and not (store.shards / "p-damaged.json").exists()
+    assert {m.label: m.value for m in at.metric}["Visited"] == "7"   # the six bots and the new one
+    [table] = [df.value for df in at.dataframe if "platform_warnings" in df.value]
+    warned = table.set_index("platform_id")["platform_warnings"]
+    assert "PROLIFIC_PID 'oddid7' is not the usual 24-character Prolific id" in warned["oddid7"]
+    assert not warned.drop("oddid7").str.contains("PROLIFIC_PID").any()  # (their STUDY_ID is a made-up one)
+    picker = at.multiselect(key="manual_participants")
+    assert any(label.startswith("oddid7 (unusual ID) · ") for label in picker.options)

@@ -28,7 +28,7 @@ from infact.results import funnel, quality, tables
 from infact.results.export import Tables, collect
 from infact.study.loader import Study
 
-OVERVIEW_COLUMNS = ["participant", "platform_id", "stage", "current_step", "last_activity", "active_now",
+OVERVIEW_COLUMNS = ["participant", "platform_id", "platform_warnings", "stage", "current_step", "last_activity", "active_now",
                     "consented", "situations_answered", "total_seconds", "flags", "reasons", "decision",
                     "prolific_action", "prolific_reason"]
 
@@ -174,7 +174,8 @@ class DashboardData:
             who = out["participant"]
             out["platform_id"] = [self._progress[p].platform_id for p in who]
             # Look-ups by participant (reindex) rather than merges: a few times faster at 2,000 rows.
-            rows = self.participants().set_index("participant")[["situations_answered", "total_seconds"]]
+            rows = self.participants().set_index("participant")[["situations_answered", "total_seconds",
+                                                                  "platform_warnings"]]
             report = self.flags().set_index("participant")[["flags", "reasons", "decision", "prolific_action",
                                                             "prolific_reason"]]
             for frame in (rows, report):

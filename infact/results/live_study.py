@@ -6,6 +6,7 @@ funnel progress, so every list agrees with the funnel's figures.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Mapping
 
 import pandas as pd
@@ -88,7 +89,8 @@ def exclusion_choices(overview: pd.DataFrame) -> dict[str, str]:
     for row in overview.itertuples(index=False):
         who = row.platform_id if isinstance(row.platform_id, str) and row.platform_id else row.participant
         decision = row.decision if isinstance(row.decision, str) else "not assessed"
-        out[row.participant] = f"{who} · {row.stage.replace('_', ' ')} · {decision} · {_flags_text(row.flags)}"
+        unusual = " (unusual ID)" if isinstance(getattr(row, "platform_warnings", None), str) else ""
+        out[row.participant] = f"{who}{unusual} · {row.stage.replace('_', ' ')} · {decision} · {_flags_text(row.flags)}"
     return out
 
 
@@ -115,3 +117,26 @@ def situation_overview(ratings: pd.DataFrame, study, criterion: str) -> pd.DataF
     agg["response"] = [texts[sid].responses.get(system, "") if sid in texts else ""
                        for sid, system in zip(agg["situation_id"], agg["system"])]
     return agg.sort_values(["sd", "n"], ascending=[False, False])[cols].reset_index(drop=True)
+
+
+def set_aside_notes(problems: list[dict]) -> list[str]:
+    """What the dashboard says about each file the store set aside (`Storage.problems()`):
+    which file, what is wrong with it, where it went and what to do (Markdown)."""
+    out = []
+    for p in problems:
+        moved = str(p.get("moved_to") or "")
+        when = _quarantine_time(p.get("at"))
+        out.append(
+            f"**A participant file could not be read and was set aside**{when}: {p.get('reason') or p.get('file')}. "
+            f"It was moved to `{moved}`; the study goes on without its records (they are not in the numbers, "
+            f"tables or exports). **What to do:** restore `{p.get('file')}` from a backup (or repair it) into the "
+            f"store's `shards/` folder — the dashboard reads it at the next refresh — then delete "
+            f"`{moved}.why.json` to clear this message.")
+    return out
+
+
+def _quarantine_time(stamp) -> str:
+    try:
+        return f" on {datetime.strptime(str(stamp), '%Y%m%dT%H%M%S%fZ'):%Y-%m-%d %H:%M} UTC"
+    except ValueError:
+        return ""

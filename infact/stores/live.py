@@ -49,7 +49,7 @@ class LiveFeed:
         self.consumer = consumer
         self._cursor: Any = None
         self._lock = threading.Lock()
-        self.damaged: list[str] = []  # shard files that could not be read (shown on the dashboard)
+        self.damaged: list[str] = []  # shard files neither reader could parse and not set aside (see shard_changes)
 
     def poll(self) -> int:
         """Read what is new and hand it over; returns how many records the consumer took."""
@@ -68,8 +68,9 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
     Shards are replaced atomically (temporary file, rename), so a file read without the
     shard lock is always a complete one; and the records are parsed for this caller
     alone, so the defensive copy `changes()` makes is not needed. At 2,000 shards this
-    is what keeps the dashboard's first numbers under a second. Returns the new records,
-    the next cursor and the shard files that are not valid JSON (set aside, not fatal).
+    is what keeps a refresh cheap. A file orjson cannot read goes to the store's own
+    reader, which moves a damaged one to quarantine/ (`Storage.problems()`). Returns the
+    new records, the next cursor and the files that could be neither read nor set aside.
     """
     cursor = dict(cursor or {})
     new: list[dict] = []
@@ -84,16 +85,29 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
             if sig == old_sig:
                 continue
             try:
-                with open(entry.path, "rb") as fh:
-                    table = (orjson.loads(fh.read()) or {}).get("_default", {})
+                records = _parse(entry.path)
             except FileNotFoundError:
                 continue  # purged since the directory was listed
-            except ValueError:  # orjson.JSONDecodeError is a ValueError
-                damaged.append(entry.path)  # the others are still read
-                continue
-            records = [table[k] for k in sorted(table, key=int)]
+            if records is None:
+                # The store's own reader decides: it parses what orjson refuses (e.g. NaN) or moves the
+                # file to quarantine/ with a note (Storage.problems(), shown on the dashboard).
+                records = store.records(participant=entry.name[:-len(".json")])
+                if not records and os.path.exists(entry.path):
+                    damaged.append(entry.path)  # the others are still read
+                    continue
             if len(records) < seen:
                 seen = 0  # purged and rewritten (withdrawal with deletion): hand over all; keys dedupe
             new.extend(records[seen:])
             cursor[entry.name] = (sig, len(records))
     return new, cursor, damaged
+
+
+def _parse(path: str) -> list[dict] | None:
+    """A shard's records in insertion order, or None when orjson cannot read it as one."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        table = orjson.loads(data).get("_default", {})
+        return [table[k] for k in sorted(table, key=int)]
+    except (ValueError, AttributeError, TypeError):  # orjson.JSONDecodeError is a ValueError
+        return None
