@@ -213,11 +213,17 @@ def show_exports(data: DashboardData) -> None:
 @st.fragment(run_every=5)
 def live() -> None:
     feed = live_feed(target, study.id, study.dataset_version)
+    now = datetime.now(timezone.utc)
+    figures = st.empty()
+    if not feed.started:  # the first read of every record takes seconds at scale: the stage figures first
+        with figures.container():
+            cards(funnel.stage_counts(funnel.progress_from_store(storage, study.id), now))
+            st.caption("Reading every answer for the quality checks and tables…")
     feed.poll()
     data: DashboardData = feed.consumer
-    now = datetime.now(timezone.utc)
     overview = data.overview(now)
-    cards(funnel.funnel_counts(overview))
+    with figures.container():
+        cards(funnel.funnel_counts(overview))
     for note in live_study.set_aside_notes(storage.problems()):
         st.error(note, icon="🗂️")
     for path in feed.damaged:  # unreadable and not set aside (e.g. no permission to move it)

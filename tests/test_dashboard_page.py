@@ -159,5 +159,3 @@ def test_set_aside_files_and_unusual_platform_ids_are_shown(prolific_store, monk
     warned = table.set_index("platform_id")["platform_warnings"]
     assert "PROLIFIC_PID 'oddid7' is not the usual 24-character Prolific id" in warned["oddid7"]
     assert not warned.drop("oddid7").str.contains("PROLIFIC_PID").any()  # (their STUDY_ID is a made-up one)
-    picker = at.multiselect(key="manual_participants")
-    assert any(label.startswith("oddid7 (unusual ID) · ") for label in picker.options)

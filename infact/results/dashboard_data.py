@@ -193,7 +193,7 @@ class DashboardData:
         """The figures that need no quality assessment (all but included/excluded): the
         dashboard's first numbers, available as soon as the records are read."""
         with self._lock:
-            return funnel.funnel_counts(funnel.progress_table(self._progress, now or datetime.now(timezone.utc)))
+            return funnel.stage_counts(self._progress, now or datetime.now(timezone.utc))
 
     def progress(self) -> dict[str, funnel.Progress]:
         with self._lock:

@@ -17,12 +17,12 @@ unfinished participant whose last record is at most ACTIVE_MINUTES old.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Iterable, Mapping
 
 import pandas as pd
 
+from infact.stores.summary import ParticipantSummary, summaries
 from infact.values import bool_column
 
 ACTIVE_MINUTES = 5
@@ -45,62 +45,9 @@ FIGURES = {
 }
 
 
-def _time(text) -> datetime | None:
-    try:
-        return datetime.fromisoformat(str(text))
-    except (TypeError, ValueError):
-        return None
-
-
-@dataclass
-class Progress:
-    """What is known about one participant, folded record by record (`add`)."""
-
-    participant: str
-    preview: bool = False
-    platform_id: str | None = None
-    started_at: datetime | None = None
-    last_stamp: str | None = None                   # newest timestamp seen, as stored
-    consented: bool = False
-    lease_until: datetime | None = None
-    plan: list[str] = field(default_factory=list)   # the assigned situation steps, in order
-    answered: set[str] = field(default_factory=set)
-    outcome: str | None = None                      # "completed" / "screened_out" once finished
-    ended_at: datetime | None = None
-    total_seconds: float | None = None
-    withdrawn: bool = False
-    comment: str | None = None                      # the questionnaire's free-text comment, if any
-
-    @property
-    def last_activity(self) -> datetime | None:
-        return _time(self.last_stamp) if self.last_stamp else None
-
-    def add(self, rec: Mapping) -> None:
-        kind = rec.get("kind")
-        # Stored timestamps are ISO 8601 in UTC written by one function: as text they sort in
-        # time order, so the newest is found without parsing tens of thousands of them.
-        stamp = rec.get("answered_at") or rec.get("shown_at") or rec.get("at")
-        if stamp and (self.last_stamp is None or stamp > self.last_stamp):
-            self.last_stamp = stamp
-        self.preview = self.preview or bool(rec.get("preview"))
-        if kind == "arrival":
-            self.platform_id = rec.get("platform_id")
-            self.started_at = _time(rec.get("at"))
-        elif kind == "assignment":
-            self.plan = [s["step"] for s in rec.get("steps", [])]
-            self.lease_until = _time(rec.get("lease_until"))
-        elif kind == "complete":
-            self.outcome = "screened_out" if rec.get("outcome") == "screened_out" else "completed"
-            self.ended_at = _time(rec.get("ended_at") or rec.get("at"))
-            self.total_seconds = rec.get("total_seconds")
-        elif kind == "withdraw":
-            self.withdrawn = True
-        elif rec.get("step") and kind not in ("shown", "event"):
-            self.answered.add(rec["step"])
-            self.consented = self.consented or kind == "consent"
-            comment = rec.get("comment") if kind == "questionnaire" else None  # [questionnaire.comment]
-            if isinstance(comment, str) and comment.strip():
-                self.comment = comment.strip()
+class Progress(ParticipantSummary):
+    """One participant's facts (infact.stores.summary: folded record by record, `add`)
+    and where that puts them in the funnel."""
 
     def stage(self, now: datetime) -> str:
         if self.withdrawn:
@@ -146,6 +93,17 @@ def progress_from_records(records: Iterable[Mapping], into: dict[str, Progress] 
             prog = out[pid] = Progress(pid)
         prog.add(rec)
     return out
+
+
+def progress_from_store(storage, study_id: str) -> dict[str, Progress]:
+    """Every participant's progress from the store's summaries (infact.stores.summary): the
+    same facts `progress_from_records` folds from all records, read far more cheaply."""
+    return {p: s for p, s in summaries(storage, study_id, Progress).items() if not p.startswith("_")}
+
+
+def stage_counts(progress: Mapping[str, Progress], now: datetime) -> dict[str, int]:
+    """The figures that need no quality assessment (all but included/excluded)."""
+    return funnel_counts(progress_table(progress, now))
 
 
 def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:

@@ -89,8 +89,7 @@ def exclusion_choices(overview: pd.DataFrame) -> dict[str, str]:
     for row in overview.itertuples(index=False):
         who = row.platform_id if isinstance(row.platform_id, str) and row.platform_id else row.participant
         decision = row.decision if isinstance(row.decision, str) else "not assessed"
-        unusual = " (unusual ID)" if isinstance(getattr(row, "platform_warnings", None), str) else ""
-        out[row.participant] = f"{who}{unusual} · {row.stage.replace('_', ' ')} · {decision} · {_flags_text(row.flags)}"
+        out[row.participant] = f"{who} · {row.stage.replace('_', ' ')} · {decision} · {_flags_text(row.flags)}"
     return out
 
 

@@ -51,6 +51,11 @@ class LiveFeed:
         self._lock = threading.Lock()
         self.damaged: list[str] = []  # shard files neither reader could parse and not set aside (see shard_changes)
 
+    @property
+    def started(self) -> bool:
+        """Whether the first (full) read is done: later polls read only what is new."""
+        return self._cursor is not None
+
     def poll(self) -> int:
         """Read what is new and hand it over; returns how many records the consumer took."""
         with self._lock:

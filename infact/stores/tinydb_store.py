@@ -13,7 +13,8 @@ file never overlap, answers of different participants are saved in parallel, and
 `locks/` holds a fixed number of files however many participants there are.
 `lock()` is a separate store-wide lock for critical sections such as assignment.
 
-Also in the directory: `journal.log`, `quarantine/` (see infact.stores.tinydb_files)
+Also in the directory: `journal.log`, `quarantine/` (see infact.stores.tinydb_files),
+`summaries/` (each participant's funnel facts, see infact.stores.tinydb_summaries)
 and `index/platform_id/`: one small file per (study, platform ID) naming the
 participant, written before the arrival itself and checked against it when read,
 so `arrival_by_platform_id` reads two small files instead of every arrival.
@@ -38,6 +39,8 @@ from infact.errors import Problem
 from infact.fileio import atomic_write_text, fsync_dir
 from infact.stores.records import (PARTICIPANT_NAME, StorageError, check_record, copy_record, indexed_arrival,
                                    matches, platform_key)
+from infact.stores.summary import ParticipantSummary
+from infact.stores.tinydb_summaries import SummaryFiles, read_all
 from infact.stores.tinydb_files import (AtomicJSONStorage, DamagedShard, Journal, orphan_target, parse_shard,
                                         quarantine, quarantined)
 
@@ -115,6 +118,7 @@ class TinyDBStorage:
         self._thread_stripes = {ns: [threading.Lock() for _ in range(STRIPES)] for ns in ("s", "i")}
         self.journal = Journal(self.path / "journal.log")
         self._cache = ShardCache(CACHE_SHARDS)
+        self.summary_files = SummaryFiles(self.path / "summaries")
         self._remove_orphans()
         if not (self.index / INDEX_BUILT).exists() and not any(self.shards.glob("*.json")):
             self._mark_index_built()
@@ -148,6 +152,8 @@ class TinyDBStorage:
                     tmp.unlink(missing_ok=True)
                 finally:
                     lock.release()
+        for tmp in self.summary_files.folder.glob(".*.tmp"):  # derived files: a live writer just rebuilds
+            tmp.unlink(missing_ok=True)
         for old in self.locks.glob("*.lock"):
             if not (old.stem[:1] in ("s", "i") and old.stem[1:].isdigit()):
                 old.unlink(missing_ok=True)  # one per participant before: they piled up
@@ -216,7 +222,9 @@ class TinyDBStorage:
                 db.insert(record)
             finally:
                 db.close()
-            self._cache.put(shard, self._signature(path.stat()), existing + [copy_record(record)])
+            sig, records = self._signature(path.stat()), existing + [copy_record(record)]
+            self._cache.put(shard, sig, records)
+            self.summary_files.write(shard, sig, records)
             self.journal.add("a", shard, len(existing) + 1)
             return True
 
@@ -231,6 +239,7 @@ class TinyDBStorage:
             except FileNotFoundError:
                 return 0
             self._cache.pop(participant)
+            self.summary_files.remove(participant)
             self.journal.add("p", participant)
         fsync_dir(self.shards)
         return removed
@@ -290,6 +299,10 @@ class TinyDBStorage:
             seen[name] = len(recs)
             new.extend(copy_record(r) for r in recs[start:])
         return new, JournalCursor(journal, offset, seen)
+
+    def summaries(self, study: str, cls=ParticipantSummary) -> dict:
+        """{participant: funnel facts} of one study from the summary files (infact.stores.tinydb_summaries)."""
+        return read_all(self, study, cls)
 
     def problems(self) -> list[dict]:
         """Files set aside because they could not be read (see infact.stores.tinydb_files)."""

@@ -1,0 +1,88 @@
+"""Participant summaries (infact.stores.summary): the dashboard's first numbers come from
+them, so on every store they must equal the same facts folded from every record — after
+withdrawals, purges, previews, damaged summary files and shards written behind the
+store's back."""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+
+import pytest
+
+from infact.participation.bots import STRATEGIES, run_bots
+from infact.participation.flow import Flow
+from infact.results import funnel
+from infact.storage import TinyDBStorage
+from infact.stores.summary import fold, light
+from infact.study.loader import load_study
+from tests.studies import make_study
+from tests.test_funnel import START
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    return load_study(make_study(tmp_path_factory.mktemp("summary"), study={"delete_on_withdraw": True}))
+
+
+def play(study, storage) -> None:
+    """Every bot strategy, a preview, a visit without consent, a withdrawal with deletion
+    and one with a later re-arrival of nobody: the funnel's every stage."""
+    for i, strategy in enumerate(STRATEGIES):
+        run_bots(study, storage, 2, strategy=strategy, seed=i, start=START)
+    flow = Flow(study, storage, clock=lambda: START)
+    flow.arrive({})
+    flow.arrive({}, preview=True)
+    gone = flow.arrive({})
+    flow.submit(gone, "consent", {"consent": True})
+    flow.withdraw(gone, "changed my mind")  # delete_on_withdraw: purged, a tombstone stays
+
+
+def assert_same_as_records(study, storage) -> None:
+    from_records = funnel.progress_from_records(storage.records(study=study.id))
+    from_store = funnel.progress_from_store(storage, study.id)
+    assert from_store == from_records
+    for minutes in (1, 3 * 60):
+        now = START + timedelta(minutes=minutes)
+        assert funnel.stage_counts(from_store, now) == funnel.stage_counts(from_records, now)
+
+
+def test_summaries_equal_the_fold_of_every_record_on_every_store(study, storage):
+    play(study, storage)
+    assert_same_as_records(study, storage)
+    counts = funnel.stage_counts(funnel.progress_from_store(storage, study.id), START)
+    assert counts["withdrawn"] == 1 and counts["visited"] == 2 * len(STRATEGIES) + 2 and counts["completed"] > 0
+
+
+def test_the_light_fields_are_all_the_fold_reads(study, storage):
+    play(study, storage)
+    records = storage.records()
+    assert fold(map(light, records)) == fold(records)
+
+
+def test_stale_missing_or_damaged_summary_files_are_rebuilt_from_the_shards(study, tmp_path):
+    store = TinyDBStorage(tmp_path / "db")
+    play(study, store)
+    files = sorted(store.summary_files.folder.glob("*.json"))
+    assert {f.name for f in files} == {f.name for f in store.shards.glob("*.json")}
+    files[0].unlink()                                      # a store from before summaries
+    files[1].write_bytes(b"\x00garbage")                   # a torn write
+    victim = files[2].name[:-len(".json")]                  # a shard replaced behind the store's back
+    shard = store.shards / f"{victim}.json"
+    shard.write_text(shard.read_text(encoding="utf-8").replace('"kind": "complete"', '"kind": "completed-no"')
+                     .replace('"kind":"complete"', '"kind":"completed-no"'), encoding="utf-8")
+    fresh = TinyDBStorage(tmp_path / "db")                  # a new server: nothing cached
+    assert_same_as_records(study, fresh)
+    for f in files[:3]:                                     # rewritten for the next reader
+        assert f.exists() and f.read_bytes().startswith(b"{")
+    stamp = os.stat(files[2]).st_mtime_ns
+    funnel.progress_from_store(fresh, study.id)
+    assert os.stat(files[2]).st_mtime_ns == stamp           # now fresh: read, not rebuilt
+
+
+def test_a_damaged_shard_is_set_aside_not_summarised(study, tmp_path):
+    store = TinyDBStorage(tmp_path / "db")
+    run_bots(study, store, 2, strategy="attentive", seed=1, start=START)
+    (store.shards / "broken.json").write_text("{not json", encoding="utf-8")
+    progress = funnel.progress_from_store(TinyDBStorage(tmp_path / "db"), study.id)
+    assert len(progress) == 2 and [p["file"] for p in store.problems()] == ["broken.json"]
