@@ -1,4 +1,4 @@
-"""`import redial | responses | infact-txt | infact-export | transcripts`: real data into a study folder or tables.
+"""`import redial | responses | infact-txt | infact-export | transcripts | conversations`: real data into a study folder or tables.
 
 The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
 the importers that create a study); each import writes to a staging folder and moves
@@ -11,8 +11,9 @@ import argparse
 from pathlib import Path
 
 from infact.cli.args import command
-from infact.importers import infact_txt, redial, responses, transcripts
+from infact.importers import conversations, infact_txt, redial, responses, transcripts
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
+from infact.study.dialogs import DIALOGS_FILE
 
 NEW_STUDY_HELP = "study folder to create or update (its study.toml and other files are kept)"
 
@@ -53,6 +54,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--system", help="the system whose chats to import (required when the file holds several)")
     p.set_defaults(func=run_transcripts)
 
+    p = command(formats, "conversations", "one system's whole conversations (JSONL) -> a dialog-level (ACUTE-style) study",
+                conversations.__doc__.split("\n\n")[1])
+    p.add_argument("file", metavar="FILE.jsonl", help="{dialog_id, turns: [{role, text}], topic?} per line, or a live study's transcripts.jsonl")
+    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    p.add_argument("--system", required=True, help="system name shown in results, e.g. BlenderBot")
+    p.add_argument("--dialogs", default=DIALOGS_FILE, help="dialogs file in the study")
+    p.set_defaults(func=run_conversations)
+
     p = command(formats, "infact-export", "the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
                 "Read the Firebase export of the original INFACT app ({\"CRS_Study\": {participant: {trials…, "
                 "\"Questionnaire\": …}}}) into the long tables of docs/data-model.md plus INFACT's Excel sheets, "
@@ -83,6 +92,12 @@ def run_redial(args) -> int:
 
 def run_transcripts(args) -> int:
     transcripts.import_transcripts(args.file, args.study, args.system).print(f"imported {args.file}")
+    return 0
+
+
+def run_conversations(args) -> int:
+    report = conversations.import_conversations(args.file, args.study, args.system, args.dialogs)
+    report.print(f"imported {args.system} conversations from {args.file}")
     return 0
 
 

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from infact.errors import DatasetError, Problem
 from infact.fileio import read_input_text, replace_dir
@@ -144,19 +144,22 @@ def study_id(folder_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-]+", "-", folder_name).strip("-_")[:64] or "study"
 
 
-def write_study(out: Path, situations: list[Situation]) -> bool:
+def write_study(out: Path, situations: list[Situation], *, file: str = SITUATIONS_FILE, write=write_situations,
+                starter: Callable[[str], str] | None = None) -> bool:
     """Write situations.jsonl (and study.toml when absent) into a staging dir next
     to `out` and swap it into place only once everything is written.
 
-    Files already in `out` (its study.toml, stored answers) are carried over.
-    Returns True when a new study.toml was written."""
+    Files already in `out` (its study.toml, stored answers) are carried over. Another
+    data file (`file`, written by `write`) and starter study.toml (`starter(study_id)`)
+    serve other study kinds (importers/conversations.py). Returns True when a new
+    study.toml was written."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
     try:
         if out.is_dir():
             for entry in out.iterdir():
-                if entry.name == SITUATIONS_FILE:
+                if entry.name == file:
                     continue
                 dest = staging / entry.name
                 if entry.is_dir():
@@ -165,9 +168,11 @@ def write_study(out: Path, situations: list[Situation]) -> bool:
                     shutil.copy2(entry, dest)
         elif out.exists():
             raise DatasetError(Problem(str(out), "exists and is not a folder: choose another --out"))
-        write_situations(staging / SITUATIONS_FILE, situations)
+        write(staging / file, situations)
         new_toml = not (staging / "study.toml").exists()
-        if new_toml:
+        if new_toml and starter is not None:
+            (staging / "study.toml").write_text(starter(study_id(out.name)), encoding="utf-8")
+        elif new_toml:
             from infact.study.template import render_study_toml  # the lead's module
 
             toml = render_study_toml(study_id(out.name), ordered_systems(situations), [SITUATIONS_FILE],

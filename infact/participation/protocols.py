@@ -17,6 +17,7 @@ from collections import Counter
 from infact.participation import pair_schedule
 from infact.storage import Storage
 from infact.study.loader import Study
+from infact.study.protocol_config import PAIRWISE_KINDS
 
 
 class History:
@@ -57,7 +58,7 @@ class History:
         if rec.get("kind") == "assignment":
             self.orders[rec["participant"]] = [(s.get("kind", "situation"), s["order"]) for s in rec.get("steps", [])
                                                if not s.get("attention_check")]
-        elif rec.get("kind") == "pairwise" and not rec.get("attention_check"):
+        elif rec.get("kind") in PAIRWISE_KINDS and not rec.get("attention_check"):
             left, right = (x["system"] for x in rec["responses"][:2])
             self.votes.append((left, right, rec["choices"]))
 
@@ -79,7 +80,7 @@ def compare_steps(study: Study, history: History | None, steps: list[dict], rng:
     systems = list(cfg.study.systems)
     regular = [s for s in steps if not s.get("attention_check")]
     kind = proto.kind
-    if kind == "pairwise":
+    if kind in PAIRWISE_KINDS:
         votes = (history.decided(cfg.criteria[0].id) if proto.pairs == "adaptive"
                  else [(a, b, "") for a, b in (o[:2] for o in history.assigned(kind))])
         orders = [list(p) for p in pair_schedule.choose_pairs(systems, votes, len(regular), mode=proto.pairs, rng=rng)]
@@ -97,7 +98,7 @@ def compare_steps(study: Study, history: History | None, steps: list[dict], rng:
     for s in steps:
         s = {**s, "kind": kind, "step": f"{kind.replace('_', '-')}-{s['index']}"}
         if s.get("attention_check"):
-            size = 2 if kind == "pairwise" else min(proto.set_size or len(systems), len(systems))
+            size = 2 if kind in PAIRWISE_KINDS else min(proto.set_size or len(systems), len(systems))
             order = rng.sample(systems, size)
             s.update(order=order, instructed_system=rng.choice(order))
         else:

@@ -13,12 +13,14 @@ import pandas as pd
 
 from infact.errors import InfactError
 from infact.results import ranking_analysis
+from infact.study.protocol_config import vote_table
 
 DASHBOARD_BOOT = 500
 
 
 def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
     """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
+    kind = vote_table(kind) or kind  # a pairwise_dialog study's votes are in pairwise.csv
     df = tables.compare.get(f"{kind}.csv")
     if df is None or df.empty:
         return None

@@ -74,7 +74,10 @@ def kind_tables(records: list[dict], cfg: StudyConfig, *, include_withdrawn: boo
     for kind in steps.kinds():
         if kind.table:
             rows = kind_rows(records, kind.name, kind.scale(cfg), include_withdrawn=include_withdrawn)
-            out[kind.table] = pd.DataFrame(rows)
+            if kind.table in out and not rows:  # pairwise and pairwise_dialog share a table
+                continue
+            out[kind.table] = pd.concat([out[kind.table], pd.DataFrame(rows)], ignore_index=True) \
+                if kind.table in out and len(out[kind.table]) else pd.DataFrame(rows)
     return out
 
 

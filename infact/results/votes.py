@@ -12,6 +12,7 @@ import pandas as pd
 
 from infact.results import tables
 from infact.results.pairwise_tables import BEST_WORST_COLUMNS, PAIRWISE_COLUMNS
+from infact.study.protocol_config import vote_table
 
 PAIRWISE_EXTRA = ["length_a", "length_b", "items_a", "items_b", "step_index", "dialog_id", "study"]
 BEST_WORST_EXTRA = ["seconds", "step_index", "dialog_id", "study"]
@@ -32,11 +33,10 @@ def best_worst_frame(rows: list[dict]) -> pd.DataFrame:
 
 def compare_tables(records: list[dict], kind: str, excluded: set[str], *, include_withdrawn: bool = False) -> dict[str, pd.DataFrame]:
     """{"pairwise.csv": …} or {"best_worst.csv": …} for a study whose protocol is `kind`; {} for ratings."""
-    if kind == "pairwise":
-        df = pairwise_frame(tables.kind_rows(records, "pairwise", include_withdrawn=include_withdrawn))
-    elif kind == "best_worst":
-        df = best_worst_frame(tables.kind_rows(records, "best_worst", include_withdrawn=include_withdrawn))
-    else:
+    table = vote_table(kind)  # pairwise_dialog votes go to pairwise.csv too (situation_id = dialog_id)
+    if table is None:
         return {}
+    frame = pairwise_frame if table == "pairwise" else best_worst_frame
+    df = frame(tables.kind_rows(records, kind, include_withdrawn=include_withdrawn))
     df = df.sort_values(["participant", "step_index", "criterion"], kind="stable").reset_index(drop=True)
-    return {f"{kind}.csv": df.assign(excluded=df["participant"].isin(excluded))}
+    return {f"{table}.csv": df.assign(excluded=df["participant"].isin(excluded))}

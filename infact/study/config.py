@@ -19,7 +19,7 @@ from infact.chat.config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
 from infact.participation.platforms import PlatformConfig
 from infact.results.quality import QualityConfig, cross_check
-from infact.study.protocol_config import ProtocolConfig
+from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -196,8 +196,11 @@ class StudyConfig(Section):
                 raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {self.scale.labels}")
             if n < 2:
                 raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
-        if self.protocol.kind == "pairwise" and len(self.study.systems) < 2:
-            raise ValueError("protocol.kind = \"pairwise\" needs at least 2 systems in study.systems")
+        if self.protocol.kind in PAIRWISE_KINDS and len(self.study.systems) < 2:
+            raise ValueError(f"protocol.kind = \"{self.protocol.kind}\" needs at least 2 systems in study.systems")
+        if self.protocol.kind == "pairwise_dialog" and self.sampling.stratify:
+            raise ValueError("sampling.stratify needs cut points in a dialog; a pairwise_dialog study compares whole "
+                             "conversations: remove sampling.stratify")
         if self.protocol.kind == "best_worst" and len(self.study.systems) < max(3, self.protocol.set_size or 3):
             raise ValueError(f"protocol.kind = \"best_worst\" needs at least {max(3, self.protocol.set_size or 3)} systems "
                              "in study.systems (protocol.set_size)")

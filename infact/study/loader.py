@@ -71,7 +71,11 @@ def load_study(folder: str | Path) -> Study:
     toml = str(folder / "study.toml")
     # A study of live chats only (0 situations per participant) reads no situations files.
     paths = situation_paths(folder, config.study.situations, toml) if config.study.situations_per_participant else []
-    situations, problems = read_situations(paths)
+    if config.protocol.kind == "pairwise_dialog":  # whole conversations per system (ACUTE-style)
+        from infact.study.dialogs import read_dialogs as read
+    else:
+        read = read_situations
+    situations, problems = read(paths)
     if problems:
         raise DatasetError(problems)
     if config.protocol.onboarding:  # gold pairs of a pairwise study: checked at load like the situations

@@ -10,14 +10,22 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+PAIRWISE_KINDS = ("pairwise", "pairwise_dialog")  # both store their votes in pairwise.csv
+
+
+def vote_table(kind: str) -> str | None:
+    """The export table a protocol's votes go to: `pairwise`, `best_worst`, or None for ratings."""
+    return "pairwise" if kind in PAIRWISE_KINDS else "best_worst" if kind == "best_worst" else None
+
 
 class ProtocolConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["rating", "pairwise", "best_worst"] = Field(
+    kind: Literal["rating", "pairwise", "pairwise_dialog", "best_worst"] = Field(
         default="rating", description="How responses are judged: `rating` (each response on the scale, INFACT's protocol), "
-        "`pairwise` (two systems' responses side by side: which is more …?) or `best_worst` (pick the best and the worst "
-        "of `set_size` responses). See docs/ranking.md.")
+        "`pairwise` (two systems' responses side by side: which is more …?), `pairwise_dialog` (ACUTE-style: two systems' "
+        "whole conversations side by side; `study.situations` are then dialogs files from `import conversations`) or "
+        "`best_worst` (pick the best and the worst of `set_size` responses). See docs/ranking.md.")
     pairs: Literal["balanced", "adaptive"] = Field(
         default="balanced", description="Pairwise: which systems are compared. `balanced`: every pair equally often, spread "
         "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
@@ -36,8 +44,9 @@ class ProtocolConfig(BaseModel):
         description="Pairwise and best–worst attention check: the instructed response that replaces one system's "
         "response; choosing it (as the better, or the best) passes the check.")
     onboarding: str | None = Field(default=None, description="Pairwise: a JSON Lines file in the study folder of gold "
-                                   "pairs (context, a, b, answer A|B) answered after consent, as ACUTE-Eval's onboarding; "
-                                   "participants below `onboarding_threshold` are screened out.")
+                                   "pairs (context, a, b, answer A|B; for `pairwise_dialog` a and b are whole conversations) "
+                                   "answered after consent, as ACUTE-Eval's onboarding; participants below "
+                                   "`onboarding_threshold` are screened out.")
     onboarding_threshold: float = Field(default=0.75, gt=0, le=1, description="Share of gold pairs a participant must "
                                         "answer correctly to continue (ACUTE-Eval uses 0.75).")
     confidence: float = Field(default=0.95, gt=0.5, lt=1, description="Confidence of the dashboard's ranking intervals; the "

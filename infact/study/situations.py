@@ -45,6 +45,8 @@ class Situation:
     responses: dict[str, str]
     source: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    # Dialog-level (ACUTE-style) studies: each system's whole conversation (infact/study/dialogs.py).
+    conversations: dict[str, tuple[Turn, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {

@@ -28,6 +28,7 @@ page draws it. tests/test_step_registry.py registers a test-only kind this way.
 from infact.participation.steps.registry import (Checked, Step, StepKind, answer_kinds, get, kinds, register,
                                                  sequence, situation_kinds, unregister)
 from infact.participation.steps.compare import BestWorst, Pairwise
+from infact.participation.steps.compare_dialog import PairwiseDialog
 from infact.participation.steps.consent import Consent
 from infact.participation.steps.demographics import Demographics
 from infact.participation.steps.done import Done
@@ -44,3 +45,4 @@ __all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "regis
 for _kind in (Consent(), Onboarding(), Situation(), Pairwise(), BestWorst(), Questionnaire(), Demographics(), Done()):
     register(_kind)
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations
+register(PairwiseDialog(), before="live")  # ACUTE-style: whole conversations compared (a study's protocol.kind)

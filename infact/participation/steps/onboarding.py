@@ -2,7 +2,9 @@
 
 `[protocol] onboarding = "onboarding.jsonl"` names a file in the study folder; each line is a
 gold pair: `{"context": [turns], "a": "…", "b": "…", "answer": "A" | "B"}` (a dialog that ends
-with a user turn, two responses, the one a careful reader must prefer). The participant
+with a user turn, two responses, the one a careful reader must prefer). In a dialog-level study
+(`pairwise_dialog`) `a` and `b` are whole conversations (lists of turns) and `context` is left
+out: `{"topic": "…", "a": [turns], "b": [turns], "answer": "A"}`. The participant
 answers every pair on one page after consent. Fewer correct than `onboarding_threshold` (0.75,
 as in ACUTE-Eval) ends the study with the screen-out page, whatever `quality.on_attention_fail`
 says: someone who cannot tell the gold pairs apart should not judge the real ones.
@@ -16,6 +18,7 @@ from typing import Any, Mapping
 
 from infact.errors import DatasetError, Problem
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.study.protocol_config import PAIRWISE_KINDS
 
 ANSWERS = ("A", "B")
 
@@ -39,15 +42,10 @@ def _read(path: str, mtime: float) -> tuple[dict, ...]:
         if not isinstance(obj, dict):
             problems.append(Problem(path, "a gold pair is a JSON object with context, a, b, answer", line))
             continue
-        context = obj.get("context")
-        if not (isinstance(context, list) and context and all(isinstance(t, dict) and t.get("role") in ("user", "bot")
-                                                           and isinstance(t.get("text"), str) for t in context)):
-            problems.append(Problem(path, "context must be a list of {role: user|bot, text}", line, "context"))
-        elif context[-1]["role"] != "user":
-            problems.append(Problem(path, "context must end with a user turn", line, "context"))
-        for key in ("a", "b"):
-            if not isinstance(obj.get(key), str) or not obj[key].strip():
-                problems.append(Problem(path, f"'{key}' must be the text of a response", line, key))
+        if isinstance(obj.get("a"), list) or isinstance(obj.get("b"), list):
+            problems.extend(_conversation_pair_problems(obj, path, line))
+        else:
+            problems.extend(_response_pair_problems(obj, path, line))
         if obj.get("answer") not in ANSWERS:
             problems.append(Problem(path, f"answer must be \"A\" or \"B\", not {obj.get('answer')!r}", line, "answer"))
         pairs.append(obj)
@@ -58,13 +56,43 @@ def _read(path: str, mtime: float) -> tuple[dict, ...]:
     return tuple(pairs)
 
 
+def _response_pair_problems(obj: dict, path: str, line: int) -> list[Problem]:
+    """A response-level gold pair: a context ending with a user turn and two response texts."""
+    problems = []
+    context = obj.get("context")
+    if not (isinstance(context, list) and context and all(isinstance(t, dict) and t.get("role") in ("user", "bot")
+                                                       and isinstance(t.get("text"), str) for t in context)):
+        problems.append(Problem(path, "context must be a list of {role: user|bot, text}", line, "context"))
+    elif context[-1]["role"] != "user":
+        problems.append(Problem(path, "context must end with a user turn", line, "context"))
+    for key in ("a", "b"):
+        if not isinstance(obj.get(key), str) or not obj[key].strip():
+            problems.append(Problem(path, f"'{key}' must be the text of a response", line, key))
+    return problems
+
+
+def _conversation_pair_problems(obj: dict, path: str, line: int) -> list[Problem]:
+    """A dialog-level gold pair (pairwise_dialog): `a` and `b` are whole conversations, `topic` optional."""
+    from infact.study.dialogs import parse_turns
+
+    problems = []
+    for key in ("a", "b"):
+        why = parse_turns(obj.get(key))[1]
+        if why:
+            problems.append(Problem(path, f"'{key}' is a conversation here (the other one is a list of turns) and {why}",
+                                    line, key))
+    if not isinstance(obj.get("topic", ""), str):
+        problems.append(Problem(path, "'topic' must be a string", line, "topic"))
+    return problems
+
+
 class Onboarding(StepKind):
     name = "onboarding"
     bot_seconds = 60.0
 
     def plan(self, flow, st) -> list[Step]:
         proto = flow.cfg.protocol
-        return [Step(self.name, self.name)] if proto.kind == "pairwise" and proto.onboarding else []
+        return [Step(self.name, self.name)] if proto.kind in PAIRWISE_KINDS and proto.onboarding else []
 
     def pairs(self, flow) -> tuple[dict, ...]:
         return read_gold_pairs(flow.study.folder, flow.cfg.protocol.onboarding)
