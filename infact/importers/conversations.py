@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
+from infact.fileio import atomic_write_text
 from infact.importers.common import ImportReport, clean_text, read_text, write_study
 from infact.study.dialogs import DIALOGS_FILE, bot_text, parse_turns, read_dialogs, write_dialogs
 from infact.study.situations import Situation, Turn, json_lines
@@ -97,7 +98,7 @@ def starter_toml(systems: list[str], first_dialog: str) -> callable:
                       text)
         text = re.sub(r'(?m)^id = ".*"$', f'id = "{study_id}"', text, count=1)
         text = re.sub(r"(?m)^systems = \[.*\]$", "systems = [" + ", ".join(f'"{s}"' for s in systems) + "]", text, count=1)
-        text = re.sub(r'(?m)^situation = ".*"$', f'situation = "{first_dialog}"  # used only for the check', text, count=1)
+        text = re.sub(r'(?m)^situation = ".*$', f'situation = "{first_dialog}"  # this dialog is used only for the check', text, count=1)
         return re.sub(r'(?m)^onboarding = .*\n', "", text, count=1)  # gold pairs are the researcher's to write
     return render
 
@@ -127,7 +128,28 @@ def import_conversations(path: str | Path, out: str | Path, system: str, dialogs
         report.notes.append(f"{alone} dialog(s) have one system's conversation only: import the other systems' files")
     if new_toml:
         report.notes.append("wrote a starter study.toml (ACUTE-style): edit its texts and add onboarding gold pairs")
+    else:
+        report.notes.extend(_list_system(out / "study.toml", system))
     return report
+
+
+def _list_system(toml: Path, system: str) -> list[str]:
+    """Add `system` to study.toml's `[study] systems` (a one-line list) so the pairs include it."""
+    import json
+    import tomllib
+
+    try:
+        text = toml.read_text(encoding="utf-8")
+        systems = tomllib.loads(text).get("study", {}).get("systems")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return [f"could not read {toml}: add {system!r} to [study] systems by hand"]
+    if not isinstance(systems, list) or system in systems:
+        return []
+    new, n = re.subn(r"(?m)^systems = \[.*\]", "systems = " + json.dumps([*systems, system], ensure_ascii=False), text, count=1)
+    if not n:
+        return [f"add {system!r} to [study] systems in {toml} (its list spans several lines, so it was left as it is)"]
+    atomic_write_text(toml, new)
+    return [f"added {system!r} to [study] systems in {toml}"]
 
 
 def _merge(existing: list[Situation], found: dict, system: str, path: Path) -> list[Situation]:

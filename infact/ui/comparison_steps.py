@@ -1,27 +1,36 @@
-"""Renderers of the comparison protocols: pairwise, ACUTE-style onboarding, best–worst (issue 13)."""
+"""Renderers of the comparison protocols: pairwise (responses or, ACUTE-style, whole conversations),
+the onboarding with gold pairs, best–worst (issue 13)."""
 
 from __future__ import annotations
 
+
+import html
 
 import streamlit as st
 
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
+from infact.participation.display import STYLE, dialog_html
 from infact.state import Progress
 from infact.values import response_letter
 
 from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
 
 
-def _compared_situation(flow: Flow, progress: Progress, step: Step) -> list[dict]:
-    """Progress, dialog and the shown responses side by side (Streamlit stacks columns on a phone)."""
+def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "responses") -> None:
     done, total = flow.progress(progress.state)
     st.progress(done / total, text=f"Situation {step.index} of {total}")
     st.caption(flow.cfg.texts.situation_help)
-    render_dialog(flow.study.situation(step.situation_id).context)
-    with st.expander("Reminder: how to judge the responses"):
+    if what == "responses":
+        render_dialog(flow.study.situation(step.situation_id).context)
+    with st.expander(f"Reminder: how to judge the {what}"):
         st.markdown(flow.cfg.texts.instructions)
+
+
+def _compared_situation(flow: Flow, progress: Progress, step: Step) -> list[dict]:
+    """Progress, dialog and the shown responses side by side (Streamlit stacks columns on a phone)."""
+    _step_header(flow, progress, step)
     shown = shown_texts(flow, step)
     for col, item in zip(st.columns(len(shown)) if len(shown) <= 3 else [st.container()] * len(shown), shown):
         with col, st.container(border=True):
@@ -31,12 +40,43 @@ def _compared_situation(flow: Flow, progress: Progress, step: Step) -> list[dict
 
 @renderer("pairwise")
 def pairwise_step(flow: Flow, progress: Progress, step: Step) -> None:
-    proto = flow.cfg.protocol
     _compared_situation(flow, progress, step)
+    _pairwise_form(flow, progress, step, "Response")
+
+
+@renderer("pairwise_dialog")
+def pairwise_dialog_step(flow: Flow, progress: Progress, step: Step) -> None:
+    """ACUTE-style: two whole conversations side by side, each under its letter (stacked on a phone)."""
+    from infact.participation.steps.compare_dialog import shown_conversations
+
+    _step_header(flow, progress, step, "conversations")
+    _conversation_pair(flow.study.situation(step.situation_id).meta.get("topic", ""),
+                       [(response_letter(c["position"]), c["turns"]) for c in shown_conversations(flow, step)], step.name)
+    _pairwise_form(flow, progress, step, "Conversation")
+
+
+def _conversation_pair(topic: str, conversations: list[tuple[str, list[dict]]], key: str) -> None:
+    """The conversations side by side on a laptop; Streamlit stacks the columns on a phone."""
+    if topic:  # dataset text: escaped HTML, never Markdown
+        st.html(f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>')
+    for col, (letter, turns) in zip(st.columns(len(conversations)), conversations):
+        with col, st.container(border=True, key=f"{key}-conversation-{letter}"):
+            st.html(conversation_html(letter, turns))
+
+
+def conversation_html(letter: str, turns: list[dict]) -> str:
+    """A whole conversation under its label ("Conversation A"), so stacked on a phone each stays named."""
+    return (f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">Conversation '
+            f'{html.escape(letter)}</span>{dialog_html([(t["role"], t["text"]) for t in turns], placeholder=False)}</div>')
+
+
+def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> None:
+    """Per criterion "Which … is more …?" (A, B or the tie label) and the justification, if asked."""
+    proto = flow.cfg.protocol
     with st.form(f"form-{step.name}"):
         options = ["A", "B"] + ([proto.tie_label] if proto.allow_tie else [])
         choices = {crit.id: st.radio(proto.question_for(crit.id), options, index=None, horizontal=True,
-                                     format_func=lambda o: f"Response {o}" if o in ("A", "B") else o,
+                                     format_func=lambda o: f"{noun} {o}" if o in ("A", "B") else o,
                                      key=f"{step.name}-{crit.id}") for crit in flow.cfg.criteria}
         why = ""
         if proto.justification != "off":
@@ -57,12 +97,17 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
         for i, pair in enumerate(pairs, start=1):
             with st.container(border=True):
                 st.markdown(f"**Example {i}**")
-                render_dialog(_turns(pair["context"]))
-                for col, (letter, key) in zip(st.columns(2), (("A", "a"), ("B", "b"))):
-                    with col:
-                        render_response(letter, pair[key])
+                if isinstance(pair["a"], list):  # a dialog-level study's gold pair: two whole conversations
+                    _conversation_pair(pair.get("topic", ""), [("A", pair["a"]), ("B", pair["b"])], f"onboarding-{i}")
+                    noun = "Conversation"
+                else:
+                    render_dialog(_turns(pair["context"]))
+                    for col, (letter, key) in zip(st.columns(2), (("A", "a"), ("B", "b"))):
+                        with col:
+                            render_response(letter, pair[key])
+                    noun = "Response"
                 gold[str(i)] = st.radio(flow.cfg.protocol.question_for(flow.cfg.criteria[0].id), ["A", "B"], index=None,
-                                        horizontal=True, format_func=lambda o: f"Response {o}", key=f"onboarding-{i}")
+                                        horizontal=True, format_func=lambda o, n=noun: f"{n} {o}", key=f"onboarding-{i}")
         submit_button(flow, progress, step, "Continue to the study", "submit-onboarding", {"gold": gold})
 
 
