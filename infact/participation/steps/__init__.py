@@ -40,9 +40,9 @@ from infact.participation.steps.situation import Situation
 __all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "register", "sequence", "situation_kinds",
            "unregister"]
 
-# pairwise and best_worst sit beside situation: a study's [protocol] decides which of the
-# three its assignment fills (infact/participation/protocols.py); the others plan no steps.
-for _kind in (Consent(), Onboarding(), Situation(), Pairwise(), BestWorst(), Questionnaire(), Demographics(), Done()):
+# pairwise, pairwise_dialog (ACUTE-style) and best_worst sit beside situation: a study's
+# [protocol] decides which of the four its assignment fills (infact/participation/protocols.py); the others plan no steps.
+for _kind in (Consent(), Onboarding(), Situation(), Pairwise(), PairwiseDialog(), BestWorst(), Questionnaire(),
+              Demographics(), Done()):
     register(_kind)
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations
-register(PairwiseDialog(), before="live")  # ACUTE-style: whole conversations compared (a study's protocol.kind)
