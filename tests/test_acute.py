@@ -13,7 +13,6 @@ from infact.cli.main import main
 from infact.errors import InfactError
 from infact.importers.conversations import import_conversations
 from infact.participation.bots import run_bots
-from infact.participation.flow import Flow
 from infact.results.export import collect
 from infact.results.ranking_analysis import analyze_votes
 from infact.storage import MemoryStorage
@@ -22,6 +21,7 @@ from infact.study.loader import load_study
 
 from paths import REPO
 from studies import FakeClock
+from test_compare_protocols import start  # a consented participant in a fresh memory store
 
 DEMO_ACUTE = REPO / "data" / "demo-acute"
 SYSTEMS = ("Good", "Fair", "Poor")
@@ -51,13 +51,6 @@ def acute_study(tmp_path, n_dialogs: int = 6):
     text = text.replace("positions = [2, 4]", "positions = [2, 3]")
     toml.write_text(text, encoding="utf-8")
     return folder
-
-
-def start(study):
-    flow = Flow(study, MemoryStorage(), clock=FakeClock())
-    token = flow.arrive({})
-    assert flow.submit(token, "consent", {"consent": True}).ok
-    return flow, token
 
 
 # ------------------------------------------------------------------ dialogs files and the importer

@@ -26,9 +26,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from infact.errors import DatasetError, Problem
-from infact.fileio import atomic_write_text, read_input_text
-from infact.study.situations import ROLES, Situation, Turn, json_lines
+from infact.errors import Problem
+from infact.fileio import atomic_write_text
+from infact.study.situations import ROLES, Situation, Turn, read_situations
 
 DIALOGS_FILE = "dialogs.jsonl"
 
@@ -89,35 +89,8 @@ def parse_dialog(obj: Any, file: str, line: int) -> tuple[Situation | None, list
 
 def read_dialogs(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Problem]]:
     """Every dialog of the files as a Situation, collecting all problems (as read_situations does)."""
-    out: list[Situation] = []
-    problems: list[Problem] = []
-    seen: dict[str, str] = {}
-    for path in map(Path, paths):
-        name = str(path)
-        if not path.exists():
-            problems.append(Problem(name, "file not found: check the 'situations' list in study.toml or run "
-                                          "`python -m infact import conversations`"))
-            continue
-        try:
-            text = read_input_text(path, encoding="utf-8")
-        except DatasetError as exc:
-            problems.extend(exc.problems)
-            continue
-        rows, bad = json_lines(text, name, "one dialog (a JSON object) per line")
-        problems.extend(bad)
-        for lineno, obj in rows:
-            dialog, probs = parse_dialog(obj, name, lineno)
-            problems.extend(probs)
-            if dialog is None:
-                continue
-            if dialog.dialog_id in seen:
-                problems.append(Problem(name, f"duplicate dialog_id '{dialog.dialog_id}' (first at "
-                                              f"{seen[dialog.dialog_id]}): ids must be unique", lineno, "dialog_id"))
-                continue
-            seen[dialog.dialog_id] = f"{name}:{lineno}"
-            out.append(dialog)
-    problems.sort(key=lambda p: (p.file, p.line or 0))
-    return out, problems
+    return read_situations(paths, parse_dialog, id_key="dialog_id", expected="one dialog (a JSON object) per line",
+                           missing="run `python -m infact import conversations`")
 
 
 def dialog_dict(dialog: Situation) -> dict:

@@ -129,8 +129,13 @@ def json_lines(text: str, file: str, expected: str) -> tuple[list[tuple[int, Any
     return rows, problems
 
 
-def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Problem]]:
-    """Read every file, collecting all problems instead of stopping at the first."""
+def read_situations(paths: Iterable[str | Path], parse=parse_situation, *, id_key: str = "situation_id",
+                    expected: str = "one JSON object per line",
+                    missing: str = "run an import") -> tuple[list[Situation], list[Problem]]:
+    """Read every file, collecting all problems instead of stopping at the first.
+
+    `parse` turns one decoded line into a Situation (dialogs files: infact/study/dialogs.py),
+    `id_key` is the line's unique id, `missing` the fix for a file that is not there."""
     situations: list[Situation] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}
@@ -138,22 +143,22 @@ def read_situations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[
         path = Path(path)
         name = str(path)
         if not path.exists():
-            problems.append(Problem(name, "file not found: check the 'situations' list in study.toml or run an import"))
+            problems.append(Problem(name, f"file not found: check the 'situations' list in study.toml or {missing}"))
             continue
         try:
             text = read_input_text(path, encoding="utf-8")
         except DatasetError as exc:
             problems.extend(exc.problems)
             continue
-        rows, bad = json_lines(text, name, "one JSON object per line")
+        rows, bad = json_lines(text, name, expected)
         problems.extend(bad)
         for lineno, obj in rows:
-            sit, probs = parse_situation(obj, name, lineno)
+            sit, probs = parse(obj, name, lineno)
             problems.extend(probs)
             if sit is None:
                 continue
             if sit.situation_id in seen:
-                problems.append(Problem(name, f"duplicate situation_id '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be unique", lineno, "situation_id"))
+                problems.append(Problem(name, f"duplicate {id_key} '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be unique", lineno, id_key))
                 continue
             seen[sit.situation_id] = f"{name}:{lineno}"
             situations.append(sit)

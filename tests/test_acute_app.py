@@ -1,0 +1,68 @@
+"""The dialog-level (ACUTE-style) pages under AppTest: conversation gold pairs, then two whole
+conversations labelled A and B with one question per criterion; what is stored is what was shown."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from infact.storage import TinyDBStorage
+
+from paths import REPO
+from test_app import errors, give_consent, html_bodies, open_app, run, token_of
+
+DEMO_ACUTE = REPO / "data" / "demo-acute"
+
+
+@pytest.fixture
+def acute_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    monkeypatch.setenv("INFACT_STUDY", str(DEMO_ACUTE))
+    return tmp_path / "db"
+
+
+def conversations_shown(at) -> dict[str, str]:
+    """Letter -> the conversation's HTML, for every conversation on the page."""
+    out = {}
+    for body in html_bodies(at):
+        m = re.match(r'<div class="infact-conversation"><span class="infact-letter"[^>]*>Conversation ([A-Z])</span>', body)
+        if m:
+            out[m.group(1)] = body
+    return out
+
+
+def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_store):
+    at = give_consent(open_app())
+    gold = [json.loads(x)["answer"] for x in (DEMO_ACUTE / "onboarding.jsonl").read_text().splitlines()]
+    assert len(conversations_shown(at)) == 2                       # every example: two labelled conversations
+    assert sum("Conversation A" in b for b in html_bodies(at)) == len(gold)
+    for i, answer in enumerate(gold, start=1):
+        at.radio(key=f"onboarding-{i}").set_value(answer)
+    at.button(key="submit-onboarding").click()
+    run(at)
+
+    shown = conversations_shown(at)
+    assert set(shown) == {"A", "B"} and "USER:" in shown["A"] and "CHAT-BOT:" in shown["B"]
+    step = next(r.key for r in at.radio).rsplit("-", 1)[0]         # "pairwise-dialog-N"
+    assert re.fullmatch(r"pairwise-dialog-\d", step)
+    assert [r.key for r in at.radio] == [f"{step}-engaging", f"{step}-helpful"]
+    assert at.radio(key=f"{step}-engaging").options == ["Conversation A", "Conversation B", "About the same"]
+    at.button(key=f"submit-{step}").click()                        # nothing chosen: refused, nothing stored
+    run(at)
+    assert any("(engaging)" in e for e in " ".join(errors(at)).split("\n"))
+    check = any("please choose THIS conversation" in b for b in shown.values())
+    pick = next((k for k, b in shown.items() if "please choose THIS conversation" in b), "B")
+    at.radio(key=f"{step}-engaging").set_value(pick)
+    at.radio(key=f"{step}-helpful").set_value(pick)
+    at.text_area(key=f"{step}-why").input("B keeps to what the user asked for")
+    at.button(key=f"submit-{step}").click()
+    run(at)
+    rec = next(r for r in TinyDBStorage(acute_store).records(participant=token_of(at)) 
+               if r["kind"] == "pairwise_dialog")
+    assert rec["step"] == step and rec["attention_check"] is check
+    chosen = rec["conversations"]["AB".index(pick)]["system"]
+    assert rec["choices"] == {"engaging": chosen, "helpful": chosen}
+    assert rec["justification"] == "B keeps to what the user asked for"
+    assert [c["system"] for c in rec["conversations"]] == [c["system"] for c in rec["responses"]]
