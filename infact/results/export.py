@@ -83,8 +83,10 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
     kept = set(participants["participant"]) if include_withdrawn else set(participants.loc[participants["status"] != "withdrawn", "participant"])
     own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
+    compare = votes.compare_tables(own, cfg.protocol.kind, set(), include_withdrawn=include_withdrawn)
     if len(participants):
-        flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes)
+        flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes,
+                               compare=compare)
     else:
         flags = pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"])
     excluded = set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
@@ -97,7 +99,7 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     participants = participants.merge(progress, on="participant", how="left")
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
                tables.funnel(own, cfg.study.situations_per_participant),
-               compare=votes.compare_tables(own, cfg.protocol.kind, excluded, include_withdrawn=include_withdrawn))
+               compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()})
     if cfg.live.enabled:
         from infact.chat.export import add_live  # lazily: only live studies need it
 

@@ -21,7 +21,12 @@ from infact.values import bool_column, parse_bool
 
 DONE = ("completed", "screened_out")  # only finished sessions are judged on speed
 MIN_PAGE_SECONDS = 0.5  # a 0 s page (refresh artefact) would make the RSI infinite
-SITUATION_COLUMNS = ["participant", "step_index", "n_systems", "straight", "seconds"]
+# `choice` is None for rated situations; for a comparison (pairwise / best–worst) step it is
+# what the participant picked by *display position*, the same on every criterion (see
+# `comparison_choice`), or "mixed".
+SITUATION_COLUMNS = ["participant", "step_index", "n_systems", "straight", "seconds", "choice"]
+COMPARISON_KINDS = ("pairwise", "best_worst")
+MIXED = "mixed"
 
 
 @dataclass
@@ -65,19 +70,76 @@ def situations_from_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
         "n_systems": r.groupby(keys)["system"].nunique(),
         "straight": per_crit,
         "seconds": r.groupby(keys)["seconds"].first(),
+        "choice": None,
     }).reset_index()[SITUATION_COLUMNS]
 
 
+def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per participant × compared (non-check) step, from pairwise.csv / best_worst.csv
+    (keys with or without `.csv`); the same rows `situation_summary` gives from the records."""
+    frames = []
+    for name, df in compare.items():
+        kind = name.removesuffix(".csv")
+        if kind not in COMPARISON_KINDS or df is None or df.empty or "step_index" not in df:
+            continue
+        if kind == "pairwise":
+            picked = [_pairwise_position(left, winner) for left, winner in zip(df["shown_left"], df["winner"])]
+            n = 2
+        else:
+            shown = df["systems"].astype(str).str.split("|")
+            picked = [_best_position(s, b) for s, b in zip(shown, df["best"])]
+            n = shown.map(len)
+        rows = pd.DataFrame({"participant": df["participant"], "step_index": df["step_index"], "n_systems": n,
+                             "seconds": df["seconds"] if "seconds" in df else None, "picked": picked})
+        keys = ["participant", "step_index"]
+        per = rows.groupby(keys, sort=False).agg(n_systems=("n_systems", "first"), seconds=("seconds", "first"),
+                                                 choice=("picked", lambda v: _same(list(v))))
+        frames.append(per.reset_index().assign(straight=False))
+    if not frames:
+        return pd.DataFrame(columns=SITUATION_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[SITUATION_COLUMNS]
+
+
+def _pairwise_position(left: str, winner: str) -> str:
+    return "tie" if winner == "tie" else "left" if winner == left else "right"
+
+
+def _best_position(shown: list[str], best: str) -> str:
+    return f"best {shown.index(best) + 1}" if best in shown else MIXED
+
+
+def _same(picks: list[str]) -> str:
+    return picks[0] if len(set(picks)) == 1 else MIXED
+
+
+def comparison_choice(record: Mapping) -> str:
+    """What a comparison record's participant picked, by display position, on every criterion:
+    pairwise "left" / "right" / "tie"; best–worst "best N" (N-th shown as best); else "mixed"."""
+    shown = [r["system"] for r in record.get("responses") or []]
+    if record.get("kind") == "pairwise":
+        picks = [_pairwise_position(shown[0], c) for c in (record.get("choices") or {}).values()]
+    else:
+        picks = [_best_position(shown, b) for b in (record.get("best") or {}).values()]
+    return _same(picks) if picks else MIXED
+
+
 def situation_summary(record: Mapping) -> dict | None:
-    """The same row as `situations_from_ratings` gives, from one stored situation record."""
-    if record.get("kind") != "situation" or record.get("attention_check"):
+    """The same row as `situations_from_ratings` (or `situations_from_comparisons`) gives,
+    from one stored situation (or comparison) record."""
+    if record.get("attention_check"):
+        return None
+    if record.get("kind") in COMPARISON_KINDS:
+        return {"participant": record["participant"], "step_index": record.get("index"),
+                "n_systems": len(record.get("responses") or []), "straight": False,
+                "seconds": record.get("seconds"), "choice": comparison_choice(record)}
+    if record.get("kind") != "situation":
         return None
     responses = record.get("responses") or []
     criteria = {c for resp in responses for c in resp.get("ratings", {})}
     straight = all(len({resp["ratings"].get(c) for resp in responses}) == 1 for c in criteria)
     return {"participant": record["participant"], "step_index": record.get("index"),
             "n_systems": len({resp["system"] for resp in responses}), "straight": straight,
-            "seconds": record.get("seconds")}
+            "seconds": record.get("seconds"), "choice": None}
 
 
 def prepared_participants(participants: pd.DataFrame) -> pd.DataFrame:
@@ -129,12 +191,47 @@ def questionnaire_attention_failed(ev: Evidence) -> dict[str, str]:
 
 def straightliner(ev: Evidence) -> dict[str, str]:
     cfg = ev.cfg
-    judged = ev.situations[(ev.situations["n_systems"] >= 2)
+    judged = ev.situations[(ev.situations["n_systems"] >= 2) & ev.situations["choice"].isna()
                            & ev.situations["participant"].isin(ev.participants.index)]
     per = judged.groupby("participant")["straight"].agg(["sum", "size"])
     per = per[(per["size"] >= cfg.straightline_min_situations) & (per["sum"] / per["size"] >= cfg.straightline_share)]
     return {pid: f"rated all responses identically in {int(n)} of {int(of)} situations "
                  f"(threshold {_pct(cfg.straightline_share)})" for pid, n, of in zip(per.index, per["sum"], per["size"])}
+
+
+CHOICE_WORDS = {"left": "the left response (A)", "right": "the right response (B)", "tie": "“about the same”"}
+
+
+def comparison_straightliner(ev: Evidence) -> dict[str, str]:
+    """The pairwise analogue of `straightliner`: the same display position (always the left
+    response, always the right, always "about the same"; in best–worst always the N-th shown
+    as best) in at least `comparison_straightline_share` of at least
+    `comparison_straightline_min` compared steps. Sides are shuffled per step, so an honest
+    participant's picks fall on both sides whatever systems they prefer."""
+    cfg = ev.cfg
+    s = ev.situations
+    judged = s[s["choice"].notna() & s["participant"].isin(ev.participants.index)]
+    if judged.empty:
+        return {}
+    counts = judged.groupby(["participant", "choice"]).size().unstack(fill_value=0)
+    top = counts.drop(columns=MIXED, errors="ignore")
+    if top.empty:
+        return {}
+    n, best, of = top.max(axis=1), top.idxmax(axis=1), counts.sum(axis=1)
+    hit = (of >= cfg.comparison_straightline_min) & (n >= cfg.comparison_straightline_share * of)
+    return {pid: f"chose {_choice_words(best[pid])} in {int(n[pid])} of {int(of[pid])} comparisons "
+                 f"(threshold {_pct(cfg.comparison_straightline_share)} of at least {cfg.comparison_straightline_min})"
+            for pid in hit.index[hit]}
+
+
+def _choice_words(choice: str) -> str:
+    if choice.startswith("best "):
+        return f"the response shown {_ordinal(int(choice.split()[1]))} as the best"
+    return CHOICE_WORDS.get(choice, choice)
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(n, f"{n}th")
 
 
 def speeder_rsi(ev: Evidence) -> dict[str, str]:
@@ -173,6 +270,7 @@ CHECKS: tuple[tuple[str, Callable[[Evidence], dict[str, str]]], ...] = (
     ("attention_failed", attention_failed),
     ("questionnaire_attention_failed", questionnaire_attention_failed),
     ("straightliner", straightliner),
+    ("comparison_straightliner", comparison_straightliner),
     ("speeder_rsi", speeder_rsi),
     ("speeder_total_time", speeder_total_time),
     ("fast_situations", fast_situations),

@@ -8,7 +8,8 @@ last one per participant wins over the automatic decision.
 
 Checks (thresholds in `[quality]` of study.toml, see docs/quality.md):
 explicit instructed-response checks; speeders by relative speed index (Leiner
-2019) and by total time; straight-lining; implausibly fast situations.
+2019) and by total time; straight-lining (in ratings; in comparisons, always the same
+side); implausibly fast situations.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ FLAGS = (
     "speeder_rsi",
     "speeder_total_time",
     "straightliner",
+    "comparison_straightliner",
     "fast_situations",
     "withdrawn",
     "incomplete",
@@ -69,6 +71,19 @@ class QualityConfig(BaseModel, extra="forbid"):
         3,
         description="Minimum number of rated situations (with two or more responses) before the "
         "straight-lining check applies.",
+    )
+    comparison_straightline_share: float = Field(
+        1.0,
+        description="Pairwise and best–worst studies: flag a participant whose picks fall on the same "
+        "display position (always the left response, always the right, always \"about the same\"; "
+        "always the N-th shown as best) in at least this share of their compared situations. Sides are "
+        "shuffled per situation, so an honest participant picks both: at 1.0 and 7 comparisons one whose "
+        "choices have nothing to do with the side is flagged with probability 2/128 (1.6%).",
+    )
+    comparison_straightline_min: int = Field(
+        7,
+        description="Minimum number of compared situations (attention check not counted) before the "
+        "comparison straight-lining check applies.",
     )
     min_situation_seconds: float = Field(
         3.0,
@@ -116,18 +131,18 @@ class QualityConfig(BaseModel, extra="forbid"):
             )
         return v
 
-    @field_validator("straightline_share", "max_fast_situations_share")
+    @field_validator("straightline_share", "max_fast_situations_share", "comparison_straightline_share")
     @classmethod
     def _share(cls, v: float, info) -> float:
         if not 0 < v <= 1:
             raise ValueError(f"quality.{info.field_name} = {v} must be a share in (0, 1], e.g. 0.8")
         return v
 
-    @field_validator("straightline_min_situations")
+    @field_validator("straightline_min_situations", "comparison_straightline_min")
     @classmethod
-    def _min_sit(cls, v: int) -> int:
+    def _min_sit(cls, v: int, info) -> int:
         if v < 1:
-            raise ValueError(f"quality.straightline_min_situations = {v} must be at least 1")
+            raise ValueError(f"quality.{info.field_name} = {v} must be at least 1")
         return v
 
     @field_validator("min_situation_seconds", "min_study_minutes_for_rejection")
@@ -235,13 +250,19 @@ def steps_from_tables(ratings: pd.DataFrame, participants: pd.DataFrame) -> pd.D
 
 
 def evidence(ratings: pd.DataFrame, participants: pd.DataFrame, steps: pd.DataFrame, cfg: QualityConfig,
-             situations: pd.DataFrame | None = None) -> flags.Evidence:
-    """What the checks look at. `situations` (one row per rated situation) is built from
-    `ratings` unless given (the live dashboard builds it record by record)."""
+             situations: pd.DataFrame | None = None,
+             compare: Mapping[str, pd.DataFrame] | None = None) -> flags.Evidence:
+    """What the checks look at. `situations` (one row per rated or compared situation) is built
+    from `ratings` and `compare` (pairwise.csv / best_worst.csv) unless given (the live
+    dashboard builds it record by record)."""
     p = flags.prepared_participants(participants)
     if situations is None:
         r = ratings[ratings["participant"].isin(p.index)] if len(ratings) else ratings
-        situations = flags.situations_from_ratings(r) if len(r) else pd.DataFrame(columns=flags.SITUATION_COLUMNS)
+        parts = [flags.situations_from_ratings(r) if len(r) else pd.DataFrame(columns=flags.SITUATION_COLUMNS)]
+        if compare:
+            parts.append(flags.situations_from_comparisons(compare))
+        parts = [x for x in parts if len(x)]
+        situations = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=flags.SITUATION_COLUMNS)
     done = p[p["status"].isin(DONE)]
     rsi = relative_speed_index(steps, done.index) if len(steps) else {}
     completed = p.loc[p["status"] == "completed", "total_seconds"]
@@ -265,6 +286,7 @@ def assess(
     expected_minutes: float | None = None,
     *,
     situations: pd.DataFrame | None = None,
+    compare: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """One row per (non-preview) participant with flags, reasons, decision and Prolific action.
 
@@ -272,7 +294,7 @@ def assess(
     study's advertised duration (Prolific's estimated completion time); without it the
     median completion time decides whether Prolific's two-check rule applies.
     """
-    ev = evidence(ratings, participants, steps, cfg, situations)
+    ev = evidence(ratings, participants, steps, cfg, situations, compare)
     minutes = study_minutes(ev, expected_minutes)
     # Unknown length: assume the stricter rule (two failures), never the laxer one.
     required_fails = 1 if minutes is not None and minutes < cfg.min_study_minutes_for_rejection else 2
@@ -337,13 +359,15 @@ def assess_store(
     cfg: QualityConfig,
     expected_minutes: float | None = None,
 ) -> pd.DataFrame:
-    """`assess` on export tables: `ratings`, `participants`, and `steps` if available."""
+    """`assess` on export tables: `ratings`, `participants`, and `steps`, `pairwise`,
+    `best_worst` if available."""
     ratings = tables.get("ratings", pd.DataFrame())
     participants = tables["participants"]
     steps = tables.get("steps")
     if steps is None:
         steps = steps_from_tables(ratings, participants)
-    return assess(ratings, participants, steps, events, cfg, expected_minutes)
+    compare = {k: v for k, v in tables.items() if k.removesuffix(".csv") in flags.COMPARISON_KINDS}
+    return assess(ratings, participants, steps, events, cfg, expected_minutes, compare=compare)
 
 
 def for_csv(report: pd.DataFrame) -> pd.DataFrame:

@@ -104,7 +104,9 @@ class Pairwise(StepKind):
         for crit in study.config.criteria:
             pick = _bot_pick(bot, step)
             close = abs(bot.quality.get(step.order[0], 0) - bot.quality.get(step.order[1], 0)) < 1.0
-            tie = proto.allow_tie and not step.attention_check and close and bot.rng.random() < 0.3
+            # a straight-liner takes the same side every time (never "about the same")
+            tie = (proto.allow_tie and not step.attention_check and bot.strategy != "straightliner"
+                   and close and bot.rng.random() < 0.3)
             choices[crit.id] = proto.tie_label if tie else response_letter(step.order.index(pick) + 1)
         justification = "" if proto.justification == "off" else "It answers the question and names a fitting movie."
         return {"choices": choices, "justification": justification}
