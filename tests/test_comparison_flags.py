@@ -51,6 +51,12 @@ def best_worst_crowd(tmp_path_factory):
     return (study, *crowd(study))
 
 
+@pytest.fixture(scope="module")
+def acute_crowd():
+    study = load_study(REPO / "data" / "demo-acute")
+    return (study, *crowd(study, n=2))
+
+
 def read(files: dict[str, bytes], name: str) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(files[name]))
 
@@ -96,8 +102,8 @@ def test_cards_files_dashboard_and_analysis_agree_on_the_flag(request, crowd_nam
     assert res["n_participants"] == len(included_with_votes) == cards["included"]
 
 
-def test_records_and_exported_tables_give_the_same_evidence(pairwise_crowd, best_worst_crowd):
-    for study, storage, _ in (pairwise_crowd, best_worst_crowd):
+def test_records_and_exported_tables_give_the_same_evidence(pairwise_crowd, best_worst_crowd, acute_crowd):
+    for study, storage, _ in (pairwise_crowd, best_worst_crowd, acute_crowd):
         records = storage.records(study=study.id)
         from_records = pd.DataFrame([s for r in records if (s := flags.situation_summary(r)) is not None
                                      and r["kind"] == study.config.protocol.kind])
@@ -158,6 +164,16 @@ def test_rating_straight_lining_ignores_comparisons_and_vice_versa():
     out = assess_votes({"always_left": ["left"] * 8})
     assert "straightliner" not in out.loc["always_left", "flags"]
     assert flags.situations_from_comparisons({}).columns.tolist() == flags.SITUATION_COLUMNS
+
+
+def test_dialog_level_votes_are_judged_like_response_level_ones(acute_crowd):
+    study, storage, who = acute_crowd    # four conversation pairs each: below the default minimum of 7
+    t = collect(study, storage.records(study=study.id))
+    assert not any(FLAG in f for f in t.flags["flags"])
+    four = QualityConfig(comparison_straightline_min=4)
+    out = assess_store({"participants": t.participants, "pairwise": t.compare["pairwise.csv"]}, [], four)
+    straight = {p for p, s in who.items() if s == "straightliner"} & set(t.compare["pairwise.csv"]["participant"])
+    assert straight and flagged(out) == straight
 
 
 @pytest.mark.parametrize("table, key, text", [

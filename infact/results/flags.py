@@ -26,6 +26,7 @@ MIN_PAGE_SECONDS = 0.5  # a 0 s page (refresh artefact) would make the RSI infin
 # `comparison_choice`), or "mixed".
 SITUATION_COLUMNS = ["participant", "step_index", "n_systems", "straight", "seconds", "choice"]
 COMPARISON_KINDS = ("pairwise", "best_worst")
+COMPARISON_RECORDS = (*COMPARISON_KINDS, "pairwise_dialog")  # dialog-level votes share pairwise.csv
 MIXED = "mixed"
 
 
@@ -115,8 +116,8 @@ def _same(picks: list[str]) -> str:
 def comparison_choice(record: Mapping) -> str:
     """What a comparison record's participant picked, by display position, on every criterion:
     pairwise "left" / "right" / "tie"; best–worst "best N" (N-th shown as best); else "mixed"."""
-    shown = [r["system"] for r in record.get("responses") or []]
-    if record.get("kind") == "pairwise":
+    shown = [r["system"] for r in record.get("responses") or record.get("conversations") or []]
+    if record.get("kind") != "best_worst":
         picks = [_pairwise_position(shown[0], c) for c in (record.get("choices") or {}).values()]
     else:
         picks = [_best_position(shown, b) for b in (record.get("best") or {}).values()]
@@ -128,9 +129,9 @@ def situation_summary(record: Mapping) -> dict | None:
     from one stored situation (or comparison) record."""
     if record.get("attention_check"):
         return None
-    if record.get("kind") in COMPARISON_KINDS:
+    if record.get("kind") in COMPARISON_RECORDS:
         return {"participant": record["participant"], "step_index": record.get("index"),
-                "n_systems": len(record.get("responses") or []), "straight": False,
+                "n_systems": len(record.get("responses") or record.get("conversations") or []), "straight": False,
                 "seconds": record.get("seconds"), "choice": comparison_choice(record)}
     if record.get("kind") != "situation":
         return None
