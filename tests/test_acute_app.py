@@ -11,7 +11,7 @@ import pytest
 from infact.storage import TinyDBStorage
 
 from paths import REPO
-from test_app import errors, give_consent, html_bodies, open_app, run, token_of
+from test_app import errors, give_consent, html_bodies, open_app, progress_text, run, token_of
 
 DEMO_ACUTE = REPO / "data" / "demo-acute"
 
@@ -47,6 +47,7 @@ def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_st
     assert set(shown) == {"A", "B"} and "USER:" in shown["A"] and "CHAT-BOT:" in shown["B"]
     step = next(r.key for r in at.radio).rsplit("-", 1)[0]         # "pairwise-dialog-N"
     assert re.fullmatch(r"pairwise-dialog-\d", step)
+    assert progress_text(at) == f"Pair of conversations {step.rsplit('-', 1)[1]} of 5"
     assert [r.key for r in at.radio] == [f"{step}-engaging", f"{step}-helpful"]
     assert at.radio(key=f"{step}-engaging").options == ["Conversation A", "Conversation B", "About the same"]
     at.button(key=f"submit-{step}").click()                        # nothing chosen: refused, nothing stored

@@ -20,7 +20,8 @@ from infact.ui.participant_page import render_dialog, render_response, renderer,
 
 def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "responses") -> None:
     done, total = flow.progress(progress.state)
-    st.progress(done / total, text=f"Situation {step.index} of {total}")
+    unit = "Situation" if what == "responses" else "Pair of conversations"
+    st.progress(done / total, text=f"{unit} {step.index} of {total}")
     st.caption(flow.cfg.texts.situation_help)
     if what == "responses":
         render_dialog(flow.study.situation(step.situation_id).context)
