@@ -26,6 +26,12 @@ MAX_MESSAGE = 1000   # characters of one participant message
 _WRITER = ThreadPoolExecutor(max_workers=16, thread_name_prefix="infact-chat-write")
 
 
+def append_in_order(storage: Storage, records: list[dict]) -> list[bool]:
+    """Each record after the one before; the TinyDB store writes chat records together in one sync."""
+    together = getattr(storage, "append_in_order", None)
+    return together(records) if together is not None else [storage.append(r) for r in records]
+
+
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -53,12 +59,21 @@ class ChatSession:
         self.conversation_id = conversation_id(token, slot)
 
     # -- records ---------------------------------------------------------------
+    def _record(self, kind: str, suffix: str, **fields: Any) -> dict:
+        return {"key": f"{self.study_id}/{self.token}/chat/{self.conversation_id}/{suffix}",
+                "study": self.study_id, "dataset_version": self.dataset_version, "participant": self.token,
+                "kind": kind, "at": iso(self.clock()), "preview": self.preview,
+                "conversation_id": self.conversation_id, "system": self.system, "slot": self.slot, **fields}
+
     def _append(self, kind: str, suffix: str, **fields: Any) -> bool:
-        return self.storage.append({
-            "key": f"{self.study_id}/{self.token}/chat/{self.conversation_id}/{suffix}",
-            "study": self.study_id, "dataset_version": self.dataset_version, "participant": self.token,
-            "kind": kind, "at": iso(self.clock()), "preview": self.preview,
-            "conversation_id": self.conversation_id, "system": self.system, "slot": self.slot, **fields})
+        return self.storage.append(self._record(kind, suffix, **fields))
+
+    def _end_record(self, conv: Conversation, ended_by: str) -> dict:
+        if ended_by not in ENDINGS:
+            raise ValueError(f"ended_by must be one of {ENDINGS}")
+        satisfaction = {"satisfied": True, "frustrated": False}.get(ended_by)
+        return self._record("chat_end", "end", ended_by=ended_by, satisfaction=satisfaction,
+                            user_turns=conv.user_turns, flags=conv.flags, identity_leak=conv.leaks)
 
     def load(self, records: list[dict] | None = None) -> Conversation:
         if records is None:
@@ -106,22 +121,24 @@ class ChatSession:
         if message is not None and not message.result():  # raises if the message could not be stored
             return Outcome(True)
         leaks = self.detector.find(reply.text)
-        self._append("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
-                     text=reply.text, items=list(reply.items), latency_ms=reply.latency_ms, error=None,
-                     **({"identity_leak": leaks} if leaks else {}), **({"extra": reply.extra} if reply.extra else {}))
-        if turn >= self.max_turns:
-            self.end("max_turns")
+        answer = self._record("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
+                              text=reply.text, items=list(reply.items), latency_ms=reply.latency_ms, error=None,
+                              **({"identity_leak": leaks} if leaks else {}),
+                              **({"extra": reply.extra} if reply.extra else {}))
+        if turn < self.max_turns:
+            self.storage.append(answer)
+            return Outcome(True)
+        # The last answer ends the chat: both stored in this order, in one sync where the store can.
+        conv.turns.append(Turn("assistant", reply.text, turn, tuple(reply.items), reply.latency_ms, None,
+                               tuple(leaks)))
+        append_in_order(self.storage, [answer, self._end_record(conv, "max_turns")])
         return Outcome(True)
 
     def end(self, ended_by: str) -> bool:
         """Store how the chat ended (once; later calls change nothing)."""
         if ended_by not in ENDINGS:
             raise ValueError(f"ended_by must be one of {ENDINGS}")
-        conv = self.load()
-        satisfaction = {"satisfied": True, "frustrated": False}.get(ended_by)
-        return self._append("chat_end", "end", ended_by=ended_by, satisfaction=satisfaction,
-                             user_turns=conv.user_turns, flags=conv.flags,
-                             identity_leak=conv.leaks)
+        return self.storage.append(self._end_record(self.load(), ended_by))
 
     def skip(self) -> bool:
         """Give up on this system after a failure: the chat ends as `skipped`, everything kept."""

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from infact.storage import Storage, TinyDBStorage
+from infact.stores.chat_log import LOG_KINDS
 
 
 class LiveRecords:
@@ -66,6 +67,9 @@ class LiveFeed:
             return self.consumer.add(new) if new else 0
 
 
+CHAT_LOG = "/chats.jsonl"  # the cursor's entry for the chat log ("/" is in no shard's name)
+
+
 def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict], dict, list[str]]:
     """`TinyDBStorage.changes` for a reader that only reads: the records appended to each
     shard since `cursor` ({shard: (file signature, records seen)}).
@@ -96,7 +100,8 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
             if records is None:
                 # The store's own reader decides: it parses what orjson refuses (e.g. NaN) or moves the
                 # file to quarantine/ with a note (Storage.problems(), shown on the dashboard).
-                records = store.records(participant=entry.name[:-len(".json")])
+                records = [r for r in store.records(participant=entry.name[:-len(".json")])
+                           if r.get("kind") not in LOG_KINDS]  # chat records are read from the chat log below
                 if not records and os.path.exists(entry.path):
                     damaged.append(entry.path)  # the others are still read
                     continue
@@ -104,7 +109,8 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
                 seen = 0  # purged and rewritten (withdrawal with deletion): hand over all; keys dedupe
             new.extend(records[seen:])
             cursor[entry.name] = (sig, len(records))
-    return new, cursor, damaged
+    chats, cursor[CHAT_LOG] = store.chat_log.changes(cursor.get(CHAT_LOG, 0))  # live chats (chat_log.py)
+    return new + chats, cursor, damaged
 
 
 def _parse(path: str) -> list[dict] | None:

@@ -7,6 +7,7 @@ damaged shards, and the clean-up of what killed writers leave behind.
   journal is a hint, not the data: a reader that starts from nothing scans the shards.
 - `quarantine/`: a shard that cannot be read (not UTF-8, not JSON, not TinyDB's shape)
   is moved here with a note saying why, never deleted, and the store goes on without it.
+- `ShardCache`: parsed shards kept in memory, bounded.
 - Temporary files (`.<name>.<random>.tmp`, see infact.fileio) of writers killed
   mid-write are removed when a store is opened, once their file's lock shows no live
   writer owns them.
@@ -17,6 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -133,3 +136,39 @@ class Journal:
             if len(parts) == 3 and parts[0] in ("a", "p") and parts[2].isdigit():
                 entries.append((parts[0], parts[1], int(parts[2])))
         return entries, offset + end
+
+
+class ShardCache:
+    """shard -> (file signature, records), least recently used dropped beyond `limit`:
+    a full read of a big study must not keep every participant's records in memory."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: OrderedDict[str, tuple[tuple, list[dict]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, shard: str, sig: tuple) -> list[dict] | None:
+        with self._lock:
+            item = self._items.get(shard)
+            if item is None or item[0] != sig:
+                return None
+            self._items.move_to_end(shard)
+            return item[1]
+
+    def put(self, shard: str, sig: tuple, records: list[dict]) -> None:
+        with self._lock:
+            self._items[shard] = (sig, records)
+            self._items.move_to_end(shard)
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+
+    def pop(self, shard: str) -> None:
+        with self._lock:
+            self._items.pop(shard, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)

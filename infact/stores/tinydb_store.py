@@ -7,6 +7,11 @@ the same at 20k as at 100. Each write goes to a temporary file that is fsynced a
 renamed over the shard: a crash mid-write leaves the previous complete file, never a
 truncated one. There is no write cache: when `append` returns, the record is on disk.
 
+The records of live chats (`chat_log.LOG_KINDS`) go instead to `chats.jsonl`, one
+append-only file whose concurrent appends share one fsync (infact.stores.chat_log): a
+message costs a line, not a whole-file rewrite. A participant's records are their
+shard's, then their chat records.
+
 Locking: writes and re-reads of a shard hold one of `STRIPES` locks (a thread lock
 plus an OS file lock in `locks/`, chosen by the file's name), so TinyDB calls on one
 file never overlap, answers of different participants are saved in parallel, and
@@ -26,9 +31,8 @@ import hashlib
 import json
 import os
 import threading
-from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -37,12 +41,13 @@ from tinydb import TinyDB
 
 from infact.errors import Problem
 from infact.fileio import atomic_write_text, fsync_dir
+from infact.stores.chat_log import LOG_KINDS, ChatLog
 from infact.stores.records import (PARTICIPANT_NAME, StorageError, check_record, copy_record, indexed_arrival,
                                    matches, platform_key)
 from infact.stores.summary import ParticipantSummary
 from infact.stores.tinydb_summaries import SummaryFiles, read_all
-from infact.stores.tinydb_files import (AtomicJSONStorage, DamagedShard, Journal, orphan_target, parse_shard,
-                                        quarantine, quarantined)
+from infact.stores.tinydb_files import (AtomicJSONStorage, DamagedShard, Journal, ShardCache, orphan_target,
+                                        parse_shard, quarantine, quarantined)
 
 STRIPES = 64
 CACHE_SHARDS = 2000  # parsed shards kept in memory: the active participants, not all 10,000
@@ -56,42 +61,7 @@ class JournalCursor:
     journal: tuple
     offset: int
     seen: dict = field(default_factory=dict)
-
-
-class ShardCache:
-    """shard -> (file signature, records), least recently used dropped beyond `limit`:
-    a full read of a big study must not keep every participant's records in memory."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._items: OrderedDict[str, tuple[tuple, list[dict]]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, shard: str, sig: tuple) -> list[dict] | None:
-        with self._lock:
-            item = self._items.get(shard)
-            if item is None or item[0] != sig:
-                return None
-            self._items.move_to_end(shard)
-            return item[1]
-
-    def put(self, shard: str, sig: tuple, records: list[dict]) -> None:
-        with self._lock:
-            self._items[shard] = (sig, records)
-            self._items.move_to_end(shard)
-            while len(self._items) > self.limit:
-                self._items.popitem(last=False)
-
-    def pop(self, shard: str) -> None:
-        with self._lock:
-            self._items.pop(shard, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-    def __len__(self) -> int:
-        return len(self._items)
+    chat_offset: int = 0  # bytes of chats.jsonl already reported
 
 
 def _stripe(name: str) -> int:
@@ -119,6 +89,7 @@ class TinyDBStorage:
         self.journal = Journal(self.path / "journal.log")
         self._cache = ShardCache(CACHE_SHARDS)
         self.summary_files = SummaryFiles(self.path / "summaries")
+        self.chat_log = ChatLog(self.path / "chats.jsonl", self.path / "chats.lock")
         self._remove_orphans()
         if not (self.index / INDEX_BUILT).exists() and not any(self.shards.glob("*.json")):
             self._mark_index_built()
@@ -212,6 +183,8 @@ class TinyDBStorage:
         pid = indexed_arrival(record)
         if pid is not None:
             self._index_arrival(str(record["study"]), pid, shard)
+        if record["kind"] in LOG_KINDS:
+            return self.append_in_order([record])[0]
         path = self._shard_path(shard)
         with self._striped("s", shard):
             existing = self._load(shard, path)
@@ -228,21 +201,34 @@ class TinyDBStorage:
             self.journal.add("a", shard, len(existing) + 1)
             return True
 
+    def append_in_order(self, records: list[dict]) -> list[bool]:
+        """`append` of each, in order; chat records together in one sync (infact.chat.session uses it)."""
+        if not records or not all(r.get("kind") in LOG_KINDS for r in records):
+            return [self.append(r) for r in records]
+        for r in records:
+            check_record(r)
+        # Chat records of stores written before chats.jsonl existed are in the shard.
+        old = {r.get("key") for p in {str(r["participant"]) for r in records} for r in self._read_shard(p)}
+        fresh = [copy_record(r) for r in records if r["key"] not in old]
+        stored = iter(self.chat_log.append_many(fresh))
+        return [False if r["key"] in old else next(stored) for r in records]
+
     def purge(self, participant: str) -> int:
         if not PARTICIPANT_NAME.match(str(participant)):
             return 0
         path = self._shard_path(participant)
+        chats = self.chat_log.purge(participant)
         with self._striped("s", participant):
             removed = len(self._load(participant, path))
             try:
                 path.unlink()
             except FileNotFoundError:
-                return 0
+                return chats
             self._cache.pop(participant)
             self.summary_files.remove(participant)
             self.journal.add("p", participant)
         fsync_dir(self.shards)
-        return removed
+        return removed + chats
 
     def records(self, *, study=None, participant=None, kind=None) -> list[dict]:
         names = [participant] if participant is not None else self._shard_names()
@@ -251,11 +237,20 @@ class TinyDBStorage:
             if not PARTICIPANT_NAME.match(name):
                 continue
             out.extend(copy_record(r) for r in self._read_shard(name) if matches(r, study, participant, kind))
+            if participant is not None and (kind is None or kind in LOG_KINDS):
+                out.extend(r for r in self.chat_log.records(name) if matches(r, study, participant, kind))
+        if participant is None and (kind is None or kind in LOG_KINDS):  # one read of the whole log
+            out.extend(r for r in self.chat_log.all_records() if matches(r, study, participant, kind))
         return out
 
     def changes(self, cursor=None):
         """Records stored since `cursor`. Only the shards the journal names are re-read,
         and from each only the positions its lines name (see _apply)."""
+        chats, chat_offset = self.chat_log.changes(cursor.chat_offset if isinstance(cursor, JournalCursor) else 0)
+        new, cursor = self._shard_changes(cursor)
+        return new + chats, replace(cursor, chat_offset=chat_offset)
+
+    def _shard_changes(self, cursor) -> tuple[list[dict], JournalCursor]:
         if not isinstance(cursor, JournalCursor):
             return self._changes_by_scan({})
         journal, size = self.journal.position()
