@@ -165,6 +165,8 @@ class ChatLog:
     def append_many(self, records: list[dict]) -> list[bool]:
         """Store records in this order (never a later one without the earlier ones), usually in one sync."""
         items = [_Pending(r) for r in records]
+        if not items:
+            return []
         with self._cond:
             self._pending.extend(items)
             while not items[-1].done:
