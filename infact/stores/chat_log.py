@@ -80,6 +80,8 @@ class ChatLog:
         self._offset = 0           # bytes of the file indexed so far
         self._torn = 0
         self._index_lock = threading.Lock()
+        # A FileLock made with thread_local=False is reentrant across threads: this makes it exclusive.
+        self._write_lock = threading.Lock()
         self._cond = threading.Condition()
         self._pending: list[_Pending] = []
         self._flushing = False
@@ -194,7 +196,7 @@ class ChatLog:
         return [it.stored for it in items]
 
     def _commit(self, batch: list[_Pending]) -> None:
-        with self._file_lock:
+        with self._write_lock, self._file_lock:
             with self._index_lock:
                 self._catch_up()  # what other processes stored decides which keys are new
                 data = bytearray()
@@ -229,7 +231,7 @@ class ChatLog:
     def purge(self, participant: str) -> int:
         """Blank a participant's lines in place (spaces, same length: everyone's offsets stay
         valid), then add a `purged` line so other processes drop them from their index."""
-        with self._file_lock, self._index_lock:
+        with self._write_lock, self._file_lock, self._index_lock:
             self._catch_up()
             lines = self._index.get(participant, [])
             if not lines:
