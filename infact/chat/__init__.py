@@ -6,7 +6,7 @@
     conversation.py   a conversation rebuilt from its records
     session.py        one chat: send, try again, skip, end, rate — each stored at once
     arena.py          a participant's run: chat A, rubric, (chat B, rubric, vote)
-    schedule.py       which systems a participant meets (balanced pairs)
+    schedule.py       which systems a participant meets (pair_schedule: balanced or adaptive)
     identity.py       answers that give a system away
     transcripts.py    transcripts.jsonl, votes and rubric rows; reading transcripts back
     export.py, live_analysis.py, live_cli.py   exports, statistics, `analyze`

@@ -61,9 +61,11 @@ class LiveRun:
         with self.storage.lock():
             mine = next((r for r in self.records() if r.get("kind") == "chat_assignment"), None)
             if mine is None:
-                others = [] if self.preview else self.storage.records(study=self.study.id, kind="chat_assignment")
+                others = [] if self.preview else [
+                    *self.storage.records(study=self.study.id, kind="chat_assignment"),
+                    *(self.storage.records(study=self.study.id, kind="chat_vote") if self.live.arena else [])]
                 chosen = choose_systems(self.study.systems, others, arena=self.live.arena,
-                                        rng=random.Random(secrets.randbits(64)))
+                                        rng=random.Random(secrets.randbits(64)), mode=self.live.pairs)
                 self._append("chat_assignment", "assignment", systems=chosen)
                 return chosen
         return list(mine["systems"])

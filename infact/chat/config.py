@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -88,6 +89,7 @@ class LiveConfig(_Section):
     min_turns: int = Field(default=1, ge=1, le=50, description="Participant messages before the chat can be ended as satisfied or frustrated.")
     arena: bool = Field(default=True, description="Chat with two systems (A, then B) and vote A / B / tie, as in CRS Arena; false: one system per participant.")
     allow_tie: bool = Field(default=True, description="Offer \"tie\" in the arena vote.")
+    pairs: Literal["balanced", "adaptive"] = Field(default="balanced", description="Arena: which two systems a participant meets, as `protocol.pairs` for pairwise studies. `balanced`: every pair equally often; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
     vote_reason_min_chars: int = Field(default=0, ge=0, le=2000, description="Minimum length of the reason given with the vote (0: the reason is optional).")
     turn_rating: str | None = Field(default="Was this answer helpful?", description="Quick yes/no question after every answer; \"\" for none.")
     rubric_scale: list[str] = Field(default=AGREE, min_length=2, max_length=11, description="Answer options of the end-of-chat rubric, lowest first.")

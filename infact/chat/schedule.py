@@ -1,31 +1,44 @@
 """Which systems a participant chats with.
 
-Balanced: the least-met system (or, in arena mode, the least-met pair of systems)
-goes next, ties broken at random, and the A/B order is random. Counts come from
-the stored `chat_assignment` records of other participants (previews never count).
+Arena mode: the pair comes from the pairwise scheduler of issue 13
+(infact/participation/pair_schedule.py `choose_pairs`), `balanced` or `adaptive` as
+`live.pairs` says — the same rule the pairwise protocol uses. Votes are the stored
+`chat_vote` records the ranking counts (those marked with an identity leak or a skipped
+system are left out, as in the analysis); participants assigned a pair who have not
+voted yet are pending and count as compared, so twenty arrivals at once do not all get
+the same pair. The A/B order is `choose_pairs`' random display order.
 
-This is the seam for issue 13's scheduler (adaptive pairs where the ranking is
-least certain): `choose_systems` is the one function to replace.
+One system per participant (`arena = false`): the least-met system, ties at random.
+Previews never count.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import combinations
+
+from infact.participation.pair_schedule import choose_pairs
 
 
-def choose_systems(systems: list[str], records: list[dict], *, arena: bool, rng: random.Random) -> list[str]:
+def arena_history(records: list[dict]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """(votes as (system_a, system_b, winner), pending pairs) from chat_assignment and chat_vote records."""
+    records = [r for r in records if not r.get("preview")]
+    voted = {r["participant"]: r for r in records if r.get("kind") == "chat_vote"}
+    votes = [(v["system_a"], v["system_b"], v["winner"]) for v in voted.values()
+             if not v.get("identity_leak") and not v.get("skipped")]
+    pending = [tuple(r["systems"][:2]) for r in records
+               if r.get("kind") == "chat_assignment" and len(r.get("systems", ())) == 2
+               and r.get("participant") not in voted]
+    return votes, pending
+
+
+def choose_systems(systems: list[str], records: list[dict], *, arena: bool, rng: random.Random,
+                   mode: str = "balanced") -> list[str]:
     """Systems in chat order: two (A then B) in arena mode, otherwise one."""
-    assigned = [tuple(r["systems"]) for r in records
-                if r.get("kind") == "chat_assignment" and not r.get("preview")]
-    if not arena:
-        met = Counter(s for pair in assigned for s in pair)
-        low = min(met.get(s, 0) for s in systems)
-        return [rng.choice([s for s in systems if met.get(s, 0) == low])]
-    met_pairs = Counter(frozenset(p) for p in assigned if len(p) == 2)
-    pairs = [frozenset(p) for p in combinations(systems, 2)]
-    low = min(met_pairs.get(p, 0) for p in pairs)
-    pair = sorted(rng.choice([p for p in pairs if met_pairs.get(p, 0) == low]))
-    rng.shuffle(pair)
-    return pair
+    if arena:
+        votes, pending = arena_history(records)
+        return list(choose_pairs(systems, votes, 1, mode=mode, rng=rng, pending=pending)[0])
+    met = Counter(s for r in records if r.get("kind") == "chat_assignment" and not r.get("preview")
+                  for s in r["systems"])
+    low = min(met.get(s, 0) for s in systems)
+    return [rng.choice([s for s in systems if met.get(s, 0) == low])]
