@@ -109,6 +109,17 @@ def test_a_file_without_any_usable_conversation_is_refused_and_nothing_is_writte
     assert not (tmp_path / "s").exists()
 
 
+def test_conversations_are_never_imported_into_a_rating_study(tmp_path, capsys):
+    folder = tmp_path / "rating"
+    shutil.copytree(REPO / "data" / "demo", folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    src = tmp_path / "x.jsonl"
+    write_jsonl(src, [conversation("d0", "X")])
+    assert main(["import", "conversations", str(src), "--system", "X", "--study", str(folder)]) != 0
+    assert "[protocol.kind] is a rating study" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before       # no dialogs file, systems unchanged
+
+
 def test_a_damaged_dialogs_file_is_reported_at_load(tmp_path):
     folder = tmp_path / "s"
     shutil.copytree(DEMO_ACUTE, folder)
@@ -123,6 +134,23 @@ def test_a_damaged_dialogs_file_is_reported_at_load(tmp_path):
     text = str(e.value)
     assert "dialogs.jsonl:3: [conversations] conversation of system 'Echo' turn 0 must be" in text
     assert "dialogs.jsonl:5: [dialog_id] duplicate dialog_id 'ac-01'" in text
+
+
+def test_validate_with_a_broken_study_toml_reads_dialogs_files_as_dialogs(tmp_path):
+    from infact.study.loader import validate_study
+
+    folder = tmp_path / "s"
+    shutil.copytree(DEMO_ACUTE, folder)
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('kind = "pairwise_dialog"', 'kind = "acute"'), encoding="utf-8")
+    lines = (folder / "dialogs.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[1] = json.dumps({**json.loads(lines[1]), "conversations": {"Echo": []}})
+    (folder / "dialogs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _, errors, _ = validate_study(folder)
+    text = [str(e) for e in errors]
+    assert any("study.toml" in e and "[protocol.kind]" in e for e in text)
+    assert any("dialogs.jsonl:2: [conversations] conversation of system 'Echo'" in e for e in text)
+    assert len(text) == 2          # neither dialogs nor gold pairs are reported as malformed situations
 
 
 def test_transcripts_of_a_live_arena_import_as_conversations_paired_by_participant(tmp_path):

@@ -93,6 +93,10 @@ CASES = {
         ["import", "infact-export", write(tmp, "deep.json", DEEP), "--out", tmp / "o"], "deep.json"),
     "import transcripts: deeply nested": lambda tmp: (
         ["import", "transcripts", write(tmp, "transcripts.jsonl", DEEP), "--study", tmp / "o"], "transcripts.jsonl"),
+    "import conversations: deeply nested": lambda tmp: (
+        ["import", "conversations", write(tmp, "deep.jsonl", DEEP), "--study", tmp / "o", "--system", "X"], "deep.jsonl:1"),
+    "import conversations: /dev/zero": lambda tmp: (
+        ["import", "conversations", "/dev/zero", "--study", tmp / "o", "--system", "X"], "/dev/zero"),
     "analyze: a rating of 1e30": ratings_csv,
     "analyze: deeply nested transcripts": lambda tmp: (["analyze", write(tmp, "transcripts.jsonl", DEEP)], "transcripts.jsonl:1"),
     "verify-codes: not UTF-8": lambda tmp: (

@@ -105,6 +105,7 @@ def starter_toml(systems: list[str], first_dialog: str) -> callable:
 
 def import_conversations(path: str | Path, out: str | Path, system: str, dialogs_file: str = DIALOGS_FILE) -> ImportReport:
     path, out = Path(path), Path(out)
+    _refuse_other_kinds(out / "study.toml")
     report = ImportReport(out)
     found, report.problems = conversations_of(path, system)
     if not found:
@@ -131,6 +132,23 @@ def import_conversations(path: str | Path, out: str | Path, system: str, dialogs
     else:
         report.notes.extend(_list_system(out / "study.toml", system))
     return report
+
+
+def _refuse_other_kinds(toml: Path) -> None:
+    """Conversations belong in a dialog-level study: never add them (or a system) to a rating study."""
+    import tomllib
+
+    if not toml.is_file():
+        return
+    try:
+        kind = tomllib.loads(toml.read_text(encoding="utf-8")).get("protocol", {}).get("kind", "rating")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        kind = None
+    if kind != "pairwise_dialog":
+        raise DatasetError(Problem(str(toml), f"is a {kind or 'unreadable'} study, not a dialog-level one: whole "
+                                   "conversations go into a study with [protocol] kind = \"pairwise_dialog\". Give a new "
+                                   "--study folder (a starter study.toml is written) or set that kind first.",
+                                   key="protocol.kind"))
 
 
 def _list_system(toml: Path, system: str) -> list[str]:

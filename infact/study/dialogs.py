@@ -93,6 +93,23 @@ def read_dialogs(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Pro
                            missing="run `python -m infact import conversations`")
 
 
+def jsonl_kind(path: Path) -> str:
+    """`dialogs`, `gold_pairs` (onboarding) or `situations`, from a .jsonl file's first line, so `validate`
+    reads each file as what it is even when study.toml is too broken to say. Only regular files are
+    opened (never a FIFO or a device); anything unreadable counts as situations and is reported as such."""
+    try:
+        if not path.is_file():
+            return "situations"
+        with open(path, "rb") as f:
+            first = next((line for line in f if line.strip()), b"")
+        obj = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return "situations"
+    if isinstance(obj, dict) and "conversations" in obj:
+        return "dialogs"
+    return "gold_pairs" if isinstance(obj, dict) and {"a", "b", "answer"} <= obj.keys() else "situations"
+
+
 def dialog_dict(dialog: Situation) -> dict:
     meta = {k: v for k, v in dialog.meta.items() if k != "topic"}
     return {"dialog_id": dialog.dialog_id, "topic": dialog.meta.get("topic", ""),

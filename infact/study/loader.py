@@ -159,9 +159,13 @@ def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], lis
         errors.extend(exc.problems)
         config = None
     if config is None:
-        # Still check any situations files we can find so one run lists everything.
-        paths = sorted(folder.glob("*.jsonl"))
-        errors.extend(read_situations(paths)[1])
+        # Still check any situations or dialogs files we can find so one run lists everything
+        # (onboarding gold pairs are checked once the config names them).
+        from infact.study.dialogs import jsonl_kind, read_dialogs
+
+        kinds = {p: jsonl_kind(p) for p in sorted(folder.glob("*.jsonl"))}
+        errors.extend(read_situations([p for p, k in kinds.items() if k == "situations"])[1])
+        errors.extend(read_dialogs([p for p, k in kinds.items() if k == "dialogs"])[1])
         return None, errors, []
     try:
         study = load_study(folder)
