@@ -116,6 +116,32 @@ def test_best_worst_analysis_orders_systems_and_fits_plackett_luce_on_triples():
     assert [r["system"] for r in res["plackett_luce"]["ranking"]] == ["A", "B", "C", "D"]
 
 
+def test_plackett_luce_strengths_are_the_maximum_likelihood_ones():
+    """The fast spectral fit gives the strengths the direct optimiser (choix.opt_rankings) gives."""
+    import choix
+    import numpy as np
+
+    from infact.results import ranking
+    from infact.results.ranking_analysis import plackett_luce
+
+    rng = np.random.default_rng(1)
+    quality = {"A": 1.0, "B": 0.5, "C": 0.0, "D": -1.5}
+    rows = []
+    for i in range(40):
+        shown = list(rng.choice(list(quality), 3, replace=False))
+        noisy = sorted(shown, key=lambda s: -(quality[s] + rng.gumbel()))
+        rows.append((f"p{i}", f"s{i}", "m", "|".join(shown), noisy[0], noisy[-1]))
+    bw = pt.prepare_best_worst(pd.DataFrame(rows, columns=pt.BEST_WORST_COLUMNS), "bw.csv", False)
+    fast = {r["system"]: r["strength"] for r in plackett_luce(bw)["ranking"]}
+    systems = sorted(quality)
+    idx = {s: i for i, s in enumerate(systems)}
+    rankings = [(idx[b], idx[next(s for s in shown if s not in (b, w))], idx[w])
+                for shown, b, w in zip(bw["shown"], bw["best"], bw["worst"])]
+    direct = choix.opt_rankings(len(systems), rankings, alpha=ranking.RIDGE / len(rankings))
+    direct = direct - direct.mean()
+    assert [fast[s] for s in systems] == pytest.approx(list(direct), abs=1e-3)
+
+
 def test_best_worst_rows_are_checked():
     bw = pd.DataFrame({"participant": ["p1", "p2"], "situation_id": ["s1", "s1"], "criterion": "m",
                        "systems": ["A|B", "A|B|C"], "best": ["A", "Z"], "worst": ["B", "C"]})

@@ -108,10 +108,13 @@ def plackett_luce(bw: pd.DataFrame) -> dict | None:
     idx = {s: i for i, s in enumerate(systems)}
     rankings = [(idx[r.best], idx[next(s for s in r.shown if s not in (r.best, r.worst))], idx[r.worst])
                 for r in bw.itertuples(index=False)]
-    params = choix.opt_rankings(len(systems), rankings, alpha=ranking.RIDGE / max(len(rankings), 1))
+    # Iterative Luce spectral ranking converges to the same maximum-likelihood strengths as
+    # choix.opt_rankings (checked to 1e-5 in the tests) hundreds of times faster: opt_rankings
+    # calls scipy's logsumexp once per ranking per iteration (16 s for 300 choices).
+    params = choix.ilsr_rankings(len(systems), rankings, alpha=ranking.RIDGE / max(len(rankings), 1))
     params = params - params.mean()
     order = np.argsort(-params, kind="stable")
-    return {"method": "choix.opt_rankings (MAP, weak Gaussian prior)",
+    return {"method": "choix.ilsr_rankings (maximum likelihood, iterative Luce spectral ranking, weak regularisation)",
             "ranking": [{"system": systems[i], "strength": float(params[i]), "rank": r + 1} for r, i in enumerate(order)]}
 
 
