@@ -110,8 +110,10 @@ def html_bodies(at: AppTest) -> list[str]:
 
 
 def progress_text(at: AppTest) -> str | None:
-    bars = at.get("progress")
-    return bars[0].proto.text if bars else None
+    """The "Situation 3 of 10" line (drawn in the page's head, with its progressbar)."""
+    found = [m.group(1) for b in html_bodies(at) for m in re.finditer(r'<p class="infact-progress-text"[^>]*>([^<]*)</p>', b)]
+    assert len(found) <= 1, found
+    return found[0] if found else None
 
 
 def situation_index(at: AppTest) -> int | None:
@@ -119,11 +121,20 @@ def situation_index(at: AppTest) -> int | None:
     return int(keys[0].split("-")[1]) if keys else None
 
 
+def dialog_and_responses(at: AppTest) -> list[str]:
+    """The dialog's HTML (from the head, which also holds the page script) and each response's, in order."""
+    out = []
+    for body in html_bodies(at):
+        if '<div class="infact-dialog"' in body:
+            out.append(body[body.index('<div class="infact-dialog"'):])
+        elif body.startswith('<div class="infact-response'):
+            out.append(body)
+    return out
+
+
 def view(at: AppTest) -> dict:
     """What the participant sees on a situation: progress, dialog and responses in order."""
-    return {"progress": progress_text(at),
-            "html": [b for b in html_bodies(at) if b.startswith(('<div class="infact-dialog"', '<div class="infact-response"'))],
-            "radios": [r.key for r in at.radio]}
+    return {"progress": progress_text(at), "html": dialog_and_responses(at), "radios": [r.key for r in at.radio]}
 
 
 def response_texts(at: AppTest) -> dict[str, str]:
@@ -431,7 +442,7 @@ def test_dataset_html_is_escaped(store, tmp_path, monkeypatch):
     dialog = dialog[dialog.index("<div class=\"infact-dialog\""):]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dialog
     assert "<script" not in dialog
-    responses = [b for b in bodies if b.startswith('<div class="infact-response"')]
+    responses = [b for b in bodies if b.startswith('<div class="infact-response')]
     assert len(responses) == 3
     for body in responses:
         if CHECK_TEXT not in body:

@@ -17,6 +17,7 @@ from infact.study.loader import load_study
 
 from paths import DEMO_STUDY, REPO
 from studies import answers_for, make_study
+from test_app import progress_text
 
 
 class CountingStorage:
@@ -180,4 +181,4 @@ def test_a_page_submit_reads_storage_and_shows_what_was_stored(counted_app):
     at.button(key="submit-situation-1").click()
     at.run()
     assert store.calls["append"] >= 2  # the answer, then situation 2's shown time
-    assert at.get("progress")[0].proto.text == "Situation 2 of 10"
+    assert progress_text(at) == "Situation 2 of 10"

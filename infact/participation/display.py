@@ -36,6 +36,10 @@ STYLE = {
     "item": "background:#fff2b3;padding:0 .15em;border-radius:.2em;font-weight:600",
     "response": "font-size:1.05rem;margin-bottom:.2rem",
     "letter": "font-weight:700;color:#5f6368;font-size:.85rem;display:block",
+    "progress_text": "margin:0 0 .35rem 0;font-size:.875rem",
+    "progress": "height:.5rem;border-radius:.25rem;background:#e6e9ef;overflow:hidden;margin-bottom:.75rem",
+    "progress_bar": "height:100%;background:#1a56c4;border-radius:.25rem;",
+    "caption": "color:#4a4f57;font-size:.875rem;margin:0 0 .75rem 0",
     "return": "display:inline-block;padding:.5rem 1rem;border-radius:.5rem;background:#1a56c4;color:#fff;"
               "font-weight:600;text-decoration:none",
 }
@@ -84,9 +88,29 @@ def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True, intr
     return f'<div class="infact-dialog" style="{STYLE["dialog"]}">{body}</div>'
 
 
-def response_html(letter: str, text: str, items: Iterable[str] = ()) -> str:
-    return (f'<div class="infact-response" style="{STYLE["response"]}"><span class="infact-letter" style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
+def response_html(letter: str, text: str, items: Iterable[str] = (), *, card: bool = False) -> str:
+    """One response; a `card` is framed together with the scales that follow it (see CSS)."""
+    cls = "infact-response infact-card" if card else "infact-response"
+    return (f'<div class="{cls}" style="{STYLE["response"]}"><span class="infact-letter" style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
             f'<div class="infact-text">{highlight_items(text, items)}</div></div>')
+
+
+def title_html(title: str) -> str:
+    """The study title as the page's heading (drawn with the stylesheet, not as its own element)."""
+    return f'<h1 class="infact-title">{html.escape(title)}</h1>'
+
+
+def progress_html(text: str, done: int, total: int) -> str:
+    """"Situation 3 of 10" and a bar: the visible line is plain text, the bar a named progressbar."""
+    pct = 0 if total <= 0 else round(100 * min(max(done, 0), total) / total)
+    return (f'<p class="infact-progress-text" style="{STYLE["progress_text"]}">{html.escape(text)}</p>'
+            f'<div class="infact-progress" role="progressbar" aria-label="Progress" aria-valuemin="0" '
+            f'aria-valuemax="{total}" aria-valuenow="{done}" aria-valuetext="{html.escape(text, quote=True)}" '
+            f'style="{STYLE["progress"]}"><div style="{STYLE["progress_bar"]}width:{pct}%"></div></div>')
+
+
+def caption_html(text: str) -> str:
+    return f'<p class="infact-caption" style="{STYLE["caption"]}">{html.escape(text)}</p>'
 
 
 # Injected as the first element of every participant page. The page layout (stylesheet,
@@ -96,6 +120,9 @@ def response_html(letter: str, text: str, items: Iterable[str] = ()) -> str:
 FOCUS = "#1a56c4"
 PHONE = "(max-width: 640px)"
 _RADIOS = '[data-testid="stRadioGroup"][aria-orientation="horizontal"]'
+EDGE = "rgba(49,51,63,.2)"  # Streamlit's own border colour
+_CARD = '[data-testid="stElementContainer"]:has(.infact-card)'
+_SCALE = f'{_CARD} ~ [data-testid="stElementContainer"]:has(> [data-testid="stRadio"])'
 CSS = f"""<style>
 .infact-dialog mark{{color:inherit}}
 /* Scales keep their order: one row of equal columns where it fits (labels wrap inside their
@@ -105,6 +132,14 @@ CSS = f"""<style>
 {_RADIOS} > div{{flex:1 1 0;min-width:0}}
 {_RADIOS} [data-testid="stRadioOption"], {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:flex-start}}
 {_RADIOS}:has(> div:nth-child(6)){{flex-direction:column;gap:.1rem}}
+/* A rated response and its scales are one card, drawn here rather than by a bordered container
+   per response (each element costs every rerun): the response's top, then its scales. */
+{_CARD}{{border:1px solid {EDGE};border-bottom:0;border-radius:.5rem .5rem 0 0;padding:calc(1rem - 1px) calc(1rem - 1px) 0}}
+{_SCALE}{{border:1px solid {EDGE};border-top:0;border-bottom:0;margin-top:-1rem;padding:.5rem calc(1rem - 1px) 0}}
+{_SCALE}:not(:has(+ [data-testid="stElementContainer"] > [data-testid="stRadio"])){{border-bottom:1px solid {EDGE};border-radius:0 0 .5rem .5rem;padding-bottom:calc(1rem - 1px)}}
+/* The withdraw box, set apart from the step (instead of a divider element). */
+.st-key-infact-withdraw{{margin-top:1.5rem}}
+.st-key-infact-withdraw::before{{content:"";display:block;border-top:1px solid {EDGE};margin-bottom:1.5rem}}
 /* Keyboard focus is clearly visible on scales, boxes, buttons and links. */
 [data-testid="stRadioOption"]:has(input:focus-visible),
 [data-testid="stCheckbox"] label:has(input:focus-visible){{outline:3px solid {FOCUS};outline-offset:2px;border-radius:.3rem}}
@@ -115,6 +150,7 @@ button:focus-visible,a:focus-visible,summary:focus-visible{{outline:3px solid {F
   {_RADIOS}{{flex-direction:column;gap:.1rem}}
   [data-testid="stRadioOption"] p,[data-testid="stWidgetLabel"] p,[data-testid="stCaptionContainer"] p,
   [data-testid="stCheckbox"] p,[data-testid="stMarkdownContainer"] p{{font-size:16px}}
+  .infact-progress-text,.infact-caption{{font-size:16px !important}}
   .stMainBlockContainer{{padding-top:3rem}}
   h1{{font-size:1.2rem !important;line-height:1.25 !important;padding:0 0 .25rem !important}}
 }}

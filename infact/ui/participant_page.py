@@ -19,7 +19,7 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
 from infact.participation.platforms import IdInUse, PlatformError, same_id
-from infact.participation.display import CSS, dialog_html, forget_script, page_script, response_html
+from infact.participation.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
 
 from infact.ui.resources import get_flow, is_researcher, log
 
@@ -32,15 +32,9 @@ def render_response(letter: str, text: str, items=()) -> None:
     st.html(response_html(letter, text, items))
 
 
-
-
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
 STALE_TAB = ("This page was already answered in another tab or window, so the answers given here "
              "were not stored. You continue with the next step.")
-
-
-def page_header(flow: Flow) -> None:
-    st.title(flow.cfg.study.title)
 
 
 @dataclass
@@ -67,6 +61,20 @@ def renderer(kind: str) -> Callable[[Renderer], Renderer]:
     """Register the function that draws the pages of step kind `kind`."""
     def add(fn: Renderer) -> Renderer:
         RENDERERS[kind] = fn
+        return fn
+    return add
+
+
+# Optional per step kind: HTML for the top of its page (progress, dialog …), drawn in one element
+# with the stylesheet, the page script and the title. Every element costs on every rerun.
+PageTop = Callable[[Flow, Progress, Step], str]
+PAGE_TOPS: dict[str, PageTop] = {}
+
+
+def page_top(kind: str) -> Callable[[PageTop], PageTop]:
+    """Register the function that returns the top of the pages of step kind `kind` as HTML."""
+    def add(fn: PageTop) -> PageTop:
+        PAGE_TOPS[kind] = fn
         return fn
     return add
 
@@ -147,8 +155,8 @@ def submit_button(flow: Flow, progress: Progress | Visitor, step: Step, label: s
 
 
 def withdraw_box(flow: Flow, token: str | None) -> None:
-    st.divider()
-    with st.expander("Withdraw from the study"):
+    # Set apart by a line drawn in CSS (display.CSS: .st-key-infact-withdraw), not a divider element.
+    with st.expander("Withdraw from the study", key="infact-withdraw"):
         if token is None:  # nothing stored yet; the same layout on every step (see display.CSS)
             st.write("You have not started yet and nothing is stored. If you do not want to take part, "
                      "simply close this page.")
@@ -215,16 +223,22 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     return Visitor(query, preview, st.session_state.setdefault("infact_visitor_shown", flow.clock()))
 
 
-def arrive(flow: Flow) -> Progress | Visitor | None:
+Draw = Callable[..., object]
+
+
+def arrive(flow: Flow) -> tuple[Progress | Visitor | None, Draw]:
     """The participant named in the URL (from the session cache when this session already
-    read them), else whom `_newcomer` finds. Back, Forward and reload never make a second
-    participant: nobody is stored before consent, and this tab and browser remember theirs."""
+    read them), else whom `_newcomer` finds; and how to draw the page's head. Back, Forward
+    and reload never make a second participant: nobody is stored before consent, and this
+    tab and browser remember theirs."""
     token = st.query_params.get("p")
     progress = progress_cache().get(flow, token) if token else None
-    if progress is not None:
+    if progress is not None:  # every rerun of a known participant: nothing drawn yet
         st.session_state["infact_token"] = token
-        return progress
-    return _newcomer(flow, token)
+        return progress, st.html
+    head = st.empty()  # what _newcomer says comes below the stylesheet and the title
+    head.html(CSS + title_html(flow.cfg.study.title))
+    return _newcomer(flow, token), head.html
 
 
 def _page_script(flow: Flow, progress: Progress | Visitor, step: Step) -> str:
@@ -240,28 +254,45 @@ def _page_script(flow: Flow, progress: Progress | Visitor, step: Step) -> str:
     return page_script(f"{token or 'visitor'}/{step.name}", cookie=cookie, redirect_url=redirect) + extra
 
 
+def _messages(progress: Progress | Visitor) -> list[str]:
+    out = []
+    if progress.state is not None and progress.state.preview:
+        out.append("Preview mode: your answers are stored as a preview and never count.")
+    notice = st.session_state.pop("infact_notice", None)
+    return out + [notice] if notice else out
+
+
+def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw) -> None:
+    """The page's first element: stylesheet, this step's script, title and the step's top.
+    Messages (preview, another tab) go between the title and the step's top."""
+    head = CSS + _page_script(flow, progress, step) + title_html(flow.cfg.study.title)
+    top = PAGE_TOPS[step.kind](flow, progress, step) if step.kind in PAGE_TOPS else ""
+    messages = _messages(progress)
+    if not messages:
+        draw(head + top, unsafe_allow_javascript=True)
+        return
+    draw(head, unsafe_allow_javascript=True)
+    for message in messages:
+        st.info(message)
+    if top:
+        st.html(top)
+
+
 def participant_page() -> None:
-    head = st.empty()  # first on every page: the stylesheet, then this step's script
-    head.html(CSS)
     try:
         flow = get_flow()
     except InfactError as exc:
         # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
         log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))
+        st.html(CSS)
         st.title("This study is not available right now")
         st.info("Please try again later. If this persists, contact the researchers who invited you.")
         return
-    page_header(flow)
-    progress = arrive(flow)
+    progress, draw = arrive(flow)
     if progress is None:
         return
     step = progress.current
-    head.html(CSS + _page_script(flow, progress, step), unsafe_allow_javascript=True)
-    if progress.state is not None and progress.state.preview:
-        st.info("Preview mode: your answers are stored as a preview and never count.")
-    notice = st.session_state.pop("infact_notice", None)
-    if notice:
-        st.info(notice)
+    _draw_head(flow, progress, step, draw)
     answered = steps.get(step.kind).answered
     if answered and progress.state is not None:
         flow.mark_shown(progress.state, step)  # stores once per step; the cached state remembers it

@@ -11,9 +11,9 @@ from infact.participation.steps.questionnaire import COMMENT_ITEM
 from infact.participation.steps.situation import response_text
 from infact.state import Progress
 from infact.values import response_letter
-from infact.participation.display import return_link_html
+from infact.participation.display import caption_html, dialog_html, progress_html, response_html, return_link_html
 
-from infact.ui.participant_page import render_dialog, render_response, renderer, start_over_button, submit_button
+from infact.ui.participant_page import page_top, renderer, start_over_button, submit_button
 
 
 @renderer("consent")
@@ -31,29 +31,38 @@ def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
         submit_button(flow, progress, step, "Start the study", "consent_submit", {"consent": agreed})
 
 
+def _items(situation) -> tuple[str, ...]:
+    return tuple(situation.meta.get("items") or ())  # what the importer marked as items: highlighted
+
+
+@page_top("situation")
+def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
+    """Progress, the short help and the dialog: drawn with the page's head, as one element."""
+    done, total = flow.progress(progress.state)
+    situation = flow.study.situation(step.situation_id)
+    return (progress_html(f"Situation {step.index} of {total}", done, total)
+            + caption_html(flow.cfg.texts.situation_help)
+            + dialog_html([(t.role, t.text) for t in situation.context], items=_items(situation)))
+
+
 @renderer("situation")
 def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
-    done, total = flow.progress(progress.state)
-    st.progress(done / total, text=f"Situation {step.index} of {total}")
-    st.caption(cfg.texts.situation_help)
     situation = flow.study.situation(step.situation_id)
-    items = situation.meta.get("items") or ()  # what the importer marked as items: highlighted
-    render_dialog(situation.context, items=items)
     with st.expander("Reminder: what does *meaningful* mean?"):
         st.markdown(cfg.texts.instructions)
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
         for pos, system in enumerate(step.order, start=1):
             letter = response_letter(pos)
-            with st.container(border=True):
-                render_response(letter, response_text(cfg, situation, step, system), items)
-                answers[system] = {}
-                for crit in cfg.criteria:
-                    # The group's accessible name says which response it rates.
-                    answers[system][crit.id] = st.radio(
-                        f"Response {letter}: {crit.question}", cfg.scale.labels, index=None, horizontal=True,
-                        key=f"{step.name}-{letter}-{crit.id}")
+            # A card: the response, then its scales (framed by display.CSS, no container per response).
+            st.html(response_html(letter, response_text(cfg, situation, step, system), _items(situation), card=True))
+            answers[system] = {}
+            for crit in cfg.criteria:
+                # The group's accessible name says which response it rates.
+                answers[system][crit.id] = st.radio(
+                    f"Response {letter}: {crit.question}", cfg.scale.labels, index=None, horizontal=True,
+                    key=f"{step.name}-{letter}-{crit.id}")
         submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"ratings": answers})
 
 
