@@ -132,6 +132,8 @@ CSS = f"""<style>
 {_RADIOS} > div{{flex:1 1 0;min-width:0}}
 {_RADIOS} [data-testid="stRadioOption"], {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:flex-start}}
 {_RADIOS}:has(> div:nth-child(6)){{flex-direction:column;gap:.1rem}}
+/* The study title, drawn in the head element: sized like st.title. */
+.infact-title{{font-size:2.75rem;font-weight:700;line-height:1.2;padding:1.25rem 0 1rem;margin:0}}
 /* A rated response and its scales are one card, drawn here rather than by a bordered container
    per response (each element costs every rerun): the response's top, then its scales. */
 {_CARD}{{border:1px solid {EDGE};border-bottom:0;border-radius:.5rem .5rem 0 0;padding:calc(1rem - 1px) calc(1rem - 1px) 0}}
