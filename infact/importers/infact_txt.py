@@ -128,72 +128,108 @@ def align_block(turns: list[tuple[Turn, int]], block: Block, file: str, name: st
     return out, problems  # text "" marks a placeholder
 
 
+Responses = dict[str, dict[str, dict[int, tuple[str, int]]]]  # system -> conversation -> turn k -> (text, line)
+
+
 def import_infact_txt(dialogs: str | Path, systems: list[tuple[str, str | Path]], out: str | Path,
                       ground_truth: str | None = None) -> ImportReport:
     dialogs, out = Path(dialogs), Path(out)
     report = ImportReport(out)
+    names = _system_names(dialogs, systems, ground_truth)
+    dblocks, probs = parse_blocks(dialogs, {"USER:": "user", "CHAT-BOT:": "bot"}, None)
+    report.problems.extend(probs)
+    turns = {conv: dialog_turns(b) for conv, b in dblocks.items()}
+    responses = {name: _system_responses(dialogs, turns, name, Path(spath), report) for name, spath in systems}
+    cut = _Cutter(dialogs, dblocks, systems, ground_truth, names, responses, report)
+    for conv, dturns in turns.items():
+        cut.conversation(conv, dturns)
+    if not cut.situations:
+        raise DatasetError(report.problems + [Problem(str(dialogs), "no situation has a response from every system: check that the system files belong to this dialog file")])
+    new_toml = write_study(out, cut.situations)
+    report.counts = {"dialogs": len(turns), "cut_points_ending_with_USER": cut.cut_points, "situations": len(cut.situations),
+                     "left_out_(a_system_lacks_a_response)": cut.cut_points - len(cut.situations)}
+    for n, why in cut.lacking.items():
+        if sum(why.values()):
+            report.notes.append(f"{sum(why.values())} cut point(s) lack a response from {n}: {why['placeholder']} placeholder(s), "
+                                f"{why['no line']} without a {n} line after the SEEKER line (or not aligned; see warnings)")
+    report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
+    return report
+
+
+def _system_names(dialogs: Path, systems: list[tuple[str, str | Path]], ground_truth: str | None) -> list[str]:
     names = [n for n, _ in systems] + ([ground_truth] if ground_truth else [])
     if not systems and not ground_truth:
         raise DatasetError(Problem(str(dialogs), "give at least one --system NAME=FILE"))
     if len(set(names)) != len(names):
         raise DatasetError(Problem(str(dialogs), f"system names must be unique: {', '.join(names)}"))
-    dblocks, probs = parse_blocks(dialogs, {"USER:": "user", "CHAT-BOT:": "bot"}, None)
+    return names
+
+
+def _system_responses(dialogs: Path, turns: dict, name: str, spath: Path, report: ImportReport) -> dict:
+    """One system file's responses, aligned with the dialog file: conversation -> turn k -> (text, line)."""
+    sblocks, probs = parse_blocks(spath, {"SEEKER:": "user", "GROUND TRUTH:": "bot"}, "system")
     report.problems.extend(probs)
-    turns = {conv: dialog_turns(b) for conv, b in dblocks.items()}
-    responses: dict[str, dict[str, dict[int, tuple[str, int]]]] = {}  # system -> conv -> k -> (text, line)
-    for name, spath in systems:
-        spath = Path(spath)
-        sblocks, probs = parse_blocks(spath, {"SEEKER:": "user", "GROUND TRUTH:": "bot"}, "system")
+    out = {}
+    for conv, block in sblocks.items():
+        if conv not in turns:
+            report.problems.append(Problem(str(spath), f"CONVERSATION:{conv} is not in {dialogs.name}; block ignored", block.line))
+            continue
+        out[conv], probs = align_block(turns[conv], block, str(spath), name)
         report.problems.extend(probs)
-        responses[name] = {}
-        for conv, block in sblocks.items():
-            if conv not in turns:
-                report.problems.append(Problem(str(spath), f"CONVERSATION:{conv} is not in {dialogs.name}; block ignored", block.line))
-                continue
-            responses[name][conv], probs = align_block(turns[conv], block, str(spath), name)
-            report.problems.extend(probs)
-        for conv in turns:
-            if conv not in sblocks:
-                report.problems.append(Problem(str(spath), f"no CONVERSATION:{conv} block ({dialogs.name} has it): its situations lack {name}"))
-    situations: list[Situation] = []
-    lacking = {n: {"placeholder": 0, "no line": 0} for n in names}
-    cut_points = 0
-    for conv, dturns in turns.items():
+    for conv in turns:
+        if conv not in sblocks:
+            report.problems.append(Problem(str(spath), f"no CONVERSATION:{conv} block ({dialogs.name} has it): its situations lack {name}"))
+    return out
+
+
+@dataclass
+class _Cutter:
+    """Cuts each conversation after every USER turn that every system answered."""
+
+    dialogs: Path
+    dblocks: dict[str, Block]
+    systems: list[tuple[str, str | Path]]
+    ground_truth: str | None
+    names: list[str]
+    responses: Responses
+    report: ImportReport
+    situations: list[Situation] = field(default_factory=list)
+    cut_points: int = 0
+    lacking: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.lacking = {n: {"placeholder": 0, "no line": 0} for n in self.names}
+
+    def conversation(self, conv: str, dturns: list[tuple[Turn, int]]) -> None:
         plain = [t for t, _ in dturns]
         for k in range(1, len(plain) + 1):
             if plain[k - 1].role != "user":
                 continue
             line = dturns[k - 1][1]
             if not plain[k - 1].text:
-                report.problems.append(Problem(str(dialogs), f"empty USER line in CONVERSATION:{conv}: no situation ends here", line))
+                self.report.problems.append(Problem(str(self.dialogs), f"empty USER line in CONVERSATION:{conv}: no situation ends here", line))
                 continue
-            cut_points += 1
-            resp, where = {}, {}
-            for name, spath in systems:
-                got = responses[name].get(conv, {}).get(k)
-                if got and got[0]:
-                    resp[name], where[name] = got[0], f"{Path(spath).name}:{got[1]}"
-            if ground_truth and k < len(plain):
-                resp[ground_truth], where[ground_truth] = plain[k].text, f"{dialogs.name}:{dturns[k][1]}"
-            missing = [n for n in names if n not in resp]
-            for n in missing:
-                placeholder = n != ground_truth and responses[n].get(conv, {}).get(k) is not None
-                lacking[n]["placeholder" if placeholder else "no line"] += 1
-            if missing:
+            self.cut_points += 1
+            resp, where = self._answers(conv, dturns, k)
+            if len(resp) < len(self.names):
                 continue
-            situations.append(Situation(
+            self.situations.append(Situation(
                 situation_id=f"{conv}-t{k}", dialog_id=conv, context=tuple(plain[:k]), responses=resp,
-                source={"format": "infact-txt", "file": dialogs.name, "line": line, "block_line": dblocks[conv].line,
-                        "conversation_id": conv, "responses_from": where},
+                source={"format": "infact-txt", "file": self.dialogs.name, "line": line,
+                        "block_line": self.dblocks[conv].line, "conversation_id": conv, "responses_from": where},
                 meta=cut_meta(plain, k)))
-    if not situations:
-        raise DatasetError(report.problems + [Problem(str(dialogs), "no situation has a response from every system: check that the system files belong to this dialog file")])
-    new_toml = write_study(out, situations)
-    report.counts = {"dialogs": len(turns), "cut_points_ending_with_USER": cut_points, "situations": len(situations),
-                     "left_out_(a_system_lacks_a_response)": cut_points - len(situations)}
-    for n, why in lacking.items():
-        if sum(why.values()):
-            report.notes.append(f"{sum(why.values())} cut point(s) lack a response from {n}: {why['placeholder']} placeholder(s), "
-                                f"{why['no line']} without a {n} line after the SEEKER line (or not aligned; see warnings)")
-    report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
-    return report
+
+    def _answers(self, conv: str, dturns: list[tuple[Turn, int]], k: int) -> tuple[dict[str, str], dict[str, str]]:
+        """Every system's response to turn k and where it came from; counts what is lacking."""
+        resp, where = {}, {}
+        for name, spath in self.systems:
+            got = self.responses[name].get(conv, {}).get(k)
+            if got and got[0]:
+                resp[name], where[name] = got[0], f"{Path(spath).name}:{got[1]}"
+        if self.ground_truth and k < len(dturns):
+            resp[self.ground_truth], where[self.ground_truth] = dturns[k][0].text, f"{self.dialogs.name}:{dturns[k][1]}"
+        for n in self.names:
+            if n not in resp:
+                placeholder = n != self.ground_truth and self.responses[n].get(conv, {}).get(k) is not None
+                self.lacking[n]["placeholder" if placeholder else "no line"] += 1
+        return resp, where

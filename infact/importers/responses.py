@@ -159,8 +159,30 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
     rows, probs = _rows(path)
     report.problems.extend(probs)
     invalid = len(probs)
-    index = _Index(situations)
     file = str(path)
+    new, unmatched, duplicates = _matched_responses(rows, _Index(situations), movies, file, report)
+    if not new:
+        raise DatasetError(report.problems + [Problem(file, f"no row matched a situation of {target}: check dialog_id and turn/context against the study's situations")])
+    replaced = sum(1 for s in situations if s.situation_id in new and system in s.responses)
+    merged = [replace(s, responses={**s.responses, system: new[s.situation_id]}) if s.situation_id in new else s
+              for s in situations]
+    write_situations(target, merged)
+    lacking = sum(1 for s in merged if system not in s.responses)
+    report.counts = {"rows": len(rows) + invalid, "invalid_rows": invalid, "matched": len(new), "replaced_earlier_responses": replaced,
+                     "unmatched_rows": unmatched, "duplicate_rows": duplicates,
+                     "situations": len(merged), f"situations_lacking_{system}": lacking}
+    if lacking:
+        report.notes.append(f"{lacking} situation(s) have no {system} response: a study with {system} leaves them out")
+    listed = _listed_systems(study / "study.toml")
+    if listed is not None and system not in listed:
+        report.notes.append(f"'{system}' is not in [study] systems of {study / 'study.toml'}: add it to compare it")
+    return report
+
+
+def _matched_responses(rows, index: _Index, movies: dict[str, str], file: str,
+                       report: ImportReport) -> tuple[dict[str, str], int, int]:
+    """situation_id -> the row's cleaned response, for every row that matches a situation
+    (the first one wins); then how many rows matched none and how many were duplicates."""
     new: dict[str, str] = {}
     first_line: dict[str, int] = {}
     unmatched = duplicates = 0
@@ -185,22 +207,7 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
             report.problems.append(Problem(file, f"movie @{mid} left visible in the response: pass --movies movies_with_mentions.csv", lineno, "response"))
         new[sit.situation_id] = clean_text(text)
         first_line[sit.situation_id] = lineno
-    if not new:
-        raise DatasetError(report.problems + [Problem(file, f"no row matched a situation of {target}: check dialog_id and turn/context against the study's situations")])
-    replaced = sum(1 for s in situations if s.situation_id in new and system in s.responses)
-    merged = [replace(s, responses={**s.responses, system: new[s.situation_id]}) if s.situation_id in new else s
-              for s in situations]
-    write_situations(target, merged)
-    lacking = sum(1 for s in merged if system not in s.responses)
-    report.counts = {"rows": len(rows) + invalid, "invalid_rows": invalid, "matched": len(new), "replaced_earlier_responses": replaced,
-                     "unmatched_rows": unmatched, "duplicate_rows": duplicates,
-                     "situations": len(merged), f"situations_lacking_{system}": lacking}
-    if lacking:
-        report.notes.append(f"{lacking} situation(s) have no {system} response: a study with {system} leaves them out")
-    listed = _listed_systems(study / "study.toml")
-    if listed is not None and system not in listed:
-        report.notes.append(f"'{system}' is not in [study] systems of {study / 'study.toml'}: add it to compare it")
-    return report
+    return new, unmatched, duplicates
 
 
 def _listed_systems(toml_path: Path) -> list[str] | None:
