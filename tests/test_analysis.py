@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from infact.results import analysis
-from infact.results.analysis import analyze, friedman_test, krippendorff_ordinal, simulate_ratings, validate_ratings
+from infact.results.analysis import analyze, friedman_test, krippendorff_ordinal, validate_ratings
+from infact.results.rating_sim import simulate_ratings
 from infact.errors import InfactError
 
 NAN = np.nan

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from infact.results.analysis import simulate_ratings
+from infact.results.rating_sim import simulate_ratings
 from infact.cli.main import main
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"

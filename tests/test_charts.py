@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from infact.results import charts
-from infact.results.analysis import analyze, simulate_ratings
+from infact.results.analysis import analyze
+from infact.results.rating_sim import simulate_ratings
 from infact.errors import InfactError
 
 

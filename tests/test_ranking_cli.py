@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from infact.cli.main import main
-from infact.results.analysis import simulate_ratings
+from infact.results.rating_sim import simulate_ratings
 from infact.results.ranking_sim import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
 
 

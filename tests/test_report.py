@@ -6,7 +6,8 @@ import re
 import pandas as pd
 import pytest
 
-from infact.results.analysis import analyze, simulate_ratings
+from infact.results.analysis import analyze
+from infact.results.rating_sim import simulate_ratings
 from infact.results.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
 
 
