@@ -110,8 +110,10 @@ def html_bodies(at: AppTest) -> list[str]:
 
 
 def progress_text(at: AppTest) -> str | None:
-    """The "Situation 3 of 10" line (drawn in the page's head, with its progressbar)."""
+    """The progress line: "Situation 3 of 10" in the rating page's head (display.progress_html),
+    or the text of an st.progress bar (steps drawn with one)."""
     found = [m.group(1) for b in html_bodies(at) for m in re.finditer(r'<p class="infact-progress-text"[^>]*>([^<]*)</p>', b)]
+    found += [bar.proto.text for bar in at.get("progress")]
     assert len(found) <= 1, found
     return found[0] if found else None
 

@@ -57,12 +57,16 @@ Renderer = Callable[[Flow, Progress, Step], None]
 RENDERERS: dict[str, Renderer] = {}
 
 
-def renderer(kind: str) -> Callable[[Renderer], Renderer]:
-    """Register the function that draws the pages of step kind `kind`."""
-    def add(fn: Renderer) -> Renderer:
-        RENDERERS[kind] = fn
+def _register(table: dict, kind: str) -> Callable:
+    def add(fn):
+        table[kind] = fn
         return fn
     return add
+
+
+def renderer(kind: str) -> Callable[[Renderer], Renderer]:
+    """Register the function that draws the pages of step kind `kind`."""
+    return _register(RENDERERS, kind)
 
 
 # Optional per step kind: HTML for the top of its page (progress, dialog …), drawn in one element
@@ -73,10 +77,7 @@ PAGE_TOPS: dict[str, PageTop] = {}
 
 def page_top(kind: str) -> Callable[[PageTop], PageTop]:
     """Register the function that returns the top of the pages of step kind `kind` as HTML."""
-    def add(fn: PageTop) -> PageTop:
-        PAGE_TOPS[kind] = fn
-        return fn
-    return add
+    return _register(PAGE_TOPS, kind)
 
 
 def progress_cache() -> ProgressCache:
