@@ -291,3 +291,19 @@ def test_the_dashboard_ranking_reads_a_dialog_study(demo_crowd):
     t = collect(study, storage.records(study=study.id))
     view = ranking_view(t, study.config.protocol.kind, "engaging", True, 0.95)
     assert view is not None and view["ranking"][0]["system"] == "Compass"
+
+
+def test_adaptive_pairs_schedule_a_dialog_study_from_its_votes(tmp_path):
+    from infact.participation.protocols import History
+
+    folder = acute_study(tmp_path)
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('pairs = "balanced"', 'pairs = "adaptive"'), encoding="utf-8")
+    study = load_study(folder)
+    storage = MemoryStorage()
+    results = run_bots(study, storage, 12, strategy="attentive", seed=9, start=FakeClock()())
+    assert all(r.completed for r in results)
+    history = History.of(storage.records(study=study.id), study.id)
+    assert len(history.decided("engaging")) == 12 * 2          # the dialog votes feed the adaptive schedule
+    votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
+    assert len(votes) == 12 * 2 * 2                            # two regular pairs × two criteria each

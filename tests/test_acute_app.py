@@ -67,3 +67,31 @@ def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_st
     assert rec["choices"] == {"engaging": chosen, "helpful": chosen}
     assert rec["justification"] == "B keeps to what the user asked for"
     assert [c["system"] for c in rec["conversations"]] == [c["system"] for c in rec["responses"]]
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    from infact.participation.bots import run_bots
+    from infact.study.loader import load_study
+
+    db = tmp_path_factory.mktemp("acute-dash") / "db"
+    run_bots(load_study(DEMO_ACUTE), TinyDBStorage(db), 12, strategy="attentive", seed=6)
+    return db
+
+
+@pytest.mark.parametrize("section", ["Progress", "Results", "Situations", "Exports"])
+def test_every_dashboard_section_opens_on_a_dialog_study(played, monkeypatch, section):
+    from test_ranking_dashboard import open_section
+
+    at = open_section(DEMO_ACUTE, played, monkeypatch, section)
+    assert not [e.value for e in at.error if "went wrong" in e.value.lower() or "traceback" in e.value.lower()]
+
+
+def test_the_dashboard_ranks_a_dialog_study_from_its_votes(played, monkeypatch):
+    from test_ranking_dashboard import open_section
+
+    at = open_section(DEMO_ACUTE, played, monkeypatch, "Ranking")
+    assert not [e.value for e in at.error]
+    table = at.dataframe[0].value
+    assert list(table["system"]) == ["Compass", "Chatterbox", "Echo"] and "rank range" in table.columns
+    assert len(at.dataframe) == 2   # ranking table and win-rate matrix
