@@ -135,7 +135,8 @@ def first_numbers(study, store) -> tuple[float, float, float, float, LiveFeed]:
     record is read (the same figures from the records, checked equal); and until the overview
     with every quality decision is ready."""
     t0, c0 = time.perf_counter(), time.process_time()
-    first = funnel.stage_counts(funnel.progress_from_store(store, study.id), START)
+    progress, visits = funnel.from_store(store, study.id)
+    first = funnel.stage_counts(progress, START, visits)
     first_s, first_cpu = time.perf_counter() - t0, time.process_time() - c0
     data = DashboardData(study)
     feed = LiveFeed(store, data)

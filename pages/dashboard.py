@@ -217,13 +217,14 @@ def live() -> None:
     figures = st.empty()
     if not feed.started:  # the first read of every record takes seconds at scale: the stage figures first
         with figures.container():
-            cards(funnel.stage_counts(funnel.progress_from_store(storage, study.id), now))
+            progress, visits = funnel.from_store(storage, study.id)
+            cards(funnel.stage_counts(progress, now, visits))
             st.caption("Reading every answer for the quality checks and tables…")
     feed.poll()
     data: DashboardData = feed.consumer
     overview = data.overview(now)
     with figures.container():
-        cards(funnel.funnel_counts(overview))
+        cards(data.counts(now))
     for note in live_study.set_aside_notes(storage.problems()):
         st.error(note, icon="🗂️")
     for path in feed.damaged:  # unreadable and not set aside (e.g. no permission to move it)

@@ -226,7 +226,8 @@ def test_consent_refusal_shows_the_message_and_stores_nothing(store):
     run(at)
     assert any("Please tick the consent box" in e for e in errors(at))
     assert at.checkbox(key="consent") is not None and situation_index(at) is None
-    assert records(store) == [], "a visit without consent stored something"
+    # a visit without consent stores only that it happened (infact.participation.visits), no participant
+    assert [r["kind"] for r in records(store)] == ["visit"], "a visit without consent stored a participant"
 
 
 def test_incomplete_situation_is_refused_and_nothing_is_stored(store):
@@ -411,9 +412,9 @@ def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
     run(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Completed"] == "4"
-    # The four bots; this session's own visit to the participant page never consented, so
-    # nothing was stored for it (issue 10: visits without consent cost the store nothing).
-    assert metrics["Visited"] == "4"
+    # The four bots, and this session's own visit to the participant page before signing in:
+    # it never consented, so it is a visit (a `_v…` record), never a participant.
+    assert metrics["Visited"] == "5" and metrics["Consented"] == "4"
     assert metrics["Included"] == "4" and metrics["Excluded"] == "0"
     assert metrics["Active now"] == "0"
     at.segmented_control(key="section").set_value("Results")
@@ -458,7 +459,8 @@ def test_unknown_personal_link_is_explained_not_silently_restarted(store):
     assert records(store) == []  # nobody was registered behind the participant's back
     at.button(key="restart").click()
     run(at)
-    assert "p" not in at.query_params and records(store) == []  # the consent page, nothing stored
+    # the consent page: only a visit is stored (infact.participation.visits), no participant
+    assert "p" not in at.query_params and [r["kind"] for r in records(store)] == ["visit"]
     give_consent(at)
     assert token_of(at) != "NoSuchToken123"
     assert len(records(store, kind="arrival")) == 1

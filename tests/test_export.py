@@ -16,7 +16,7 @@ from infact.results.tables import PARTICIPANT_COLUMNS, RATING_COLUMNS
 
 from studies import FakeClock, make_study, walk
 
-DOC_FILES = {"ratings.csv", "ratings_wide.csv", "participants.csv", "questionnaire.csv", "demographics.csv",
+DOC_FILES = {"ratings.csv", "ratings_wide.csv", "participants.csv", "visits.csv", "questionnaire.csv", "demographics.csv",
              "flags.csv", "records.json", "infact_sheets.xlsx"}
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 import pandas as pd
 import pytest
 
+from infact.participation import visits
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.participation.flow import Flow
 from infact.results import funnel
@@ -27,6 +28,7 @@ from infact.study.loader import load_study
 from tests.studies import make_study
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+LEFT, LEFT_AGAIN, JOINED = ("b" + c * 24 for c in "123")
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +46,17 @@ def crowd(demo):
         if strategy == "attentive":  # the researcher excludes one by hand (the first has code 0 inside)
             storage.append(manual_event(played[0].token, "exclude", "wrote in German", study=demo.id))
     flow = Flow(demo, storage, clock=lambda: START)
-    flow.arrive({})                                  # opened the link, never consented
+    flow.arrive({})                                  # opened the link, never consented (bots store an arrival)
     quitter = flow.arrive({})
     flow.submit(quitter, "consent", {"consent": True})
     flow.withdraw(quitter, "changed my mind")
+    # the web page: visits store a `_v…` record only; two leave before consenting (one reloads:
+    # the same visit), one consents and becomes a participant (infact.participation.visits)
+    for visit in (LEFT, LEFT_AGAIN, LEFT, JOINED):
+        visits.store_visit(storage, demo, visit, START)
+    joined = flow.arrive({})
+    flow.submit(joined, "consent", {"consent": True})
+    visits.store_consent(storage, demo, JOINED, joined, START)
     return storage
 
 
@@ -71,7 +80,9 @@ def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
 
     files = export_bytes(collect(demo, records, include_withdrawn=True, now=now))
     participants, flags = read_csv(files, "participants.csv"), read_csv(files, "flags.csv")
-    assert funnel.funnel_counts(participants) == cards
+    assert funnel.funnel_counts(participants, funnel.visits_became(read_csv(files, "visits.csv"))) == cards
+    progress, visited = funnel.from_store(crowd, demo.id)       # the first numbers, from the store's summaries
+    assert funnel.stage_counts(progress, now, visited) == data.stage_counts(now)
 
     overview = data.overview(now).set_index("participant")
     assert flags.set_index("participant")["decision"].to_dict() == overview["decision"].to_dict()
@@ -83,15 +94,15 @@ def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
 
     # every strategy shows up where it belongs
     n = 3
-    assert cards["visited"] == len(STRATEGIES) * n + 2
-    assert cards["consented"] == len(STRATEGIES) * n + 1
+    assert cards["visited"] == len(STRATEGIES) * n + 3 + 2    # every participant + two visits that left
+    assert cards["consented"] == len(STRATEGIES) * n + 2
     assert cards["withdrawn"] == 1
     assert cards["completed"] == (len(STRATEGIES) - 1) * n    # all but "abandons"
     assert cards["included"] + cards["excluded"] == cards["completed"]
     assert cards["excluded"] == 3 * n + 1                      # straightliner, speeder, fails-attention, by hand
-    unfinished = n + 1                                         # the abandoners and the one who never consented
+    unfinished = n + 2                     # the abandoners, the one who never consented, the visitor who joined
     if minutes_later > 60:
-        assert cards["stalled"] == n and cards["active_now"] == 0
+        assert cards["stalled"] == n + 1 and cards["active_now"] == 0
     else:
         assert cards["stalled"] == 0 and cards["active_now"] == unfinished
 

@@ -26,6 +26,7 @@ import pandas as pd
 from infact.results import flags as quality_flags
 from infact.results import funnel, quality, tables
 from infact.results.export import Tables, collect
+from infact.stores.summary import fold
 from infact.study.loader import Study
 
 OVERVIEW_COLUMNS = ["participant", "platform_id", "platform_warnings", "stage", "current_step", "last_activity", "active_now",
@@ -54,6 +55,7 @@ class DashboardData:
         self._keys: set = set()  # a re-read shard (after a purge) hands over records already taken
         self._by_participant: dict[str, list[dict]] = defaultdict(list)
         self._progress: dict[str, funnel.Progress] = {}
+        self._visits: dict[str, dict] = {}            # visits to the study page: fold(visit records)
         self._rows: dict[str, dict] = {}              # participants.csv rows (tables.participants_table)
         # columns, appended per record: a DataFrame from lists is built far faster than from dicts
         self._situations: dict[str, list] = {c: [] for c in quality_flags.SITUATION_COLUMNS}
@@ -87,6 +89,7 @@ class DashboardData:
             self._records.extend(mine)
             self._pending.extend(mine)
             funnel.progress_from_records(mine, into=self._progress)
+            fold((r for r in mine if r.get("kind") == "visit"), into=self._visits)
             self.version += 1
             if any(r.get("kind") != "shown" for r in mine):
                 self._evidence_version += 1  # a page being shown changes no flag, only "last activity"
@@ -185,15 +188,20 @@ class DashboardData:
             self._overview = ((self.version, now), out[OVERVIEW_COLUMNS])
             return self._overview[1]
 
+    def visits(self) -> dict[str, bool]:
+        """visit id -> whether it became a participant (funnel.visits_from_summaries)."""
+        with self._lock:
+            return funnel.visits_from_summaries(self._visits.get(self.study.id, {}))
+
     def counts(self, now: datetime | None = None) -> dict[str, int]:
         """Every funnel figure, quality decisions included."""
-        return funnel.funnel_counts(self.overview(now))
+        return funnel.funnel_counts(self.overview(now), self.visits())
 
     def stage_counts(self, now: datetime | None = None) -> dict[str, int]:
         """The figures that need no quality assessment (all but included/excluded): the
         dashboard's first numbers, available as soon as the records are read."""
         with self._lock:
-            return funnel.stage_counts(self._progress, now or datetime.now(timezone.utc))
+            return funnel.stage_counts(self._progress, now or datetime.now(timezone.utc), self.visits())
 
     def progress(self) -> dict[str, funnel.Progress]:
         with self._lock:

@@ -25,6 +25,7 @@ FILES = {
     "ratings.csv": "long: one row per participant × situation × system × criterion",
     "ratings_wide.csv": "one row per participant × situation, one column per system",
     "participants.csv": "one row per participant: status, funnel stage, last activity, completion code, timings, flags, decision",
+    "visits.csv": "one row per visit to the study page, consented or not (no personal data): the funnel's Visited",
     "questionnaire.csv": "post-task questionnaire answers, long",
     "demographics.csv": "demographics answers, long",
     "flags.csv": "quality checks: flags, reasons, decision, Prolific action",
@@ -58,6 +59,7 @@ class Tables:
     transcripts: list[dict] = field(default_factory=list)
     votes: pd.DataFrame | None = None
     compare: dict[str, pd.DataFrame] = field(default_factory=dict)  # pairwise.csv / best_worst.csv (results/votes.py)
+    visits: pd.DataFrame | None = None  # visits.csv: visits to the study page, consented or not (funnel.visits_table)
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
@@ -99,7 +101,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     participants = participants.merge(progress, on="participant", how="left")
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
                tables.funnel(own, cfg.study.situations_per_participant),
-               compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()})
+               compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
+               visits=funnel.visits_table(own))
     if cfg.live.enabled:
         from infact.chat.export import add_live  # lazily: only live studies need it
 
@@ -119,6 +122,7 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
         "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else
                                 pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])])),
         "participants.csv": csv(t.participants),
+        "visits.csv": csv(t.visits if t.visits is not None else pd.DataFrame(columns=funnel.VISIT_COLUMNS)),
         "questionnaire.csv": csv(t.questionnaire),
         "demographics.csv": csv(t.demographics),
         "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),

@@ -6,10 +6,12 @@ counts a test compares with `analyze` come from the functions here:
 - `Progress` folds one participant's records, one at a time (so the live dashboard
   updates it per new record and the exports build it from all records alike);
 - `progress_table` turns them into one row per participant at a given time;
-- `funnel_counts` counts those rows (plus the quality decision) into the figures.
+- `funnel_counts` counts those rows (plus the quality decision and the visits) into the figures.
 
-A participant is in exactly one *stage*: visited (arrival stored, never consented;
-the web page stores the arrival with the consent, so this holds bots and older data),
+*Visited* counts every participant plus every visit to the study page that left before
+consenting (infact.participation.visits: a visit stores a small `_v…` record, never a
+participant). A participant is in exactly one *stage*: visited (arrival stored, never
+consented; the web page stores the arrival with the consent, so this holds bots and older data),
 in_progress, stalled (consented, unfinished, lease expired: their situations are
 offered to others), completed, screened_out or withdrawn. *Active now* is an
 unfinished participant whose last record is at most ACTIVE_MINUTES old.
@@ -31,9 +33,9 @@ PROGRESS_COLUMNS = ["participant", "stage", "consented", "active_now", "last_act
 
 # figure -> (card label, what it counts); the order is the dashboard's.
 FIGURES = {
-    "visited": ("Visited", "Participants with a stored arrival (researcher previews never count). The study "
-                           "page stores the arrival together with the consent, so visits that never consent "
-                           "store nothing and are not counted here."),
+    "visited": ("Visited", "Opened the study link, consented or not: one per browser or platform session (Back "
+                           "and reload are not new visits); researcher previews never count. A visit that does "
+                           "not consent stores only its time, no participant record (visits.csv)."),
     "consented": ("Consented", "Gave consent, whatever happened afterwards."),
     "active_now": ("Active now", f"Not finished, and opened or answered a page in the last {ACTIVE_MINUTES} minutes."),
     "stalled": ("Stalled", "Consented but not finished, and their lease expired: their situations are offered to others."),
@@ -95,15 +97,53 @@ def progress_from_records(records: Iterable[Mapping], into: dict[str, Progress] 
     return out
 
 
+def from_store(storage, study_id: str) -> tuple[dict[str, Progress], dict[str, bool]]:
+    """Every participant's progress and every visit (`visits_from_summaries`) from the store's
+    summaries (infact.stores.summary): the same facts `progress_from_records` and
+    `visits_table` take from all records, read far more cheaply."""
+    every = summaries(storage, study_id, Progress)
+    return {p: s for p, s in every.items() if not p.startswith("_")}, visits_from_summaries(every)
+
+
 def progress_from_store(storage, study_id: str) -> dict[str, Progress]:
-    """Every participant's progress from the store's summaries (infact.stores.summary): the
-    same facts `progress_from_records` folds from all records, read far more cheaply."""
-    return {p: s for p, s in summaries(storage, study_id, Progress).items() if not p.startswith("_")}
+    return from_store(storage, study_id)[0]
 
 
-def stage_counts(progress: Mapping[str, Progress], now: datetime) -> dict[str, int]:
+def visits_from_summaries(summaries: Mapping[str, ParticipantSummary]) -> dict[str, bool]:
+    """visit id -> whether it became a participant (consented), from the visits' own
+    summaries (infact.participation.visits stores them under `_v…`; previews never)."""
+    return {s.visit: bool(s.became) for s in summaries.values()
+            if s.visit and s.participant.startswith("_") and not s.preview}
+
+
+VISIT_COLUMNS = ["visit", "first_seen", "became"]
+
+
+def visits_table(records: Iterable[Mapping]) -> pd.DataFrame:
+    """visits.csv: one row per visit to the study page (infact.participation.visits): its id,
+    when it was first seen, and the participant(s) it became by consenting ('; '-joined,
+    empty if it left before consenting). Previews store no visits."""
+    rows: dict[str, dict] = {}
+    for rec in records:
+        if rec.get("kind") != "visit" or rec.get("preview") or not rec.get("visit"):
+            continue
+        row = rows.setdefault(rec["visit"], {"visit": rec["visit"], "first_seen": rec.get("at"), "became": set()})
+        if rec.get("at") and (row["first_seen"] is None or rec["at"] < row["first_seen"]):
+            row["first_seen"] = rec["at"]
+        if rec.get("became"):
+            row["became"].add(rec["became"])
+    out = [{**row, "became": "; ".join(sorted(row["became"]))} for row in rows.values()]
+    return pd.DataFrame(out, columns=VISIT_COLUMNS).sort_values("first_seen", kind="stable").reset_index(drop=True)
+
+
+def visits_became(table: pd.DataFrame) -> dict[str, bool]:
+    """visit id -> whether it became a participant, from `visits_table` (or visits.csv read back)."""
+    return {str(v): isinstance(b, str) and b.strip() != "" for v, b in zip(table["visit"], table["became"])}
+
+
+def stage_counts(progress: Mapping[str, Progress], now: datetime, visits: Mapping[str, bool] | None = None) -> dict[str, int]:
     """The figures that need no quality assessment (all but included/excluded)."""
-    return funnel_counts(progress_table(progress, now))
+    return funnel_counts(progress_table(progress, now), visits)
 
 
 def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:
@@ -121,16 +161,20 @@ def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFr
     }, columns=PROGRESS_COLUMNS)
 
 
-def funnel_counts(table: pd.DataFrame) -> dict[str, int]:
+def funnel_counts(table: pd.DataFrame, visits: Mapping[str, bool] | None = None) -> dict[str, int]:
     """The figures of FIGURES from a table with stage, consented, active_now and decision
-    (the dashboard's overview, or participants.csv read back from a file). Without a
+    (the dashboard's overview, or participants.csv read back from a file) and the visits
+    (visit id -> became a participant: `visits_from_summaries`, `visits_became`).
+    Visited = every participant + every visit that left before consenting. Without a
     `decision` column (quality not assessed yet) `included` and `excluded` are left out."""
+    left = sum(1 for became in (visits or {}).values() if not became)
     if table.empty:
-        return {k: 0 for k in FIGURES if "decision" in table or k not in ("included", "excluded")}
+        counts = {k: 0 for k in FIGURES if "decision" in table or k not in ("included", "excluded")}
+        return {**counts, "visited": left}
     stage = table["stage"].astype(str)
     completed = stage == "completed"
     counts = {
-        "visited": len(table),
+        "visited": len(table) + left,
         "consented": int(_yes(table["consented"]).sum()),
         "active_now": int(_yes(table["active_now"]).sum()),
         "stalled": int((stage == "stalled").sum()),

@@ -20,9 +20,10 @@ from typing import Any, Iterable, Mapping, TypeVar
 
 # Every record field `add` reads: a store may hand over records cut down to these.
 LIGHT_FIELDS = ("key", "study", "participant", "kind", "preview", "at", "shown_at", "answered_at", "step",
-                "platform_id", "lease_until", "steps", "outcome", "ended_at", "total_seconds", "comment", "visit")
+                "platform_id", "lease_until", "steps", "outcome", "ended_at", "total_seconds", "comment", "visit",
+                "became")
 _TIMES = ("started_at", "lease_until", "ended_at")
-_SETS = ("answered",)
+_SETS = ("answered", "became")
 
 S = TypeVar("S", bound="ParticipantSummary")
 
@@ -52,7 +53,10 @@ class ParticipantSummary:
     total_seconds: float | None = None
     withdrawn: bool = False
     comment: str | None = None                      # the questionnaire's free-text comment, if any
-    visit: str | None = None                        # the visit this participant came from (kind "visit")
+    # A visit to the study page (infact.participation.visits: `_v…` records): its id, and the
+    # participants it became by consenting (none: left before consenting).
+    visit: str | None = None
+    became: set[str] = field(default_factory=set)
 
     @property
     def last_activity(self) -> datetime | None:
@@ -71,6 +75,8 @@ class ParticipantSummary:
             self.started_at = _time(rec.get("at"))
         elif kind == "visit":
             self.visit = rec.get("visit")
+            if rec.get("became"):
+                self.became.add(rec["became"])
         elif kind == "assignment":
             self.plan = [s["step"] for s in rec.get("steps", [])]
             self.lease_until = _time(rec.get("lease_until"))
@@ -104,7 +110,8 @@ class ParticipantSummary:
         values = {f.name: data.get(f.name) for f in fields(ParticipantSummary) if f.name in data}
         for name in _TIMES:
             values[name] = _time(values.get(name)) if values.get(name) else None
-        values["answered"] = set(values.get("answered") or ())
+        for name in _SETS:
+            values[name] = set(values.get(name) or ())
         values["plan"] = list(values.get("plan") or ())
         return cls(**values)
 

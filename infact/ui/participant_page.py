@@ -14,7 +14,7 @@ from typing import Callable
 import streamlit as st
 
 from infact.errors import InfactError
-from infact.participation import steps
+from infact.participation import steps, visits
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
@@ -50,6 +50,7 @@ class Visitor:
     current: Step = field(default_factory=lambda: Step("consent", "consent"))
     state: None = None
     token: None = None
+    visit: str | None = None  # infact.participation.visits: counted in the funnel, not a participant
 
 
 # Renderers by step kind: a step kind (infact/participation/steps/) draws its page here.
@@ -113,6 +114,8 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
         return None, (exc.participant_message,)
     flow.mark_shown(flow.state(token), step, at=visitor.shown_at)
+    if visitor.visit:
+        visits.store_consent(flow.storage, flow.study, visitor.visit, token, flow.clock())
     remember(token)
     return token, ()
 
@@ -221,7 +224,20 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
             del st.query_params["p"]
             st.rerun()
         return None
-    return Visitor(query, preview, st.session_state.setdefault("infact_visitor_shown", flow.clock()))
+    return Visitor(query, preview, st.session_state.setdefault("infact_visitor_shown", flow.clock()),
+                   visit=None if preview else _visit(flow, arrival))
+
+
+def _visit(flow: Flow, arrival) -> str:
+    """This visitor's visit id, stored once per visit (visits.py): Back, Forward and a reload
+    bring the browser's cookie, so they are the same visit."""
+    # cookies are read when the tab connects: within a session, the id this session made first
+    remembered = st.session_state.get("infact_visit") or st.context.cookies.get(visits.cookie_name(flow.study))
+    visit = visits.visit_id(flow.study, arrival, remembered)
+    if st.session_state.get("infact_visit") != visit:
+        visits.store_visit(flow.storage, flow.study, visit, flow.clock())
+        st.session_state["infact_visit"] = visit
+    return visit
 
 
 Draw = Callable[..., object]
@@ -246,6 +262,8 @@ def _page_script(flow: Flow, progress: Progress | Visitor, step: Step) -> str:
     """The page's JavaScript for this step: top of page, click guard, remembered token, redirect."""
     token = progress.token
     cookie = None if token is None else (cookie_name(flow), token, REMEMBER_DAYS * 86400)
+    if token is None and getattr(progress, "visit", None):
+        cookie = (visits.cookie_name(flow.study), progress.visit, visits.COOKIE_MAX_AGE)
     redirect = None
     if step.kind == "done" and progress.state is not None:
         completion = flow.completion(progress.state)  # None until every answer is stored
