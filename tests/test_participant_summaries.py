@@ -86,3 +86,17 @@ def test_a_damaged_shard_is_set_aside_not_summarised(study, tmp_path):
     (store.shards / "broken.json").write_text("{not json", encoding="utf-8")
     progress = funnel.progress_from_store(TinyDBStorage(tmp_path / "db"), study.id)
     assert len(progress) == 2 and [p["file"] for p in store.problems()] == ["broken.json"]
+
+
+def test_live_chat_records_are_in_the_summaries_too(tmp_path):
+    """Chat records live in the store's chat log, not the shards: their activity still counts."""
+    from infact.stores.config import REPO
+
+    live = load_study(REPO / "data" / "demo-live")
+    store = TinyDBStorage(tmp_path / "db")
+    run_bots(live, store, 2, strategy="attentive", seed=3, start=START)
+    chat = store.chat_log.all_records()[-1]
+    later = {k: v for k, v in chat.items() if k not in ("answered_at", "shown_at")}
+    store.append({**later, "key": chat["key"] + "-later", "at": "2030-01-01T00:00:00.000+00:00"})  # chatting now
+    assert_same_as_records(live, TinyDBStorage(tmp_path / "db"))
+    assert funnel.progress_from_store(store, live.id)[chat["participant"]].last_stamp.startswith("2030")

@@ -87,6 +87,9 @@ def read_all(store: "TinyDBStorage", study: str, cls: type[S] = ParticipantSumma
                 data = _rebuild(store, files, shard, sig)
             for pid, facts in data["studies"].get(study, {}).items():
                 out[pid] = cls.from_json(facts)
+    # Live-chat records live in one log, not in the shards (infact.stores.chat_log): folded in
+    # here, so a participant chatting right now is "active" in the first numbers too.
+    fold((r for r in store.chat_log.all_records() if r.get("study") == study), cls, into={study: out})
     return out
 
 
