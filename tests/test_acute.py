@@ -200,7 +200,8 @@ def test_a_dialog_pair_is_checked_and_stored_with_both_conversations_in_shown_or
         step = flow.current(flow.state(token))
     bad = flow.submit(token, step.name, {"choices": {"engaging": "A"}, "justification": "short"})
     assert not bad.ok
-    assert any("(helpful)" in e for e in bad.errors) and any("at least 10 characters" in e for e in bad.errors)
+    assert "Please choose conversation A or B or “About the same” (helpful)." in bad.errors
+    assert any("at least 10 characters" in e for e in bad.errors)
     ok = flow.submit(token, step.name, {"choices": {"engaging": "B", "helpful": "About the same"},
                                         "justification": "B asks what the user likes"})
     assert ok.ok

@@ -67,6 +67,7 @@ class Pairwise(StepKind):
     name = "pairwise"
     table = "pairwise"
     per_situation = True
+    noun = "response"  # what A and B are, in messages (pairwise_dialog: "conversation")
 
     def plan(self, flow, st) -> list[Step] | None:
         return protocol_steps(self.name, st)
@@ -84,7 +85,7 @@ class Pairwise(StepKind):
             elif proto.allow_tie and value == proto.tie_label:
                 choices[crit.id] = TIE
             else:
-                errors.append(f"Please choose response A or B{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}.")
+                errors.append(f"Please choose {self.noun} A or B{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}.")
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:
             errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")

@@ -38,6 +38,7 @@ class PairwiseDialog(Pairwise):
     name = "pairwise_dialog"
     table = "pairwise"
     bot_seconds = 75.0  # two whole conversations to read
+    noun = "conversation"
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         checked = super().check(flow, step, answers)
