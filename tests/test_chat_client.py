@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -109,3 +110,52 @@ def test_leak_detector_whole_words_and_system_names():
     assert det.find("A great film: try \"Up (2009)\"") == []        # the short name "A" is not matched
     assert det.find("kbrdx and prekgsf are not names") == []
     assert det.find("Gemini says hi") == ["Gemini"]
+
+
+def test_a_slow_callable_is_reported_on_time_and_finishes_in_the_background():
+    release, finished = threading.Event(), threading.Event()
+
+    def slow(request):
+        release.wait(10)
+        finished.set()
+        return {"text": "late"}
+
+    system = CallableSystem("Slow", slow, 0.05)
+    with pytest.raises(SystemTimeout, match="timeout_s = 0.05") as exc:
+        system.reply(request())
+    assert exc.value.kind == "timeout"
+    assert not finished.is_set() and system.overdue == 1   # reported while the call still runs
+    release.set()
+    assert finished.wait(5)
+    for _ in range(500):  # the worker updates the count right after the call returns
+        if system.overdue == 0:
+            break
+        time.sleep(0.01)
+    assert system.overdue == 0
+
+
+def test_overdue_callables_do_not_pile_up_threads(monkeypatch):
+    monkeypatch.setattr(CallableSystem, "MAX_OVERDUE", 2)
+    release = threading.Event()
+    calls = []
+
+    def stuck(request):
+        calls.append(1)
+        release.wait(10)
+        return "late"
+
+    system = CallableSystem("Stuck", stuck, 0.02)
+    for _ in range(2):
+        with pytest.raises(SystemTimeout):
+            system.reply(request())
+    with pytest.raises(SystemTimeout, match="2 earlier calls overran"):
+        system.reply(request())
+    assert len(calls) == 2   # the third call was refused without starting a thread
+    release.set()
+
+
+def test_a_fast_callable_answers_with_its_latency():
+    system = CallableSystem("Echo", lambda req: {"text": req["messages"][-1]["text"], "items": ["Up (2009)"]}, 5)
+    reply = system.reply(request())
+    assert (reply.text, reply.items) == ("something funny please", ("Up (2009)",))
+    assert reply.latency_ms >= 0 and system.overdue == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -64,22 +65,68 @@ class HttpSystem:
 
 
 class CallableSystem:
-    """A system loaded in the app's process: `function(request: dict) -> dict | str`."""
+    """A system loaded in the app's process: `function(request: dict) -> dict | str`.
+
+    Each call runs in its own worker thread and the caller waits at most `timeout_s`, so
+    the participant gets the timeout message on time. Python cannot stop a thread safely:
+    a call that overruns keeps running in the background until it returns, and its answer
+    is dropped. At most `MAX_OVERDUE` such calls per system are left running; beyond
+    that, new calls fail at once as timeouts instead of piling up threads.
+    """
+
+    MAX_OVERDUE = 8
 
     def __init__(self, name: str, func: Callable[[dict], Any], timeout_s: float):
         self.name, self.func, self.timeout_s = name, func, timeout_s
+        self._lock = threading.Lock()
+        self.overdue = 0   # calls that overran and are still running
 
     def reply(self, request: dict) -> Reply:
+        with self._lock:
+            if self.overdue >= self.MAX_OVERDUE:
+                raise SystemTimeout(self.name, f"{self.overdue} earlier calls overran timeout_s = {self.timeout_s:g} "
+                                               "and are still running")
+        call = _Call(self)
+        threading.Thread(target=call.run, args=(request,), daemon=True, name=f"infact-system-{self.name}").start()
+        if not call.done.wait(self.timeout_s) and call.abandon():
+            raise SystemTimeout(self.name, f"no answer within timeout_s = {self.timeout_s:g} s "
+                                           "(the call goes on in the background; its answer will be dropped)")
+        if call.error is not None:  # the researcher's model code: any failure is the system's
+            raise SystemCrashed(self.name, f"{type(call.error).__name__}: {call.error}") from call.error
+        return parse_reply(self.name, call.payload, call.latency_ms)
+
+
+class _Call:
+    """One call of a CallableSystem in its worker thread."""
+
+    def __init__(self, system: CallableSystem):
+        self.system = system
+        self.done = threading.Event()
+        self.payload: Any = None
+        self.error: BaseException | None = None
+        self.latency_ms = 0.0
+        self.abandoned = False
+
+    def run(self, request: dict) -> None:
         start = time.perf_counter()
         try:
-            payload = self.func(request)
-        except Exception as exc:  # the researcher's model code: any failure is the system's
-            raise SystemCrashed(self.name, f"{type(exc).__name__}: {exc}") from exc
-        latency = (time.perf_counter() - start) * 1000
-        # An in-process call cannot be interrupted safely; a slow one is reported, not cut.
-        if latency > self.timeout_s * 1000:
-            raise SystemTimeout(self.name, f"answered after {latency / 1000:.1f} s, beyond timeout_s = {self.timeout_s:g}")
-        return parse_reply(self.name, payload, latency)
+            self.payload = self.system.func(request)
+        except BaseException as exc:  # noqa: BLE001 - reported to the waiting caller, never raised here
+            self.error = exc
+        self.latency_ms = (time.perf_counter() - start) * 1000
+        with self.system._lock:
+            self.done.set()
+            if self.abandoned:
+                self.system.overdue -= 1
+
+    def abandon(self) -> bool:
+        """The caller gives up: True unless the call finished in the meantime."""
+        with self.system._lock:
+            if self.done.is_set():
+                return False
+            self.abandoned = True
+            self.system.overdue += 1
+            return True
 
 
 def load_callable(spec: str) -> Callable[[dict], Any]:
