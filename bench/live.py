@@ -161,7 +161,7 @@ def main() -> None:
             proc.terminate()
             proc.wait()
     med = {k: float(np.median([r[k] for r in rounds])) for k in ("p95", "p50", "bare_p95")}
-    print(f"store={args.store}")
+    print(f"store={'postgresql' if target.startswith('postgresql') else args.store}")  # never the URL's password
     print(f"chats={args.chats}")
     print(f"turns={args.turns}")
     print(f"think_s={args.think}")
