@@ -7,8 +7,9 @@ Two stub systems (`python -m infact chat-stub`, each in its own process) answer 
 seconds. `--chats` threads each hold one conversation of `--turns` messages through
 `ChatSession.send` — the same call the live page makes: store the participant's
 message, call the system over HTTP, store the answer with its latency. The
-baseline, measured in the same run at the same concurrency and pacing, is a bare
-HTTP call to the same stub (`HttpSystem.reply`) with no storage.
+baseline is a bare HTTP call to the same stub (`HttpSystem.reply`, no storage)
+made by the same thread right before each send: interleaved turn by turn, so the
+load of other processes on a shared machine slows both alike.
 
 Prints, one per line:
   lost_messages=     messages acknowledged by a send but not read back from a fresh
@@ -52,7 +53,8 @@ from infact.storage import open_storage  # noqa: E402
 STUDY = "bench-live"
 
 
-def chat(storage, client, token: str, turns: int, think: float, timings: list, lock: threading.Lock) -> int:
+def chat(storage, client, token: str, turns: int, think: float, timings: list, base: list,
+         lock: threading.Lock) -> int:
     session = ChatSession(storage, study_id=STUDY, dataset_version="v", token=token, slot="A",
                           system=client.name, client=client, detector=LeakDetector(["StubOne", "StubTwo"]),
                           max_turns=turns)
@@ -61,22 +63,15 @@ def chat(storage, client, token: str, turns: int, think: float, timings: list, l
     for n in range(turns):
         time.sleep(rng.uniform(0, think))   # reading the answer and typing the next message
         t0 = time.perf_counter()
+        client.reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
+        t1 = time.perf_counter()
         outcome = session.send(f"message {n + 1}: something funny please")
-        ms = (time.perf_counter() - t0) * 1000
+        t2 = time.perf_counter()
         with lock:
-            timings.append(ms)
+            base.append((t1 - t0) * 1000)
+            timings.append((t2 - t1) * 1000)
         acked += 2 if outcome.ok else 1
     return acked
-
-
-def bare(client, turns: int, think: float, timings: list, lock: threading.Lock, seed: int) -> None:
-    rng = random.Random(seed)
-    for n in range(turns):
-        time.sleep(rng.uniform(0, think))
-        t0 = time.perf_counter()
-        client.reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
-        with lock:
-            timings.append((time.perf_counter() - t0) * 1000)
 
 
 def count_stored(target: str, tokens: list[str], clients: list) -> tuple[int, int]:
@@ -112,16 +107,14 @@ def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
 
 
 def one_round(args, storage, target: str, clients: list, n: int) -> dict:
-    """The bare-HTTP baseline, then the chats (fresh participants), at the same concurrency and pacing."""
+    """The chats of fresh participants, each send right after its bare-HTTP baseline call."""
     lock = threading.Lock()
     base_ms: list[float] = []
-    with ThreadPoolExecutor(args.chats) as pool:
-        list(pool.map(lambda i: bare(clients[i % 2], args.turns, args.think, base_ms, lock, i), range(args.chats)))
     tokens = [f"bench{n}x{i:03d}" for i in range(args.chats)]
     send_ms: list[float] = []
     with ThreadPoolExecutor(args.chats) as pool:
-        acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms, lock),
-                             range(args.chats)))
+        acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms,
+                                            base_ms, lock), range(args.chats)))
     found, failed = count_stored(target, tokens, clients)
     delay_ms = args.delay * 1000
     return {"acked": acked, "lost": acked - found, "failed": failed,
@@ -139,7 +132,7 @@ def main() -> None:
     p.add_argument("--think", type=float, default=0.0,
                    help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, "
                         "the worst case)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds (baseline then chats each); figures are medians over rounds")
+    p.add_argument("--rounds", type=int, default=3, help="rounds of fresh chats; figures are medians over rounds")
     args = p.parse_args()
     tmp = tempfile.TemporaryDirectory()
     target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
