@@ -1,0 +1,135 @@
+"""The live step on a phone (390×844) with one system that fails: the calm message, Try again and
+Skip are on screen, nothing typed is lost, the working chat survives a reload, and the vote
+that follows names the skipped system. Screenshots: test-artifacts/live-phone-*.png."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from infact.chat.stub_server import serve
+from tests.e2e.conftest import DEMO_STUDY, DEVICES, TIMEOUT_MS, shot, start_server, stop_server, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def flaky_server(tmp_path_factory):
+    """A live-only copy of data/demo-live: GenreBot (built in) and FlakyBot (HTTP 500 every time)."""
+    from tests.e2e.conftest import require_chromium
+
+    require_chromium()
+    work = tmp_path_factory.mktemp("e2e-live-phone")
+    study = work / "study"
+    shutil.copytree(DEMO_STUDY.parent / "demo-live", study)
+    with serve("error") as stub:
+        toml = (study / "study.toml").read_text(encoding="utf-8")
+        edits = {'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["GenreBot", "FlakyBot"]',
+                 "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
+                 "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
+                 '[live.systems.RetrievalBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n': "",
+                 '[live.systems.PopBot]\ncallable = "infact.chat.demo_systems:popular_recommender"\n':
+                     f'[live.systems.FlakyBot]\nurl = "{stub.url}"\ntimeout_s = 5\n'}
+        for old, new in edits.items():
+            assert old in toml, f"{old!r} is no longer in data/demo-live/study.toml"
+            toml = toml.replace(old, new)
+        (study / "study.toml").write_text(toml, encoding="utf-8")
+        server = start_server(work, study)
+        yield server
+        stop_server(server)
+
+
+def on_screen(page, locator) -> bool:
+    """Entirely inside the phone's viewport, without scrolling."""
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def say(page, text: str) -> None:
+    bubbles = page.locator('[data-testid="stChatMessage"]').count()
+    box = page.get_by_placeholder("Type your message…")
+    box.fill(text)
+    box.press("Enter")
+    page.get_by_text(text, exact=True).wait_for()
+    page.wait_for_function("n => document.querySelectorAll('[data-testid=\"stChatMessage\"]').length > n "
+                           "|| document.body.innerText.includes('did not answer')", arg=bubbles + 1)
+    wait_idle(page)
+
+
+def test_a_failing_system_and_a_working_one_on_a_phone(flaky_server, browser):
+    context = browser.new_context(**DEVICES["phone"])
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        page.goto(flaky_server.url)
+        page.get_by_role("button", name="Start the study").wait_for()
+        wait_idle(page)
+        page.get_by_text("I have read the information above").click()
+        page.get_by_role("button", name="Start the study").click()
+        page.wait_for_url(re.compile(r"[?&]p="))
+        token = re.search(r"[?&]p=([^&]+)", page.url).group(1)
+        for slot in "AB":
+            page.get_by_text(f"Chatbot {slot}", exact=True).wait_for()
+            wait_idle(page)
+            say(page, f"hi {slot}! something scary please")
+            if page.get_by_text("The chatbot did not answer this time.").count():
+                _fail_then_skip(page, flaky_server, token, slot)
+            else:
+                _chat_reload_and_end(page, slot)
+        page.get_by_text("Which chatbot was better?").wait_for()
+        wait_idle(page)
+        systems = flaky_server.records(participant=token, kind="chat_assignment")[0]["systems"]
+        working = "AB"[systems.index("GenreBot")]
+        page.locator(".st-key-live-vote").get_by_text(f"Chatbot {working}", exact=True).click()
+        shot(page, "live-phone-vote")
+        page.get_by_role("button", name="Submit my vote").click()
+        page.get_by_text("Which chatbot was better?").wait_for(state="detached")
+        wait_idle(page)
+        [vote] = flaky_server.records(participant=token, kind="chat_vote")
+        assert vote["winner"] == "GenreBot" and vote["skipped"] == ["FlakyBot"]
+    finally:
+        context.close()
+
+
+def _fail_then_skip(page, server, token: str, slot: str) -> None:
+    """HTTP 500: the message stays, the choices are on screen, Try again asks again, Skip moves on."""
+    assert page.get_by_text(f"hi {slot}! something scary please").is_visible()
+    retry, skip = (page.get_by_role("button", name=n) for n in ("Try again", "Skip this chatbot"))
+    assert on_screen(page, retry) and on_screen(page, skip)
+    assert page.get_by_text("Your conversation is saved").is_visible()
+    shot(page, "live-phone-failure")
+    retry.click()
+    page.wait_for_function("() => document.body.innerText.includes('did not answer')")
+    wait_idle(page)
+    page.get_by_role("button", name="Skip this chatbot").click()
+    page.get_by_role("heading", name=f"Chatbot {slot}", exact=True).wait_for(state="detached")
+    wait_idle(page)
+    mine = [r for r in server.records(participant=token) if r.get("slot") == slot]
+    failed = [r for r in mine if r["kind"] == "chat_message" and r["role"] == "assistant"]
+    assert [r["error"]["kind"] for r in failed] == ["http_status", "http_status"]  # both attempts stored
+    assert [r["ended_by"] for r in mine if r["kind"] == "chat_end"] == ["skipped"]
+    assert [r["text"] for r in mine if r.get("role") == "user"] == [f"hi {slot}! something scary please"]
+
+
+def _chat_reload_and_end(page, slot: str) -> None:
+    """Two turns, a reload in the middle, the newest answer on screen, then the rubric."""
+    say(page, "seen it, anything else?")
+    page.reload()
+    page.get_by_text(f"Chatbot {slot}", exact=True).wait_for()
+    wait_idle(page)
+    bubbles = page.locator('[data-testid="stChatMessage"]')
+    assert bubbles.count() == 4
+    say(page, "and a comedy?")
+    assert on_screen(page, bubbles.last), "the newest answer is below the fold on a phone"
+    assert on_screen(page, page.get_by_placeholder("Type your message…"))
+    shot(page, "live-phone-chat")
+    page.get_by_role("button", name="I found what I wanted: end the chat").click()
+    page.get_by_text(f"About chatbot {slot}").wait_for()
+    wait_idle(page)
+    for i in range(5):
+        page.locator(f'[class*="st-key-live-rubric-{slot}-"]').nth(i).get_by_text("Agree", exact=True).click()
+    page.get_by_role("button", name="Continue", exact=True).click()
+    page.get_by_text(f"About chatbot {slot}").wait_for(state="detached")
+    wait_idle(page)
