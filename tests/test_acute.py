@@ -136,6 +136,23 @@ def test_a_damaged_dialogs_file_is_reported_at_load(tmp_path):
     assert "dialogs.jsonl:5: [dialog_id] duplicate dialog_id 'ac-01'" in text
 
 
+@pytest.mark.parametrize("kind, file, expected", [
+    ("pairwise", "dialogs.jsonl", 'this is a dialogs line (whole conversations per system): set [protocol] kind = "pairwise_dialog"'),
+    ("pairwise_dialog", "situations.jsonl", "this is a situations line (one response per system), not a dialog"),
+])
+def test_a_data_file_of_the_other_level_says_which_kind_it_needs(tmp_path, kind, file, expected):
+    folder = tmp_path / "s"
+    shutil.copytree(DEMO_ACUTE, folder)
+    shutil.copy(REPO / "data" / "demo-pairwise" / "situations.jsonl", folder / "situations.jsonl")
+    toml = folder / "study.toml"
+    text = toml.read_text(encoding="utf-8").replace('kind = "pairwise_dialog"', f'kind = "{kind}"')
+    toml.write_text(text.replace('situations = ["dialogs.jsonl"]', f'situations = ["{file}"]'), encoding="utf-8")
+    with pytest.raises(InfactError) as e:
+        load_study(folder)
+    assert f"{file}:1: {expected}" in str(e.value)
+    assert len(e.value.problems) == len((folder / file).read_text().splitlines())   # one message per line, no more
+
+
 def test_validate_with_a_broken_study_toml_reads_dialogs_files_as_dialogs(tmp_path):
     from infact.study.loader import validate_study
 

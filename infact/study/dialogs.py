@@ -58,6 +58,10 @@ def parse_dialog(obj: Any, file: str, line: int) -> tuple[Situation | None, list
     if not isinstance(obj, dict):
         return None, [Problem(file, "expected a JSON object per line: {\"dialog_id\": ..., \"conversations\": "
                                     "{system: [turns]}} (write it with `python -m infact import conversations`)", line)]
+    if "conversations" not in obj and "responses" in obj:
+        return None, [Problem(file, "this is a situations line (one response per system), not a dialog: a "
+                                    "pairwise_dialog study needs a dialogs file from `python -m infact import "
+                                    "conversations`; for responses set [protocol] kind = \"pairwise\"", line)]
     did = obj.get("dialog_id")
     if not isinstance(did, str) or not did.strip():
         problems.append(Problem(file, "missing or empty 'dialog_id' (a unique string)", line, "dialog_id"))

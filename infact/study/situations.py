@@ -69,6 +69,10 @@ def parse_situation(obj: Any, file: str, line: int) -> tuple[Situation | None, l
     if not isinstance(obj, dict):
         bad("expected a JSON object per line, e.g. {\"situation_id\": ..., \"context\": [...], \"responses\": {...}}")
         return None, problems
+    if "conversations" in obj and "responses" not in obj:
+        bad("this is a dialogs line (whole conversations per system): set [protocol] kind = \"pairwise_dialog\" in "
+            "study.toml to compare them, or import responses for a situations file")
+        return None, problems
     sid = obj.get("situation_id")
     if not isinstance(sid, str) or not sid.strip():
         bad("missing or empty 'situation_id' (a unique string)", "situation_id")
