@@ -209,8 +209,9 @@ def friedman_test(wide: np.ndarray, n_dropped: int = 0) -> dict | None:
 
 
 def _pairwise(systems, pmeans, weights) -> list[dict]:
-    from scipy.stats import wilcoxon
     from statsmodels.stats.multitest import multipletests
+
+    from infact.results.signed_rank import signed_rank_p
 
     pairs = list(combinations(range(len(systems)), 2))
     if not pairs:
@@ -224,7 +225,7 @@ def _pairwise(systems, pmeans, weights) -> list[dict]:
     rows = []
     for j, (a, b) in enumerate(pairs):
         d = diffs[rated[:, j], j]
-        p = wilcoxon(d).pvalue if len(d) >= 2 and np.any(d != 0) else np.nan
+        p = signed_rank_p(d) if len(d) >= 2 and np.any(d != 0) else np.nan
         rows.append({"a": systems[a], "b": systems[b], "n_participants": len(d),
                      "mean_diff": d.mean() if len(d) else np.nan, "ci95": [lo[j], hi[j]], "p": p})
     ps = np.array([r["p"] for r in rows], dtype=float)
