@@ -3,7 +3,8 @@
 Four conversation gold pairs, then five pairs of whole conversations: side by side on a laptop,
 B below A on a phone, each under its label and fully shown; every page opens at its top even
 after the participant scrolled down to Submit; the store holds every vote with its left/right
-order. Screenshots: test-artifacts/acute-*.png.
+order; the first pair passes axe-core (no serious or critical violations). Screenshots:
+test-artifacts/acute-*.png.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, finish_questionnaires, open_study, scroll_position,
+from tests.e2e.conftest import (DEMO_STUDY, DEVICES, axe_violations, finish_questionnaires, open_study, scroll_position,
                                 scroll_to_bottom, shot, start_server, stop_server, token_of, wait_idle)
 
 pytestmark = pytest.mark.e2e
@@ -77,6 +78,8 @@ def play(page, url: str, device: str) -> str:
         texts = assert_layout(page, device == "laptop", f"{device} pair {n}")
         if n == 1:
             shot(page, f"acute-{device}-pair-1-top")
+            bad = axe_violations(page, f"acute-{device}-pair-1")
+            assert not bad, f"axe-core: serious/critical violations on a pair of conversations: {bad}"
         pick = next((f"Conversation {'AB'[i]}" for i, t in enumerate(texts) if CHECK_MARK in t), "Conversation A")
         for crit in ("engaging", "helpful"):
             page.locator(f'[class*="st-key-pairwise-dialog-"][class*="-{crit}"]').get_by_text(pick, exact=True).click()
