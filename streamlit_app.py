@@ -17,8 +17,9 @@ from infact import ui
 st.set_page_config(page_title="INFACT study", page_icon="💬", layout="centered")
 
 ui.keep_researcher_signed_in()
-st.navigation([
+# The pages are made once per session: st.Page resolves and checks its file on every call.
+st.navigation(ui.per_session("pages", lambda: [
     st.Page("pages/participant.py", title="Study", default=True),
     st.Page("pages/researcher.py", title="Researcher sign-in", url_path="researcher"),
     st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
-], position="hidden").run()
+]), position="hidden").run()

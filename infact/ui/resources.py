@@ -25,10 +25,11 @@ from infact.study.loader import Study, load_study
 log = logging.getLogger("infact")
 
 
-def _per_session(key: Any, resolve: Callable[[], Any]) -> Any:
+def per_session(key: Any, resolve: Callable[[], Any]) -> Any:
     """Resolved once per browser session, not on every rerun: deployment settings (reading
-    st.secrets parses its file again each time) and references to the shared study and
-    store (a cache_resource lookup hashes its arguments each time)."""
+    st.secrets parses its file again each time), references to the shared study and
+    store (a cache_resource lookup hashes its arguments each time) and the app's pages
+    (st.Page resolves and checks its file each time)."""
     resolved = st.session_state.setdefault("infact_deployment", {})
     if key not in resolved:
         resolved[key] = resolve()
@@ -37,7 +38,7 @@ def _per_session(key: Any, resolve: Callable[[], Any]) -> Any:
 
 def study_dir() -> Path:
     """INFACT_STUDY (env) or [study] dir in secrets, else the bundled demo (infact/deployment.py)."""
-    return _per_session("study_dir", lambda: study_folder(os.environ, secrets())[0])
+    return per_session("study_dir", lambda: study_folder(os.environ, secrets())[0])
 
 
 def secrets() -> Mapping[str, Any]:
@@ -61,7 +62,7 @@ def get_study() -> Study:
     except OSError:
         mtime = 0.0
     # The session keeps its reference: a cache_resource lookup hashes its arguments on every rerun.
-    return _per_session(("study", str(path), mtime), lambda: _study(str(path), mtime))
+    return per_session(("study", str(path), mtime), lambda: _study(str(path), mtime))
 
 
 @st.cache_resource(show_spinner=False)
@@ -71,12 +72,12 @@ def _storage(target: str) -> Storage:
 
 
 def store_target(study: Study) -> tuple[str, str]:
-    return _per_session(("store", study.id), lambda: resolve_store(study.id, secrets()))
+    return per_session(("store", study.id), lambda: resolve_store(study.id, secrets()))
 
 
 def get_storage(study: Study) -> Storage:
     target = store_target(study)[0]
-    return _per_session(("storage", target), lambda: _storage(target))
+    return per_session(("storage", target), lambda: _storage(target))
 
 
 def get_flow() -> Flow:
@@ -104,7 +105,7 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
 
 def _signing_key() -> bytes | None:
     # Once per session: every rerun of every page asks for it (keep_researcher_signed_in).
-    return _per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
+    return per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
 
 
 def is_researcher() -> bool:
