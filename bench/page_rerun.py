@@ -68,6 +68,48 @@ def scales_only_script() -> None:
         st.form_submit_button("Submit and continue")
 
 
+def same_elements_script(head: str, reminder: str, responses: list[str], questions: list[str], withdraw: str) -> None:
+    """The rating page's elements with their real contents, replayed without any INFACT code:
+    what Streamlit charges for drawing that page, whatever computes it."""
+    import streamlit as st
+
+    labels = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
+              "Somewhat meaningful", "Perfectly meaningful"]
+    st.html(head, unsafe_allow_javascript=True)
+    with st.expander("Reminder: what does *meaningful* mean?"):
+        st.markdown(reminder)
+    with st.form("form-situation-1"):
+        for letter, body, question in zip("ABC", responses, questions):
+            st.html(body)
+            st.radio(question, labels, index=None, horizontal=True, key=f"situation-1-{letter}-meaningful")
+        st.form_submit_button("Submit and continue", type="primary", key="submit-situation-1")
+    with st.expander("Withdraw from the study", key="infact-withdraw"):
+        st.markdown(withdraw)
+        st.button("Withdraw and leave", key="withdraw")
+
+
+def _kinds(at: AppTest) -> list[str]:
+    out, todo = [], list(at.main.children.values())
+    while todo:
+        node = todo.pop(0)
+        out.append(type(node).__name__)
+        todo[:0] = list(getattr(node, "children", {}).values())
+    return out
+
+
+def same_elements(page: AppTest) -> AppTest:
+    """`same_elements_script` filled with what the page drew; refuses to measure if the page's
+    element tree has changed shape (the replica would no longer be the same page)."""
+    html = [h.proto.body for h in page.get("html")]
+    args = (html[0], page.markdown[0].value, html[1:], [r.label for r in page.radio], page.markdown[1].value)
+    at = AppTest.from_function(same_elements_script, args=args, default_timeout=60)
+    at.run()
+    if _kinds(at) != _kinds(page):
+        raise RuntimeError(f"the rating page's elements changed: {_kinds(page)} vs the replica's {_kinds(at)}; "
+                           "update same_elements_script")
+    return at
+
+
 def timed_run(at: AppTest) -> tuple[float, float]:
     """(wall ms, CPU ms of this process) of one run; CPU time leaves out other processes' load."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -124,11 +166,13 @@ class _SharedScriptCache:
 
 def measure(runs: int, warmup: int) -> dict[str, list[float]]:
     """Page and bare reruns interleaved one by one, so both see the same machine load."""
+    page = rating_page()
     scripts = {"bare": AppTest.from_function(bare_script, default_timeout=60),
                "floor": AppTest.from_function(scales_only_script, default_timeout=60),
-               "page": rating_page()}
-    for at in scripts.values():
-        timed_runs(at, warmup, click_rating if at is scripts["page"] else None)
+               "elements": same_elements(page), "page": page}
+    scripts["floor"].run()  # drawn once, so that its first timed run can click a scale
+    for name, at in scripts.items():
+        timed_runs(at, warmup, None if name == "bare" else click_rating)
     out: dict[str, list[float]] = {}
     for i in range(runs):
         for name, at in scripts.items():
@@ -187,6 +231,8 @@ def main() -> None:
         print(f"{prefix}cpu_ratio={statistics.median(m['page_cpu']) / statistics.median(m['bare_cpu']):.2f}")
         print(f"{prefix}floor_ratio={statistics.median(m['floor']) / base:.2f}")
         print(f"{prefix}floor_cpu_ratio={statistics.median(m['floor_cpu']) / statistics.median(m['bare_cpu']):.2f}")
+        print(f"{prefix}elements_ratio={statistics.median(m['elements']) / base:.2f}")
+        print(f"{prefix}elements_cpu_ratio={statistics.median(m['elements_cpu']) / statistics.median(m['bare_cpu']):.2f}")
     print(f"runs={args.runs}")
     if report:
         print(report)

@@ -102,7 +102,7 @@ class Texts(Section):
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
     consent: str = Field(default="I have read the information above and agree to take part in this study.", description="Label of the informed-consent checkbox.")
-    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation.")
+    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation (plain text, not Markdown).")
     questionnaire_intro: str = Field(default="Almost done! Please tell us what you thought of the chatbot responses overall.", description="Text above the post-task questionnaire.")
     demographics_intro: str = Field(default="Finally, a few questions about you.", description="Text above the demographics questions.")
     completion: str = Field(default="Thank you for taking part! Your answers are saved.", description="Completion page text, shown with the completion code.")

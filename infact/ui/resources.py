@@ -81,8 +81,13 @@ def get_storage(study: Study) -> Storage:
 
 
 def get_flow() -> Flow:
+    """This session's Flow (it holds no state of its own): a new one when the study is reloaded."""
     study = get_study()
     storage = get_storage(study)
+    return per_session(("flow", id(study), id(storage)), lambda: _new_flow(study, storage))
+
+
+def _new_flow(study: Study, storage: Storage) -> Flow:
     # Once per server: read the situation load now, not at the first consent (slow at 10,000 participants).
     situation_load.for_store(storage, study.id).warm_in_background(utcnow)
     return Flow(study, storage)
