@@ -15,8 +15,16 @@ Prints, one per line: rating_page_ms= (median wall time per rerun), bare_ms=, ra
 (target <= 1.5), cpu_ratio= (the same from this process's CPU time, which other
 processes' load does not inflate), floor_ratio= and floor_cpu_ratio= (a script with
 nothing but the page's form and its three scales, vs the bare script: what any rating
-page costs under AppTest), then the same measured with Streamlit's compiled-script
-cache kept across reruns (cached_…), and runs=.
+page costs under AppTest), elements_ratio= and elements_cpu_ratio= (the page's own
+elements with their real contents, replayed by a script without any INFACT code: what
+Streamlit charges for drawing this page; page minus elements is INFACT's own work plus
+AppTest's legacy pages/ routing, below), then the same measured with Streamlit's
+compiled-script cache kept across reruns (cached_…), and runs=.
+
+AppTest resets PagesManager.uses_pages_directory before every run, so each AppTest rerun
+of the app goes through Streamlit's legacy pages/ routing (glob pages/, four st.Page,
+one navigation message) to pages/participant.py; a `streamlit run` server does that only
+until the first st.navigation call of the process.
 
 Why two figures: AppTest builds a new ScriptCache for every run
 (streamlit/testing/v1/app_test.py and local_script_runner.py), so every rerun re-reads, re-parses,

@@ -19,7 +19,9 @@ How to add a step kind (e.g. "pairwise"):
    `store` only if a submit must store more than the step's one record.
 2. Register it below, at its place in the sequence: `register(Pairwise(), before="questionnaire")`.
 3. Add its renderer in `infact/ui/` (a module imported by `infact/ui/__init__.py`): a function decorated `@renderer("pairwise")` that
-   draws the page and calls `submit(flow, progress, step, answers)`.
+   draws the page and calls `submit(flow, progress, step, answers)`. Optionally, `@page_top("pairwise")`
+   returns HTML for the top of its page (progress, dialog…), drawn in the page's one head element:
+   every element is paid for on every rerun.
 
 Nothing else changes: `tables.kind_tables` gives its table, the bots answer it, the
 page draws it. tests/test_step_registry.py registers a test-only kind this way.
