@@ -196,3 +196,25 @@ def test_the_dashboard_feed_sees_chat_records_once(tmp_path):
     new, cursor, _ = shard_changes(store, cursor)
     assert [r["turn"] for r in new] == [2]
     assert shard_changes(store, cursor)[0] == []
+
+
+def test_chat_records_follow_the_storage_contract_on_every_backend(storage):
+    """The same behaviour whether chat records go to the TinyDB chat log, memory or PostgreSQL."""
+    from infact.chat.session import append_in_order
+
+    storage.append({"key": "s/p1/arrival", "study": "s", "participant": "p1", "kind": "arrival"})
+    _, cursor = storage.changes()
+    end = {**msg("p1", 2), "key": "s/p1/chat/p1-A/end", "kind": "chat_end", "ended_by": "max_turns"}
+    assert append_in_order(storage, [msg("p1", 1), msg("p1", 2), end]) == [True, True, True]
+    assert append_in_order(storage, [msg("p1", 2)]) == [False]
+    assert storage.append(msg("p2", 1))
+    assert [r["kind"] for r in storage.records(participant="p1", kind="chat_end")] == ["chat_end"]
+    assert len(storage.records(study="s", kind="chat_message")) == 3
+    new, cursor = storage.changes(cursor)
+    assert sorted(r["key"] for r in new) == sorted([msg("p1", 1)["key"], msg("p1", 2)["key"], end["key"],
+                                                   msg("p2", 1)["key"]])
+    assert storage.purge("p1") == 4
+    assert storage.records(participant="p1") == [] and len(storage.records()) == 1
+    assert storage.append(msg("p1", 1))  # stored again after a withdrawal with deletion
+    new, cursor = storage.changes(cursor)
+    assert [r["key"] for r in new] == [msg("p1", 1)["key"]]
