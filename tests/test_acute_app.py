@@ -27,9 +27,9 @@ def conversations_shown(at) -> dict[str, str]:
     """Letter -> the conversation's HTML, for every conversation on the page."""
     out = {}
     for body in html_bodies(at):
-        m = re.match(r'<div class="infact-conversation"><span class="infact-letter"[^>]*>Conversation ([A-Z])</span>', body)
-        if m:
-            out[m.group(1)] = body
+        for part in body.split('<div class="infact-conversation">')[1:]:
+            m = re.match(r'<span class="infact-letter"[^>]*>Conversation ([A-Z])</span>', part)
+            out[m.group(1)] = part
     return out
 
 

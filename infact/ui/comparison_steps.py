@@ -52,23 +52,28 @@ def pairwise_dialog_step(flow: Flow, progress: Progress, step: Step) -> None:
 
     _step_header(flow, progress, step, "conversations")
     _conversation_pair(flow.study.situation(step.situation_id).meta.get("topic", ""),
-                       [(response_letter(c["position"]), c["turns"]) for c in shown_conversations(flow, step)], step.name)
+                       [(response_letter(c["position"]), c["turns"]) for c in shown_conversations(flow, step)])
     _pairwise_form(flow, progress, step, "Conversation")
 
 
-def _conversation_pair(topic: str, conversations: list[tuple[str, list[dict]]], key: str) -> None:
-    """The conversations side by side on a laptop; Streamlit stacks the columns on a phone."""
-    if topic:  # dataset text: escaped HTML, never Markdown
-        st.html(f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>')
-    for col, (letter, turns) in zip(st.columns(len(conversations)), conversations):
-        with col, st.container(border=True, key=f"{key}-conversation-{letter}"):
-            st.html(conversation_html(letter, turns))
+def _conversation_pair(topic: str, conversations: list[tuple[str, list[dict]]]) -> None:
+    st.html(conversation_pair_html(topic, conversations))
 
 
-def conversation_html(letter: str, turns: list[dict]) -> str:
-    """A whole conversation under its label ("Conversation A"), so stacked on a phone each stays named."""
-    return (f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">Conversation '
-            f'{html.escape(letter)}</span>{dialog_html([(t["role"], t["text"]) for t in turns], placeholder=False)}</div>')
+# Two columns where both fit at 300 px or more (a laptop), one below the other where not (a phone):
+# one HTML element instead of columns, containers and an element per conversation.
+PAIR_STYLE = "display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,300px),1fr));gap:1rem;align-items:start"
+
+
+def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]]]) -> str:
+    """The topic (if any), then each conversation under its label ("Conversation A"), so stacked
+    on a phone each stays named. Dataset text is escaped (dialog_html), never Markdown."""
+    intro = (f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
+             if topic else "")
+    body = "".join(f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">Conversation '
+                   f'{html.escape(letter)}</span>{dialog_html([(t["role"], t["text"]) for t in turns], placeholder=False)}'
+                   f'</div>' for letter, turns in conversations)
+    return f'<div class="infact-pair">{intro}<div style="{PAIR_STYLE}">{body}</div></div>'
 
 
 def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> None:
@@ -99,7 +104,7 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
             with st.container(border=True):
                 st.markdown(f"**Example {i}**")
                 if isinstance(pair["a"], list):  # a dialog-level study's gold pair: two whole conversations
-                    _conversation_pair(pair.get("topic", ""), [("A", pair["a"]), ("B", pair["b"])], f"onboarding-{i}")
+                    _conversation_pair(pair.get("topic", ""), [("A", pair["a"]), ("B", pair["b"])])
                     noun = "Conversation"
                 else:
                     render_dialog(_turns(pair["context"]))
