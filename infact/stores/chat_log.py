@@ -78,7 +78,6 @@ class ChatLog:
         self._index: dict[str, list[tuple[int, int, str]]] = {}   # participant -> (offset, length, key)
         self._file: tuple = ()     # (st_dev, st_ino) the index was built from
         self._offset = 0           # bytes of the file indexed so far
-        self._torn = 0
         self._index_lock = threading.Lock()
         # A FileLock made with thread_local=False is reentrant across threads: this makes it exclusive.
         self._write_lock = threading.Lock()
@@ -113,18 +112,12 @@ class ChatLog:
         obj = decode(line)
         if obj is None:
             if line.strip():
-                self._torn += 1
                 log.warning("INFACT store: %s has a torn line at byte %d (a writer killed mid-write; it was "
                             "never acknowledged): skipped", self.path, offset)
         elif "purged" in obj and "key" not in obj:
             self._index.pop(str(obj["purged"]), None)
         elif "key" in obj:
             self._index.setdefault(str(obj.get("participant")), []).append((offset, len(line), obj["key"]))
-
-    def participants(self) -> list[str]:
-        with self._index_lock:
-            self._catch_up()
-            return [p for p, lines in self._index.items() if lines]
 
     def records(self, participant: str) -> list[dict]:
         """One participant's records, in the order they were stored."""
