@@ -3,7 +3,7 @@ conversations into a dialog-level (ACUTE-style) study's dialogs.jsonl.
 
 FILE is JSON Lines, one conversation per line: `{"dialog_id": "…", "turns": [{"role": "user",
 "text": "…"}, {"role": "bot", "text": "…"}, …]}` plus an optional `topic` shown above the pair.
-Roles `assistant`, `system_turn`, `recommender` and `model` count as `bot`; `seeker` and
+Roles `assistant`, `recommender` and `model` count as `bot`; `seeker` and
 `human` as `user`. Import one file per system into the same study: conversations with the same
 dialog_id (the same seed, opening or topic) are the ones compared (infact/study/dialogs.py).
 Importing a system again replaces its conversations. A live study's transcripts.jsonl
@@ -25,7 +25,7 @@ from infact.study.dialogs import DIALOGS_FILE, bot_text, parse_turns, read_dialo
 from infact.study.situations import Situation, Turn, json_lines
 
 ROLE_ALIASES = {"user": "user", "seeker": "user", "human": "user",
-                "bot": "bot", "assistant": "bot", "system_turn": "bot", "recommender": "bot", "model": "bot"}
+                "bot": "bot", "assistant": "bot", "recommender": "bot", "model": "bot"}
 STARTER_TOML = Path(__file__).resolve().parents[2] / "data" / "demo-acute" / "study.toml"
 
 
