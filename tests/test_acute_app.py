@@ -38,6 +38,8 @@ def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_st
     gold = [json.loads(x)["answer"] for x in (DEMO_ACUTE / "onboarding.jsonl").read_text().splitlines()]
     assert len(conversations_shown(at)) == 2                       # every example: two labelled conversations
     assert sum("Conversation A" in b for b in html_bodies(at)) == len(gold)
+    intro = next(m.value for m in at.markdown if "practice examples" in m.value)
+    assert "one conversation's chatbot is clearly the better one" in intro and "response" not in intro
     for i, answer in enumerate(gold, start=1):
         at.radio(key=f"onboarding-{i}").set_value(answer)
     at.button(key="submit-onboarding").click()

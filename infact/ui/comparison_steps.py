@@ -96,8 +96,11 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
     from infact.participation.steps.onboarding import read_gold_pairs
 
     pairs = read_gold_pairs(flow.study.folder, flow.cfg.protocol.onboarding)
-    st.markdown(f"**Before the study: {len(pairs)} practice examples.** In each, one response is clearly the more "
-                "meaningful next message. Choose it to show you have understood the task.")
+    dialogs = bool(pairs) and isinstance(pairs[0]["a"], list)
+    better = "one conversation's chatbot is clearly the better one" if dialogs else \
+        "one response is clearly the better next message"
+    st.markdown(f"**Before the study: {len(pairs)} practice examples.** In each, {better}. "
+                "Choose it to show you have understood the task.")
     with st.form(f"form-{step.name}"):
         gold = {}
         for i, pair in enumerate(pairs, start=1):
