@@ -100,3 +100,24 @@ def test_live_chat_records_are_in_the_summaries_too(tmp_path):
     store.append({**later, "key": chat["key"] + "-later", "at": "2030-01-01T00:00:00.000+00:00"})  # chatting now
     assert_same_as_records(live, TinyDBStorage(tmp_path / "db"))
     assert funnel.progress_from_store(store, live.id)[chat["participant"]].last_stamp.startswith("2030")
+
+
+def test_sql_rows_from_before_the_light_column_give_the_same_summaries(study, pg, pg_url):
+    """A table made before `light` gets the column when opened; its old rows (NULL there)
+    are read from `data`, and the summaries still equal the fold of every record."""
+    import sqlalchemy as sa
+
+    from infact.stores.sql import SQLStorage
+
+    play(study, pg)
+    table = f'"{pg.schema}"."{pg.table_name}"'
+    with pg._engine.begin() as conn:
+        conn.execute(sa.text(f"ALTER TABLE {table} DROP COLUMN light"))
+    reopened = SQLStorage(pg_url, schema=pg.schema)                      # adds the column back, empty
+    with reopened._engine.begin() as conn:
+        assert conn.execute(sa.text(f"SELECT count(light) FROM {table}")).scalar() == 0
+    run_bots(study, reopened, 1, strategy="attentive", seed=99, start=START)  # new rows fill it
+    with reopened._engine.begin() as conn:
+        assert conn.execute(sa.text(f"SELECT count(light) FROM {table}")).scalar() > 0
+    assert_same_as_records(study, reopened)
+    reopened.close()

@@ -39,7 +39,8 @@ from sqlalchemy.pool import StaticPool
 
 from infact.errors import Problem
 from infact.stores.records import StorageError, check_record, indexed_arrival, platform_key
-from infact.stores.summary import LIGHT_FIELDS, ParticipantSummary, fold
+from infact.stores import sql_summaries
+from infact.stores.summary import ParticipantSummary, light
 from infact.stores.sql_urls import SECRETS_HINT, mask_url, normalise_url, storage_url_from_secrets
 
 __all__ = ["SQLStorage", "SECRETS_HINT", "mask_url", "normalise_url", "storage_url_from_secrets"]
@@ -129,6 +130,8 @@ class SQLStorage:
             sa.Column("kind", sa.Text, nullable=False),
             sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
             sa.Column("data", sa.JSON().with_variant(pg_dialect.JSONB(), "postgresql"), nullable=False),
+            # the few fields the funnel reads (stores/summary.py LIGHT_FIELDS): small, never TOASTed
+            sa.Column("light", sa.JSON().with_variant(pg_dialect.JSONB(), "postgresql"), nullable=True),
             sa.UniqueConstraint("key", name=f"{t}_key_uq"),
             sa.Index(f"{t}_study_kind_ix", "study", "kind"),
             sa.Index(f"{t}_participant_ix", "participant"),
@@ -150,6 +153,7 @@ class SQLStorage:
                                                 {"s": self.schema}).first() is None:
                     conn.execute(sa.schema.CreateSchema(self.schema))
             self.table.metadata.create_all(conn, checkfirst=True)
+            sql_summaries.add_light_column(conn, self)  # tables made before it get it here
             # Indexes added after the first release: tables made before get them here.
             for index in self._later_indexes():
                 conn.execute(sa.schema.CreateIndex(index, if_not_exists=True))
@@ -189,7 +193,7 @@ class SQLStorage:
     def _row(record: dict) -> dict:
         check_record(record)
         return {"key": str(record["key"]), "study": str(record["study"]), "participant": str(record["participant"]),
-                "kind": str(record["kind"]), "data": record}
+                "kind": str(record["kind"]), "data": record, "light": light(record)}
 
     def _run(self, doing: str, work, *, transaction: bool = False):
         """work(connection) on a pooled connection; once more on a fresh one if the server had
@@ -239,16 +243,8 @@ class SQLStorage:
                          lambda conn: next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None))
 
     def summaries(self, study: str, cls=ParticipantSummary) -> dict:
-        """{participant: funnel facts} of one study (infact.stores.summary), folded from only the
-        fields the fold reads: PostgreSQL sends a few dozen bytes per record instead of every rating."""
-        t = self.table
-        data = t.c.data
-        if self.dialect == "postgresql":
-            data = sa.func.jsonb_build_object(*[part for name in LIGHT_FIELDS for part in (name, t.c.data[name])],
-                                              type_=pg_dialect.JSONB)
-        query = sa.select(data).where(t.c.study == str(study)).order_by(t.c.id)
-        rows = self._run("read participant summaries", lambda conn: list(conn.execute(query).scalars()))
-        return fold(rows, cls).get(str(study), {})
+        """{participant: funnel facts} of one study (infact.stores.sql_summaries)."""
+        return sql_summaries.summaries(self, study, cls)
 
     def problems(self) -> list[dict]:
         return []  # a database refuses damaged rows at write time: nothing to set aside

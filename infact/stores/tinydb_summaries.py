@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 import orjson
 
 from infact.stores.records import PARTICIPANT_NAME
-from infact.stores.summary import ParticipantSummary, fold
+from infact.stores.summary import ParticipantSummary, fold, gc_paused
 
 if TYPE_CHECKING:
     from infact.stores.tinydb_store import TinyDBStorage
@@ -72,7 +72,7 @@ def read_all(store: "TinyDBStorage", study: str, cls: type[S] = ParticipantSumma
     shard; a missing or stale one is rebuilt from the shard (store's reader: locks, quarantine)."""
     files: SummaryFiles = store.summary_files
     out: dict[str, S] = {}
-    with os.scandir(store.shards) as entries:
+    with os.scandir(store.shards) as entries, gc_paused():
         for entry in entries:
             name = entry.name
             if not name.endswith(".json") or name.startswith(".") or not PARTICIPANT_NAME.match(name[:-5]):
