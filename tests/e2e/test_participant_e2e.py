@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.conftest import (
     complete_participant, consent, finish_questionnaires, open_study, rate_all, shot, situation_view,
-    submit_situation, wait_idle, wait_situation,
+    stored_participants, submit_situation, wait_idle, wait_situation,
 )
 
 pytestmark = pytest.mark.e2e
@@ -86,7 +86,7 @@ def test_incomplete_situation_is_refused_and_nothing_is_stored(app_server, page)
 
 
 def test_consent_refusal_shows_the_message(app_server, page):
-    before = {r["participant"] for r in app_server.records()}
+    before = stored_participants(app_server)
     open_study(page, app_server.url)
     shot(page, "participant-consent")
     page.get_by_role("button", name="Start the study").click()
@@ -94,5 +94,5 @@ def test_consent_refusal_shows_the_message(app_server, page):
     wait_idle(page)
     shot(page, "participant-consent-refused")
     assert not page.get_by_text("Situation 1 of 10", exact=True).is_visible()
-    assert {r["participant"] for r in app_server.records()} == before, "a visit without consent stored something"
+    assert stored_participants(app_server) == before, "a visit without consent stored a participant"
     assert "p=" not in page.url
