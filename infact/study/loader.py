@@ -69,49 +69,10 @@ def load_study(folder: str | Path) -> Study:
     folder = Path(folder)
     config = read_config(folder)
     toml = str(folder / "study.toml")
-    # A study of live chats only (0 situations per participant) reads no situations files.
-    paths = situation_paths(folder, config.study.situations, toml) if config.study.situations_per_participant else []
-    if config.protocol.kind == "pairwise_dialog":  # whole conversations per system (ACUTE-style)
-        from infact.study.dialogs import read_dialogs as read
-    else:
-        read = read_situations
-    situations, problems = read(paths)
-    if problems:
-        raise DatasetError(problems)
-    if config.protocol.onboarding:  # gold pairs of a pairwise study: checked at load like the situations
-        from infact.participation.steps.onboarding import read_gold_pairs
-
-        read_gold_pairs(folder, config.protocol.onboarding)
-    notes: list[Problem] = []
-
-    systems = config.study.systems
-    complete: list[Situation] = []
-    lacking: dict[str, int] = {}
-    for sit in situations:
-        missing = [s for s in systems if not sit.responses.get(s, "").strip()]
-        for s in missing:
-            lacking[s] = lacking.get(s, 0) + 1
-        if not missing:
-            complete.append(sit)
-    for system, count in sorted(lacking.items()):
-        notes.append(Problem(toml, f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`", key="study.systems"))
-    if not complete and paths:
-        found = sorted({name for s in situations for name in s.responses})
-        raise ConfigError(Problem(toml, f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.", key="study.systems"))
-
+    situations, paths = _read_files(folder, config, toml)
+    complete, notes = _complete(situations, config.study.systems, toml, bool(paths))
     usable = len(complete)
-    check: Situation | None = None
-    ac = config.attention_check
-    if ac.enabled:
-        by_id = {s.situation_id: s for s in situations}
-        if ac.situation is None:
-            raise ConfigError(Problem(toml, "the attention check needs a dialog: set `situation` to a situation_id from the situations file", key="attention_check.situation"))
-        check = by_id.get(ac.situation)
-        if check is None:
-            close = sorted(by_id)[:3]
-            raise ConfigError(Problem(toml, f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})", key="attention_check.situation"))
-        # The check's dialog is never rated as a regular situation: no one sees it twice.
-        complete = [s for s in complete if s.dialog_id != check.dialog_id]
+    check, complete = _attention_check(config, situations, complete, toml)
     regular = len(complete)
 
     pool = complete
@@ -127,6 +88,60 @@ def load_study(folder: str | Path) -> Study:
               "not_sampled": regular - len(pool)}
     return Study(folder=folder, config=config, situations=tuple(pool), attention_situation=check,
                  dataset_version=dataset_version(paths), notes=tuple(notes), pool_counts=counts)
+
+
+def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situation], list[Path]]:
+    """The situations (or, in a dialog-level study, the dialogs) and the files they came from."""
+    # A study of live chats only (0 situations per participant) reads no situations files.
+    paths = situation_paths(folder, config.study.situations, toml) if config.study.situations_per_participant else []
+    if config.protocol.kind == "pairwise_dialog":  # whole conversations per system (ACUTE-style)
+        from infact.study.dialogs import read_dialogs as read
+    else:
+        read = read_situations
+    situations, problems = read(paths)
+    if problems:
+        raise DatasetError(problems)
+    if config.protocol.onboarding:  # gold pairs of a pairwise study: checked at load like the situations
+        from infact.participation.steps.onboarding import read_gold_pairs
+
+        read_gold_pairs(folder, config.protocol.onboarding)
+    return situations, paths
+
+
+def _complete(situations: list[Situation], systems: list[str], toml: str,
+              has_files: bool) -> tuple[list[Situation], list[Problem]]:
+    """The situations with a response from every system, and a note per system that lacks some."""
+    complete: list[Situation] = []
+    lacking: dict[str, int] = {}
+    for sit in situations:
+        missing = [s for s in systems if not sit.responses.get(s, "").strip()]
+        for s in missing:
+            lacking[s] = lacking.get(s, 0) + 1
+        if not missing:
+            complete.append(sit)
+    notes = [Problem(toml, f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`", key="study.systems")
+             for system, count in sorted(lacking.items())]
+    if not complete and has_files:
+        found = sorted({name for s in situations for name in s.responses})
+        raise ConfigError(Problem(toml, f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.", key="study.systems"))
+    return complete, notes
+
+
+def _attention_check(config: StudyConfig, situations: list[Situation], complete: list[Situation],
+                     toml: str) -> tuple[Situation | None, list[Situation]]:
+    """The attention check's situation, and the regular pool without its dialog."""
+    ac = config.attention_check
+    if not ac.enabled:
+        return None, complete
+    by_id = {s.situation_id: s for s in situations}
+    if ac.situation is None:
+        raise ConfigError(Problem(toml, "the attention check needs a dialog: set `situation` to a situation_id from the situations file", key="attention_check.situation"))
+    check = by_id.get(ac.situation)
+    if check is None:
+        close = sorted(by_id)[:3]
+        raise ConfigError(Problem(toml, f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})", key="attention_check.situation"))
+    # The check's dialog is never rated as a regular situation: no one sees it twice.
+    return check, [s for s in complete if s.dialog_id != check.dialog_id]
 
 
 def pool_explanation(study: Study) -> str:
