@@ -56,3 +56,23 @@ def test_page_script_is_one_inert_script_per_step():
     assert 'window.location.assign("https://app.prolific.com/submissions/complete?cc=C1")' in js
     assert "location" not in page_script("consent") and "cookie" not in page_script("consent")
     assert "Max-Age=0" in forget_script("infact-demo")
+
+
+def test_page_head_parts_are_escaped_and_the_progress_is_a_named_bar():
+    from infact.participation.display import caption_html, progress_html, title_html
+
+    assert title_html("Rate <b>bots</b>") == '<h1 class="infact-title">Rate &lt;b&gt;bots&lt;/b&gt;</h1>'
+    assert "&lt;i&gt;" in caption_html("Read <i>first</i>") and "<i>" not in caption_html("Read <i>first</i>")
+    bar = progress_html("Situation 3 of 10", 2, 10)
+    assert '>Situation 3 of 10</p>' in bar  # the visible line, its own element (tests find it by text)
+    assert 'role="progressbar"' in bar and 'aria-valuenow="2"' in bar and 'aria-valuemax="10"' in bar
+    assert 'aria-valuetext="Situation 3 of 10"' in bar and "width:20%" in bar
+    assert "width:100%" in progress_html("x", 12, 10) and "width:0%" in progress_html("x", 0, 0)
+
+
+def test_a_rated_response_is_a_card_the_stylesheet_frames_with_its_scales():
+    from infact.participation.display import CSS
+
+    assert response_html("B", "hi", card=True).startswith('<div class="infact-response infact-card"')
+    assert response_html("B", "hi").startswith('<div class="infact-response"')
+    assert ":has(.infact-card)" in CSS and "st-key-infact-withdraw" in CSS
