@@ -114,6 +114,8 @@ def show_progress(data: DashboardData, overview, now) -> None:
 
 def show_participants(overview) -> None:
     stages = st.multiselect("Show stages", list(funnel.STAGES), default=list(funnel.STAGES), key="stage_filter")
+    st.caption("Visits that left before consenting are counted in *Visited* (and `visits.csv`) but not listed: "
+               "nothing about them is stored except when they came.")
     st.dataframe(live_study.participants_view(overview, stages), hide_index=True, key="participants_table",
                  column_config={"last_activity": st.column_config.DatetimeColumn("Last activity", format="YYYY-MM-DD HH:mm:ss"),
                                 "active_now": st.column_config.CheckboxColumn("Active now"),
