@@ -22,6 +22,10 @@ from itertools import combinations
 import numpy as np
 
 ADAPTIVE_MIN_PER_PAIR = 3
+# Each adjacent contrast's variance reduction is weighted by its variance to this power: the
+# widest interval decides whether the ranking is settled, so the objective is close to the
+# maximum (7 needed fewer votes than 3 or 15 in bench/ranking_adaptive.py).
+POWER = 7
 
 
 def all_pairs(systems: list[str]) -> list[tuple[str, str]]:
@@ -62,17 +66,21 @@ def adjacent_contrasts(theta: np.ndarray) -> np.ndarray:
     return a
 
 
-def adaptive_picks(theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.ndarray, n: int) -> list[int]:
+def adaptive_picks(theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.ndarray, n: int,
+                   inflation: np.ndarray | None = None) -> list[int]:
     """Indices into `pairs` of the next `n` votes.
 
     What decides a ranking is the difference between systems of adjacent rank. Each pick is the
-    pair whose vote most reduces those differences' variances, weighted by the cube of each
-    variance so the least certain adjacent pair dominates (a vote's effect on every contrast is
-    a rank-one Sherman–Morrison update of the covariance).
+    pair whose vote most reduces those differences' variances, weighted by each variance to
+    the `POWER` so the least certain adjacent pair dominates (a vote's effect on every contrast is
+    a rank-one Sherman–Morrison update of the covariance). `inflation` (one factor per adjacent
+    contrast, best first) scales the model's variances to the ones the reported intervals have
+    (`robust_inflation`).
     """
     c = centred_covariance(theta, nu, counts, pairs)
     w = vote_information(theta[pairs[:, 0]] - theta[pairs[:, 1]], nu)
     contrasts = adjacent_contrasts(theta)
+    scale = np.ones(len(contrasts)) if inflation is None else np.asarray(inflation, dtype=float)
     v = np.zeros((len(pairs), len(theta)))
     v[np.arange(len(pairs)), pairs[:, 0]] = 1.0
     v[np.arange(len(pairs)), pairs[:, 1]] = -1.0
@@ -80,9 +88,9 @@ def adaptive_picks(theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.n
     for _ in range(n):
         u = v @ c                                                   # C v for every candidate
         q = (u * v).sum(axis=1)
-        var = np.einsum("ak,kl,al->a", contrasts, c, contrasts)
-        gain = w[:, None] * (u @ contrasts.T) ** 2 / (1 + w * q)[:, None]
-        best = int(np.argmax((gain * var[None, :] ** 3).sum(axis=1)))
+        var = scale * np.einsum("ak,kl,al->a", contrasts, c, contrasts)
+        gain = scale * w[:, None] * (u @ contrasts.T) ** 2 / (1 + w * q)[:, None]
+        best = int(np.argmax((gain * var[None, :] ** POWER).sum(axis=1)))
         picks.append(best)
         c = c - w[best] * np.outer(u[best], u[best]) / (1 + w[best] * q[best])
     return picks
@@ -100,11 +108,12 @@ def balanced_picks(counts: np.ndarray, n: int, rng: random.Random) -> list[int]:
     return picks
 
 
-def choose_pairs(systems: list[str], votes: list[tuple[str, str, str]], n: int, *, mode: str,
+def choose_pairs(systems: list[str], votes: list[tuple], n: int, *, mode: str,
                  rng: random.Random, pending: list[tuple[str, str]] = ()) -> list[tuple[str, str]]:
     """The next `n` pairs, each in random display order (left, right).
 
-    votes: (system_a, system_b, winner) stored so far (winner a system or "tie");
+    votes: (system_a, system_b, winner[, participant]) stored so far (winner a system or "tie";
+    without the participant every vote counts as its own participant);
     pending: pairs reserved by participants still working (they count as compared).
     """
     pairs = all_pairs(systems)
@@ -115,10 +124,10 @@ def choose_pairs(systems: list[str], votes: list[tuple[str, str, str]], n: int, 
         if key in index:
             counts[index[key]] += 1
     if mode == "adaptive" and counts.min() >= ADAPTIVE_MIN_PER_PAIR and votes:
-        theta, nu = _estimate(systems, votes)
+        theta, nu, inflation = _estimate(systems, votes)
         names = sorted(systems)
         codes = np.array([[names.index(a), names.index(b)] for a, b in pairs])
-        picks = adaptive_picks(theta, nu, counts, codes, n)
+        picks = adaptive_picks(theta, nu, counts, codes, n, inflation)
     else:
         picks = balanced_picks(counts, n, rng)
     out = []
@@ -129,16 +138,29 @@ def choose_pairs(systems: list[str], votes: list[tuple[str, str, str]], n: int, 
     return out
 
 
-def _estimate(systems: list[str], votes) -> tuple[np.ndarray, float]:
-    """Strengths (in sorted-name order) and ν from the votes so far (one fit, no bootstrap)."""
-    from infact.results import ranking
+def robust_inflation(theta: np.ndarray, model: np.ndarray, robust: np.ndarray) -> np.ndarray:
+    """Per adjacent contrast: participant-cluster variance / model variance, kept within
+    [1/2, 2] (a handful of participants can make the ratio wild)."""
+    a = adjacent_contrasts(theta)
+    ratio = np.einsum("ak,kl,al->a", a, robust, a) / np.einsum("ak,kl,al->a", a, model, a)
+    return np.clip(ratio, 0.5, 2.0)
+
+
+def _estimate(systems: list[str], votes) -> tuple[np.ndarray, float, np.ndarray]:
+    """Strengths (in sorted-name order), ν and the adjacent contrasts' `robust_inflation`
+    from the votes so far (one fit, no bootstrap)."""
+    from infact.results import ranking, ranking_robust
 
     names = sorted(systems)
     idx = {s: i for i, s in enumerate(names)}
-    kept = [(a, b, w) for a, b, w in votes if a in idx and b in idx]
+    kept = [v for v in votes if v[0] in idx and v[1] in idx]
     a = np.array([idx[v[0]] for v in kept])
     b = np.array([idx[v[1]] for v in kept])
-    outcome = np.array([0 if w == x else 1 if w == y else 2 for x, y, w in kept])
-    d = ranking.design(a, b, outcome, np.zeros(len(kept), dtype=int), names, ["all"])
-    x = ranking.fit(d)[0]
-    return x[:len(names)], float(np.exp(x[len(names)])) if d.with_ties else 0.0
+    outcome = np.array([0 if v[2] == v[0] else 1 if v[2] == v[1] else 2 for v in kept])
+    who = [v[3] if len(v) > 3 else i for i, v in enumerate(kept)]
+    clusters, cluster = np.unique(np.asarray(who, dtype=str), return_inverse=True)
+    d = ranking.design(a, b, outcome, cluster, names, list(clusters))
+    x = ranking.quick_fit(d)
+    k = len(names)
+    theta = x[:k]
+    return theta, float(np.exp(x[k])) if d.with_ties else 0.0, robust_inflation(theta, *ranking_robust.covariances(d, x))
