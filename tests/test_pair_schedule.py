@@ -76,3 +76,29 @@ def test_choose_pairs_takes_votes_with_or_without_the_participant():
     for given in (votes, with_who):                   # live arena passes three, the app four
         picks = ps.choose_pairs(SYSTEMS, given, 5, mode="adaptive", rng=rng)
         assert len(picks) == 5 and all(a != b and {a, b} <= set(SYSTEMS) for a, b in picks)
+
+
+def test_simultaneous_arrivals_in_an_adaptive_study_get_different_pairs(tmp_path):
+    from infact.participation.bots import run_bots
+    from infact.participation.flow import Flow
+    from infact.participation.protocols import History
+    from infact.storage import MemoryStorage
+    from infact.study.loader import load_study
+
+    from studies import FakeClock, make_study
+
+    study = load_study(make_study(tmp_path, systems=("Alpha", "Beta", "Gamma", "Delta"), per_participant=5,
+                                  protocol={"kind": "pairwise", "pairs": "adaptive"}))
+    storage = MemoryStorage()
+    run_bots(study, storage, 12, strategy="attentive", seed=8, start=FakeClock()())
+    flow = Flow(study, storage, clock=FakeClock())
+    handed = []
+    for _ in range(3):                                   # three consents before anyone answers
+        token = flow.arrive({})
+        assert flow.submit(token, "consent", {"consent": True}).ok
+        steps = next(r for r in storage.records(participant=token) if r["kind"] == "assignment")["steps"]
+        handed.append(Counter(tuple(sorted(s["order"])) for s in steps if not s.get("attention_check")))
+    # each one's pairs count as compared for the next: not the same deterministic picks three times
+    assert handed[0] != handed[1] or handed[1] != handed[2]
+    history = History.of(storage.records(study=study.id), study.id)
+    assert Counter(history.pending("pairwise")) == handed[0] + handed[1] + handed[2]

@@ -6,7 +6,9 @@
   the Davidson–Bradley–Terry model (infact/results/ranking.py) gives strengths and the
   Fisher information of one more vote on each pair; greedily, the pair that most shrinks
   the uncertainty of the differences between adjacent ranks goes next (near-equal systems
-  are informative, a clear mismatch is not). Until every pair has `ADAPTIVE_MIN_PER_PAIR`
+  are informative, a clear mismatch is not). Those uncertainties are scaled to the
+  participant-cluster intervals that `analyze` reports (`robust_inflation`, from the closed-form
+  sandwich in infact/results/ranking_robust.py). Until every pair has `ADAPTIVE_MIN_PER_PAIR`
   votes it is balanced. It aims at a settled *order*: individual strengths of the best and
   worst systems end up less precise than under balanced pairs.
 

@@ -60,13 +60,20 @@ class History:
                                                if not s.get("attention_check")]
         elif rec.get("kind") in PAIRWISE_KINDS and not rec.get("attention_check"):
             left, right = (x["system"] for x in rec["responses"][:2])
-            self.votes.append((left, right, rec["choices"]))
+            self.votes.append((left, right, rec["choices"], rec["participant"]))
 
     def assigned(self, kind: str) -> list[list[str]]:
         return [order for steps in self.orders.values() for k, order in steps if k == kind]
 
-    def decided(self, criterion: str) -> list[tuple[str, str, str]]:
-        return [(a, b, choices.get(criterion, "tie")) for a, b, choices in self.votes]
+    def decided(self, criterion: str) -> list[tuple[str, str, str, str]]:
+        """(left, right, winner, participant) of every vote on `criterion`."""
+        return [(a, b, choices.get(criterion, "tie"), who) for a, b, choices, who in self.votes]
+
+    def pending(self, kind: str) -> list[tuple[str, str]]:
+        """Pairs handed out and not voted on yet (participants still working, or who left)."""
+        handed = Counter(tuple(sorted(order[:2])) for order in self.assigned(kind))
+        handed.subtract(tuple(sorted(v[:2])) for v in self.votes)
+        return [pair for pair, n in handed.items() for _ in range(max(n, 0))]
 
 
 def _history(storage: Storage, study_id: str) -> History:
@@ -81,9 +88,12 @@ def compare_steps(study: Study, history: History | None, steps: list[dict], rng:
     regular = [s for s in steps if not s.get("attention_check")]
     kind = proto.kind
     if kind in PAIRWISE_KINDS:
-        votes = (history.decided(cfg.criteria[0].id) if proto.pairs == "adaptive"
-                 else [(a, b, "") for a, b in (o[:2] for o in history.assigned(kind))])
-        orders = [list(p) for p in pair_schedule.choose_pairs(systems, votes, len(regular), mode=proto.pairs, rng=rng)]
+        if proto.pairs == "adaptive":  # votes so far, and pairs others are working on count as compared
+            votes, pending = history.decided(cfg.criteria[0].id), history.pending(kind)
+        else:
+            votes, pending = [(a, b, "") for a, b in (o[:2] for o in history.assigned(kind))], []
+        orders = [list(p) for p in pair_schedule.choose_pairs(systems, votes, len(regular), mode=proto.pairs, rng=rng,
+                                                              pending=pending)]
         rng.shuffle(orders)  # a participant's pairs in random order across their situations
     else:
         shown = Counter(s for order in history.assigned(kind) for s in order)
