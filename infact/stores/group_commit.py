@@ -4,8 +4,8 @@ Fifty participants chatting at once store a record per message at the same momen
 Made one at a time, every write pays its own durable commit (an fsync, a database
 round trip and transaction). Here whoever arrives while a batch is being committed
 waits, and the next batch takes every caller waiting: one commit for all of them.
-There is no writer thread: the first caller to find nobody committing commits the
-whole queue, its own items included (leader/follower), so an idle store costs nothing.
+There is no writer thread: a caller that finds its items still waiting and a batch free
+commits the whole queue, its own items included (leader/follower), so an idle store costs nothing.
 
 Each caller returns only once its own items are committed, with one result per item
 (e.g. whether its key was new). If a batch fails, every caller in it gets the error:
@@ -24,18 +24,22 @@ T = TypeVar("T")
 @dataclass
 class _Pending(Generic[T]):
     item: T
+    taken: bool = False   # in a batch being committed
     done: bool = False
     result: Any = None
     error: BaseException | None = None
 
 
 class GroupCommit(Generic[T]):
-    def __init__(self, commit: Callable[[list[T]], list[Any]]) -> None:
-        """`commit(items)` writes a batch durably and returns one result per item, in order."""
+    def __init__(self, commit: Callable[[list[T]], list[Any]], concurrent: int = 1) -> None:
+        """`commit(items)` writes a batch durably and returns one result per item, in order.
+        Up to `concurrent` batches are committed at once (each by its own caller): a database can
+        start the next transaction while one waits for its WAL flush; a file takes 1."""
         self._commit = commit
+        self._concurrent = concurrent
         self._cond = threading.Condition()
         self._pending: list[_Pending[T]] = []
-        self._committing = False
+        self._active = 0
         self.batches = 0  # batches committed or failed, for tests and benchmarks
 
     def submit(self, items: list[T]) -> list[Any]:
@@ -46,11 +50,14 @@ class GroupCommit(Generic[T]):
         with self._cond:
             self._pending.extend(mine)
             while not mine[-1].done:
-                if self._committing:
+                if mine[-1].taken or self._active >= self._concurrent:
                     self._cond.wait()
                     continue
-                self._committing = True
+                # This caller commits everything waiting, its own items included.
+                self._active += 1
                 batch, self._pending = self._pending, []
+                for p in batch:
+                    p.taken = True
                 self._cond.release()
                 try:
                     self._run(batch)
@@ -59,7 +66,7 @@ class GroupCommit(Generic[T]):
                     for p in batch:
                         p.done = True
                     self.batches += 1
-                    self._committing = False
+                    self._active -= 1
                     self._cond.notify_all()
         for p in mine:
             if p.error is not None:

@@ -110,7 +110,7 @@ class FastPath:
     """Group-committed appends and plain reads on one table (`schema` may be None)."""
 
     def __init__(self, pool: PgPool, schema: str | None, table: str,
-                 errors: Callable[[str], ContextManager[None]]) -> None:
+                 errors: Callable[[str], ContextManager[None]], concurrent: int = 2) -> None:
         """`errors(doing)`: a context that turns database failures into the store's StorageError."""
         self.pool = pool
         self._errors = errors
@@ -127,7 +127,7 @@ class FastPath:
             where = sql.SQL(" AND ").join(sql.SQL("{} = %s").format(sql.Identifier(f)) for f in filters)
             self._select[filters] = sql.SQL("SELECT data FROM {t}{w} ORDER BY id").format(
                 t=name, w=sql.SQL(" WHERE ") + where if filters else sql.SQL("")).as_string(None)
-        self.committer: GroupCommit[tuple] = GroupCommit(self._commit)
+        self.committer: GroupCommit[tuple] = GroupCommit(self._commit, concurrent)
 
     def append(self, rows: list[tuple]) -> list[bool]:
         """Store rows (encode_row) in this order, in one batch with whatever else is waiting."""
