@@ -4,12 +4,14 @@ Fifty participants chatting at once store a record per message at the same momen
 Made one at a time, every write pays its own durable commit (an fsync, a database
 round trip and transaction). Here whoever arrives while a batch is being committed
 waits, and the next batch takes every caller waiting: one commit for all of them.
-There is no writer thread: a caller that finds its items still waiting and a batch free
-commits the whole queue, its own items included (leader/follower), so an idle store costs nothing.
+There is no writer thread: a caller that finds its items still waiting and nobody
+committing commits the whole queue, its own items included (leader/follower), so an
+idle store costs nothing.
 
 Each caller returns only once its own items are committed, with one result per item
 (e.g. whether its key was new). If a batch fails, every caller in it gets the error:
-the commit function must then have stored none of the batch.
+the commit function must then have stored none of the batch. The PostgreSQL store
+batches reads of one participant's records the same way (infact.stores.sql_fast).
 """
 
 from __future__ import annotations
@@ -31,15 +33,13 @@ class _Pending(Generic[T]):
 
 
 class GroupCommit(Generic[T]):
-    def __init__(self, commit: Callable[[list[T]], list[Any]], concurrent: int = 1) -> None:
+    def __init__(self, commit: Callable[[list[T]], list[Any]]) -> None:
         """`commit(items)` writes a batch durably and returns one result per item, in order.
-        Up to `concurrent` batches are committed at once (each by its own caller): a database can
-        start the next transaction while one waits for its WAL flush; a file takes 1."""
+        One batch at a time: in bench/live.py two at once (PostgreSQL) only added transactions."""
         self._commit = commit
-        self._concurrent = concurrent
         self._cond = threading.Condition()
         self._pending: list[_Pending[T]] = []
-        self._active = 0
+        self._committing = False
         self.batches = 0  # batches committed or failed, for tests and benchmarks
 
     def submit(self, items: list[T]) -> list[Any]:
@@ -50,11 +50,11 @@ class GroupCommit(Generic[T]):
         with self._cond:
             self._pending.extend(mine)
             while not mine[-1].done:
-                if mine[-1].taken or self._active >= self._concurrent:
+                if mine[-1].taken or self._committing:
                     self._cond.wait()
                     continue
                 # This caller commits everything waiting, its own items included.
-                self._active += 1
+                self._committing = True
                 batch, self._pending = self._pending, []
                 for p in batch:
                     p.taken = True
@@ -66,7 +66,7 @@ class GroupCommit(Generic[T]):
                     for p in batch:
                         p.done = True
                     self.batches += 1
-                    self._active -= 1
+                    self._committing = False
                     self._cond.notify_all()
         for p in mine:
             if p.error is not None:

@@ -8,8 +8,10 @@ its answers in a managed PostgreSQL server named in `.streamlit/secrets.toml`:
 
 One table, created on first use. Idempotency is the UNIQUE constraint on `key`
 (INSERT … ON CONFLICT DO NOTHING), so concurrent writers in any number of
-processes cannot store an answer twice or lose one. Each append is one
-autocommitted statement: when `append` returns, the row is committed.
+processes cannot store an answer twice or lose one. When `append` returns, the
+row is committed. On PostgreSQL, appends made at the same moment by different
+threads share one statement and transaction, and reads of one participant one
+query (group commit, infact.stores.sql_fast).
 
 `changes()` cursors are transaction ids, not row ids: ids are handed out before
 commit, so a slow writer can commit id 5 after a reader has seen id 6 — a
