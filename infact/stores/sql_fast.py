@@ -33,6 +33,7 @@ from psycopg.types.json import set_json_loads
 
 from infact.stores.group_commit import GroupCommit
 from infact.stores.records import copy_record
+from infact.stores.summary import light
 
 
 def _loads(data: bytes | str):
