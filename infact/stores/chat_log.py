@@ -29,13 +29,13 @@ import json
 import logging
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 from filelock import FileLock
 
 from infact.fileio import fsync_dir
+from infact.stores.group_commit import GroupCommit
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +63,6 @@ def decode(line: bytes) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-@dataclass
-class _Pending:
-    record: dict
-    done: bool = False
-    stored: bool = False
-    error: BaseException | None = None
-
-
 class ChatLog:
     def __init__(self, path: Path, lock_path: Path) -> None:
         self.path = path
@@ -81,9 +73,7 @@ class ChatLog:
         self._index_lock = threading.Lock()
         # A FileLock made with thread_local=False is reentrant across threads: this makes it exclusive.
         self._write_lock = threading.Lock()
-        self._cond = threading.Condition()
-        self._pending: list[_Pending] = []
-        self._flushing = False
+        self._group = GroupCommit(self._commit)
 
     # -- reading ---------------------------------------------------------------
     def _catch_up(self) -> None:
@@ -159,50 +149,26 @@ class ChatLog:
 
     def append_many(self, records: list[dict]) -> list[bool]:
         """Store records in this order (never a later one without the earlier ones), usually in one sync."""
-        items = [_Pending(r) for r in records]
-        if not items:
-            return []
-        with self._cond:
-            self._pending.extend(items)
-            while not items[-1].done:
-                if self._flushing:
-                    self._cond.wait()
-                    continue
-                # Nobody is writing: this caller writes everything waiting, its own records included.
-                self._flushing = True
-                batch, self._pending = self._pending, []
-                self._cond.release()
-                try:
-                    self._commit(batch)
-                except BaseException as exc:  # every caller of the batch learns it failed
-                    for it in batch:
-                        it.error = exc
-                finally:
-                    self._cond.acquire()
-                    for it in batch:
-                        it.done = True
-                    self._flushing = False
-                    self._cond.notify_all()
-        for it in items:
-            if it.error is not None:
-                raise it.error
-        return [it.stored for it in items]
+        return self._group.submit(records)
 
-    def _commit(self, batch: list[_Pending]) -> None:
+    def _commit(self, batch: list[dict]) -> list[bool]:
+        """One batch of concurrent appends (infact.stores.group_commit): one write and one sync."""
+        stored = [False] * len(batch)
         with self._write_lock, self._file_lock:
             with self._index_lock:
                 self._catch_up()  # what other processes stored decides which keys are new
                 data = bytearray()
                 taken = set()
-                for it in batch:
-                    who, key = str(it.record.get("participant")), it.record["key"]
+                for i, record in enumerate(batch):
+                    who, key = str(record.get("participant")), record["key"]
                     if key in taken or any(k == key for _, _, k in self._index.get(who, ())):
                         continue
                     taken.add(key)
-                    it.stored = True
-                    data += encode(it.record)
+                    stored[i] = True
+                    data += encode(record)
             if data:  # readers are not held up by the sync; the writers of the batch are
                 self._write(bytes(data))
+        return stored
 
     def _write(self, data: bytes) -> None:
         """Append and sync; the caller holds the file lock."""
