@@ -11,7 +11,7 @@ kept situation load has new records to read at every consent, as in a live study
 Figures per backend and size: consent_p95_ms (Flow.submit of the consent step:
 consent record, lock, situation load, plan, assignment record, state re-read),
 consent_first_ms (the first consent of a process: the situation load reads the
-study once), arrival_pid_p95_ms (Flow.arrive with a new Prolific ID: the indexed
+study once — on TinyDB from the participant summaries, see infact/participation/situation_load.py), arrival_pid_p95_ms (Flow.arrive with a new Prolific ID: the indexed
 lookup plus the arrival record), append_p95_ms (one durable append, timed right
 after each consent: a consent makes two, so consent ≈ 2-3 appends when nothing else
 costs), and full_read_plan_ms (the old way, for comparison: plan from every record
@@ -43,15 +43,22 @@ def participant(template_records: list[dict], token: str, pid: str) -> list[dict
     return out
 
 
-def prefill(store, template_records: list[dict], n: int) -> None:
-    """Write n participants in bulk (not through append one by one: that is not what is timed)."""
+def prefill(store, template_records: list[dict], n: int, summaries: bool = True) -> None:
+    """Write n participants in bulk (not through append one by one: that is not what is timed);
+    TinyDB: with the summary files `append` keeps, unless `summaries` is off (a store from
+    before them, whose first read rebuilds them)."""
     if isinstance(store, TinyDBStorage):
         import json
+
+        from infact.stores.tinydb_summaries import signature
 
         for i in range(n):
             recs = participant(template_records, f"pre{i:06d}", f"pre{i:06d}pid")
             table = {str(k): r for k, r in enumerate(recs, start=1)}
-            (store.shards / f"pre{i:06d}.json").write_text(json.dumps({"_default": table}, separators=(",", ":")))
+            shard = store.shards / f"pre{i:06d}.json"
+            shard.write_text(json.dumps({"_default": table}, separators=(",", ":")))
+            if summaries:  # what `append` leaves beside each shard (infact/stores/tinydb_summaries.py)
+                store.summary_files.write(f"pre{i:06d}", signature(shard.stat()), recs)
         for marker in store.index.glob(".complete"):
             marker.unlink()  # the files were written behind the store's back: index them like an upgraded store
         return

@@ -49,6 +49,7 @@ class ParticipantSummary:
     consented: bool = False
     lease_until: datetime | None = None
     plan: list[str] = field(default_factory=list)   # the assigned situation steps, in order
+    situations: dict[str, str] = field(default_factory=dict)  # step -> situation id, regular ones (no check)
     answered: set[str] = field(default_factory=set)
     outcome: str | None = None                      # "completed" / "screened_out" once finished
     ended_at: datetime | None = None
@@ -81,6 +82,8 @@ class ParticipantSummary:
                 self.became.add(rec["became"])
         elif kind == "assignment":
             self.plan = [s["step"] for s in rec.get("steps", [])]
+            self.situations = {s["step"]: s["situation_id"] for s in rec.get("steps", [])
+                               if not s.get("attention_check") and s.get("situation_id")}
             self.lease_until = _time(rec.get("lease_until"))
         elif kind == "complete":
             self.outcome = "screened_out" if rec.get("outcome") == "screened_out" else "completed"
@@ -115,15 +118,17 @@ class ParticipantSummary:
         for name in _SETS:
             values[name] = set(values.get(name) or ())
         values["plan"] = list(values.get("plan") or ())
+        values["situations"] = dict(values.get("situations") or {})
         return cls(**values)
 
 
 def light(rec: Mapping) -> dict:
     """A record cut down to what `ParticipantSummary.add` reads: of an assignment's steps only
-    their names, and of an answer only its answer time (what `add` takes as its time)."""
+    their names and situations, and of an answer only its answer time (what `add` takes as its time)."""
     out = {k: rec[k] for k in LIGHT_FIELDS if k in rec}
     if isinstance(out.get("steps"), list):
-        out["steps"] = [{"step": s.get("step")} for s in out["steps"] if isinstance(s, Mapping)]
+        out["steps"] = [{k: s[k] for k in ("step", "situation_id", "attention_check") if k in s}
+                        for s in out["steps"] if isinstance(s, Mapping)]
     if out.get("answered_at") and out.get("kind") not in ("arrival", "complete", "visit"):
         out.pop("shown_at", None)
         out.pop("at", None)

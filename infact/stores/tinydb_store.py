@@ -45,7 +45,7 @@ from infact.stores.chat_log import LOG_KINDS, ChatLog
 from infact.stores.records import (PARTICIPANT_NAME, StorageError, check_record, copy_record, indexed_arrival,
                                    matches, platform_key)
 from infact.stores.summary import ParticipantSummary
-from infact.stores.tinydb_summaries import SummaryFiles, read_all
+from infact.stores.tinydb_summaries import SummaryFiles, read_all, read_counted
 from infact.stores.tinydb_files import (AtomicJSONStorage, DamagedShard, Journal, ShardCache, orphan_target,
                                         parse_shard, quarantine, quarantined)
 
@@ -298,6 +298,13 @@ class TinyDBStorage:
     def summaries(self, study: str, cls=ParticipantSummary) -> dict:
         """{participant: funnel facts} of one study from the summary files (infact.stores.tinydb_summaries)."""
         return read_all(self, study, cls)
+
+    def summaries_since(self, study: str, cls=ParticipantSummary) -> tuple[dict, JournalCursor]:
+        """`summaries`, and a `changes()` cursor that continues after what they cover (records
+        stored meanwhile may be handed over again: the summaries' consumers fold idempotently)."""
+        journal, offset = self.journal.position()  # first: what is written while reading comes next time
+        out, seen, chat_offset = read_counted(self, study, cls)
+        return out, JournalCursor(journal, offset, seen, chat_offset)
 
     def problems(self) -> list[dict]:
         """Files set aside because they could not be read (see infact.stores.tinydb_files)."""

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 import orjson
 
+from infact.stores.chat_log import LOG_KINDS
 from infact.stores.records import PARTICIPANT_NAME
 from infact.stores.summary import ParticipantSummary, fold, gc_paused
 
 if TYPE_CHECKING:
     from infact.stores.tinydb_store import TinyDBStorage
 
-VERSION = 1  # bump when ParticipantSummary's fold changes: older files are then rebuilt from their shards
+VERSION = 2  # bump when ParticipantSummary's fold changes: older files are then rebuilt from their shards
 S = TypeVar("S", bound=ParticipantSummary)
 
 
@@ -70,8 +71,16 @@ class SummaryFiles:
 def read_all(store: "TinyDBStorage", study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
     """{participant: summary} of one study from the summary files, each checked against its
     shard; a missing or stale one is rebuilt from the shard (store's reader: locks, quarantine)."""
+    return read_counted(store, study, cls)[0]
+
+
+def read_counted(store: "TinyDBStorage", study: str,
+                 cls: type[S] = ParticipantSummary) -> tuple[dict[str, S], dict[str, int], int]:
+    """`read_all`, plus how many records of each shard the summaries cover and the bytes of the
+    chat log folded in: where a change cursor continues after them (`summaries_since`)."""
     files: SummaryFiles = store.summary_files
     out: dict[str, S] = {}
+    seen: dict[str, int] = {}
     with os.scandir(store.shards) as entries, gc_paused():
         for entry in entries:
             name = entry.name
@@ -85,16 +94,19 @@ def read_all(store: "TinyDBStorage", study: str, cls: type[S] = ParticipantSumma
             data = files.read(shard, sig)
             if data is None:
                 data = _rebuild(store, files, shard, sig)
+            seen[shard] = data["n"]
             for pid, facts in data["studies"].get(study, {}).items():
                 out[pid] = cls.from_json(facts)
-    # Live-chat records live in one log, not in the shards (infact.stores.chat_log): folded in
-    # here, so a participant chatting right now is "active" in the first numbers too.
-    fold((r for r in store.chat_log.all_records() if r.get("study") == study), cls, into={study: out})
-    return out
+        # Live-chat records live in one log, not in the shards (infact.stores.chat_log): folded in
+        # here, so a participant chatting right now is "active" in the first numbers too.
+        chats, chat_offset = store.chat_log.changes(0)
+        fold((r for r in chats if r.get("study") == study), cls, into={study: out})
+    return out, seen, chat_offset
 
 
 def _rebuild(store: "TinyDBStorage", files: SummaryFiles, shard: str, sig: list[int]) -> dict:
-    records = store.records(participant=shard)
+    # the shard's own records (the store's reader adds the participant's chat-log records)
+    records = [r for r in store.records(participant=shard) if r.get("kind") not in LOG_KINDS]
     try:
         unchanged = signature(os.stat(store.shards / f"{shard}.json")) == sig
     except FileNotFoundError:
@@ -102,4 +114,4 @@ def _rebuild(store: "TinyDBStorage", files: SummaryFiles, shard: str, sig: list[
     if unchanged:  # files are replaced, never changed in place: these records are that file's
         files.write(shard, sig, records)
     by_study = fold(records)
-    return {"studies": {s: {p: x.to_json() for p, x in people.items()} for s, people in by_study.items()}}
+    return {"n": len(records), "studies": {s: {p: x.to_json() for p, x in people.items()} for s, people in by_study.items()}}
