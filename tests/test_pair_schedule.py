@@ -78,7 +78,7 @@ def test_choose_pairs_takes_votes_with_or_without_the_participant():
         assert len(picks) == 5 and all(a != b and {a, b} <= set(SYSTEMS) for a, b in picks)
 
 
-def test_simultaneous_arrivals_in_an_adaptive_study_get_different_pairs(tmp_path):
+def test_simultaneous_arrivals_in_an_adaptive_study_count_each_others_pairs(tmp_path, monkeypatch):
     from infact.participation.bots import run_bots
     from infact.participation.flow import Flow
     from infact.participation.protocols import History
@@ -91,6 +91,9 @@ def test_simultaneous_arrivals_in_an_adaptive_study_get_different_pairs(tmp_path
                                   protocol={"kind": "pairwise", "pairs": "adaptive"}))
     storage = MemoryStorage()
     run_bots(study, storage, 12, strategy="attentive", seed=8, start=FakeClock()())
+    calls = []
+    real = ps.choose_pairs
+    monkeypatch.setattr(ps, "choose_pairs", lambda *a, **kw: calls.append(Counter(kw["pending"])) or real(*a, **kw))
     flow = Flow(study, storage, clock=FakeClock())
     handed = []
     for _ in range(3):                                   # three consents before anyone answers
@@ -98,7 +101,18 @@ def test_simultaneous_arrivals_in_an_adaptive_study_get_different_pairs(tmp_path
         assert flow.submit(token, "consent", {"consent": True}).ok
         steps = next(r for r in storage.records(participant=token) if r["kind"] == "assignment")["steps"]
         handed.append(Counter(tuple(sorted(s["order"])) for s in steps if not s.get("attention_check")))
-    # each one's pairs count as compared for the next: not the same deterministic picks three times
-    assert handed[0] != handed[1] or handed[1] != handed[2]
+    # each arrival's scheduler call sees the pairs handed to the ones before (all bots' pairs were voted)
+    assert calls == [Counter(), handed[0], handed[0] + handed[1]]
     history = History.of(storage.records(study=study.id), study.id)
     assert Counter(history.pending("pairwise")) == handed[0] + handed[1] + handed[2]
+
+
+def test_pending_pairs_change_the_adaptive_picks():
+    rng = random.Random(0)
+    votes = [(a, b, w, f"p{i}") for i, (a, b, w) in enumerate(
+        (a, b, w) for a, b in ps.all_pairs(SYSTEMS) for w in (a, b, "tie", a, b, a))]
+    first = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng)]
+    again = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng)]
+    after = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng, pending=first * 3)]
+    assert Counter(first) == Counter(again)               # the same votes, the same picks
+    assert Counter(after) != Counter(first)               # pairs others are working on count as compared
