@@ -80,10 +80,18 @@ def test_cards_files_dashboard_and_analysis_agree_on_the_flag(request, crowd_nam
     files = export_bytes(collect(study, records, now=now))
     participants, flag_csv = read(files, "participants.csv"), read(files, "flags.csv")
 
-    # the bots that always take the first position, and only they, carry the flag
+    # the bots that always take the first position carry the flag, and so does anyone else
+    # whose picks happened to fall on one position every time (sides are drawn unseeded: rare)
     straight = {p for p, s in who.items() if s == "straightliner"}
-    assert flagged(overview) == straight
-    assert {p for p, f in zip(flag_csv["participant"], flag_csv["flags"].fillna("")) if FLAG in f} == straight
+    picks = {}
+    for r in records:
+        if (row := flags.situation_summary(r)) is not None and r["kind"] != "situation":
+            picks.setdefault(r["participant"], []).append(row["choice"])
+    least = study.config.quality.comparison_straightline_min
+    one_position = {p for p, c in picks.items() if len(c) >= least and len(set(c)) == 1 and c[0] != flags.MIXED}
+    assert straight <= one_position
+    assert flagged(overview) == one_position
+    assert {p for p, f in zip(flag_csv["participant"], flag_csv["flags"].fillna("")) if FLAG in f} == one_position
     reasons = overview.set_index("participant")["reasons"]
     assert all(any(words in r for r in reasons[p]) for p in straight), reasons[sorted(straight)[0]]
 
@@ -173,7 +181,13 @@ def test_dialog_level_votes_are_judged_like_response_level_ones(acute_crowd):
     four = QualityConfig(comparison_straightline_min=4)
     out = assess_store({"participants": t.participants, "pairwise": t.compare["pairwise.csv"]}, [], four)
     straight = {p for p, s in who.items() if s == "straightliner"} & set(t.compare["pairwise.csv"]["participant"])
-    assert straight and flagged(out) == straight
+    picks = {}
+    for r in storage.records(study=study.id):
+        if (row := flags.situation_summary(r)) is not None:
+            picks.setdefault(r["participant"], []).append(row["choice"])
+    # with only four comparisons an honest participant also hits one side by chance (1 in 8)
+    one_position = {p for p, c in picks.items() if len(c) >= 4 and len(set(c)) == 1 and c[0] != flags.MIXED}
+    assert straight and straight <= one_position and flagged(out) == one_position
 
 
 @pytest.mark.parametrize("table, key, text", [
