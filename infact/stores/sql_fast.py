@@ -105,10 +105,11 @@ class PgPool:
         self.discard_idle()
 
 
-def encode_row(record: dict) -> tuple[str, str, str, str, str, str]:
-    """(key, study, participant, kind, data, light) as the table stores them, JSON as text."""
-    return (str(record["key"]), str(record["study"]), str(record["participant"]), str(record["kind"]),
-            json.dumps(record), json.dumps(light(record)))
+def encode_row(record: dict) -> tuple[str, str]:
+    """(key, the row as a JSON array: key, study, participant, kind, data, light)."""
+    key = str(record["key"])
+    return key, json.dumps([key, str(record["study"]), str(record["participant"]), str(record["kind"]),
+                            record, light(record)])
 
 
 class FastPath:
@@ -122,9 +123,8 @@ class FastPath:
         name = sql.Identifier(schema, table) if schema else sql.Identifier(table)
         self._insert = sql.SQL(
             "INSERT INTO {t} (key, study, participant, kind, data, light) "
-            "SELECT k, s, p, kd, d::jsonb, l::jsonb "
-            "FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
-            "WITH ORDINALITY AS r(k, s, p, kd, d, l, n) ORDER BY n "
+            "SELECT e->>0, e->>1, e->>2, e->>3, e->4, e->5 FROM jsonb_array_elements(%s::jsonb) "
+            "WITH ORDINALITY AS r(e, n) ORDER BY n "
             "ON CONFLICT (key) DO NOTHING RETURNING key").format(t=name).as_string(None)
         self._select = {}
         for filters in ((), ("study",), ("participant",), ("kind",), ("study", "participant"), ("study", "kind"),
@@ -135,7 +135,7 @@ class FastPath:
         self.committer: GroupCommit[tuple] = GroupCommit(self._commit)
         self._select_many = sql.SQL(
             "SELECT study, participant, data FROM {t} WHERE (study, participant) IN "
-            "(SELECT * FROM unnest(%s::text[], %s::text[])) ORDER BY id").format(t=name).as_string(None)
+            "(SELECT e->>0, e->>1 FROM jsonb_array_elements(%s::jsonb) AS e) ORDER BY id").format(t=name).as_string(None)
         self.readers: GroupCommit[tuple] = GroupCommit(self._read_many)
 
     def append(self, rows: list[tuple]) -> list[bool]:
@@ -147,18 +147,18 @@ class FastPath:
         for i, row in enumerate(rows):
             first.setdefault(row[0], i)
         unique = [rows[i] for i in sorted(first.values())]
-        columns = [list(col) for col in zip(*unique)]
+        payload = "[" + ",".join(row[1] for row in unique) + "]"
         keys = ", ".join(repr(row[0]) for row in unique[:3]) + (", …" if len(unique) > 3 else "")
         doing = (f"save record {keys}" if len(unique) == 1 else
                  f"save {len(unique)} records sent together in one transaction ({keys}); none of them was stored")
         with self._errors(doing):  # every caller of the batch gets this error
-            added = self.pool.run(lambda conn: {r[0] for r in conn.execute(self._insert, columns).fetchall()})
+            added = self.pool.run(lambda conn: {r[0] for r in conn.execute(self._insert, [payload]).fetchall()})
         return [first[row[0]] == i and row[0] in added for i, row in enumerate(rows)]
 
     def _read_many(self, wanted: list[tuple[str, str]]) -> list[list[dict]]:
-        studies, participants = (list(col) for col in zip(*set(wanted)))
+        payload = json.dumps(sorted(set(wanted)))
         found: dict[tuple[str, str], list[dict]] = {}
-        rows = self.pool.run(lambda conn: conn.execute(self._select_many, [studies, participants]).fetchall())
+        rows = self.pool.run(lambda conn: conn.execute(self._select_many, [payload]).fetchall())
         for study, participant, data in rows:
             found.setdefault((study, participant), []).append(data)
         # Callers may change what they get: one asking for the same participant as an earlier one gets a copy.
