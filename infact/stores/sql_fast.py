@@ -134,8 +134,8 @@ class FastPath:
                 t=name, w=sql.SQL(" WHERE ") + where if filters else sql.SQL("")).as_string(None)
         self.committer: GroupCommit[tuple] = GroupCommit(self._commit)
         self._select_many = sql.SQL(
-            "SELECT study, participant, data FROM {t} WHERE (study, participant) IN "
-            "(SELECT e->>0, e->>1 FROM jsonb_array_elements(%s::jsonb) AS e) ORDER BY id").format(t=name).as_string(None)
+            "SELECT study, participant, json_agg(data ORDER BY id)::text FROM {t} WHERE (study, participant) IN "
+            "(SELECT e->>0, e->>1 FROM jsonb_array_elements(%s::jsonb) AS e) GROUP BY study, participant").format(t=name).as_string(None)
         self.readers: GroupCommit[tuple] = GroupCommit(self._read_many)
 
     def append(self, rows: list[tuple]) -> list[bool]:
@@ -157,10 +157,8 @@ class FastPath:
 
     def _read_many(self, wanted: list[tuple[str, str]]) -> list[list[dict]]:
         payload = json.dumps(sorted(set(wanted)))
-        found: dict[tuple[str, str], list[dict]] = {}
         rows = self.pool.run(lambda conn: conn.execute(self._select_many, [payload]).fetchall())
-        for study, participant, data in rows:
-            found.setdefault((study, participant), []).append(data)
+        found = {(study, participant): _loads(data) for study, participant, data in rows}
         # Callers may change what they get: one asking for the same participant as an earlier one gets a copy.
         seen: set[tuple[str, str]] = set()
         out = []
