@@ -31,7 +31,6 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
-import psycopg
 import sqlalchemy as sa
 from filelock import FileLock
 from sqlalchemy import exc as sa_exc
@@ -43,6 +42,7 @@ from sqlalchemy.pool import StaticPool
 from infact.errors import Problem
 from infact.stores.records import StorageError, check_record, indexed_arrival, platform_key
 from infact.stores import sql_summaries
+from infact.stores.sql_errors import database_errors, reason
 from infact.stores.sql_fast import FastPath, PgPool, encode_row
 from infact.stores.summary import ParticipantSummary, light
 from infact.stores.sql_urls import SECRETS_HINT, mask_url, normalise_url, storage_url_from_secrets
@@ -56,13 +56,6 @@ def _lock_key(*parts: str) -> int:
     """A stable signed 64-bit advisory lock key (pg_advisory_lock takes a bigint)."""
     digest = hashlib.sha256(":".join(("infact",) + parts).encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def _reason(exc: BaseException, password: str | None) -> str:
-    text = " ".join(str(getattr(exc, "orig", None) or exc).split())
-    if password:
-        text = text.replace(password, "***")
-    return text[:300]
 
 
 class SQLStorage:
@@ -99,7 +92,7 @@ class SQLStorage:
         try:
             self._engine = sa.create_engine(parsed, **kwargs)
         except (sa_exc.SQLAlchemyError, ImportError) as exc:
-            raise StorageError(Problem(self.url, f"cannot use this database URL ({_reason(exc, self._password)}); {SECRETS_HINT}")) from exc
+            raise StorageError(Problem(self.url, f"cannot use this database URL ({reason(exc, self._password)}); {SECRETS_HINT}")) from exc
         self._auto = self._engine.execution_options(isolation_level="AUTOCOMMIT")
         # PostgreSQL's appends and reads by participant: plain psycopg, group-committed (sql_fast.py).
         self._fast = None
@@ -176,30 +169,9 @@ class SQLStorage:
         return [sa.Index(f"{self.table_name}_platform_ix", t.c.study, self._platform_expr(),
                          postgresql_where=t.c.kind == "arrival", sqlite_where=t.c.kind == "arrival")]
 
-    @contextmanager
-    def _errors(self, doing: str) -> Iterator[None]:
-        """Database failures become a StorageError naming the (masked) URL and a fix."""
-        if self._closed:
-            raise StorageError(Problem(self.url, f"cannot {doing}: the store was closed"))
-        try:
-            yield
-        except StorageError:
-            raise
-        except (sa_exc.OperationalError, sa_exc.InterfaceError, psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            if getattr(getattr(exc, "orig", exc), "sqlstate", None) == "55P03":  # lock_not_available
-                raise StorageError(Problem(self.url, f"cannot {doing}: another process held the study lock for over {self.lock_timeout:g} s; "
-                                                     "check for a stuck `python -m infact` or app process")) from exc
-            raise StorageError(Problem(self.url, f"cannot {doing}: {_reason(exc, self._password)}; check that the database "
-                                                 "server is running and reachable from this machine and that host, port, "
-                                                 f"user and password are right — {SECRETS_HINT}")) from exc
-        except (sa_exc.DataError, psycopg.DataError) as exc:
-            raise StorageError(Problem(self.url, f"cannot {doing}: {_reason(exc, self._password)}; PostgreSQL refused a "
-                                                 "value (for example a \\u0000 character in a text)")) from exc
-        except (sa_exc.DBAPIError, psycopg.Error) as exc:
-            raise StorageError(Problem(self.url, f"cannot {doing}: {_reason(exc, self._password)}; the database user needs "
-                                                 "rights to create and write this table (or pass a schema it owns)")) from exc
-        except sa_exc.SQLAlchemyError as exc:  # e.g. every pooled connection busy
-            raise StorageError(Problem(self.url, f"cannot {doing}: {_reason(exc, self._password)}")) from exc
+    def _errors(self, doing: str):
+        """A context in which database failures become a StorageError naming the (masked) URL and a fix."""
+        return database_errors(self.url, self._password, doing, closed=self._closed, lock_timeout=self.lock_timeout)
 
     # -- protocol ------------------------------------------------------------
     @staticmethod
