@@ -22,11 +22,13 @@ Prints, one per line:
   app_only_p95_ms=   overhead_p95_ms - bare_http_overhead_p95_ms (storage and bookkeeping)
   overhead_p95_ms_per_round=  the p95 of each round (the figures above are medians over rounds)
   wall_s=
+  load_average=      the machine's 1-minute load average before and after the run
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import socket
 import subprocess
@@ -134,6 +136,7 @@ def main() -> None:
                         "the worst case)")
     p.add_argument("--rounds", type=int, default=3, help="rounds of fresh chats; figures are medians over rounds")
     args = p.parse_args()
+    load_before = os.getloadavg()[0]
     tmp = tempfile.TemporaryDirectory()
     target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
         ("memory://" if args.store == "memory" else args.store)
@@ -169,6 +172,7 @@ def main() -> None:
     per_round = ",".join(f"{r['p95']:.1f}" for r in rounds)
     print(f"overhead_p95_ms_per_round={per_round}")
     print(f"wall_s={time.perf_counter() - t0:.2f}")
+    print(f"load_average={load_before:.2f},{os.getloadavg()[0]:.2f}")  # other processes share the cores
     storage.close()
     tmp.cleanup()
 
