@@ -116,3 +116,32 @@ def test_pending_pairs_change_the_adaptive_picks():
     after = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng, pending=first * 3)]
     assert Counter(first) == Counter(again)               # the same votes, the same picks
     assert Counter(after) != Counter(first)               # pairs others are working on count as compared
+
+
+def test_pairs_of_participants_who_left_or_withdrew_are_free_again(tmp_path):
+    """Adaptive mode: a pair counts as being worked on only while its participant's lease runs."""
+    from infact.participation.flow import Flow
+    from infact.participation.protocols import History
+    from infact.storage import MemoryStorage
+    from infact.study.loader import load_study
+
+    from studies import FakeClock, make_study
+
+    study = load_study(make_study(tmp_path, systems=("Alpha", "Beta", "Gamma", "Delta"), per_participant=5,
+                                  protocol={"kind": "pairwise", "pairs": "adaptive"}))
+    storage, clock = MemoryStorage(), FakeClock()
+    flow = Flow(study, storage, clock=clock)
+    tokens = []
+    for _ in range(2):
+        token = flow.arrive({})
+        assert flow.submit(token, "consent", {"consent": True}).ok
+        tokens.append(token)
+    history = History.for_store(storage, study.id)
+    working = Counter(history.current(clock()).pending("pairwise"))
+    assert sum(working.values()) == 2 * (study.config.regular_per_participant)
+    flow.withdraw(tokens[0])
+    left_one = Counter(history.current(clock()).pending("pairwise"))
+    assert sum(left_one.values()) == study.config.regular_per_participant   # the withdrawn one's pairs are free
+    clock.advance(study.config.assignment.lease_minutes * 60 + 1)
+    assert history.current(clock()).pending("pairwise") == []               # the lease ran out: nobody is working
+    assert len(history.assigned("pairwise")) == 2 * study.config.regular_per_participant  # still handed out

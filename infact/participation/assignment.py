@@ -64,7 +64,7 @@ def plan_assignment(study: Study, records: list[dict], *, rng: random.Random, no
     answered, reserved = load(study, records, now)
     from infact.participation.protocols import History
 
-    return plan_from_load(study, answered, reserved, rng=rng, history=History.of(records, study.id))
+    return plan_from_load(study, answered, reserved, rng=rng, history=History.of(records, study.id, now))
 
 
 def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], *, rng: random.Random,

@@ -218,7 +218,7 @@ class Flow:
         if self.cfg.protocol.kind != "rating":  # which pairs / sets were handed out, votes so far
             from infact.participation.protocols import History
 
-            history = History.for_store(self.storage, self.study.id).current() if not st.preview else History(self.study.id)
+            history = History.for_store(self.storage, self.study.id).current(now) if not st.preview else History(self.study.id)
         plan = assign.plan_from_load(self.study, *load, rng=rng, history=history)
         lease_until = now + timedelta(minutes=self.cfg.assignment.lease_minutes)
         self.storage.append(self._record(st.token, "assignment", "assignment", st.preview,

@@ -5,7 +5,9 @@ position as for ratings; here each of those steps becomes a `pairwise` step show
 systems (from pair_schedule: balanced or adaptive) or a `best_worst` step showing
 `protocol.set_size` systems, the least-shown first. Pairs already handed out to others
 (their assignment records) count as compared, so simultaneous arrivals spread over pairs;
-assignment runs under the store's lock, so the next consent sees them.
+assignment runs under the store's lock, so the next consent sees them. In adaptive mode only
+participants still within their lease count as working on a pair: the pairs of someone who
+left or withdrew are free again, as their situations are (situation_load.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
+from datetime import datetime
 
 from infact.participation import pair_schedule
 from infact.storage import Storage
@@ -28,13 +31,17 @@ class History:
     def __init__(self, study_id: str, storage: Storage | None = None) -> None:
         self.study_id, self.storage = study_id, storage
         self.orders: dict[str, list[tuple[str, list[str]]]] = {}   # participant → [(kind, order)]
-        self.votes: list[tuple[str, str, dict]] = []               # (left, right, choices)
+        self.votes: list[tuple[str, str, dict, str]] = []          # (left, right, choices, participant)
+        self.leases: dict[str, datetime] = {}                      # participant → end of their lease
+        self.withdrawn: set[str] = set()
+        self.now: datetime | None = None                           # the clock of the last update
         self._cursor = None
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, records: list[dict], study_id: str) -> "History":
+    def of(cls, records: list[dict], study_id: str, now: datetime | None = None) -> "History":
         h = cls(study_id)
+        h.now = now
         for rec in records:
             h._take(rec)
         return h
@@ -45,8 +52,9 @@ class History:
 
         return one_per_store(storage, study_id, _history)
 
-    def current(self) -> "History":
+    def current(self, now: datetime | None = None) -> "History":
         with self._lock:
+            self.now = now
             new, self._cursor = self.storage.changes(self._cursor)
             for rec in new:
                 self._take(rec)
@@ -58,6 +66,10 @@ class History:
         if rec.get("kind") == "assignment":
             self.orders[rec["participant"]] = [(s.get("kind", "situation"), s["order"]) for s in rec.get("steps", [])
                                                if not s.get("attention_check")]
+            if rec.get("lease_until"):
+                self.leases[rec["participant"]] = datetime.fromisoformat(rec["lease_until"])
+        elif rec.get("kind") == "withdraw":
+            self.withdrawn.add(rec["participant"])
         elif rec.get("kind") in PAIRWISE_KINDS and not rec.get("attention_check"):
             left, right = (x["system"] for x in rec["responses"][:2])
             self.votes.append((left, right, rec["choices"], rec["participant"]))
@@ -70,10 +82,23 @@ class History:
         return [(a, b, choices.get(criterion, "tie"), who) for a, b, choices, who in self.votes]
 
     def pending(self, kind: str) -> list[tuple[str, str]]:
-        """Pairs handed out and not voted on yet (participants still working, or who left)."""
-        handed = Counter(tuple(sorted(order[:2])) for order in self.assigned(kind))
-        handed.subtract(tuple(sorted(v[:2])) for v in self.votes)
-        return [pair for pair, n in handed.items() for _ in range(max(n, 0))]
+        """Pairs handed out and not voted on yet by participants still working on them: within
+        their lease (as of `now`, when known) and not withdrawn. Someone who left frees their pairs."""
+        voted = Counter((who, tuple(sorted((a, b)))) for a, b, _choices, who in self.votes)
+        out = []
+        for who, steps in self.orders.items():
+            until = self.leases.get(who)
+            if who in self.withdrawn or (self.now is not None and until is not None and until <= self.now):
+                continue
+            for k, order in steps:
+                key = (who, tuple(sorted(order[:2])))
+                if k != kind:
+                    continue
+                if voted[key] > 0:
+                    voted[key] -= 1
+                else:
+                    out.append(key[1])
+        return out
 
 
 def _history(storage: Storage, study_id: str) -> History:
