@@ -123,28 +123,31 @@ def test_sql_rows_from_before_the_light_column_give_the_same_summaries(study, pg
     reopened.close()
 
 
-def test_the_situation_load_starts_from_the_summaries_and_continues_from_the_store(study, tmp_path, monkeypatch):
+def test_the_situation_load_starts_from_the_summaries_and_continues_from_the_store(study, storage, monkeypatch):
     """A server's first consent reads the summaries, not every record (infact.participation.
     situation_load), and later records still arrive through the change cursor they came with."""
     from infact.participation import assignment
     from infact.participation.situation_load import SituationLoad
 
-    store = TinyDBStorage(tmp_path / "db")
-    play(study, store)
-    fresh = TinyDBStorage(tmp_path / "db")                  # a restarted server: nothing cached
-    read = []
-    monkeypatch.setattr(fresh, "_read_shard", lambda name: read.append(name) or [])
+    play(study, storage)
+    if isinstance(storage, TinyDBStorage):
+        fresh = TinyDBStorage(storage.path)                   # a restarted server: nothing cached
+        read = []
+        monkeypatch.setattr(fresh, "_read_shard", lambda name: read.append(name) or [])
+    else:
+        fresh, read = storage, []
     load = SituationLoad(fresh, study.id)
     now = START + timedelta(minutes=1)
-    assert load.current(now) == assignment.load(study, store.records(), now)
+    assert load.current(now) == assignment.load(study, storage.records(), now)
     assert read == []                                        # no participant file was parsed
     monkeypatch.undo()
-    flow = Flow(study, store, clock=lambda: START)           # another process goes on storing
+    flow = Flow(study, storage, clock=lambda: START)         # another process goes on storing
     late = flow.arrive({})
     flow.submit(late, "consent", {"consent": True})
-    run_bots(study, store, 1, strategy="attentive", seed=77, start=START)
+    run_bots(study, storage, 1, strategy="attentive", seed=77, start=START)
     for minutes in (2, 3 * 60):
         now = START + timedelta(minutes=minutes)
         answered, reserved = load.current(now)
-        expected = assignment.load(study, store.records(), now)
+        expected = assignment.load(study, storage.records(), now)
         assert (+answered, +reserved) == (+expected[0], +expected[1]), f"after {minutes} min"
+    assert sum(expected[0].values()) > 0

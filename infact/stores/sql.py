@@ -248,6 +248,10 @@ class SQLStorage:
         """{participant: funnel facts} of one study (infact.stores.sql_summaries)."""
         return sql_summaries.summaries(self, study, cls)
 
+    def summaries_since(self, study: str, cls=ParticipantSummary) -> tuple[dict, Any]:
+        """`summaries`, and a `changes()` cursor after them (infact.stores.sql_summaries)."""
+        return sql_summaries.summaries_since(self, study, cls)
+
     def problems(self) -> list[dict]:
         return []  # a database refuses damaged rows at write time: nothing to set aside
 

@@ -16,7 +16,7 @@ every record.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 import sqlalchemy as sa
@@ -42,14 +42,35 @@ def add_light_column(conn: sa.Connection, store: "SQLStorage") -> None:
 
 
 def summaries(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
+    return _fold(store._run("read participant summaries", lambda conn: _read(store, conn, study)), study, cls)
+
+
+def summaries_since(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary) -> tuple[dict[str, S], Any]:
+    """`summaries`, and a `changes()` cursor that continues after them: both from one snapshot
+    (REPEATABLE READ), so what it misses is exactly what commits after it."""
     t = store.table
+    with store._errors("read participant summaries"), store._engine.connect() as conn:
+        if store.dialect == "postgresql":
+            conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn.begin():
+            if store.dialect == "postgresql":
+                horizon = conn.execute(sa.text("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")).scalar()
+            data = _read(store, conn, study)
+            if store.dialect == "postgresql":  # SQLStorage.changes: (horizon, ids at or above it already seen)
+                cursor: Any = (horizon, frozenset(conn.execute(sa.select(t.c.id).where(t.c.txid >= horizon)).scalars()))
+            else:  # SQLite: ids are in commit order
+                cursor = conn.execute(sa.select(sa.func.max(t.c.id))).scalar() or 0
+    return _fold(data, study, cls), cursor
+
+
+def _read(store: "SQLStorage", conn: sa.Connection, study: str) -> tuple:
+    t = store.table
+    mine = t.c.study == str(study)
     if store.dialect != "postgresql":  # SQLite: a single-machine store, the plain fold
-        query = sa.select(sa.func.coalesce(t.c.light, t.c.data)).where(t.c.study == str(study)).order_by(t.c.id)
-        rows = store._run("read participant summaries", lambda conn: list(conn.execute(query).scalars()))
-        return fold((r if isinstance(r, dict) else json.loads(r) for r in rows), cls).get(str(study), {})
+        rows = conn.execute(sa.select(sa.func.coalesce(t.c.light, t.c.data)).where(mine).order_by(t.c.id)).scalars()
+        return [r if isinstance(r, dict) else json.loads(r) for r in rows], []
     built = sa.func.jsonb_build_object(*[part for name in LIGHT_FIELDS for part in (name, t.c.data[name])], type_=JSONB)
     light = sa.type_coerce(sa.func.coalesce(t.c.light, built), JSONB)
-    mine = t.c.study == str(study)
     # One JSON array as text, parsed by orjson: several times faster than a decoded row per record.
     others = sa.select(sa.func.string_agg(sa.cast(light, sa.Text), aggregate_order_by(sa.literal_column("','"), t.c.id))
                        ).where(mine, t.c.kind != "shown")
@@ -59,12 +80,14 @@ def summaries(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary
     shown = (sa.select(t.c.participant, sa.func.max(stamp.collate("C")),
                        sa.func.bool_or(sa.func.coalesce(light["preview"].astext.cast(sa.Boolean), False)))
              .where(mine, t.c.kind == "shown").group_by(t.c.participant))
+    return conn.execute(others).scalar(), conn.execute(shown).all()
 
-    def read(conn):
-        return conn.execute(others).scalar(), conn.execute(shown).all()
 
-    text, pages = store._run("read participant summaries", read)
-    latest = ({"study": str(study), "participant": p, "kind": "shown", "shown_at": at, "preview": preview}
-              for p, at, preview in pages)
+def _fold(data: tuple, study: str, cls: type[S]) -> dict[str, S]:
+    rows, pages = data
+    latest = [{"study": str(study), "participant": p, "kind": "shown", "shown_at": at, "preview": preview}
+              for p, at, preview in pages]
     with gc_paused():
-        return fold([*orjson.loads(f"[{text or ''}]"), *latest], cls).get(str(study), {})
+        if isinstance(rows, str) or rows is None:  # PostgreSQL's one JSON text
+            rows = orjson.loads(f"[{rows or ''}]")
+        return fold([*rows, *latest], cls).get(str(study), {})
