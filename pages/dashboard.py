@@ -16,7 +16,7 @@ from streamlit_extras.metric_cards import style_metric_cards
 from infact import ui
 from infact.errors import InfactError
 from infact.participation.assignment import coverage
-from infact.results import analysis, charts, funnel, live_study, quality
+from infact.results import N_BOOT, analysis, charts, funnel, live_study, quality
 from infact.results.dashboard_data import DashboardData
 from infact.results.export import describe, export_bytes
 from infact.results.report import render_html, render_markdown
@@ -188,7 +188,7 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
 def statistics(data: DashboardData, ratings):
     def build(_tables):
         try:
-            return analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=1000)
+            return analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=N_BOOT)
         except InfactError as exc:
             return exc
     return data.derived("statistics", build, criterion, include_flagged)

@@ -51,6 +51,25 @@ def test_ranking_view_and_win_rate_matrix(store):
     assert ranking_view(collect(study, []), "pairwise", "meaningful", False, 0.95) is None
 
 
+def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsys):
+    """Same replicates and seed: the intervals and 'settled' on the dashboard equal `analyze`'s."""
+    import json
+
+    from infact.cli.main import main
+
+    study, db = store
+    t = collect(study, TinyDBStorage(db).records(study=study.id))
+    view = ranking_view(t, "pairwise", "meaningful", False, 0.95)
+    csv = tmp_path / "pairwise.csv"
+    t.compare["pairwise.csv"].to_csv(csv, index=False)
+    assert main(["analyze", str(csv), "--json", "--criterion", "meaningful"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    cli = cli.get("criteria", {}).get("meaningful", cli)
+    assert [(r["system"], r["ci95"]) for r in view["ranking"]] == \
+        [(r["system"], pytest.approx(r["ci95"])) for r in cli["ranking"]]
+    assert view["settled"] == cli["settled"]
+
+
 def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     study, db = store
     at = open_section(STUDY, db, monkeypatch, "Ranking")

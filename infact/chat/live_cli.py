@@ -6,6 +6,7 @@ import json
 
 from infact.chat.live_analysis import live_summary, render_markdown
 from infact.chat.transcripts import read_transcripts
+from infact.results import N_BOOT
 
 
 def analyze_transcripts(args) -> int:
@@ -51,6 +52,6 @@ def arena_ranking(votes) -> dict:
     counts = {"ranked_votes": int(len(kept)), "identity_leak_votes_left_out": int(leaked.sum()),
               "skipped_system_votes_left_out": int((skipped & ~leaked).sum())}
     try:
-        return {**counts, **analyze_votes(kept, n_boot=1000, seed=0, source="arena votes")}
+        return {**counts, **analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes")}
     except InfactError as exc:   # too few votes, or systems not yet connected by any vote
         return {**counts, "problem": "; ".join(p.message for p in exc.problems)}

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
 from infact.cli import analyze_ranking
 from infact.errors import InfactError, Problem
+from infact.results import N_BOOT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +39,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     p.add_argument("--report", help="also write a report: out.md (Markdown) or out.html (with charts)")
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
+    p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     analyze_ranking.add_arguments(p)
     p.set_defaults(func=run)
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
         raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
     if args.n_boot < 100:
-        raise InfactError(Problem("--n-boot", f"{args.n_boot} replicates give no stable interval; use 100 or more (default 2000)."))
+        raise InfactError(Problem("--n-boot", f"{args.n_boot} replicates give no stable interval; use 100 or more (default {N_BOOT})."))
     preferences = analyze_ranking.analyze_preferences(ratings, args, source)
     if preferences is not None:
         return analyze_ranking.output(args, preferences)

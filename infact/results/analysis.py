@@ -20,6 +20,7 @@ import pandas as pd
 
 from infact.values import bool_column
 from infact.errors import InfactError, Problem
+from infact.results import N_BOOT
 
 REQUIRED = ("participant", "situation_id", "system", "rating")
 MAX_SCALE_POINTS = 100
@@ -97,7 +98,7 @@ def _prepare(df: pd.DataFrame, include_flagged: bool) -> tuple[pd.DataFrame, dic
 # --------------------------------------------------------------------------- entry point
 
 def analyze(ratings: pd.DataFrame, *, criterion: str | None = None, scale_points: int | None = None,
-            include_flagged: bool = False, mixed_model: bool = True, n_boot: int = 2000, seed: int = 0,
+            include_flagged: bool = False, mixed_model: bool = True, n_boot: int = N_BOOT, seed: int = 0,
             source: str = "RATINGS.csv") -> dict:
     """All statistics for one criterion, or {"criteria": {name: result}} for several."""
     validate_ratings(ratings, source, scale_points)
@@ -128,7 +129,7 @@ def criterion_names(df: pd.DataFrame, criterion: str | None, source: str) -> lis
 
 
 def analyze_one(df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = True,
-                n_boot: int = 2000, seed: int = 0) -> dict:
+                n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """Statistics for one criterion on a prepared frame (no checks, no flagged rows)."""
     systems = sorted(df["system"].unique())
     p_codes, participants = pd.factorize(df["participant"], sort=True)

@@ -67,11 +67,12 @@ def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = N
     participant-bootstrap intervals as the report; None runs the analysis on `ratings`.
     """
     if ci is None:
+        from infact.results import N_BOOT
         from infact.results.analysis import analyze
 
         if _usable(ratings).empty:
             return _empty()
-        ci = analyze(ratings, include_flagged=True, mixed_model=False, n_boot=1000)
+        ci = analyze(ratings, include_flagged=True, mixed_model=False, n_boot=N_BOOT)
     data = ci if isinstance(ci, pd.DataFrame) else summary_frame(ci)
     if data.empty:
         return _empty()

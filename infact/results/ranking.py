@@ -29,6 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
+from infact.results import N_BOOT
+
 RIDGE = 0.01
 NO_TIES_ETA = -30.0  # log ν when the data hold no tie: ν = 0 to double precision, and not fitted
 # Elements of a (replicates × patterns × parameters) block refitted at once; bounds memory
@@ -271,7 +273,7 @@ def settled(ranking: list[dict]) -> dict:
     return {"settled": all(g["separated"] for g in gaps) and bool(gaps), "adjacent": gaps}
 
 
-def rank_systems(d: Design, *, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> dict:
+def rank_systems(d: Design, *, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95) -> dict:
     """Point fit + cluster bootstrap: the `ranking`, `tie_parameter` and style coefficients."""
     k = len(d.systems)
     point = fit(d)[0]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.results import pairwise_tables as pt
-from infact.results import ranking
+from infact.results import N_BOOT, ranking
 from infact.results.analysis import _clean, criterion_names
 
 
@@ -31,7 +31,7 @@ def _empty(df: pd.DataFrame, source: str) -> None:
 
 
 def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariates: tuple[str, ...] = (),
-                  include_flagged: bool = False, n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+                  include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
                   source: str = "pairwise.csv", prepared: bool = False) -> dict:
     """Ranking, ties, win rates, sign tests (and a style-controlled ranking) per criterion."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
@@ -80,7 +80,7 @@ def left_side(votes: pd.DataFrame) -> dict | None:
 
 
 def analyze_best_worst(choices: pd.DataFrame, *, criterion: str | None = None, include_flagged: bool = False,
-                       n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+                       n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
                        source: str = "best_worst.csv") -> dict:
     """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce."""
     df = pt.prepare_best_worst(choices, source, include_flagged)
@@ -119,7 +119,7 @@ def plackett_luce(bw: pd.DataFrame) -> dict | None:
 
 
 def analyze_ratings_as_pairwise(ratings: pd.DataFrame, *, criterion: str | None = None,
-                                include_flagged: bool = False, n_boot: int = 1000, seed: int = 0,
+                                include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0,
                                 confidence: float = 0.95, source: str = "ratings.csv") -> dict:
     """A rating study ranked by the preferences implied within each participant × situation."""
     from infact.results.analysis import _prepare, validate_ratings

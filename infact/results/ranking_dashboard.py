@@ -1,7 +1,7 @@
 """The dashboard's ranking section for pairwise and best–worst studies, as plain data and charts.
 
-`ranking_view` runs the same analysis as `python -m infact analyze pairwise.csv` (fewer
-bootstrap replicates, so a refresh stays quick) on the export tables; `strength_chart` draws
+`ranking_view` runs the same analysis as `python -m infact analyze pairwise.csv` (the same
+bootstrap replicates and seed, so the same intervals) on the export tables; `strength_chart` draws
 each system's strength with its interval; `win_rate_matrix` is the win-rate table as a frame.
 infact/ui/rankings.py (`show_ranking`) puts them on the page.
 """
@@ -12,10 +12,9 @@ import altair as alt
 import pandas as pd
 
 from infact.errors import InfactError
-from infact.results import ranking_analysis
+from infact.results import N_BOOT, ranking_analysis
 from infact.study.protocol_config import vote_table
 
-DASHBOARD_BOOT = 500
 
 
 def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
@@ -25,7 +24,7 @@ def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confi
     if df is None or df.empty:
         return None
     df = df[df["criterion"].astype(str) == criterion]
-    opts = dict(include_flagged=include_flagged, n_boot=DASHBOARD_BOOT, seed=0, confidence=confidence)
+    opts = dict(include_flagged=include_flagged, n_boot=N_BOOT, seed=0, confidence=confidence)
     try:
         if kind == "pairwise":
             return ranking_analysis.analyze_votes(df, **opts)
