@@ -153,3 +153,14 @@ def test_a_closed_store_refuses_appends_and_reads_clearly(pg_url, schema):
     for call in (lambda: store.append(rec("p1", "m2")), lambda: store.records(participant="p1")):
         with pytest.raises(StorageError, match="the store was closed"):
             call()
+
+
+def test_a_read_batch_gets_only_the_asked_study_and_probes_the_participant_index(pg):
+    pg.append_many([{**rec(f"p{i}", f"m{j}"), "key": f"s/p{i}/m{j}"} for i in range(400) for j in range(5)])
+    pg.append({**rec("p1", "m0"), "key": "other/p1/m0", "study": "other"})  # the same token in another study
+    assert [r["key"] for r in pg.records(study="s", participant="p1")] == [f"s/p1/m{j}" for j in range(5)]
+    assert [r["key"] for r in pg.records(study="other", participant="p1")] == ["other/p1/m0"]
+    with pg._fast.pool.connection() as conn:
+        conn.execute(f"ANALYZE {pg.schema}.{pg.table_name}")
+        plan = " ".join(r[0] for r in conn.execute("EXPLAIN " + pg._fast._select_many, ['[["s", "p1"]]']))
+    assert f"{pg.table_name}_participant_ix" in plan  # not a scan of the whole table per read
