@@ -108,10 +108,20 @@ def test_delete_on_withdraw_removes_them_whatever_is_asked(tmp_path, storage):
     flow.withdraw(gone)
     assert flow.state(gone).withdrawn["delete_requested"] is True
     t = collect(study, storage.records(), include_withdrawn=True)
-    assert set(t.participants["participant"]) == {stays}
+    # participants.csv keeps a row with nothing but the token, so its counts equal the dashboard's
+    row = t.participants.set_index("participant").loc[gone]
+    assert row["status"] == "withdrawn" and row["stage"] == "withdrawn" and bool(row["data_deleted"])
+    assert row.drop(["status", "stage", "data_deleted", "excluded", "consented", "active_now",
+                     "last_activity", "current_step"]).isna().all()
+    assert not t.participants.set_index("participant").loc[stays, "data_deleted"]
     assert set(t.ratings["participant"]) == {stays}
     assert {r["participant"] for r in t.records} == {stays}
     assert gone not in export_bytes(t)["records.json"].decode()
+    from infact.results import funnel
+    progress, visits = funnel.from_store(storage, study.id)
+    cards = funnel.stage_counts(progress, FakeClock()(), visits)
+    assert cards["withdrawn"] == (t.participants["stage"] == "withdrawn").sum() == 1
+    assert set(collect(study, storage.records()).participants["participant"]) == {stays}  # withdrawn left out
 
 
 def test_other_files(study, played, tmp_path):

@@ -72,8 +72,11 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     """Every table from the records; participants carry their funnel stage as of `now`."""
     cfg = study.config
     own = [r for r in records if r.get("study") == study.id]
+    counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
+    gone: set[str] = set()
     if cfg.study.delete_on_withdraw:
-        # Withdrawn-with-deletion participants never appear, whatever is asked.
+        # Withdrawn-with-deletion participants leave no data in any file, whatever is asked:
+        # participants.csv keeps only their pseudonymous token, status and `data_deleted`.
         gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
         own = [r for r in own if r["participant"] not in gone]
     ratings = tables.ratings_table(own, cfg.scale.labels, include_withdrawn=include_withdrawn)
@@ -97,7 +100,11 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
         quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
         on="participant", how="left")
     participants["excluded"] = participants["participant"].isin(excluded)
-    progress = funnel.progress_table(funnel.progress_from_records(own), now or datetime.now(timezone.utc))
+    if gone and include_withdrawn:
+        participants = pd.concat([participants, pd.DataFrame({"participant": sorted(gone), "status": "withdrawn",
+                                                              "excluded": True})], ignore_index=True)
+    participants["data_deleted"] = participants["participant"].isin(gone)
+    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(timezone.utc))
     participants = participants.merge(progress, on="participant", how="left")
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
                tables.funnel(own, cfg.study.situations_per_participant),
