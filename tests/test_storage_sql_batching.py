@@ -164,3 +164,16 @@ def test_a_read_batch_gets_only_the_asked_study_and_probes_the_participant_index
         conn.execute(f"ANALYZE {pg.schema}.{pg.table_name}")
         plan = " ".join(r[0] for r in conn.execute("EXPLAIN " + pg._fast._select_many, ['[["s", "p1"]]']))
     assert f"{pg.table_name}_participant_ix" in plan  # not a scan of the whole table per read
+
+
+def test_an_unreachable_server_fails_an_append_with_a_clear_error_and_frees_the_connection_slot(pg):
+    pool = pg._fast.pool
+    pool.discard_idle()
+    pool._conninfo = "postgresql://infact:s3cret-pw@127.0.0.1:1/nothing"  # nothing listens on port 1
+    pool._wait_s = 0.2
+    for _ in range(pool.size + 1):  # a slot leaked per failure would leave the last attempt none
+        with pytest.raises(StorageError) as exc:
+            pg.append(rec("p1", "m1"))
+    text = str(exc.value)
+    assert "save record 's/p1/m1'" in text and "check that the database server is running" in text
+    assert "s3cret-pw" not in text and "stayed busy" not in text
