@@ -161,6 +161,31 @@ def show_prolific(overview) -> None:
                 st.dataframe(ids, hide_index=True, key=f"prolific_{name}")
 
 
+def show_situations(tables, include_flagged: bool, criterion: str) -> None:
+    """Each situation's texts beside its ratings or votes, the most disputed first."""
+    from infact.results import comparison_situations as cs
+    from infact.study.protocol_config import vote_table
+
+    def kept(df):
+        return df if include_flagged or df is None or "excluded" not in df.columns else df[~df["excluded"]]
+
+    kind = vote_table(cfg.protocol.kind) or cfg.protocol.kind
+    if kind == "pairwise":
+        st.caption("Each situation's last user turn and the two responses beside the votes; the most disputed first "
+                   "(majority share: the share of votes for the most chosen answer; 0.5 is an even split).")
+        table = cs.pairwise_overview(kept(tables.compare.get("pairwise.csv")), study, criterion)
+    elif kind == "best_worst":
+        st.caption("Each situation's last user turn and each response beside how often it was shown, chosen best "
+                   "and chosen worst; the most disputed (best − worst share nearest 0) first.")
+        table = cs.best_worst_overview(kept(tables.compare.get("best_worst.csv")), study, criterion)
+    else:
+        ratings = tables.ratings[tables.ratings["criterion"] == criterion] if len(tables.ratings) else tables.ratings
+        st.caption("Each situation's last user turn and each system's response beside its ratings; the most "
+                   "disputed first (sd: standard deviation between raters, range: highest minus lowest rating).")
+        table = live_study.situation_overview(kept(ratings), study, criterion)
+    st.dataframe(table, hide_index=True, key="situations_table")
+
+
 def show_results(data: DashboardData, tables, ratings, shown) -> None:
     if shown.empty:
         st.info("No ratings yet." if ratings.empty else "All rated participants are flagged: switch on 'Include flagged participants'.")
@@ -257,9 +282,7 @@ def show_tables_section(data: DashboardData) -> None:
     if section == "Results":
         show_results(data, tables, ratings, shown)
     elif section == "Situations":
-        st.caption("Each situation's last user turn and each system's response beside its ratings; the most "
-                   "disputed first (sd: standard deviation between raters, range: highest minus lowest rating).")
-        st.dataframe(live_study.situation_overview(shown, study, criterion), hide_index=True, key="situations_table")
+        show_situations(tables, include_flagged, criterion)
     elif section == "Statistics":
         show_statistics(data, ratings, shown)
     elif section == "Exports":

@@ -100,3 +100,15 @@ def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, m
     table = at.dataframe[0].value
     row = table.set_index("judge").loc["planted"]
     assert row["n_items"] > 0 and row["kendall_tau_systems"] > 0.99   # the bots' planted order
+
+
+def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, monkeypatch):
+    study, db = store
+    at = open_section(STUDY, db, monkeypatch, "Situations")
+    table = at.dataframe[0].value
+    assert {"system_a", "system_b", "wins_a", "wins_b", "ties", "majority_share"} <= set(table.columns)
+    votes = collect(study, TinyDBStorage(db).records(study=study.id)).compare["pairwise.csv"]
+    votes = votes[(votes["criterion"] == "meaningful") & ~votes["excluded"]]
+    assert table["n"].sum() == len(votes) and (table["wins_a"] + table["wins_b"] + table["ties"] == table["n"]).all()
+    assert table["majority_share"].is_monotonic_increasing                       # the most disputed first
+    assert (table["response_a"].str.len() > 0).all() and (table["last_user_turn"].str.len() > 0).all()
