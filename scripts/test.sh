@@ -3,6 +3,7 @@
 #
 #   bash scripts/test.sh                 # the whole suite (what .ci/run runs)
 #   bash scripts/test.sh -m "not e2e"    # the fast subset: no real-browser tests
+#   bash scripts/test.sh -m "not e2e and not slow"   # quicker still: no simulations or many-process tests
 #   bash scripts/test.sh -k storage      # extra arguments go to pytest
 #
 # Python packages go into a project virtualenv, .venv/ (git-ignored), never into the

@@ -92,6 +92,7 @@ def test_planted_system_means_and_mixed_model(planted):
     assert planted["icc_participant"]["value"] == mm["variance_share"]["participant"]
 
 
+@pytest.mark.slow
 def test_bootstrap_interval_coverage_over_replicates():
     # 95% intervals should cover the planted values in most replicates. No situation
     # effect here: the bootstrap resamples participants only (see docs/analysis.md).

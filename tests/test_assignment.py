@@ -36,6 +36,7 @@ def answer_situations(flow, token, n: int) -> None:
         assert flow.submit(token, step.name, answers_for(flow.study, step)).ok
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_bots_balance_the_situations(tmp_path):
     # 20 situations, 4 regular per participant: 50 participants give 200 ratings, 10 each.
     study = load_study(make_study(tmp_path, n_situations=20, per_participant=5))

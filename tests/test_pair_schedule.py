@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from infact.participation import pair_schedule as ps
 from infact.results.ranking_schedule_sim import sequential_study
@@ -49,6 +50,7 @@ def test_adaptive_spends_votes_on_adjacent_ranks_not_on_a_clear_mismatch():
     assert set(picks) == {0, 3}
 
 
+@pytest.mark.slow
 def test_adaptive_settles_the_ranking_with_at_least_25_percent_fewer_votes():
     # Six planted strengths with ties; votes until every adjacent-rank difference's 95%
     # interval is at most 0.6 wide. Width: the participant-cluster sandwich, the closed form of

@@ -76,6 +76,7 @@ def test_malformed_records_are_refused(storage, bad):
     assert storage.records() == []
 
 
+@pytest.mark.slow
 def test_sixteen_threads_lose_nothing(storage):
     errors: list[BaseException] = []
 
@@ -97,6 +98,7 @@ def test_sixteen_threads_lose_nothing(storage):
     assert len({r["key"] for r in got}) == 16 * 200
 
 
+@pytest.mark.slow
 def test_sixteen_threads_on_one_participant_tinydb(tmp_path):
     """The hardest case for a file store: every thread rewrites the same shard."""
     store = TinyDBStorage(tmp_path / "db")
@@ -132,6 +134,7 @@ def _spawn_writer(target: str, name: str, n: int, tag: str = "w") -> subprocess.
                             stdout=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_two_processes_share_one_store(tmp_path):
     target = str(tmp_path / "db")
     # Two processes write the same participant's shard and one of their own each.

@@ -91,6 +91,7 @@ def _temp_files(db: Path) -> list[Path]:
     return [p for p in db.rglob(".*.tmp")]
 
 
+@pytest.mark.slow
 def test_killed_writers_leave_no_temp_files_after_a_restart(tmp_path):
     db = tmp_path / "db"
     TinyDBStorage(db)
@@ -138,6 +139,7 @@ def test_a_live_writers_temp_file_is_left_alone(tmp_path):
     assert _temp_files(db) == []
 
 
+@pytest.mark.slow
 def test_lock_files_do_not_grow_with_participants(tmp_path):
     db = tmp_path / "db"
     (db / "locks").mkdir(parents=True)

@@ -141,6 +141,7 @@ print(new)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_four_processes_append_concurrently_and_lose_nothing(pg_url, schema):
     procs = [run_child(WRITER, pg_url, schema, f"w{k}", "300") for k in range(4)]

@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     start_server, stop_server,
 )
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 N_PARTICIPANTS = 10
 N_SITUATIONS = 4  # per participant, including the attention check
