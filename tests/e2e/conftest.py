@@ -207,22 +207,42 @@ def open_study(page, url: str) -> None:
 
 def consent(page, total: int = 10) -> str:
     """Tick consent and start; return the participant token the URL then holds."""
-    from playwright.sync_api import expect
-
-    box = page.get_by_role("checkbox", name=re.compile("I have read the information above"))
-    for _ in range(3):  # on a loaded 2-core CI machine the first click on a fresh page is sometimes not taken
-        if box.is_checked():
-            break
-        page.get_by_text("I have read the information above").click()
-        try:
-            expect(box).to_be_checked(timeout=5_000)
-            break
-        except AssertionError:
-            wait_idle(page)
-    page.get_by_role("button", name="Start the study").click()
+    start_after_consent(page)
     wait_situation(page, 1, total)
     page.wait_for_url(re.compile(r"[?&]p="))
     return token_of(page)
+
+
+def start_after_consent(page) -> None:
+    """Tick the consent box (checking it really got ticked) and press Start, for every protocol.
+
+    On a loaded 2-core CI machine a click on a freshly drawn page is sometimes not taken (the box
+    stays empty, or the page stays on consent: a person sees that and clicks again, nothing is
+    stored). So the box is checked until ticked, and Start is pressed again only while the page
+    is visibly still the consent page and no participant exists (no ?p= token in the URL)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("checkbox", name=re.compile("I have read the information above"))
+    start = page.get_by_role("button", name="Start the study")
+    for _ in range(3):
+        for _ in range(3):
+            if box.is_checked():
+                break
+            page.get_by_text("I have read the information above").click()
+            try:
+                expect(box).to_be_checked(timeout=5_000)
+                break
+            except AssertionError:
+                wait_idle(page)
+        start.click()
+        try:
+            page.wait_for_url(re.compile(r"[?&]p="), timeout=20_000)
+            return
+        except PlaywrightTimeout:
+            if not (start.count() and start.is_visible()):
+                return  # the page moved on; the caller's own wait decides
+            wait_idle(page)
 
 
 def wait_situation(page, n: int, total: int = 10) -> None:

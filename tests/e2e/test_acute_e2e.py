@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, axe_violations, finish_questionnaires, open_study, scroll_position,
+from tests.e2e.conftest import (DEMO_STUDY, DEVICES, axe_violations, start_after_consent, finish_questionnaires, open_study, scroll_position,
                                 scroll_to_bottom, shot, start_server, stop_server, token_of, wait_idle)
 
 pytestmark = pytest.mark.e2e
@@ -59,8 +59,7 @@ def at_top(page, where: str) -> None:
 
 def play(page, url: str, device: str) -> str:
     open_study(page, url)
-    page.get_by_text("I have read the information above").click()
-    page.get_by_role("button", name="Start the study").click()
+    start_after_consent(page)
     page.get_by_text("Example 1", exact=True).wait_for()
     wait_idle(page)
     at_top(page, "onboarding")

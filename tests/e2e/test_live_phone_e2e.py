@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.e2e.conftest import DEMO_STUDY, DEVICES, TIMEOUT_MS, shot, start_server, stop_server, wait_idle
+from tests.e2e.conftest import DEMO_STUDY, DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server, stop_server, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -66,8 +66,7 @@ def test_a_failing_system_and_a_working_one_on_a_phone(flaky_server, browser):
         page.goto(flaky_server.url)
         page.get_by_role("button", name="Start the study").wait_for()
         wait_idle(page)
-        page.get_by_text("I have read the information above").click()
-        page.get_by_role("button", name="Start the study").click()
+        start_after_consent(page)
         page.wait_for_url(re.compile(r"[?&]p="))
         token = re.search(r"[?&]p=([^&]+)", page.url).group(1)
         for slot in "AB":

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, finish_questionnaires, open_study, shot, start_server, stop_server, token_of,
+from tests.e2e.conftest import (DEMO_STUDY, finish_questionnaires, start_after_consent, open_study, shot, start_server, stop_server, token_of,
                                 wait_idle)
 
 pytestmark = pytest.mark.e2e
@@ -48,8 +48,7 @@ def layout(page) -> tuple[dict, dict, list[str], list[str]]:
 
 def play(page, url: str, name: str, *, side_by_side: bool) -> str:
     open_study(page, url)
-    page.get_by_text("I have read the information above").click()
-    page.get_by_role("button", name="Start the study").click()
+    start_after_consent(page)
     # onboarding: four gold pairs with known answers (3 of 4 needed)
     page.get_by_text("Example 1", exact=True).wait_for()
     wait_idle(page)
