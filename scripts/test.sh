@@ -64,4 +64,7 @@ fi
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 
-"$VENV_PYTHON" -m pytest "$@"
+# Two workers (INFACT_TEST_WORKERS; 0 runs in this process): the browser tests stay together on one,
+# every other test file is one unit of work (tests/conftest.py), so the suite uses both cores.
+WORKERS=${INFACT_TEST_WORKERS:-2}
+"$VENV_PYTHON" -m pytest -n "$WORKERS" --dist loadgroup "$@"

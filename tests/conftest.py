@@ -95,3 +95,13 @@ def import_target(tmp_path) -> Path:
     folder.mkdir()
     (folder / "study.toml").write_text("# researcher's config\n")
     return folder
+
+
+def pytest_collection_modifyitems(config, items):
+    """Groups for `pytest -n 2 --dist loadgroup` (scripts/test.sh): every real-browser test in one
+    group, so browsers never run two modules at once, and every other file as its own group, so a
+    module's fixtures (bot-played stores, servers) are built once, as in a serial run."""
+    e2e = Path(__file__).parent / "e2e"
+    for item in items:
+        path = Path(str(item.fspath))
+        item.add_marker(pytest.mark.xdist_group("browser" if e2e in path.parents else path.name))
