@@ -64,7 +64,17 @@ fi
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 
-# Two workers (INFACT_TEST_WORKERS; 0 runs in this process): the browser tests stay together on one,
-# every other test file is one unit of work (tests/conftest.py), so the suite uses both cores.
+# With no arguments, two phases: the real-browser tests alone (a browser's clicks must not compete
+# with other tests for the 2 cores: under that load first clicks were lost), then every other test
+# on INFACT_TEST_WORKERS (default 2) pytest-xdist workers, each test file one unit of work
+# (tests/conftest.py). With arguments, one plain pytest run with them.
+if [ $# -gt 0 ]; then
+    status=0
+    "$VENV_PYTHON" -m pytest "$@" || status=$?
+    exit $status
+fi
 WORKERS=${INFACT_TEST_WORKERS:-2}
-"$VENV_PYTHON" -m pytest -n "$WORKERS" --dist loadgroup "$@"
+status=0
+"$VENV_PYTHON" -m pytest -m e2e -n 0 || status=$?
+"$VENV_PYTHON" -m pytest -m "not e2e" -n "$WORKERS" --dist loadgroup || status=$?
+exit $status
