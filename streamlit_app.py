@@ -4,7 +4,7 @@ Participants only ever see the study page. The researcher sign-in page is reacha
 at /researcher and the dashboard at /dashboard. The dashboard is always registered,
 so a reload of /dashboard runs the dashboard (never the participant page, which
 would store a new arrival); the page itself refuses anyone not signed in. A sign-in
-survives the reload through a signed cookie (infact/researcher_session.py). Page
+survives the reload through a signed cookie (infact/access/session.py). Page
 files are named after their URL paths: on a freshly started server Streamlit serves
 `pages/` the legacy way until a session has run this script, and /researcher and
 /dashboard then still reach the same (self-guarding) scripts.

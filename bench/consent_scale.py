@@ -50,14 +50,14 @@ def prefill(store, template_records: list[dict], n: int, summaries: bool = True)
     if isinstance(store, TinyDBStorage):
         import json
 
-        from infact.stores.tinydb_summaries import signature
+        from infact.stores.tinydb.summaries import signature
 
         for i in range(n):
             recs = participant(template_records, f"pre{i:06d}", f"pre{i:06d}pid")
             table = {str(k): r for k, r in enumerate(recs, start=1)}
             shard = store.shards / f"pre{i:06d}.json"
             shard.write_text(json.dumps({"_default": table}, separators=(",", ":")))
-            if summaries:  # what `append` leaves beside each shard (infact/stores/tinydb_summaries.py)
+            if summaries:  # what `append` leaves beside each shard (infact/stores/tinydb/summaries.py)
                 store.summary_files.write(f"pre{i:06d}", signature(shard.stat()), recs)
         for marker in store.index.glob(".complete"):
             marker.unlink()  # the files were written behind the store's back: index them like an upgraded store

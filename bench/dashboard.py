@@ -10,7 +10,7 @@ tenth of them still in progress). TinyDB: written straight into the store's shar
 and the summary files `append` keeps beside them (set-up only; appending 100k records
 one by one would take minutes); PostgreSQL: batched inserts into a table of its own,
 dropped at the end. Then, from a store object that has read nothing, as the dashboard
-does it (infact.results.funnel, infact.stores.live.LiveFeed, infact.results.dashboard_data):
+does it (infact.results.quality.funnel, infact.stores.live.LiveFeed, infact.results.dashboard.data):
 
 - first_numbers_s: the funnel's stage figures (visited … withdrawn), what the page shows
   first, from the participant summaries (infact.stores.summary: TinyDB's summary files,
@@ -51,11 +51,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from infact.participation.bots import run_bots  # noqa: E402
-from infact.results.dashboard_data import DashboardData  # noqa: E402
-from infact.results import funnel  # noqa: E402
+from infact.results.dashboard.data import DashboardData  # noqa: E402
+from infact.results.quality import funnel  # noqa: E402
 from infact.storage import MemoryStorage, TinyDBStorage  # noqa: E402
-from infact.stores.sql import SQLStorage  # noqa: E402
-from infact.stores.tinydb_summaries import SummaryFiles, signature  # noqa: E402
+from infact.stores.sql.store import SQLStorage  # noqa: E402
+from infact.stores.tinydb.summaries import SummaryFiles, signature  # noqa: E402
 from infact.stores.live import LiveFeed  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
 

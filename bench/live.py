@@ -141,7 +141,7 @@ def main() -> None:
     target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
         ("memory://" if args.store == "memory" else args.store)
     if target.startswith("postgresql"):
-        from infact.stores.sql import SQLStorage
+        from infact.stores.sql.store import SQLStorage
 
         storage = SQLStorage(target, schema=f"bench_{uuid.uuid4().hex[:10]}", drop_on_close=True)
     else:

@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from infact.stores.tinydb_store import TinyDBStorage  # noqa: E402
+from infact.stores.tinydb.store import TinyDBStorage  # noqa: E402
 
 DEMO = REPO / "data" / "demo"
 
@@ -176,7 +176,7 @@ def backends(args) -> list[tuple[str, object]]:
             print("postgres: skipped — pass --pg URL or set INFACT_TEST_PG_URL "
                   "(eval \"$(scripts/pg_test_server.sh start)\")", file=sys.stderr)
         else:
-            from infact.stores.sql import SQLStorage
+            from infact.stores.sql.store import SQLStorage
 
             def postgres():
                 return SQLStorage(url, schema=f"bench_{uuid.uuid4().hex[:10]}", drop_on_close=True)
@@ -234,7 +234,7 @@ class fresh_store_opener:
     def __call__(self):
         if self.name == "tinydb":
             return TinyDBStorage(self.place / "store")
-        from infact.stores.sql import SQLStorage
+        from infact.stores.sql.store import SQLStorage
 
         return SQLStorage(self.url, schema=self.place)
 

@@ -21,9 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.analysis import best_of  # noqa: E402
-from infact.results import pairwise_tables as pt  # noqa: E402
-from infact.results import ranking  # noqa: E402
-from infact.results.ranking_sim import simulate_votes  # noqa: E402
+from infact.results.tables import comparisons as pt  # noqa: E402
+from infact.stats import bradley_terry as ranking  # noqa: E402
+from tests.support.sims.votes import simulate_votes  # noqa: E402
 
 
 def main() -> None:

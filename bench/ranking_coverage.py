@@ -3,7 +3,7 @@
     python bench/ranking_coverage.py [--studies 200] [--votes 2000] [--participants 100] [--n-boot 1000]
 
 Simulates `--studies` independent studies of six systems with planted Davidson strengths and
-ties (infact.results.ranking_sim.PLANTED, ν = PLANTED_NU), ranks each with the cluster bootstrap
+ties (tests.support.sims.votes.PLANTED, ν = PLANTED_NU), ranks each with the cluster bootstrap
 and counts how often each system's ci95 contains its true (centred) strength. Prints
 `coverage=` (target 0.93–0.97), the tie parameter's coverage, the share of studies whose
 point order matches the truth's exactly, and `seconds=` per study.
@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results import pairwise_tables as pt  # noqa: E402
-from infact.results import ranking  # noqa: E402
-from infact.results.ranking_sim import PLANTED, PLANTED_NU, simulate_votes  # noqa: E402
+from infact.results.tables import comparisons as pt  # noqa: E402
+from infact.stats import bradley_terry as ranking  # noqa: E402
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes  # noqa: E402
 
 
 def main() -> None:

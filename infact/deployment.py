@@ -91,7 +91,7 @@ def store_target(study_id: str, env: Mapping[str, str] | None = None, secrets: M
     if value:
         return value, f"{DB_ENV.name} environment variable"
     if CONNECTION.read(env, secrets) is not None:
-        from infact.stores.sql import storage_url_from_secrets  # checks the section and builds the URL
+        from infact.stores.sql.store import storage_url_from_secrets  # checks the section and builds the URL
 
         url = storage_url_from_secrets(secrets)
         if url:

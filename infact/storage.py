@@ -20,8 +20,8 @@ from typing import Any, Iterable, Protocol
 
 from infact.stores.memory import MemoryStorage
 from infact.stores.records import REQUIRED_FIELDS, StorageError, check_record
-from infact.stores.tinydb_files import AtomicJSONStorage
-from infact.stores.tinydb_store import TinyDBStorage
+from infact.stores.tinydb.files import AtomicJSONStorage
+from infact.stores.tinydb.store import TinyDBStorage
 
 __all__ = ["Storage", "StorageError", "check_record", "open_storage", "append_all", "REQUIRED_FIELDS",
            "MemoryStorage", "TinyDBStorage", "AtomicJSONStorage"]
@@ -71,7 +71,7 @@ def open_storage(target: str | os.PathLike) -> Storage:
     if text == "memory://":
         return MemoryStorage()
     if re.match(r"^[a-z][a-z0-9+]*://", text) and not text.startswith("tinydb://"):
-        from infact.stores.sql import SQLStorage  # imported lazily: SQLAlchemy is only needed for SQL stores
+        from infact.stores.sql.store import SQLStorage  # imported lazily: SQLAlchemy is only needed for SQL stores
 
         return SQLStorage(text)
     if text.startswith("tinydb://"):

@@ -1,8 +1,8 @@
 """Researcher dashboard: the funnel, the live study, results, statistics and exports.
 
 Reachable at /dashboard; refuses anyone not signed in (a reload keeps the sign-in:
-infact/researcher_session.py). Every number comes from plain core functions —
-infact.results.funnel (the figures), dashboard_data (incremental tables and per-version
+infact/access/session.py). Every number comes from plain core functions —
+infact.results.quality.funnel (the figures), dashboard_data (incremental tables and per-version
 caching), live_study (Prolific lists, duration check, comments), charts — so this page
 only lays them out. The live part reruns every 5 seconds and reads only new records;
 only the section the researcher looks at is computed.
@@ -16,10 +16,15 @@ from streamlit_extras.metric_cards import style_metric_cards
 from infact import ui
 from infact.errors import InfactError
 from infact.participation.assignment import coverage
-from infact.results import N_BOOT, analysis, charts, funnel, live_study, quality
-from infact.results.dashboard_data import DashboardData
-from infact.results.export import describe, export_bytes
-from infact.results.report import render_html, render_markdown
+from infact.stats import N_BOOT
+from infact.results.ratings import analysis
+from infact.results.reports import charts
+from infact.results.quality import funnel
+from infact.results.dashboard import live_study
+from infact.results.quality import exclusion as quality
+from infact.results.dashboard.data import DashboardData
+from infact.results.tables.export import describe, export_bytes
+from infact.results.reports.report import render_html, render_markdown
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
 from infact.stores.live import LiveFeed
@@ -163,7 +168,7 @@ def show_prolific(overview) -> None:
 
 def show_situations(tables, include_flagged: bool, criterion: str) -> None:
     """Each situation's texts beside its ratings or votes, the most disputed first."""
-    from infact.results import comparison_situations as cs
+    from infact.results.dashboard import situations as cs
     from infact.study.protocol_config import vote_table
 
     def kept(df):
@@ -288,20 +293,20 @@ def show_tables_section(data: DashboardData) -> None:
     elif section == "Exports":
         show_exports(data)
     elif section == "Ranking":  # pairwise / best–worst studies (docs/ranking.md)
-        from infact.results.ranking_dashboard import ranking_view
+        from infact.results.dashboard.ranking import ranking_view
 
         proto = cfg.protocol
         ui.show_ranking(data.derived("ranking", lambda t: ranking_view(t, proto.kind, criterion, include_flagged,
                                                                         proto.confidence), criterion, include_flagged),
                         proto.confidence)
     elif section == "Judges":  # automatic judges in the study's judges/ folder beside the humans (docs/ranking.md)
-        from infact.results.ranking_dashboard import judges_view
+        from infact.results.dashboard.ranking import judges_view
 
         ui.show_judges(data.derived("judges", lambda t: judges_view(t, study, criterion, include_flagged),
                                     criterion, include_flagged))
     elif section == "Live chats":  # docs/live.md: per-system satisfaction, latency, failures; the blind arena ranking
-        from infact.chat.live_cli import live_overview
-        from infact.chat.live_analysis import render_markdown as live_markdown
+        from infact.results.live.overview import live_overview
+        from infact.results.live.analysis import render_markdown as live_markdown
 
         st.markdown(live_markdown(data.derived("live", live_overview)))
 

@@ -7,8 +7,8 @@ import secrets
 import streamlit as st
 
 from infact import ui
-from infact.auth import needs_rehash, oidc_refusal, parse_hash, researcher_settings, verify_password
-from infact.signin_throttle import server_throttle
+from infact.access.auth import needs_rehash, oidc_refusal, parse_hash, researcher_settings, verify_password
+from infact.access.throttle import server_throttle
 
 st.title("Researcher sign-in")
 settings = researcher_settings(ui.secrets())
@@ -50,7 +50,7 @@ if oidc:
             st.session_state["researcher_signed_in"] = True
             st.rerun()
         if st.session_state.get("oidc_refusal_logged") != refusal:  # once, not on every rerun
-            logging.getLogger("infact.auth").warning("researcher OIDC sign-in refused: %s", refusal)
+            logging.getLogger("infact.access.auth").warning("researcher OIDC sign-in refused: %s", refusal)
             st.session_state["oidc_refusal_logged"] = refusal
         st.error(refusal)
     if st.button("Sign in with your institution account", key="oidc_login"):

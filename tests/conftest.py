@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from infact.stores.memory import MemoryStorage
-from infact.stores.tinydb_store import TinyDBStorage
+from infact.stores.tinydb.store import TinyDBStorage
 
 from paths import SHARED_DATA
 
@@ -49,7 +49,7 @@ def schema() -> str:
 @pytest.fixture
 def pg(pg_url, schema):
     """A PostgreSQL store in its own schema, dropped afterwards."""
-    from infact.stores.sql import SQLStorage
+    from infact.stores.sql.store import SQLStorage
 
     store = SQLStorage(pg_url, schema=schema, drop_on_close=True)
     yield store
@@ -69,7 +69,7 @@ def make_storage(kind: str, tmp_path: Path):
     if kind == "tinydb":
         return TinyDBStorage(tmp_path / "store")
     if kind == "postgres":
-        from infact.stores.sql import SQLStorage
+        from infact.stores.sql.store import SQLStorage
 
         return SQLStorage(postgres_url(), schema=fresh_schema(), drop_on_close=True)
     raise ValueError(kind)

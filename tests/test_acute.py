@@ -13,8 +13,8 @@ from infact.cli.main import main
 from infact.errors import InfactError
 from infact.importers.conversations import import_conversations
 from infact.participation.bots import run_bots
-from infact.results.export import collect
-from infact.results.ranking_analysis import analyze_votes
+from infact.results.tables.export import collect
+from infact.results.ranking.analysis import analyze_votes
 from infact.storage import MemoryStorage
 from infact.study.dialogs import read_dialogs
 from infact.study.loader import load_study
@@ -303,7 +303,7 @@ def test_the_demo_ranking_recovers_the_planted_order(demo_crowd):
 
 
 def test_the_dashboard_ranking_reads_a_dialog_study(demo_crowd):
-    from infact.results.ranking_dashboard import ranking_view
+    from infact.results.dashboard.ranking import ranking_view
 
     study, storage, _ = demo_crowd
     t = collect(study, storage.records(study=study.id))

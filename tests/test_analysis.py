@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from infact.results import analysis
-from infact.results.analysis import analyze, friedman_test, krippendorff_ordinal, validate_ratings
-from infact.results.rating_sim import simulate_ratings
+from infact.results.ratings import analysis
+from infact.results.ratings.analysis import analyze, friedman_test, krippendorff_ordinal, validate_ratings
+from tests.support.sims.ratings import simulate_ratings
 from infact.errors import InfactError
 
 NAN = np.nan

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from infact.results.rating_sim import simulate_ratings
+from tests.support.sims.ratings import simulate_ratings
 from infact.cli.main import main
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
@@ -89,7 +89,7 @@ def test_bad_csv_contents(tmp_path, capsys):
 def test_study_and_store_input(tmp_path, capsys):
     if not (DEMO / "study.toml").is_file():
         pytest.skip("demo study not present")
-    pytest.importorskip("infact.results.export").tables_from_store
+    pytest.importorskip("infact.results.tables.export").tables_from_store
     from infact.participation.bots import run_bots
     from infact.storage import open_storage
     from infact.study.loader import load_study

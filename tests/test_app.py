@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from infact.auth import hash_password
+from infact.access.auth import hash_password
 from infact.participation.bots import run_bots
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from infact import auth
-from infact.auth import (email_allowed, hash_password, needs_rehash, oidc_refusal, parse_hash,
+from infact.access import auth
+from infact.access.auth import (email_allowed, hash_password, needs_rehash, oidc_refusal, parse_hash,
                          verify_password)
 
 # Printed by the previous `hash-password` (N=2^14) for "old-researcher-pw": such hashes are

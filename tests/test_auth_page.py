@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from infact import signin_throttle
-from infact.auth import hash_password
+from infact.access import throttle as signin_throttle
+from infact.access.auth import hash_password
 
 REPO = Path(__file__).resolve().parents[1]
 PASSWORD = "page-test-researcher-pw"

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from infact.signin_throttle import SignInThrottle, backoff
+from infact.access.throttle import SignInThrottle, backoff
 
 
 class Clock:
@@ -88,7 +88,7 @@ def test_old_failures_expire_after_the_window(clock):
 
 def test_failures_and_refusals_are_logged_without_the_password(clock, caplog):
     t = SignInThrottle(session_free=1, server_free=100, clock=clock)
-    with caplog.at_level(logging.WARNING, logger="infact.auth"):
+    with caplog.at_level(logging.WARNING, logger="infact.access.auth"):
         t.failed("abcdef0123456789")
         wait = t.failed("abcdef0123456789")
         t.refused("abcdef0123456789", wait)

@@ -5,9 +5,9 @@ import json
 import pandas as pd
 import pytest
 
-from infact.results import charts
-from infact.results.analysis import analyze
-from infact.results.rating_sim import simulate_ratings
+from infact.results.reports import charts
+from infact.results.ratings.analysis import analyze
+from tests.support.sims.ratings import simulate_ratings
 from infact.errors import InfactError
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps.live import UNFINISHED
-from infact.results.export import collect
+from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 
@@ -52,8 +52,8 @@ def test_the_live_page_cannot_be_submitted_before_the_chats_are_done():
 
 
 def test_arena_votes_rank_the_planted_quality_blind():
-    from infact.chat.live_analysis import render_markdown
-    from infact.chat.live_cli import arena_ranking
+    from infact.results.live.analysis import render_markdown
+    from infact.results.live.overview import arena_ranking
 
     study = load_study(DEMO_LIVE)
     storage = MemoryStorage()

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from infact.chat.client import CallableSystem, connect, load_callable
-from infact.chat.config import LiveSystem
+from infact.study.live_config import LiveSystem
 from infact.chat.contract import (Message, SystemBadReply, SystemCrashed, SystemHTTPError, SystemTimeout,
                                   SystemUnreachable, build_request, parse_reply)
 from infact.chat.identity import LeakDetector

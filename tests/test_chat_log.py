@@ -1,4 +1,4 @@
-"""The TinyDB store's chat log (infact/stores/chat_log.py): group commit, crash safety,
+"""The TinyDB store's chat log (infact/stores/tinydb/chat_log.py): group commit, crash safety,
 uniqueness across processes, purge, and the readers that must see chat records."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from infact.chat.conversation import CHAT_KINDS
-from infact.stores import chat_log
+from infact.stores.tinydb import chat_log
 from infact.stores.live import shard_changes
-from infact.stores.tinydb_store import TinyDBStorage
+from infact.stores.tinydb.store import TinyDBStorage
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -86,7 +86,7 @@ def test_records_appended_together_are_stored_in_order(tmp_path):
 def test_a_chat_record_of_an_older_store_in_the_shard_is_not_stored_twice(tmp_path):
     from tinydb import TinyDB
 
-    from infact.stores.tinydb_files import AtomicJSONStorage
+    from infact.stores.tinydb.files import AtomicJSONStorage
 
     (tmp_path / "db" / "shards").mkdir(parents=True)
     db = TinyDB(tmp_path / "db" / "shards" / "p1.json", storage=AtomicJSONStorage)

@@ -10,7 +10,7 @@ import sys
 import pandas as pd
 
 from infact.cli.main import main
-from infact.results.export import FILES
+from infact.results.tables.export import FILES
 from infact.storage import TinyDBStorage
 
 from paths import DEMO_STUDY, REPO

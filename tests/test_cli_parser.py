@@ -9,7 +9,7 @@ import tomllib
 
 import pytest
 
-from infact.auth import verify_password
+from infact.access.auth import verify_password
 from infact.cli.args import HelpFormatter
 from infact.cli.main import build_parser, main
 

@@ -10,8 +10,8 @@ import pytest
 
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
-from infact.results.export import collect, export_bytes
-from infact.results.ranking_analysis import analyze_best_worst, analyze_votes
+from infact.results.tables.export import collect, export_bytes
+from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 

@@ -12,11 +12,12 @@ import pytest
 
 from infact.errors import ConfigError
 from infact.participation.bots import STRATEGIES, run_bots
-from infact.results import flags, funnel
-from infact.results.dashboard_data import DashboardData
-from infact.results.export import collect, export_bytes
-from infact.results.quality import QualityConfig, assess_store
-from infact.results.ranking_analysis import analyze_best_worst, analyze_votes
+from infact.results.quality import flags
+from infact.results.quality import funnel
+from infact.results.dashboard.data import DashboardData
+from infact.results.tables.export import collect, export_bytes
+from infact.results.quality.exclusion import QualityConfig, assess_store
+from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 

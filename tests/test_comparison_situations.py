@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from infact.results.comparison_situations import best_worst_overview, pairwise_overview
+from infact.results.dashboard.situations import best_worst_overview, pairwise_overview
 from infact.study.situations import Situation, Turn
 
 

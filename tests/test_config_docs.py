@@ -4,7 +4,7 @@ import pytest
 
 from infact import deployment
 from infact.participation.platforms import PlatformConfig
-from infact.results.quality import QualityConfig
+from infact.results.quality.exclusion import QualityConfig
 from infact.study.config import StudyConfig
 from infact.study.settings_doc import BLOCKS, REPO, rows, write_blocks
 

@@ -22,7 +22,7 @@ def test_dashboard_script_runs_for_a_signed_in_researcher(tmp_path, monkeypatch)
     at.session_state["researcher_signed_in"] = True
     at.run()
     assert not at.exception
-    from infact.results.funnel import FIGURES
+    from infact.results.quality.funnel import FIGURES
 
     assert [m.label for m in at.metric] == [label for label, _ in FIGURES.values()]
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from infact import researcher_session
-from infact.auth import hash_password
+from infact.access import session as researcher_session
+from infact.access.auth import hash_password
 from infact.participation.bots import Bot
-from infact.results import live_study
-from infact.results.dashboard_data import DashboardData
-from infact.results.funnel import FIGURES
+from infact.results.dashboard import live_study
+from infact.results.dashboard.data import DashboardData
+from infact.results.quality.funnel import FIGURES
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 

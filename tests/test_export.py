@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import run_bots
-from infact.results.export import FILES, collect, export_bytes, write_exports
+from infact.results.tables.export import FILES, collect, export_bytes, write_exports
 from infact.participation.flow import Flow
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from infact.results.tables import PARTICIPANT_COLUMNS, RATING_COLUMNS
+from infact.results.tables.records import PARTICIPANT_COLUMNS, RATING_COLUMNS
 
 from studies import FakeClock, make_study, walk
 
@@ -117,7 +117,7 @@ def test_delete_on_withdraw_removes_them_whatever_is_asked(tmp_path, storage):
     assert set(t.ratings["participant"]) == {stays}
     assert {r["participant"] for r in t.records} == {stays}
     assert gone not in export_bytes(t)["records.json"].decode()
-    from infact.results import funnel
+    from infact.results.quality import funnel
     progress, visits = funnel.from_store(storage, study.id)
     cards = funnel.stage_counts(progress, FakeClock()(), visits)
     assert cards["withdrawn"] == (t.participants["stage"] == "withdrawn").sum() == 1

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from infact.errors import InfactError
-from infact.results.export_formats import SHEETS, infact_workbook, records_json, wide_ratings
+from infact.results.tables.formats import SHEETS, infact_workbook, records_json, wide_ratings
 
 SYSTEMS = ["A", "B", "C"]
 

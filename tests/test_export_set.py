@@ -8,7 +8,7 @@ import pytest
 
 import infact.fileio
 from infact.cli.main import main
-from infact.results.export import FILES
+from infact.results.tables.export import FILES
 
 from paths import DEMO_STUDY
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from infact.participation import assignment
-from infact.results import tables
+from infact.results.tables import records as tables
 from infact.participation.flow import Flow, iso
 from infact.participation.platforms import IdInUse, PlatformError
 from infact.study.loader import load_study

@@ -18,11 +18,11 @@ import pytest
 from infact.participation import visits
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.participation.flow import Flow
-from infact.results import funnel
-from infact.results.analysis import analyze
-from infact.results.dashboard_data import DashboardData
-from infact.results.export import collect, export_bytes
-from infact.results.quality import manual_event
+from infact.results.quality import funnel
+from infact.results.ratings.analysis import analyze
+from infact.results.dashboard.data import DashboardData
+from infact.results.tables.export import collect, export_bytes
+from infact.results.quality.exclusion import manual_event
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.studies import make_study
@@ -148,7 +148,7 @@ def test_previews_and_researcher_events_are_never_counted(demo):
 
 
 def test_comments_on_the_dashboard_are_the_exported_ones(demo, crowd):
-    from infact.results import live_study
+    from infact.results.dashboard import live_study
 
     records = crowd.records()
     shown = live_study.comments(fed_one_by_one(demo, records).progress())

@@ -99,9 +99,9 @@ def test_no_import_cycle_inside_infact():
 
 def test_the_walker_sees_imports_and_cycles():
     graph = import_graph()
-    assert "infact.stores.records" in graph["infact.stores.sql"]
-    assert "infact.stores.tinydb_store" in graph["infact.storage"]
-    assert "infact.stores.sql" in graph["infact.storage"]  # the lazy import inside open_storage
+    assert "infact.stores.records" in graph["infact.stores.sql.store"]
+    assert "infact.stores.tinydb.store" in graph["infact.storage"]
+    assert "infact.stores.sql.store" in graph["infact.storage"]  # the lazy import inside open_storage
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     typed = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x\nelse:\n    import y\n")
     assert [n.names[0].name for n in runtime_nodes(typed) if isinstance(n, ast.Import)] == ["y"]

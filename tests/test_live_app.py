@@ -157,7 +157,7 @@ def test_system_text_is_shown_as_written_never_run(tmp_path, monkeypatch):
 
 
 def test_dashboard_of_a_live_study_shows_chats_and_offers_the_live_files(live_study):
-    from infact.auth import hash_password
+    from infact.access.auth import hash_password
     from infact.participation.bots import run_bots
     from infact.study.loader import load_study
 

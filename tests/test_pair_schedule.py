@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from infact.participation import pair_schedule as ps
-from infact.results.ranking_schedule_sim import sequential_study
+from infact.scheduling import pairs as ps
+from tests.support.sims.schedule import sequential_study
 
 SYSTEMS = ["A", "B", "C", "D"]
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from infact.errors import InfactError
-from infact.results import pairwise_tables as pt
-from infact.results.ranking_analysis import analyze_best_worst, analyze_ratings_as_pairwise, left_side
+from infact.results.tables import comparisons as pt
+from infact.results.ranking.analysis import analyze_best_worst, analyze_ratings_as_pairwise, left_side
 
 
 def votes(rows):
@@ -74,7 +74,7 @@ def test_ratings_imply_preferences_within_participant_and_situation():
 
 
 def test_as_pairwise_ranks_a_rating_study():
-    from infact.results.rating_sim import simulate_ratings
+    from tests.support.sims.ratings import simulate_ratings
 
     df = simulate_ratings(30, 6, (2.0, 3.0, 4.0), seed=2)
     res = analyze_ratings_as_pairwise(df, n_boot=100)
@@ -121,8 +121,8 @@ def test_plackett_luce_strengths_are_the_maximum_likelihood_ones():
     import choix
     import numpy as np
 
-    from infact.results import ranking
-    from infact.results.ranking_analysis import plackett_luce
+    from infact.stats import bradley_terry as ranking
+    from infact.results.ranking.analysis import plackett_luce
 
     rng = np.random.default_rng(1)
     quality = {"A": 1.0, "B": 0.5, "C": 0.0, "D": -1.5}

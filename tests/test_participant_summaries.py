@@ -12,7 +12,7 @@ import pytest
 
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.participation.flow import Flow
-from infact.results import funnel
+from infact.results.quality import funnel
 from infact.storage import TinyDBStorage
 from infact.stores.summary import fold, light
 from infact.study.loader import load_study
@@ -107,7 +107,7 @@ def test_sql_rows_from_before_the_light_column_give_the_same_summaries(study, pg
     are read from `data`, and the summaries still equal the fold of every record."""
     import sqlalchemy as sa
 
-    from infact.stores.sql import SQLStorage
+    from infact.stores.sql.store import SQLStorage
 
     play(study, pg)
     table = f'"{pg.schema}"."{pg.table_name}"'

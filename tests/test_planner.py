@@ -9,7 +9,7 @@ import pytest
 
 from infact.cli.main import main
 from infact.errors import InfactError
-from infact.results.planner import (COVERAGE, balanced_participants, contrast_sd, coverage_bound, plan, power_participants,
+from infact.results.ratings.planner import (COVERAGE, balanced_participants, contrast_sd, coverage_bound, plan, power_participants,
                             random_participants)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from infact.errors import ConfigError
 from infact.participation.platforms import PlatformConfig
-from infact.results.quality import (
+from infact.results.quality.exclusion import (
     FLAGS,
     QualityConfig,
     assess,

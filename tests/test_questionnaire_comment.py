@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from infact.errors import ConfigError
 from infact.participation.flow import Flow
-from infact.results.export import collect, export_bytes
+from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.config import parse_config
 from infact.study.loader import load_study
@@ -121,7 +121,7 @@ def test_the_page_offers_the_comment_box_and_stores_it(tmp_path, monkeypatch):
 
 
 def test_the_questionnaire_chart_leaves_the_free_text_out():
-    from infact.results.charts import questionnaire_chart
+    from infact.results.reports.charts import questionnaire_chart
 
     long = pd.DataFrame({"participant": ["a", "a", "b"], "item": ["natural", "comment", "natural"],
                          "value": [4, None, 2], "answer": ["Agree", "Too long a study", "Disagree"]})

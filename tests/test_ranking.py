@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
-from infact.results import pairwise_tables as pt
-from infact.results import ranking
-from infact.results.ranking_analysis import analyze_votes
-from infact.results.ranking_sim import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
+from infact.results.tables import comparisons as pt
+from infact.stats import bradley_terry as ranking
+from infact.results.ranking.analysis import analyze_votes
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
 
 NAMES = [f"S{i + 1}" for i in range(len(PLANTED))]
 

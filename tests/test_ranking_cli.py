@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from infact.cli.main import main
-from infact.results.rating_sim import simulate_ratings
-from infact.results.ranking_sim import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
+from tests.support.sims.ratings import simulate_ratings
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
 
 
 def run_json(capsys, *argv):

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from infact.auth import hash_password
+from infact.access.auth import hash_password
 from infact.participation.bots import run_bots
-from infact.results.export import collect
-from infact.results.ranking_dashboard import ranking_view, win_rate_matrix
+from infact.results.tables.export import collect
+from infact.results.dashboard.ranking import ranking_view, win_rate_matrix
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 

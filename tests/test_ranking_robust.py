@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from infact.participation.pair_schedule import adjacent_contrasts, robust_inflation
-from infact.results import pairwise_tables as pt
-from infact.results import ranking
-from infact.results.ranking_robust import covariances
-from infact.results.ranking_sim import PLANTED, PLANTED_NU, simulate_votes
+from infact.scheduling.pairs import adjacent_contrasts, robust_inflation
+from infact.results.tables import comparisons as pt
+from infact.stats import bradley_terry as ranking
+from infact.stats.sandwich import covariances
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes
 
 
 def sd(cov: np.ndarray, contrasts: np.ndarray) -> np.ndarray:

@@ -6,9 +6,9 @@ import re
 import pandas as pd
 import pytest
 
-from infact.results.analysis import analyze
-from infact.results.rating_sim import simulate_ratings
-from infact.results.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
+from infact.results.ratings.analysis import analyze
+from tests.support.sims.ratings import simulate_ratings
+from infact.results.reports.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
 
 
 @pytest.fixture(scope="module")

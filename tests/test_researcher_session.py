@@ -1,6 +1,6 @@
 """The researcher's sign-in token: signed, expiring, bound to the password hash."""
 
-from infact import researcher_session as rs
+from infact.access import session as rs
 
 SECRETS = {"researcher": {"password_hash": "scrypt$16384$8$1$00$11"}}
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from infact.results.signed_rank import signed_rank_p
+from infact.stats.signed_rank import signed_rank_p
 
 
 def test_p_values_equal_scipy_wilcoxon_on_rating_differences():

@@ -13,7 +13,7 @@ from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps import Checked, Step, StepKind
-from infact.results import tables
+from infact.results.tables import records as tables
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from infact.stores import tinydb_store
-from infact.stores.tinydb_store import TinyDBStorage
+from infact.stores.tinydb import store as tinydb_store
+from infact.stores.tinydb.store import TinyDBStorage
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -66,7 +66,7 @@ def test_a_damaged_shard_does_not_stop_consent(tmp_path):
 
 KILLED_WRITER = r"""
 import sys
-from infact.stores.tinydb_store import TinyDBStorage
+from infact.stores.tinydb.store import TinyDBStorage
 store = TinyDBStorage(sys.argv[1])
 name = sys.argv[2]
 for i in range(10**6):
@@ -77,7 +77,7 @@ for i in range(10**6):
 
 STUCK_WRITER = r"""
 import os, sys, time
-from infact.stores.tinydb_store import TinyDBStorage
+from infact.stores.tinydb.store import TinyDBStorage
 store = TinyDBStorage(sys.argv[1])
 def stuck(src, dst):  # the temp file is written and fsynced: die before the rename
     print("tmp", flush=True)

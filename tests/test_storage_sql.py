@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from infact.stores.records import StorageError
-from infact.stores.sql import SQLStorage, mask_url, normalise_url, storage_url_from_secrets
+from infact.stores.sql.store import SQLStorage, mask_url, normalise_url, storage_url_from_secrets
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -128,7 +128,7 @@ def test_sqlite_refuses_a_schema():
 # -- PostgreSQL ------------------------------------------------------------------------
 WRITER = r"""
 import sys
-from infact.stores.sql import SQLStorage
+from infact.stores.sql.store import SQLStorage
 url, schema, tag, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 store = SQLStorage(url, schema=schema)  # every process also races to create the schema
 new = 0
@@ -160,7 +160,7 @@ def test_four_processes_append_concurrently_and_lose_nothing(pg_url, schema):
 LOCKER = r"""
 import sys, time
 from infact.stores.records import StorageError
-from infact.stores.sql import SQLStorage
+from infact.stores.sql.store import SQLStorage
 store = SQLStorage(sys.argv[1], schema=sys.argv[2], lock_timeout=float(sys.argv[3]))
 print("ready", flush=True)
 try:

@@ -1,4 +1,4 @@
-"""The PostgreSQL store's hot path (infact/stores/sql_fast.py): appends made at the same moment
+"""The PostgreSQL store's hot path (infact/stores/sql/fast.py): appends made at the same moment
 share one transaction, each caller learns exactly whether its key was new, a failed batch
 stores nothing and tells every caller, and reads of many participants share one query."""
 
@@ -145,7 +145,7 @@ def test_appends_and_reads_survive_the_server_dropping_idle_connections(pg):
 
 
 def test_a_closed_store_refuses_appends_and_reads_clearly(pg_url, schema):
-    from infact.stores.sql import SQLStorage
+    from infact.stores.sql.store import SQLStorage
 
     store = SQLStorage(pg_url, schema=schema, drop_on_close=True)
     store.append(rec("p1", "m1"))

@@ -1,6 +1,6 @@
 """Dataset text is shown as text: escaped, with item names highlighted."""
 
-from infact.participation.display import dialog_html, highlight_items, response_html
+from infact.text.display import dialog_html, highlight_items, response_html
 
 
 def test_quoted_titles_are_highlighted():
@@ -46,7 +46,7 @@ def test_dialog_and_response_highlight_the_listed_items():
 
 
 def test_page_script_is_one_inert_script_per_step():
-    from infact.participation.display import forget_script, page_script
+    from infact.text.display import forget_script, page_script
 
     js = page_script("tok/situation-2</script><b>", cookie=("infact-demo", "tok", 60),
                      redirect_url="https://app.prolific.com/submissions/complete?cc=C1")
@@ -59,7 +59,7 @@ def test_page_script_is_one_inert_script_per_step():
 
 
 def test_page_head_parts_are_escaped_and_the_progress_is_a_named_bar():
-    from infact.participation.display import caption_html, progress_html, title_html
+    from infact.text.display import caption_html, progress_html, title_html
 
     assert title_html("Rate <b>bots</b>") == '<h1 class="infact-title">Rate &lt;b&gt;bots&lt;/b&gt;</h1>'
     assert "&lt;i&gt;" in caption_html("Read <i>first</i>") and "<i>" not in caption_html("Read <i>first</i>")
@@ -71,7 +71,7 @@ def test_page_head_parts_are_escaped_and_the_progress_is_a_named_bar():
 
 
 def test_a_rated_response_is_a_card_the_stylesheet_frames_with_its_scales():
-    from infact.participation.display import CSS
+    from infact.text.display import CSS
 
     assert response_html("B", "hi", card=True).startswith('<div class="infact-response infact-card"')
     assert response_html("B", "hi").startswith('<div class="infact-response"')

@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import pytest
 
 from infact.participation import visits
-from infact.results import funnel
-from infact.results.dashboard_data import DashboardData
+from infact.results.quality import funnel
+from infact.results.dashboard.data import DashboardData
 from infact.study.loader import load_study
 from tests.test_app import DEMO, PID, PROLIFIC_QUERY, give_consent, html_bodies, open_app, prolific_study, records, \
     store, token_of  # noqa: F401 (the store fixture)

@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Protocol
 
-from infact.chat.config import LiveSystem
+from infact.study.live_config import LiveSystem
 from infact.chat.contract import (Reply, SystemBadReply, SystemCrashed, SystemHTTPError, SystemTimeout,
                                   SystemUnreachable, parse_reply)
 

@@ -1,7 +1,7 @@
 """Which systems a participant chats with.
 
 Arena mode: the pair comes from the pairwise scheduler of issue 13
-(infact/participation/pair_schedule.py `choose_pairs`), `balanced` or `adaptive` as
+(infact/scheduling/pairs.py `choose_pairs`), `balanced` or `adaptive` as
 `live.pairs` says — the same rule the pairwise protocol uses. Votes are the stored
 `chat_vote` records the ranking counts. Pairs that were compared without such a vote count
 as compared all the same (`pending`): participants assigned a pair who have not voted yet,
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from infact.participation.pair_schedule import choose_pairs
+from infact.scheduling.pairs import choose_pairs
 
 
 def arena_history(records: list[dict]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:

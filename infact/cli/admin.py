@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_hash_password(args) -> int:
-    from infact.auth import hash_password
+    from infact.access.auth import hash_password
     from infact.deployment import PASSWORD_HASH, set_secrets_values
 
     password = args.password if args.password is not None else getpass.getpass("Researcher password: ")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
 from infact.cli import analyze_ranking
 from infact.errors import InfactError, Problem
-from infact.results import N_BOOT
+from infact.stats import N_BOOT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,7 +47,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.ratings and Path(args.ratings).suffix.lower() == ".jsonl":  # live chats (docs/live.md)
-        from infact.chat.live_cli import analyze_transcripts
+        from infact.results.live.overview import analyze_transcripts
 
         return analyze_transcripts(args)
     ratings, source = _load(args)
@@ -58,18 +58,18 @@ def run(args: argparse.Namespace) -> int:
     preferences = analyze_ranking.analyze_preferences(ratings, args, source)
     if preferences is not None:
         return analyze_ranking.output(args, preferences)
-    from infact.results.analysis import analyze
+    from infact.results.ratings.analysis import analyze
 
     result = analyze(ratings, criterion=args.criterion, include_flagged=args.include_flagged,
                      mixed_model=not args.no_mixed_model, n_boot=args.n_boot, seed=args.seed, source=source)
     if args.study:
-        from infact.chat.live_cli import live_from_store
+        from infact.results.live.overview import live_from_store
 
         live = live_from_store(args.study, args.db)
         if live is not None:
             result["live"] = live
     analyze_ranking.add_judges(result, ratings, "ratings", args)
-    from infact.results import report
+    from infact.results.reports import report
 
     if args.report:
         path = Path(args.report)
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report.render_markdown(result) + analyze_ranking.judges_section(result))
         if "live" in result:
-            from infact.chat.live_analysis import render_markdown as live_markdown
+            from infact.results.live.analysis import render_markdown as live_markdown
 
             print(live_markdown(result["live"]))
         if args.report:
@@ -95,7 +95,7 @@ def _load(args) -> tuple[pd.DataFrame, str]:
     if bool(args.ratings) == bool(args.study):
         raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither)."))
     if args.study:
-        from infact.results.export import tables_from_store  # lazily: pulls in the study and storage layers
+        from infact.results.tables.export import tables_from_store  # lazily: pulls in the study and storage layers
         from infact.study.loader import load_study
 
         # The store resolved once (--db, else INFACT_DB, secrets, db/<study id>/); the live-chat analysis reads it too.

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _covariates(value: str) -> tuple[str, ...]:
-    from infact.results.pairwise_tables import STYLE_COVARIATES
+    from infact.results.tables.comparisons import STYLE_COVARIATES
 
     names = tuple(c.strip() for c in value.split(",") if c.strip())
     unknown = [c for c in names if c not in STYLE_COVARIATES]
@@ -39,8 +39,8 @@ def _covariates(value: str) -> tuple[str, ...]:
 
 def analyze_preferences(df: pd.DataFrame, args: argparse.Namespace, source: str) -> dict | None:
     """The result for a pairwise or best–worst table, or for ratings with --as-pairwise; None for plain ratings."""
-    from infact.results import ranking_analysis as ra
-    from infact.results.pairwise_tables import table_kind
+    from infact.results.ranking import analysis as ra
+    from infact.results.tables.comparisons import table_kind
 
     if not 0.5 <= args.confidence < 1:
         raise InfactError(Problem("--confidence", f"{args.confidence} is not a confidence level; use e.g. 0.95."))
@@ -66,10 +66,10 @@ def add_judges(result: dict, humans: pd.DataFrame, kind: str, args: argparse.Nam
     """result["judges"] = {NAME: agreement with the humans} for every --judge."""
     if not args.judge:
         return
-    from infact.results import judges
-    from infact.results.analysis import _clean, _prepare
-    from infact.results.pairwise_tables import prepare_pairwise
-    from infact.results.style import features_from_path
+    from infact.results.judges import agreement as judges
+    from infact.results.ratings.analysis import _clean, _prepare
+    from infact.results.tables.comparisons import prepare_pairwise
+    from infact.text.style import features_from_path
 
     if kind == "best_worst":
         raise InfactError(Problem("--judge", "judges are compared with ratings or pairwise votes, not best–worst choices."))
@@ -91,7 +91,7 @@ def output(args: argparse.Namespace, result: dict) -> int:
     from pathlib import Path
 
     from infact.fileio import atomic_write_text
-    from infact.results.ranking_report import render_markdown
+    from infact.results.reports.preferences import render_markdown
 
     text = render_markdown(result)
     if args.report:
@@ -116,7 +116,7 @@ def judges_section(result: dict, html: bool = False) -> str:
     """The judges' table to append to a ratings report ('' without --judge)."""
     if not result.get("judges"):
         return ""
-    from infact.results.ranking_report import render_judges
+    from infact.results.reports.preferences import render_judges
 
     text = "\n" + render_judges(result["judges"])
     return _html(text) if html else text

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_export(args) -> int:
-    from infact.results.export import describe, write_exports  # pandas and openpyxl: only when exporting
+    from infact.results.tables.export import describe, write_exports  # pandas and openpyxl: only when exporting
 
     study = load_study(study_folder(args))
     storage = open_store(args, study.id)
@@ -71,7 +71,7 @@ def run_export(args) -> int:
 
 def run_verify_codes(args) -> int:
     from infact.participation.codes import read_submissions, verify_codes
-    from infact.results.export import collect
+    from infact.results.tables.export import collect
 
     study = load_study(study_folder(args))
     try:
@@ -92,7 +92,7 @@ def run_verify_codes(args) -> int:
 
 
 def run_plan(args) -> int:
-    from infact.results.planner import format_plan, plan  # scipy and statsmodels: only when planning
+    from infact.results.ratings.planner import format_plan, plan  # scipy and statsmodels: only when planning
 
     result = plan(args.situations, args.per_participant, args.ratings_per_situation, args.attention_checks, args.exclusion_rate,
                   delta=args.delta, sd=args.sd, icc=args.icc, corr=args.corr, alpha=args.alpha, power=args.power, pairs=args.pairs)

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def label(spec: str) -> str:
     """A store as printed: database URLs without their password."""
     if URL.match(spec):
-        from infact.stores.sql import mask_url
+        from infact.stores.sql.store import mask_url
 
         return mask_url(spec)
     return spec

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from infact.errors import DatasetError, Problem
-from infact.results.export_formats import infact_workbook
+from infact.results.tables.formats import infact_workbook
 from infact.fileio import atomic_write_text, loads_json
 from infact.importers.common import ImportReport, read_text
 from infact.values import label_to_point, point_to_label

@@ -17,7 +17,7 @@ import threading
 from collections import Counter
 from datetime import datetime
 
-from infact.participation import pair_schedule
+from infact.scheduling import pairs as pair_schedule
 from infact.storage import Storage
 from infact.study.loader import Study
 from infact.study.protocol_config import PAIRWISE_KINDS

@@ -92,7 +92,7 @@ class SituationLoad:
         return thread
 
     def _start(self) -> set[str]:
-        """A store that keeps participant summaries (TinyDB: infact.stores.tinydb_summaries) gives
+        """A store that keeps participant summaries (TinyDB: infact.stores.tinydb.summaries) gives
         every participant's facts and a change cursor after them: the first read of a study costs
         ~500 bytes per participant instead of all their records. Others start from nothing."""
         since = getattr(self.storage, "summaries_since", None)

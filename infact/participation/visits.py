@@ -11,7 +11,7 @@ so a withdrawal with deletion does not turn that participant into a second visit
 One visit is one browser (a cookie the page sets, so Back, Forward and a reload are the
 same visit) or, with a platform, one platform session (ID + SESSION_ID / assignmentId,
 hashed: the same session on a second device is still one visit). A signed-in
-researcher's preview stores none. The funnel counts them in infact.results.funnel
+researcher's preview stores none. The funnel counts them in infact.results.quality.funnel
 (`funnel_counts`, `visits_table`): visited = participants + visits that never consented.
 """
 

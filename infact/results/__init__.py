@@ -1,5 +1,13 @@
-"""results"""
+"""Results: what the collected records say (layer 5; see tests/test_layers.py).
 
-# Bootstrap replicates behind every interval INFACT shows: `analyze`'s default, the dashboard,
-# the charts and the report, so the same data give the same intervals (same seed) everywhere.
-N_BOOT = 2000
+  tables/     stored records to tidy tables, export files and formats
+  quality/    flags, exclusions and the participant funnel
+  ratings/    statistics of rating studies, sample-size planning
+  ranking/    preferences: pairwise, best-worst and ratings read as preferences
+  judges/     automatic judges against the human raters
+  live/       live chats analysed
+  reports/    Markdown/HTML reports and charts
+  dashboard/  what the live dashboard shows, as plain data
+
+May import foundations, `infact.study`, the stores and the run; never `ui`, `cli` or pages.
+"""

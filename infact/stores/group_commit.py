@@ -11,7 +11,7 @@ idle store costs nothing.
 Each caller returns only once its own items are committed, with one result per item
 (e.g. whether its key was new). If a batch fails, every caller in it gets the error:
 the commit function must then have stored none of the batch. The PostgreSQL store
-batches reads of one participant's records the same way (infact.stores.sql_fast).
+batches reads of one participant's records the same way (infact.stores.sql.fast).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from infact.storage import Storage, TinyDBStorage
-from infact.stores.chat_log import LOG_KINDS
+from infact.stores.tinydb.chat_log import LOG_KINDS
 
 
 class LiveRecords:

@@ -27,7 +27,7 @@ def open_store(spec: str | os.PathLike, *, must_exist: bool, option: str) -> Sto
     """Open a store named on the command line; `option` names the flag in errors."""
     text = str(spec).strip()
     if text.endswith(".toml"):
-        from infact.stores.sql import storage_url_from_secrets
+        from infact.stores.sql.store import storage_url_from_secrets
 
         try:
             secrets = tomllib.loads(Path(text).read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def open_store(spec: str | os.PathLike, *, must_exist: bool, option: str) -> Sto
 
 def _label(spec: Any) -> str:
     if isinstance(spec, (str, os.PathLike)):
-        from infact.stores.sql import mask_url
+        from infact.stores.sql.store import mask_url
 
         return mask_url(str(spec)) if _URL.match(str(spec)) else str(spec)
     return getattr(spec, "url", None) or type(spec).__name__

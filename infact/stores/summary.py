@@ -5,10 +5,10 @@ need a dozen facts per participant, not the ~50 records with every rating behind
 `ParticipantSummary.add` folds one record at a time (the live dashboard folds new
 records as they arrive); `fold` folds a record list per study. The stores keep these
 facts up to date at write time where that is cheap (TinyDB: a summary file per
-participant, infact.stores.tinydb_summaries) or fetch only the fields the fold reads
+participant, infact.stores.tinydb.summaries) or fetch only the fields the fold reads
 (PostgreSQL: `LIGHT_FIELDS`), so a cold dashboard reads ~1 MB instead of ~60 MB.
 
-`infact.results.funnel.Progress` adds the funnel's stages to this class: the fold is
+`infact.results.quality.funnel.Progress` adds the funnel's stages to this class: the fold is
 defined once, here, and the summary files hold exactly what it produces.
 """
 

@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from infact.chat.config import LiveConfig, RubricItem, check_systems
+from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
 from infact.participation.platforms import PlatformConfig
-from infact.results.quality import QualityConfig, cross_check
+from infact.results.quality.exclusion import QualityConfig, cross_check
 from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
 
 DEFAULT_SCALE = [

@@ -20,7 +20,7 @@ from infact import deployment
 from infact.errors import InfactError, Problem
 from infact.fileio import atomic_write_text
 from infact.participation.platforms import PlatformConfig
-from infact.results.quality import QualityConfig
+from infact.results.quality.exclusion import QualityConfig
 from infact.study.config import StudyConfig
 
 REPO = deployment.REPO

@@ -11,7 +11,7 @@ import streamlit as st
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
-from infact.participation.display import STYLE, dialog_html
+from infact.text.display import STYLE, dialog_html
 from infact.state import Progress
 from infact.values import response_letter
 

@@ -19,7 +19,7 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
 from infact.participation.platforms import IdInUse, PlatformError, same_id
-from infact.participation.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
+from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
 
 from infact.ui.resources import get_flow, is_researcher, log
 

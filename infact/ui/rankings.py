@@ -10,7 +10,7 @@ import streamlit as st
 
 def show_ranking(result: dict | None, confidence: float) -> None:
     """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix (results/ranking_dashboard.py)."""
-    from infact.results.ranking_dashboard import strength_chart, win_rate_matrix
+    from infact.results.dashboard.ranking import strength_chart, win_rate_matrix
 
     if result is None:
         st.info("No votes yet.")

@@ -11,7 +11,7 @@ from infact.participation.steps.questionnaire import COMMENT_ITEM
 from infact.participation.steps.situation import response_text
 from infact.state import Progress
 from infact.values import response_letter
-from infact.participation.display import caption_html, dialog_html, progress_html, response_html, return_link_html
+from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
 
 from infact.ui.participant_page import page_top, renderer, start_over_button, submit_button
 

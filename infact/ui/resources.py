@@ -1,5 +1,5 @@
 """Shared resources of every page: the study, the store, secrets, calm errors and the
-researcher's sign-in (kept across reloads by infact/researcher_session.py)."""
+researcher's sign-in (kept across reloads by infact/access/session.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 import streamlit as st
 
 from infact.deployment import study_folder
-from infact import researcher_session
+from infact.access import session as researcher_session
 from infact.errors import InfactError
 from infact.participation import situation_load
 from infact.participation.flow import Flow, utcnow
@@ -114,7 +114,7 @@ def _signing_key() -> bytes | None:
 
 
 def is_researcher() -> bool:
-    """Signed in during this session, or earlier in this browser (a reload): infact.researcher_session."""
+    """Signed in during this session, or earlier in this browser (a reload): infact.access.session."""
     if st.session_state.get("researcher_signed_in"):
         return True
     if st.session_state.get("researcher_signed_out"):

@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from infact.auth import hash_password
+from infact.access.auth import hash_password
 from infact.storage import TinyDBStorage
 
 REPO = Path(__file__).resolve().parents[2]

@@ -18,10 +18,10 @@ from playwright.sync_api import expect
 import pandas as pd
 
 from infact.participation.bots import STRATEGIES, run_bots
-from infact.results import funnel
-from infact.results.funnel import FIGURES
+from infact.results.quality import funnel
+from infact.results.quality.funnel import FIGURES
 from infact.study.loader import load_study
-from infact.results.tables import RATING_COLUMNS
+from infact.results.tables.records import RATING_COLUMNS
 from tests.e2e.conftest import ARTIFACTS, RESEARCHER_PASSWORD, open_study, shot, wait_idle
 
 pytestmark = pytest.mark.e2e

@@ -5,7 +5,7 @@
 `registry.sequence()` is that order; every kind is one module here declaring how its
 answer is checked and stored, how a bot answers it and how its records become table
 rows (see `registry.StepKind`). `Flow`, `infact/state.py`, the bots and
-`infact/results/tables.py` loop over `registry.kinds()`.
+`infact/results/tables/records.py` loop over `registry.kinds()`.
 
 How to add a step kind (e.g. "pairwise"):
 

@@ -8,7 +8,7 @@ justification. Best–worst: `protocol.set_size` responses; pick the best and th
 The pairs and sets come from the participant's assignment record (infact/participation/
 protocols.py, balanced or adaptive), so they survive any reload. On the attention-check step
 the instructed response replaces one system's response; choosing it passes.
-Records become pairwise.csv / best_worst.csv rows (infact/results/pairwise_tables.py columns).
+Records become pairwise.csv / best_worst.csv rows (infact/results/tables/comparisons.py columns).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 from typing import Any, Mapping
 
 from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.results.style import features_of
+from infact.text.style import features_of
 from infact.values import response_letter, shown_response
 
 TIE = "tie"

@@ -8,7 +8,7 @@ object that says, in one place, everything the core needs to know about it:
 - `bot_answers` how a bot answers it — with labels, exactly like the page does;
 - `rows`      how its stored records become rows of its table (`table`).
 
-`Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables.py`
+`Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables/records.py`
 loop over `kinds()`; the participant page finds each kind's renderer by name in
 `infact/ui/`. See `infact/participation/steps/__init__.py` for how to add a kind.
 """

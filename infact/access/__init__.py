@@ -1,0 +1,1 @@
+"""Researcher access: password check, sign-in throttle and the signed researcher session."""

@@ -1,0 +1,1 @@
+"""Dashboard data: what the live dashboard shows, as plain data."""

@@ -1,0 +1,83 @@
+"""The dashboard's ranking section for pairwise and best–worst studies, as plain data and charts.
+
+`ranking_view` runs the same analysis as `python -m infact analyze pairwise.csv` (the same
+bootstrap replicates and seed, so the same intervals) on the export tables; `strength_chart` draws
+each system's strength with its interval; `win_rate_matrix` is the win-rate table as a frame.
+infact/ui/rankings.py (`show_ranking`) puts them on the page.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from infact.errors import InfactError
+from infact.stats import N_BOOT
+from infact.results.ranking import analysis as ranking_analysis
+from infact.study.protocol_config import vote_table
+
+
+
+def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
+    """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
+    kind = vote_table(kind) or kind  # a pairwise_dialog study's votes are in pairwise.csv
+    df = tables.compare.get(f"{kind}.csv")
+    if df is None or df.empty:
+        return None
+    df = df[df["criterion"].astype(str) == criterion]
+    opts = dict(include_flagged=include_flagged, n_boot=N_BOOT, seed=0, confidence=confidence)
+    try:
+        if kind == "pairwise":
+            return ranking_analysis.analyze_votes(df, **opts)
+        return ranking_analysis.analyze_best_worst(df, **opts)
+    except InfactError as exc:
+        return {"error": str(exc)}
+
+
+def win_rate_matrix(result: dict) -> pd.DataFrame | None:
+    """Rows: system; columns: opponent; cells: share of votes won (ties ½), best system first."""
+    if "win_rates" not in result:
+        return None
+    order = [r["system"] for r in result["ranking"]]
+    wr = result["win_rates"]
+    return pd.DataFrame([[wr[a].get(b) if a != b else None for b in order] for a in order], index=order, columns=order)
+
+
+def strength_chart(result: dict) -> alt.Chart:
+    rows = pd.DataFrame([{"system": r["system"], "strength": r["strength"], "lo": r["ci95"][0], "hi": r["ci95"][1],
+                          "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}"} for r in result["ranking"]])
+    order = list(rows["system"])
+    y = alt.Y("system:N", sort=order, title=None)
+    bars = alt.Chart(rows).mark_rule(strokeWidth=3).encode(
+        x=alt.X("lo:Q", title="strength (log, centred) with interval"), x2="hi:Q", y=y)
+    points = alt.Chart(rows).mark_point(filled=True, size=80).encode(
+        x="strength:Q", y=y, tooltip=["system", alt.Tooltip("strength:Q", format=".2f"), "rank range"])
+    return (bars + points).properties(height=40 * len(rows) + 20)
+
+
+def judge_files(study) -> list[tuple[str, "Path"]]:
+    """(name, path) of every judge file in the study folder's `judges/` (name = file name without .csv)."""
+    folder = study.folder / "judges"
+    return [(p.stem, p) for p in sorted(folder.glob("*.csv"))] if folder.is_dir() else []
+
+
+def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
+    """Each judge file of the study beside the human results of `criterion` (as `analyze --judge`)."""
+    from infact.results.judges import agreement as judges
+    from infact.results.ratings.analysis import _clean, _prepare
+    from infact.results.tables.comparisons import prepare_pairwise
+    from infact.text.style import response_features
+
+    votes = tables.compare.get("pairwise.csv")
+    try:
+        if votes is not None and len(votes):
+            kind, humans = "pairwise", prepare_pairwise(votes, include_flagged=include_flagged)
+        elif len(tables.ratings):
+            kind, humans = "ratings", _prepare(tables.ratings, include_flagged)[0]
+        else:
+            return {}
+        humans = humans[humans["criterion"].astype(str) == criterion]
+        features = response_features(study.situations)
+        return _clean(judges.compare_files(humans, kind, judge_files(study), criterion, features))
+    except InfactError as exc:
+        return {"error": str(exc)}

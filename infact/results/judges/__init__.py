@@ -1,0 +1,1 @@
+"""Automatic judges compared with the human raters."""

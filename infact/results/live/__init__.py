@@ -1,0 +1,1 @@
+"""Live chats analysed: per-system statistics and the live overview."""

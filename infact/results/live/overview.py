@@ -1,0 +1,57 @@
+"""`python -m infact analyze` for live chats: transcripts.jsonl, or a live study's store."""
+
+from __future__ import annotations
+
+import json
+
+from infact.results.live.analysis import live_summary, render_markdown
+from infact.chat.transcripts import read_transcripts
+from infact.stats import N_BOOT
+
+
+def analyze_transcripts(args) -> int:
+    """`analyze transcripts.jsonl [--json]`: per-system satisfaction, acceptance, latency, failures."""
+    summary = {"source": str(args.ratings), "live": live_summary(read_transcripts(args.ratings))}
+    print(json.dumps(summary, indent=2, allow_nan=False) if args.json else render_markdown(summary["live"]))
+    return 0
+
+
+def live_from_store(study_dir: str, db: str) -> dict | None:
+    """The live summary of a study's store, or None when the study has no live chats."""
+    from infact.results.tables.export import collect
+    from infact.storage import open_storage
+    from infact.study.loader import load_study
+
+    study = load_study(study_dir)
+    if not study.config.live.enabled:
+        return None
+    storage = open_storage(db)
+    try:
+        t = collect(study, storage.records(study=study.id))
+    finally:
+        storage.close()
+    return live_overview(t)
+
+
+def live_overview(t) -> dict:
+    """Per-system chat statistics and the blind arena ranking of an export's `Tables`."""
+    summary = live_summary(t.transcripts)
+    summary["arena"] = arena_ranking(t.votes)
+    return summary
+
+
+def arena_ranking(votes) -> dict:
+    """The ranking of the arena votes (issue 13's analysis). Votes where a system named itself
+    (not blind) or failed and was skipped (not about quality) are left out and counted."""
+    from infact.errors import InfactError
+    from infact.results.ranking.analysis import analyze_votes
+
+    leaked = votes["identity_leak"].astype(bool)
+    skipped = votes["system_skipped"].astype(bool)
+    kept = votes[~(leaked | skipped)]
+    counts = {"ranked_votes": int(len(kept)), "identity_leak_votes_left_out": int(leaked.sum()),
+              "skipped_system_votes_left_out": int((skipped & ~leaked).sum())}
+    try:
+        return {**counts, **analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes")}
+    except InfactError as exc:   # too few votes, or systems not yet connected by any vote
+        return {**counts, "problem": "; ".join(p.message for p in exc.problems)}

@@ -1,0 +1,1 @@
+"""Quality: flags, exclusions and the participant funnel."""

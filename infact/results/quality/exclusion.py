@@ -1,0 +1,378 @@
+"""Data quality: which participants to keep, why, and what to do on Prolific.
+
+`assess` turns the ratings, participants and per-page timing tables into one
+row per participant with short flags, human-readable reasons, a decision
+(include / exclude) and a Prolific action. Nothing is deleted: a researcher's
+manual exclusion or re-inclusion is an `event` record (`manual_event`) and the
+last one per participant wins over the automatic decision.
+
+Checks (thresholds in `[quality]` of study.toml, see docs/quality.md):
+explicit instructed-response checks; speeders by relative speed index (Leiner
+2019) and by total time; straight-lining (in ratings; in comparisons, always the same
+side); implausibly fast situations.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from datetime import datetime, timezone
+from typing import Iterable, Literal, Mapping
+
+import pandas as pd
+from pydantic import BaseModel, Field, field_validator
+
+from infact.errors import Problem
+from infact.results.quality import flags
+from infact.results.quality.flags import DONE, relative_speed_index  # relative_speed_index: re-exported
+from infact.participation.platforms import PlatformConfig
+
+FLAGS = (
+    "attention_failed",
+    "questionnaire_attention_failed",
+    "speeder_rsi",
+    "speeder_total_time",
+    "straightliner",
+    "comparison_straightliner",
+    "fast_situations",
+    "withdrawn",
+    "incomplete",
+    "manually_excluded",
+)
+RESEARCHER = "_researcher"
+
+
+class QualityConfig(BaseModel, extra="forbid"):
+    """The `[quality]` table of study.toml."""
+
+    on_attention_fail: Literal["continue", "screen_out"] = Field(
+        "continue",
+        description="After a failed attention check: `continue` the study and exclude the participant "
+        "afterwards (INFACT's original behaviour), or `screen_out`: end the study at once and show the "
+        "screen-out code (Prolific: `platform.screenout_code`).",
+    )
+    rsi_threshold: float = Field(
+        2.0,
+        description="Relative speed index above which a participant is a speeder. RSI = mean over pages "
+        "of (median page time of all participants / this participant's page time); 2 means twice as "
+        "fast as typical. Leiner (2019) suggests 2.0.",
+    )
+    min_total_fraction_of_median: float = Field(
+        0.3,
+        description="Flag completed participants whose total time is below this fraction of the median "
+        "total time (0 turns the check off).",
+    )
+    straightline_share: float = Field(
+        0.8,
+        description="Flag a straight-liner when, in at least this share of situations, every response "
+        "got the same rating (per criterion). Attention-check situations are not counted.",
+    )
+    straightline_min_situations: int = Field(
+        3,
+        description="Minimum number of rated situations (with two or more responses) before the "
+        "straight-lining check applies.",
+    )
+    comparison_straightline_share: float = Field(
+        1.0,
+        description="Pairwise and best–worst studies: flag a participant whose picks fall on the same "
+        "display position (always the left response, always the right, always \"about the same\"; "
+        "always the N-th shown as best) in at least this share of their compared situations. Sides are "
+        "shuffled per situation, so an honest participant picks both: at 1.0 and 7 comparisons one whose "
+        "choices have nothing to do with the side is flagged with probability 2/128 (1.6%).",
+    )
+    comparison_straightline_min: int = Field(
+        7,
+        description="Minimum number of compared situations (attention check not counted) before the "
+        "comparison straight-lining check applies.",
+    )
+    min_situation_seconds: float = Field(
+        3.0,
+        description="A situation answered faster than this many seconds is implausibly fast "
+        "(reading a dialog and rating responses takes longer).",
+    )
+    max_fast_situations_share: float = Field(
+        0.5,
+        description="Flag a participant when more than this share of their situations were "
+        "implausibly fast.",
+    )
+    min_study_minutes_for_rejection: float = Field(
+        5.0,
+        description="Prolific's rule: in studies this long or longer, a submission may be rejected only "
+        "after two failed attention checks; in shorter ones after one.",
+    )
+    include_incomplete: bool = Field(
+        False,
+        description="Use the ratings of participants who have not finished (still in progress or "
+        "abandoned). Off by default: an unfinished session is flagged `incomplete` and left out of "
+        "the analysis; the ratings still count for coverage.",
+    )
+    prolific_excluded_action: Literal["approve", "ask_to_return"] = Field(
+        "approve",
+        description="What to recommend on Prolific for excluded participants who are not eligible for "
+        "rejection: `approve` (pay, drop the data) or `ask_to_return` (message them asking to return "
+        "the submission; approve if they decline).",
+    )
+
+    @field_validator("rsi_threshold")
+    @classmethod
+    def _rsi(cls, v: float) -> float:
+        if not v > 1:
+            raise ValueError(
+                f"quality.rsi_threshold = {v} must be above 1 (1 = median speed); Leiner (2019) uses 2.0"
+            )
+        return v
+
+    @field_validator("min_total_fraction_of_median")
+    @classmethod
+    def _total(cls, v: float) -> float:
+        if not 0 <= v < 1:
+            raise ValueError(
+                f"quality.min_total_fraction_of_median = {v} must be in [0, 1), e.g. 0.3; 0 turns it off"
+            )
+        return v
+
+    @field_validator("straightline_share", "max_fast_situations_share", "comparison_straightline_share")
+    @classmethod
+    def _share(cls, v: float, info) -> float:
+        if not 0 < v <= 1:
+            raise ValueError(f"quality.{info.field_name} = {v} must be a share in (0, 1], e.g. 0.8")
+        return v
+
+    @field_validator("straightline_min_situations", "comparison_straightline_min")
+    @classmethod
+    def _min_sit(cls, v: int, info) -> int:
+        if v < 1:
+            raise ValueError(f"quality.{info.field_name} = {v} must be at least 1")
+        return v
+
+    @field_validator("min_situation_seconds", "min_study_minutes_for_rejection")
+    @classmethod
+    def _nonneg(cls, v: float, info) -> float:
+        if not (v >= 0 and math.isfinite(v)):
+            raise ValueError(f"quality.{info.field_name} = {v} must be a number >= 0")
+        return v
+
+
+def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "study.toml") -> list[Problem]:
+    """Problems that involve both tables (the loader should add them to its list)."""
+    if quality.on_attention_fail == "screen_out" and platform.kind == "prolific" and not platform.screenout_code:
+        return [Problem(
+            file,
+            "quality.on_attention_fail = \"screen_out\" on Prolific needs platform.screenout_code: add a "
+            "second completion code in Prolific (e.g. with the 'screen-out' action) and put it here, or "
+            "set on_attention_fail = \"continue\"",
+            key="platform.screenout_code",
+        )]
+    return []
+
+
+# ---------------------------------------------------------------- events
+
+
+def manual_event(
+    participant: str,
+    action: Literal["exclude", "include"],
+    note: str,
+    researcher: str = "researcher",
+    *,
+    study: str,
+    dataset_version: str | None = None,
+    at: str | None = None,
+) -> dict:
+    """A researcher's exclude/include decision as an append-only `event` record."""
+    if action not in ("exclude", "include"):
+        raise ValueError(f"action must be 'exclude' or 'include', not {action!r}")
+    if not participant or participant == RESEARCHER:
+        raise ValueError(f"cannot {action} participant {participant!r}")
+    if not note or not note.strip():
+        raise ValueError("a manual decision needs a note saying why (it is shown in the quality report)")
+    return {
+        "key": f"{study}/{RESEARCHER}/event/{uuid.uuid4().hex}",
+        "study": study,
+        "dataset_version": dataset_version,
+        "participant": RESEARCHER,
+        "kind": "event",
+        "at": at or datetime.now(timezone.utc).isoformat(),
+        "preview": False,
+        "action": action,
+        "target": participant,
+        "note": note.strip(),
+        "researcher": researcher,
+    }
+
+
+def last_decisions(events: Iterable[Mapping]) -> dict[str, Mapping]:
+    """The last exclude/include event per participant (by `at`, then by order)."""
+    valid = [
+        e for e in events
+        if e.get("kind") == "event" and e.get("action") in ("exclude", "include")
+        and e.get("target") not in (None, "") and not e.get("preview")
+    ]
+    out: dict[str, Mapping] = {}
+    for e in sorted(valid, key=lambda e: str(e.get("at") or "")):  # stable: ties keep order
+        out[e["target"]] = e
+    return out
+
+
+# ---------------------------------------------------------------- tables from records
+
+
+def steps_table(records: Iterable[Mapping]) -> pd.DataFrame:
+    """participant, step, seconds: one row per answered page, for the RSI."""
+    rows = [
+        {"participant": r["participant"], "step": r["step"], "seconds": r["seconds"]}
+        for r in records
+        if r.get("step") and r.get("seconds") is not None and r.get("kind") != "shown"
+        and not r.get("preview")
+    ]
+    return pd.DataFrame(rows, columns=["participant", "step", "seconds"])
+
+
+def steps_from_tables(ratings: pd.DataFrame, participants: pd.DataFrame) -> pd.DataFrame:
+    """Page times rebuilt from ratings.csv and participants.csv when records are not at hand."""
+    rows = []
+    if len(ratings):
+        sit = ratings.groupby(["participant", "step_index"], as_index=False)["seconds"].first()
+        rows += [
+            {"participant": r.participant, "step": f"situation-{int(r.step_index)}", "seconds": r.seconds}
+            for r in sit.itertuples()
+        ]
+    for col, step in (("consent_seconds", "consent"), ("questionnaire_seconds", "questionnaire")):
+        if col in participants:
+            rows += [
+                {"participant": p, "step": step, "seconds": s}
+                for p, s in zip(participants["participant"], participants[col]) if pd.notna(s)
+            ]
+    return pd.DataFrame(rows, columns=["participant", "step", "seconds"])
+
+
+# ---------------------------------------------------------------- assessment
+
+
+def evidence(ratings: pd.DataFrame, participants: pd.DataFrame, steps: pd.DataFrame, cfg: QualityConfig,
+             situations: pd.DataFrame | None = None,
+             compare: Mapping[str, pd.DataFrame] | None = None) -> flags.Evidence:
+    """What the checks look at. `situations` (one row per rated or compared situation) is built
+    from `ratings` and `compare` (pairwise.csv / best_worst.csv) unless given (the live
+    dashboard builds it record by record)."""
+    p = flags.prepared_participants(participants)
+    if situations is None:
+        r = ratings[ratings["participant"].isin(p.index)] if len(ratings) else ratings
+        parts = [flags.situations_from_ratings(r) if len(r) else pd.DataFrame(columns=flags.SITUATION_COLUMNS)]
+        if compare:
+            parts.append(flags.situations_from_comparisons(compare))
+        parts = [x for x in parts if len(x)]
+        situations = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=flags.SITUATION_COLUMNS)
+    done = p[p["status"].isin(DONE)]
+    rsi = relative_speed_index(steps, done.index) if len(steps) else {}
+    completed = p.loc[p["status"] == "completed", "total_seconds"]
+    median_total = completed.median() if len(completed) else float("nan")
+    return flags.Evidence(p, situations, rsi, median_total, cfg)
+
+
+def study_minutes(ev: flags.Evidence, expected_minutes: float | None) -> float | None:
+    """The advertised duration, else the median completion time (None: unknown)."""
+    if expected_minutes is not None:
+        return float(expected_minutes)
+    return ev.median_total / 60 if pd.notna(ev.median_total) else None
+
+
+def assess(
+    ratings: pd.DataFrame,
+    participants: pd.DataFrame,
+    steps: pd.DataFrame,
+    events: Iterable[Mapping],
+    cfg: QualityConfig,
+    expected_minutes: float | None = None,
+    *,
+    situations: pd.DataFrame | None = None,
+    compare: Mapping[str, pd.DataFrame] | None = None,
+) -> pd.DataFrame:
+    """One row per (non-preview) participant with flags, reasons, decision and Prolific action.
+
+    Each flag is one function of `infact.results.quality.flags.CHECKS`. `expected_minutes` is the
+    study's advertised duration (Prolific's estimated completion time); without it the
+    median completion time decides whether Prolific's two-check rule applies.
+    """
+    ev = evidence(ratings, participants, steps, cfg, situations, compare)
+    minutes = study_minutes(ev, expected_minutes)
+    # Unknown length: assume the stricter rule (two failures), never the laxer one.
+    required_fails = 1 if minutes is not None and minutes < cfg.min_study_minutes_for_rejection else 2
+    found = {name: check(ev) for name, check in flags.CHECKS}
+    manual = last_decisions(events)
+    rows = []
+    for pid, status in ev.participants["status"].items():
+        mine = [(name, hits[pid]) for name, hits in found.items() if pid in hits]
+        row = {"participant": pid, "status": status, "flags": [n for n, _ in mine], "reasons": [r for _, r in mine],
+               "rsi": ev.rsi.get(pid, float("nan")),
+               "failed_checks": sum(1 for n, _ in mine if n in flags.EXPLICIT_CHECKS),
+               "decision": "exclude" if mine else "include", "manual_note": None}
+        _apply_manual(row, manual.get(pid))
+        row["prolific_action"], row["prolific_reason"] = _prolific_action(
+            status, row["decision"], row["failed_checks"], required_fails, minutes, cfg)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
+
+
+REPORT_COLUMNS = ["participant", "status", "flags", "reasons", "rsi", "failed_checks", "decision",
+                  "manual_note", "prolific_action", "prolific_reason"]
+
+
+def _apply_manual(row: dict, event: Mapping | None) -> None:
+    """The researcher's last decision wins over the automatic one, with its note as reason."""
+    if event is None:
+        return
+    note = row["manual_note"] = event.get("note")
+    who = event.get("researcher") or "researcher"
+    if event["action"] == "exclude":
+        row["decision"] = "exclude"
+        row["flags"].append("manually_excluded")
+        row["reasons"].append(f"excluded by {who}: {note}")
+    else:
+        over = " (overrides the automatic flags)" if row["flags"] else ""
+        row["decision"] = "include"
+        row["reasons"].append(f"included by {who}{over}: {note}")
+
+
+def _prolific_action(status, decision, n_failed, required, study_minutes, cfg) -> tuple[str | None, str | None]:
+    # Prolific: studies of 5+ minutes need two failed fair checks before a rejection,
+    # shorter ones one. Implicit checks never make a rejection recommendation (docs/quality.md).
+    if status not in DONE:
+        return None, None  # nothing submitted (in progress) or returned by the participant
+    if decision == "include":
+        return "approve", None
+    length = "unknown length" if study_minutes is None else f"{study_minutes:.0f}-minute study"
+    if n_failed >= required:
+        return "eligible_for_rejection", (
+            f"failed {n_failed} explicit attention check(s) in a {length}; Prolific allows rejection "
+            f"after {required} (ask the participant to return the submission first)"
+        )
+    return cfg.prolific_excluded_action, (
+        f"excluded, but {n_failed} failed explicit check(s) in a {length} is fewer than the "
+        f"{required} Prolific requires for a rejection"
+    )
+
+
+def assess_store(
+    tables: Mapping[str, pd.DataFrame],
+    events: Iterable[Mapping],
+    cfg: QualityConfig,
+    expected_minutes: float | None = None,
+) -> pd.DataFrame:
+    """`assess` on export tables: `ratings`, `participants`, and `steps`, `pairwise`,
+    `best_worst` if available."""
+    ratings = tables.get("ratings", pd.DataFrame())
+    participants = tables["participants"]
+    steps = tables.get("steps")
+    if steps is None:
+        steps = steps_from_tables(ratings, participants)
+    compare = {k: v for k, v in tables.items() if k.removesuffix(".csv") in flags.COMPARISON_KINDS}
+    return assess(ratings, participants, steps, events, cfg, expected_minutes, compare=compare)
+
+
+def for_csv(report: pd.DataFrame) -> pd.DataFrame:
+    """The report with list columns joined by '; ' (CSV cells cannot hold lists)."""
+    out = report.copy()
+    for col in ("flags", "reasons"):
+        out[col] = out[col].map("; ".join)
+    return out

@@ -1,0 +1,1 @@
+"""Preferences and ranking: pairwise, best-worst and ratings read as preferences."""

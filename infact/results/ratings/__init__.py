@@ -1,0 +1,1 @@
+"""Rating analysis: design-respecting statistics and sample-size planning."""

@@ -1,0 +1,1 @@
+"""Reports: Markdown/HTML reports and charts."""

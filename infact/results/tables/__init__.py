@@ -1,0 +1,1 @@
+"""Tables and exports: stored records to tidy tables, export files and formats."""

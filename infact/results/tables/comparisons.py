@@ -1,0 +1,240 @@
+"""pairwise.csv and best_worst.csv: recognising, checking and reshaping them.
+
+pairwise.csv has one row per vote: `participant, situation_id, criterion, system_a,
+system_b, shown_left, winner, seconds, justification` (`winner` is a system's name or
+`tie`), optionally followed by style covariates `length_a, length_b, items_a, items_b`.
+best_worst.csv has `participant, situation_id, criterion, systems` (names joined with `|`),
+`best, worst`. Both are written by `python -m infact export` and by `infact.results.tables.votes`.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from infact.errors import InfactError, Problem
+from infact.stats import bradley_terry as ranking
+from infact.values import bool_column
+
+PAIRWISE_COLUMNS = ["participant", "situation_id", "criterion", "system_a", "system_b", "shown_left", "winner",
+                    "seconds", "justification"]
+PAIRWISE_REQUIRED = ("participant", "system_a", "system_b", "winner")
+BEST_WORST_COLUMNS = ["participant", "situation_id", "criterion", "systems", "best", "worst"]
+BEST_WORST_REQUIRED = ("participant", "systems", "best", "worst")
+TIE = "tie"
+SEP = "|"
+STYLE_COVARIATES = ("length", "items")
+
+
+def table_kind(df: pd.DataFrame) -> str:
+    """'pairwise', 'best_worst' or 'ratings', by the columns present."""
+    cols = set(df.columns)
+    if {"system_a", "system_b", "winner"} <= cols:
+        return "pairwise"
+    if {"systems", "best", "worst"} <= cols:
+        return "best_worst"
+    return "ratings"
+
+
+def _line(df: pd.DataFrame, mask: pd.Series) -> int:
+    return int(np.flatnonzero(mask.to_numpy())[0]) + 2  # header is line 1
+
+
+def _require(df: pd.DataFrame, required, source: str, what: str) -> None:
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise InfactError(Problem(source, f"missing column(s) {', '.join(missing)}; a {what} table needs "
+                                  f"{', '.join(required)}. Export it with `python -m infact export`.",
+                                  line=1, key=missing[0]))
+
+
+def _blank(s: pd.Series) -> pd.Series:
+    return s.isna() | (s.astype(str).str.strip() == "")
+
+
+def prepare_pairwise(df: pd.DataFrame, source: str = "pairwise.csv", include_flagged: bool = False) -> pd.DataFrame:
+    """Checked votes as text columns; flagged participants dropped unless asked. Raises naming the line."""
+    _require(df, PAIRWISE_REQUIRED, source, "pairwise")
+    problems = []
+    for col in PAIRWISE_REQUIRED:
+        blank = _blank(df[col])
+        if blank.any():
+            problems.append(Problem(source, f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
+                                    line=_line(df, blank), key=col))
+    if problems:
+        raise InfactError(problems)
+    out = df.assign(**{c: df[c].astype(str).str.strip() for c in PAIRWISE_REQUIRED})
+    same = out["system_a"] == out["system_b"]
+    if same.any():
+        problems.append(Problem(source, f"system_a and system_b are both {out['system_a'][same].iloc[0]!r}; "
+                                "a vote compares two different systems.", line=_line(out, same), key="system_b"))
+    bad = ~(out["winner"].isin([TIE]) | (out["winner"] == out["system_a"]) | (out["winner"] == out["system_b"]))
+    if bad.any():
+        row = out[bad].iloc[0]
+        problems.append(Problem(source, f"winner {row['winner']!r} is neither {row['system_a']!r}, {row['system_b']!r} "
+                                f"nor 'tie' ({int(bad.sum())} row(s)); write the winning system's name or 'tie'.",
+                                line=_line(out, bad), key="winner"))
+    if problems:
+        raise InfactError(problems)
+    if "excluded" in out.columns and not include_flagged:
+        out = out[~bool_column(out["excluded"])]
+    return out
+
+
+def prepare_best_worst(df: pd.DataFrame, source: str = "best_worst.csv", include_flagged: bool = False) -> pd.DataFrame:
+    """Checked best–worst choices with a `shown` list column."""
+    _require(df, BEST_WORST_REQUIRED, source, "best–worst")
+    out = df.assign(**{c: df[c].astype(str).str.strip() for c in BEST_WORST_REQUIRED})
+    shown = out["systems"].str.split(SEP, regex=False).map(lambda xs: [x.strip() for x in xs if x.strip()])
+    problems = []
+    few = shown.map(len) < 3
+    if few.any():
+        problems.append(Problem(source, f"{int(few.sum())} row(s) show fewer than 3 systems; best–worst needs 3 or "
+                                f"more names joined with '{SEP}'.", line=_line(out, few), key="systems"))
+    for col in ("best", "worst"):
+        bad = ~pd.Series([v in s for v, s in zip(out[col], shown)], index=out.index)
+        if bad.any():
+            problems.append(Problem(source, f"{col} {out[col][bad].iloc[0]!r} is not among the row's systems "
+                                    f"({int(bad.sum())} row(s)).", line=_line(out, bad), key=col))
+    same = out["best"] == out["worst"]
+    if same.any():
+        problems.append(Problem(source, "best and worst are the same system; pick two different ones.",
+                                line=_line(out, same), key="worst"))
+    if problems:
+        raise InfactError(problems)
+    out = out.assign(shown=shown)
+    if "excluded" in out.columns and not include_flagged:
+        out = out[~bool_column(out["excluded"])]
+    return out
+
+
+# --------------------------------------------------------------------------- reshaping
+
+def ratings_as_pairwise(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Preferences implied by a rating table: within each participant × situation (× criterion),
+    every two systems rated form one vote, won by the higher rating (equal ratings tie)."""
+    keys = ["participant", "situation_id"] + (["criterion"] if "criterion" in ratings.columns else [])
+    df = ratings.assign(rating=pd.to_numeric(ratings["rating"]))
+    m = df.merge(df, on=keys, suffixes=("_a", "_b"))
+    m = m[m["system_a"].astype(str) < m["system_b"].astype(str)]
+    winner = np.where(m["rating_a"] > m["rating_b"], m["system_a"],
+                      np.where(m["rating_a"] < m["rating_b"], m["system_b"], TIE))
+    out = m[keys + ["system_a", "system_b"]].assign(winner=winner)
+    if "excluded_a" in m.columns:
+        out["excluded"] = m["excluded_a"]
+    if "criterion" not in out.columns:
+        out["criterion"] = None
+    return out.reset_index(drop=True)
+
+
+def best_worst_as_pairwise(bw: pd.DataFrame) -> pd.DataFrame:
+    """Pairs a best–worst choice implies: best beats every other shown system, and every
+    other beats the worst (best over worst once)."""
+    rows = []
+    for r in bw.itertuples(index=False):
+        for s in r.shown:
+            if s != r.best:
+                rows.append((r.participant, r.situation_id, r.criterion, r.best, s, r.best))
+            if s not in (r.best, r.worst):
+                rows.append((r.participant, r.situation_id, r.criterion, s, r.worst, s))
+    return pd.DataFrame(rows, columns=["participant", "situation_id", "criterion", "system_a", "system_b", "winner"])
+
+
+def votes_design(votes: pd.DataFrame, covariates: tuple[str, ...] = (), source: str = "pairwise.csv") -> ranking.Design:
+    """Codes for ranking.design; covariates become Chatbot Arena's normalised, standardised differences."""
+    systems = sorted(set(votes["system_a"].unique()) | set(votes["system_b"].unique()))
+    a, b = (pd.Categorical(votes[c], categories=systems).codes for c in ("system_a", "system_b"))
+    outcome = np.where(votes["winner"] == votes["system_a"], 0, np.where(votes["winner"] == votes["system_b"], 1, 2))
+    cluster, clusters = pd.factorize(votes["participant"], sort=True)
+    z = style_features(votes, covariates, source) if covariates else None
+    return ranking.design(a, b, outcome, cluster, systems, [str(c) for c in clusters], z, list(covariates))
+
+
+def style_features(votes: pd.DataFrame, covariates, source: str) -> np.ndarray:
+    """(n, q): (x_a − x_b) / (x_a + x_b) per covariate, divided by its SD over votes."""
+    cols = []
+    for name in covariates:
+        need = [f"{name}_a", f"{name}_b"]
+        missing = [c for c in need if c not in votes.columns]
+        if missing:
+            raise InfactError(Problem(source, f"--covariates {name} needs columns {', '.join(need)} (written by "
+                                      "`python -m infact export`); add them or drop the covariate.", key=missing[0]))
+        xa, xb = (pd.to_numeric(votes[c], errors="coerce").to_numpy(dtype=float) for c in need)
+        if np.isnan(xa).any() or np.isnan(xb).any():
+            bad = pd.Series(np.isnan(xa) | np.isnan(xb), index=votes.index)
+            raise InfactError(Problem(source, f"{name}_a/{name}_b must be numbers in every row.",
+                                      line=_line(votes, bad), key=need[0]))
+        tot = xa + xb
+        f = np.divide(xa - xb, tot, out=np.zeros_like(tot), where=tot != 0)
+        sd = f.std()
+        cols.append(f / sd if sd > 0 else f)
+    return np.column_stack(cols)
+
+
+# --------------------------------------------------------------------------- descriptive statistics
+
+def win_rates(votes: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """{a: {b: share of a's votes against b that a won, ties counted half}}."""
+    systems = sorted(set(votes["system_a"]) | set(votes["system_b"]))
+    score = {s: {t: 0.0 for t in systems if t != s} for s in systems}
+    n = {s: {t: 0 for t in systems if t != s} for s in systems}
+    for (sa, sb, w), c in votes.groupby(["system_a", "system_b", "winner"]).size().items():
+        for x, y in ((sa, sb), (sb, sa)):
+            n[x][y] += c
+            score[x][y] += c * (1.0 if w == x else 0.5 if w == TIE else 0.0)
+    return {s: {t: (score[s][t] / n[s][t] if n[s][t] else None) for t in score[s]} for s in systems}
+
+
+def sign_tests(votes: pd.DataFrame) -> list[dict]:
+    """Per pair: each participant's net preference (wins − losses, ties ignored) is one sign;
+    exact binomial test of positive vs negative signs, Holm-adjusted over pairs."""
+    from scipy.stats import binomtest
+    from statsmodels.stats.multitest import multipletests
+
+    systems = sorted(set(votes["system_a"]) | set(votes["system_b"]))
+    net = votes.assign(point=np.where(votes["winner"] == votes["system_a"], 1,
+                                      np.where(votes["winner"] == votes["system_b"], -1, 0)))
+    flip = net["system_a"] > net["system_b"]
+    net = net.assign(lo=np.where(flip, net["system_b"], net["system_a"]), hi=np.where(flip, net["system_a"], net["system_b"]),
+                     point=np.where(flip, -net["point"], net["point"]))
+    per = net.groupby(["lo", "hi", "participant"])["point"].sum()
+    out = []
+    for a, b in combinations(systems, 2):
+        s = per.loc[(a, b)] if (a, b) in per.index.droplevel(2) else pd.Series(dtype=float)
+        wins_a, wins_b = int((s > 0).sum()), int((s < 0).sum())
+        p = binomtest(wins_a, wins_a + wins_b).pvalue if wins_a + wins_b else np.nan
+        out.append({"a": a, "b": b, "n_participants": int(len(s)), "prefer_a": wins_a, "prefer_b": wins_b,
+                    "even": int((s == 0).sum()), "p": p})
+    ps = np.array([r["p"] for r in out], dtype=float)
+    ok = ~np.isnan(ps)
+    adj = np.full(len(ps), np.nan)
+    if ok.any():
+        adj[ok] = multipletests(ps[ok], method="holm")[1]
+    for r, q in zip(out, adj):
+        r["p_holm"] = q
+    return out
+
+
+def best_worst_scores(bw: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+    """Counting scores (best − worst) / times shown, best first, with participant-bootstrap CIs."""
+    systems = sorted({s for xs in bw["shown"] for s in xs})
+    idx = {s: i for i, s in enumerate(systems)}
+    cl, clusters = pd.factorize(bw["participant"], sort=True)
+    net, shown = np.zeros((len(clusters), len(systems))), np.zeros((len(clusters), len(systems)))
+    np.add.at(net, (cl, bw["best"].map(idx).to_numpy()), 1)
+    np.add.at(net, (cl, bw["worst"].map(idx).to_numpy()), -1)
+    for c, xs in zip(cl, bw["shown"]):
+        shown[c, [idx[s] for s in xs]] += 1
+    best = np.zeros(len(systems))
+    np.add.at(best, bw["best"].map(idx).to_numpy(), 1)
+    w = ranking.boot_weights(len(clusters), n_boot, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = net.sum(0) / shown.sum(0)
+        reps = (w @ net) / (w @ shown)
+    lo, hi = np.nanpercentile(reps, [2.5, 97.5], axis=0)
+    order = np.argsort(-score, kind="stable")
+    return [{"system": systems[i], "score": score[i], "ci95": [lo[i], hi[i]], "n_shown": int(shown[:, i].sum()),
+             "n_best": int(best[i]), "n_worst": int(best[i] - net[:, i].sum())}
+            for i in order]

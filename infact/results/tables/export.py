@@ -1,0 +1,164 @@
+"""Exports: every table a researcher needs, from one read of the store.
+
+`collect` builds all tables plus the quality assessment (flags, decisions) and
+marks excluded participants; `write_exports` writes them as files. The dashboard
+offers the same bytes as downloads (`export_bytes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from infact.results.quality import funnel
+from infact.results.quality import exclusion as quality
+from infact.results.tables import records as tables
+from infact.results.tables import votes
+from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
+from infact.fileio import write_file_set
+from infact.storage import Storage, open_storage
+from infact.study.loader import Study, load_study
+
+FILES = {
+    "ratings.csv": "long: one row per participant × situation × system × criterion",
+    "ratings_wide.csv": "one row per participant × situation, one column per system",
+    "participants.csv": "one row per participant: status, funnel stage, last activity, completion code, timings, flags, decision",
+    "visits.csv": "one row per visit to the study page, consented or not (no personal data): the funnel's Visited",
+    "questionnaire.csv": "post-task questionnaire answers, long",
+    "demographics.csv": "demographics answers, long",
+    "flags.csv": "quality checks: flags, reasons, decision, Prolific action",
+    "records.json": "every stored record, as stored",
+    "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
+}
+COMPARE_FILES = votes.FILES  # written for pairwise / best–worst studies (docs/ranking.md)
+LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
+    "transcripts.jsonl": "live chats: one conversation per line, every message with items, latency and error",
+    "pairwise.csv": "arena votes: one row per vote (winner is a system or `tie`); identity leaks marked",
+}
+DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES}  # every file an export can hold, for listings
+
+
+def describe(name: str) -> str:
+    """What an export file holds (the CLI's list and the dashboard's download labels)."""
+    return DESCRIPTIONS.get(name, "")
+
+
+@dataclass
+class Tables:
+    ratings: pd.DataFrame
+    participants: pd.DataFrame
+    questionnaire: pd.DataFrame
+    demographics: pd.DataFrame
+    steps: pd.DataFrame
+    flags: pd.DataFrame
+    records: list[dict]
+    funnel: pd.DataFrame | None = None  # how far participants got (dashboard)
+    live: bool = False                  # the study has live chats: transcripts and votes are exported
+    transcripts: list[dict] = field(default_factory=list)
+    votes: pd.DataFrame | None = None
+    compare: dict[str, pd.DataFrame] = field(default_factory=dict)  # pairwise.csv / best_worst.csv (results/votes.py)
+    visits: pd.DataFrame | None = None  # visits.csv: visits to the study page, consented or not (funnel.visits_table)
+
+    def as_dict(self) -> dict[str, pd.DataFrame]:
+        return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
+                "demographics": self.demographics, "steps": self.steps, "flags": self.flags,
+                **{name.removesuffix(".csv"): df for name, df in self.compare.items()}}
+
+
+def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False,
+            now: datetime | None = None) -> Tables:
+    """Every table from the records; participants carry their funnel stage as of `now`."""
+    cfg = study.config
+    own = [r for r in records if r.get("study") == study.id]
+    counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
+    gone: set[str] = set()
+    if cfg.study.delete_on_withdraw:
+        # Withdrawn-with-deletion participants leave no data in any file, whatever is asked:
+        # participants.csv keeps only their pseudonymous token, status and `data_deleted`.
+        gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
+        own = [r for r in own if r["participant"] not in gone]
+    ratings = tables.ratings_table(own, cfg.scale.labels, include_withdrawn=include_withdrawn)
+    participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
+    steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
+    questionnaire = tables.answers_table(own, "questionnaire", cfg.questionnaire.scale, include_withdrawn=include_withdrawn)
+    demographics = tables.answers_table(own, "demographics", include_withdrawn=include_withdrawn)
+    events = tables.events(own)
+    # records.json follows the same rules as the tables: no previews, withdrawn only on request.
+    kept = set(participants["participant"]) if include_withdrawn else set(participants.loc[participants["status"] != "withdrawn", "participant"])
+    own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
+    compare = votes.compare_tables(own, cfg.protocol.kind, set(), include_withdrawn=include_withdrawn)
+    if len(participants):
+        flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes,
+                               compare=compare)
+    else:
+        flags = pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"])
+    excluded = set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
+    ratings = ratings.assign(excluded=ratings["participant"].isin(excluded))
+    participants = participants.merge(
+        quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
+        on="participant", how="left")
+    participants["excluded"] = participants["participant"].isin(excluded)
+    if gone and include_withdrawn:
+        participants = pd.concat([participants, pd.DataFrame({"participant": sorted(gone), "status": "withdrawn",
+                                                              "excluded": True})], ignore_index=True)
+    participants["data_deleted"] = participants["participant"].isin(gone)
+    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(timezone.utc))
+    participants = participants.merge(progress, on="participant", how="left")
+    t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
+               tables.funnel(own, cfg.study.situations_per_participant),
+               compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
+               visits=funnel.visits_table(own))
+    if cfg.live.enabled:
+        from infact.results.tables.live import add_live  # lazily: only live studies need it
+
+        add_live(t, own_records, excluded)
+        if "pairwise.csv" in t.compare and t.votes is not None:  # one pairwise.csv holds both kinds of vote
+            t.votes = pd.concat([t.compare.pop("pairwise.csv"), t.votes], ignore_index=True)
+    return t
+
+
+def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes]:
+    """File name → content, for the CLI and the dashboard's download buttons."""
+    def csv(df: pd.DataFrame) -> bytes:
+        return df.to_csv(index=False).encode("utf-8")
+
+    return {
+        "ratings.csv": csv(t.ratings),
+        "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else
+                                pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])])),
+        "participants.csv": csv(t.participants),
+        "visits.csv": csv(t.visits if t.visits is not None else pd.DataFrame(columns=funnel.VISIT_COLUMNS)),
+        "questionnaire.csv": csv(t.questionnaire),
+        "demographics.csv": csv(t.demographics),
+        "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
+        "records.json": records_json(t.records).encode("utf-8"),
+        "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
+        **{name: csv(df) for name, df in t.compare.items()},
+        **(_live_bytes(t) if t.live else {}),
+    }
+
+
+def _live_bytes(t: Tables) -> dict[str, bytes]:
+    from infact.results.tables.live import live_bytes
+
+    return live_bytes(t)
+
+
+def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
+    """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
+    t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
+    return write_file_set(out_dir, export_bytes(t, study.systems), ours=list(DESCRIPTIONS))
+
+
+def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:
+    """For `python -m infact analyze --study DIR --db PATH`: ratings with an `excluded` column."""
+    study = load_study(study_dir)
+    storage = open_storage(db_path)
+    try:
+        t = collect(study, storage.records(study=study.id))
+    finally:
+        storage.close()
+    return t.as_dict()

@@ -1,0 +1,1 @@
+"""Which pairs of systems are compared next (balanced or adaptive)."""

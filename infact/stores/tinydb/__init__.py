@@ -1,0 +1,1 @@
+"""The embedded TinyDB store: per-participant shard files, summaries, the chat log."""

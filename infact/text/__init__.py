@@ -1,0 +1,1 @@
+"""Foundations: text features of dialogs and responses (item names, safe HTML, style covariates)."""

@@ -1,0 +1,1 @@
+"""Simulated studies with known truth, for tests and benchmarks."""
