@@ -3,6 +3,10 @@
 Every problem a researcher can cause (a bad config, a malformed dataset line, an
 unmatched system output) becomes a `Problem`. Loaders collect all of them before
 raising, so one run of `python -m infact validate` lists everything to fix.
+
+A system under test (or an LLM endpoint) that gives no usable answer raises one
+`SystemFailure` subclass. They live here, at the bottom, because both the chat
+runtime (infact.chat) and the LLM connector below it (infact.llm) raise them.
 """
 
 from __future__ import annotations
@@ -39,3 +43,52 @@ class ConfigError(InfactError):
 
 class DatasetError(InfactError):
     """A situations file (or an input file for an importer) is invalid."""
+
+
+# -- a system (or an LLM endpoint) gave no usable answer -----------------------
+
+class SystemFailure(Exception):
+    """A system under test did not give a usable answer."""
+
+    kind = "failure"
+    participant_message = ("The chatbot did not answer this time. Your conversation is saved. "
+                           "You can try again, or skip this chatbot.")
+
+    def __init__(self, system: str, detail: str):
+        self.system = system
+        self.detail = detail
+        super().__init__(f"{system}: {self.kind}: {detail}")
+
+    def as_record(self) -> dict:
+        return {"kind": self.kind, "detail": self.detail[:500]}
+
+
+class SystemTimeout(SystemFailure):
+    kind = "timeout"
+    participant_message = ("The chatbot is taking too long to answer. Your conversation is saved. "
+                           "You can try again, or skip this chatbot.")
+
+
+class SystemUnreachable(SystemFailure):
+    kind = "unreachable"
+
+
+class SystemHTTPError(SystemFailure):
+    kind = "http_status"
+
+    def __init__(self, system: str, detail: str, status: int):
+        self.status = status
+        super().__init__(system, detail)
+
+    def as_record(self) -> dict:
+        return {**super().as_record(), "status": self.status}
+
+
+class SystemBadReply(SystemFailure):
+    kind = "bad_reply"
+
+
+class SystemCrashed(SystemFailure):
+    """An in-process callable raised an exception."""
+
+    kind = "crashed"

@@ -9,7 +9,7 @@ A system receives, for every participant message, one JSON object
 answers `{"text": "...", "items": ["Title (Year)", ...]}`; `items` is optional.
 The same shape serves HTTP systems (POSTed as JSON) and in-process callables.
 
-Every way a system can fail becomes one `SystemFailure` subclass with a `kind`
+Every way a system can fail becomes one `SystemFailure` subclass (defined in infact/errors.py) with a `kind`
 that is stored with the turn, a `detail` for the researcher and a calm
 `participant_message` the page shows beside "Try again" and "Skip".
 """
@@ -19,56 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from infact.errors import (SystemBadReply, SystemCrashed, SystemFailure, SystemHTTPError, SystemTimeout,
+                           SystemUnreachable)
+
+# The contract's failures, re-exported: importers of infact.chat.contract keep working.
+FAILURES = (SystemFailure, SystemTimeout, SystemUnreachable, SystemHTTPError, SystemBadReply, SystemCrashed)
+
 ROLES = ("user", "assistant")
 MAX_TEXT = 4000          # longer replies are cut: a page cannot show a novel
 MAX_ITEMS = 50
-
-
-class SystemFailure(Exception):
-    """A system under test did not give a usable answer."""
-
-    kind = "failure"
-    participant_message = ("The chatbot did not answer this time. Your conversation is saved. "
-                           "You can try again, or skip this chatbot.")
-
-    def __init__(self, system: str, detail: str):
-        self.system = system
-        self.detail = detail
-        super().__init__(f"{system}: {self.kind}: {detail}")
-
-    def as_record(self) -> dict:
-        return {"kind": self.kind, "detail": self.detail[:500]}
-
-
-class SystemTimeout(SystemFailure):
-    kind = "timeout"
-    participant_message = ("The chatbot is taking too long to answer. Your conversation is saved. "
-                           "You can try again, or skip this chatbot.")
-
-
-class SystemUnreachable(SystemFailure):
-    kind = "unreachable"
-
-
-class SystemHTTPError(SystemFailure):
-    kind = "http_status"
-
-    def __init__(self, system: str, detail: str, status: int):
-        self.status = status
-        super().__init__(system, detail)
-
-    def as_record(self) -> dict:
-        return {**super().as_record(), "status": self.status}
-
-
-class SystemBadReply(SystemFailure):
-    kind = "bad_reply"
-
-
-class SystemCrashed(SystemFailure):
-    """An in-process callable raised an exception."""
-
-    kind = "crashed"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
 from infact.participation.platforms import PlatformConfig
 from infact.results.quality.exclusion import QualityConfig, cross_check
+from infact.study.endpoints import Endpoint, check_name
 from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
 
 DEFAULT_SCALE = [
@@ -178,6 +179,7 @@ class StudyConfig(Section):
     quality: QualityConfig = Field(default_factory=QualityConfig, description="Data-quality checks and what a failed check does.")
     live: LiveConfig = Field(default_factory=LiveConfig, description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.")
     protocol: ProtocolConfig = Field(default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md).")
+    endpoints: dict[str, Endpoint] = Field(default_factory=dict, description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).")
 
     @model_validator(mode="after")
     def _cross_checks(self):
@@ -204,6 +206,9 @@ class StudyConfig(Section):
         if self.protocol.kind == "best_worst" and len(self.study.systems) < max(3, self.protocol.set_size or 3):
             raise ValueError(f"protocol.kind = \"best_worst\" needs at least {max(3, self.protocol.set_size or 3)} systems "
                              "in study.systems (protocol.set_size)")
+        for name in self.endpoints:
+            if (problem := check_name(name)) is not None:
+                raise ValueError(f"endpoints.{name}: {problem}")
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
                 raise ValueError(f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}")
@@ -260,7 +265,8 @@ def _fix_for(err: dict, model_keys: list[str]) -> str:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)):
+    secret = bool(loc) and str(loc[-1]) == "api_key_env"   # a key pasted by mistake is not echoed back
+    if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)) and not secret:
         msg += f" (got {err['input']!r})"
     return msg
 

@@ -1,0 +1,1 @@
+"""Helpers shared by tests (stub servers, builders); no tests here."""

@@ -1,0 +1,11 @@
+"""The OpenAI-compatible connector: one way to call an LLM, for every use (docs/llm.md).
+
+    keys.py      the API key: read by name at call time, scrubbed from every message and log line
+    limiter.py   at most `max_concurrency` calls in flight per endpoint, process-wide
+    calls.py     what one call was (model, parameters, latency, tokens, prompt hash) — never the key
+    client.py    `LLMClient.complete(messages)`: retries on 429/5xx honouring Retry-After; every other
+                 way to fail becomes a typed `SystemFailure` (infact/errors.py)
+
+Systems under test (infact.chat.llm_system), generated responses, judges and simulated
+participants all call through `LLMClient`; nothing here knows which use it serves.
+"""

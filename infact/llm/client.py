@@ -1,0 +1,176 @@
+"""`LLMClient`: one endpoint, called through the official `openai` package.
+
+The package speaks every OpenAI-compatible server (vLLM, Ollama, llama.cpp, TGI,
+LiteLLM, hosted APIs) and parses their answers into typed objects; INFACT adds what a
+study needs around it: its own retry loop (so the number of attempts is recorded and a
+live chat's deadline is kept), a process-wide concurrency limit, a record per call, and
+failures typed as the chat runtime's (`SystemFailure`, infact/errors.py) with every
+detail scrubbed of the API key.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import openai
+
+from infact.errors import (ConfigError, Problem, SystemBadReply, SystemFailure, SystemHTTPError, SystemTimeout,
+                           SystemUnreachable)
+from infact.llm.calls import CallRecord, prompt_hash
+from infact.llm.keys import read_key, remember, scrub
+from infact.llm.limiter import Limiter, limiter_for
+from infact.study.endpoints import Endpoint, Sampling
+
+RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+BACKOFF_BASE_S, BACKOFF_MAX_S, RETRY_AFTER_MAX_S = 0.5, 8.0, 60.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    record: CallRecord
+
+
+class _Retry(Exception):
+    """One attempt failed in a way worth another (429, 5xx, dropped connection)."""
+
+    def __init__(self, failure: SystemFailure, wait_s: float | None):
+        self.failure, self.wait_s = failure, wait_s
+
+
+class LLMClient:
+    def __init__(self, name: str, endpoint: Endpoint, api_key: str | None = None, *,
+                 sleep: Callable[[float], None] = time.sleep, jitter: Callable[[], float] = random.random):
+        self.name, self.endpoint = name, endpoint
+        if api_key:
+            remember(api_key)
+        # A local server needs no key, but the package insists on one; a placeholder (never OPENAI_API_KEY
+        # from the environment: a study that names no key must not send the researcher's own).
+        self._api = openai.OpenAI(base_url=endpoint.base_url, api_key=api_key or "no-key-needed",
+                                  timeout=endpoint.timeout_s, max_retries=0)
+        self.limiter: Limiter = limiter_for(name, endpoint.base_url, endpoint.max_concurrency)
+        self._sleep, self._jitter = sleep, jitter
+
+    def complete(self, messages: list[dict], sampling: Sampling | None = None, *, deadline_s: float | None = None,
+                 salt: str = "") -> Completion:
+        """The answer's text, or a `SystemFailure` (with `.call`, its CallRecord) after the retries.
+
+        `deadline_s` bounds the whole call, waits and retries included (a live chat's participant
+        is waiting); without it each attempt may take `timeout_s`.
+        """
+        params = (sampling or Sampling()).over(self.endpoint.sampling).params()
+        record = CallRecord(self.name, self.endpoint.model, params, prompt_hash(self.endpoint.model, messages,
+                                                                                params, salt))
+        start = time.monotonic()
+        end = None if deadline_s is None else start + deadline_s
+        try:
+            text = self._attempts(messages, params, record, end)
+        except SystemFailure as failure:
+            record.error = failure.as_record()
+            failure.call = record  # type: ignore[attr-defined]
+            raise
+        finally:
+            record.latency_ms = round((time.monotonic() - start) * 1000, 1)
+        return Completion(text, record)
+
+    def _attempts(self, messages: list[dict], params: dict, record: CallRecord, end: float | None) -> str:
+        for attempt in range(self.endpoint.max_retries + 1):
+            try:
+                return self._attempt(messages, params, record, end)
+            except _Retry as retry:
+                wait = retry.wait_s if retry.wait_s is not None else self._backoff(attempt)
+                left = None if end is None else end - time.monotonic()
+                if attempt == self.endpoint.max_retries or (left is not None and wait >= left):
+                    raise retry.failure from None
+                self._sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _backoff(self, attempt: int) -> float:
+        return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** attempt) * (0.5 + 0.5 * self._jitter())
+
+    def _attempt(self, messages: list[dict], params: dict, record: CallRecord, end: float | None) -> str:
+        left = None if end is None else max(0.0, end - time.monotonic())
+        timeout = self.endpoint.timeout_s if left is None else min(self.endpoint.timeout_s, left)
+        with self.limiter.slot(left) as got:
+            if not got:
+                raise SystemTimeout(self.name, f"all {self.endpoint.max_concurrency} connections to endpoint "
+                                               f"'{self.name}' stayed busy until the deadline (max_concurrency)")
+            record.attempts += 1
+            try:
+                response = self._api.chat.completions.create(model=self.endpoint.model, messages=messages,
+                                                             timeout=timeout, **params)
+            except openai.APITimeoutError:
+                raise SystemTimeout(self.name, f"no answer from {self.endpoint.base_url} within {timeout:g} s") from None
+            except openai.APIConnectionError as exc:
+                raise _Retry(SystemUnreachable(self.name, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")),
+                             None) from None
+            except openai.APIStatusError as exc:
+                raise self._status_failure(exc) from None
+            except (openai.APIResponseValidationError, ValueError) as exc:   # a body that is not the protocol
+                raise SystemBadReply(self.name, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
+        return self._read(response, record)
+
+    def _status_failure(self, exc: openai.APIStatusError) -> Exception:
+        status = exc.status_code
+        body = scrub(getattr(exc.response, "text", "") or exc.message)[:300]
+        failure = SystemHTTPError(self.name, f"HTTP {status} from {self.endpoint.base_url}: {body}", status)
+        if status in RETRY_STATUSES:
+            return _Retry(failure, retry_after(exc.response.headers))
+        return failure
+
+    def _read(self, response, record: CallRecord) -> str:
+        usage = getattr(response, "usage", None)
+        record.prompt_tokens = getattr(usage, "prompt_tokens", None)
+        record.completion_tokens = getattr(usage, "completion_tokens", None)
+        record.response_model = getattr(response, "model", None)
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise SystemBadReply(self.name, "the answer has no choices")
+        choice = choices[0]
+        record.finish_reason = choice.finish_reason
+        message = choice.message
+        refusal = getattr(message, "refusal", None)
+        if refusal or choice.finish_reason == "content_filter":
+            raise SystemBadReply(self.name, scrub(f"the model refused: {refusal or 'content filter'}")[:300])
+        text = (message.content or "").strip()
+        if not text:
+            raise SystemBadReply(self.name, f"empty answer (finish_reason = {choice.finish_reason})")
+        return scrub(text)
+
+
+def retry_after(headers) -> float | None:
+    """Seconds the server asks us to wait (`retry-after-ms`, or `Retry-After` in seconds or as a date)."""
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return min(RETRY_AFTER_MAX_S, max(0.0, float(ms) / 1000))
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            seconds = float(value)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            seconds = when.timestamp() - time.time()
+        return min(RETRY_AFTER_MAX_S, max(0.0, seconds))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def open_client(name: str, endpoints, env=None, secrets=None) -> LLMClient:
+    """The client of endpoint `name` (study or deployment), its key read now by its variable's name."""
+    endpoint = endpoints.get(name)
+    if endpoint is None:
+        raise ConfigError(Problem("study.toml", f"endpoint '{name}' is not declared: add an [endpoints.{name}] "
+                                                f"table (base_url, model); declared: {sorted(endpoints) or 'none'}",
+                                  key=f"endpoints.{name}"))
+    key = read_key(endpoint.api_key_env, env, secrets)
+    if endpoint.api_key_env and key is None:
+        raise ConfigError(Problem("study.toml", f"endpoint '{name}' reads its API key from {endpoint.api_key_env}, "
+                                                "which is not set: export it (or add it to the deployment's "
+                                                "secrets) before starting", key=f"endpoints.{name}.api_key_env"))
+    return LLMClient(name, endpoint, key)

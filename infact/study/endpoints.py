@@ -1,0 +1,126 @@
+"""`[endpoints.NAME]`: OpenAI-compatible servers a study may use (docs/llm.md).
+
+    [endpoints.local-llama]
+    base_url = "http://127.0.0.1:8000/v1"
+    model = "llama-3.1-8b-instruct"
+    api_key_env = "LOCAL_LLAMA_KEY"   # the key's NAME; the key itself is never written down
+    max_concurrency = 8
+    timeout_s = 30
+
+One endpoint can serve a system under test (`[live.systems.NAME] endpoint = …`),
+generated responses (`infact generate`), a judge (`[judges.NAME] endpoint = …`)
+and simulated participants (`infact bots --strategy llm`). A deployment may declare
+more endpoints under `[endpoints.NAME]` in its secrets (same fields); a study's own
+table of the same name wins. Only the key's variable name is ever stored: the key
+comes from the environment or a top-level secret of that name at call time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from infact.errors import ConfigError, Problem
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sampling(_Section):
+    """Sampling parameters sent with every call; unset ones are left to the server."""
+
+    temperature: float | None = Field(default=None, ge=0, le=2, description="Sampling temperature (0: the most likely answer; the server's default when unset).")
+    top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling: keep the smallest set of tokens whose probability sums to `top_p`.")
+    max_tokens: int | None = Field(default=None, ge=1, le=100_000, description="Longest answer, in tokens.")
+    seed: int | None = Field(default=None, description="Seed for servers that support reproducible sampling (vLLM, OpenAI).")
+    stop: list[str] | None = Field(default=None, max_length=4, description="Strings at which the server stops the answer.")
+
+    def params(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+    def over(self, base: "Sampling") -> "Sampling":
+        """These settings where set, `base`'s elsewhere (a system's or judge's own over its endpoint's)."""
+        return Sampling(**{**base.params(), **self.params()})
+
+
+class _Connection(_Section):
+    base_url: str = Field(description="The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`.")
+    model: str = Field(min_length=1, description="Model name as the server knows it (`GET /v1/models` lists them).")
+    api_key_env: str | None = Field(default=None, description="NAME of the environment variable (or top-level secret) holding the API key; the key itself is never written to study.toml, the store, exports or logs. Unset: no key (local servers).")
+    max_concurrency: int = Field(default=4, ge=1, le=256, description="Calls in flight to this endpoint at once, across all chats, judges and generators of the process; more wait their turn.")
+    timeout_s: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout.")
+    max_retries: int = Field(default=3, ge=0, le=10, description="Retries after HTTP 429 or 5xx (or a dropped connection), with exponential backoff that honours `Retry-After`.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", v):
+            raise ValueError("use an http:// or https:// URL ending in the API root, e.g. \"http://127.0.0.1:8000/v1\"")
+        return v.rstrip("/")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env(cls, v: str | None) -> str | None:
+        if v is not None and (v.startswith(("sk-", "hf_", "gsk_")) or len(v) > 60):
+            raise ValueError("this looks like a key, not a variable name: put the key in the environment or the "
+                             "deployment's secrets and write its NAME here")
+        if v is not None and not _ENV.match(v):
+            raise ValueError("give the NAME of an environment variable (letters, digits, '_'), e.g. \"LOCAL_LLAMA_KEY\" "
+                             "— never the key itself")
+        return v
+
+
+class Endpoint(Sampling, _Connection):
+    """One server: how it is reached (listed first in the settings reference), then its sampling defaults."""
+
+    @property
+    def sampling(self) -> Sampling:
+        return Sampling(**{k: getattr(self, k) for k in Sampling.model_fields})
+
+
+def check_name(name: str) -> str | None:
+    """A problem with an endpoint's name, or None."""
+    if not _NAME.match(name):
+        return "endpoint names use 1-64 letters, digits, '.', '-' or '_'"
+    return None
+
+
+def endpoints_from_secrets(secrets: Mapping | None, file: str = "secrets.toml") -> dict[str, Endpoint]:
+    """The deployment's `[endpoints.NAME]` tables (ConfigError naming the table and field when invalid)."""
+    try:
+        raw = (secrets or {}).get("endpoints") or {}
+    except (FileNotFoundError, KeyError, TypeError):   # st.secrets without a secrets.toml
+        return {}
+    out: dict[str, Endpoint] = {}
+    problems: list[Problem] = []
+    for name, table in dict(raw).items():
+        try:
+            out[name] = Endpoint.model_validate(dict(table))
+        except ValidationError as exc:
+            problems += [Problem(file, f"{e['msg'].removeprefix('Value error, ')}",
+                                 key=".".join(["endpoints", name, *map(str, e["loc"])])) for e in exc.errors()]
+        except (TypeError, ValueError):
+            problems.append(Problem(file, "must be a table of settings", key=f"endpoints.{name}"))
+    if problems:
+        raise ConfigError(problems)
+    return out
+
+
+def merged(study: Mapping[str, Endpoint], deployment: Mapping[str, Endpoint]) -> dict[str, Endpoint]:
+    """Every endpoint the study can use: the deployment's, with the study's own tables winning."""
+    return {**deployment, **study}
+
+
+def check_references(endpoints: Mapping[str, Endpoint], refs: Mapping[str, str | None],
+                     file: str = "study.toml") -> list[Problem]:
+    """Problems with `endpoint = "…"` references (key → endpoint name) that name no declared endpoint."""
+    known = sorted(endpoints)
+    return [Problem(file, f"endpoint '{name}' is not declared: add an [endpoints.{name}] table (base_url, model) "
+                          f"to study.toml or the deployment's secrets; declared: {known or 'none'}", key=key)
+            for key, name in refs.items() if name is not None and name not in endpoints]

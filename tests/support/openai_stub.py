@@ -1,0 +1,154 @@
+"""A local OpenAI-compatible server for tests and benchmarks: nothing leaves the machine.
+
+    with serve_openai(rule=lambda req: "Try \"Up (2009)\".", delay_s=0.2) as stub:
+        Endpoint(base_url=stub.url, model="stub-model")
+
+- `POST /v1/chat/completions` answers with `rule(request_body)`: a string (the content) or
+  a dict with any of `content`, `refusal`, `finish_reason`, `delay_s` (this answer's own latency).
+  The default rule echoes the last user message.
+- `GET /v1/models` lists `model`.
+- `stub.fail(status, times=1, retry_after=None)` makes the next `times` completions fail with
+  that HTTP status (429 with a `Retry-After` header when given); `stub.malformed(times)` answers
+  200 with a body that is not JSON.
+- `stub.requests` keeps every completion request body, `stub.auth` its Authorization header,
+  `stub.peak_in_flight` the most requests served at once.
+Threaded, bound to 127.0.0.1 on a free port.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Iterator
+
+Rule = Callable[[dict], "str | dict"]
+
+
+def echo_rule(request: dict) -> str:
+    users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    last = users[-1].get("content", "") if users else ""
+    return f"You said: {last}"
+
+
+def _words(text: str) -> int:
+    return len(str(text).split())
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        stub: OpenAIStub = self.server  # type: ignore[assignment]
+        if self.path.rstrip("/") == "/v1/models":
+            return self._json(200, {"object": "list", "data": [{"id": stub.model, "object": "model",
+                                                                "owned_by": "infact-stub"}]})
+        self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        stub: OpenAIStub = self.server  # type: ignore[assignment]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            return self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+        try:
+            request = json.loads(body or b"{}")
+        except json.JSONDecodeError:
+            return self._json(400, {"error": {"message": "request is not JSON", "type": "invalid_request_error"}})
+        scripted = stub.enter(request, self.headers.get("Authorization"))
+        try:
+            self._complete(stub, request, scripted)
+        finally:
+            stub.leave()
+
+    def _complete(self, stub: "OpenAIStub", request: dict, scripted: dict | None) -> None:
+        if scripted is not None:
+            time.sleep(stub.delay_s)
+            if scripted["status"] == "malformed":
+                return self._send(200, b'{"id": "x", "choices": [ {not json', "application/json")
+            headers = {"Retry-After": str(scripted["retry_after"])} if scripted["retry_after"] is not None else {}
+            return self._json(scripted["status"], {"error": {"message": f"stub error {scripted['status']}",
+                                                              "type": "server_error"}}, headers)
+        answer = stub.rule(request)
+        answer = {"content": answer} if isinstance(answer, str) else dict(answer)
+        time.sleep(answer.get("delay_s", stub.delay_s))
+        content = answer.get("content")
+        prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
+        message = {"role": "assistant", "content": content, "refusal": answer.get("refusal")}
+        self._json(200, {"id": f"chatcmpl-stub-{stub.served}", "object": "chat.completion", "created": int(time.time()),
+                         "model": request.get("model", stub.model),
+                         "choices": [{"index": 0, "message": message,
+                                      "finish_reason": answer.get("finish_reason", "stop")}],
+                         "usage": {"prompt_tokens": _words(prompt), "completion_tokens": _words(content or ""),
+                                   "total_tokens": _words(prompt) + _words(content or "")}})
+
+    def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
+        self._send(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
+
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+class OpenAIStub(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+    def __init__(self, rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model"):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.rule, self.delay_s, self.model = rule or echo_rule, delay_s, model
+        self.requests: list[dict] = []
+        self.auth: list[str | None] = []
+        self._script: deque[dict] = deque()
+        self._lock = threading.Lock()
+        self.in_flight = self.peak_in_flight = self.served = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def fail(self, status: int, times: int = 1, retry_after: float | None = None) -> None:
+        with self._lock:
+            self._script.extend({"status": status, "retry_after": retry_after} for _ in range(times))
+
+    def malformed(self, times: int = 1) -> None:
+        with self._lock:
+            self._script.extend({"status": "malformed", "retry_after": None} for _ in range(times))
+
+    def enter(self, request: dict, auth: str | None) -> dict | None:
+        with self._lock:
+            self.requests.append(request)
+            self.auth.append(auth)
+            self.in_flight += 1
+            self.served += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return self._script.popleft() if self._script else None
+
+    def leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+@contextmanager
+def serve_openai(rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model") -> Iterator[OpenAIStub]:
+    stub = OpenAIStub(rule, delay_s, model)
+    thread = threading.Thread(target=stub.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield stub
+    finally:
+        stub.shutdown()
+        stub.server_close()
