@@ -1,7 +1,8 @@
 """Reaching a system under test: over HTTP or in process, with every failure typed.
 
 `connect(name, settings)` gives an object with `reply(request) -> Reply` that
-raises only `SystemFailure` subclasses (contract.py). The HTTP client uses the
+raises only `SystemFailure` subclasses (contract.py). An `endpoint` system is an
+OpenAI-compatible LLM called through infact.llm (llm_system.py). The HTTP client uses the
 standard library: one short POST per turn needs no extra dependency, and
 `urllib` distinguishes refused connections, timeouts and HTTP statuses.
 """
@@ -15,11 +16,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
+from infact.chat.llm_system import LLMSystem
 from infact.study.live_config import LiveSystem
 from infact.chat.contract import (Reply, SystemBadReply, SystemCrashed, SystemHTTPError, SystemTimeout,
                                   SystemUnreachable, parse_reply)
+from infact.llm.client import open_client
+from infact.study.endpoints import Endpoint, endpoints_from_secrets, merged
 
 MAX_BODY = 1_000_000   # bytes read from a system's answer
 
@@ -143,11 +147,19 @@ def load_callable(spec: str) -> Callable[[dict], Any]:
     return func
 
 
-def connect(name: str, settings: LiveSystem) -> SystemClient:
+def connect(name: str, settings: LiveSystem, endpoints: Mapping[str, Endpoint] | None = None,
+            secrets: Mapping | None = None) -> SystemClient:
+    """The client of one system; an endpoint system's key is read now (ConfigError naming it when unset)."""
     if settings.url:
         return HttpSystem(name, settings.url, settings.timeout_s)
+    if settings.endpoint:
+        every = merged(endpoints or {}, endpoints_from_secrets(secrets))
+        llm = open_client(settings.endpoint, every, secrets=secrets, label=name)
+        return LLMSystem(name, llm, system_prompt=settings.system_prompt, sampling=settings.sampling,
+                         timeout_s=settings.timeout_s)
     return CallableSystem(name, load_callable(settings.callable or ""), settings.timeout_s)
 
 
-def connect_all(systems: dict[str, LiveSystem]) -> dict[str, SystemClient]:
-    return {name: connect(name, s) for name, s in systems.items()}
+def connect_all(systems: dict[str, LiveSystem], endpoints: Mapping[str, Endpoint] | None = None,
+                secrets: Mapping | None = None) -> dict[str, SystemClient]:
+    return {name: connect(name, s, endpoints, secrets) for name, s in systems.items()}

@@ -16,8 +16,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-import openai
-
 from infact.errors import (ConfigError, Problem, SystemBadReply, SystemFailure, SystemHTTPError, SystemTimeout,
                            SystemUnreachable)
 from infact.llm.calls import CallRecord, prompt_hash
@@ -43,13 +41,16 @@ class _Retry(Exception):
 
 
 class LLMClient:
-    def __init__(self, name: str, endpoint: Endpoint, api_key: str | None = None, *,
+    def __init__(self, name: str, endpoint: Endpoint, api_key: str | None = None, *, label: str | None = None,
                  sleep: Callable[[float], None] = time.sleep, jitter: Callable[[], float] = random.random):
-        self.name, self.endpoint = name, endpoint
+        # `name` is the endpoint's (records, the limiter); `label` names the caller in failures (a system's name).
+        self.name, self.endpoint, self.label = name, endpoint, label or name
         if api_key:
             remember(api_key)
         # A local server needs no key, but the package insists on one; a placeholder (never OPENAI_API_KEY
         # from the environment: a study that names no key must not send the researcher's own).
+        import openai  # here, not at the top: it takes seconds to import, and most runs of the app never call an LLM
+
         self._api = openai.OpenAI(base_url=endpoint.base_url, api_key=api_key or "no-key-needed",
                                   timeout=endpoint.timeout_s, max_retries=0)
         self.limiter: Limiter = limiter_for(name, endpoint.base_url, endpoint.max_concurrency)
@@ -93,31 +94,33 @@ class LLMClient:
         return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** attempt) * (0.5 + 0.5 * self._jitter())
 
     def _attempt(self, messages: list[dict], params: dict, record: CallRecord, end: float | None) -> str:
+        import openai
         left = None if end is None else max(0.0, end - time.monotonic())
         timeout = self.endpoint.timeout_s if left is None else min(self.endpoint.timeout_s, left)
         with self.limiter.slot(left) as got:
             if not got:
-                raise SystemTimeout(self.name, f"all {self.endpoint.max_concurrency} connections to endpoint "
+                raise SystemTimeout(self.label, f"all {self.endpoint.max_concurrency} connections to endpoint "
                                                f"'{self.name}' stayed busy until the deadline (max_concurrency)")
             record.attempts += 1
             try:
                 response = self._api.chat.completions.create(model=self.endpoint.model, messages=messages,
                                                              timeout=timeout, **params)
             except openai.APITimeoutError:
-                raise SystemTimeout(self.name, f"no answer from {self.endpoint.base_url} within {timeout:g} s") from None
+                raise SystemTimeout(self.label, f"no answer from {self.endpoint.base_url} within {timeout:g} s"
+                                    ) from None
             except openai.APIConnectionError as exc:
-                raise _Retry(SystemUnreachable(self.name, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")),
+                raise _Retry(SystemUnreachable(self.label, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")),
                              None) from None
             except openai.APIStatusError as exc:
                 raise self._status_failure(exc) from None
             except (openai.APIResponseValidationError, ValueError) as exc:   # a body that is not the protocol
-                raise SystemBadReply(self.name, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
+                raise SystemBadReply(self.label, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
         return self._read(response, record)
 
-    def _status_failure(self, exc: openai.APIStatusError) -> Exception:
+    def _status_failure(self, exc) -> Exception:
         status = exc.status_code
         body = scrub(getattr(exc.response, "text", "") or exc.message)[:300]
-        failure = SystemHTTPError(self.name, f"HTTP {status} from {self.endpoint.base_url}: {body}", status)
+        failure = SystemHTTPError(self.label, f"HTTP {status} from {self.endpoint.base_url}: {body}", status)
         if status in RETRY_STATUSES:
             return _Retry(failure, retry_after(exc.response.headers))
         return failure
@@ -129,16 +132,16 @@ class LLMClient:
         record.response_model = getattr(response, "model", None)
         choices = getattr(response, "choices", None) or []
         if not choices:
-            raise SystemBadReply(self.name, "the answer has no choices")
+            raise SystemBadReply(self.label, "the answer has no choices")
         choice = choices[0]
         record.finish_reason = choice.finish_reason
         message = choice.message
         refusal = getattr(message, "refusal", None)
         if refusal or choice.finish_reason == "content_filter":
-            raise SystemBadReply(self.name, scrub(f"the model refused: {refusal or 'content filter'}")[:300])
+            raise SystemBadReply(self.label, scrub(f"the model refused: {refusal or 'content filter'}")[:300])
         text = (message.content or "").strip()
         if not text:
-            raise SystemBadReply(self.name, f"empty answer (finish_reason = {choice.finish_reason})")
+            raise SystemBadReply(self.label, f"empty answer (finish_reason = {choice.finish_reason})")
         return scrub(text)
 
 
@@ -161,7 +164,7 @@ def retry_after(headers) -> float | None:
         return None
 
 
-def open_client(name: str, endpoints, env=None, secrets=None) -> LLMClient:
+def open_client(name: str, endpoints, env=None, secrets=None, label: str | None = None) -> LLMClient:
     """The client of endpoint `name` (study or deployment), its key read now by its variable's name."""
     endpoint = endpoints.get(name)
     if endpoint is None:
@@ -173,4 +176,4 @@ def open_client(name: str, endpoints, env=None, secrets=None) -> LLMClient:
         raise ConfigError(Problem("study.toml", f"endpoint '{name}' reads its API key from {endpoint.api_key_env}, "
                                                 "which is not set: export it (or add it to the deployment's "
                                                 "secrets) before starting", key=f"endpoints.{name}.api_key_env"))
-    return LLMClient(name, endpoint, key)
+    return LLMClient(name, endpoint, key, label=label)

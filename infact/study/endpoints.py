@@ -42,7 +42,12 @@ class Sampling(_Section):
     stop: list[str] | None = Field(default=None, max_length=4, description="Strings at which the server stops the answer.")
 
     def params(self) -> dict[str, Any]:
-        return {k: v for k, v in self.model_dump().items() if v is not None}
+        """The sampling settings that are set (a subclass's other fields left out)."""
+        return {k: getattr(self, k) for k in Sampling.model_fields if getattr(self, k) is not None}
+
+    @property
+    def sampling(self) -> "Sampling":
+        return Sampling(**self.params())
 
     def over(self, base: "Sampling") -> "Sampling":
         """These settings where set, `base`'s elsewhere (a system's or judge's own over its endpoint's)."""
@@ -71,17 +76,13 @@ class _Connection(_Section):
             raise ValueError("this looks like a key, not a variable name: put the key in the environment or the "
                              "deployment's secrets and write its NAME here")
         if v is not None and not _ENV.match(v):
-            raise ValueError("give the NAME of an environment variable (letters, digits, '_'), e.g. \"LOCAL_LLAMA_KEY\" "
-                             "— never the key itself")
+            raise ValueError("give the NAME of an environment variable (letters, digits, '_'), "
+                             "e.g. \"LOCAL_LLAMA_KEY\" — never the key itself")
         return v
 
 
 class Endpoint(Sampling, _Connection):
     """One server: how it is reached (listed first in the settings reference), then its sampling defaults."""
-
-    @property
-    def sampling(self) -> Sampling:
-        return Sampling(**{k: getattr(self, k) for k in Sampling.model_fields})
 
 
 def check_name(name: str) -> str | None:

@@ -11,6 +11,11 @@
     [live.systems.GenreBot]
     callable = "infact.chat.demo_systems:genre_recommender"
 
+    [live.systems.Llama]
+    endpoint = "local-llama"          # an [endpoints.local-llama] table (docs/llm.md)
+    system_prompt = "You recommend movies."
+    temperature = 0.7
+
 The names under `[live.systems]` must be the study's `[study] systems` (checked in
 infact/study/config.py, which owns the cross-section checks).
 """
@@ -24,6 +29,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from infact.errors import Problem
+from infact.study.endpoints import Sampling
 
 AGREE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -34,10 +40,16 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class LiveSystem(_Section):
-    url: str | None = Field(default=None, description="HTTP endpoint that answers the chat contract (POST JSON; see docs/live.md). Give `url` or `callable`, not both.")
+class _Reach(_Section):
+    url: str | None = Field(default=None, description="HTTP endpoint that answers the chat contract (POST JSON; see docs/live.md). Give one of `url`, `callable` or `endpoint`.")
     callable: str | None = Field(default=None, description="In-process system as `module:function`, called with the request dict and returning `{\"text\", \"items\"}` (or plain text).")
-    timeout_s: float = Field(default=15.0, gt=0, le=300, description="Seconds to wait for an answer before the participant is offered to try again or skip.")
+    endpoint: str | None = Field(default=None, description="An OpenAI-compatible LLM: the name of an `[endpoints.NAME]` table (docs/llm.md); the conversation is sent as chat messages.")
+    system_prompt: str | None = Field(default=None, description="Endpoint systems: the system message sent before the conversation (never shown to participants).")
+    timeout_s: float = Field(default=15.0, gt=0, le=300, description="Seconds to wait for an answer before the participant is offered to try again or skip (an endpoint system's retries included).")
+
+
+class LiveSystem(Sampling, _Reach):
+    """How one system under test is reached; the sampling settings apply to endpoint systems only."""
 
     @field_validator("url")
     @classmethod
@@ -55,8 +67,12 @@ class LiveSystem(_Section):
 
     @model_validator(mode="after")
     def _one_way(self):
-        if (self.url is None) == (self.callable is None):
-            raise ValueError("give exactly one of `url` (an HTTP system) or `callable` (an in-process one)")
+        if sum(v is not None for v in (self.url, self.callable, self.endpoint)) != 1:
+            raise ValueError("give exactly one of `url` (an HTTP system), `callable` (an in-process one) or "
+                             "`endpoint` (an OpenAI-compatible LLM, [endpoints.NAME])")
+        if self.endpoint is None and (self.system_prompt is not None or self.params()):
+            raise ValueError("system_prompt and sampling settings (temperature, top_p, max_tokens, seed, stop) "
+                             "apply to `endpoint` systems only")
         return self
 
 
@@ -133,7 +149,7 @@ def check_systems(live: LiveConfig, systems: list[str], file: str = "study.toml"
                               "after a system of the study", key=f"live.systems.{name}")
                 for name in live.systems if name not in systems]
     problems += [Problem(file, f"system '{name}' has no [live.systems.{name}] table; every system of the study "
-                               "needs a `url` or a `callable`", key="live.systems")
+                               "needs a `url`, a `callable` or an `endpoint`", key="live.systems")
                  for name in systems if name not in live.systems]
     problems += [Problem(file, f"cannot find module '{spec.callable.partition(':')[0]}' for callable = \"{spec.callable}\"; "
                                "check the spelling and that it is importable where the app runs",

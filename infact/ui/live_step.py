@@ -10,14 +10,15 @@ from infact.participation.steps import Step
 from infact.state import Progress
 
 from infact.ui.participant_page import renderer, show_errors, submit
-from infact.ui.resources import fail_safely, get_study, study_dir
+from infact.ui.resources import fail_safely, get_study, secrets, study_dir
 
 
 @st.cache_resource(show_spinner=False)
 def _live_clients(path: str, mtime: float) -> dict:
     from infact.chat.client import connect_all
 
-    return connect_all(get_study().config.live.systems)
+    config = get_study().config
+    return connect_all(config.live.systems, config.endpoints, secrets())
 
 
 def _chat_bubbles(conv) -> None:

@@ -69,7 +69,8 @@ def test_a_callers_sampling_overrides_the_endpoints():
 
 
 def test_a_key_pasted_in_place_of_its_name_is_not_echoed_in_the_error():
-    text = demo_text() + '\n[endpoints.e]\nbase_url = "http://127.0.0.1/v1"\nmodel = "m"\napi_key_env = "sk-abcdef0123"\n'
+    text = demo_text() + ('\n[endpoints.e]\nbase_url = "http://127.0.0.1/v1"\nmodel = "m"\n'
+                          'api_key_env = "sk-abcdef0123"\n')
     with pytest.raises(ConfigError) as err:
         parse_config(text)
     assert "sk-abcdef0123" not in str(err.value)

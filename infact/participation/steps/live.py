@@ -51,7 +51,7 @@ class Live(StepKind):
     def bot_answers(self, study, step: Step, bot) -> dict:
         """The bot chats for real (through the configured systems), then submits the page."""
         flow = bot.flow()  # the bot's own Flow: importing flow here would be an import cycle
-        run = live_run(flow, step, connect_all(study.config.live.systems))
+        run = live_run(flow, step, connect_all(study.config.live.systems, study.config.endpoints))
         patience = 0 if bot.strategy == "speeder" else 2
         ChattingBot(run, random.Random(bot.rng.random()), spend=bot.clock.spend, patience=patience).play()
         return {}
