@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from infact.cli import admin, analyze, chat, imports, results, stores, study
+from infact.cli import admin, analyze, chat, imports, llm, results, stores, study
 from infact.cli.args import HelpFormatter
 from infact.errors import InfactError, Problem
 
-COMMAND_GROUPS = (study, imports, results, analyze, stores, admin, chat)
+COMMAND_GROUPS = (study, imports, results, analyze, stores, admin, chat, llm)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,52 @@
+"""`generate` and `judge`: LLM endpoints (and other systems) write a study's responses and judgements."""
+
+from __future__ import annotations
+
+import argparse
+
+from infact import deployment
+from infact.cli.args import add_study, command, study_folder
+from infact.cli.progress import ProgressBar
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(sub, "generate", "write a system's response to every situation (an LLM endpoint, URL or callable)",
+                "Send every situation's context to system NAME and write its answers into the study's situations "
+                "files, with provenance per response. NAME is reached through --endpoint (an [endpoints.NAME] "
+                "table: an OpenAI-compatible LLM), --url (an HTTP system speaking the chat contract), --callable "
+                "(module:function), or else its own [live.systems.NAME] table. Resumable: answers are appended to "
+                "generated/NAME.jsonl as they come, so a killed run continues without repeating a finished call. "
+                "Existing responses of NAME are replaced only with --force. See docs/llm.md.")
+    add_study(p)
+    p.add_argument("--system", required=True, metavar="NAME", help="the system's name in the situations' responses")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--endpoint", metavar="ENDPOINT", help="an [endpoints.ENDPOINT] table of study.toml or secrets")
+    how.add_argument("--url", help="an HTTP system answering the chat contract (docs/live.md)")
+    how.add_argument("--callable", dest="callable_spec", metavar="MODULE:FUNCTION", help="an in-process system")
+    p.add_argument("--system-prompt", help="endpoint systems: the system message sent first")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per answer of a --url or --callable system")
+    p.add_argument("--workers", type=int, default=4, help="calls at once for --url/--callable (endpoints: "
+                                                           "their max_concurrency)")
+    p.add_argument("--force", action="store_true", help="replace existing responses of the system")
+    p.set_defaults(func=run_generate)
+
+
+def run_generate(args) -> int:
+    from infact.importers.generate import generate
+
+    folder = study_folder(args)
+    report = generate(folder, args.system, force=args.force, progress=ProgressBar(f"generate {args.system}"),
+                      endpoint=args.endpoint, url=args.url, callable_spec=args.callable_spec,
+                      system_prompt=args.system_prompt, timeout_s=args.timeout, workers=args.workers,
+                      secrets=deployment.load_secrets())
+    for line in report.summary.lines():
+        print(line)
+    for path, n in report.written.items():
+        print(f"wrote {n} responses of {args.system} to {path}")
+    for error in report.errors[:10]:
+        print(f"failed: {error}")
+    if report.errors:
+        print(f"{len(report.errors)} calls failed; run the same command again to retry only those "
+              f"(finished answers are kept in {report.checkpoint})")
+        return 1
+    return 0
