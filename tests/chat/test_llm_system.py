@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from infact.chat.client import connect, connect_all
-from infact.chat.config import LiveSystem
+from infact.study.live_config import LiveSystem
 from infact.chat.identity import LeakDetector
 from infact.chat.llm_system import LLMSystem
 from infact.chat.session import ChatSession
 from infact.errors import ConfigError
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
-from infact.results.export import collect
+from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.endpoints import Endpoint, Sampling
 from infact.study.loader import load_study
