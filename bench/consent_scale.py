@@ -72,7 +72,7 @@ def prefill(store, template_records: list[dict], n: int, summaries: bool = True)
         store.append_many(batch)
     # A table filled in one go has no planner statistics yet (autovacuum gets to it later;
     # a study that grows over days has them): without this the timed queries scan the table.
-    with store._engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+    with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.exec_driver_sql(f"VACUUM ANALYZE {store.table.fullname}")
 
 

@@ -85,20 +85,6 @@ def default_tinydb_path(study_id: str) -> Path:
     return REPO / "db" / study_id
 
 
-def store_target(study_id: str, env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> tuple[str, str]:
-    """(target for open_storage, where it came from): INFACT_DB, `[connections.infact]`, `db/<study id>/`."""
-    value = DB_ENV.read(env, secrets)
-    if value:
-        return value, f"{DB_ENV.name} environment variable"
-    if CONNECTION.read(env, secrets) is not None:
-        from infact.stores.sql.store import storage_url_from_secrets  # checks the section and builds the URL
-
-        url = storage_url_from_secrets(secrets)
-        if url:
-            return url, f"{CONNECTION.name.split()[0]} in secrets"
-    return str(default_tinydb_path(study_id)), "embedded TinyDB (default)"
-
-
 def researcher(secrets: Mapping | None) -> dict:
     """The researcher sign-in settings: password_hash, allowed_emails and whether OIDC is set up."""
     emails = ALLOWED_EMAILS.read(None, secrets) or []

@@ -17,14 +17,26 @@ No Streamlit here: the cache works on any mutable mapping.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, MutableMapping
+from typing import TYPE_CHECKING, Any, MutableMapping, Protocol, Sequence
 
 from infact.errors import InfactError
 from infact.participation.steps import Step, answer_kinds
 
 if TYPE_CHECKING:
-    from infact.participation.flow import Flow
     from infact.storage import Storage
+    from infact.study.loader import Study
+
+
+class Flow(Protocol):
+    """What progress needs of the participant's run (infact.participation.flow.Flow, a layer above)."""
+
+    study: "Study"
+
+    def state(self, token: Any) -> "State | None": ...
+
+    def steps(self, st: "State") -> Sequence[Step]: ...
+
+    def current(self, st: "State") -> Step: ...
 
 
 @dataclass

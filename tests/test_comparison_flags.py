@@ -16,7 +16,8 @@ from infact.results.quality import flags
 from infact.results.quality import funnel
 from infact.results.dashboard.data import DashboardData
 from infact.results.tables.export import collect, export_bytes
-from infact.results.quality.exclusion import QualityConfig, assess_store
+from infact.results.quality.exclusion import assess_store
+from infact.study.quality_config import QualityConfig
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study

@@ -3,8 +3,8 @@
 import pytest
 
 from infact import deployment
-from infact.participation.platforms import PlatformConfig
-from infact.results.quality.exclusion import QualityConfig
+from infact.study.platform_config import PlatformConfig
+from infact.study.quality_config import QualityConfig
 from infact.study.config import StudyConfig
 from infact.study.settings_doc import BLOCKS, REPO, rows, write_blocks
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from infact import deployment
+from infact.stores.config import store_target
 from infact.errors import ConfigError
 
 SECRETS = {"study": {"dir": "studies/from-secrets"},
@@ -23,9 +24,9 @@ def test_study_folder_order_environment_then_secrets_then_demo():
 
 
 def test_store_order_environment_then_secrets_then_tinydb_per_study():
-    assert deployment.store_target("s1", {"INFACT_DB": "/data/db"}, SECRETS)[0] == "/data/db"
-    assert deployment.store_target("s1", {}, SECRETS) == ("postgresql://u:pw@host:5432/db", "[connections.infact] in secrets")
-    target, source = deployment.store_target("s1", {}, {"connections": {"other": {}}})
+    assert store_target("s1", {"INFACT_DB": "/data/db"}, SECRETS)[0] == "/data/db"
+    assert store_target("s1", {}, SECRETS) == ("postgresql://u:pw@host:5432/db", "[connections.infact] in secrets")
+    target, source = store_target("s1", {}, {"connections": {"other": {}}})
     assert Path(target) == deployment.REPO / "db" / "s1" and "default" in source
 
 

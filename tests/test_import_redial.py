@@ -6,7 +6,7 @@ import pytest
 
 from infact.cli.main import main
 from infact.errors import DatasetError
-from infact.importers.common import normalise_title, normalise_titles
+from infact.text.items import normalise_title, normalise_titles
 from infact.importers.redial import import_redial
 from importing import IMPORT_FIXTURES, situations_by_id
 

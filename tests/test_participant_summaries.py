@@ -111,13 +111,13 @@ def test_sql_rows_from_before_the_light_column_give_the_same_summaries(study, pg
 
     play(study, pg)
     table = f'"{pg.schema}"."{pg.table_name}"'
-    with pg._engine.begin() as conn:
+    with pg.engine.begin() as conn:
         conn.execute(sa.text(f"ALTER TABLE {table} DROP COLUMN light"))
     reopened = SQLStorage(pg_url, schema=pg.schema)                      # adds the column back, empty
-    with reopened._engine.begin() as conn:
+    with reopened.engine.begin() as conn:
         assert conn.execute(sa.text(f"SELECT count(light) FROM {table}")).scalar() == 0
     run_bots(study, reopened, 1, strategy="attentive", seed=99, start=START)  # new rows fill it
-    with reopened._engine.begin() as conn:
+    with reopened.engine.begin() as conn:
         assert conn.execute(sa.text(f"SELECT count(light) FROM {table}")).scalar() > 0
     assert_same_as_records(study, reopened)
     reopened.close()

@@ -6,13 +6,12 @@ import pandas as pd
 import pytest
 
 from infact.errors import ConfigError
-from infact.participation.platforms import PlatformConfig
+from infact.study.platform_config import PlatformConfig
+from infact.study.quality_config import QualityConfig, cross_check
 from infact.results.quality.exclusion import (
     FLAGS,
-    QualityConfig,
     assess,
     assess_store,
-    cross_check,
     for_csv,
     manual_event,
     relative_speed_index,

@@ -219,7 +219,7 @@ def test_changes_does_not_skip_a_row_committed_late(pg):
     """A writer that took an id first but commits last must still reach the reader."""
     seen: list[str] = []
     _, cursor = pg.changes()
-    slow = pg._engine.connect()
+    slow = pg.engine.connect()
     slow.begin()
     slow.execute(pg._insert, pg._row(rec("slow", "a")))  # lower id, not committed yet
     pg.append(rec("fast", "a"))                            # higher id, committed
@@ -276,7 +276,7 @@ def test_platform_id_lookup_uses_its_index(pg):
                    "platform_id": f"PID{i}"})
     t = pg.table
     query = sa.select(t.c.data).where(t.c.study == "s", t.c.kind == "arrival", pg._platform_expr() == "pid7")
-    with pg._engine.connect() as conn:
+    with pg.engine.connect() as conn:
         conn.exec_driver_sql("SET enable_seqscan = off")  # a tiny table: make the planner show what it can use
         plan = "\n".join(conn.execute(sa.text("EXPLAIN " + str(query.compile(
             dialect=conn.dialect, compile_kwargs={"literal_binds": True})))).scalars())
@@ -289,7 +289,7 @@ def test_lock_survives_a_dropped_connection(pg):
     with pg.lock():
         pass
     locker = pg._lock_conn.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
-    with pg._engine.connect() as admin:  # the server ends the idle lock session (as a managed server may)
+    with pg.engine.connect() as admin:  # the server ends the idle lock session (as a managed server may)
         admin.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": locker})
     with pg.lock():  # a fresh connection takes over
         assert pg.append(rec("p", "after"))

@@ -63,7 +63,7 @@ class HeldFirstBatch:
 
 def stored(pg) -> dict[str, int]:
     """{key: writing transaction} of every stored row."""
-    with pg._engine.connect() as conn:
+    with pg.engine.connect() as conn:
         return dict(conn.execute(sa.select(pg.table.c.key, pg.table.c.txid)).all())
 
 
@@ -137,7 +137,7 @@ def test_appends_and_reads_survive_the_server_dropping_idle_connections(pg):
     assert pg.records(study="s", participant="p1")
     pids = [conn.info.backend_pid for conn in pg._fast.pool._idle]
     assert pids
-    with pg._engine.connect() as conn:
+    with pg.engine.connect() as conn:
         for pid in pids:
             conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid})
     assert pg.append(rec("p1", "m2")) is True

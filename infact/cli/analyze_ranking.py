@@ -69,7 +69,7 @@ def add_judges(result: dict, humans: pd.DataFrame, kind: str, args: argparse.Nam
     from infact.results.judges import agreement as judges
     from infact.results.ratings.analysis import _clean, _prepare
     from infact.results.tables.comparisons import prepare_pairwise
-    from infact.text.style import features_from_path
+    from infact.results.ranking.features import features_from_path
 
     if kind == "best_worst":
         raise InfactError(Problem("--judge", "judges are compared with ratings or pairwise votes, not best–worst choices."))

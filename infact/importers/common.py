@@ -14,38 +14,19 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from infact.errors import DatasetError, Problem
+from infact.text.items import MENTION_ID, QUOTED, mentions_item, normalise_title, normalise_titles
 from infact.fileio import read_input_text, replace_dir
 from infact.study.situations import Situation, Turn, write_situations
 
 SITUATIONS_FILE = "situations.jsonl"
 HUMAN_SYSTEM = "Human (ReDial)"
 
-_YEAR = re.compile(r"\s*\((\d{4})\)\s*$")
-_QUOTED = re.compile(r'"([^"\n]{1,200})"')
-_MENTION_ID = re.compile(r"@(\d+)")
-_ITEM = re.compile(r'"[^"\n]+"|@\d+')
 _NOT_ALNUM = re.compile(r"[^0-9a-z#]+")
-
-
-def normalise_title(title: str) -> str:
-    """'Police Academy  (1984)' and 'Police Academy(1984) ' -> 'Police Academy (1984)'."""
-    title = " ".join(title.split())
-    return _YEAR.sub(r" (\1)", title).strip()
-
-
-def normalise_titles(text: str) -> str:
-    """Normalise every double-quoted title in an utterance; other text is kept."""
-    return _QUOTED.sub(lambda m: f'"{normalise_title(m.group(1))}"', text)
 
 
 def clean_text(text: str) -> str:
     """Trimmed utterance with runs of spaces collapsed and quoted titles normalised."""
     return normalise_titles(" ".join(text.split()))
-
-
-def mentions_item(text: str) -> bool:
-    """True when an utterance names a movie (a quoted title or a raw @id)."""
-    return _ITEM.search(text) is not None
 
 
 def replace_mentions(text: str, *titles: dict[str, str]) -> tuple[str, list[str]]:
@@ -62,13 +43,13 @@ def replace_mentions(text: str, *titles: dict[str, str]) -> tuple[str, list[str]
         missing.append(m.group(1))
         return m.group(0)
 
-    return _MENTION_ID.sub(sub, text), missing
+    return MENTION_ID.sub(sub, text), missing
 
 
 def text_key(text: str) -> str:
     """Comparison key robust to case, tokenisation ("do n't"), punctuation, title
     spacing and to titles written as quotes or as raw @ids (both become '#')."""
-    text = _MENTION_ID.sub("#", _QUOTED.sub("#", text.replace("<s>", "").replace("</s>", "")))
+    text = MENTION_ID.sub("#", QUOTED.sub("#", text.replace("<s>", "").replace("</s>", "")))
     return _NOT_ALNUM.sub("", text.lower())
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from infact.errors import DatasetError, Problem
 from infact.fileio import loads_json
 from infact.study.situations import Situation, Turn
-from infact.importers.common import (HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv, normalise_title,
+from infact.text.items import normalise_title
+from infact.importers.common import (HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv,
                                      read_text, replace_mentions, write_study)
 
 _MENTION = re.compile(r"@(\d+)")

@@ -209,7 +209,7 @@ class Flow:
         self.storage.append(self._record(st.token, step.kind, f"step/{step.name}", st.preview,
                                          step=step.name, **self._timing(st, step), **fields))
 
-    def _assign(self, st: State) -> None:
+    def assign(self, st: State) -> None:
         now = self.clock()
         rng = random.Random(secrets.randbits(64))
         # Kept up to date from the store's change feed: a consent does not read the whole study.

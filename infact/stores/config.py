@@ -14,14 +14,28 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from infact.deployment import REPO, default_tinydb_path, store_target
+from infact.deployment import CONNECTION, DB_ENV, REPO, default_tinydb_path
 from infact.errors import InfactError, Problem
 
-__all__ = ["REPO", "default_tinydb_path", "resolve_store", "check_store_path", "on_community_cloud"]
+__all__ = ["REPO", "default_tinydb_path", "store_target", "resolve_store", "check_store_path", "on_community_cloud"]
 
 URL = re.compile(r"^[a-z][a-z0-9+]*://", re.IGNORECASE)
 # Suffixes of single files people pass by mistake; a TinyDB store is a directory.
 FILE_SUFFIXES = {".json", ".jsonl", ".db", ".sqlite", ".sqlite3", ".csv", ".txt", ".toml", ".xlsx"}
+
+
+def store_target(study_id: str, env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> tuple[str, str]:
+    """(target for open_storage, where it came from): INFACT_DB, `[connections.infact]`, `db/<study id>/`."""
+    value = DB_ENV.read(env, secrets)
+    if value:
+        return value, f"{DB_ENV.name} environment variable"
+    if CONNECTION.read(env, secrets) is not None:
+        from infact.stores.sql.urls import storage_url_from_secrets  # checks the section and builds the URL
+
+        url = storage_url_from_secrets(secrets)
+        if url:
+            return url, f"{CONNECTION.name.split()[0]} in secrets"
+    return str(default_tinydb_path(study_id)), "embedded TinyDB (default)"
 
 
 def resolve_store(study_id: str, secrets: Mapping | None = None, env: Mapping[str, str] | None = None) -> tuple[str, str]:

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
-from infact.participation.platforms import PlatformConfig
-from infact.results.quality.exclusion import QualityConfig, cross_check
 from infact.study.endpoints import Endpoint, check_name
+from infact.study.platform_config import PlatformConfig
+from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
 
 DEFAULT_SCALE = [

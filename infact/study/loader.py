@@ -102,7 +102,7 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
     if problems:
         raise DatasetError(problems)
     if config.protocol.onboarding:  # gold pairs of a pairwise study: checked at load like the situations
-        from infact.participation.steps.onboarding import read_gold_pairs
+        from infact.study.gold_pairs import read_gold_pairs
 
         read_gold_pairs(folder, config.protocol.onboarding)
     return situations, paths

@@ -52,7 +52,7 @@ def strata(situations: Sequence[Situation], stratify: str) -> list[str]:
         for s in situations:
             v = s.meta.get("item_mentioned")
             if not isinstance(v, bool):
-                from infact.importers.common import mentions_item  # older files lack the flag
+                from infact.text.items import mentions_item  # older files lack the flag
 
                 v = any(mentions_item(t.text) for t in s.context)
             labels.append("item_mentioned" if v else "no_item_mentioned")

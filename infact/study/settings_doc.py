@@ -19,8 +19,8 @@ from pydantic_core import PydanticUndefined
 from infact import deployment
 from infact.errors import InfactError, Problem
 from infact.fileio import atomic_write_text
-from infact.participation.platforms import PlatformConfig
-from infact.results.quality.exclusion import QualityConfig
+from infact.study.platform_config import PlatformConfig
+from infact.study.quality_config import QualityConfig
 from infact.study.config import StudyConfig
 
 REPO = deployment.REPO

@@ -1,1 +1,8 @@
-"""Foundations: text features of dialogs and responses (item names, safe HTML, style covariates)."""
+"""Foundations: text features of dialogs and responses, defined once.
+
+    items.py     item names (movie titles) in text: what counts as one, ReDial mentions
+    display.py   dataset text -> safe HTML with the item names highlighted
+    style.py     style covariates of a response (length, items recommended)
+
+Imports nothing from INFACT above the foundations (errors, values, fileio).
+"""

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from typing import Iterable
 
-# Quoted text: "The Matrix (1999)", "Police Academy  (1984)", "Braveheart", "Meaningless".
-_QUOTED = re.compile(r'"([^"\n]{1,150})"')
-_YEAR_AT_END = re.compile(r"\(\s*(1[89]|20)\d\d\s*\)\s*$")
+from infact.text.items import QUOTED, is_item
+
 
 ROLE_LABELS = {"user": "USER", "bot": "CHAT-BOT"}
 
@@ -45,20 +43,11 @@ STYLE = {
 }
 
 
-def _key(name: str) -> str:
-    return " ".join(name.split()).casefold()
-
-
-def is_item(quoted: str, items: Iterable[str] = ()) -> bool:
-    """A quoted string is an item when it ends with a year or the importer listed it."""
-    return bool(_YEAR_AT_END.search(quoted)) or _key(quoted) in {_key(i) for i in items}
-
-
 def highlight_items(text: str, items: Iterable[str] = ()) -> str:
     items = tuple(items)
     out: list[str] = []
     pos = 0
-    for m in _QUOTED.finditer(text):
+    for m in QUOTED.finditer(text):
         if not is_item(m.group(1), items):
             continue
         out.append(html.escape(text[pos:m.start()]))

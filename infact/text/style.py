@@ -9,12 +9,9 @@ counted the way the participant page highlights them.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Iterable
 
-import pandas as pd
-
-from infact.text.display import _QUOTED, is_item  # the one definition of an item name
+from infact.text.items import QUOTED, is_item
 
 FEATURES = ("length", "items")
 
@@ -25,30 +22,8 @@ def response_length(text: str) -> int:
 
 def item_count(text: str, items: Iterable[str] = ()) -> int:
     """Quoted names that the participant page highlights as items (a year, or listed by the importer)."""
-    return sum(is_item(q, items) for q in _QUOTED.findall(str(text)))
+    return sum(is_item(q, items) for q in QUOTED.findall(str(text)))
 
 
 def features_of(text: str, items: Iterable[str] = ()) -> dict[str, int]:
     return {"length": response_length(text), "items": item_count(text, items)}
-
-
-def response_features(situations: Iterable) -> pd.DataFrame:
-    """situation_id, system, length, items for every response of the given situations."""
-    rows = [{"situation_id": s.situation_id, "system": system, **features_of(text, s.meta.get("items") or ())}
-            for s in situations for system, text in s.responses.items()]
-    return pd.DataFrame(rows, columns=["situation_id", "system", *FEATURES])
-
-
-def features_from_path(path: str | Path) -> pd.DataFrame:
-    """Features of a study folder's situations or of one situations .jsonl file."""
-    from infact.study.situations import load_situations
-
-    path = Path(path)
-    if path.is_dir():
-        from infact.study.loader import load_study
-
-        study = load_study(path)
-        situations = list(study.situations) + ([study.attention_situation] if study.attention_situation else [])
-    else:
-        situations = load_situations([path])
-    return response_features(situations)

@@ -12,6 +12,8 @@ The helpers are one package of small modules, one per audience or protocol:
 
 A new step kind adds one renderer module here, imported below, beside its core module in
 infact/participation/steps/.
+
+The top layer: may import anything in `infact`.
 """
 
 from infact.ui.resources import (fail_safely, get_storage, get_study, is_researcher, keep_researcher_signed_in,

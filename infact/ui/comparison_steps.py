@@ -93,7 +93,7 @@ def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> Non
 
 @renderer("onboarding")
 def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
-    from infact.participation.steps.onboarding import read_gold_pairs
+    from infact.study.gold_pairs import read_gold_pairs
 
     pairs = read_gold_pairs(flow.study.folder, flow.cfg.protocol.onboarding)
     dialogs = bool(pairs) and isinstance(pairs[0]["a"], list)

@@ -1,5 +1,8 @@
 """Step kinds: the study's sequence of pages, as data.
 
+The bottom of the run layer: may import foundations, `infact.study`, the stores and `infact.chat`; it sees
+the flow, the state and the bots only through the small Protocols in `registry.py`.
+
     consent → situation-1 … situation-n → [live] → questionnaire → demographics → done
 
 `registry.sequence()` is that order; every kind is one module here declaring how its

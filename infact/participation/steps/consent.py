@@ -24,7 +24,7 @@ class Consent(StepKind):
         with flow.storage.lock():
             flow.store_step(st, step, **fields)
             if st.assignment is None:
-                flow._assign(st)
+                flow.assign(st)
 
     def bot_answers(self, study, step: Step, bot) -> dict:
         return {"consent": True}

@@ -15,15 +15,50 @@ loop over `kinds()`; the participant page finds each kind's renderer by name in
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
-if TYPE_CHECKING:  # annotations only: the kinds must not import the flow or the bots
-    from infact.participation.bots import Bot
-    from infact.participation.flow import Flow
-    from infact.state import State
+if TYPE_CHECKING:
     from infact.study.config import StudyConfig
     from infact.study.loader import Study
+
+
+# The kinds sit below the flow, the state and the bots (tests/test_layers.py): they see them
+# through these small views, which Flow, State and Bot satisfy.
+class StepState(Protocol):
+    """What a kind reads of a participant's state (infact.state.State)."""
+
+    token: str
+    assignment: dict | None
+
+    @property
+    def preview(self) -> bool: ...
+
+
+class RunFlow(Protocol):
+    """What a kind uses of the participant's run (infact.participation.flow.Flow)."""
+
+    cfg: "StudyConfig"
+    study: "Study"
+    storage: Any
+    clock: Callable[[], datetime]
+
+    def store_step(self, st: StepState, step: "Step", **fields: Any) -> None: ...
+
+    def assign(self, st: StepState) -> None: ...
+
+
+class StepBot(Protocol):
+    """What a kind uses of a bot participant (infact.participation.bots.Bot)."""
+
+    rng: random.Random
+    strategy: str
+    quality: dict[str, float]
+    bias: float
+
+    def flow(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -62,20 +97,20 @@ class StepKind:
     per_situation: bool = False     # one step per assigned situation (rating, pairwise, best–worst): progress counts these
     bot_seconds: float = 30.0       # how long an attentive bot spends on one of its pages
 
-    def plan(self, flow: "Flow", st: "State") -> list[Step] | None:
+    def plan(self, flow: "RunFlow", st: "StepState") -> list[Step] | None:
         """This participant's steps of this kind; [] when the study has none, None when
         they are not known yet (e.g. situations before the assignment is stored)."""
         return [Step(self.name, self.name)]
 
-    def check(self, flow: "Flow", step: Step, answers: Mapping[str, Any]) -> Checked:
+    def check(self, flow: "RunFlow", step: Step, answers: Mapping[str, Any]) -> Checked:
         """Validate `answers` (labels as the page sends them); errors or the fields to store."""
         raise NotImplementedError(f"step kind {self.name!r} takes no answers")
 
-    def store(self, flow: "Flow", st: "State", step: Step, fields: Mapping[str, Any]) -> None:
+    def store(self, flow: "RunFlow", st: "StepState", step: Step, fields: Mapping[str, Any]) -> None:
         """Store the checked answer: one record named after the step (override to store more)."""
         flow.store_step(st, step, **fields)
 
-    def bot_answers(self, study: "Study", step: Step, bot: "Bot") -> dict:
+    def bot_answers(self, study: "Study", step: Step, bot: "StepBot") -> dict:
         """What `bot` submits on `step`: the same shape and labels the page submits."""
         return {}
 

@@ -66,7 +66,7 @@ def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
     from infact.results.judges import agreement as judges
     from infact.results.ratings.analysis import _clean, _prepare
     from infact.results.tables.comparisons import prepare_pairwise
-    from infact.text.style import response_features
+    from infact.results.ranking.features import response_features
 
     votes = tables.compare.get("pairwise.csv")
     try:

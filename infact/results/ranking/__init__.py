@@ -1,1 +1,4 @@
-"""Preferences and ranking: pairwise, best-worst and ratings read as preferences."""
+"""Preferences and ranking: pairwise votes, best-worst choices and ratings read as preferences.
+
+Builds on `infact.stats` (the models); may import foundations, `infact.study`, `results.tables`, `results.ratings`.
+"""

@@ -1,1 +1,4 @@
-"""Reports: Markdown/HTML reports and charts."""
+"""Reports: Markdown/HTML reports of an analysis, and the Altair charts they and the dashboard show.
+
+May import foundations, `infact.study` and the other results packages; never `ui`, `cli` or pages.
+"""

@@ -90,16 +90,16 @@ class SQLStorage:
         else:
             kwargs.update(connect_args={"timeout": 30})
         try:
-            self._engine = sa.create_engine(parsed, **kwargs)
+            self.engine = sa.create_engine(parsed, **kwargs)
         except (sa_exc.SQLAlchemyError, ImportError) as exc:
             raise StorageError(Problem(self.url, f"cannot use this database URL ({reason(exc, self._password)}); {SECRETS_HINT}")) from exc
-        self._auto = self._engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._auto = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         # PostgreSQL's appends and reads by participant: plain psycopg, group-committed (sql_fast.py).
         self._fast = None
         if self.dialect == "postgresql":
             conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
             self._fast = FastPath(PgPool(conninfo, pool_size, connect_timeout, wait_s=30.0),
-                                  schema, table, self._errors)
+                                  schema, table, self.errors)
         self.table = self._define_table()
         insert = pg_dialect.insert if self.dialect == "postgresql" else sqlite_dialect.insert
         # RETURNING tells whether a row went in (rowcount is -1 here with psycopg 3).
@@ -116,10 +116,10 @@ class SQLStorage:
         if self.dialect == "sqlite" and parsed.database not in (None, "", ":memory:"):
             self._file_lock = FileLock(parsed.database + ".lock", thread_local=False)
         try:
-            with self._errors("connect and create the answers table"):
+            with self.errors("connect and create the answers table"):
                 self._create(_lock_key("ddl", qualified))
         except StorageError:
-            self._engine.dispose()
+            self.engine.dispose()
             raise
 
     # -- set-up --------------------------------------------------------------
@@ -147,7 +147,7 @@ class SQLStorage:
         return sa.Table(t, sa.MetaData(schema=self.schema), *columns)
 
     def _create(self, ddl_key: int) -> None:
-        with self._engine.begin() as conn:
+        with self.engine.begin() as conn:
             if self.dialect == "postgresql":
                 # Concurrent CREATE … IF NOT EXISTS can still collide in the catalog:
                 # processes starting together take turns.
@@ -169,7 +169,7 @@ class SQLStorage:
         return [sa.Index(f"{self.table_name}_platform_ix", t.c.study, self._platform_expr(),
                          postgresql_where=t.c.kind == "arrival", sqlite_where=t.c.kind == "arrival")]
 
-    def _errors(self, doing: str):
+    def errors(self, doing: str):
         """A context in which database failures become a StorageError naming the (masked) URL and a fix."""
         return database_errors(self.url, self._password, doing, closed=self._closed, lock_timeout=self.lock_timeout)
 
@@ -180,13 +180,13 @@ class SQLStorage:
         return {"key": str(record["key"]), "study": str(record["study"]), "participant": str(record["participant"]),
                 "kind": str(record["kind"]), "data": record, "light": light(record)}
 
-    def _run(self, doing: str, work, *, transaction: bool = False):
+    def run(self, doing: str, work, *, transaction: bool = False):
         """work(connection) on a pooled connection; once more on a fresh one if the server had
         dropped it (safe: inserts are ON CONFLICT DO NOTHING, the rest reads or deletes)."""
-        with self._errors(doing):
+        with self.errors(doing):
             for attempt in (1, 2):
                 try:
-                    with (self._engine.begin() if transaction else self._auto.connect()) as conn:
+                    with (self.engine.begin() if transaction else self._auto.connect()) as conn:
                         return work(conn)
                 except sa_exc.DBAPIError as exc:
                     if attempt == 2 or not exc.connection_invalidated:
@@ -196,7 +196,7 @@ class SQLStorage:
         if self._fast is not None:
             return self.append_in_order([record])[0]
         row = self._row(record)
-        return self._run(f"save record {row['key']!r}", lambda conn: conn.execute(self._insert, row).first() is not None)
+        return self.run(f"save record {row['key']!r}", lambda conn: conn.execute(self._insert, row).first() is not None)
 
     def append_in_order(self, records: list[dict]) -> list[bool]:
         """Store records in this order, each committed no later than the next; per record, whether
@@ -205,7 +205,7 @@ class SQLStorage:
             return [self.append(r) for r in records]
         for r in records:
             check_record(r)
-        with self._errors("save records"):  # a closed store; the batch's own errors name their keys
+        with self.errors("save records"):  # a closed store; the batch's own errors name their keys
             return self._fast.append([encode_row(r) for r in records])
 
     def append_many(self, records: Iterable[dict], batch: int = 500) -> int:
@@ -215,14 +215,14 @@ class SQLStorage:
         stmt = self._insert
         for start in range(0, len(rows), batch):
             chunk = rows[start:start + batch]
-            added += self._run("save records", lambda conn: len(conn.execute(stmt, chunk).all()), transaction=True)
+            added += self.run("save records", lambda conn: len(conn.execute(stmt, chunk).all()), transaction=True)
         return added
 
     def records(self, *, study=None, participant=None, kind=None) -> list[dict]:
         if self._fast is not None:
             filters = {k: str(v) for k, v in (("study", study), ("participant", participant), ("kind", kind))
                        if v is not None}
-            with self._errors("read records"):
+            with self.errors("read records"):
                 return self._fast.records(filters)
         t = self.table
         query = sa.select(t.c.data).order_by(t.c.id)
@@ -230,7 +230,7 @@ class SQLStorage:
             if value is not None:
                 query = query.where(t.c[column] == str(value))
         # freshly decoded: already copies
-        return self._run("read records", lambda conn: list(conn.execute(query).scalars()))
+        return self.run("read records", lambda conn: list(conn.execute(query).scalars()))
 
     def arrival_by_platform_id(self, study: str, platform_id: str) -> dict | None:
         """See infact.storage.Storage; one indexed lookup (`<table>_platform_ix`)."""
@@ -241,7 +241,7 @@ class SQLStorage:
         query = (sa.select(t.c.data).where(t.c.study == str(study), t.c.kind == "arrival",
                                            self._platform_expr() == pid).order_by(t.c.id))
         # previews are few: filtered here, so the index expression stays simple
-        return self._run("look up a platform ID",
+        return self.run("look up a platform ID",
                          lambda conn: next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None))
 
     def summaries(self, study: str, cls=ParticipantSummary) -> dict:
@@ -258,7 +258,7 @@ class SQLStorage:
     def purge(self, participant: str) -> int:
         """Delete every record of one participant (withdrawal with deletion); returns how many."""
         t = self.table
-        return self._run(f"delete the records of {participant!r}",
+        return self.run(f"delete the records of {participant!r}",
                          lambda conn: conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount,
                          transaction=True)
 
@@ -274,13 +274,13 @@ class SQLStorage:
         start, returned = self._parse_cursor(cursor)
         if self.dialect != "postgresql":  # SQLite commits one writer at a time: ids are in commit order
             query = sa.select(t.c.id, t.c.data).where(t.c.id > start).order_by(t.c.id)
-            rows = self._run("read new records", lambda conn: conn.execute(query).all())
+            rows = self.run("read new records", lambda conn: conn.execute(query).all())
             return [r.data for r in rows], (rows[-1].id if rows else start)
         # One round trip: the horizon and the rows come from the same snapshot.
         now = sa.select(sa.literal_column("pg_snapshot_xmin(pg_current_snapshot())::text::bigint").label("h")).subquery()
         query = (sa.select(now.c.h, t.c.id, t.c.txid, t.c.data)
                  .select_from(now.outerjoin(t, t.c.txid >= start)).order_by(t.c.id))
-        rows = self._run("read new records", lambda conn: conn.execute(query).all())
+        rows = self.run("read new records", lambda conn: conn.execute(query).all())
         horizon = max(rows[0].h, start)
         rows = [r for r in rows if r.id is not None]
         new = [r.data for r in rows if r.id not in returned]
@@ -323,7 +323,7 @@ class SQLStorage:
         # unlock or disconnect (a crashed process releases it).
         take = sa.text("SELECT pg_advisory_lock(:k) FROM (SELECT set_config('lock_timeout', :t, true)) AS timeout")
         params = {"k": self._lock_id, "t": f"{int(self.lock_timeout * 1000)}ms"}
-        with self._errors("take the study lock"):
+        with self.errors("take the study lock"):
             for attempt in (1, 2):
                 conn = self._lock_conn or self._auto.connect()
                 try:
@@ -359,8 +359,8 @@ class SQLStorage:
 
     def drop(self) -> None:
         """Delete the table (and the schema, if one was given) with every record in it."""
-        with self._errors("drop the answers table"):
-            with self._engine.begin() as conn:
+        with self.errors("drop the answers table"):
+            with self.engine.begin() as conn:
                 if self.schema:
                     conn.execute(sa.schema.DropSchema(self.schema, cascade=True, if_exists=True))
                 else:
@@ -378,7 +378,7 @@ class SQLStorage:
                 self._drop_lock_conn(self._lock_conn)
             if self._fast is not None:
                 self._fast.pool.close()
-            self._engine.dispose()
+            self.engine.dispose()
 
     def __enter__(self) -> "SQLStorage":
         return self

@@ -16,7 +16,8 @@ every record.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypeVar
+from contextlib import AbstractContextManager
+from typing import Any, Callable, Protocol, TypeVar
 
 import orjson
 import sqlalchemy as sa
@@ -25,8 +26,20 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from infact.stores.summary import LIGHT_FIELDS, ParticipantSummary, fold, gc_paused
 
-if TYPE_CHECKING:
-    from infact.stores.sql.store import SQLStorage
+
+
+class SQLStorage(Protocol):
+    """What the summaries need of the SQL store (infact.stores.sql.store.SQLStorage, which imports this module)."""
+
+    dialect: str
+    schema: str | None
+    table: sa.Table
+    table_name: str
+    engine: sa.Engine
+
+    def errors(self, doing: str) -> AbstractContextManager: ...
+
+    def run(self, doing: str, work: Callable, *, transaction: bool = False) -> Any: ...
 
 S = TypeVar("S", bound=ParticipantSummary)
 JSONB = pg_dialect.JSONB
@@ -42,14 +55,14 @@ def add_light_column(conn: sa.Connection, store: "SQLStorage") -> None:
 
 
 def summaries(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
-    return _fold(store._run("read participant summaries", lambda conn: _read(store, conn, study)), study, cls)
+    return _fold(store.run("read participant summaries", lambda conn: _read(store, conn, study)), study, cls)
 
 
 def summaries_since(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary) -> tuple[dict[str, S], Any]:
     """`summaries`, and a `changes()` cursor that continues after them: both from one snapshot
     (REPEATABLE READ), so what it misses is exactly what commits after it."""
     t = store.table
-    with store._errors("read participant summaries"), store._engine.connect() as conn:
+    with store.errors("read participant summaries"), store.engine.connect() as conn:
         if store.dialect == "postgresql":
             conn.execution_options(isolation_level="REPEATABLE READ")
         with conn.begin():

@@ -1,1 +1,4 @@
-"""The embedded TinyDB store: per-participant shard files, summaries, the chat log."""
+"""The embedded TinyDB store: per-participant shard files, their summaries, the change journal and chat log.
+
+May import foundations and the shared store modules (`infact.stores.records`, `summary`, `group_commit`).
+"""

@@ -17,16 +17,25 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 import orjson
 
-from infact.stores.tinydb.chat_log import LOG_KINDS
+from infact.stores.tinydb.chat_log import LOG_KINDS, ChatLog
 from infact.stores.records import PARTICIPANT_NAME
 from infact.stores.summary import ParticipantSummary, fold, gc_paused
 
-if TYPE_CHECKING:
-    from infact.stores.tinydb.store import TinyDBStorage
+
+
+class TinyDBStorage(Protocol):
+    """What the summaries need of the TinyDB store (infact.stores.tinydb.store, which imports this module)."""
+
+    shards: Path
+    summary_files: "SummaryFiles"
+    chat_log: ChatLog
+
+    def records(self, *, study: str | None = None, participant: str | None = None,
+                kind: str | None = None) -> list[dict]: ...
 
 VERSION = 2  # bump when ParticipantSummary's fold changes: older files are then rebuilt from their shards
 S = TypeVar("S", bound=ParticipantSummary)

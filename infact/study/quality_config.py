@@ -1,0 +1,138 @@
+"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings.
+
+The checks themselves live in infact/results/quality/; this is the schema the study layer validates.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from infact.errors import Problem
+from infact.study.platform_config import PlatformConfig
+
+
+class QualityConfig(BaseModel, extra="forbid"):
+    """The `[quality]` table of study.toml."""
+
+    on_attention_fail: Literal["continue", "screen_out"] = Field(
+        "continue",
+        description="After a failed attention check: `continue` the study and exclude the participant "
+        "afterwards (INFACT's original behaviour), or `screen_out`: end the study at once and show the "
+        "screen-out code (Prolific: `platform.screenout_code`).",
+    )
+    rsi_threshold: float = Field(
+        2.0,
+        description="Relative speed index above which a participant is a speeder. RSI = mean over pages "
+        "of (median page time of all participants / this participant's page time); 2 means twice as "
+        "fast as typical. Leiner (2019) suggests 2.0.",
+    )
+    min_total_fraction_of_median: float = Field(
+        0.3,
+        description="Flag completed participants whose total time is below this fraction of the median "
+        "total time (0 turns the check off).",
+    )
+    straightline_share: float = Field(
+        0.8,
+        description="Flag a straight-liner when, in at least this share of situations, every response "
+        "got the same rating (per criterion). Attention-check situations are not counted.",
+    )
+    straightline_min_situations: int = Field(
+        3,
+        description="Minimum number of rated situations (with two or more responses) before the "
+        "straight-lining check applies.",
+    )
+    comparison_straightline_share: float = Field(
+        1.0,
+        description="Pairwise and best–worst studies: flag a participant whose picks fall on the same "
+        "display position (always the left response, always the right, always \"about the same\"; "
+        "always the N-th shown as best) in at least this share of their compared situations. Sides are "
+        "shuffled per situation, so an honest participant picks both: at 1.0 and 7 comparisons one whose "
+        "choices have nothing to do with the side is flagged with probability 2/128 (1.6%).",
+    )
+    comparison_straightline_min: int = Field(
+        7,
+        description="Minimum number of compared situations (attention check not counted) before the "
+        "comparison straight-lining check applies.",
+    )
+    min_situation_seconds: float = Field(
+        3.0,
+        description="A situation answered faster than this many seconds is implausibly fast "
+        "(reading a dialog and rating responses takes longer).",
+    )
+    max_fast_situations_share: float = Field(
+        0.5,
+        description="Flag a participant when more than this share of their situations were "
+        "implausibly fast.",
+    )
+    min_study_minutes_for_rejection: float = Field(
+        5.0,
+        description="Prolific's rule: in studies this long or longer, a submission may be rejected only "
+        "after two failed attention checks; in shorter ones after one.",
+    )
+    include_incomplete: bool = Field(
+        False,
+        description="Use the ratings of participants who have not finished (still in progress or "
+        "abandoned). Off by default: an unfinished session is flagged `incomplete` and left out of "
+        "the analysis; the ratings still count for coverage.",
+    )
+    prolific_excluded_action: Literal["approve", "ask_to_return"] = Field(
+        "approve",
+        description="What to recommend on Prolific for excluded participants who are not eligible for "
+        "rejection: `approve` (pay, drop the data) or `ask_to_return` (message them asking to return "
+        "the submission; approve if they decline).",
+    )
+
+    @field_validator("rsi_threshold")
+    @classmethod
+    def _rsi(cls, v: float) -> float:
+        if not v > 1:
+            raise ValueError(
+                f"quality.rsi_threshold = {v} must be above 1 (1 = median speed); Leiner (2019) uses 2.0"
+            )
+        return v
+
+    @field_validator("min_total_fraction_of_median")
+    @classmethod
+    def _total(cls, v: float) -> float:
+        if not 0 <= v < 1:
+            raise ValueError(
+                f"quality.min_total_fraction_of_median = {v} must be in [0, 1), e.g. 0.3; 0 turns it off"
+            )
+        return v
+
+    @field_validator("straightline_share", "max_fast_situations_share", "comparison_straightline_share")
+    @classmethod
+    def _share(cls, v: float, info) -> float:
+        if not 0 < v <= 1:
+            raise ValueError(f"quality.{info.field_name} = {v} must be a share in (0, 1], e.g. 0.8")
+        return v
+
+    @field_validator("straightline_min_situations", "comparison_straightline_min")
+    @classmethod
+    def _min_sit(cls, v: int, info) -> int:
+        if v < 1:
+            raise ValueError(f"quality.{info.field_name} = {v} must be at least 1")
+        return v
+
+    @field_validator("min_situation_seconds", "min_study_minutes_for_rejection")
+    @classmethod
+    def _nonneg(cls, v: float, info) -> float:
+        if not (v >= 0 and math.isfinite(v)):
+            raise ValueError(f"quality.{info.field_name} = {v} must be a number >= 0")
+        return v
+
+
+def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "study.toml") -> list[Problem]:
+    """Problems that involve both tables (the loader should add them to its list)."""
+    if quality.on_attention_fail == "screen_out" and platform.kind == "prolific" and not platform.screenout_code:
+        return [Problem(
+            file,
+            "quality.on_attention_fail = \"screen_out\" on Prolific needs platform.screenout_code: add a "
+            "second completion code in Prolific (e.g. with the 'screen-out' action) and put it here, or "
+            "set on_attention_fail = \"continue\"",
+            key="platform.screenout_code",
+        )]
+    return []

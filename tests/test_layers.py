@@ -1,0 +1,180 @@
+"""The house in layers (issue 18): no import points up, none closes a circle.
+
+An AST test (not import-linter): it also covers `pages/` and `streamlit_app.py`, which are not
+packages, and it reads every import statement — inside functions and under `if TYPE_CHECKING:`
+too, since a lazy import only hides an upward call and an annotation-only import still ties the
+lower module to the higher one's shape (a lower layer declares a small Protocol instead).
+
+LAYERS is the one declared order, from the bottom. Each layer lists its parts bottom-up as well:
+a part may import any part listed before it (in its own layer or a lower one), never one after it.
+A module belongs to the longest prefix listed (`infact.participation.steps` before
+`infact.participation`).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+LAYERS: list[tuple[str, list[str]]] = [
+    ("foundations", ["infact.errors", "infact.values", "infact.fileio", "infact.text", "infact.stats"]),
+    ("study", ["infact.deployment", "infact.study"]),
+    # the backends, then the facade that picks one, then what works on any store through it
+    ("stores", ["infact.stores", "infact.storage", "infact.stores.live", "infact.stores.migrate"]),
+    ("run", ["infact.scheduling", "infact.llm", "infact.chat", "infact.participation.steps", "infact.state",
+             "infact.participation", "infact.access"]),
+    ("results", ["infact.results", "infact.importers"]),
+    ("interfaces", ["infact.ui", "infact.cli", "infact.__main__", "infact", "pages", "streamlit_app"]),
+]
+ORDER = [part for _, parts in LAYERS for part in parts]
+LAYER_OF = {part: layer for layer, parts in LAYERS for part in parts}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def source_files() -> dict[str, Path]:
+    files = [*(REPO / "infact").rglob("*.py"), *(REPO / "pages").glob("*.py"), REPO / "streamlit_app.py"]
+    return {module_name(p): p for p in files}
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> dict[str, int]:
+    """Every project module `name` imports (anywhere in the file), with the line of the first import."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # `import infact.a.b` names a module's attribute
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.setdefault(target, node.lineno)
+    return found
+
+
+def part_of(module: str) -> str:
+    best = ""
+    for part in ORDER:
+        if (module == part or module.startswith(part + ".")) and len(part) > len(best):
+            best = part
+    if not best:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS in tests/test_layers.py")
+    return best
+
+
+def graph() -> dict[str, dict[str, int]]:
+    files = source_files()
+    known = set(files)
+    return {name: imports_of(name, path, known) for name, path in files.items()}
+
+
+def upward_imports() -> list[str]:
+    rank = {part: i for i, part in enumerate(ORDER)}
+    found = []
+    for module, targets in graph().items():
+        here = part_of(module)
+        for target, line in targets.items():
+            there = part_of(target)
+            if rank[there] > rank[here]:
+                found.append(f"{source_files()[module].relative_to(REPO)}:{line}: {module} ({LAYER_OF[here]}: "
+                             f"{here}) imports {target} ({LAYER_OF[there]}: {there}), which is above it")
+    return found
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(edges):
+        if start not in state and (cycle := visit(start)):
+            return cycle
+    return None
+
+
+def test_every_module_is_in_a_layer():
+    for module in source_files():
+        part_of(module)
+
+
+def test_no_import_points_up():
+    found = upward_imports()
+    assert not found, "imports that point up the layers:\n" + "\n".join(found)
+
+
+def test_no_module_circle_with_annotation_and_local_imports():
+    cycle = find_cycle({m: set(t) for m, t in graph().items()})
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_no_package_circle():
+    """Packages (folders) may not import each other both ways either, even through different modules."""
+    def package(module: str) -> str:
+        path = source_files()[module]
+        return module if path.name == "__init__.py" else module.rpartition(".")[0] or module
+
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        for target in targets:
+            a, b = package(module), package(target)
+            if a != b and not b.startswith(a + ".") and not a.startswith(b + "."):
+                edges.setdefault(a, set()).add(b)
+    cycle = find_cycle(edges)
+    assert cycle is None, "package circle: " + " -> ".join(cycle or [])
+
+
+def test_streamlit_only_in_the_interface():
+    allowed = ("infact.ui", "pages", "streamlit_app")
+    found = []
+    for module, path in source_files().items():
+        if module.startswith(allowed):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not found, "streamlit imported outside infact/ui, pages/ and streamlit_app.py: " + ", ".join(found)
+
+
+def test_every_package_says_what_it_is_for_and_may_import():
+    missing = []
+    for init in (REPO / "infact").rglob("__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        if len(doc.split()) < 8 or "import" not in doc.lower():
+            missing.append(str(init.relative_to(REPO)))
+    assert not missing, "package docstrings must say what the package is for and what it may import: " + \
+        ", ".join(sorted(missing))
+
+
+@pytest.mark.parametrize("folder", ["infact", *sorted(str(p.relative_to(REPO)) for p in (REPO / "infact").rglob("*")
+                                                   if p.is_dir() and p.name != "__pycache__")])
+def test_no_folder_holds_more_than_about_twelve_modules(folder):
+    modules = [p for p in (REPO / folder).glob("*.py") if p.name != "__init__.py"]
+    assert len(modules) <= 13, f"{folder} holds {len(modules)} modules: split it by what they do"
