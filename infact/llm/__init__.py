@@ -8,4 +8,5 @@
 
 Systems under test (infact.chat.llm_system), generated responses, judges and simulated
 participants all call through `LLMClient`; nothing here knows which use it serves.
+The run layer's bottom part: may import only foundations and `infact.study` (the `[endpoints]` schema).
 """
