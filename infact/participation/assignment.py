@@ -94,6 +94,10 @@ def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[
         if len(chosen) == n:
             break
     rng.shuffle(chosen)
+    if cfg.protocol.kind == "conversation":  # one system's conversation per step, a gold one mixed in
+        from infact.participation.steps.conversation import conversation_steps
+
+        return conversation_steps(study, chosen, rng)
     systems = list(cfg.study.systems)
     steps = []
     check_at = None

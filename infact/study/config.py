@@ -20,6 +20,7 @@ from infact.errors import ConfigError, Problem
 from infact.study.endpoints import Endpoint, check_name
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
+from infact.study.aspects import Aspect
 from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
 
 DEFAULT_SCALE = [
@@ -180,6 +181,7 @@ class StudyConfig(Section):
     live: LiveConfig = Field(default_factory=LiveConfig, description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.")
     protocol: ProtocolConfig = Field(default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md).")
     endpoints: dict[str, Endpoint] = Field(default_factory=dict, description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).")
+    aspects: list[Aspect] = Field(default_factory=list, description="Conversation protocol: the aspects asked per system turn (`level = \"turn\"`) and about the whole dialog (`level = \"dialogue\"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).")
 
     @model_validator(mode="after")
     def _cross_checks(self):
@@ -209,6 +211,7 @@ class StudyConfig(Section):
         for name in self.endpoints:
             if (problem := check_name(name)) is not None:
                 raise ValueError(f"endpoints.{name}: {problem}")
+        _conversation_checks(self)
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
                 raise ValueError(f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}")
@@ -222,7 +225,25 @@ class StudyConfig(Section):
 
     @property
     def regular_per_participant(self) -> int:
-        return self.study.situations_per_participant - (1 if self.attention_check.enabled else 0)
+        gold = self.protocol.kind == "conversation" and self.protocol.gold is not None
+        return self.study.situations_per_participant - (1 if self.attention_check.enabled or gold else 0)
+
+
+def _conversation_checks(cfg: "StudyConfig") -> None:
+    ids = [a.id for a in cfg.aspects]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise ValueError(f"aspects: ids must be unique; repeated: {', '.join(dupes)}")
+    if cfg.protocol.kind != "conversation":
+        return
+    if not cfg.aspects:
+        raise ValueError("aspects: protocol.kind = \"conversation\" needs at least one [[aspects]] (id, level = "
+                         "\"turn\" or \"dialogue\", question, labels): see docs/protocols.md")
+    if cfg.attention_check.enabled:
+        raise ValueError("attention_check.enabled: a conversation study checks attention with a gold conversation "
+                         "([protocol] gold = \"gold.jsonl\"): set attention_check.enabled = false")
+    if cfg.protocol.gold and cfg.study.situations_per_participant < 2:
+        raise ValueError("study.situations_per_participant must be at least 2 with a gold conversation (it counts it)")
 
 
 # -- loading and error reporting ----------------------------------------------

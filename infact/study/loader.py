@@ -70,7 +70,12 @@ def load_study(folder: str | Path) -> Study:
     config = read_config(folder)
     toml = str(folder / "study.toml")
     situations, paths = _read_files(folder, config, toml)
-    complete, notes = _complete(situations, config.study.systems, toml, bool(paths))
+    if config.protocol.kind == "conversation":  # one system per conversation: keep the study's systems'
+        from infact.study.conversations import of_systems
+
+        complete, notes = of_systems(situations, config.study.systems, toml, bool(paths))
+    else:
+        complete, notes = _complete(situations, config.study.systems, toml, bool(paths))
     usable = len(complete)
     check, complete = _attention_check(config, situations, complete, toml)
     regular = len(complete)
@@ -96,6 +101,8 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
     paths = situation_paths(folder, config.study.situations, toml) if config.study.situations_per_participant else []
     if config.protocol.kind == "pairwise_dialog":  # whole conversations per system (ACUTE-style)
         from infact.study.dialogs import read_dialogs as read
+    elif config.protocol.kind == "conversation":  # one system's conversation per line, annotated turn by turn
+        from infact.study.conversations import read_conversations as read
     else:
         read = read_situations
     situations, problems = read(paths)
@@ -105,6 +112,10 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
         from infact.study.gold_pairs import read_gold_pairs
 
         read_gold_pairs(folder, config.protocol.onboarding)
+    if config.protocol.kind == "conversation" and config.protocol.gold:  # checked at load too
+        from infact.study.conversations import read_gold
+
+        read_gold(folder, config.protocol.gold, config.aspects)
     return situations, paths
 
 

@@ -21,11 +21,13 @@ def vote_table(kind: str) -> str | None:
 class ProtocolConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["rating", "pairwise", "pairwise_dialog", "best_worst"] = Field(
+    kind: Literal["rating", "pairwise", "pairwise_dialog", "best_worst", "conversation"] = Field(
         default="rating", description="How responses are judged: `rating` (each response on the scale, INFACT's protocol), "
         "`pairwise` (two systems' responses side by side: which is more …?), `pairwise_dialog` (ACUTE-style: two systems' "
         "whole conversations side by side; `study.situations` are then dialogs files from `import conversations`) or "
-        "`best_worst` (pick the best and the worst of `set_size` responses). See docs/ranking.md.")
+        "`best_worst` (pick the best and the worst of `set_size` responses) or `conversation` (one system's whole "
+        "conversation, each system turn and then the dialog rated on the `[[aspects]]`; `study.situations` are "
+        "conversations files, one per system). See docs/ranking.md and docs/protocols.md.")
     pairs: Literal["balanced", "adaptive"] = Field(
         default="balanced", description="Pairwise: which systems are compared. `balanced`: every pair equally often, spread "
         "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
@@ -49,6 +51,12 @@ class ProtocolConfig(BaseModel):
                                    "`onboarding_threshold` are screened out.")
     onboarding_threshold: float = Field(default=0.75, gt=0, le=1, description="Share of gold pairs a participant must "
                                         "answer correctly to continue (ACUTE-Eval uses 0.75).")
+    gold: str | None = Field(default=None, description="Conversation protocol: a JSON Lines file in the study folder "
+                             "of gold conversations with their expected answers (docs/protocols.md); one is mixed in "
+                             "at a random position, unmarked, and answers off by more than an aspect's `tolerance` "
+                             "count as a failed attention check.")
+    comment: Literal["off", "optional"] = Field(default="off", description="Conversation protocol: offer an optional "
+                                                "comment box after the dialogue-level aspects.")
     confidence: float = Field(default=0.95, gt=0.5, lt=1, description="Confidence of the dashboard's ranking intervals; the "
                               "ranking is called settled when every two adjacent ranks' intervals are separated.")
 

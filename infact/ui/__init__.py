@@ -7,6 +7,7 @@ The helpers are one package of small modules, one per audience or protocol:
 - participant_page.py  arrival, resume, the renderer registry (`@renderer(kind)`), submit
 - rating_steps.py      consent, rated situations, questionnaire, demographics, done
 - comparison_steps.py  pairwise, onboarding, best–worst
+- conversation_step.py one whole conversation annotated turn by turn and overall
 - live_step.py         live chats with the systems under test
 - rankings.py          ranking and judge views for the dashboard
 
@@ -19,7 +20,7 @@ The top layer: may import anything in `infact`.
 from infact.ui.resources import (fail_safely, get_storage, get_study, is_researcher, keep_researcher_signed_in,
                                  per_session, secrets, show_problems, store_target)
 from infact.ui.participant_page import RENDERERS, participant_page, renderer, show_errors, submit
-from infact.ui import comparison_steps, live_step, rating_steps  # noqa: F401  (they register their renderers)
+from infact.ui import comparison_steps, conversation_step, live_step, rating_steps  # noqa: F401  (they register their renderers)
 from infact.ui.rankings import show_judges, show_ranking
 
 __all__ = ["RENDERERS", "fail_safely", "get_storage", "get_study", "is_researcher", "keep_researcher_signed_in",

@@ -35,6 +35,7 @@ from infact.participation.steps.registry import (Checked, Step, StepKind, answer
 from infact.participation.steps.compare import BestWorst, Pairwise
 from infact.participation.steps.compare_dialog import PairwiseDialog
 from infact.participation.steps.consent import Consent
+from infact.participation.steps.conversation import Conversation
 from infact.participation.steps.demographics import Demographics
 from infact.participation.steps.done import Done
 from infact.participation.steps.live import Live
@@ -50,4 +51,5 @@ __all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "regis
 for _kind in (Consent(), Onboarding(), Situation(), Pairwise(), PairwiseDialog(), BestWorst(), Questionnaire(),
               Demographics(), Done()):
     register(_kind)
+register(Conversation(), before="questionnaire")  # one system's whole conversation, rated turn by turn
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations

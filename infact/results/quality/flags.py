@@ -180,8 +180,12 @@ def incomplete(ev: Evidence) -> dict[str, str]:
 
 def attention_failed(ev: Evidence) -> dict[str, str]:
     p = ev.participants
-    return dict.fromkeys(p.index[_failed(p["attention_passed"])],
-                         "failed the instructed-response situation (attention check)")
+    out = {}
+    for pid in p.index[_failed(p["attention_passed"])]:
+        misses = p.at[pid, "gold_misses"] if "gold_misses" in p else None
+        out[pid] = (f"failed the gold conversation (attention check): {misses}" if isinstance(misses, str) and misses
+                    else "failed the instructed-response situation (attention check)")
+    return out
 
 
 def questionnaire_attention_failed(ev: Evidence) -> dict[str, str]:

@@ -18,6 +18,7 @@ from infact.results.quality import exclusion as quality
 from infact.results.tables import records as tables
 from infact.results.tables import votes
 from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
+from infact.results.tables.records import annotations as conversation_annotations
 from infact.fileio import write_file_set
 from infact.storage import Storage, open_storage
 from infact.study.loader import Study, load_study
@@ -38,7 +39,12 @@ LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
     "transcripts.jsonl": "live chats: one conversation per line, every message with items, latency and error",
     "pairwise.csv": "arena votes: one row per vote (winner is a system or `tie`); identity leaks marked",
 }
-DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES}  # every file an export can hold, for listings
+ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
+    "annotations.csv": "conversation annotations, long: participant × conversation × turn × aspect (dialogue "
+                       "aspects with an empty turn)",
+    "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)",
+}
+DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES}  # every file an export can hold, for listings
 
 
 def describe(name: str) -> str:
@@ -90,6 +96,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     kept = set(participants["participant"]) if include_withdrawn else set(participants.loc[participants["status"] != "withdrawn", "participant"])
     own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
     compare = votes.compare_tables(own, cfg.protocol.kind, set(), include_withdrawn=include_withdrawn)
+    if cfg.protocol.kind == "conversation" or any(r["kind"] == "conversation" for r in own):
+        compare["annotations.csv"] = conversation_annotations.annotations_table(own, cfg, include_withdrawn=include_withdrawn)
     if len(participants):
         flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes,
                                compare=compare)
@@ -137,6 +145,8 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
         "records.json": records_json(t.records).encode("utf-8"),
         "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
         **{name: csv(df) for name, df in t.compare.items()},
+        **({"annotations_aggregated.json": conversation_annotations.aggregated_json(t.compare["annotations.csv"], t.records)
+            .encode("utf-8")} if "annotations.csv" in t.compare else {}),
         **(_live_bytes(t) if t.live else {}),
     }
 

@@ -24,7 +24,7 @@ RATING_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situ
 PARTICIPANT_COLUMNS = ["participant", "status", "platform", "platform_id", "group", "completion_code",
                        "started_at", "ended_at", "total_seconds", "consent_seconds", "questionnaire_seconds",
                        "demographics_seconds", "situations_answered", "attention_passed",
-                       "questionnaire_attention_passed", "preview", "platform_warnings"]
+                       "gold_misses", "questionnaire_attention_passed", "preview", "platform_warnings"]
 
 
 def by_participant(records: list[dict]) -> dict[str, list[dict]]:
@@ -109,6 +109,8 @@ def participants_table(records: list[dict], *, include_withdrawn: bool = True, i
             "demographics_seconds": step_seconds.get("demographics"),
             "situations_answered": len(per_situation),
             "attention_passed": (all(bool(r.get("attention_passed")) for r in check) if check else None),
+            # a conversation study's gold conversation: what differed from the gold answers
+            "gold_misses": "; ".join(m for r in check for m in r.get("gold_misses") or []) or None,
             "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
             "preview": bool(arrival.get("preview")),
             # e.g. a Prolific ID that is not 24 hex characters: accepted, but worth a look

@@ -1,0 +1,190 @@
+"""Annotating one system's whole conversation: the `conversation` step kind (CRSArena-Eval's protocol).
+
+The page shows the conversation (user and system turns distinct, items highlighted); under each
+system turn its `level = "turn"` aspects, after the last turn the `level = "dialogue"` aspects and,
+if `protocol.comment = "optional"`, a comment. A turn left unanswered is refused with the turn named
+("chatbot message 2"). Conversations come from the balanced assignment (least-annotated first, with
+leases); with `protocol.gold` one gold conversation is mixed in at a random position, unmarked: an
+answer further than the aspect's `tolerance` from the gold answer fails it, which counts as a failed
+attention check (`attention_passed = False`, the misses stored in `gold_misses`).
+
+Answers arrive as labels: `{"turns": {"<turn_ind>": {aspect: label}}, "dialogue": {aspect: label},
+"comment": "…"}`; values are stored on each aspect's own scale (zero-based ones included). Records
+become annotations.csv rows, one per turn × aspect and per dialogue aspect.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.study.aspects import Aspect, of_level
+from infact.study.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
+
+ANNOTATION_COLUMNS = ["participant", "dialog_id", "system", "turn", "aspect", "level", "value", "seconds",
+                      "conversation_id", "dataset", "label", "step_index", "is_gold", "study", "dataset_version"]
+GOLD_PREFIX = "gold:"
+CARELESS = ("straightliner", "speeder", "fails-attention")  # bots that do not answer the gold as its answers
+
+
+def gold_conversations(study) -> tuple:
+    proto = study.config.protocol
+    return read_gold(study.folder, proto.gold, study.config.aspects) if proto.gold else ()
+
+
+def conversation_steps(study, chosen: list, rng) -> list[dict]:
+    """The assignment's steps: the chosen conversations, a random gold one at a random position."""
+    n = study.config.study.situations_per_participant
+    gold = gold_conversations(study)
+    gold_at = rng.randint(1, n) if gold else None
+    regular = iter(chosen)
+    steps = []
+    for index in range(1, n + 1):
+        if index == gold_at:
+            conv, _ = rng.choice(gold)
+            steps.append({"step": f"conversation-{index}", "index": index, "kind": "conversation",
+                          "situation_id": GOLD_PREFIX + conv.situation_id, "order": [system_of(conv)],
+                          "attention_check": True})
+        else:
+            conv = next(regular)
+            steps.append({"step": f"conversation-{index}", "index": index, "kind": "conversation",
+                          "situation_id": conv.situation_id, "order": [system_of(conv)], "attention_check": False})
+    return steps
+
+
+def conversation_of(study, situation_id: str):
+    """(the conversation, the gold answers or None) a step shows."""
+    if situation_id.startswith(GOLD_PREFIX):
+        wanted = situation_id[len(GOLD_PREFIX):]
+        for conv, expected in gold_conversations(study):
+            if conv.situation_id == wanted:
+                return conv, expected
+        raise KeyError(f"gold conversation {wanted!r} is no longer in {study.config.protocol.gold}")
+    return study.situation(situation_id), None
+
+
+def message_numbers(conv) -> dict[int, int]:
+    """turn_ind → the number the page gives the system turn ("chatbot message 2")."""
+    return {t: n for n, t in enumerate(system_turns(conv), start=1)}
+
+
+def _missing(given: Mapping, aspects: list[Aspect]) -> tuple[dict[str, int], list[str]]:
+    values, missing = {}, []
+    for a in aspects:
+        v = a.value_of((given or {}).get(a.id))
+        if v is None:
+            missing.append(a.id)
+        else:
+            values[a.id] = v
+    return values, missing
+
+
+def gold_misses(expected: dict, turns: dict, dialogue: dict, aspects: list[Aspect]) -> list[str]:
+    """What differs from the gold answers by more than each aspect's tolerance."""
+    by_id = {a.id: a for a in aspects}
+    misses = []
+    for ind, gold in expected.get("turns", {}).items():
+        for aspect, value in gold.items():
+            given = turns.get(str(ind), {}).get(aspect)
+            if given is None or abs(given - value) > by_id[aspect].tolerance:
+                misses.append(f"turn {ind} {aspect}: {given} (gold {value})")
+    for aspect, value in expected.get("dialogue", {}).items():
+        given = dialogue.get(aspect)
+        if given is None or abs(given - value) > by_id[aspect].tolerance:
+            misses.append(f"dialogue {aspect}: {given} (gold {value})")
+    return misses
+
+
+class Conversation(StepKind):
+    name = "conversation"
+    table = "annotations"
+    per_situation = True
+    bot_seconds = 90.0
+
+    def plan(self, flow, st) -> list[Step] | None:
+        if st.assignment is None:
+            return None
+        return [Step(s["step"], self.name, s["index"], s["situation_id"], tuple(s["order"]),
+                     bool(s.get("attention_check")))
+                for s in st.assignment["steps"] if s.get("kind") == self.name]
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        aspects = flow.cfg.aspects
+        conv, expected = conversation_of(flow.study, step.situation_id)
+        given = answers.get("turns") or {}
+        numbers = message_numbers(conv)
+        errors, turns = [], {}
+        for ind, n in numbers.items():
+            values, missing = _missing(given.get(str(ind)), of_level(aspects, "turn"))
+            if missing:
+                errors.append(f"Please rate chatbot message {n}: {', '.join(missing)}.")
+            turns[str(ind)] = values
+        dialogue, missing = _missing(answers.get("dialogue"), of_level(aspects, "dialogue"))
+        if missing:
+            errors.append(f"Please answer the questions about the whole conversation: {', '.join(missing)}.")
+        comment = answers.get("comment")
+        comment = comment.strip()[:2000] if isinstance(comment, str) and flow.cfg.protocol.comment != "off" else ""
+        if errors:
+            return Checked.refuse(*errors)
+        fields: dict[str, Any] = {
+            "index": step.index, "situation_id": step.situation_id, "conversation_id": conv.situation_id,
+            "dialog_id": conv.dialog_id, "system": system_of(conv), "dataset": conv.meta.get("dataset", ""),
+            "attention_check": step.attention_check, "turns": turns_of(conv),
+            "annotations": {"turns": turns, "dialogue": dialogue}, "comment": comment or None}
+        if expected is not None:
+            misses = gold_misses(expected, turns, dialogue, aspects)
+            fields.update(attention_passed=not misses, gold_misses=misses)
+        return Checked(fields=fields)
+
+    def bot_time(self, step: Step) -> float:
+        return self.bot_seconds
+
+    def bot_answers(self, study, step: Step, bot) -> dict:
+        """Attentive bots follow the planted quality of the conversation's system (and the gold answers on a
+        gold conversation); straight-liners give one value everywhere and speeders random ones, gold or not;
+        a fails-attention bot reads the others but answers the gold conversation against its answers."""
+        conv, expected = conversation_of(study, step.situation_id)
+        k = len(study.config.scale.labels)
+        share = (bot.quality.get(system_of(conv), (k + 1) / 2) + bot.bias - 1) / max(1, k - 1)
+        flat = bot.rng.random()
+
+        def answer(a: Aspect, gold: int | None) -> str:
+            if gold is not None and bot.strategy not in CARELESS:
+                value = gold  # a careful reader agrees with the gold answers
+            elif gold is not None and bot.strategy == "fails-attention":  # the far end of the scale
+                value = a.lowest if gold - a.lowest > a.highest - gold else a.highest
+            elif bot.strategy == "straightliner":
+                value = round(a.lowest + flat * (a.highest - a.lowest))
+            elif bot.strategy == "speeder":
+                value = bot.rng.randint(a.lowest, a.highest)
+            else:
+                mean = a.lowest + min(1.0, max(0.0, share)) * (a.highest - a.lowest)
+                value = int(min(a.highest, max(a.lowest, round(bot.rng.gauss(mean, 0.5)))))
+            return a.labels[value - a.first]
+
+        gold_turns = (expected or {}).get("turns", {})
+        gold_dialogue = (expected or {}).get("dialogue", {})
+        aspects = study.config.aspects
+        turns = {str(ind): {a.id: answer(a, gold_turns.get(str(ind), {}).get(a.id)) for a in of_level(aspects, "turn")}
+                 for ind in system_turns(conv)}
+        dialogue = {a.id: answer(a, gold_dialogue.get(a.id)) for a in of_level(aspects, "dialogue")}
+        return {"turns": turns, "dialogue": dialogue, "comment": ""}
+
+    def scale(self, cfg):
+        return cfg.aspects  # rows() turn values back into each aspect's labels
+
+    def rows(self, record: dict, scale) -> list[dict]:
+        common = {"dialog_id": record.get("dialog_id"), "system": record.get("system"),
+                  "seconds": record.get("seconds"), "conversation_id": record.get("conversation_id"),
+                  "dataset": record.get("dataset") or dataset_of(record.get("conversation_id", "")),
+                  "step_index": record.get("index"), "is_gold": bool(record.get("attention_check")),
+                  "study": record.get("study"), "dataset_version": record.get("dataset_version")}
+        labels = {a.id: a for a in scale or ()}
+        ann = record.get("annotations") or {}
+        rows = [{**common, "turn": int(ind), "aspect": aspect, "level": "turn", "value": value,
+                 "label": labels[aspect].label_of(value) if aspect in labels else None}
+                for ind, values in ann.get("turns", {}).items() for aspect, value in values.items()]
+        rows += [{**common, "turn": None, "aspect": aspect, "level": "dialogue", "value": value,
+                  "label": labels[aspect].label_of(value) if aspect in labels else None}
+                 for aspect, value in ann.get("dialogue", {}).items()]
+        return rows
