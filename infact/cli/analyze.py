@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # Text columns stay text: participant tokens like "007" or situation ids like "1e3".
-TEXT_COLUMNS = {**{c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study")},
+TEXT_COLUMNS = {**{c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study",
+                                     "conversation_id", "dataset", "aspect", "level")},
                 **analyze_ranking.TEXT_COLUMNS}
 
 
@@ -42,6 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     analyze_ranking.add_arguments(p)
+    p.add_argument("--group-by", metavar="COLUMN", help="annotations.csv with --judge: the judges' figures also per "
+                   "value of this column (e.g. dataset)")
     p.set_defaults(func=run)
 
 
@@ -51,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
 
         return analyze_transcripts(args)
     ratings, source = _load(args)
+    from infact.results import annotation_analysis
+
+    if annotation_analysis.is_annotations(ratings):  # a conversation study's annotations.csv
+        return _annotations(ratings, source, args)
     if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
         raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
     if args.n_boot < 100:
@@ -91,6 +98,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _annotations(df: pd.DataFrame, source: str, args: argparse.Namespace) -> int:
+    """A conversation study: per aspect and system, α, halo, rankings; FACE run files as --judge."""
+    from infact.results import annotation_analysis as aa
+
+    result = aa.analyze_annotations(df, include_flagged=args.include_flagged, n_boot=args.n_boot, seed=args.seed,
+                                    source=source)
+    if args.judge:
+        named = [aa.parse_run_option(v) for v in args.judge]
+        result["judges"] = aa.compare_judges(df, named, group_by=args.group_by, include_flagged=args.include_flagged,
+                                             source=source)
+    text = aa.render_markdown(result)
+    if args.report:
+        from infact.fileio import atomic_write_text
+
+        atomic_write_text(Path(args.report), text)
+    print(json.dumps(result, allow_nan=False, indent=2) if args.json else text)
+    return 0
+
+
 def _load(args) -> tuple[pd.DataFrame, str]:
     if bool(args.ratings) == bool(args.study):
         raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither)."))
@@ -105,7 +131,8 @@ def _load(args) -> tuple[pd.DataFrame, str]:
         # Always load flagged participants; analyze() drops them unless --include-flagged.
         found = tables_from_store(args.study, args.db, include_flagged=True)
         # a comparison study's votes, else its ratings
-        ratings = next((found[k] for k in ("pairwise", "best_worst") if k in found and len(found[k])), found["ratings"])
+        ratings = next((found[k] for k in ("annotations", "pairwise", "best_worst") if k in found and len(found[k])),
+                       found["ratings"])
         return ratings, f"{args.study} (store {args.db})"
     import pandas as pd  # only when a CSV is read: keeps every other command's start fast
 

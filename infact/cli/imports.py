@@ -1,4 +1,4 @@
-"""`import redial | responses | infact-txt | infact-export | transcripts | conversations`: real data into a study folder or tables.
+"""`import redial | responses | infact-txt | infact-export | transcripts | conversations | crs-arena | annotated`: real data into a study folder or tables.
 
 The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
 the importers that create a study); each import writes to a staging folder and moves
@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from infact.cli.args import command
-from infact.importers import conversations, infact_txt, redial, responses, transcripts
+from infact.importers import annotated, conversations, crs_arena, infact_txt, redial, responses, transcripts
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
 from infact.study.dialogs import DIALOGS_FILE
 
@@ -62,6 +62,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dialogs", default=DIALOGS_FILE, help="dialogs file in the study")
     p.set_defaults(func=run_conversations)
 
+    p = command(formats, "crs-arena", "CRS Arena's dialogues JSON -> conversations/<system>.jsonl; its votes CSV -> "
+                "pairwise.csv", crs_arena.__doc__.split("\n\n", 1)[1])
+    p.add_argument("file", metavar="FILE", help="CRSArena-Dial's crs_arena_dial_*.json, or its votes_*.csv")
+    _out_or_study(p)
+    p.set_defaults(func=run_crs_arena)
+
+    p = command(formats, "annotated", "aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv",
+                annotated.__doc__.split("\n\n", 1)[1])
+    p.add_argument("file", metavar="FILE.json", help="CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json")
+    _out_or_study(p)
+    p.set_defaults(func=run_annotated)
+
     p = command(formats, "infact-export", "the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
                 "Read the Firebase export of the original INFACT app ({\"CRS_Study\": {participant: {trials…, "
                 "\"Questionnaire\": …}}}) into the long tables of docs/data-model.md plus INFACT's Excel sheets, "
@@ -75,6 +87,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check-dialog-id", type=int, help="Dialog_ID of the attention-check trial (default: INFACT's, 6, or the --check-rule's)")
     p.add_argument("--check-max-rating", type=int, help="highest rating that passes the check (default: INFACT's, 2, or the --check-rule's)")
     p.set_defaults(func=run_infact_export)
+
+
+def _out_or_study(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", metavar="DIR", help="folder for the files only")
+    where.add_argument("--study", metavar="DIR", help="a study folder: the files go into it")
+
+
+def run_crs_arena(args) -> int:
+    report = crs_arena.import_crs_arena(args.file, args.out or args.study, study=bool(args.study))
+    report.print(f"imported {args.file}")
+    return 0
+
+
+def run_annotated(args) -> int:
+    annotated.import_annotated(args.file, args.out or args.study).print(f"imported {args.file}")
+    return 0
 
 
 def system_file(value: str) -> tuple[str, str]:

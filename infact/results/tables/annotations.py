@@ -12,7 +12,8 @@ INFACT's data unchanged:
       "dial_level_aggregated": {"understanding": 4, …}}]
 
 Each item's annotations are aggregated by their median; gold conversations and excluded
-participants are left out.
+participants are left out. Each entry also carries `system`, `dialog_id` and `dataset` (keys the
+field's scripts ignore), so `import annotated` gets the systems back.
 """
 
 from __future__ import annotations
@@ -60,8 +61,10 @@ def aggregated(annotations: pd.DataFrame, turns: dict[str, list[dict]]) -> list[
             if t["role"] == "bot":
                 entry["turn_level_aggregated"] = per_turn.get(t["turn_ind"], {})
             dialogue.append(entry)
+        first = conv.iloc[0]  # system, dialog_id and dataset: extra keys the field's scripts ignore
         out.append({"conv_id": cid, "dialogue": dialogue,
-                    "dial_level_aggregated": {a: _median(g["value"]) for a, g in dial.groupby("aspect")}})
+                    "dial_level_aggregated": {a: _median(g["value"]) for a, g in dial.groupby("aspect")},
+                    "system": first["system"], "dialog_id": first["dialog_id"], "dataset": first.get("dataset") or ""})
     return out
 
 
