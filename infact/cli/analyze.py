@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
         return analyze_transcripts(args)
     ratings, source = _load(args)
-    from infact.results import annotation_analysis
+    from infact.results.conversations import analysis as annotation_analysis
 
     if annotation_analysis.is_annotations(ratings):  # a conversation study's annotations.csv
         return _annotations(ratings, source, args)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _annotations(df: pd.DataFrame, source: str, args: argparse.Namespace) -> int:
     """A conversation study: per aspect and system, α, halo, rankings; FACE run files as --judge."""
-    from infact.results import annotation_analysis as aa
+    from infact.results.conversations import analysis as aa
 
     result = aa.analyze_annotations(df, include_flagged=args.include_flagged, n_boot=args.n_boot, seed=args.seed,
                                     source=source)

@@ -15,8 +15,8 @@ from scipy import stats
 
 from infact.cli.main import main
 from infact.participation.bots import run_bots
-from infact.results import export
-from infact.results.annotation_analysis import analyze_annotations
+from infact.results.tables import export
+from infact.results.conversations.analysis import analyze_annotations
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 

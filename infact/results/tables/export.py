@@ -18,7 +18,7 @@ from infact.results.quality import exclusion as quality
 from infact.results.tables import records as tables
 from infact.results.tables import votes
 from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
-from infact.results.tables.records import annotations as conversation_annotations
+from infact.results.conversations import tables as conversation_annotations
 from infact.fileio import write_file_set
 from infact.storage import Storage, open_storage
 from infact.study.loader import Study, load_study

@@ -25,8 +25,8 @@ import pandas as pd
 from scipy import stats
 
 from infact.errors import InfactError, Problem
-from infact.results import N_BOOT
-from infact.results.analysis import _boot_weights, _clean, _percentile_ci
+from infact.stats import N_BOOT
+from infact.results.ratings.analysis import _boot_weights, _clean, _percentile_ci
 from infact.values import bool_column
 
 REQUIRED = ("participant", "system", "aspect", "level", "value", "conversation_id")
