@@ -21,7 +21,7 @@ from infact.errors import DatasetError, Problem
 from infact.fileio import atomic_write_text
 from infact.importers.common import ImportReport, read_text
 from infact.participation.steps.conversation import ANNOTATION_COLUMNS
-from infact.study.conversations import dataset_of
+from infact.study.annotation.conversations import dataset_of
 
 PARTICIPANT = "aggregated"
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from infact.errors import DatasetError, Problem
 from infact.fileio import atomic_write_text
 from infact.importers.common import ImportReport, clean_text, read_text, study_id
-from infact.study.conversations import dataset_of
+from infact.study.annotation.conversations import dataset_of
 
 ROLES = {"USER": "user", "AGENT": "bot", "ASSISTANT": "bot", "SYSTEM": "bot"}
 VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote", "feedback")

@@ -20,7 +20,7 @@ from infact.errors import ConfigError, Problem
 from infact.study.endpoints import Endpoint, check_name
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
-from infact.study.aspects import Aspect
+from infact.study.annotation.aspects import Aspect
 from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
 
 DEFAULT_SCALE = [

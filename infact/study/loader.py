@@ -71,7 +71,7 @@ def load_study(folder: str | Path) -> Study:
     toml = str(folder / "study.toml")
     situations, paths = _read_files(folder, config, toml)
     if config.protocol.kind == "conversation":  # one system per conversation: keep the study's systems'
-        from infact.study.conversations import of_systems
+        from infact.study.annotation.conversations import of_systems
 
         complete, notes = of_systems(situations, config.study.systems, toml, bool(paths))
     else:
@@ -102,7 +102,7 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
     if config.protocol.kind == "pairwise_dialog":  # whole conversations per system (ACUTE-style)
         from infact.study.dialogs import read_dialogs as read
     elif config.protocol.kind == "conversation":  # one system's conversation per line, annotated turn by turn
-        from infact.study.conversations import read_conversations as read
+        from infact.study.annotation.conversations import read_conversations as read
     else:
         read = read_situations
     situations, problems = read(paths)
@@ -113,7 +113,7 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
 
         read_gold_pairs(folder, config.protocol.onboarding)
     if config.protocol.kind == "conversation" and config.protocol.gold:  # checked at load too
-        from infact.study.conversations import read_gold
+        from infact.study.annotation.conversations import read_gold
 
         read_gold(folder, config.protocol.gold, config.aspects)
     return situations, paths

@@ -16,8 +16,8 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.participation.steps.conversation import conversation_of, message_numbers
 from infact.state import Progress
-from infact.study.aspects import of_level
-from infact.study.conversations import turns_of
+from infact.study.annotation.aspects import of_level
+from infact.study.annotation.conversations import turns_of
 
 from infact.ui.participant_page import page_top, renderer, submit_button
 

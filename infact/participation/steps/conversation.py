@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.study.aspects import Aspect, of_level
-from infact.study.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
+from infact.study.annotation.aspects import Aspect, of_level
+from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
 
 ANNOTATION_COLUMNS = ["participant", "dialog_id", "system", "turn", "aspect", "level", "value", "seconds",
                       "conversation_id", "dataset", "label", "step_index", "is_gold", "study", "dataset_version"]

@@ -24,13 +24,12 @@ from typing import Iterable
 import pandas as pd
 
 from infact.participation.steps.conversation import ANNOTATION_COLUMNS
-from infact.results.tables import records as tables
 
 ROLE_OUT = {"user": "USER", "bot": "ASST"}
 
 
-def annotations_table(records: list[dict], cfg, *, include_withdrawn: bool = False) -> pd.DataFrame:
-    rows = tables.kind_rows(records, "conversation", cfg.aspects, include_withdrawn=include_withdrawn)
+def annotations_frame(rows: list[dict]) -> pd.DataFrame:
+    """annotations.csv from the conversation kind's rows (records.kind_rows(records, "conversation", aspects))."""
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df["turn"] = df["turn"].astype("Int64")
     return df.sort_values(["participant", "step_index", "level", "turn", "aspect"], kind="stable",

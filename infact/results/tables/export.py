@@ -97,7 +97,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
     compare = votes.compare_tables(own, cfg.protocol.kind, set(), include_withdrawn=include_withdrawn)
     if cfg.protocol.kind == "conversation" or any(r["kind"] == "conversation" for r in own):
-        compare["annotations.csv"] = conversation_annotations.annotations_table(own, cfg, include_withdrawn=include_withdrawn)
+        compare["annotations.csv"] = conversation_annotations.annotations_frame(
+            tables.kind_rows(own, "conversation", cfg.aspects, include_withdrawn=include_withdrawn))
     if len(participants):
         flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes,
                                compare=compare)

@@ -95,7 +95,7 @@ def read_gold(folder: str | Path, file: str, aspects) -> tuple[tuple[Situation, 
 
 @lru_cache(maxsize=16)
 def _read_gold(path: str, mtime: float, aspects_json: str) -> tuple[tuple[Situation, dict], ...]:
-    from infact.study.aspects import Aspect
+    from infact.study.annotation.aspects import Aspect
 
     rows, problems = json_lines(Path(path).read_text(encoding="utf-8"), path, "one gold conversation per line")
     by_id = {a.id: a for a in (Aspect(**a) for a in json.loads(aspects_json))}
