@@ -18,6 +18,7 @@ import os
 import re
 from typing import Any, Iterable, Protocol
 
+from infact.errors import Problem
 from infact.stores.memory import MemoryStorage
 from infact.stores.records import REQUIRED_FIELDS, StorageError, check_record
 from infact.stores.tinydb.files import AtomicJSONStorage
@@ -71,8 +72,13 @@ def open_storage(target: str | os.PathLike) -> Storage:
     if text == "memory://":
         return MemoryStorage()
     if re.match(r"^[a-z][a-z0-9+]*://", text) and not text.startswith("tinydb://"):
-        from infact.stores.sql.store import SQLStorage  # imported lazily: SQLAlchemy is only needed for SQL stores
-
+        try:
+            from infact.stores.sql.store import SQLStorage  # imported lazily: SQLAlchemy is only needed for SQL stores
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("sqlalchemy", "psycopg"):
+                raise
+            raise StorageError(Problem(text.split("://")[0] + "://…", f"a database store needs {exc.name}, which is not "
+                                      "installed: pip install 'infact[postgres]' (or -r requirements.txt)")) from None
         return SQLStorage(text)
     if text.startswith("tinydb://"):
         text = text[len("tinydb://"):]

@@ -13,7 +13,7 @@ MIN_PASSWORD = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "hash-password", "set or print the researcher password's hash for secrets.toml",
+    p = command(sub, "hash-password",
                 "Hash the researcher password (scrypt). With --write FILE the [researcher] password_hash in that "
                 "secrets.toml is set (the section is replaced, other settings are kept, so running it again is "
                 "safe); without it the lines to paste are printed.")
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="set password_hash in this file's [researcher] section, e.g. .streamlit/secrets.toml (default: print)")
     p.set_defaults(func=run_hash_password)
 
-    p = command(sub, "settings-doc", "print or update the generated settings tables (README, docs/)",
+    p = command(sub, "settings-doc",
                 "The settings references are generated from the settings' single definitions: study.toml settings, "
                 "deployment settings (environment and secrets), and the [platform] and [quality] tables in "
                 "docs/quality.md. A test fails when a document and the code disagree.")

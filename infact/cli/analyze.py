@@ -27,7 +27,7 @@ TEXT_COLUMNS = {**{c: str for c in ("participant", "situation_id", "system", "cr
 
 def register(subparsers) -> None:
     p = command(
-        subparsers, "analyze", "statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, agreement)",
+        subparsers, "analyze",
         "Analyse the long ratings table (participant, situation_id, system, rating; optional criterion, position, "
         "is_attention_check, excluded), from a ratings.csv or straight from a study's store; or live-chat "
         "transcripts (transcripts.jsonl). See docs/analysis.md.")

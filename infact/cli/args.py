@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from infact import deployment
+from infact.cli.commands import COMMANDS
 from infact.errors import InfactError, Problem
-from infact.storage import Storage, open_storage
 from infact.stores.config import check_store_path, resolve_store
+
+if TYPE_CHECKING:
+    from infact.storage import Storage
+
+# The store (TinyDB, orjson, SQLAlchemy) is imported when a command opens it: `infact --help` imports
+# this module and nothing heavy (tests/cli/test_cli_startup.py).
 
 STUDY_HELP = ("study folder holding study.toml (default: as the app: INFACT_STUDY, then [study] dir in "
               ".streamlit/secrets.toml, then data/demo)")
@@ -28,8 +35,11 @@ class HelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
-def command(sub: argparse._SubParsersAction, name: str, summary: str, description: str) -> argparse.ArgumentParser:
-    """A sub-command with a one-line summary (in the command list) and a full description (in its --help)."""
+def command(sub: argparse._SubParsersAction, name: str, description: str, *,
+            summary: str | None = None) -> argparse.ArgumentParser:
+    """A sub-command with a full description (in its --help) and a one-line summary (in the command list):
+    a top-level command's summary is the one in `commands.COMMANDS`, a nested one (`import FORMAT`) passes it."""
+    summary = summary if summary is not None else COMMANDS[name].summary
     return sub.add_parser(name, help=summary, description=description, formatter_class=HelpFormatter)
 
 
@@ -61,6 +71,8 @@ def store_target(args: argparse.Namespace, study_id: str) -> str:
 
 
 def open_store(args: argparse.Namespace, study_id: str) -> Storage:
+    from infact.storage import open_storage
+
     return open_storage(store_target(args, study_id))
 
 

@@ -8,7 +8,7 @@ from infact.cli.args import command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "chat-stub", "serve a built-in demo or test chat system over HTTP on 127.0.0.1",
+    p = command(sub, "chat-stub",
                 "Serve a system that speaks the chat contract on http://127.0.0.1:PORT/chat, for trying a live "
                 "study by hand and for benchmarks. Behaviours: normal, slow, error, malformed, leak, or demo:NAME "
                 "(a built-in demo system from infact.chat.demo_systems).")

@@ -10,7 +10,7 @@ from infact.cli.progress import ProgressBar
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "generate", "write a system's response to every situation (an LLM endpoint, URL or callable)",
+    p = command(sub, "generate",
                 "Send every situation's context to system NAME and write its answers into the study's situations "
                 "files, with provenance per response. NAME is reached through --endpoint (an [endpoints.NAME] "
                 "table: an OpenAI-compatible LLM), --url (an HTTP system speaking the chat contract), --callable "

@@ -1,32 +1,50 @@
-"""`python -m infact …`: a thin command line over the library.
+"""`infact …` (or `python -m infact …`): a thin command line over the library.
 
 Each command group is a module of this package with `register(subparsers)`, adding
-its sub-commands with `set_defaults(func=run)`; `run(args) -> int`. argparse is used
-only in this package. Domain errors (InfactError) and file-system errors become
-`error: file[:line]: message` lines on stderr and exit status 2 — never a traceback.
+its sub-commands with `set_defaults(func=run)`; `run(args) -> int`. The commands and
+their summaries are listed in `commands.COMMANDS`; only the module of the command
+being run is imported, so `infact --help` starts in a few tens of milliseconds.
+argparse is used only in this package. Domain errors (InfactError) and file-system
+errors become `error: file[:line]: message` lines on stderr and exit status 2 — never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Iterable
+from pathlib import Path
 
-from infact.cli import admin, analyze, chat, imports, llm, results, stores, study
 from infact.cli.args import HelpFormatter
+from infact.cli.commands import COMMANDS
 from infact.errors import InfactError, Problem
 
-COMMAND_GROUPS = (study, imports, results, analyze, stores, admin, chat, llm)
+
+def prog() -> str:
+    """The name the user typed: `infact` (the installed command) or `python -m infact`."""
+    return "infact" if Path(sys.argv[0]).name == "infact" else "python -m infact"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(complete: Iterable[str] = tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """A parser whose `complete` commands (by default all) have their arguments; the others are a name and a summary."""
+    name = prog()
     parser = argparse.ArgumentParser(
-        prog="python -m infact", formatter_class=HelpFormatter,
+        prog=name, formatter_class=HelpFormatter,
         description="INFACT: human evaluation studies of conversational recommender systems. "
-                    "Run `python -m infact COMMAND --help` for a command's options.")
+                    f"Run `{name} COMMAND --help` for a command's options.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in COMMAND_GROUPS:
-        group.register(sub)
+    for module in dict.fromkeys(COMMANDS[c].module for c in complete):
+        importlib.import_module(f"infact.cli.{module}").register(sub)
+    for cmd, (_, summary) in COMMANDS.items():  # the rest of the command list, without importing their modules
+        if cmd not in sub.choices:
+            sub.add_parser(cmd, help=summary, add_help=False)
     return parser
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command word: the first argument that is not an option (the top level has only -h)."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def problems_of(exc: BaseException) -> list[Problem]:
@@ -40,7 +58,9 @@ def problems_of(exc: BaseException) -> list[Problem]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = command_of(argv)
+    args = build_parser([command] if command in COMMANDS else []).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (InfactError, OSError) as exc:

@@ -14,7 +14,7 @@ from infact.study.loader import load_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "export", "write ratings.csv and every other export",
+    p = command(sub, "export",
                 "Write every export (ratings.csv, ratings_wide.csv, participants.csv, questionnaire.csv, "
                 "demographics.csv, flags.csv, records.json, infact_sheets.xlsx) into one folder, as a set: the files "
                 "are written to a staging folder that replaces the previous export only when all are written.")
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
     p.set_defaults(func=run_export)
 
-    p = command(sub, "verify-codes", "check (worker ID, completion code) pairs submitted on MTurk against the stored completions",
+    p = command(sub, "verify-codes",
                 "Read the codes workers submitted, print a CSV saying which match a stored completion of that "
                 "worker, and exit 1 if any does not.")
     p.add_argument("codes", metavar="CODES", help="MTurk batch results CSV (WorkerId + a *code* column), or one `WORKERID,CODE` "
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db(p)
     p.set_defaults(func=run_verify_codes)
 
-    p = command(sub, "plan", "how many participants a study needs (balanced vs random sampling, power)",
+    p = command(sub, "plan",
                 "How many participants to recruit: with INFACT's balanced assignment (every situation reaches k "
                 "ratings), with the original INFACT's random sampling (every situation reaches k ratings with 95% "
                 "probability), and optionally for a power target on one pairwise contrast. See docs/planner.md.")

@@ -11,7 +11,7 @@ from infact.stores.migrate import migrate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "migrate", "copy a study's records between stores (TinyDB directory, PostgreSQL URL, secrets.toml)",
+    p = command(sub, "migrate",
                 "Copy records between stores and verify the counts per kind. Safe to re-run: records already in the "
                 "target are skipped. PATH_OR_URL: a TinyDB store directory, a postgresql:// URL, or a secrets.toml "
                 "whose [connections.infact] url names the database (keeps the password out of shell history).")

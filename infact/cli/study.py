@@ -12,13 +12,13 @@ from infact.study.loader import load_study, pool_explanation, validate_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "validate", "check a study folder (config and situations together)",
+    p = command(sub, "validate",
                 "Check study.toml and the situations files together and print every problem as "
                 "`file:line: [key] message` with the fix (not only the first); exit 1 if there is any.")
     add_study(p, positional=True)
     p.set_defaults(func=run_validate)
 
-    p = command(sub, "bots", "play bot participants through a study (tests, demos, load)",
+    p = command(sub, "bots",
                 "Bot participants play the study through the same flow and store as the web page, on a simulated "
                 "clock. Strategies: " + ", ".join(STRATEGIES) + ".")
     add_study(p, positional=True)
