@@ -77,8 +77,9 @@ def open_storage(target: str | os.PathLike) -> Storage:
         except ModuleNotFoundError as exc:
             if exc.name not in ("sqlalchemy", "psycopg"):
                 raise
-            raise StorageError(Problem(text.split("://")[0] + "://…", f"a database store needs {exc.name}, which is not "
-                                      "installed: pip install 'infact[postgres]' (or -r requirements.txt)")) from None
+            where = text.split("://")[0] + "://…"  # never the URL itself: it may hold a password
+            raise StorageError(Problem(where, f"a database store needs {exc.name}, which is not installed: "
+                                              "pip install 'infact[postgres]' (or -r requirements.txt)")) from None
         return SQLStorage(text)
     if text.startswith("tinydb://"):
         text = text[len("tinydb://"):]

@@ -69,7 +69,7 @@ def test_the_postgres_extra_holds_the_database_drivers_and_the_core_does_not():
 
 def test_requirements_dev_txt_adds_what_the_dev_extra_adds():
     dev_file = REPO / "requirements-dev.txt"
-    assert "-r requirements.txt" in dev_file.read_text(encoding="utf-8"), "requirements-dev.txt must include the runtime"
+    assert "-r requirements.txt" in dev_file.read_text(encoding="utf-8"), "requirements-dev.txt must include runtime"
     dev, extras = own_extras(PROJECT["optional-dependencies"]["dev"])
     assert "postgres" in extras, "the dev extra must pull in infact[postgres]: the suite tests the SQL stores"
     added = by_name(requirement_lines(dev_file), "requirements-dev.txt")

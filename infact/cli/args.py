@@ -29,7 +29,7 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        unset = action.default is None or action.default is False or action.default == [] or action.default == argparse.SUPPRESS
+        unset = action.default is None or action.default is False or action.default in ([], argparse.SUPPRESS)
         if "default" in text or unset:
             return text
         return f"{text} (default: %(default)s)"
@@ -58,7 +58,8 @@ def add_db(parser: argparse.ArgumentParser) -> None:
 def study_folder(args: argparse.Namespace) -> Path:
     given = {v for v in (getattr(args, "study", None), getattr(args, "study_arg", None)) if v}
     if len(given) > 1:
-        raise InfactError(Problem("--study", f"two different study folders given ({', '.join(sorted(given))}); give one"))
+        folders = ", ".join(sorted(given))
+        raise InfactError(Problem("--study", f"two different study folders given ({folders}); give one"))
     if given:
         return Path(given.pop())
     return deployment.study_folder(secrets=deployment.load_secrets())[0]
@@ -81,6 +82,7 @@ def refuse_set_aside_files(storage: Storage) -> None:
     report = getattr(storage, "problems", None)  # TinyDB stores list the damaged files they moved to quarantine/
     found = report() if callable(report) else []
     if found:
-        raise InfactError([Problem(str(p.get("moved_to") or p.get("file")), f"{p.get('reason', 'unreadable')}: its records are "
-                                   "missing. Repair the file and move it back into shards/, or delete it to go on without them")
+        raise InfactError([Problem(str(p.get("moved_to") or p.get("file")),
+                                   f"{p.get('reason', 'unreadable')}: its records are missing. Repair the file and "
+                                   "move it back into shards/, or delete it to go on without them")
                            for p in found])
