@@ -83,6 +83,12 @@ def add_judges(result: dict, humans: pd.DataFrame, kind: str, args: argparse.Nam
         judges.features_from_votes(data) if kind == "pairwise" else None)
     named = [judges.parse_judge_option(value) for value in args.judge]
     result["judges"] = _clean(judges.compare_files(data, kind, named, args.criterion, features))
+    from infact.results.judges.alignment_report import align_files, situation_features_from_path
+
+    where = args.responses or getattr(args, "study", None)
+    result["judge_alignment"] = _clean(align_files(
+        data, kind, named, args.criterion, features=features, n_boot=min(args.n_boot, 500), seed=args.seed,
+        situation_features=situation_features_from_path(where) if where else None))
 
 
 def output(args: argparse.Namespace, result: dict) -> int:
@@ -93,7 +99,7 @@ def output(args: argparse.Namespace, result: dict) -> int:
     from infact.fileio import atomic_write_text
     from infact.results.reports.preferences import render_markdown
 
-    text = render_markdown(result)
+    text = render_markdown(result) + alignment_section(result)
     if args.report:
         path = Path(args.report)
         atomic_write_text(path, text if path.suffix.lower() == ".md" else
@@ -118,7 +124,7 @@ def judges_section(result: dict, html: bool = False) -> str:
         return ""
     from infact.results.reports.preferences import render_judges
 
-    text = "\n" + render_judges(result["judges"])
+    text = "\n" + render_judges(result["judges"]) + alignment_section(result)
     return _html(text) if html else text
 
 
@@ -127,3 +133,12 @@ def _html(markdown: str) -> str:
     import html
 
     return f"<pre style=\"font-family:ui-monospace,monospace\">{html.escape(markdown)}</pre>\n"
+
+
+def alignment_section(result: dict) -> str:
+    """The judges' alignment report (docs/llm.md), '' without --judge."""
+    if not result.get("judge_alignment"):
+        return ""
+    from infact.results.judges.alignment_report import render_markdown
+
+    return "\n" + render_markdown(result["judge_alignment"])

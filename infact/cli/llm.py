@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from infact import deployment
-from infact.cli.args import add_study, command, study_folder
+from infact.cli.args import add_db, add_study, command, study_folder
 from infact.cli.progress import ProgressBar
 
 
@@ -30,6 +30,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace existing responses of the system")
     p.set_defaults(func=run_generate)
 
+    p = command(sub, "judge", "let an LLM judge answer the study's own items (judges/NAME.csv)",
+                "Run the [judges.NAME] table's endpoint over the study's own items with the study's instructions, "
+                "criteria and labelled scale: rating studies one call per response and criterion, pairwise studies "
+                "both orders of each pair, dialog-level studies whole conversations; `samples` answers per item. "
+                "Answers must be one label (re-asked once, then stored as unparseable, never guessed). Every call "
+                "is cached by prompt hash in judges/NAME.raw.jsonl, so a rerun or a killed run resumes without "
+                "repeating a call. Writes judges/NAME.csv, which `analyze --judge` and the dashboard's Judges "
+                "section read; with --db, also prints the judge's agreement with the humans of that store.")
+    add_study(p)
+    p.add_argument("--judge", required=True, metavar="NAME", help="a [judges.NAME] table of study.toml")
+    add_db(p)
+    p.set_defaults(func=run_judge)
+
 
 def run_generate(args) -> int:
     from infact.importers.generate import generate
@@ -48,5 +61,24 @@ def run_generate(args) -> int:
     if report.errors:
         print(f"{len(report.errors)} calls failed; run the same command again to retry only those "
               f"(finished answers are kept in {report.checkpoint})")
+        return 1
+    return 0
+
+
+def run_judge(args) -> int:
+    from infact.results.judges.runner import run_judge as judge
+    from infact.study.loader import load_study
+
+    study = load_study(study_folder(args))
+    report = judge(study, args.judge, secrets=deployment.load_secrets(), progress=ProgressBar(f"judge {args.judge}"))
+    for line in report.lines():
+        print(line)
+    print(f"wrote {report.rows} judgements to {report.csv_path} (raw outputs: {report.raw_path})")
+    if args.db:
+        from infact.results.judges.alignment_report import alignment_from_store, render_markdown
+
+        print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}))
+    if report.summary.failures:
+        print(f"{report.summary.failures} items failed; run the same command again to retry only those")
         return 1
     return 0

@@ -44,7 +44,7 @@ def run_batch(jobs: Iterable[Job], call: Callable[[Job], dict], checkpoint: Chec
     start, finished = time.monotonic(), summary.resumed
     if progress:
         progress(finished, len(jobs))
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="infact-batch") as pool:
+    with checkpoint, ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="infact-batch") as pool:
         futures = {pool.submit(call, job): job for job in todo}
         for future in as_completed(futures):
             record = {"key": futures[future].key, **future.result()}

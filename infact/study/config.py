@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
 from infact.study.endpoints import Endpoint, check_name
+from infact.study.judges_config import JudgeSettings
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.annotation.aspects import Aspect
@@ -182,6 +183,7 @@ class StudyConfig(Section):
     protocol: ProtocolConfig = Field(default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md).")
     endpoints: dict[str, Endpoint] = Field(default_factory=dict, description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).")
     aspects: list[Aspect] = Field(default_factory=list, description="Conversation protocol: the aspects asked per system turn (`level = \"turn\"`) and about the whole dialog (`level = \"dialogue\"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).")
+    judges: dict[str, JudgeSettings] = Field(default_factory=dict, description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).")
 
     @model_validator(mode="after")
     def _cross_checks(self):
@@ -208,9 +210,10 @@ class StudyConfig(Section):
         if self.protocol.kind == "best_worst" and len(self.study.systems) < max(3, self.protocol.set_size or 3):
             raise ValueError(f"protocol.kind = \"best_worst\" needs at least {max(3, self.protocol.set_size or 3)} systems "
                              "in study.systems (protocol.set_size)")
-        for name in self.endpoints:
-            if (problem := check_name(name)) is not None:
-                raise ValueError(f"endpoints.{name}: {problem}")
+        for section, names in (("endpoints", self.endpoints), ("judges", self.judges)):
+            for name in names:
+                if (problem := check_name(name)) is not None:
+                    raise ValueError(f"{section}.{name}: {problem}")
         _conversation_checks(self)
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:

@@ -53,3 +53,22 @@ def show_judges(result: dict) -> None:
             "krippendorff_alpha_humans", "position_bias", "length_bias"]
     st.dataframe([{"judge": name, **{c: j.get(c) for c in cols}} for name, j in result.items()],
                  hide_index=True, key="judges_table")
+    _show_alignment(result)
+
+
+def _show_alignment(result: dict) -> None:
+    """Per judge: may it stand in for the humans (docs/llm.md), with the figures the rule reads."""
+    rows = []
+    for name, j in result.items():
+        a = j.get("alignment")
+        if not a:
+            continue
+        rows.append({"judge": name, "stand-in": "yes" if a["stand_in"] else "no",
+                     "ρ items": a["spearman_items"], "ρ 95% CI": a["spearman_items_ci95"],
+                     "τ systems": a["kendall_tau_systems"], "τ 95% CI": a["kendall_tau_systems_ci95"],
+                     "weighted κ": a["weighted_kappa_majority"], "split-half ρ": a["spearman_split_half"],
+                     "judge–half ρ": a["spearman_judge_vs_half"],
+                     "position consistency": a["position_consistency"]})
+    if rows:
+        st.markdown("**Alignment** — " + next(j["alignment"]["rule"] for j in result.values() if j.get("alignment")))
+        st.dataframe(rows, hide_index=True, key="judges_alignment")

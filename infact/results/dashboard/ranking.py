@@ -78,6 +78,15 @@ def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
             return {}
         humans = humans[humans["criterion"].astype(str) == criterion]
         features = response_features(study.situations)
-        return _clean(judges.compare_files(humans, kind, judge_files(study), criterion, features))
+        out = _clean(judges.compare_files(humans, kind, judge_files(study), criterion, features))
+        from infact.results.judges.alignment_report import align_files, situation_features
+
+        alignment = align_files(humans, kind, judge_files(study), criterion, features=features, n_boot=200,
+                                situation_features=situation_features(study.situations),
+                                scale_points=len(study.config.scale.labels))
+        for name, by_criterion in _clean(alignment).items():
+            if name in out:
+                out[name]["alignment"] = by_criterion.get(criterion) or next(iter(by_criterion.values()), None)
+        return out
     except InfactError as exc:
         return {"error": str(exc)}

@@ -1,0 +1,132 @@
+"""Judge alignment per criterion, from files or a store, as data and as Markdown (alignment.py computes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from infact.results.judges.agreement import read_judge
+from infact.results.judges.alignment import RULE, align
+
+
+def situation_features(situations) -> pd.DataFrame:
+    """situation_id, turn_position (early/middle/late by relative position in the dialog), item_mentioned."""
+    rows = []
+    for s in situations:
+        rel = s.meta.get("relative_position")
+        position = None if rel is None else ("early" if rel < 1 / 3 else "middle" if rel < 2 / 3 else "late")
+        mentioned = s.meta.get("item_mentioned")
+        rows.append({"situation_id": s.situation_id, "turn_position": position,
+                     "item_mentioned": None if mentioned is None else bool(mentioned)})
+    return pd.DataFrame(rows, columns=["situation_id", "turn_position", "item_mentioned"])
+
+
+def situation_features_from_path(path: str | Path) -> pd.DataFrame | None:
+    """situation_features of a study folder's situations or of one situations .jsonl file (None if unreadable)."""
+    from infact.errors import InfactError
+    from infact.study.situations import load_situations
+
+    path = Path(path)
+    try:
+        if path.is_dir():
+            from infact.study.loader import load_study
+
+            return situation_features(load_study(path).situations)
+        return situation_features(load_situations([path]))
+    except (InfactError, OSError):
+        return None
+
+
+def align_by_criterion(humans: pd.DataFrame, kind: str, judge: pd.DataFrame, judge_kind: str, **kw) -> dict:
+    """{criterion: align(...)}; humans and judge already prepared (as agreement.compare takes them)."""
+    if "criterion" not in humans.columns or "criterion" not in judge.columns:
+        return {"all": align(humans, kind, judge, judge_kind, **kw)}
+    out = {}
+    for criterion in sorted(set(humans["criterion"].astype(str)) & set(judge["criterion"].astype(str))):
+        out[criterion] = align(humans[humans["criterion"].astype(str) == criterion], kind,
+                               judge[judge["criterion"].astype(str) == criterion], judge_kind, **kw)
+    return out
+
+
+def align_files(humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None = None,
+                **kw) -> dict:
+    """{judge name: {criterion: alignment}} for judge files (name, path)."""
+    out = {}
+    for name, path in named:
+        judge_kind, judge = read_judge(Path(path))
+        if criterion and "criterion" in judge.columns:
+            judge = judge[judge["criterion"].astype(str) == criterion]
+        out[name] = align_by_criterion(humans, kind, judge, judge_kind, **kw)
+    return out
+
+
+def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame] | None:
+    """('pairwise' | 'ratings', prepared human answers) from a study's tables, or None when there are none."""
+    from infact.results.ratings.analysis import _prepare
+    from infact.results.tables.comparisons import prepare_pairwise
+
+    votes = tables.compare.get("pairwise.csv") if hasattr(tables, "compare") else None
+    if votes is not None and len(votes):
+        return "pairwise", prepare_pairwise(votes, include_flagged=include_flagged)
+    if len(tables.ratings):
+        return "ratings", _prepare(tables.ratings, include_flagged)[0]
+    return None
+
+
+def alignment_from_store(study, db: str, judge_csv: Path) -> dict:
+    from infact.results.tables.export import collect
+    from infact.storage import open_storage
+    from infact.text.style import response_features
+
+    storage = open_storage(db)
+    try:
+        tables = collect(study, storage.records(study=study.id))
+    finally:
+        storage.close()
+    found = humans_of(tables)
+    if found is None:
+        return {}
+    kind, humans = found
+    judge_kind, judge = read_judge(Path(judge_csv))
+    return align_by_criterion(humans, kind, judge, judge_kind, features=response_features(study.situations),
+                              situation_features=situation_features(study.situations),
+                              scale_points=len(study.config.scale.labels))
+
+
+def _f(value) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _ci(value) -> str:
+    return "–" if not value else f"[{value[0]:.2f}, {value[1]:.2f}]"
+
+
+def render_markdown(results: dict) -> str:
+    """results = {judge: {criterion: alignment}}."""
+    lines = ["## Judge alignment", "", f"Rule: {RULE}.", "",
+             "| judge | criterion | items | ρ items [95% CI] | r | τ systems [95% CI] | κ_w | split-half ρ | "
+             "judge–half ρ | position consistency | length bias | stand-in |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for judge, criteria in results.items():
+        for criterion, a in criteria.items():
+            lines.append(f"| {judge} | {criterion} | {a['n_items']} | {_f(a['spearman_items'])} "
+                         f"{_ci(a['spearman_items_ci95'])} | {_f(a['pearson_items'])} | "
+                         f"{_f(a['kendall_tau_systems'])} {_ci(a['kendall_tau_systems_ci95'])} | "
+                         f"{_f(a['weighted_kappa_majority'])} | {_f(a['spearman_split_half'])} | "
+                         f"{_f(a['spearman_judge_vs_half'])} | {_f(a['position_consistency'])} | "
+                         f"{_f(a['length_bias'])} | {'yes' if a['stand_in'] else 'no'} |")
+    for judge, criteria in results.items():
+        for criterion, a in criteria.items():
+            c = a["confusion"]
+            lines += ["", f"Confusion of {judge} on {criterion} (rows: human majority, columns: judge):", "",
+                      "| human \\ judge | " + " | ".join(c["categories"]) + " |",
+                      "|---" * (len(c["categories"]) + 1) + "|"]
+            lines += [f"| {cat} | " + " | ".join(map(str, row)) + " |"
+                      for cat, row in zip(c["categories"], c["rows_human_columns_judge"])]
+            for feature, groups in a["by_feature"].items():
+                parts = [f"{g}: ρ {_f(v['spearman'])}, exact {_f(v['exact_agreement'])} (n={v['n_items']})"
+                         for g, v in groups.items()]
+                if parts:
+                    lines.append(f"\nBy {feature.replace('_', ' ')}: " + "; ".join(parts))
+    return "\n".join(lines) + "\n"
