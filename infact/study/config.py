@@ -17,8 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
-from infact.study.endpoints import Endpoint, check_name
-from infact.study.judges_config import JudgeSettings
+from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.annotation.aspects import Aspect

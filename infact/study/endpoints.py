@@ -13,6 +13,8 @@ and simulated participants (`infact bots --strategy llm`). A deployment may decl
 more endpoints under `[endpoints.NAME]` in its secrets (same fields); a study's own
 table of the same name wins. Only the key's variable name is ever stored: the key
 comes from the environment or a top-level secret of that name at call time.
+
+`[judges.NAME]` (endpoint, samples, sampling) names the endpoint that judges, at the end.
 """
 
 from __future__ import annotations
@@ -118,10 +120,10 @@ def merged(study: Mapping[str, Endpoint], deployment: Mapping[str, Endpoint]) ->
     return {**deployment, **study}
 
 
-def check_references(endpoints: Mapping[str, Endpoint], refs: Mapping[str, str | None],
-                     file: str = "study.toml") -> list[Problem]:
-    """Problems with `endpoint = "…"` references (key → endpoint name) that name no declared endpoint."""
-    known = sorted(endpoints)
-    return [Problem(file, f"endpoint '{name}' is not declared: add an [endpoints.{name}] table (base_url, model) "
-                          f"to study.toml or the deployment's secrets; declared: {known or 'none'}", key=key)
-            for key, name in refs.items() if name is not None and name not in endpoints]
+# `[judges.NAME]`: an LLM that answers the study's own items, run by `python -m infact judge`
+# (infact/results/judges/runner.py); it is given the study's own instructions, criteria and scale.
+
+class JudgeSettings(Sampling):
+    endpoint: str = Field(description="The `[endpoints.NAME]` table (study or deployment secrets) that answers as the judge.")
+    samples: int = Field(default=1, ge=1, le=20, description="Answers drawn per item (each its own call, its own row in judges/NAME.csv); use temperature > 0 for samples > 1.")
+    preamble: str | None = Field(default=None, description="Extra text put before the study's instructions in the judge's system message (e.g. a persona); the instructions, criteria and scale are always the study's own.")

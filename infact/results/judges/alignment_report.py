@@ -77,7 +77,7 @@ def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame]
 def alignment_from_store(study, db: str, judge_csv: Path) -> dict:
     from infact.results.tables.export import collect
     from infact.storage import open_storage
-    from infact.text.style import response_features
+    from infact.results.ranking.features import response_features
 
     storage = open_storage(db)
     try:

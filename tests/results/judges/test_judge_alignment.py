@@ -17,7 +17,7 @@ from infact.results.judges.runner import run_judge
 from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from infact.text.style import response_features
+from infact.results.ranking.features import response_features
 from tests.support.llm_judges import judge_rule
 from tests.support.openai_stub import serve_openai
 
