@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace existing responses of the system")
     p.set_defaults(func=run_generate)
 
-    p = command(sub, "judge", "let an LLM judge answer the study's own items (judges/NAME.csv)",
+    p = command(sub, "judge",
                 "Run the [judges.NAME] table's endpoint over the study's own items with the study's instructions, "
                 "criteria and labelled scale: rating studies one call per response and criterion, pairwise studies "
                 "both orders of each pair, dialog-level studies whole conversations; `samples` answers per item. "
