@@ -7,7 +7,9 @@ import sys
 from collections import Counter
 
 from infact.cli.args import add_db, add_study, command, open_store, study_folder
+from infact.errors import InfactError
 from infact.participation.bots import STRATEGIES, run_bots
+from infact.participation.flow import kinds_in_order
 from infact.study.loader import load_study, pool_explanation, validate_study
 
 
@@ -33,6 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_validate(args) -> int:
     folder = study_folder(args)
     study, errors, notes = validate_study(folder)
+    if study is not None:  # [flow] steps against the registered step kinds (the study layer cannot see them)
+        try:
+            kinds_in_order(study)
+        except InfactError as exc:
+            errors = [*errors, *exc.problems]
     for p in errors:
         print(f"{p}", file=sys.stderr)
     for p in notes:

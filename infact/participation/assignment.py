@@ -116,11 +116,13 @@ def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[
             s = next(regular)
             steps.append({"step": f"situation-{index}", "index": index, "situation_id": s.situation_id,
                           "order": order, "attention_check": False})
-    if cfg.protocol.kind != "rating":  # the same situations, compared instead of rated
-        from infact.participation.protocols import compare_steps
+    if cfg.blocks == ("rating",):
+        return steps
+    from infact.participation.protocols import compare_steps
 
-        return compare_steps(study, history, steps, rng)
-    return steps
+    # the same situations, compared instead of (or, in a second block, as well as) rated
+    return [s for kind in cfg.blocks for s in (steps if kind == "rating" else
+                                                 compare_steps(study, history, steps, rng, kind=kind))]
 
 
 def coverage(study: Study, records: list[dict], now: datetime) -> list[dict]:

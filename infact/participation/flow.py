@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping
 
-from infact.errors import InfactError
+from infact.errors import ConfigError, InfactError, Problem
 from infact.participation import assignment as assign
 from infact.participation import situation_load
 from infact.participation import steps as registry
@@ -55,6 +55,20 @@ class SubmitResult:
     state: State | None = None      # the participant as stored after this submit (None: unknown token)
 
 
+def kinds_in_order(study: Study) -> list:
+    """The step kinds a participant of `study` meets: `[flow] steps` (each named kind must be
+    registered: ConfigError naming the file and field otherwise), else every registered kind."""
+    order = study.config.flow.steps
+    if order is None:
+        return registry.kinds()
+    known = registry.sequence()
+    unknown = [name for name in order if name not in known]
+    if unknown:
+        raise ConfigError(Problem(str(study.folder / "study.toml"), f"unknown step kind(s) {', '.join(unknown)}: "
+                                  f"choose from {', '.join(known)}", key="flow.steps"))
+    return [registry.get(name) for name in order]
+
+
 class FlowError(InfactError):
     """A participant-facing problem (unknown link, invalid platform parameters)."""
 
@@ -67,6 +81,7 @@ class Flow:
         self.storage = storage
         self.clock = clock
         self.cfg = study.config
+        self.kinds = kinds_in_order(study)  # the registered kinds, in [flow] steps' order when given
 
     # -- records -----------------------------------------------------------
     def _record(self, token: str, kind: str, suffix: str, preview: bool, **fields: Any) -> dict:
@@ -129,7 +144,7 @@ class Flow:
         """The steps of every kind in sequence, and whether the plan is complete (False:
         a kind's steps are not known yet, e.g. situations before the assignment)."""
         steps: list[Step] = []
-        for kind in registry.kinds():
+        for kind in self.kinds:
             planned = kind.plan(self, st)
             if planned is None:
                 return steps, False
@@ -152,7 +167,7 @@ class Flow:
 
     def progress(self, st: State) -> tuple[int, int]:
         """(situations answered, situations in total) for the progress indicator."""
-        total = self.cfg.study.situations_per_participant
+        total = self.cfg.study.situations_per_participant * len(self.cfg.blocks)
         kinds = registry.situation_kinds()
         done = sum(1 for rec in st.answered.values() if rec.get("kind") in kinds)
         return done, total
@@ -215,7 +230,7 @@ class Flow:
         # Kept up to date from the store's change feed: a consent does not read the whole study.
         load = situation_load.for_store(self.storage, self.study.id).current(now) if not st.preview else ({}, {})
         history = None
-        if self.cfg.protocol.kind != "rating":  # which pairs / sets were handed out, votes so far
+        if set(self.cfg.blocks) != {"rating"}:  # which pairs / sets were handed out, votes so far
             from infact.participation.protocols import History
 
             history = History.for_store(self.storage, self.study.id).current(now) if not st.preview else History(self.study.id)

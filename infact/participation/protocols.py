@@ -105,13 +105,15 @@ def _history(storage: Storage, study_id: str) -> History:
     return History(study_id, storage)
 
 
-def compare_steps(study: Study, history: History | None, steps: list[dict], rng: random.Random) -> list[dict]:
+def compare_steps(study: Study, history: History | None, steps: list[dict], rng: random.Random,
+                  kind: str | None = None) -> list[dict]:
+    """`steps` (the assigned situations) as steps of comparison protocol `kind` (default: [protocol] kind)."""
     cfg = study.config
     history = history or History(study.id)
     proto = cfg.protocol
     systems = list(cfg.study.systems)
     regular = [s for s in steps if not s.get("attention_check")]
-    kind = proto.kind
+    kind = kind or proto.kind
     if kind in PAIRWISE_KINDS:
         if proto.pairs == "adaptive":  # votes so far, and pairs others are working on count as compared
             votes, pending = history.decided(cfg.criteria[0].id), history.pending(kind)

@@ -21,7 +21,7 @@ from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.annotation.aspects import Aspect
-from infact.study.protocol_config import PAIRWISE_KINDS, ProtocolConfig
+from infact.study.protocol_config import PAIRWISE_KINDS, FlowConfig, ProtocolConfig, blocks_of, flow_problem
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -181,6 +181,7 @@ class StudyConfig(Section):
     live: LiveConfig = Field(default_factory=LiveConfig, description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.")
     protocol: ProtocolConfig = Field(default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md).")
     endpoints: dict[str, Endpoint] = Field(default_factory=dict, description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).")
+    flow: FlowConfig = Field(default_factory=FlowConfig, description="The study's order of step kinds (`[flow] steps`), e.g. demographics first or two protocol blocks.")
     aspects: list[Aspect] = Field(default_factory=list, description="Conversation protocol: the aspects asked per system turn (`level = \"turn\"`) and about the whole dialog (`level = \"dialogue\"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).")
     judges: dict[str, JudgeSettings] = Field(default_factory=dict, description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).")
 
@@ -214,6 +215,8 @@ class StudyConfig(Section):
                 if (problem := check_name(name)) is not None:
                     raise ValueError(f"{section}.{name}: {problem}")
         _conversation_checks(self)
+        if (problem := flow_problem(self.flow.steps, self.protocol.kind)) is not None:
+            raise ValueError(problem)
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
                 raise ValueError(f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}")
@@ -224,6 +227,11 @@ class StudyConfig(Section):
             if dupes:
                 raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")
         return self
+
+    @property
+    def blocks(self) -> tuple[str, ...]:
+        """The protocol blocks (rating, pairwise, …) in the order participants meet them."""
+        return blocks_of(self.flow.steps, self.protocol.kind)
 
     @property
     def regular_per_participant(self) -> int:

@@ -62,3 +62,52 @@ class ProtocolConfig(BaseModel):
 
     def question_for(self, criterion: str) -> str:
         return self.question.replace("{criterion}", criterion)
+
+
+# A protocol is drawn as the step kind of the same name, except rating (the `situation` kind).
+STEP_KIND_OF = {"rating": "situation", "pairwise": "pairwise", "pairwise_dialog": "pairwise_dialog",
+                "best_worst": "best_worst", "conversation": "conversation"}
+PROTOCOL_OF = {v: k for k, v in STEP_KIND_OF.items()}
+MIXABLE = ("rating", "pairwise", "best_worst")  # read the same situations files, so one study may hold several
+
+
+class FlowConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    steps: list[str] | None = Field(
+        default=None, description="The order of step kinds for this study, as oTree's page sequence, e.g. "
+        "`[\"consent\", \"demographics\", \"situation\", \"pairwise\", \"questionnaire\", \"done\"]`; kinds left out are "
+        "not shown. `consent` comes first and `done` last. Two protocol blocks (`situation` = rating, `pairwise`, "
+        "`best_worst`) show the same situations twice, once per protocol, so one study compares protocols within "
+        "participants; `[protocol]` sets the comparison block. Default: every kind in INFACT's order (consent → "
+        "onboarding → situations → live → questionnaire → demographics → done).")
+
+
+def flow_problem(steps: list[str] | None, protocol_kind: str) -> str | None:
+    """What is impossible about `[flow] steps` (a message starting with the key), or None."""
+    if steps is None:
+        return None
+    dupes = sorted({s for s in steps if steps.count(s) > 1})
+    if dupes:
+        return f"flow.steps: each step kind comes once; repeated: {', '.join(dupes)}"
+    if not steps or steps[0] != "consent":
+        return "flow.steps: \"consent\" must come first (nothing is stored before a participant consents)"
+    if steps[-1] != "done":
+        return "flow.steps: \"done\" must come last (it shows the completion code)"
+    blocks = [PROTOCOL_OF[s] for s in steps if s in PROTOCOL_OF]
+    if STEP_KIND_OF[protocol_kind] not in steps:
+        return (f"flow.steps: [protocol] kind = \"{protocol_kind}\" is shown by the step kind "
+                f"\"{STEP_KIND_OF[protocol_kind]}\", which the list lacks: add it, or change [protocol] kind")
+    if len(blocks) > 1 and not set(blocks) <= set(MIXABLE):
+        return (f"flow.steps: {', '.join(STEP_KIND_OF[b] for b in blocks)} cannot share a study: pairwise_dialog and "
+                "conversation read other data files; only situation, pairwise and best_worst combine")
+    if len(blocks) > 1 and len({vote_table(b) for b in blocks if b != "rating"}) < len([b for b in blocks if b != "rating"]):
+        return "flow.steps: two blocks write the same table"
+    return None
+
+
+def blocks_of(steps: list[str] | None, protocol_kind: str) -> tuple[str, ...]:
+    """The study's protocol blocks (protocol kinds) in the order they are shown."""
+    if steps is None:
+        return (protocol_kind,)
+    return tuple(PROTOCOL_OF[s] for s in steps if s in PROTOCOL_OF)

@@ -95,7 +95,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
     kept = set(participants["participant"]) if include_withdrawn else set(participants.loc[participants["status"] != "withdrawn", "participant"])
     own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
-    compare = votes.compare_tables(own, cfg.protocol.kind, set(), include_withdrawn=include_withdrawn)
+    compare = {name: df for kind in cfg.blocks  # every protocol block's votes (a rating block has none)
+               for name, df in votes.compare_tables(own, kind, set(), include_withdrawn=include_withdrawn).items()}
     if cfg.protocol.kind == "conversation" or any(r["kind"] == "conversation" for r in own):
         compare["annotations.csv"] = conversation_annotations.annotations_frame(
             tables.kind_rows(own, "conversation", cfg.aspects, include_withdrawn=include_withdrawn))
@@ -117,7 +118,7 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(timezone.utc))
     participants = participants.merge(progress, on="participant", how="left")
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
-               tables.funnel(own, cfg.study.situations_per_participant),
+               tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
                compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
                visits=funnel.visits_table(own))
     if cfg.live.enabled:
