@@ -73,7 +73,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = command(formats, "annotated", annotated.__doc__.split("\n\n", 1)[1],
                 summary="aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv")
-    p.add_argument("file", metavar="FILE.json", help="CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json")
+    p.add_argument("file", metavar="FILE.json",
+                   help="CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json")
     _out_or_study(p)
     p.set_defaults(func=run_annotated)
 

@@ -47,7 +47,8 @@ def _file_name(system: str) -> str:
 def _entry(obj, file: str, i: int) -> tuple[dict | None, Problem | None]:
     where = f"entry {i}"
     if not isinstance(obj, dict):
-        return None, Problem(file, f"{where}: expected an object with 'conversation ID', 'agent', 'user', 'conversation'")
+        return None, Problem(file, f"{where}: expected an object with 'conversation ID', 'agent', 'user', "
+                                   "'conversation'")
     cid, agent, user = obj.get("conversation ID"), obj.get("agent"), obj.get("user")
     if not isinstance(cid, str) or not cid.strip():
         return None, Problem(file, f"{where}: missing 'conversation ID'; skipped", key="conversation ID")
@@ -77,7 +78,8 @@ def import_dialogs(path: Path, out: Path, *, study: bool) -> ImportReport:
         raise DatasetError(Problem(str(path), f"not valid JSON ({exc.msg}, line {exc.lineno}): CRSArena-Dial's "
                                               "dialogues file is one JSON list", exc.lineno)) from None
     if not isinstance(data, list):
-        raise DatasetError(Problem(str(path), "expected a JSON list of dialogues (CRSArena-Dial's crs_arena_dial_*.json)"))
+        raise DatasetError(Problem(str(path), "expected a JSON list of dialogues (CRSArena-Dial's "
+                                              "crs_arena_dial_*.json)"))
     report = ImportReport(out)
     by_system: dict[str, list[dict]] = {}
     for i, obj in enumerate(data, start=1):
@@ -91,7 +93,8 @@ def import_dialogs(path: Path, out: Path, *, study: bool) -> ImportReport:
     folder = out / "conversations"
     folder.mkdir(parents=True, exist_ok=True)
     for system, entries in sorted(by_system.items()):
-        atomic_write_text(folder / _file_name(system), "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries))
+        text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+        atomic_write_text(folder / _file_name(system), text)
     report.counts = {"conversations": sum(map(len, by_system.values())), "systems": len(by_system),
                      "users": len({e["dialog_id"] for es in by_system.values() for e in es})}
     if study and not (out / "study.toml").exists():

@@ -101,7 +101,8 @@ def flow_problem(steps: list[str] | None, protocol_kind: str) -> str | None:
     if len(blocks) > 1 and not set(blocks) <= set(MIXABLE):
         return (f"flow.steps: {', '.join(STEP_KIND_OF[b] for b in blocks)} cannot share a study: pairwise_dialog and "
                 "conversation read other data files; only situation, pairwise and best_worst combine")
-    if len(blocks) > 1 and len({vote_table(b) for b in blocks if b != "rating"}) < len([b for b in blocks if b != "rating"]):
+    voting = [b for b in blocks if b != "rating"]
+    if len({vote_table(b) for b in voting}) < len(voting):
         return "flow.steps: two blocks write the same table"
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from infact.study.loader import load_study
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo-conversations"
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 class Clock:
@@ -201,5 +201,6 @@ def test_the_demo_study_copies_and_loads_out_of_the_box(tmp_path):
     folder = tmp_path / "study"
     shutil.copytree(DEMO, folder)
     study = load_study(folder)
-    assert len(study.situations) == 18 and {c.meta["system"] for c in study.situations} == {"Marquee", "Popcorn", "Reel"}
+    assert len(study.situations) == 18
+    assert {c.meta["system"] for c in study.situations} == {"Marquee", "Popcorn", "Reel"}
     assert not study.notes

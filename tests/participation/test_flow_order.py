@@ -5,7 +5,7 @@ block, then a pairwise block over the same systems) run end to end, both blocks 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -77,7 +77,7 @@ def test_a_participant_meets_the_kinds_in_the_study_s_order_with_both_blocks(tmp
 def test_bots_complete_it_and_both_blocks_are_in_the_exports(tmp_path):
     study = load_study(write(tmp_path / "s"))
     storage = MemoryStorage()
-    results = run_bots(study, storage, 6, strategy="attentive", seed=2, start=datetime(2026, 3, 2, tzinfo=timezone.utc))
+    results = run_bots(study, storage, 6, strategy="attentive", seed=2, start=datetime(2026, 3, 2, tzinfo=UTC))
     assert all(r.outcome == "completed" for r in results)
     t = export.collect(study, storage.records(study=study.id))
     assert set(t.ratings["participant"]) == set(t.compare["pairwise.csv"]["participant"]) == {r.token for r in results}

@@ -5,7 +5,7 @@ round-trips through `import annotated`."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +15,8 @@ from scipy import stats
 
 from infact.cli.main import main
 from infact.participation.bots import run_bots
-from infact.results.tables import export
 from infact.results.conversations.analysis import analyze_annotations
+from infact.results.tables import export
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 
@@ -28,7 +28,7 @@ DATA = REPO / "tests" / "importers" / "data"
 def exported(tmp_path_factory):
     study = load_study(REPO / "data" / "demo-conversations")
     storage = MemoryStorage()
-    run_bots(study, storage, 24, strategy="attentive", seed=11, start=datetime(2026, 3, 2, tzinfo=timezone.utc))
+    run_bots(study, storage, 24, strategy="attentive", seed=11, start=datetime(2026, 3, 2, tzinfo=UTC))
     out = tmp_path_factory.mktemp("export")
     files = export.export_bytes(export.collect(study, storage.records(study=study.id)), study.systems)
     for name in ("annotations.csv", "annotations_aggregated.json"):

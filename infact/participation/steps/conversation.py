@@ -15,7 +15,8 @@ become annotations.csv rows, one per turn × aspect and per dialogue aspect.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.annotation.aspects import Aspect, of_level

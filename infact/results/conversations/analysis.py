@@ -25,8 +25,8 @@ import pandas as pd
 from scipy import stats
 
 from infact.errors import InfactError, Problem
-from infact.stats import N_BOOT
 from infact.results.ratings.analysis import _boot_weights, _clean, _percentile_ci
+from infact.stats import N_BOOT
 from infact.values import bool_column
 
 REQUIRED = ("participant", "system", "aspect", "level", "value", "conversation_id")
@@ -162,7 +162,8 @@ def read_run(path: str | Path) -> pd.DataFrame:
     run["pred"] = pd.to_numeric(run["pred"], errors="coerce")
     run["turn"] = pd.to_numeric(run["turn"], errors="coerce")
     run = run.dropna(subset=["pred"])
-    run["item"] = run["conversation_id"] + np.where(run["level"] == "turn", "#" + run["turn"].astype("Int64").astype(str), "")
+    turn = "#" + run["turn"].astype("Int64").astype(str)
+    run["item"] = run["conversation_id"] + np.where(run["level"] == "turn", turn, "")
     return run
 
 

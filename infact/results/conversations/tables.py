@@ -19,7 +19,7 @@ field's scripts ignore), so `import annotated` gets the systems back.
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 import pandas as pd
 

@@ -44,7 +44,8 @@ ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
                        "aspects with an empty turn)",
     "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)",
 }
-DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES}  # every file an export can hold, for listings
+# every file an export can hold, for listings
+DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES}
 
 
 def describe(name: str) -> str:
@@ -147,8 +148,8 @@ def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes
         "records.json": records_json(t.records).encode("utf-8"),
         "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
         **{name: csv(df) for name, df in t.compare.items()},
-        **({"annotations_aggregated.json": conversation_annotations.aggregated_json(t.compare["annotations.csv"], t.records)
-            .encode("utf-8")} if "annotations.csv" in t.compare else {}),
+        **({"annotations_aggregated.json": conversation_annotations.aggregated_json(
+            t.compare["annotations.csv"], t.records).encode("utf-8")} if "annotations.csv" in t.compare else {}),
         **(_live_bytes(t) if t.live else {}),
     }
 

@@ -18,7 +18,8 @@ and 0–4 scales), so stored values are the scale's own numbers, not positions.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 

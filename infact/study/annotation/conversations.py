@@ -21,9 +21,10 @@ where turn_ind is the 0-based position in the conversation (user turns counted, 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from infact.errors import DatasetError, Problem
 from infact.study.dialogs import bot_text, parse_turns
@@ -48,7 +49,8 @@ def parse_conversation(obj: Any, file: str, line: int) -> tuple[Situation | None
     did = obj.get("dialog_id")
     did = str(did).strip() if isinstance(did, (str, int)) and not isinstance(did, bool) else ""
     if not did:
-        problems.append(Problem(file, "missing 'dialog_id' (e.g. the user who had the conversation)", line, "dialog_id"))
+        problems.append(Problem(file, "missing 'dialog_id' (e.g. the user who had the conversation)", line,
+                                "dialog_id"))
     turns, why = parse_turns(obj.get("turns"))
     if why:
         problems.append(Problem(file, f"'turns' {why}", line, "turns"))
