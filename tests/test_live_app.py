@@ -6,6 +6,7 @@ are stub servers on 127.0.0.1 (tests/chat_stubs.py) for the failure paths.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -35,12 +36,14 @@ def through_situations(at):
     return at
 
 
+TURN = re.compile(r'class="infact-chat-turn infact-chat-(user|bot)".*?<span class="infact-text">(.*?)</span></div>',
+                  re.S)
+
+
 def chat_texts(at) -> list[tuple[str, str]]:
-    out = []
-    for msg in at.chat_message:
-        bodies = [h.proto.body for h in msg.get("html")]
-        out.append((msg.name, " ".join(bodies)))
-    return out
+    """(role, escaped text) of each turn in the page's conversation block (one HTML element)."""
+    chats = [h.proto.body for h in at.get("html") if 'class="infact-chat"' in h.proto.body]
+    return [("user" if role == "user" else "assistant", text) for body in chats for role, text in TURN.findall(body)]
 
 
 def say(at, slot: str, text: str):
@@ -87,6 +90,12 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
             r.set_value("Disagree")
     at.button(key="live-rubric-submit-B").click()
     at = run(at)
+    reopen = {e.label: " ".join(h.proto.body for h in e.get("html")) for e in at.expander
+              if e.label.endswith("read the conversation again")}
+    assert list(reopen) == ["Chatbot A: read the conversation again", "Chatbot B: read the conversation again"]
+    assert "hi! something scary please" in reopen["Chatbot A: read the conversation again"]
+    assert "a funny movie please" in reopen["Chatbot B: read the conversation again"]
+    assert any("Step 5 of 5: Your vote" in h.proto.body for h in at.get("html"))
     at.radio(key="live-vote").set_value("A")
     at.text_area(key="live-vote-reason").input("A understood what I wanted")
     at.button(key="live-vote-submit").click()
@@ -105,14 +114,14 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
     assert step["winner"] == systems[0] and step["systems"] == systems
 
 
-def stub_study(tmp_path, monkeypatch, url_a: str, url_b: str) -> Path:
+def stub_study(tmp_path, monkeypatch, url_a: str, url_b: str, timeout_s: float = 2) -> Path:
     folder = tmp_path / "study"
     shutil.copytree(DEMO_LIVE, folder)
     path = folder / "study.toml"
     text = path.read_text(encoding="utf-8")
     for name, url in (("GenreBot", url_a), ("RetrievalBot", url_b), ("PopBot", url_b)):
         old = text[text.index(f"[live.systems.{name}]"):].split("\n\n")[0]
-        text = text.replace(old, f'[live.systems.{name}]\nurl = "{url}"\ntimeout_s = 2')
+        text = text.replace(old, f'[live.systems.{name}]\nurl = "{url}"\ntimeout_s = {timeout_s}')
     path.write_text(text, encoding="utf-8")
     monkeypatch.setenv("INFACT_STUDY", str(folder))
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
@@ -194,3 +203,41 @@ def test_a_study_of_live_chats_only_goes_from_consent_to_the_chat(tmp_path, monk
     assert any("Chatbot A" in s.value for s in at.subheader)
     at = say(at, "A", "a scary movie please")
     assert [role for role, _ in chat_texts(at)] == ["user", "assistant"]
+
+
+def progress_line(at) -> str:
+    return next(m.group(1) for h in at.get("html")
+                for m in [re.search(r'class="infact-progress-text"[^>]*>([^<]*)<', h.proto.body)] if m)
+
+
+def test_a_timeout_says_so_and_skipping_both_silent_chatbots_asks_no_vote(tmp_path, monkeypatch):
+    from infact.chat.stub_server import serve
+
+    with serve("normal", delay_s=5.0) as slow:
+        db = stub_study(tmp_path, monkeypatch, slow.url, slow.url, timeout_s=0.3)
+        at = through_situations(open_app())
+        assert progress_line(at) == "Step 1 of 5: Chat with chatbot A"
+        at = say(at, "A", "hello?")
+        warnings = [w.value for w in at.warning]
+        assert any("taking too long to answer" in w for w in warnings), warnings
+        assert not any("did not answer" in w for w in warnings)
+        assert len(at.chat_input) == 0 and chat_texts(at) == [("user", "hello?")]
+        at.button(key="live-retry-A").click()
+        at = run(at)
+        assert any("taking too long" in w.value for w in at.warning)
+        at.button(key="live-skip-A").click()
+        at = run(at)
+        assert progress_line(at) == "Step 3 of 5: Chat with chatbot B"    # no rubric about a chat that never was
+        at = say(at, "B", "anyone there?")
+        at.button(key="live-skip-B").click()
+        at = run(at)
+    assert progress_line(at) == "Step 5 of 5: Your vote"
+    assert any("Neither chatbot answered" in i.value for i in at.info)
+    assert not at.radio and not [e for e in at.expander if "read the conversation" in e.label]
+    at.button(key="live-vote-submit").click()
+    at = run(at)
+    assert any(r.key.startswith("q-") for r in at.radio)                  # on to the questionnaire
+    [vote] = live_records(db, "chat_vote")
+    assert vote["winner"] == "tie" and vote["choice"] is None and vote["forfeit"] and len(vote["skipped"]) == 2
+    kinds = [(m.get("error") or {}).get("kind") for m in live_records(db, "chat_message") if m["role"] == "assistant"]
+    assert kinds == ["timeout", "timeout", "timeout"]

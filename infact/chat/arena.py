@@ -119,21 +119,40 @@ class LiveRun:
         self.session(slot).submit_rubric(points, {k: scale[v - 1] for k, v in points.items()}, seconds)
         return []
 
+    def unanswered(self, records: list[dict] | None = None) -> list[str]:
+        """Slots whose chat was skipped before any usable answer: nothing to compare them by."""
+        records = records if records is not None else self.records()
+        return [s for s in self.slots(records) if self.conversation(s, records).never_answered]
+
     def submit_vote(self, choice: str, reason: str = "", seconds: float | None = None) -> list[str]:
-        """`choice` is what the participant picked: "A", "B" or "tie"."""
+        """`choice` is what the participant picked: "A", "B" or "tie".
+
+        When a chatbot never answered the participant is not asked to compare (the page says so):
+        the vote is stored as a forfeit, `choice` null and `winner` the chatbot that answered
+        (`tie` when neither did), with `skipped` naming the other, so rankings leave it out."""
         records = self.records()
         slots = self.slots(records)
+        if self.unanswered(records):
+            return self._store_vote(records, None, "", seconds)
         if choice not in (*slots, *([TIE] if self.live.allow_tie else [])):
             return ["Please choose which chatbot was better" + (" (or that they were about the same)." if self.live.allow_tie else ".")]
         reason = (reason or "").strip()
         need = self.live.vote_reason_min_chars
         if len(reason) < need:
             return [f"Please say in a few words why (at least {need} characters)."]
-        convs = [self.conversation(s, records) for s in slots]
+        return self._store_vote(records, choice, reason, seconds)
+
+    def _store_vote(self, records: list[dict], choice: str | None, reason: str, seconds: float | None) -> list[str]:
+        convs = [self.conversation(s, records) for s in self.slots(records)]
         leaks = sorted({w for c in convs for w in c.leaks})
         a, b = convs[0], convs[1]
+        if choice is None:  # a forfeit: the chatbot that answered, if one did
+            answered = [c.system for c in convs if not c.never_answered]
+            winner = answered[0] if len(answered) == 1 else TIE
+        else:
+            winner = TIE if choice == TIE else {"A": a.system, "B": b.system}[choice]
         self._append("chat_vote", "vote", system_a=a.system, system_b=b.system, shown_left=a.system,
-                     winner=TIE if choice == TIE else slots[choice], choice=choice, justification=reason[:2000],
+                     winner=winner, choice=choice, justification=reason[:2000], forfeit=choice is None,
                      seconds=seconds, conversation_a=a.conversation_id, conversation_b=b.conversation_id,
                      identity_leak=bool(leaks), leaked_words=leaks,
                      skipped=[c.system for c in convs if (c.ended or {}).get("ended_by") == "skipped"])

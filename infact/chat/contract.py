@@ -25,6 +25,16 @@ from infact.errors import (SystemBadReply, SystemCrashed, SystemFailure, SystemH
 # The contract's failures, re-exported: importers of infact.chat.contract keep working.
 FAILURES = (SystemFailure, SystemTimeout, SystemUnreachable, SystemHTTPError, SystemBadReply, SystemCrashed)
 
+_BY_KIND = {cls.kind: cls for cls in FAILURES}
+
+
+def failure_message(error: dict | None) -> str:
+    """What the participant reads about a stored failed attempt (`error` as in `as_record`):
+    the page is drawn from the records, so a reload shows the same words as the failure did."""
+    kind = (error or {}).get("kind")
+    return _BY_KIND.get(kind, SystemFailure).participant_message
+
+
 ROLES = ("user", "assistant")
 MAX_TEXT = 4000          # longer replies are cut: a page cannot show a novel
 MAX_ITEMS = 50

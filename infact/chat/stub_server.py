@@ -8,6 +8,10 @@ text that is not JSON), `leak` (says "I am KBRD"), `demo:NAME` (a built-in demo
 system from infact.chat.demo_systems served over HTTP). Every request is kept in
 `server.requests` so tests can check what the app sent.
 
+Latency: every answer waits `delay_s`; with `first_delay_s` the first request of each
+conversation waits that long instead (a system that overruns its timeout once, then answers:
+"Try again" works).
+
 `python -m infact chat-stub --behaviour demo:genre_recommender --port 9001`
 serves one for trying a study's `url = …` by hand.
 """
@@ -47,9 +51,11 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             return self._send(400, b'{"error": "request is not JSON"}')
         with server.lock:
+            first = not any(r.get("conversation_id") == request.get("conversation_id") for r in server.requests)
             server.requests.append(request)
-        if server.delay_s:
-            time.sleep(server.delay_s)
+        delay = server.first_delay_s if first and server.first_delay_s is not None else server.delay_s
+        if delay:
+            time.sleep(delay)
         if server.behaviour == "error":
             return self._send(500, b'{"error": "model crashed"}')
         if server.behaviour == "malformed":
@@ -71,9 +77,9 @@ class StubServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, behaviour: str, delay_s: float, port: int = 0):
+    def __init__(self, behaviour: str, delay_s: float, port: int = 0, first_delay_s: float | None = None):
         super().__init__(("127.0.0.1", port), _Handler)
-        self.behaviour, self.delay_s = behaviour, delay_s
+        self.behaviour, self.delay_s, self.first_delay_s = behaviour, delay_s, first_delay_s
         self.requests: list[dict] = []
         self.lock = threading.Lock()
 
@@ -83,8 +89,8 @@ class StubServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(behaviour: str = "normal", delay_s: float = 0.0) -> Iterator[StubServer]:
-    server = StubServer(behaviour, delay_s)
+def serve(behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None) -> Iterator[StubServer]:
+    server = StubServer(behaviour, delay_s, first_delay_s=first_delay_s)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

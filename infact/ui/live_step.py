@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from infact.chat.arena import Phase
+from infact.chat.contract import failure_message
+from infact.participation.chat_display import chat_html, lines_of, vote_note
+from infact.participation.display import caption_html, progress_html
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress
@@ -21,23 +25,48 @@ def _live_clients(path: str, mtime: float) -> dict:
     return connect_all(config.live.systems, config.endpoints, secrets())
 
 
-def _chat_bubbles(conv) -> None:
-    import html
+INPUT = "Type your message…"
 
-    for turn in conv.turns:
-        if turn.role == "assistant" and not turn.ok:
-            continue  # failed attempts are stored, not shown: the waiting message says it
-        with st.chat_message("user" if turn.role == "user" else "assistant"):
-            # System output is data, not Markdown or HTML: escaped, shown as written.
-            st.html(f'<div class="chat-text" style="white-space: pre-wrap">{html.escape(turn.text)}</div>')
+
+def _progress(run, phase) -> None:
+    from infact.chat.progress import position, progress_text
+
+    n, total = position(phase, run.live.arena)
+    st.html(progress_html(progress_text(phase, run.live.arena), n - 1, total))
+
+
+def _waiting_for(slot: str) -> tuple[str, str] | None:
+    """What this run asks the system, read before anything is drawn: ("send", text) when
+    Enter was pressed, ("retry", "") for Try again. The page first shows it waiting, then asks."""
+    text = st.session_state.get(f"live-input-{slot}")
+    if text and text.strip():
+        return "send", text
+    return ("retry", "") if st.session_state.get(f"live-retry-{slot}") else None
+
+
+def _ask(run, slot: str, action: tuple[str, str]) -> None:
+    """The slow part, after the page shows the message and the typing state: then a rerun."""
+    session = run.session(slot)
+    outcome = session.send(action[1]) if action[0] == "send" else session.retry()
+    if not outcome.ok and outcome.failure is None and outcome.message:
+        st.session_state["errors"] = [outcome.message]  # refused (e.g. the chat ended): said on the rerun
+    st.rerun()
 
 
 def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     live = flow.cfg.live
+    action = _waiting_for(slot) if conv.ended is None else None
+    pending = action[1] if action and action[0] == "send" and not conv.awaiting_reply else None
+    _progress(run, Phase("chat", slot))
     st.markdown(live.task)
     st.subheader(f"Chatbot {slot}")
-    st.caption(f"{conv.user_turns} of at most {live.max_turns} messages sent.")
-    _chat_bubbles(conv)
+    sent = conv.user_turns + (1 if pending else 0)
+    st.html(caption_html(f"{sent} of at most {live.max_turns} messages sent.")
+            + chat_html(lines_of(conv.turns), slot, pending=pending, typing=action is not None))
+    if action is not None:  # shown waiting, the input disabled, while the system answers
+        st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000, disabled=True)
+        _ask(run, slot, action)
+        return
     session = run.session(slot)
     answered = [t for t in conv.turns if t.role == "assistant" and t.ok]
     if live.turn_rating and answered and answered[-1].turn not in conv.turn_ratings and not conv.awaiting_reply:
@@ -47,13 +76,12 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
             session.rate_turn(last, choice == "Yes")
             st.rerun()
     if conv.awaiting_reply:
-        st.warning((conv.last_error and "The chatbot did not answer this time. ") or "Waiting for the chatbot's answer. ")
-        st.caption("Your conversation is saved. You can try again, or skip this chatbot.")
+        # The words of the stored failure (a timeout says so), or a reload while the system was asked.
+        st.warning(failure_message(conv.last_error) if conv.last_error else
+                   "Waiting for the chatbot's answer. Your conversation is saved. "
+                   "You can try again, or skip this chatbot.")
         left, right = st.columns(2)
-        if left.button("Try again", key=f"live-retry-{slot}", type="primary"):
-            with st.spinner("The chatbot is typing…"):
-                session.retry()
-            st.rerun()
+        left.button("Try again", key=f"live-retry-{slot}", type="primary")  # answered at the top of the next run
         if right.button("Skip this chatbot", key=f"live-skip-{slot}"):
             session.skip()
             st.rerun()
@@ -66,18 +94,13 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
         if right.button("I give up: end the chat", key=f"live-frustrated-{slot}"):
             session.end("frustrated")
             st.rerun()
-    text = st.chat_input("Type your message…", key=f"live-input-{slot}", max_chars=1000)
-    if text:
-        with st.spinner("The chatbot is typing…"):
-            outcome = session.send(text)
-        if not outcome.ok and outcome.failure is None and outcome.message:
-            st.session_state["errors"] = [outcome.message]
-        st.rerun()
+    st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000)  # read at the top of the next run
     show_errors()
 
 
 def _live_rubric(flow: Flow, run, slot: str) -> None:
     live = flow.cfg.live
+    _progress(run, Phase("rubric", slot))
     st.subheader(f"About chatbot {slot}")
     st.markdown("How much do you agree with each statement about the conversation you just had?")
     with st.form(f"form-live-rubric-{slot}"):
@@ -93,9 +116,29 @@ def _live_rubric(flow: Flow, run, slot: str) -> None:
             show_errors()
 
 
-def _live_vote(flow: Flow, run) -> None:
+def _reopen(conv) -> None:
+    """One conversation, closed until the participant opens it: one expander and one HTML block."""
+    with st.expander(f"Chatbot {conv.slot}: read the conversation again", key=f"live-reopen-{conv.slot}"):
+        st.html(chat_html(lines_of(conv.turns), conv.slot, empty="No messages."))
+
+
+def _live_vote(flow: Flow, run, records: list[dict]) -> None:
     live = flow.cfg.live
-    st.subheader("Which chatbot was better?")
+    convs = [run.conversation(slot, records) for slot in run.slots(records)]
+    _progress(run, Phase("vote"))
+    forfeit = any(c.never_answered for c in convs)
+    st.subheader("There is nothing to compare" if forfeit else "Which chatbot was better?")
+    note = vote_note(convs)
+    if note:
+        st.info(note)
+    for conv in convs:
+        if not conv.never_answered:
+            _reopen(conv)
+    if forfeit:  # no vote is asked: the page stores the forfeit (docs/live.md, "When a system fails")
+        if st.button("Continue", type="primary", key="live-vote-submit"):
+            run.submit_vote("", "")
+            st.rerun()
+        return
     options = ["A", "B", *(["tie"] if live.allow_tie else [])]
     names = {"A": "Chatbot A", "B": "Chatbot B", "tie": "About the same"}
     with st.form("form-live-vote"):
@@ -130,7 +173,7 @@ def live_step(flow: Flow, progress: Progress, step: Step) -> None:
     elif phase.name == "rubric":
         _live_rubric(flow, run, phase.slot)
     elif phase.name == "vote":
-        _live_vote(flow, run)
+        _live_vote(flow, run, records)
     else:  # everything is stored: the page itself is submitted
         submit(flow, progress, step, {})
         show_errors()

@@ -30,7 +30,7 @@ def say(page, text: str, answers_before: int) -> None:
     box = page.get_by_placeholder("Type your message…")
     box.fill(text)
     box.press("Enter")
-    page.locator('[data-testid="stChatMessage"]').nth(2 * answers_before + 1).wait_for()
+    page.locator(".infact-chat-bot").nth(answers_before).wait_for()
     wait_idle(page)
 
 
@@ -58,7 +58,7 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
     page.reload()                                          # mid-chat: the conversation comes back
     page.get_by_text("Chatbot A", exact=True).wait_for()
     wait_idle(page)
-    assert page.locator('[data-testid="stChatMessage"]').count() == 4
+    assert page.locator(".infact-chat-turn").count() == 4
     assert page.get_by_text("hi! something scary please").is_visible()
     say(page, "great, thank you", 2)
     page.get_by_role("button", name="I found what I wanted: end the chat").click()
