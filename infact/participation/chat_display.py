@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Iterable, NamedTuple
 
-from infact.participation.display import highlight_items
+from infact.text.display import highlight_items
 
 TYPING = "The chatbot is typing…"
 _BUBBLE = "padding:.45rem .7rem;border-radius:.7rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere;"

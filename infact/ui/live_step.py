@@ -8,7 +8,7 @@ import streamlit as st
 from infact.chat.arena import Phase
 from infact.chat.contract import failure_message
 from infact.participation.chat_display import chat_html, lines_of, vote_note
-from infact.participation.display import caption_html, progress_html
+from infact.text.display import caption_html, progress_html
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress
