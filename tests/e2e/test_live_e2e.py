@@ -50,13 +50,13 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
             submit_situation(page, n, n_situations)
         else:
             page.get_by_role("button", name="Submit and continue").click()
-    page.get_by_text("Chatbot A", exact=True).wait_for()
+    page.get_by_role("heading", name="Chatbot A", exact=True).wait_for()
     wait_idle(page)
     say(page, "hi! something scary please", 0)
     say(page, "seen it, anything else?", 1)
     shot(page, "live-chat-a")
     page.reload()                                          # mid-chat: the conversation comes back
-    page.get_by_text("Chatbot A", exact=True).wait_for()
+    page.get_by_role("heading", name="Chatbot A", exact=True).wait_for()
     wait_idle(page)
     assert page.locator(".infact-chat-turn").count() == 4
     assert page.get_by_text("hi! something scary please").is_visible()
@@ -65,7 +65,7 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
     page.get_by_text("About chatbot A").wait_for()
     wait_idle(page)
     rubric(page, "A", "Agree")
-    page.get_by_text("Chatbot B", exact=True).wait_for()
+    page.get_by_role("heading", name="Chatbot B", exact=True).wait_for()
     wait_idle(page)
     for n, text in enumerate(("a funny movie please", "something else funny", "ok")):
         say(page, text, n)

@@ -73,7 +73,7 @@ def test_a_failing_system_and_a_working_one_on_a_phone(flaky_server, browser):
         page.wait_for_url(re.compile(r"[?&]p="))
         token = re.search(r"[?&]p=([^&]+)", page.url).group(1)
         for slot in "AB":
-            page.get_by_text(f"Chatbot {slot}", exact=True).wait_for()
+            page.get_by_role("heading", name=f"Chatbot {slot}", exact=True).wait_for()
             wait_idle(page)
             say(page, f"hi {slot}! something scary please")
             if page.get_by_text("The chatbot did not answer this time.").count():
@@ -134,7 +134,7 @@ def _chat_reload_and_end(page, slot: str) -> None:
     """Two turns, a reload in the middle, the newest answer on screen, then the rubric."""
     say(page, "seen it, anything else?")
     page.reload()
-    page.get_by_text(f"Chatbot {slot}", exact=True).wait_for()
+    page.get_by_role("heading", name=f"Chatbot {slot}", exact=True).wait_for()
     wait_idle(page)
     bubbles = page.locator(".infact-chat-turn")
     assert bubbles.count() == 4
