@@ -9,7 +9,8 @@ stored but not drawn: the page's warning says what happened.
 from __future__ import annotations
 
 import html
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from infact.text.display import highlight_items
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-
 import streamlit as st
 
 from infact.chat.arena import Phase
 from infact.chat.contract import failure_message
 from infact.participation.chat_display import chat_html, lines_of, vote_note
-from infact.text.display import caption_html, progress_html
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress
-
+from infact.text.display import caption_html, progress_html
 from infact.ui.participant_page import renderer, show_errors, submit
 from infact.ui.resources import fail_safely, get_study, secrets, study_dir
 
