@@ -78,7 +78,10 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     assert any("settled" in n for n in notes)
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
-    assert len(at.dataframe) == 2   # ranking table and win-rate matrix
+    assert len(at.dataframe) == 3   # ranking table, win-rate matrix, fragility of each adjacent order
+    frag = at.dataframe[2].value
+    assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
+    assert len(frag) == len(table) - 1
 
 
 def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, monkeypatch):

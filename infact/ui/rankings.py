@@ -36,6 +36,23 @@ def show_ranking(result: dict | None, confidence: float) -> None:
         st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key="win_rate_matrix")
     else:
         st.dataframe(result["scores"], hide_index=True, key="best_worst_scores")
+    _show_fragility(result.get("fragility"))
+
+
+def _show_fragility(frag: dict | None) -> None:
+    """The top's fragility in words, and per adjacent pair how many votes / participants swap it (docs/ranking.md)."""
+    from infact.results.ranking.fragility import in_words
+
+    if not frag:
+        return
+    (st.warning if frag["top"]["fragile"] else st.caption)(in_words(frag))
+    with st.expander("Fragility of each adjacent order"):
+        st.dataframe([{"higher": a["higher"], "lower": a["lower"], "votes to swap": a["n_votes"],
+                       "participants to swap": a["n_participants"],
+                       "search": f"{a['method']['votes']['search']} / {a['method']['participants']['search']}"}
+                      for a in frag["adjacent"]], hide_index=True, key="fragility_table")
+        t = frag["top"]
+        st.caption(f"Top: votes at lines {t['votes']} of pairwise.csv; participants {t['participants']}.")
 
 
 def show_judges(result: dict) -> None:

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
+from infact.results.ranking import fragility as ranking_fragility
+from infact.results.ratings.analysis import _clean, criterion_names
 from infact.results.tables import comparisons as pt
 from infact.stats import N_BOOT
 from infact.stats import bradley_terry as ranking
-from infact.results.ratings.analysis import _clean, criterion_names
 
 
 def _by_criterion(df: pd.DataFrame, criterion: str | None, source: str, one) -> dict:
@@ -40,7 +41,8 @@ def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariat
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
 
     def one(part: pd.DataFrame) -> dict:
-        res = ranking.rank_systems(pt.votes_design(part), **opts)
+        d = pt.votes_design(part)
+        res = ranking.rank_systems(d, **opts)
         out = {"kind": "pairwise", "n_votes": res.pop("n_votes"), "n_participants": res.pop("n_participants"),
                "n_situations": int(part["situation_id"].nunique()) if "situation_id" in part.columns else None,
                "n_ties": int((part["winner"] == pt.TIE).sum()), **res,
@@ -50,6 +52,8 @@ def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariat
         if covariates:
             styled = ranking.rank_systems(pt.votes_design(part, tuple(covariates), source), **opts)
             out["style_controlled"] = {k: styled[k] for k in ("ranking", "tie_parameter", "covariates", "settled")}
+        if not prepared:  # votes read from a file: each named by its line (implied votes have none)
+            out["fragility"] = ranking_fragility.fragility(part, d, [r["system"] for r in res["ranking"]])
         return out
 
     return _by_criterion(df, criterion, source, one)

@@ -43,7 +43,34 @@ def _one(res: dict) -> list[str]:
     settled = res["settled"]["settled"]
     lines += ["", "The ranking is settled: every two adjacent ranks are separated." if settled else
               "The ranking is not settled yet: some adjacent ranks overlap.", ""]
-    return lines
+    return lines + fragility_lines(res.get("fragility"))
+
+
+def _names(xs, most: int = 12) -> str:
+    if xs is None:
+        return "none found"
+    shown = ", ".join(str(x) for x in xs[:most])
+    return shown + (f", … ({len(xs)} in all)" if len(xs) > most else "")
+
+
+def fragility_lines(frag: dict | None) -> list[str]:
+    """The fragility section: the top in words, the named votes and participants, then every adjacent order."""
+    if not frag:
+        return []
+    from infact.results.ranking.fragility import in_words
+
+    t = frag["top"]
+    lines = ["### Fragility: how few votes or participants decide the order", "", in_words(frag), "",
+             f"- votes (line numbers in the input file): {_names(t['votes'])} — {t['method']['votes']['description']}",
+             f"- participants: {_names(t['participants'])} — {t['method']['participants']['description']}", "",
+             "| higher | lower | votes whose removal swaps them | participants | search (votes / participants) |",
+             "|---|---|---|---|---|"]
+    for a in frag["adjacent"]:
+        nv = "–" if a["n_votes"] is None else f"{a['n_votes']} ({a['share_votes']:.1%})"
+        npp = "–" if a["n_participants"] is None else f"{a['n_participants']} ({a['share_participants']:.1%})"
+        lines.append(f"| {a['higher']} | {a['lower']} | {nv} | {npp} | "
+                     f"{a['method']['votes']['search']} / {a['method']['participants']['search']} |")
+    return lines + [""]
 
 
 def render_markdown(result: dict) -> str:
