@@ -68,6 +68,8 @@ def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsy
     assert [(r["system"], r["ci95"]) for r in view["ranking"]] == \
         [(r["system"], pytest.approx(r["ci95"])) for r in cli["ranking"]]
     assert view["settled"] == cli["settled"]
+    # the fragility's named votes are lines of the exported pairwise.csv, the same on both
+    assert view["fragility"] == cli["fragility"] and view["fragility"]["top"]["votes"]
 
 
 def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
