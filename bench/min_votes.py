@@ -24,9 +24,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results.tables import comparisons as pt  # noqa: E402
-from infact.stats import bradley_terry as bt  # noqa: E402
-from tests.support.sims.votes import PLANTED, PLANTED_NU, draw_outcomes, simulate_votes  # noqa: E402
+from infact.results.tables import comparisons as pt
+from infact.stats import bradley_terry as bt
+from tests.support.sims.votes import PLANTED, PLANTED_NU, draw_outcomes, simulate_votes
 
 GRID = (3, 5, 8, 10, 15, 20, 30, 40, 60)
 COVERAGE_FLOOR = 0.90
