@@ -20,11 +20,11 @@ def test_write_blocks_repairs_a_stale_table_and_keeps_the_rest(tmp_path):
     for file in {b.file for b in BLOCKS}:
         (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / file).write_text((REPO / file).read_text(encoding="utf-8"), encoding="utf-8")
-    readme = tmp_path / "README.md"
-    stale = readme.read_text(encoding="utf-8").replace("| `INFACT_DB` |", "| `INFACT_DATABASE` |")
-    readme.write_text(stale, encoding="utf-8")
-    assert write_blocks(tmp_path) == [readme]
-    assert readme.read_text(encoding="utf-8") == (REPO / "README.md").read_text(encoding="utf-8")
+    settings = tmp_path / "docs" / "settings.md"
+    stale = settings.read_text(encoding="utf-8").replace("| `INFACT_DB` |", "| `INFACT_DATABASE` |")
+    settings.write_text(stale, encoding="utf-8")
+    assert write_blocks(tmp_path) == [settings]
+    assert settings.read_text(encoding="utf-8") == (REPO / "docs" / "settings.md").read_text(encoding="utf-8")
     assert write_blocks(tmp_path) == []
 
 

@@ -23,10 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_hash_password)
 
     p = command(sub, "settings-doc",
-                "The settings references are generated from the settings' single definitions: study.toml settings, "
-                "deployment settings (environment and secrets), and the [platform] and [quality] tables in "
-                "docs/quality.md. A test fails when a document and the code disagree.")
-    p.add_argument("--write", action="store_true", help="rewrite the generated blocks in README.md and docs/ in place (default: print them)")
+                "The settings references are generated from the settings' single definitions: study.toml settings and "
+                "deployment settings (environment and secrets) in docs/settings.md, the [platform] and [quality] "
+                "tables in docs/quality.md. A test fails when a document and the code disagree.")
+    p.add_argument("--write", action="store_true", help="rewrite the generated blocks in docs/ in place (default: print them)")
     p.set_defaults(func=run_settings_doc)
 
 

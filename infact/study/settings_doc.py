@@ -107,8 +107,8 @@ class Block:
 
 
 BLOCKS = (
-    Block("settings-reference", "README.md", lambda: settings_table(StudyConfig)),
-    Block("deployment-settings", "README.md", deployment_table),
+    Block("settings-reference", "docs/settings.md", lambda: settings_table(StudyConfig)),
+    Block("deployment-settings", "docs/settings.md", deployment_table),
     Block("platform-settings", "docs/quality.md", lambda: settings_table(PlatformConfig, "platform.")),
     Block("quality-settings", "docs/quality.md", lambda: settings_table(QualityConfig, "quality.")),
 )
