@@ -5,8 +5,9 @@
 A rating study of 250 situations × 4 systems × 1 criterion (1,000 items) is judged by a local
 OpenAI-compatible stub (tests/support/openai_stub.py) that answers every call after `--delay` s.
 
-1. In process: `run_judge` with `max_concurrency = --concurrency`. The ideal is
-   items × delay / concurrency (every slot busy all the time, zero overhead).
+1. `run_judge` in this process with `max_concurrency = --concurrency`, the stub in its own process
+   (as a real server would be). The ideal is items × delay / concurrency (every slot busy all the
+   time, zero overhead).
 2. `python -m infact judge` in a subprocess, SIGKILLed once the stub has answered half of the
    items, then started again until it finishes.
 
@@ -14,6 +15,8 @@ Prints:
   judge_wall_s=            the batch's wall time (study and client set up before the clock starts)
   judge_ideal_s=
   judge_ratio_vs_ideal=    target <= 1.15
+  bare_wall_s=, bare_ratio_vs_ideal=   the same calls as bare urllib POSTs from 16 threads: the machine's own floor
+  judge_ratio_vs_bare=     the judge's wall time over that floor (its own overhead, load mostly cancelled)
   peak_in_flight=          calls the stub saw at once (should be the concurrency)
   killed_after_answers=    answers the stub had sent when the first run was killed
   duplicate_calls=         calls of the second run for items the checkpoint already held as done; must be 0
@@ -33,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -73,15 +77,47 @@ def rule(request: dict) -> str:
     return LABELS[len(user) % len(LABELS)]
 
 
-def in_process(folder: Path, stub, delay: float, concurrency: int) -> dict:
-    study = load_study(folder)
-    llm = open_client("bench", study.config.endpoints)
-    t0 = time.perf_counter()
-    report = run_judge(study, "bench", llm=llm)
-    wall = time.perf_counter() - t0
+def stub_process(delay: float) -> tuple[subprocess.Popen, str]:
+    """The stub in its own process, so this one's interpreter serves only the judge (as with a real server)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay),
+                             "--answer", LABELS[1]], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def in_process(tmp: Path, n: int, delay: float, concurrency: int) -> dict:
+    proc, url = stub_process(delay)
+    try:
+        study = load_study(make_study(tmp, url, n, concurrency))
+        llm = open_client("bench", study.config.endpoints)
+        t0 = time.perf_counter()
+        report = run_judge(study, "bench", llm=llm)
+        wall = time.perf_counter() - t0
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/stub/stats") as resp:
+            stats = json.load(resp)
+        bare = bare_calls(url, report.items, concurrency)
+    finally:
+        proc.terminate()
+        proc.wait()
     ideal = report.items * delay / concurrency
     return {"items": report.items, "judge_wall_s": wall, "judge_ideal_s": ideal, "judge_ratio_vs_ideal": wall / ideal,
-            "peak_in_flight": stub.peak_in_flight, "rows": report.rows}
+            "bare_wall_s": bare, "bare_ratio_vs_ideal": bare / ideal, "judge_ratio_vs_bare": wall / bare,
+            "peak_in_flight": stats["peak_in_flight"], "rows": report.rows}
+
+
+def bare_calls(url: str, n: int, concurrency: int) -> float:
+    """The same number of completions as bare urllib POSTs on `concurrency` threads: what the machine allows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = json.dumps({"model": "stub", "messages": [{"role": "user", "content": "x" * 500}]}).encode()
+
+    def post(_):
+        req = urllib.request.Request(url + "/chat/completions", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.read()
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(post, range(n)))
+    return time.perf_counter() - t0
 
 
 def killed_and_resumed(folder: Path, stub) -> dict:
@@ -99,14 +135,14 @@ def killed_and_resumed(folder: Path, stub) -> dict:
     first.send_signal(signal.SIGKILL)
     first.wait()
     run1 = stub.requests[start:]
-    done = {k for k in (key_of[r["messages"][1]["content"]] for r in run1)
-            if Checkpoint(folder / "judges" / "bench.raw.jsonl").done(k)}
+    held = Checkpoint(folder / "judges" / "bench.raw.jsonl")
+    done = {k for k in (key_of.get(r["messages"][1]["content"]) for r in run1) if k is not None and held.done(k)}
     mark = len(stub.requests)
     second = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if second.returncode:
         raise SystemExit(f"the resumed run failed: {second.stderr[-2000:]}")
-    run2 = [key_of[r["messages"][1]["content"]] for r in stub.requests[mark:]]
-    seen1 = {key_of[r["messages"][1]["content"]] for r in run1}
+    run2 = [key_of.get(r["messages"][1]["content"]) for r in stub.requests[mark:]]
+    seen1 = {key_of.get(r["messages"][1]["content"]) for r in run1}
     import csv
 
     with open(folder / "judges" / "bench.csv", encoding="utf-8") as f:
@@ -126,9 +162,9 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="infact-bench-judge-"))
     try:
+        n = args.items // len(SYSTEMS) + 1     # one situation is the attention check's, never judged
+        out = in_process(tmp / "a", n, args.delay, args.concurrency)
         with serve_openai(rule=rule, delay_s=args.delay) as stub:
-            n = args.items // len(SYSTEMS)
-            out = in_process(make_study(tmp / "a", stub.url, n, args.concurrency), stub, args.delay, args.concurrency)
             out.update(killed_and_resumed(make_study(tmp / "b", stub.url, n, args.concurrency), stub))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -53,6 +53,9 @@ class LLMClient:
 
         self._api = openai.OpenAI(base_url=endpoint.base_url, api_key=api_key or "no-key-needed",
                                   timeout=endpoint.timeout_s, max_retries=0)
+        from openai.types.chat import ChatCompletion
+
+        self._completion = ChatCompletion
         self.limiter: Limiter = limiter_for(name, endpoint.base_url, endpoint.max_concurrency)
         self._sleep, self._jitter = sleep, jitter
 
@@ -103,8 +106,12 @@ class LLMClient:
                                                f"'{self.name}' stayed busy until the deadline (max_concurrency)")
             record.attempts += 1
             try:
-                response = self._api.chat.completions.create(model=self.endpoint.model, messages=messages,
-                                                             timeout=timeout, **params)
+                # `post` with the protocol's own body: `chat.completions.create` would first walk the messages
+                # through the package's type-directed transform (~3 ms of CPU per call, a bottleneck at 16 calls
+                # in flight) to rename nothing; the transport, errors and typed parsing are the package's.
+                response = self._api.post("/chat/completions", cast_to=self._completion,
+                                          body={"model": self.endpoint.model, "messages": messages, **params},
+                                          options={"timeout": timeout})
             except openai.APITimeoutError:
                 raise SystemTimeout(self.label, f"no answer from {self.endpoint.base_url} within {timeout:g} s"
                                     ) from None

@@ -12,7 +12,12 @@
   200 with a body that is not JSON.
 - `stub.requests` keeps every completion request body, `stub.auth` its Authorization header,
   `stub.peak_in_flight` the most requests served at once.
-Threaded, bound to 127.0.0.1 on a free port.
+Threaded, bound to 127.0.0.1 on a free port. `GET /stub/stats` gives the counters.
+
+    python -m tests.support.openai_stub --delay 0.2 --answer "Meaningless"
+
+serves one in its own process (benchmarks: the client's process then has its interpreter to itself)
+and prints its URL.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         stub: OpenAIStub = self.server  # type: ignore[assignment]
+        if self.path.rstrip("/") == "/stub/stats":
+            return self._json(200, {"served": stub.served, "in_flight": stub.in_flight,
+                                    "peak_in_flight": stub.peak_in_flight})
         if self.path.rstrip("/") == "/v1/models":
             return self._json(200, {"object": "list", "data": [{"id": stub.model, "object": "model",
                                                                 "owned_by": "infact-stub"}]})
@@ -107,8 +115,8 @@ class OpenAIStub(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
 
-    def __init__(self, rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model"):
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model", port: int = 0):
+        super().__init__(("127.0.0.1", port), _Handler)
         self.rule, self.delay_s, self.model = rule or echo_rule, delay_s, model
         self.requests: list[dict] = []
         self.auth: list[str | None] = []
@@ -119,6 +127,12 @@ class OpenAIStub(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):   # a client that went away: quiet
+            super().handle_error(request, client_address)
 
     def fail(self, status: int, times: int = 1, retry_after: float | None = None) -> None:
         with self._lock:
@@ -152,3 +166,20 @@ def serve_openai(rule: Rule | None = None, delay_s: float = 0.0, model: str = "s
     finally:
         stub.shutdown()
         stub.server_close()
+
+
+def _main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="a local OpenAI-compatible stub server")
+    ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--answer", help="answer every completion with this text (default: echo the last user message)")
+    ap.add_argument("--port", type=int, default=0)
+    args = ap.parse_args()
+    stub = OpenAIStub((lambda request: args.answer) if args.answer else None, args.delay, port=args.port)
+    print(stub.url, flush=True)
+    stub.serve_forever(poll_interval=0.05)
+
+
+if __name__ == "__main__":
+    _main()
