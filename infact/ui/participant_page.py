@@ -18,6 +18,7 @@ from infact.participation import steps, visits
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
+from infact.stores.records import StorageError
 from infact.participation.platforms import IdInUse, PlatformError, same_id
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
 
@@ -35,6 +36,9 @@ def render_response(letter: str, text: str, items=()) -> None:
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
 STALE_TAB = ("This page was already answered in another tab or window, so the answers given here "
              "were not stored. You continue with the next step.")
+# A submit the store refused (read-only disk, database down): this answer is not saved, earlier ones are.
+NOT_SAVED = ("Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
+             "moment and press the button again; your earlier answers are kept.")
 
 
 @dataclass
@@ -115,20 +119,29 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
         return None, (exc.participant_message,)
     flow.mark_shown(flow.state(token), step, at=visitor.shown_at)
     if visitor.visit:
-        visits.store_consent(flow.storage, flow.study, visitor.visit, token, flow.clock())
+        try:
+            visits.store_consent(flow.storage, flow.study, visitor.visit, token, flow.clock())
+        except Exception:  # noqa: BLE001 — only the funnel's link from visit to participant is lost
+            log.warning("INFACT: the consent of visit %s could not be linked to it", visitor.visit, exc_info=True)
     remember(token)
     return token, ()
 
 
 def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) -> None:
     """Submit a page; the cached progress becomes what the submit read back from storage."""
-    token = progress.token
-    if token is None:
-        token, errors = _join(flow, progress, step, answers)
+    try:
+        token = progress.token
         if token is None:
-            st.session_state["errors"] = list(errors)
-            return
-    result = flow.submit(token, step.name, answers)
+            token, errors = _join(flow, progress, step, answers)
+            if token is None:
+                st.session_state["errors"] = list(errors)
+                return
+        result = flow.submit(token, step.name, answers)
+    except (StorageError, OSError) as exc:  # the store refused the write: say it is THIS answer
+        log.error("INFACT: a submit of step %s could not be stored: %s", step.name, exc, exc_info=True)
+        progress_cache().drop()  # read back from storage on the next run: what is stored, not what was hoped
+        st.session_state["errors"] = [NOT_SAVED]
+        return
     progress_cache().put(flow, result.state)
     here = st.session_state.setdefault("infact_submitted_here", set())
     if result.ok and result.stored:
@@ -235,7 +248,10 @@ def _visit(flow: Flow, arrival) -> str:
     remembered = st.session_state.get("infact_visit") or st.context.cookies.get(visits.cookie_name(flow.study))
     visit = visits.visit_id(flow.study, arrival, remembered)
     if st.session_state.get("infact_visit") != visit:
-        visits.store_visit(flow.storage, flow.study, visit, flow.clock())
+        try:
+            visits.store_visit(flow.storage, flow.study, visit, flow.clock())
+        except Exception:  # noqa: BLE001 — a visit is only counted: its failure must never block anyone
+            log.warning("INFACT: the visit %s could not be recorded; the participant goes on", visit, exc_info=True)
         st.session_state["infact_visit"] = visit
     return visit
 
