@@ -8,7 +8,7 @@ import streamlit as st
 
 from infact import ui
 from infact.access.auth import needs_rehash, oidc_refusal, parse_hash, researcher_settings, verify_password
-from infact.access.throttle import server_throttle
+from infact.access.throttle import attempt, server_throttle
 
 st.title("Researcher sign-in")
 settings = researcher_settings(ui.secrets())
@@ -57,22 +57,32 @@ if oidc:
         st.login()
 
 
+def client_source() -> str | None:
+    """Where this session's connection comes from, for the per-source limit: the address the
+    nearest proxy saw (the last X-Forwarded-For entry), else the socket's peer. Spoofable,
+    which only lets a guesser dodge the per-source limit, never the server-wide one."""
+    try:
+        forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+        return forwarded or st.context.ip_address or "local"
+    except Exception:  # no browser connection (bare script runs)
+        return None
+
+
 def check_password(password: str) -> None:
-    """Verify, unless this session or the server is throttled after wrong passwords."""
-    throttle = server_throttle()
+    """Verify, unless this session, its source or the server is throttled after wrong passwords.
+    The attempt is reserved before the check (infact/access/throttle.py): parallel tries cannot
+    all get through."""
     session = st.session_state.setdefault("signin_session", secrets.token_hex(8))
-    wait = throttle.wait_seconds(session)
-    if wait > 0:
-        throttle.refused(session, wait)
-        st.error(f"Too many wrong passwords. Try again in {math.ceil(wait)} seconds.")
-        return
-    if verify_password(password, password_hash):
-        throttle.succeeded(session)
+    result = attempt(server_throttle(), session, client_source(), lambda: verify_password(password, password_hash))
+    if result.ok:
         st.session_state["researcher_signed_in"] = True
         st.session_state["researcher_by_password"] = True
         st.rerun()
-    wait = throttle.failed(session)
-    st.error("Wrong password." + (f" Wait {math.ceil(wait)} seconds before the next try." if wait > 0 else ""))
+    if not result.checked:
+        st.error(f"Too many wrong passwords. Try again in {math.ceil(result.wait)} seconds.")
+        return
+    st.error("Wrong password." + (f" Wait {math.ceil(result.wait)} seconds before the next try."
+                                  if result.wait > 0 else ""))
 
 
 if password_hash:
