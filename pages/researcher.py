@@ -14,6 +14,9 @@ st.title("Researcher sign-in")
 settings = researcher_settings(ui.secrets())
 password_hash = settings.get("password_hash")
 oidc = bool(settings["allowed_emails"]) and settings["oidc"]  # infact/deployment.py reads both
+# Also here, not only in streamlit_app.py: a page served the legacy way (a fresh server) still sets or
+# deletes the cookie (idempotent: once per session).
+ui.keep_researcher_signed_in()
 
 if ui.is_researcher():
     st.success("You are signed in.")
@@ -25,10 +28,8 @@ if ui.is_researcher():
         except ValueError:
             pass
     st.page_link("pages/dashboard.py", label="Open the dashboard", icon="📊")
-    if st.button("Sign out", key="sign_out"):
-        st.session_state.pop("researcher_signed_in", None)
-        st.session_state.pop("researcher_by_password", None)
-        st.session_state["researcher_signed_out"] = True  # also forgets the sign-in cookie (ui.py)
+    if st.button("Sign out", key="sign_out", help="Signs out every browser signed in to this study."):
+        ui.sign_out()  # revoked on the server too: a copied cookie no longer signs anyone in
         st.rerun()
     st.stop()
 

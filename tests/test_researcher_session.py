@@ -1,6 +1,9 @@
-"""The researcher's sign-in token: signed, expiring, bound to the password hash."""
+"""The researcher's sign-in token: signed, expiring, bound to the password hash and revoked by a sign-out."""
+
+import threading
 
 from infact.access import session as rs
+from infact.stores.memory import MemoryStorage
 
 SECRETS = {"researcher": {"password_hash": "scrypt$16384$8$1$00$11"}}
 
@@ -15,12 +18,13 @@ def test_a_fresh_token_is_valid_until_it_expires():
 
 def test_tokens_cannot_be_forged_or_extended():
     key = rs.signing_key(SECRETS)
-    version, expires, mac = rs.token(key, now=1000).split(".")
-    assert not rs.valid(f"{version}.{int(expires) + 3600}.{mac}", key, now=1001)    # later expiry, old MAC
-    assert not rs.valid(f"{version}.{expires}.{'0' * len(mac)}", key, now=1001)
+    version, expires, generation, mac = rs.token(key, now=1000).split(".")
+    assert not rs.valid(f"{version}.{int(expires) + 3600}.{generation}.{mac}", key, now=1001)  # later expiry
+    assert not rs.valid(f"{version}.{expires}.{generation}.{'0' * len(mac)}", key, now=1001)
+    assert not rs.valid(f"{version}.{expires}.1.{mac}", key, now=1001, generation=1)       # a later generation
     far = rs.token(key, now=1000, lifetime=10 * rs.LIFETIME_SECONDS)
     assert not rs.valid(far, key, now=1001)                                         # longer than allowed
-    for junk in ("", "v1", "v1.x.y", "v2.1.2", None):
+    for junk in ("", "v1", "v1.x.y", "v2.1.2", "v2.1.x.y", f"v1.{expires}.{mac}", None):
         assert not rs.valid(junk, key, now=1001)
 
 
@@ -40,3 +44,35 @@ def test_cookie_script_sets_and_deletes():
     script = rs.cookie_script("v1.123.abc")
     assert "infact_researcher=v1.123.abc; path=/;" in script and "SameSite=Strict" in script and "Secure" in script
     assert "max-age=0" in rs.cookie_script(None)
+
+
+def test_a_sign_out_revokes_every_token_issued_before_it(tmp_path):
+    from infact.storage import TinyDBStorage
+
+    key = rs.signing_key(SECRETS)
+    for storage in (MemoryStorage(), TinyDBStorage(tmp_path / "db")):
+        assert rs.generation(storage, "demo") == 0
+        before = rs.token(key, generation=rs.generation(storage, "demo"))
+        assert rs.valid(before, key, generation=rs.generation(storage, "demo"))
+        assert rs.sign_out(storage, "demo") == 1
+        assert not rs.valid(before, key, generation=rs.generation(storage, "demo"))   # a replayed cookie
+        after = rs.token(key, generation=1)
+        assert rs.valid(after, key, generation=rs.generation(storage, "demo"))       # signing in again works
+        assert rs.generation(storage, "other-study") == 0                            # per deployment (study)
+        # reopened, as another app process would: the revocation is in the store, not in memory
+        if isinstance(storage, TinyDBStorage):
+            storage.close()
+            assert not rs.valid(before, key, generation=rs.generation(TinyDBStorage(tmp_path / "db"), "demo"))
+
+
+def test_two_sign_outs_at_once_both_revoke():
+    storage = MemoryStorage()
+    key = rs.signing_key(SECRETS)
+    old = rs.token(key, generation=0)
+    threads = [threading.Thread(target=rs.sign_out, args=(storage, "demo")) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    current = rs.generation(storage, "demo")
+    assert 1 <= current <= 8 and not rs.valid(old, key, generation=current)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -113,21 +114,67 @@ def _signing_key() -> bytes | None:
     return per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
 
 
-def is_researcher() -> bool:
-    """Signed in during this session, or earlier in this browser (a reload): infact.access.session."""
-    if st.session_state.get("researcher_signed_in"):
+GENERATION_CHECK_SECONDS = 30  # a sign-out elsewhere ends an open dashboard within this
+
+
+def _generation() -> int | None:
+    """The store's current session generation (infact.access.session); None when the
+    store cannot say, and then no cookie is trusted."""
+    try:
+        study = get_study()
+        return researcher_session.generation(get_storage(study), study.id)
+    except Exception:  # noqa: BLE001 — a broken config or store: sign in with the password instead
+        log.warning("INFACT: the researcher session generation could not be read", exc_info=True)
+        return None
+
+
+def _still_current() -> bool:
+    """A signed-in session's generation is re-read every GENERATION_CHECK_SECONDS: a sign-out in
+    another browser or process ends this session too."""
+    state = st.session_state
+    issued = state.get("researcher_generation")
+    if issued is None or time.monotonic() - state.get("researcher_generation_at", 0.0) < GENERATION_CHECK_SECONDS:
         return True
+    state["researcher_generation_at"] = time.monotonic()
+    if _generation() == issued:
+        return True
+    for key in ("researcher_signed_in", "researcher_by_password", "researcher_generation"):
+        state.pop(key, None)
+    state["researcher_signed_out"] = True  # and the browser forgets its cookie
+    return False
+
+
+def is_researcher() -> bool:
+    """Signed in during this session, or earlier in this browser (a reload) with a token of the
+    current session generation: infact.access.session."""
+    if st.session_state.get("researcher_signed_in"):
+        return _still_current()
     if st.session_state.get("researcher_signed_out"):
         return False
     try:
         cookie = st.context.cookies.get(researcher_session.COOKIE)
     except Exception:  # no browser connection (bare script runs)
         cookie = None
-    if researcher_session.valid(cookie, _signing_key()):
+    if not cookie or _signing_key() is None:
+        return False
+    current = _generation()
+    if current is not None and researcher_session.valid(cookie, _signing_key(), generation=current):
         st.session_state["researcher_signed_in"] = True
         st.session_state["researcher_cookie_set"] = True  # the browser has it already
+        st.session_state["researcher_generation"] = current
+        st.session_state["researcher_generation_at"] = time.monotonic()
         return True
     return False
+
+
+def sign_out() -> None:
+    """End the sign-in here and on the server: a new session generation revokes every token
+    issued before (a copied cookie too), then the browser is told to forget its cookie."""
+    study = get_study()
+    researcher_session.sign_out(get_storage(study), study.id)
+    for key in ("researcher_signed_in", "researcher_by_password", "researcher_generation"):
+        st.session_state.pop(key, None)
+    st.session_state["researcher_signed_out"] = True  # also forgets the sign-in cookie (keep_researcher_signed_in)
 
 
 def keep_researcher_signed_in() -> None:
@@ -139,7 +186,13 @@ def keep_researcher_signed_in() -> None:
     if state.get("researcher_signed_in"):
         state.pop("researcher_signed_out", None)
         if not state.get("researcher_cookie_set"):
+            current = _generation()
+            if current is None:
+                return  # no cookie this time: the session itself stays signed in
             state["researcher_cookie_set"] = True
-            st.html(researcher_session.cookie_script(researcher_session.token(key)), unsafe_allow_javascript=True)
+            state["researcher_generation"] = current
+            state["researcher_generation_at"] = time.monotonic()
+            st.html(researcher_session.cookie_script(researcher_session.token(key, generation=current)),
+                    unsafe_allow_javascript=True)
     elif state.get("researcher_signed_out") and state.pop("researcher_cookie_set", True):
         st.html(researcher_session.cookie_script(None), unsafe_allow_javascript=True)
