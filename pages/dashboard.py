@@ -15,6 +15,7 @@ from streamlit_extras.metric_cards import style_metric_cards
 
 from infact import ui
 from infact.errors import InfactError
+from infact.participation import visits as visits_module
 from infact.participation.assignment import coverage
 from infact.stats import N_BOOT
 from infact.results.ratings import analysis
@@ -242,6 +243,15 @@ def show_exports(data: DashboardData) -> None:
         st.download_button(f"{name} — {describe(name)}", content, file_name=name, key=f"dl-{name}")
 
 
+def visits_note(visits) -> None:
+    """Say when a flood of visits was only counted (infact.participation.visits: per-minute bound)."""
+    if visits.aggregated:
+        st.caption(f"ℹ️ In {len(visits.aggregated_minutes)} busy minute(s) since {visits.first_aggregated[:16]} UTC, "
+                   f"{visits.aggregated} visits beyond {visits_module.PER_MINUTE} a minute per app process were "
+                   "counted in aggregate, not recorded one by one: *Visited* includes them, `visits.csv` has them "
+                   "as one `(aggregated)` row.")
+
+
 @st.fragment(run_every=5)
 def live() -> None:
     feed = live_feed(target, study.id, study.dataset_version)
@@ -263,6 +273,7 @@ def live() -> None:
         st.error(f"A participant file cannot be read and is left out: `{path}`. Check its permissions, or "
                  "restore it from a backup.")
     duration_note(data.progress())
+    visits_note(data.visits())
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(data.records())} records")
     if section == "Progress":
         show_progress(data, overview, now)

@@ -413,7 +413,7 @@ def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Completed"] == "4"
     # The four bots, and this session's own visit to the participant page before signing in:
-    # it never consented, so it is a visit (a `_v…` record), never a participant.
+    # it never consented, so it is a visit (a `_visits` record), never a participant.
     assert metrics["Visited"] == "5" and metrics["Consented"] == "4"
     assert metrics["Included"] == "4" and metrics["Excluded"] == "0"
     assert metrics["Active now"] == "0"

@@ -50,7 +50,7 @@ def crowd(demo):
     quitter = flow.arrive({})
     flow.submit(quitter, "consent", {"consent": True})
     flow.withdraw(quitter, "changed my mind")
-    # the web page: visits store a `_v…` record only; two leave before consenting (one reloads:
+    # the web page: visits store a `_visits` record only; two leave before consenting (one reloads:
     # the same visit), one consents and becomes a participant (infact.participation.visits)
     for visit in (LEFT, LEFT_AGAIN, LEFT, JOINED):
         visits.store_visit(storage, demo, visit, START)

@@ -40,7 +40,7 @@ def test_the_completion_code_is_shown_only_to_the_same_session(store, tmp_path, 
 
 def test_visits_without_consent_store_no_participant_and_the_tab_keeps_its_participant(store):
     """Item 11: a visit that never consents stores no participant, only that it happened (issue 11:
-    infact.participation.visits, one small `_v…` record per visit). Item 3: the bare link in the
+    infact.participation.visits, one small `_visits` record per visit). Item 3: the bare link in the
     same tab (what Back shows) comes back to the participant instead of starting a second one."""
     from test_app import give_consent, situation_index, submit_situation, rate
 

@@ -34,7 +34,7 @@ def counts(db, study_dir=DEMO) -> dict:
 def test_a_visit_is_stored_once_and_a_reload_is_the_same_visit(store, monkeypatch):
     at = open_app()
     [visit] = records(store)
-    assert visit["kind"] == "visit" and visit["participant"] == f"_v{visit['visit']}"
+    assert visit["kind"] == "visit" and visit["participant"] == "_visits"  # one name for every visit
     assert set(visit) == {"key", "study", "dataset_version", "participant", "kind", "at", "preview", "visit"}
     at.run()                                           # a rerun of the same tab
     assert len(records(store)) == 1
@@ -86,6 +86,7 @@ def test_visits_table_counts_each_visit_once():
     visits.store_visit(storage, study, b, NOW)
     visits.store_consent(storage, study, b, "tok1", NOW)
     table = funnel.visits_table(storage.records())
-    assert table.to_dict("records") == [{"visit": a, "first_seen": NOW.isoformat(timespec="milliseconds"), "became": ""},
-                                        {"visit": b, "first_seen": NOW.isoformat(timespec="milliseconds"), "became": "tok1"}]
+    at = NOW.isoformat(timespec="milliseconds")
+    assert table.to_dict("records") == [{"visit": a, "first_seen": at, "became": "", "visits": 1},
+                                        {"visit": b, "first_seen": at, "became": "tok1", "visits": 1}]
     assert funnel.visits_became(table) == {a: False, b: True}

@@ -411,7 +411,7 @@ def scroll_to_bottom(page) -> None:
 
 
 def stored_participants(server) -> set[str]:
-    """Participants with records; a visit's own `_v…` record (infact/participation/visits.py) is not one."""
+    """Participants with records; a visit's own `_visits` record (infact/participation/visits.py) is not one."""
     return {r["participant"] for r in server.records() if not r["participant"].startswith("_")}
 
 

@@ -28,7 +28,6 @@ from infact.results.quality import funnel
 from infact.results.quality import exclusion as quality
 from infact.results.tables import records as tables
 from infact.results.tables.export import Tables, collect
-from infact.stores.summary import fold
 from infact.study.loader import Study
 
 OVERVIEW_COLUMNS = ["participant", "platform_id", "platform_warnings", "stage", "current_step", "last_activity", "active_now",
@@ -57,7 +56,7 @@ class DashboardData:
         self._keys: set = set()  # a re-read shard (after a purge) hands over records already taken
         self._by_participant: dict[str, list[dict]] = defaultdict(list)
         self._progress: dict[str, funnel.Progress] = {}
-        self._visits: dict[str, dict] = {}            # visits to the study page: fold(visit records)
+        self._visits = funnel.Visits()                # visits to the study page (funnel.fold_visits)
         self._rows: dict[str, dict] = {}              # participants.csv rows (tables.participants_table)
         # columns, appended per record: a DataFrame from lists is built far faster than from dicts
         self._situations: dict[str, list] = {c: [] for c in quality_flags.SITUATION_COLUMNS}
@@ -91,7 +90,7 @@ class DashboardData:
             self._records.extend(mine)
             self._pending.extend(mine)
             funnel.progress_from_records(mine, into=self._progress)
-            fold((r for r in mine if r.get("kind") == "visit"), into=self._visits)
+            funnel.fold_visits((r for r in mine if r.get("kind") == "visit"), into=self._visits)
             self.version += 1
             if any(r.get("kind") != "shown" for r in mine):
                 self._evidence_version += 1  # a page being shown changes no flag, only "last activity"
@@ -190,10 +189,10 @@ class DashboardData:
             self._overview = ((self.version, now), out[OVERVIEW_COLUMNS])
             return self._overview[1]
 
-    def visits(self) -> dict[str, bool]:
-        """visit id -> whether it became a participant (funnel.visits_from_summaries)."""
+    def visits(self) -> funnel.Visits:
+        """visit id -> whether it became a participant, and the visits counted in aggregate."""
         with self._lock:
-            return funnel.visits_from_summaries(self._visits.get(self.study.id, {}))
+            return self._visits.copy()
 
     def counts(self, now: datetime | None = None) -> dict[str, int]:
         """Every funnel figure, quality decisions included."""

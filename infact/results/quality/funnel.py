@@ -9,8 +9,8 @@ counts a test compares with `analyze` come from the functions here:
 - `funnel_counts` counts those rows (plus the quality decision and the visits) into the figures.
 
 *Visited* counts every participant plus every visit to the study page that left before
-consenting (infact.participation.visits: a visit stores a small `_v…` record, never a
-participant). A participant is in exactly one *stage*: visited (arrival stored, never
+consenting (infact.participation.visits: a visit stores a small record under `_visits`,
+never a participant; a flood is counted in aggregate: infact.results.quality.visit_counts). A participant is in exactly one *stage*: visited (arrival stored, never
 consented; the web page stores the arrival with the consent, so this holds bots and older data),
 in_progress, stalled (consented, unfinished, lease expired: their situations are
 offered to others), completed, screened_out or withdrawn. *Active now* is an
@@ -24,6 +24,9 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
+from infact.participation.visits import VISITS
+from infact.results.quality.visit_counts import (VISIT_COLUMNS, Visits, fold_visits, left_before_consent,  # noqa: F401
+                                                 visits_became, visits_from_summaries, visits_table)
 from infact.stores.summary import ParticipantSummary, summaries
 from infact.values import bool_column
 
@@ -97,48 +100,18 @@ def progress_from_records(records: Iterable[Mapping], into: dict[str, Progress] 
     return out
 
 
-def from_store(storage, study_id: str) -> tuple[dict[str, Progress], dict[str, bool]]:
-    """Every participant's progress and every visit (`visits_from_summaries`) from the store's
-    summaries (infact.stores.summary): the same facts `progress_from_records` and
-    `visits_table` take from all records, read far more cheaply."""
+def from_store(storage, study_id: str) -> tuple[dict[str, Progress], Visits]:
+    """Every participant's progress from the store's summaries (infact.stores.summary) and
+    every visit: older stores' from their `_v…` summaries, newer ones' from the records under
+    `_visits` (one log or table) — the same facts `progress_from_records` and `visits_table`
+    take from all records, read far more cheaply."""
     every = summaries(storage, study_id, Progress)
-    return {p: s for p, s in every.items() if not p.startswith("_")}, visits_from_summaries(every)
+    visits = fold_visits(storage.records(study=study_id, participant=VISITS), into=visits_from_summaries(every))
+    return {p: s for p, s in every.items() if not p.startswith("_")}, visits
 
 
 def progress_from_store(storage, study_id: str) -> dict[str, Progress]:
     return from_store(storage, study_id)[0]
-
-
-def visits_from_summaries(summaries: Mapping[str, ParticipantSummary]) -> dict[str, bool]:
-    """visit id -> whether it became a participant (consented), from the visits' own
-    summaries (infact.participation.visits stores them under `_v…`; previews never)."""
-    return {s.visit: bool(s.became) for s in summaries.values()
-            if s.visit and s.participant.startswith("_") and not s.preview}
-
-
-VISIT_COLUMNS = ["visit", "first_seen", "became"]
-
-
-def visits_table(records: Iterable[Mapping]) -> pd.DataFrame:
-    """visits.csv: one row per visit to the study page (infact.participation.visits): its id,
-    when it was first seen, and the participant(s) it became by consenting ('; '-joined,
-    empty if it left before consenting). Previews store no visits."""
-    rows: dict[str, dict] = {}
-    for rec in records:
-        if rec.get("kind") != "visit" or rec.get("preview") or not rec.get("visit"):
-            continue
-        row = rows.setdefault(rec["visit"], {"visit": rec["visit"], "first_seen": rec.get("at"), "became": set()})
-        if rec.get("at") and (row["first_seen"] is None or rec["at"] < row["first_seen"]):
-            row["first_seen"] = rec["at"]
-        if rec.get("became"):
-            row["became"].add(rec["became"])
-    out = [{**row, "became": "; ".join(sorted(row["became"]))} for row in rows.values()]
-    return pd.DataFrame(out, columns=VISIT_COLUMNS).sort_values("first_seen", kind="stable").reset_index(drop=True)
-
-
-def visits_became(table: pd.DataFrame) -> dict[str, bool]:
-    """visit id -> whether it became a participant, from `visits_table` (or visits.csv read back)."""
-    return {str(v): isinstance(b, str) and b.strip() != "" for v, b in zip(table["visit"], table["became"])}
 
 
 def stage_counts(progress: Mapping[str, Progress], now: datetime, visits: Mapping[str, bool] | None = None) -> dict[str, int]:
@@ -167,7 +140,7 @@ def funnel_counts(table: pd.DataFrame, visits: Mapping[str, bool] | None = None)
     (visit id -> became a participant: `visits_from_summaries`, `visits_became`).
     Visited = every participant + every visit that left before consenting. Without a
     `decision` column (quality not assessed yet) `included` and `excluded` are left out."""
-    left = sum(1 for became in (visits or {}).values() if not became)
+    left = left_before_consent(visits)
     if table.empty:
         counts = {k: 0 for k in FIGURES if "decision" in table or k not in ("included", "excluded")}
         return {**counts, "visited": left}

@@ -9,7 +9,8 @@ batch is being synced goes in the next one, and each caller returns only once it
 record is on disk (group commit, as databases do for their write-ahead log).
 
 `chats.jsonl`, UTF-8, one JSON object per line, each ending in "\\n":
-- a record (it has a "key"): the records of one conversation, `LOG_KINDS`;
+- a record (it has a "key"): the records of one conversation, `LOG_KINDS`, and every record of
+  the names in `LOG_NAMES` (the visits to the study page);
 - `{"purged": "<participant>"}`: that participant's earlier lines were blanked (see `purge`).
 
 Writers of every process take `chats.lock` (an OS lock the kernel releases if a process
@@ -42,6 +43,15 @@ log = logging.getLogger(__name__)
 # The records of one conversation (infact.chat.conversation.CHAT_KINDS; a test keeps them equal).
 # Assignments and votes are few per participant and read across participants: they stay in shards.
 LOG_KINDS = frozenset({"chat_message", "chat_turn_rating", "chat_end", "chat_rubric"})
+# Names whose every record is logged here too: `_visits` (infact.participation.visits), one line per
+# visit instead of a whole-shard rewrite, and no file per visit.
+LOG_NAMES = frozenset({"_visits"})
+LOGGED_ELSEWHERE = frozenset({"visit"})  # kinds of LOG_NAMES records: a query for them reads the log as well
+
+
+def in_log(record: dict) -> bool:
+    """Whether the TinyDB store keeps this record in the log (else in its participant's shard)."""
+    return record.get("kind") in LOG_KINDS or record.get("participant") in LOG_NAMES
 
 
 def encode(record: dict) -> bytes:

@@ -7,9 +7,10 @@ the same at 20k as at 100. Each write goes to a temporary file that is fsynced a
 renamed over the shard: a crash mid-write leaves the previous complete file, never a
 truncated one. There is no write cache: when `append` returns, the record is on disk.
 
-The records of live chats (`chat_log.LOG_KINDS`) go instead to `chats.jsonl`, one
-append-only file whose concurrent appends share one fsync (infact.stores.tinydb.chat_log): a
-message costs a line, not a whole-file rewrite. A participant's records are their
+The records of live chats (`chat_log.LOG_KINDS`) and the visits to the study page
+(`_visits`, `chat_log.LOG_NAMES`) go instead to `chats.jsonl`, one append-only file whose
+concurrent appends share one fsync (infact.stores.tinydb.chat_log): a message or a visit
+costs a line, not a whole-file rewrite, and no new file. A participant's records are their
 shard's, then their chat records.
 
 Locking: writes and re-reads of a shard hold one of `STRIPES` locks (a thread lock
@@ -41,7 +42,7 @@ from tinydb import TinyDB
 
 from infact.errors import Problem
 from infact.fileio import atomic_write_text, fsync_dir
-from infact.stores.tinydb.chat_log import LOG_KINDS, ChatLog
+from infact.stores.tinydb.chat_log import LOG_KINDS, LOG_NAMES, LOGGED_ELSEWHERE, ChatLog, in_log
 from infact.stores.records import (PARTICIPANT_NAME, StorageError, check_record, copy_record, indexed_arrival,
                                    matches, platform_key)
 from infact.stores.summary import ParticipantSummary
@@ -183,7 +184,7 @@ class TinyDBStorage:
         pid = indexed_arrival(record)
         if pid is not None:
             self._index_arrival(str(record["study"]), pid, shard)
-        if record["kind"] in LOG_KINDS:
+        if in_log(record):
             return self.append_in_order([record])[0]
         path = self._shard_path(shard)
         with self._striped("s", shard):
@@ -203,7 +204,7 @@ class TinyDBStorage:
 
     def append_in_order(self, records: list[dict]) -> list[bool]:
         """`append` of each, in order; chat records together in one sync (infact.chat.session uses it)."""
-        if not records or not all(r.get("kind") in LOG_KINDS for r in records):
+        if not records or not all(in_log(r) for r in records):
             return [self.append(r) for r in records]
         for r in records:
             check_record(r)
@@ -237,9 +238,9 @@ class TinyDBStorage:
             if not PARTICIPANT_NAME.match(name):
                 continue
             out.extend(copy_record(r) for r in self._read_shard(name) if matches(r, study, participant, kind))
-            if participant is not None and (kind is None or kind in LOG_KINDS):
+            if participant is not None and (kind is None or kind in LOG_KINDS or participant in LOG_NAMES):
                 out.extend(r for r in self.chat_log.records(name) if matches(r, study, participant, kind))
-        if participant is None and (kind is None or kind in LOG_KINDS):  # one read of the whole log
+        if participant is None and (kind is None or kind in LOG_KINDS or kind in LOGGED_ELSEWHERE):  # the whole log
             out.extend(r for r in self.chat_log.all_records() if matches(r, study, participant, kind))
         return out
 
