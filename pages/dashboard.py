@@ -14,6 +14,7 @@ import streamlit as st
 from streamlit_extras.metric_cards import style_metric_cards
 
 from infact import ui
+from infact.ui.downloads import researcher_download
 from infact.errors import InfactError
 from infact.participation import visits as visits_module
 from infact.participation.assignment import coverage
@@ -234,13 +235,19 @@ def show_statistics(data: DashboardData, ratings, shown) -> None:
         ui.show_problems(result, "The ratings could not be analysed:")
         return
     st.markdown(render_markdown(result))
-    st.download_button("report.html (with charts)", render_html(result, shown), file_name="report.html", key="dl-report")
+    researcher_download("report.html (with charts)", lambda: render_html(result, shown).encode("utf-8"),
+                        file_name="report.html", key="dl-report", mime="text/html")
 
 
 def show_exports(data: DashboardData) -> None:
-    files = data.derived("files", lambda t: export_bytes(t, study.systems))
-    for name, content in files.items():
-        st.download_button(f"{name} — {describe(name)}", content, file_name=name, key=f"dl-{name}")
+    def files() -> dict[str, bytes]:  # made per data version, served only on click (infact/ui/downloads.py)
+        return data.derived("files", lambda t: export_bytes(t, study.systems))
+
+    st.caption("Each file is made when you click and its link stops working within a minute: download again "
+               "for newer data.")
+    for name in files():
+        researcher_download(f"{name} — {describe(name)}", lambda name=name: files()[name], file_name=name,
+                            key=f"dl-{name}")
 
 
 def visits_note(visits) -> None:

@@ -1,0 +1,91 @@
+"""Export links in a real browser (infact/ui/downloads.py): a download's `/media/<id>` link,
+which Streamlit serves to anyone without a session, stops answering soon after the click —
+also once the researcher's tab is closed — and a sign-out ends an open dashboard's downloads."""
+
+from __future__ import annotations
+
+import re
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from infact.participation.bots import run_bots
+from infact.study.loader import load_study
+from infact.ui.downloads import EXPIRY_SECONDS
+from tests.e2e.conftest import RESEARCHER_PASSWORD, shot, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+
+def status(url: str) -> int:
+    """What a stranger with the link gets: no cookie, no session."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            resp.read()
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def sign_in_to_exports(page, url: str) -> None:
+    page.goto(url)
+    page.locator(".st-key-consent_submit").wait_for()
+    wait_idle(page)
+    page.goto(f"{url}/researcher")
+    page.get_by_label("Password", exact=True).fill(RESEARCHER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text("You are signed in.").wait_for()
+    wait_idle(page)
+    page.get_by_role("link", name=re.compile("Open the dashboard")).click()
+    page.get_by_role("heading", name=re.compile("Dashboard")).wait_for()
+    page.locator(".st-key-section").get_by_text("Exports", exact=True).click()
+    page.get_by_test_id("stDownloadButton").first.wait_for()
+    wait_idle(page)
+
+
+def download_button(page, name: str):
+    return page.get_by_test_id("stDownloadButton").filter(has_text=f"{name} — ").get_by_role("button")
+
+
+def test_an_export_link_stops_answering_after_the_tab_is_closed(app_server, browser):
+    run_bots(load_study(app_server.study_dir), app_server.storage(), 1, strategy="attentive", seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    sign_in_to_exports(page, app_server.url)
+    shot(page, "exports-deferred")
+    with page.expect_download(timeout=30_000) as info:
+        download_button(page, "participants.csv").click()
+    download = info.value
+    assert download.suggested_filename == "participants.csv"
+    assert open(download.path(), encoding="utf-8").readline().startswith("participant")
+    link = download.url
+    assert "/media/" in link
+    context.close()                                  # the researcher leaves: the session ends
+    time.sleep(EXPIRY_SECONDS + 10)
+    assert status(link) == 404, "the export link still answers after the researcher left"
+
+
+def test_a_sign_out_elsewhere_ends_the_downloads_of_an_open_dashboard(app_server, browser):
+    dashboard_ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    dashboard = dashboard_ctx.new_page()
+    sign_in_to_exports(dashboard, app_server.url)
+    with dashboard.expect_download(timeout=30_000) as info:   # while signed in, the button works
+        download_button(dashboard, "participants.csv").click()
+    assert info.value.suggested_filename == "participants.csv"
+    other_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    other = other_ctx.new_page()
+    sign_in_to_exports(other, app_server.url)
+    other.goto(f"{app_server.url}/researcher")
+    other.get_by_role("button", name="Sign out").click()
+    other.get_by_label("Password", exact=True).wait_for()
+    other_ctx.close()
+    # The dashboard tab still shows its buttons (its next generation check is up to 30 s away),
+    # but a click no longer makes a file.
+    with pytest.raises(PlaywrightTimeout):
+        with dashboard.expect_download(timeout=8_000):
+            download_button(dashboard, "participants.csv").click()
+    shot(dashboard, "exports-after-sign-out-elsewhere")
+    dashboard_ctx.close()
