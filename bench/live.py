@@ -1,7 +1,11 @@
 """Live chats under load: 50 participants chatting at once with systems that take 200 ms.
 
     python bench/live.py [--chats 50] [--turns 5] [--delay 0.2] [--think 0] [--rounds 3]
-                         [--store tinydb|memory|URL]
+                         [--store tinydb|memory|URL] [--systems http|endpoint]
+
+With `--systems endpoint` the two systems are OpenAI-compatible stubs (tests/support/openai_stub.py,
+each in its own process) reached as endpoint systems through infact.llm (the official openai
+client, limiter, call records), and the baseline is a bare urllib POST to /chat/completions.
 
 Two stub systems (`python -m infact chat-stub`, each in its own process) answer every request after `--delay`
 seconds. `--chats` threads each hold one conversation of `--turns` messages through
@@ -56,7 +60,7 @@ STUDY = "bench-live"
 
 
 def chat(storage, client, token: str, turns: int, think: float, timings: list, base: list,
-         lock: threading.Lock) -> int:
+         lock: threading.Lock, baseline=None) -> int:
     session = ChatSession(storage, study_id=STUDY, dataset_version="v", token=token, slot="A",
                           system=client.name, client=client, detector=LeakDetector(["StubOne", "StubTwo"]),
                           max_turns=turns)
@@ -65,7 +69,7 @@ def chat(storage, client, token: str, turns: int, think: float, timings: list, b
     for n in range(turns):
         time.sleep(rng.uniform(0, think))   # reading the answer and typing the next message
         t0 = time.perf_counter()
-        client.reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
+        (baseline or client).reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
         t1 = time.perf_counter()
         outcome = session.send(f"message {n + 1}: something funny please")
         t2 = time.perf_counter()
@@ -108,7 +112,43 @@ def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
     raise SystemExit("the stub system did not start")
 
 
-def one_round(args, storage, target: str, clients: list, n: int) -> dict:
+class BareOpenAI:
+    """The floor of an endpoint system's call: one urllib POST to the stub's /chat/completions, no client library."""
+
+    def __init__(self, name: str, base_url: str):
+        self.name, self.url = name, base_url + "/chat/completions"
+
+    def reply(self, request: dict):
+        import json
+        import urllib.request
+
+        body = json.dumps({"model": "stub", "messages": [{"role": m["role"], "content": m["text"]}
+                                                         for m in request["messages"]]}).encode()
+        req = urllib.request.Request(self.url, data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.load(resp)
+
+
+def start_openai_stub(delay: float) -> tuple[subprocess.Popen, str]:
+    """An OpenAI-compatible stub (tests/support/openai_stub.py) in its own process; its URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay)], cwd=REPO,
+                            stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def endpoint_clients(urls: list[str]) -> tuple[list, list]:
+    from infact.chat.llm_system import LLMSystem
+    from infact.llm.client import LLMClient
+    from infact.study.endpoints import Endpoint
+
+    names = ["StubOne", "StubTwo"]
+    clients = [LLMSystem(name, LLMClient(f"bench-{name}", Endpoint(base_url=url, model="stub", max_concurrency=64,
+                                                                   timeout_s=10), label=name),
+                         system_prompt="You recommend movies.", timeout_s=10) for name, url in zip(names, urls)]
+    return clients, [BareOpenAI(name, url) for name, url in zip(names, urls)]
+
+
+def one_round(args, storage, target: str, clients: list, n: int, baselines: list | None = None) -> dict:
     """The chats of fresh participants, each send right after its bare-HTTP baseline call."""
     lock = threading.Lock()
     base_ms: list[float] = []
@@ -116,7 +156,8 @@ def one_round(args, storage, target: str, clients: list, n: int) -> dict:
     send_ms: list[float] = []
     with ThreadPoolExecutor(args.chats) as pool:
         acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms,
-                                            base_ms, lock), range(args.chats)))
+                                            base_ms, lock, baselines[i % 2] if baselines else None),
+                             range(args.chats)))
     found, failed = count_stored(target, tokens, clients)
     delay_ms = args.delay * 1000
     return {"acked": acked, "lost": acked - found, "failed": failed,
@@ -135,6 +176,9 @@ def main() -> None:
                    help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, "
                         "the worst case)")
     p.add_argument("--rounds", type=int, default=3, help="rounds of fresh chats; figures are medians over rounds")
+    p.add_argument("--systems", choices=("http", "endpoint"), default="http",
+                   help="http: chat-contract stubs; endpoint: OpenAI-compatible stubs reached as endpoint systems "
+                        "(infact.llm), the baseline a bare urllib POST to /chat/completions")
     args = p.parse_args()
     load_before = os.getloadavg()[0]
     tmp = tempfile.TemporaryDirectory()
@@ -147,17 +191,22 @@ def main() -> None:
     else:
         storage = open_storage(target)
     SHARED.append(storage)
-    stubs = [start_stub(args.delay), start_stub(args.delay)]
+    start = start_openai_stub if args.systems == "endpoint" else start_stub
+    stubs = [start(args.delay), start(args.delay)]
     t0 = time.perf_counter()
     try:
-        clients = [HttpSystem("StubOne", stubs[0][1], 10), HttpSystem("StubTwo", stubs[1][1], 10)]
-        rounds = [one_round(args, storage, target, clients, n) for n in range(args.rounds)]
+        if args.systems == "endpoint":
+            clients, baselines = endpoint_clients([url for _, url in stubs])
+        else:
+            clients, baselines = [HttpSystem("StubOne", stubs[0][1], 10), HttpSystem("StubTwo", stubs[1][1], 10)], None
+        rounds = [one_round(args, storage, target, clients, n, baselines) for n in range(args.rounds)]
     finally:
         for proc, _ in stubs:
             proc.terminate()
             proc.wait()
     med = {k: float(np.median([r[k] for r in rounds])) for k in ("p95", "p50", "bare_p95")}
     print(f"store={'postgresql' if target.startswith('postgresql') else args.store}")  # never the URL's password
+    print(f"systems={args.systems}")
     print(f"chats={args.chats}")
     print(f"turns={args.turns}")
     print(f"think_s={args.think}")
