@@ -48,7 +48,8 @@ storage = ui.get_storage(study)
 target, source = ui.store_target(study)
 cfg = study.config
 SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports",
-            *(["Live chats"] if cfg.live.enabled else []), *(["Ranking"] if cfg.protocol.kind != "rating" else []),
+            *(["Live chats"] if cfg.live.enabled else []),
+            *(["Ranking"] if cfg.protocol.kind not in ("rating", "conversation") else []),
             *(["Judges"] if (study.folder / "judges").is_dir() else [])]
 
 
@@ -294,6 +295,32 @@ def live() -> None:
         show_tables_section(data)
 
 
+def show_annotations(data: DashboardData) -> None:
+    """Per aspect: the systems ranked by mean with participant-cluster bootstrap intervals, α, the halo check."""
+    from infact.results.conversations.analysis import analyze_annotations
+
+    annotations = data.derived("annotations", lambda t: t.compare["annotations.csv"])
+    if annotations.empty:
+        st.info("No annotations yet.")
+        return
+    result = data.derived("annotation_analysis", lambda t: analyze_annotations(
+        t.compare["annotations.csv"], include_flagged=include_flagged), include_flagged)
+    st.caption(f"{result['n_participants']} annotators · {result['n_conversations']} conversations · "
+               f"{result['n_annotations']} answers (gold conversations left out)")
+    for aspect, a in result["aspects"].items():
+        alpha = a["krippendorff_alpha"]["value"]
+        st.markdown(f"**{aspect}** ({a['level']} level) · Krippendorff's α (ordinal) "
+                    f"{'—' if alpha is None else f'{alpha:.2f}'}")
+        st.dataframe([{"rank": r["rank"], "system": r["system"], "mean": round(r["mean"], 2),
+                       "95% CI": "—" if a["systems"][r["system"]]["ci95"][0] is None else
+                       "{:.2f}–{:.2f}".format(*a["systems"][r["system"]]["ci95"]), "n": a["systems"][r["system"]]["n"]}
+                      for r in a["ranking"]], hide_index=True, key=f"aspect_{aspect}")
+    for level, h in result["halo"].items():
+        if h["mean_r"] is not None:
+            st.caption(f"Halo check ({level} level): mean correlation between aspects within annotators "
+                       f"r = {h['mean_r']:.2f} (high values: annotators rate a conversation alike on every aspect).")
+
+
 def show_tables_section(data: DashboardData) -> None:
     """Sections built on the full tables, rebuilt at most every 30 s (they read every rating)."""
     tables, behind = data.results(force=st.session_state.pop("refresh_results", False))
@@ -302,7 +329,9 @@ def show_tables_section(data: DashboardData) -> None:
         st.button("Recompute now", key="refresh_results_button", on_click=lambda: st.session_state.update(refresh_results=True))
     ratings = tables.ratings[tables.ratings["criterion"] == criterion] if len(tables.ratings) else tables.ratings
     shown = ratings if include_flagged else ratings[~ratings["excluded"]]
-    if section == "Results":
+    if section == "Results" and "annotations.csv" in tables.compare:  # a conversation study (docs/protocols.md)
+        show_annotations(data)
+    elif section == "Results":
         show_results(data, tables, ratings, shown)
     elif section == "Situations":
         show_situations(tables, include_flagged, criterion)

@@ -204,3 +204,19 @@ def test_the_demo_study_copies_and_loads_out_of_the_box(tmp_path):
     assert len(study.situations) == 18
     assert {c.meta["system"] for c in study.situations} == {"Marquee", "Popcorn", "Reel"}
     assert not study.notes
+
+
+def test_speeders_through_conversations_are_flagged_for_their_seconds_per_conversation(study):
+    from infact.results.quality.flags import situation_summary, situations_from_comparisons
+
+    storage = MemoryStorage()
+    run_bots(study, storage, 8, strategy="attentive", seed=6, start=T0)
+    speeders = {r.token for r in run_bots(study, storage, 2, strategy="speeder", seed=7, start=T0)}
+    t = export.collect(study, storage.records(study=study.id))
+    fast = {p for p, f in zip(t.flags["participant"], t.flags["flags"]) if "fast_situations" in f}
+    assert fast == speeders
+    # the live dashboard's rows from records agree with the export's rows from annotations.csv
+    summaries = [situation_summary(r) for r in storage.records() if r["kind"] == "conversation"]
+    from_records = sorted((s["participant"], s["step_index"], s["seconds"]) for s in summaries if s is not None)
+    rows = situations_from_comparisons({"annotations.csv": t.compare["annotations.csv"]})
+    assert from_records == sorted(zip(rows["participant"], rows["step_index"], rows["seconds"]))

@@ -78,3 +78,28 @@ def test_turns_and_their_scales_in_reading_order_and_a_missing_turn_named(app):
     assert rec["annotations"]["turns"]["3"] == {"relevance": 2, "interestingness": 2}
     assert rec["annotations"]["dialogue"] == {"understanding": 4, "task_completion": 4, "overall_impression": 4}
     assert "Conversation 2 of 4" in " ".join(h.proto.body for h in at.get("html"))
+
+
+def test_the_dashboard_shows_each_aspect_s_ranking_alpha_and_halo(tmp_path, monkeypatch):
+    from infact.access.auth import hash_password
+    from infact.participation.bots import run_bots
+    from infact.study.loader import load_study
+
+    study = load_study(DEMO)
+    run_bots(study, TinyDBStorage(tmp_path / "db"), 9, strategy="attentive", seed=3)
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    monkeypatch.setenv("INFACT_STUDY", str(DEMO))
+    at = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=120)
+    at.session_state["researcher_signed_in"] = True
+    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
+    run(at)
+    assert "Ranking" not in at.segmented_control(key="section").options  # per aspect, under Results
+    at.segmented_control(key="section").set_value("Results")
+    run(at)
+    heads = [m.value for m in at.markdown if "Krippendorff" in m.value]
+    assert len(heads) == len(study.config.aspects) and any(h.startswith("**relevance** (turn level)") for h in heads)
+    at_overall = next(i for i, h in enumerate(heads) if h.startswith("**overall_impression**"))
+    overall = at.dataframe[at_overall].value                            # one table per aspect, in order
+    assert list(overall["system"]) == ["Marquee", "Popcorn", "Reel"] and list(overall["rank"]) == [1, 2, 3]
+    assert any("Halo check (dialogue level)" in c.value for c in at.caption)
+    assert any("9 annotators · 18 conversations" in c.value for c in at.caption)

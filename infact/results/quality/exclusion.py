@@ -239,7 +239,7 @@ def assess_store(
     steps = tables.get("steps")
     if steps is None:
         steps = steps_from_tables(ratings, participants)
-    compare = {k: v for k, v in tables.items() if k.removesuffix(".csv") in flags.COMPARISON_KINDS}
+    compare = {k: v for k, v in tables.items() if k.removesuffix(".csv") in (*flags.COMPARISON_KINDS, "annotations")}
     return assess(ratings, participants, steps, events, cfg, expected_minutes, compare=compare)
 
 

@@ -81,6 +81,9 @@ def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataF
     frames = []
     for name, df in compare.items():
         kind = name.removesuffix(".csv")
+        if kind == "annotations" and df is not None and not df.empty:  # conversation steps: their timing counts
+            frames.append(_annotated_steps(df))
+            continue
         if kind not in COMPARISON_KINDS or df is None or df.empty or "step_index" not in df:
             continue
         if kind == "pairwise":
@@ -99,6 +102,14 @@ def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataF
     if not frames:
         return pd.DataFrame(columns=SITUATION_COLUMNS)
     return pd.concat(frames, ignore_index=True)[SITUATION_COLUMNS]
+
+
+def _annotated_steps(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per participant × annotated (non-gold) conversation of annotations.csv: one system, so no
+    straight-lining across systems; its seconds count for the speed checks."""
+    d = df[~df["is_gold"].map(lambda v: parse_bool(v) is True)] if "is_gold" in df else df
+    per = d.groupby(["participant", "step_index"], sort=False)["seconds"].first().reset_index()
+    return per.assign(n_systems=1, straight=False, choice=None)[SITUATION_COLUMNS]
 
 
 def _pairwise_position(left: str, winner: str) -> str:
@@ -133,6 +144,9 @@ def situation_summary(record: Mapping) -> dict | None:
         return {"participant": record["participant"], "step_index": record.get("index"),
                 "n_systems": len(record.get("responses") or record.get("conversations") or []), "straight": False,
                 "seconds": record.get("seconds"), "choice": comparison_choice(record)}
+    if record.get("kind") == "conversation":  # one system's whole conversation (see _annotated_steps)
+        return {"participant": record["participant"], "step_index": record.get("index"), "n_systems": 1,
+                "straight": False, "seconds": record.get("seconds"), "choice": None}
     if record.get("kind") != "situation":
         return None
     responses = record.get("responses") or []
