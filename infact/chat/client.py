@@ -52,9 +52,42 @@ class HttpSystem:
         return parse_reply(self.name, payload, latency)
 
     def _post(self, req: urllib.request.Request) -> bytes:
+        """The whole answer within `timeout_s`, so the participant hears of a timeout on time.
+
+        urllib's timeout holds for each socket operation: a system that sends its headers at once
+        and then its answer slowly would keep the participant waiting far longer. So the request
+        runs in a worker thread that the caller waits for at most `timeout_s`; the worker itself
+        gives up reading at the deadline, so it ends soon after (one socket operation at most)."""
+        deadline = time.monotonic() + self.timeout_s
+        done, box = threading.Event(), {}
+
+        def work() -> None:
+            try:
+                box["raw"] = self._read(req, deadline)
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                box["error"] = exc
+            done.set()
+
+        threading.Thread(target=work, daemon=True, name=f"infact-http-{self.name}").start()
+        if not done.wait(self.timeout_s):
+            raise SystemTimeout(self.name, f"no whole answer from {self.url} within {self.timeout_s:g} s")
+        if "error" in box:
+            raise box["error"]
+        return box["raw"]
+
+    def _read(self, req: urllib.request.Request, deadline: float) -> bytes:
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
-                return resp.read(MAX_BODY)
+                chunks, size = [], 0
+                while size < MAX_BODY and time.monotonic() < deadline:
+                    chunk = resp.read1(min(65536, MAX_BODY - size))
+                    if not chunk:
+                        return b"".join(chunks)
+                    chunks.append(chunk)
+                    size += len(chunk)
+                if size >= MAX_BODY:
+                    return b"".join(chunks)
+                raise TimeoutError
         except urllib.error.HTTPError as exc:
             snippet = exc.read(200).decode("utf-8", "replace") if exc.fp else ""
             raise SystemHTTPError(self.name, f"HTTP {exc.code} from {self.url}: {snippet}".strip(), exc.code) from None

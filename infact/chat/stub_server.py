@@ -4,7 +4,8 @@
 
 Behaviours: `normal` (a short answer naming one movie), `slow` (sleeps `delay_s`,
 meant to exceed the client's timeout), `error` (HTTP 500), `malformed` (200 with
-text that is not JSON), `leak` (says "I am KBRD"), `demo:NAME` (a built-in demo
+text that is not JSON), `leak` (says "I am KBRD"), `trickle` (headers at once, then the
+answer one byte per `trickle_s`), `demo:NAME` (a built-in demo
 system from infact.chat.demo_systems served over HTTP). Every request is kept in
 `server.requests` so tests can check what the app sent.
 
@@ -60,7 +61,23 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(500, b'{"error": "model crashed"}')
         if server.behaviour == "malformed":
             return self._send(200, b"<html>not json</html>", "text/html")
+        if server.behaviour == "trickle":
+            return self._trickle(json.dumps(_answer("normal", request)).encode("utf-8"), server.trickle_s)
         self._send(200, json.dumps(_answer(server.behaviour, request)).encode("utf-8"))
+
+    def _trickle(self, body: bytes, gap_s: float) -> None:
+        """Headers at once, then the answer one byte per `gap_s`: each read is quick, the whole is slow."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(gap_s)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
         self.send_response(status)
@@ -77,9 +94,11 @@ class StubServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, behaviour: str, delay_s: float, port: int = 0, first_delay_s: float | None = None):
+    def __init__(self, behaviour: str, delay_s: float, port: int = 0, first_delay_s: float | None = None,
+                 trickle_s: float = 0.2):
         super().__init__(("127.0.0.1", port), _Handler)
         self.behaviour, self.delay_s, self.first_delay_s = behaviour, delay_s, first_delay_s
+        self.trickle_s = trickle_s
         self.requests: list[dict] = []
         self.lock = threading.Lock()
 
@@ -89,8 +108,9 @@ class StubServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None) -> Iterator[StubServer]:
-    server = StubServer(behaviour, delay_s, first_delay_s=first_delay_s)
+def serve(behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None,
+          trickle_s: float = 0.2) -> Iterator[StubServer]:
+    server = StubServer(behaviour, delay_s, first_delay_s=first_delay_s, trickle_s=trickle_s)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -50,6 +50,23 @@ def test_a_system_past_its_timeout_is_stored_as_a_timeout_on_time():
     assert [t.text for t in conv.turns if t.role == "user"] == ["hello?"]
 
 
+def test_a_system_that_trickles_its_answer_times_out_on_time():
+    """Headers at once, then a byte every 0.2 s (about 10 s in all): every socket read is quick, so
+    urllib's per-read timeout alone would wait for the whole answer; the whole call has 0.5 s."""
+    with serve("trickle", trickle_s=0.2) as stub:
+        client = HttpSystem("Trickle", stub.url, 0.5)
+        start = time.monotonic()
+        with pytest.raises(SystemTimeout):
+            client.reply({"study_id": "s", "conversation_id": "c", "turn": 1,
+                          "messages": [{"role": "user", "text": "hi"}]})
+        took = time.monotonic() - start
+    assert took < 3.0, f"the timeout took {took:.1f} s"
+    with serve("trickle", trickle_s=0.0) as quick:       # the same path answers when the answer is whole in time
+        reply = HttpSystem("Quick", quick.url, 5).reply({"study_id": "s", "conversation_id": "c", "turn": 1,
+                                                           "messages": [{"role": "user", "text": "hi"}]})
+    assert reply.items == ("Up (2009)",)
+
+
 def test_the_live_step_counts_its_screens():
     assert [(p.name, p.slot) for p in stages(True)] == [("chat", "A"), ("rubric", "A"), ("chat", "B"),
                                                          ("rubric", "B"), ("vote", None)]
