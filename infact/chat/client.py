@@ -64,7 +64,7 @@ class HttpSystem:
         def work() -> None:
             try:
                 box["raw"] = self._read(req, deadline)
-            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            except BaseException as exc:  # raised again in the caller's thread
                 box["error"] = exc
             done.set()
 

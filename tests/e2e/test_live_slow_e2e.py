@@ -2,12 +2,12 @@
 
 Two stub systems on 127.0.0.1 speak the chat contract: SlowBot answers every message after
 2.5 s; StallBot overruns its 2 s `timeout_s` on a conversation's first message (it would answer
-after 8 s), then answers in 0.3 s. What a person sees is asserted:
+after 15 s), then answers in 0.3 s. What a person sees is asserted:
 
 - after Enter their own message stays on screen with "The chatbot is typing…", and the chat
   input is disabled, until the slow answer arrives;
-- StallBot's timeout message ("…taking too long…") shows on time: after about 2 s, well before
-  the stalled system would have answered; Try again then gets an answer;
+- StallBot's timeout message ("…taking too long…") shows on time: after about 2 s (under 10 s
+  on a loaded machine), well before the stalled system would answer; Try again then gets one;
 - every screen of the live step says where the participant is ("Step 2 of 5: …");
 - the vote page lets each conversation be opened again, its movie titles highlighted.
 
@@ -26,7 +26,7 @@ from infact.chat.stub_server import serve
 from tests.e2e.conftest import DEMO_STUDY, shot, start_after_consent, start_server, stop_server, wait_idle
 
 pytestmark = pytest.mark.e2e
-SLOW_S, TIMEOUT_S, STALL_S = 2.5, 2.0, 8.0
+SLOW_S, TIMEOUT_S, STALL_S = 2.5, 2.0, 15.0
 INPUT = "Type your message…"
 
 
@@ -101,9 +101,9 @@ def chat_with_slowbot(page, device: str) -> None:
 def chat_with_stallbot(page, device: str) -> None:
     start = send_and_watch_waiting(page, "a scary one please", device, "stall-waiting")
     message = page.get_by_text("The chatbot is taking too long to answer.")
-    message.wait_for(timeout=int((STALL_S - 1) * 1000))
+    message.wait_for(timeout=int((STALL_S - 5) * 1000))
     took = time.monotonic() - start
-    assert TIMEOUT_S - 0.2 <= took < STALL_S - 1, f"the timeout message came after {took:.1f} s"
+    assert TIMEOUT_S - 0.2 <= took < STALL_S - 5, f"the timeout message came after {took:.1f} s"
     assert not page.get_by_text("did not answer").count()
     wait_idle(page)
     assert page.locator(".infact-chat-user").filter(has_text="a scary one please").is_visible()
