@@ -19,7 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--covariates", default="",
                    help="style control for pairwise.csv: comma-separated from length,items (e.g. length,items)")
     g.add_argument("--judge", action="append", default=[], metavar="NAME=FILE.csv",
-                   help="compare an automatic judge with the humans (repeatable)")
+                   help="compare an automatic judge with the humans (repeatable); for annotations.csv a FACE run "
+                        "file NAME=RUN.json (docs/protocols.md)")
     g.add_argument("--responses", metavar="STUDY_DIR|SITUATIONS.jsonl",
                    help="response texts for the judges' length_bias (pairwise.csv exports carry lengths already)")
     g.add_argument("--confidence", type=float, default=0.95,

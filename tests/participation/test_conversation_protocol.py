@@ -173,7 +173,8 @@ def test_conversations_go_to_the_least_annotated_first(study):
 def test_bots_attentive_follow_the_planted_quality_careless_fail_the_gold(study):
     storage = MemoryStorage()
     attentive = run_bots(study, storage, 18, strategy="attentive", seed=3, start=T0)
-    careless = run_bots(study, storage, 4, strategy="straightliner", seed=4, start=T0)
+    careless = run_bots(study, storage, 4, strategy="straightliner", seed=4, start=T0) \
+        + run_bots(study, storage, 2, strategy="fails-attention", seed=8, start=T0)
     t = export.collect(study, storage.records(study=study.id))
     ann = t.compare["annotations.csv"]
     ours = ann[ann["participant"].isin([r.token for r in attentive]) & ~ann["is_gold"]]
