@@ -7,16 +7,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from infact import deployment
 from infact.cli.commands import COMMANDS
 from infact.errors import InfactError, Problem
-from infact.stores.config import check_store_path, resolve_store
 
 if TYPE_CHECKING:
     from infact.storage import Storage
 
-# The store (TinyDB, orjson, SQLAlchemy) is imported when a command opens it: `infact --help` imports
-# this module and nothing heavy (tests/cli/test_cli_startup.py).
+# The deployment settings and the store (TinyDB, orjson, SQLAlchemy) are imported when a command uses
+# them: `infact --help` imports this module and nothing heavy (tests/cli/test_cli_startup.py).
 
 STUDY_HELP = ("study folder holding study.toml (default: as the app: INFACT_STUDY, then [study] dir in "
               ".streamlit/secrets.toml, then data/demo)")
@@ -62,10 +60,15 @@ def study_folder(args: argparse.Namespace) -> Path:
         raise InfactError(Problem("--study", f"two different study folders given ({folders}); give one"))
     if given:
         return Path(given.pop())
+    from infact import deployment
+
     return deployment.study_folder(secrets=deployment.load_secrets())[0]
 
 
 def store_target(args: argparse.Namespace, study_id: str) -> str:
+    from infact import deployment
+    from infact.stores.config import check_store_path, resolve_store
+
     if getattr(args, "db", None):
         return check_store_path(args.db, "--db")
     return resolve_store(study_id, deployment.load_secrets())[0]
