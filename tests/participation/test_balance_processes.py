@@ -26,7 +26,7 @@ from infact.participation import assignment
 from infact.stores.sql.store import SQLStorage
 from infact.study.loader import load_study
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo"          # 38 regular situations, 9 per participant
 START = datetime(2030, 1, 1, 9, 0, tzinfo=timezone.utc)
 

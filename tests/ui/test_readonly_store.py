@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from infact.storage import TinyDBStorage
 from infact.ui.participant_page import NOT_SAVED
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "streamlit_app.py"
 DEMO = REPO / "data" / "demo"
 CHECK_TEXT = "I am reading this carefully"

@@ -21,7 +21,7 @@ from infact.results.tables.export import collect, export_bytes
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo"
 START = datetime(2030, 1, 1, 9, 0, 0, tzinfo=timezone.utc)
 
@@ -114,7 +114,8 @@ def test_the_dashboard_says_when_visits_were_aggregated(tmp_path, monkeypatch):
     minutes = int((datetime.now(timezone.utc) - started).total_seconds() // 60) + 2  # minutes the runs touched
     storage = TinyDBStorage(db)
     study = load_study(DEMO)
-    recorded = len(storage.records(participant=visits.VISITS))
+    # (a busy minute's count may already be stored by the timer: only the visits' own records here)
+    recorded = sum(1 for r in storage.records(participant=visits.VISITS) if not r.get("aggregated"))
     assert 1 <= recorded <= min(minutes, 7)       # at most one a minute: the others only counted
     for rec in list(visits._recorders.values()):
         for one in rec.values():

@@ -14,7 +14,7 @@ from infact.access import session as researcher_session
 from infact.access.auth import hash_password
 from infact.ui import resources
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 APP, DASHBOARD = REPO / "streamlit_app.py", REPO / "pages" / "dashboard.py"
 PASSWORD = "signout-test-pw"
 HASH = hash_password(PASSWORD, n=2**10)
