@@ -1,0 +1,40 @@
+"""The README is a front door (short, every detail one link away), and no link in the documents points
+at a file that is not there: modules and documents move, links must follow."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+DOCUMENTS = [REPO / "README.md", REPO / "bench" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_the_readme_is_short():
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250, \
+        "README.md is a front door: move details to docs/ and link them"
+
+
+def test_every_relative_link_points_at_a_file_that_exists():
+    broken = []
+    for doc in DOCUMENTS:
+        for target in LINK.findall(doc.read_text(encoding="utf-8")):
+            path = target.split("#", 1)[0]
+            if path and not re.match(r"^[a-z]+:", path) and not (doc.parent / path).exists():
+                broken.append(f"{doc.relative_to(REPO)} -> {target}")
+    assert broken == []
+
+
+def test_the_readme_pictures_are_committed_pngs():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", readme)
+    assert {"docs/img/participant.png", "docs/img/dashboard.png"} <= set(pictures)
+    for picture in pictures:
+        assert (REPO / picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", picture
+
+
+def test_the_benchmark_figures_carry_no_history():
+    text = (REPO / "bench" / "README.md").read_text(encoding="utf-8")
+    assert not re.search(r"\bcommit [0-9a-f]{7,40}\b|\(was |; was |\bwas \d", text), \
+        "bench/README.md keeps the latest figures only: history belongs in the commit messages"
