@@ -120,9 +120,13 @@ def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[
         return steps
     from infact.participation.protocols import compare_steps
 
-    # the same situations, compared instead of (or, in a second block, as well as) rated
-    return [s for kind in cfg.blocks for s in (steps if kind == "rating" else
-                                                 compare_steps(study, history, steps, rng, kind=kind))]
+    # the same situations, compared instead of (or, in a further block, as well as) rated; numbered on
+    # across blocks, so "Situation 4 of 6" follows "Situation 3 of 6" and every step name is unique
+    out, n = [], cfg.study.situations_per_participant
+    for b, kind in enumerate(cfg.blocks):
+        block = [{**s, "index": s["index"] + b * n, "step": f"situation-{s['index'] + b * n}"} for s in steps]
+        out += block if kind == "rating" else compare_steps(study, history, block, rng, kind=kind)
+    return out
 
 
 def coverage(study: Study, records: list[dict], now: datetime) -> list[dict]:

@@ -71,6 +71,8 @@ def test_a_participant_meets_the_kinds_in_the_study_s_order_with_both_blocks(tmp
     rated = {s.situation_id for s in steps if s.kind == "situation"}
     compared = {s.situation_id for s in steps if s.kind == "pairwise"}
     assert rated == compared                                            # the same situations, twice
+    assert [s.index for s in steps if s.kind in ("situation", "pairwise")] == [1, 2, 3, 4, 5, 6]  # numbered on
+    assert [s.name for s in steps if s.kind == "pairwise"] == ["pairwise-4", "pairwise-5", "pairwise-6"]
     assert flow.progress(flow.state(token)) == (0, 6)
 
 
