@@ -12,8 +12,8 @@ import time
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server,
-                                stop_server, wait_idle)
+from tests.e2e.conftest import (DEMO_STUDY, DEVICES, TIMEOUT_MS, scroll_position, shot, start_after_consent,
+                                start_server, stop_server, wait_idle)
 
 pytestmark = pytest.mark.e2e
 
@@ -145,6 +145,8 @@ def _chat_reload_and_end(page, slot: str) -> None:
     page.get_by_role("button", name="I found what I wanted: end the chat").click()
     page.get_by_text(f"About chatbot {slot}").wait_for()
     wait_idle(page)
+    assert scroll_position(page) < 40, "the rubric opened scrolled down where the chat ended"
+    assert on_screen(page, page.get_by_text(f"Rate chatbot {slot}"))
     for i in range(5):
         page.locator(f'[class*="st-key-live-rubric-{slot}-"]').nth(i).get_by_text("Agree", exact=True).click()
     page.get_by_role("button", name="Continue", exact=True).click()

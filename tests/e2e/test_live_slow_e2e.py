@@ -23,7 +23,8 @@ import time
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.e2e.conftest import DEMO_STUDY, shot, start_after_consent, start_server, stop_server, wait_idle
+from tests.e2e.conftest import (DEMO_STUDY, scroll_position, shot, start_after_consent, start_server, stop_server,
+                                wait_idle)
 
 pytestmark = pytest.mark.e2e
 SLOW_S, TIMEOUT_S, STALL_S = 2.5, 2.0, 15.0
@@ -61,6 +62,12 @@ def progress_shown(page, text: str) -> None:
     line.wait_for()
     assert line.inner_text() == text
     assert page.get_by_role("progressbar").is_visible()
+
+
+def opens_at_top(page) -> bool:
+    """The screen's top (its step line) is in view: at most a few pixels scrolled (7 px seen on a phone)."""
+    box = page.locator(".infact-progress-text").bounding_box()
+    return scroll_position(page) < 40 and box is not None and box["y"] >= 0
 
 
 def send_and_watch_waiting(page, text: str, device: str, name: str) -> float:
@@ -157,6 +164,7 @@ def test_slow_and_stalling_systems(slow_server, device_page, device):
         page.get_by_role("heading", name=f"Chatbot {slot}", exact=True).wait_for()
         wait_idle(page)
         progress_shown(page, f"Step {n} of 5: Chat with chatbot {slot}")
+        assert opens_at_top(page), "the chat opened scrolled down (the rubric's Continue is low)"
         systems = slow_server.records(participant=token, kind="chat_assignment")[0]["systems"]
         if systems["AB".index(slot)] == "SlowBot":
             chat_with_slowbot(page, device)
@@ -169,6 +177,7 @@ def test_slow_and_stalling_systems(slow_server, device_page, device):
     page.get_by_text("Which chatbot was better?").wait_for()
     wait_idle(page)
     progress_shown(page, "Step 5 of 5: Your vote")
+    assert opens_at_top(page), "the vote opened scrolled down"
     reopen_both(page, device)
     page.locator(".st-key-live-vote").get_by_text("Chatbot A", exact=True).click()
     page.get_by_role("button", name="Submit my vote").click()
