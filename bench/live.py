@@ -137,7 +137,7 @@ def start_openai_stub(delay: float) -> tuple[subprocess.Popen, str]:
 
 
 def endpoint_clients(urls: list[str]) -> tuple[list, list]:
-    from infact.chat.llm_system import LLMSystem
+    from infact.chat.llm_chat import LLMSystem
     from infact.llm.client import LLMClient
     from infact.study.endpoints import Endpoint
 

@@ -1,7 +1,7 @@
 """Live chats with the systems under test (docs/live.md): the conversation runtime. Plain Python, no Streamlit.
 
 The run layer, below participation: may import foundations, `infact.study` (its `[live]` schema is
-`infact.study.live_config`), the stores and `infact.scheduling`. Exports and statistics of chats are in
+`infact.study.live_config`), the stores, `infact.scheduling` and `infact.llm`. Exports and statistics of chats are in
 `infact.results`.
 
     contract.py       the request/answer contract and its typed failures
@@ -13,5 +13,6 @@ The run layer, below participation: may import foundations, `infact.study` (its 
     identity.py       answers that give a system away
     transcripts.py    transcripts.jsonl, votes and rubric rows; reading transcripts back
     bot.py            a bot participant that chats
+    llm_chat.py       an LLM on either side: an endpoint system under test, or a simulated participant
     demo_systems.py   built-in CRSs over the demo's movies; stub_server.py: HTTP stubs for tests
 """

@@ -2,7 +2,7 @@
 
 `connect(name, settings)` gives an object with `reply(request) -> Reply` that
 raises only `SystemFailure` subclasses (contract.py). An `endpoint` system is an
-OpenAI-compatible LLM called through infact.llm (llm_system.py). The HTTP client uses the
+OpenAI-compatible LLM called through infact.llm (llm_chat.py). The HTTP client uses the
 standard library: one short POST per turn needs no extra dependency, and
 `urllib` distinguishes refused connections, timeouts and HTTP statuses.
 """
@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Mapping, Protocol
 
-from infact.chat.llm_system import LLMSystem
+from infact.chat.llm_chat import LLMSystem
 from infact.study.live_config import LiveSystem
 from infact.chat.contract import (Reply, SystemBadReply, SystemCrashed, SystemHTTPError, SystemTimeout,
                                   SystemUnreachable, parse_reply)

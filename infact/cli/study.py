@@ -7,8 +7,8 @@ import sys
 from collections import Counter
 
 from infact.cli.args import add_db, add_study, command, open_store, study_folder
-from infact.errors import InfactError
-from infact.participation.bots import STRATEGIES, run_bots
+from infact.errors import InfactError, Problem
+from infact.participation.bots import SIMULATED, STRATEGIES, run_bots
 from infact.participation.flow import kinds_in_order
 from infact.study.loader import load_study, pool_explanation, validate_study
 
@@ -22,13 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = command(sub, "bots",
                 "Bot participants play the study through the same flow and store as the web page, on a simulated "
-                "clock. Strategies: " + ", ".join(STRATEGIES) + ".")
+                "clock. Strategies: " + ", ".join((*STRATEGIES, SIMULATED)) + ".")
     add_study(p, positional=True)
     add_db(p)
     p.add_argument("-n", type=int, default=20, help="number of bots")
-    p.add_argument("--strategy", choices=STRATEGIES, help="one strategy for all bots (default: a realistic mix)")
+    p.add_argument("--strategy", choices=(*STRATEGIES, SIMULATED),
+                   help="one strategy for all bots (default: a realistic mix); llm: simulated participants played by "
+                        "an LLM (--endpoint, --persona), marked and kept out of human results (docs/llm.md)")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed plays the same answers")
     p.add_argument("--concurrency", type=int, default=1, help="bots playing at the same time")
+    p.add_argument("--endpoint", help="--strategy llm: the [endpoints.NAME] LLM that plays the participants' chats")
+    p.add_argument("--persona", metavar="FILE", help="--strategy llm: a text file describing the simulated person "
+                                                    "(who they are, what they like, what they have seen)")
     p.set_defaults(func=run_bots_cmd)
 
 
@@ -57,12 +62,45 @@ def run_validate(args) -> int:
 
 def run_bots_cmd(args) -> int:
     study = load_study(study_folder(args))
+    simulator = _simulator(args, study)
     storage = open_store(args, study.id)
     try:
-        results = run_bots(study, storage, args.n, strategy=args.strategy, seed=args.seed, concurrency=args.concurrency)
+        results = run_bots(study, storage, args.n, strategy=args.strategy, seed=args.seed, concurrency=args.concurrency,
+                           simulator=simulator)
+        comparison = None
+        if simulator is not None:
+            from infact.results.live.simulated import render_markdown, simulated_vs_human
+
+            comparison = simulated_vs_human(storage.records(study=study.id))
     finally:
         storage.close()
+    if comparison is not None:
+        print(render_markdown(comparison))
     counts = Counter(r.strategy for r in results)
     done = sum(r.completed for r in results)
     print(f"{len(results)} bots played ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))}); {done} completed")
     return 0
+
+
+def _simulator(args, study):
+    """(LLMClient, persona) for --strategy llm; a clear error when its options are missing."""
+    if args.strategy != "llm":
+        if args.endpoint or args.persona:
+            raise InfactError(Problem("--endpoint", "--endpoint and --persona go with --strategy llm"))
+        return None
+    if not args.endpoint or not args.persona:
+        raise InfactError(Problem("--strategy", "--strategy llm needs --endpoint NAME (an [endpoints.NAME] table) and "
+                                                "--persona FILE (a text file describing the simulated person)"))
+    from pathlib import Path
+
+    from infact import deployment
+    from infact.llm.client import open_client
+    from infact.study.endpoints import endpoints_from_secrets, merged
+
+    persona = Path(args.persona)
+    if not persona.is_file():
+        raise InfactError(Problem(str(persona), "persona file not found: give a text file describing the person"))
+    secrets = deployment.load_secrets()
+    llm = open_client(args.endpoint, merged(study.config.endpoints, endpoints_from_secrets(secrets)), secrets=secrets,
+                      label="simulated participant")
+    return llm, persona.read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ from typing import Callable, Mapping
 
 from infact.chat.client import CallableSystem, HttpSystem, SystemClient, connect, load_callable
 from infact.chat.contract import Message, build_request
-from infact.chat.llm_system import LLMSystem
+from infact.chat.llm_chat import LLMSystem
 from infact.errors import ConfigError, InfactError, Problem, SystemFailure
 from infact.llm.batch import BatchSummary, run_batch
 from infact.llm.calls import utc_iso

@@ -6,7 +6,7 @@
     client.py    `LLMClient.complete(messages)`: retries on 429/5xx honouring Retry-After; every other
                  way to fail becomes a typed `SystemFailure` (infact/errors.py)
 
-Systems under test (infact.chat.llm_system), generated responses, judges and simulated
+Systems under test (infact.chat.llm_chat), generated responses, judges and simulated
 participants all call through `LLMClient`; nothing here knows which use it serves.
 The run layer's bottom part: may import only foundations and `infact.study` (the `[endpoints]` schema).
 """

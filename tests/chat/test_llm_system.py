@@ -7,7 +7,7 @@ import pytest
 from infact.chat.client import connect, connect_all
 from infact.study.live_config import LiveSystem
 from infact.chat.identity import LeakDetector
-from infact.chat.llm_system import LLMSystem
+from infact.chat.llm_chat import LLMSystem
 from infact.chat.session import ChatSession
 from infact.errors import ConfigError
 from infact.llm.client import LLMClient

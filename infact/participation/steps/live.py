@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from infact.chat.arena import LiveRun
 from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
+from infact.chat.llm_chat import LLMChattingBot
 from infact.participation.steps.registry import Checked, Step, StepKind
 
 UNFINISHED = "Please finish the chat (and the questions after it) first."
@@ -52,6 +53,10 @@ class Live(StepKind):
         """The bot chats for real (through the configured systems), then submits the page."""
         flow = bot.flow()  # the bot's own Flow: importing flow here would be an import cycle
         run = live_run(flow, step, connect_all(study.config.live.systems, study.config.endpoints))
+        if getattr(bot, "simulator", None) is not None:   # an LLM plays this participant's chats
+            llm, persona = bot.simulator
+            LLMChattingBot(run, llm, persona, spend=bot.clock.spend).play()
+            return {}
         patience = 0 if bot.strategy == "speeder" else 2
         ChattingBot(run, random.Random(bot.rng.random()), spend=bot.clock.spend, patience=patience).play()
         return {}

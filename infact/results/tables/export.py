@@ -76,10 +76,14 @@ class Tables:
 
 
 def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False,
-            now: datetime | None = None) -> Tables:
-    """Every table from the records; participants carry their funnel stage as of `now`."""
+            now: datetime | None = None, include_simulated: bool = False) -> Tables:
+    """Every table from the records; participants carry their funnel stage as of `now`. Simulated participants
+    (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`."""
     cfg = study.config
     own = [r for r in records if r.get("study") == study.id]
+    simulated = {r["participant"] for r in own if r.get("kind") == "simulated"}
+    if simulated and not include_simulated:
+        own = [r for r in own if r.get("participant") not in simulated]
     counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
     gone: set[str] = set()
     if cfg.study.delete_on_withdraw:

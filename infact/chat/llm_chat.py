@@ -1,0 +1,166 @@
+"""An LLM on either side of a live chat, through the OpenAI-compatible connector (infact/llm, docs/llm.md).
+
+**The system under test** (`[live.systems.NAME] endpoint = "…"`, `LLMSystem`): the conversation so far
+is sent as chat messages — the optional `system_prompt` first (never shown to participants), then the
+participant's messages as `user` and the system's usable answers as `assistant` — and the completion's
+text is the reply. Failures are the connector's typed `SystemFailure`s named after the system, so the
+live page, the transcripts and the identity-leak flags treat it as any HTTP system. The call's record
+(model, parameters, latency, tokens, prompt hash; never the key) is kept with the answer as `extra.llm`.
+
+**A simulated participant** (`bots --strategy llm`, `LLMChattingBot`, in the style of UserSimCRS and
+iEvaLM): the LLM is given a persona (a researcher's text: who they are, what they like, what they have
+seen) and plays the *user* of each live chat: it writes the next message, and ends the chat by answering
+`[SATISFIED]` (it found something it would watch) or `[FRUSTRATED]` (it gives up). Then it answers each
+rubric item with one scale label and votes A, B or tie. Answers that are not one label are re-asked
+once; after that the bot takes the middle of the scale (rubric) or a tie (vote) and says so in the vote's
+reason — a simulator's data is marked as simulated anyway (infact/participation/bots.py) and left out of
+human results unless asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+from infact.chat.contract import Reply, parse_reply
+from infact.chat.conversation import Conversation
+from infact.errors import SystemFailure
+from infact.llm.client import LLMClient
+from infact.study.endpoints import Sampling
+
+
+def chat_messages(request: dict, system_prompt: str | None) -> list[dict]:
+    head = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    return head + [{"role": m["role"], "content": m["text"]} for m in request["messages"]]
+
+
+class LLMSystem:
+    def __init__(self, name: str, llm: LLMClient, *, system_prompt: str | None = None,
+                 sampling: Sampling | None = None, timeout_s: float | None = None):
+        self.name, self.llm, self.system_prompt = name, llm, system_prompt
+        self.sampling, self.timeout_s = sampling or Sampling(), timeout_s
+
+    def reply(self, request: dict) -> Reply:
+        done = self.llm.complete(chat_messages(request, self.system_prompt), self.sampling, deadline_s=self.timeout_s)
+        return parse_reply(self.name, {"text": done.text, "llm": done.record.to_dict()}, done.record.latency_ms or 0.0)
+
+
+SATISFIED, FRUSTRATED = "[SATISFIED]", "[FRUSTRATED]"
+
+
+class LiveRun(Protocol):
+    """What the simulated participant uses of infact.chat.arena.LiveRun (which imports this module's client)."""
+
+    live: Any
+
+    def phase(self) -> Any: ...
+    def session(self, slot: str) -> Any: ...
+    def conversation(self, slot: str) -> Conversation: ...
+    def can_end(self, conv: Conversation) -> bool: ...
+    def submit_rubric(self, slot: str, answers: dict, seconds: float | None = None) -> list[str]: ...
+    def submit_vote(self, choice: str, reason: str = "") -> list[str]: ...
+
+
+def persona_prompt(persona: str, task: str) -> str:
+    return (f"You are taking part in a study as this person:\n\n{persona.strip()}\n\nYour task:\n{task.strip()}\n\n"
+            "You are chatting with a chatbot. Write only your next message to it, in your own words, one or two "
+            f"short sentences. When it has recommended something you would really watch, answer only {SATISFIED}. "
+            f"If it keeps failing you and you want to give up, answer only {FRUSTRATED}.")
+
+
+def _label(answer: str, labels: list[str]) -> str | None:
+    cleaned = answer.strip().strip("\"'*`. ").casefold()
+    return next((label for label in labels if cleaned == label.casefold()), None)
+
+
+class LLMChattingBot:
+    def __init__(self, run: LiveRun, llm: LLMClient, persona: str, *,
+                 spend: Callable[[float], None] = lambda s: None):
+        self.run, self.llm, self.persona, self.spend = run, llm, persona, spend
+        self.system = persona_prompt(persona, run.live.task)
+        self.fallbacks = 0          # answers that were not one label even when re-asked
+
+    def play(self):
+        for _ in range(200):
+            phase = self.run.phase()
+            if phase.name == "done":
+                return phase
+            if phase.name == "chat":
+                self.chat(phase.slot)
+            elif phase.name == "rubric":
+                self.rubric(phase.slot)
+            else:
+                self.vote()
+        return self.run.phase()
+
+    def _as_user(self, conv: Conversation) -> list[dict]:
+        """The chat from the simulated user's side: the chatbot's messages are its `user` turns."""
+        flipped = [{"role": "assistant" if m.role == "user" else "user", "content": m.text} for m in conv.messages()]
+        opening = [{"role": "user", "content": "(The chat starts. Write your first message.)"}]
+        return [{"role": "system", "content": self.system}, *(flipped if flipped else opening)]
+
+    def _ask(self, messages: list[dict]) -> str | None:
+        try:
+            return self.llm.complete(messages).text
+        except SystemFailure:
+            return None
+
+    def chat(self, slot: str) -> None:
+        session = self.run.session(slot)
+        for _ in range(self.run.live.max_turns * 3):
+            conv = self.run.conversation(slot)
+            if conv.ended is not None:
+                return
+            if conv.awaiting_reply:
+                if not session.retry().ok:
+                    session.skip()
+                    return
+                continue
+            text = self._ask(self._as_user(conv))
+            if text is None:        # the simulator's own endpoint failed: end as a person who gave up would
+                session.end("frustrated" if self.run.can_end(conv) else "skipped")
+                return
+            ending = SATISFIED if SATISFIED in text else FRUSTRATED if FRUSTRATED in text else None
+            if ending and self.run.can_end(conv):
+                session.end("satisfied" if ending == SATISFIED else "frustrated")
+                return
+            self.spend(10)
+            outcome = session.send(text.replace(SATISFIED, "").replace(FRUSTRATED, "").strip() or "ok")
+            if not outcome.ok and outcome.failure is None:
+                return
+
+    def _choose(self, question: str, labels: list[str], fallback: str) -> str:
+        messages = [{"role": "system", "content": self.system},
+                    {"role": "user", "content": f"{question}\nAnswer with exactly one of: {', '.join(labels)}."}]
+        for _ in range(2):
+            answer = self._ask(messages)
+            label = _label(answer or "", labels)
+            if label is not None:
+                return label
+            messages += [{"role": "assistant", "content": answer or ""},
+                         {"role": "user", "content": f"Answer with one of these only: {', '.join(labels)}."}]
+        self.fallbacks += 1
+        return fallback
+
+    def _transcript(self, slot: str) -> str:
+        return "\n".join(f"{'You' if m.role == 'user' else 'Chatbot'}: {m.text}"
+                         for m in self.run.conversation(slot).messages())
+
+    def rubric(self, slot: str) -> None:
+        scale = self.run.live.rubric_scale
+        answers = {item.id: self._choose(f"Your chat with chatbot {slot}:\n{self._transcript(slot)}\n\n"
+                                         f"How much do you agree: {item.question}", scale, scale[len(scale) // 2])
+                   for item in self.run.live.rubric}
+        self.spend(20)
+        self.run.submit_rubric(slot, answers, seconds=None)
+
+    def vote(self) -> None:
+        labels = ["A", "B"] + (["tie"] if self.run.live.allow_tie else [])
+        chats = "\n\n".join(f"Chat with chatbot {s}:\n{self._transcript(s)}" for s in ("A", "B"))
+        before = self.fallbacks
+        choice = self._choose(f"{chats}\n\nWhich chatbot helped you better?", labels, "tie" if "tie" in labels else "A")
+        reason = "Simulated participant (LLM)."
+        if self.fallbacks > before:
+            reason += " Its answer was not A, B or tie."
+        while len(reason) < self.run.live.vote_reason_min_chars:
+            reason += " " + reason
+        self.run.submit_vote(choice, reason)   # "A", "B" or "tie", as the vote page sends
