@@ -23,6 +23,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "file NAME=RUN.json (docs/protocols.md)")
     g.add_argument("--responses", metavar="STUDY_DIR|SITUATIONS.jsonl",
                    help="response texts for the judges' length_bias (pairwise.csv exports carry lengths already)")
+    g.add_argument("--min-votes", type=int, default=None, metavar="N",
+                   help="systems with fewer decisive votes are provisional: listed apart, never in 'settled' "
+                        "(default 30, from bench/min_votes.py; docs/ranking.md)")
+    g.add_argument("--reweight", action="store_true",
+                   help="also fit with every pair weighted inversely to how often it was compared (as LMArena)")
     g.add_argument("--confidence", type=float, default=0.95,
                    help="confidence of the ranking intervals and of 'settled' (default 0.95)")
 
@@ -49,10 +54,17 @@ def analyze_preferences(df: pd.DataFrame, args: argparse.Namespace, source: str)
     covariates = _covariates(args.covariates)
     if covariates and kind != "pairwise":
         raise InfactError(Problem("--covariates", "style control needs a pairwise table (pairwise.csv)."))
+    from infact.results.ranking.provisional import MIN_VOTES
+
+    min_votes = MIN_VOTES if args.min_votes is None else args.min_votes
+    if min_votes < 0:
+        raise InfactError(Problem("--min-votes", f"{min_votes} is negative; give 0 (nothing provisional) or more."))
+    if args.reweight and kind != "pairwise":
+        raise InfactError(Problem("--reweight", "reweighting pairs needs a pairwise table (pairwise.csv)."))
     opts = dict(criterion=args.criterion, include_flagged=args.include_flagged, n_boot=args.n_boot, seed=args.seed,
-                confidence=args.confidence, source=source)
+                confidence=args.confidence, source=source, min_votes=min_votes)
     if kind == "pairwise":
-        result = ra.analyze_votes(df, covariates=covariates, **opts)
+        result = ra.analyze_votes(df, covariates=covariates, reweight=args.reweight, **opts)
     elif kind == "best_worst":
         result = ra.analyze_best_worst(df, **opts)
     elif args.as_pairwise:

@@ -273,11 +273,18 @@ def settled(ranking: list[dict]) -> dict:
     return {"settled": all(g["separated"] for g in gaps) and bool(gaps), "adjacent": gaps}
 
 
-def rank_systems(d: Design, *, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95) -> dict:
-    """Point fit + cluster bootstrap: the `ranking`, `tie_parameter` and style coefficients."""
+def rank_systems(d: Design, *, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
+                 centre_on: list[int] | None = None) -> dict:
+    """Point fit + cluster bootstrap: the `ranking`, `tie_parameter` and style coefficients.
+
+    Strengths are centred to mean 0 over `centre_on` (default every system): centring on a
+    system with few votes would pass its wide uncertainty on to every other interval."""
     k = len(d.systems)
     point = fit(d)[0]
     reps = bootstrap(d, n_boot, seed, point) if n_boot else np.tile(point, (2, 1))
+    if centre_on is not None and len(centre_on):
+        point[:k] -= point[centre_on].mean()
+        reps[:, :k] -= reps[:, centre_on].mean(axis=1, keepdims=True)
     out = {"ranking": ranking_table(d.systems, point[:k], reps[:, :k], confidence),
            "tie_parameter": float(np.exp(point[k])) if d.with_ties else 0.0,
            "tie_parameter_ci95": ([float(v) for v in np.exp(np.percentile(reps[:, k], [2.5, 97.5]))]

@@ -20,20 +20,30 @@ def show_ranking(result: dict | None, confidence: float) -> None:
         return
     level = f"{confidence:.0%}"
     if result["settled"]["settled"]:
-        st.success(f"The ranking is settled: every two adjacent ranks are separated at {level} confidence.")
+        st.success(f"The ranking is settled: every two adjacent ranks are separated at {level} confidence"
+                   + (" (provisional systems left out)." if result["settled"].get("provisional") else "."))
     else:
         open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
         st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
     st.altair_chart(strength_chart(result), use_container_width=True)
-    rows = [{"rank": r["rank"], "system": r["system"], "strength": round(r["strength"], 2),
-             "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]", "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}"}
-            for r in result["ranking"]]
-    st.dataframe(rows, hide_index=True, key="ranking_table")
+    table = [{"rank": r["rank"], "system": r["system"], "strength": round(r["strength"], 2),
+              "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
+              "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}", "decisive votes": r.get("n_decisive"),
+              "provisional": bool(r.get("provisional"))} for r in result["ranking"]]
+    st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key="ranking_table")
+    later = [r for r in table if r["provisional"]]
+    if later:
+        st.caption(f"Provisional: fewer than {result.get('min_votes')} decisive votes (docs/ranking.md). Their votes "
+                   "count in the fit, but 'settled' and the fragility of the top leave them out.")
+        st.dataframe(later, hide_index=True, key="provisional_table")
     matrix = win_rate_matrix(result)
     if matrix is not None:
         st.caption(f"Win rates (row beats column; ties count ½) from {result['n_votes']} votes by "
                    f"{result['n_participants']} participants; Davidson tie parameter {result['tie_parameter']:.2f}.")
         st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key="win_rate_matrix")
+        from infact.results.reports.preferences import balance_lines
+
+        st.caption(" ".join(balance_lines(result.get("balance"))))
     else:
         st.dataframe(result["scores"], hide_index=True, key="best_worst_scores")
     _show_fragility(result.get("fragility"))

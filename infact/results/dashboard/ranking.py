@@ -45,13 +45,17 @@ def win_rate_matrix(result: dict) -> pd.DataFrame | None:
 
 def strength_chart(result: dict) -> alt.Chart:
     rows = pd.DataFrame([{"system": r["system"], "strength": r["strength"], "lo": r["ci95"][0], "hi": r["ci95"][1],
-                          "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}"} for r in result["ranking"]])
+                          "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
+                          "status": "provisional" if r.get("provisional") else "established"}
+                         for r in result["ranking"]])
     order = list(rows["system"])
     y = alt.Y("system:N", sort=order, title=None)
+    color = alt.Color("status:N", scale=alt.Scale(domain=["established", "provisional"], range=["#1f77b4", "#aaaaaa"]))
     bars = alt.Chart(rows).mark_rule(strokeWidth=3).encode(
-        x=alt.X("lo:Q", title="strength (log, centred) with interval"), x2="hi:Q", y=y)
+        x=alt.X("lo:Q", title="strength (log, centred) with interval"), x2="hi:Q", y=y, color=color)
     points = alt.Chart(rows).mark_point(filled=True, size=80).encode(
-        x="strength:Q", y=y, tooltip=["system", alt.Tooltip("strength:Q", format=".2f"), "rank range"])
+        x="strength:Q", y=y, color=color,
+        tooltip=["system", alt.Tooltip("strength:Q", format=".2f"), "rank range", "status"])
     return (bars + points).properties(height=40 * len(rows) + 20)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
+from infact.results.ranking import balance, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ratings.analysis import _clean, criterion_names
 from infact.results.tables import comparisons as pt
@@ -34,26 +35,36 @@ def _empty(df: pd.DataFrame, source: str) -> None:
 
 def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariates: tuple[str, ...] = (),
                   include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
-                  source: str = "pairwise.csv", prepared: bool = False) -> dict:
-    """Ranking, ties, win rates, sign tests (and a style-controlled ranking) per criterion."""
+                  source: str = "pairwise.csv", prepared: bool = False, min_votes: int = provisional.MIN_VOTES,
+                  reweight: bool = False) -> dict:
+    """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
+    pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
 
     def one(part: pd.DataFrame) -> dict:
         d = pt.votes_design(part)
-        res = ranking.rank_systems(d, **opts)
+        res = ranking.rank_systems(d, centre_on=provisional.established(d, min_votes), **opts)
+        order = provisional.mark(res, part, min_votes)
         out = {"kind": "pairwise", "n_votes": res.pop("n_votes"), "n_participants": res.pop("n_participants"),
                "n_situations": int(part["situation_id"].nunique()) if "situation_id" in part.columns else None,
                "n_ties": int((part["winner"] == pt.TIE).sum()), **res,
-               "win_rates": pt.win_rates(part), "pairwise": pt.sign_tests(part)}
+               "win_rates": pt.win_rates(part), "pairwise": pt.sign_tests(part), "balance": balance.balance(part)}
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         if covariates:
-            styled = ranking.rank_systems(pt.votes_design(part, tuple(covariates), source), **opts)
+            styled = ranking.rank_systems(pt.votes_design(part, tuple(covariates), source),
+                                          centre_on=provisional.established(d, min_votes), **opts)
+            provisional.mark(styled, part, min_votes)
             out["style_controlled"] = {k: styled[k] for k in ("ranking", "tie_parameter", "covariates", "settled")}
+        if reweight:
+            weighted = ranking.rank_systems(balance.reweighted_design(d), centre_on=provisional.established(d, min_votes),
+                                            **opts)
+            provisional.mark(weighted, part, min_votes)
+            out["reweighted"] = {k: weighted[k] for k in ("ranking", "tie_parameter", "settled")}
         if not prepared:  # votes read from a file: each named by its line (implied votes have none)
-            out["fragility"] = ranking_fragility.fragility(part, d, [r["system"] for r in res["ranking"]])
+            out["fragility"] = ranking_fragility.fragility(part, d, order)
         return out
 
     return _by_criterion(df, criterion, source, one)
@@ -86,14 +97,17 @@ def left_side(votes: pd.DataFrame) -> dict | None:
 
 def analyze_best_worst(choices: pd.DataFrame, *, criterion: str | None = None, include_flagged: bool = False,
                        n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
-                       source: str = "best_worst.csv") -> dict:
+                       source: str = "best_worst.csv", min_votes: int = provisional.MIN_VOTES) -> dict:
     """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce."""
     df = pt.prepare_best_worst(choices, source, include_flagged)
     _empty(df, source)
 
     def one(part: pd.DataFrame) -> dict:
         implied = pt.best_worst_as_pairwise(part)
-        res = ranking.rank_systems(pt.votes_design(implied), n_boot=n_boot, seed=seed, confidence=confidence)
+        d = pt.votes_design(implied)
+        res = ranking.rank_systems(d, n_boot=n_boot, seed=seed, confidence=confidence,
+                                   centre_on=provisional.established(d, min_votes))
+        provisional.mark(res, implied, min_votes)
         return {"kind": "best_worst", "n_choices": int(len(part)), "n_participants": res["n_participants"],
                 "scores": pt.best_worst_scores(part, n_boot, seed), "ranking": res["ranking"],
                 "settled": res["settled"], "plackett_luce": plackett_luce(part),
@@ -125,7 +139,8 @@ def plackett_luce(bw: pd.DataFrame) -> dict | None:
 
 def analyze_ratings_as_pairwise(ratings: pd.DataFrame, *, criterion: str | None = None,
                                 include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0,
-                                confidence: float = 0.95, source: str = "ratings.csv") -> dict:
+                                confidence: float = 0.95, source: str = "ratings.csv",
+                                min_votes: int = provisional.MIN_VOTES) -> dict:
     """A rating study ranked by the preferences implied within each participant × situation."""
     from infact.results.ratings.analysis import _prepare, validate_ratings
 
@@ -136,6 +151,6 @@ def analyze_ratings_as_pairwise(ratings: pd.DataFrame, *, criterion: str | None 
         raise InfactError(Problem(source, "no participant rated two systems in one situation, so no preference is "
                                   "implied; --as-pairwise needs every situation to show two or more systems."))
     result = analyze_votes(votes, criterion=criterion, n_boot=n_boot, seed=seed, confidence=confidence,
-                           source=source, prepared=True)
+                           source=source, prepared=True, min_votes=min_votes)
     result["as_pairwise"] = True
     return result

@@ -11,13 +11,34 @@ def _p(p) -> str:
     return "–" if p is None else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
-def ranking_rows(ranking: list[dict]) -> list[str]:
-    rows = ["| rank | system | strength (log) | 95% CI | rank range |", "|---|---|---|---|---|"]
+def _table(ranking: list[dict]) -> list[str]:
+    rows = ["| rank | system | strength (log) | 95% CI | rank range | decisive votes |", "|---|---|---|---|---|---|"]
     for r in ranking:
         lo, hi = r["ci95"]
         rows.append(f"| {r['rank']} | {r['system']} | {_f(r['strength'])} | [{_f(lo)}, {_f(hi)}] | "
-                    f"{r['rank_range'][0]}–{r['rank_range'][1]} |")
+                    f"{r['rank_range'][0]}–{r['rank_range'][1]} | {r.get('n_decisive', '–')} |")
     return rows
+
+
+def ranking_rows(ranking: list[dict], min_votes: int | None = None) -> list[str]:
+    """The ranking table of established systems, then the provisional ones apart (ranks are of the joint fit)."""
+    rows = _table([r for r in ranking if not r.get("provisional")])
+    later = [r for r in ranking if r.get("provisional")]
+    if later:
+        rows += ["", f"Provisional (fewer than {min_votes} decisive votes; their votes are counted in the fit, "
+                 "but they are left out of 'settled' and of the fragility of the top):", ""] + _table(later)
+    return rows
+
+
+def balance_lines(b: dict | None) -> list[str]:
+    if not b:
+        return []
+    parts = [f"{name}: largest / smallest count {b[name]['largest']} / {b[name]['smallest']}"
+             + (f" = {b[name]['ratio']:.1f}" if b[name]["ratio"] else "")
+             for name in ("pairs", "situations", "systems") if b.get(name) and b[name]["n"]]
+    never = b.get("pairs_never_compared") or []
+    return [f"Sampling balance — {'; '.join(parts)}" + (f"; {len(never)} pair(s) never compared" if never else "")
+            + ".", ""]
 
 
 def _one(res: dict) -> list[str]:
@@ -28,21 +49,29 @@ def _one(res: dict) -> list[str]:
                   "| system | best − worst per showing | 95% CI | shown | best | worst |", "|---|---|---|---|---|---|"]
         lines += [f"| {s['system']} | {_f(s['score'])} | [{_f(s['ci95'][0])}, {_f(s['ci95'][1])}] | {s['n_shown']} | "
                   f"{s['n_best']} | {s['n_worst']} |" for s in res["scores"]]
-        lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(res["ranking"])
+        lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(res["ranking"],
+                                                                                        res.get("min_votes"))
     else:
         lines += [f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties; "
-                  f"Davidson tie parameter ν = {_f(res['tie_parameter'])}.", ""] + ranking_rows(res["ranking"])
+                  f"Davidson tie parameter ν = {_f(res['tie_parameter'])}.", ""] + balance_lines(res.get("balance"))
+        lines += ranking_rows(res["ranking"], res.get("min_votes"))
         if res.get("style_controlled"):
             sc = res["style_controlled"]
             coefs = ", ".join(f"{k} {_f(v['coefficient'])} [{_f(v['ci95'][0])}, {_f(v['ci95'][1])}]"
                               for k, v in sc["covariates"].items())
-            lines += ["", f"Style-controlled (coefficients per SD: {coefs}):", ""] + ranking_rows(sc["ranking"])
+            lines += ["", f"Style-controlled (coefficients per SD: {coefs}):", ""] + ranking_rows(sc["ranking"],
+                                                                                               res.get("min_votes"))
+        if res.get("reweighted"):
+            lines += ["", "Pairs reweighted inversely to how often they were compared (each compared pair weighs "
+                      "the same; LMArena's reweighting):", ""] + ranking_rows(res["reweighted"]["ranking"],
+                                                                             res.get("min_votes"))
         lines += ["", "| a | b | a preferred | b preferred | p (sign) | p (Holm) |", "|---|---|---|---|---|---|"]
         lines += [f"| {t['a']} | {t['b']} | {t['prefer_a']} | {t['prefer_b']} | {_p(t['p'])} | {_p(t['p_holm'])} |"
                   for t in res["pairwise"]]
     settled = res["settled"]["settled"]
-    lines += ["", "The ranking is settled: every two adjacent ranks are separated." if settled else
-              "The ranking is not settled yet: some adjacent ranks overlap.", ""]
+    scope = " (provisional systems left out)" if res["settled"].get("provisional") else ""
+    lines += ["", f"The ranking is settled{scope}: every two adjacent ranks are separated." if settled else
+              f"The ranking is not settled yet{scope}: some adjacent ranks overlap.", ""]
     return lines + fragility_lines(res.get("fragility"))
 
 
