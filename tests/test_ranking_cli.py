@@ -32,7 +32,7 @@ def test_pairwise_csv_is_recognised_and_reported(pairwise_csv, capsys):
     assert r["n_votes"] == 600 and r["n_participants"] == 30
     assert "007" in pd.read_csv(pairwise_csv, dtype=str)["participant"].values
     top = r["ranking"][0]
-    assert set(top) == {"system", "strength", "ci95", "rank", "rank_range"}
+    assert set(top) == {"system", "strength", "ci95", "rank", "rank_range", "n_decisive", "provisional"}
     assert r["tie_parameter"] > 0
     assert set(r["win_rates"]["S1"]) == {"S2", "S3", "S4", "S5", "S6"}
     assert {"a", "b", "p", "p_holm"} <= set(r["pairwise"][0])

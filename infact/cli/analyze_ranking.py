@@ -114,9 +114,14 @@ def output(args: argparse.Namespace, result: dict) -> int:
 
     text = render_markdown(result) + alignment_section(result)
     if args.report:
+        from infact.cli.datasheet import report_extras
+
         path = Path(args.report)
-        atomic_write_text(path, text if path.suffix.lower() == ".md" else
-                          f"<!doctype html><meta charset=\"utf-8\"><title>INFACT preference analysis</title>\n{_html(text)}")
+        md = path.suffix.lower() == ".md"
+        extras = report_extras(args, result, html=not md)
+        atomic_write_text(path, text + extras if md else
+                          f"<!doctype html><meta charset=\"utf-8\"><title>INFACT preference analysis</title>\n"
+                          f"{_html(text)}{extras}")
     print(json.dumps(result, allow_nan=False, indent=2) if args.json else text)
     if args.report and not args.json:
         print(f"report written to {args.report}")

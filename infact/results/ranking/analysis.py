@@ -64,7 +64,9 @@ def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariat
             provisional.mark(weighted, part, min_votes)
             out["reweighted"] = {k: weighted[k] for k in ("ranking", "tie_parameter", "settled")}
         if not prepared:  # votes read from a file: each named by its line (implied votes have none)
-            out["fragility"] = ranking_fragility.fragility(part, d, order)
+            # fewer than two established systems: the fragility of the whole (provisional) order
+            out["fragility"] = ranking_fragility.fragility(part, d, order if len(order) >= 2 else
+                                                           [r["system"] for r in res["ranking"]])
         return out
 
     return _by_criterion(df, criterion, source, one)

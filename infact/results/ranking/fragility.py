@@ -74,7 +74,13 @@ class Question:
 
 def _refit(d: ranking.Design, counts: np.ndarray, start: np.ndarray) -> np.ndarray:
     counts = np.maximum(counts, 0.0)
-    return np.vstack([ranking.newton_refit(d, counts[i:i + BATCH], start) for i in range(0, len(counts), BATCH)])
+    out = []
+    for i in range(0, len(counts), BATCH):
+        try:
+            out.append(ranking.newton_refit(d, counts[i:i + BATCH], start))
+        except np.linalg.LinAlgError:  # a removal left a degenerate Hessian (e.g. no tie information): L-BFGS-B
+            out.append(ranking.fit(d, counts[i:i + BATCH], start))
+    return np.vstack(out)
 
 
 def _counts(total: np.ndarray, units: Units, removed: np.ndarray) -> np.ndarray:

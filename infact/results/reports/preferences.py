@@ -22,8 +22,11 @@ def _table(ranking: list[dict]) -> list[str]:
 
 def ranking_rows(ranking: list[dict], min_votes: int | None = None) -> list[str]:
     """The ranking table of established systems, then the provisional ones apart (ranks are of the joint fit)."""
-    rows = _table([r for r in ranking if not r.get("provisional")])
     later = [r for r in ranking if r.get("provisional")]
+    if len(later) == len(ranking):
+        return [f"Every system is provisional (fewer than {min_votes} decisive votes each): read this order as "
+                "preliminary.", ""] + _table(ranking)
+    rows = _table([r for r in ranking if not r.get("provisional")])
     if later:
         rows += ["", f"Provisional (fewer than {min_votes} decisive votes; their votes are counted in the fit, "
                  "but they are left out of 'settled' and of the fragility of the top):", ""] + _table(later)
