@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         path = Path(args.report)
         text = report.render_markdown(result) if path.suffix.lower() == ".md" else report.render_html(result, ratings)
         text = analyze_ranking.with_judges(text, result, html=path.suffix.lower() != ".md")
-        from infact.cli.datasheet import report_extras
+        from infact.cli.results import report_extras
         from infact.fileio import atomic_write_text
 
         extras = report_extras(args, result, html=path.suffix.lower() != ".md")

@@ -114,7 +114,7 @@ def output(args: argparse.Namespace, result: dict) -> int:
 
     text = render_markdown(result) + alignment_section(result)
     if args.report:
-        from infact.cli.datasheet import report_extras
+        from infact.cli.results import report_extras
 
         path = Path(args.report)
         md = path.suffix.lower() == ".md"

@@ -26,7 +26,7 @@ COMMANDS: dict[str, Command] = {
     "plan": Command("results", "how many participants a study needs (balanced vs random sampling, power)"),
     "analyze": Command("analyze", "statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, "
                                   "agreement)"),
-    "datasheet": Command("datasheet", "write the study's Human Evaluation Datasheet (HEDS 3.0) as JSON and Markdown"),
+    "datasheet": Command("results", "write the study's Human Evaluation Datasheet (HEDS 3.0) as JSON and Markdown"),
     "migrate": Command("stores", "copy a study's records between stores (TinyDB directory, PostgreSQL URL, "
                                  "secrets.toml)"),
     "hash-password": Command("admin", "set or print the researcher password's hash for secrets.toml"),

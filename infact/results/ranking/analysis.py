@@ -59,8 +59,8 @@ def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariat
             provisional.mark(styled, part, min_votes)
             out["style_controlled"] = {k: styled[k] for k in ("ranking", "tie_parameter", "covariates", "settled")}
         if reweight:
-            weighted = ranking.rank_systems(balance.reweighted_design(d), centre_on=provisional.established(d, min_votes),
-                                            **opts)
+            weighted = ranking.rank_systems(balance.reweighted_design(d),
+                                            centre_on=provisional.established(d, min_votes), **opts)
             provisional.mark(weighted, part, min_votes)
             out["reweighted"] = {k: weighted[k] for k in ("ranking", "tie_parameter", "settled")}
         if not prepared:  # votes read from a file: each named by its line (implied votes have none)
