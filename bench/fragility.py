@@ -16,6 +16,7 @@ import contextlib
 import io
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
