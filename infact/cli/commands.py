@@ -24,9 +24,9 @@ COMMANDS: dict[str, Command] = {
     "verify-codes": Command("results", "check (worker ID, completion code) pairs submitted on MTurk against the "
                                        "stored completions"),
     "plan": Command("results", "how many participants a study needs (balanced vs random sampling, power)"),
+    "datasheet": Command("results", "write the study's Human Evaluation Datasheet (HEDS 3.0) as JSON and Markdown"),
     "analyze": Command("analyze", "statistics for a ratings table (bootstrap CIs, Friedman, Wilcoxon, mixed model, "
                                   "agreement)"),
-    "datasheet": Command("results", "write the study's Human Evaluation Datasheet (HEDS 3.0) as JSON and Markdown"),
     "migrate": Command("stores", "copy a study's records between stores (TinyDB directory, PostgreSQL URL, "
                                  "secrets.toml)"),
     "hash-password": Command("admin", "set or print the researcher password's hash for secrets.toml"),
