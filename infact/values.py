@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
 # One word list for every yes/no column read back from a file (CSV, XLSX, JSON).
@@ -80,3 +81,18 @@ def shown_response(responses: dict[str, str], system: str, *, instructed_system:
     if instructed_system is not None and system == instructed_system:
         return instruction
     return responses[system]
+
+
+def json_ready(obj):
+    """numpy scalars -> Python, NaN/inf -> None, so json.dumps(allow_nan=False) works."""
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if np.isfinite(obj) else None
+    return obj

@@ -18,15 +18,13 @@ from infact.ui.downloads import researcher_download
 from infact.errors import InfactError
 from infact.participation import visits as visits_module
 from infact.participation.assignment import coverage
-from infact.stats import N_BOOT
-from infact.results.ratings import analysis
+from infact.results.analyze import Options, analyze_table, render
 from infact.results.reports import charts
 from infact.results.quality import funnel
 from infact.results.dashboard import live_study
 from infact.results.quality import exclusion as quality
 from infact.results.dashboard.data import DashboardData
 from infact.results.tables.export import describe, export_bytes
-from infact.results.reports.report import render_html, render_markdown
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
 from infact.stores.live import LiveFeed
@@ -221,7 +219,8 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
 def statistics(data: DashboardData, ratings):
     def build(_tables):
         try:
-            return analysis.analyze(ratings, mixed_model=False, include_flagged=include_flagged, n_boot=N_BOOT)
+            # the same entry as `analyze` (no mixed model: it takes seconds on every refresh)
+            return analyze_table(ratings, Options(mixed_model=False, include_flagged=include_flagged))
         except InfactError as exc:
             return exc
     return data.derived("statistics", build, criterion, include_flagged)
@@ -235,8 +234,8 @@ def show_statistics(data: DashboardData, ratings, shown) -> None:
     if isinstance(result, InfactError):
         ui.show_problems(result, "The ratings could not be analysed:")
         return
-    st.markdown(render_markdown(result))
-    researcher_download("report.html (with charts)", lambda: render_html(result, shown).encode("utf-8"),
+    st.markdown(render(result, "md"))
+    researcher_download("report.html (with charts)", lambda: render(result, "html", shown).encode("utf-8"),
                         file_name="report.html", key="dl-report", mime="text/html")
 
 

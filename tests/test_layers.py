@@ -178,3 +178,25 @@ def test_every_package_says_what_it_is_for_and_may_import():
 def test_no_folder_holds_more_than_about_twelve_modules(folder):
     modules = [p for p in (REPO / folder).glob("*.py") if p.name != "__init__.py"]
     assert len(modules) <= 13, f"{folder} holds {len(modules)} modules: split it by what they do"
+
+
+def test_no_module_uses_another_modules_private_names():
+    """`from infact.x import _name` or `x._name` on an imported INFACT module: make the name public or move it."""
+    found = []
+    for module, path in source_files().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("infact"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{path.relative_to(REPO)}:{node.lineno}: from {node.module} import {alias.name}")
+                    if f"{node.module}.{alias.name}" in source_files():
+                        modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("infact"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
+                    and node.attr.startswith("_") and not node.attr.startswith("__"):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert not found, "private names used across modules:\n" + "\n".join(found)

@@ -92,7 +92,7 @@ def _incidence(d: Design) -> sp.csr_matrix:
     return sp.csr_matrix((np.r_[np.ones(p), -np.ones(p)], (rows, np.r_[d.a, d.b])), shape=(p, len(d.systems)))
 
 
-def _terms(x: np.ndarray, counts: np.ndarray, d: Design) -> dict:
+def terms(x: np.ndarray, counts: np.ndarray, d: Design) -> dict:
     """Per replicate × pattern pieces of the likelihood, written stably in m = |h|, h = d/2."""
     k, q = len(d.systems), d.z.shape[1]
     theta, eta, beta = x[:, :k], x[:, k], x[:, k + 1:]
@@ -111,7 +111,7 @@ def _objective(x: np.ndarray, counts: np.ndarray, d: Design, inc: sp.csr_matrix,
     """Negative log-likelihood (+ ridge) of every replicate, each divided by its vote count, and its gradient."""
     k, q, nrep = len(d.systems), d.z.shape[1], counts.shape[0]
     x = x.reshape(nrep, -1)
-    T = _terms(x, counts, d)
+    T = terms(x, counts, d)
     ll = (T["wa"] - T["wb"]) * T["h"] - T["n"] * (T["m"] + np.log(T["den"]))
     if d.with_ties:
         ll = ll + T["wt"] * T["eta"][:, None]
@@ -164,7 +164,7 @@ def _centred(x: np.ndarray, k: int) -> np.ndarray:
     return x
 
 
-def _design_matrix(d: Design) -> np.ndarray:
+def design_matrix(d: Design) -> np.ndarray:
     """(P, K + 1 + q): ∂h/∂parameters per pattern (h = d/2; the η column is 0)."""
     k, p = len(d.systems), len(d.a)
     x = np.zeros((p, k + 1 + d.z.shape[1]))
@@ -175,7 +175,7 @@ def _design_matrix(d: Design) -> np.ndarray:
 
 
 def hessian(T: dict, X: np.ndarray, d: Design) -> np.ndarray:
-    """(R, n, n) Hessian of −LL (no ridge) for `_terms` T; expected and observed alike, since it
+    """(R, n, n) Hessian of −LL (no ridge) for `terms` T; expected and observed alike, since it
     depends on the counts only through their totals. Without ties the log ν row is the identity."""
     k = len(d.systems)
     hess = np.einsum("rp,pi,pj->rij", T["n"] * (T["c"] - T["s"] ** 2), X, X, optimize=True)
@@ -200,11 +200,11 @@ def newton_refit(d: Design, counts: np.ndarray, start: np.ndarray, max_iter: int
     `fit` (L-BFGS-B), so the result never depends on this shortcut working.
     """
     k = len(d.systems)
-    X = _design_matrix(d)
+    X = design_matrix(d)
     x = np.tile(start, (counts.shape[0], 1))
     step_size = np.full(counts.shape[0], np.inf)
     for _ in range(max_iter):
-        T = _terms(x, counts, d)
+        T = terms(x, counts, d)
         g_h = T["n"] * T["s"] - (T["wa"] - T["wb"])           # ∂(−LL)/∂h
         grad = g_h @ X
         grad[:, :k] += RIDGE * T["theta"]

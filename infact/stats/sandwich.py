@@ -19,9 +19,9 @@ from infact.stats import bradley_terry as ranking
 def cluster_scores(d: ranking.Design, x: np.ndarray) -> np.ndarray:
     """(participants, parameters): each participant's gradient of the log-likelihood at x."""
     k = len(d.systems)
-    T = ranking._terms(x[None], d.counts[None], d)
+    T = ranking.terms(x[None], d.counts[None], d)
     s, t = T["s"][0], (T["t"][0] if d.with_ties else np.zeros(len(d.a)))
-    X = ranking._design_matrix(d)
+    X = ranking.design_matrix(d)
     # per pattern, for the outcomes [a wins, b wins, tie]: ∂LL/∂h and ∂LL/∂log ν of one vote
     g_h = np.stack([1 - s, -1 - s, -s], axis=1)
     g_eta = np.stack([-t, -t, 1 - t], axis=1)
@@ -34,8 +34,8 @@ def cluster_scores(d: ranking.Design, x: np.ndarray) -> np.ndarray:
 def covariances(d: ranking.Design, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(model, cluster-robust) covariance of the centred strengths at the estimate x."""
     k = len(d.systems)
-    X = ranking._design_matrix(d)
-    h = ranking.hessian(ranking._terms(x[None], d.counts[None], d), X, d)[0]
+    X = ranking.design_matrix(d)
+    h = ranking.hessian(ranking.terms(x[None], d.counts[None], d), X, d)[0]
     h[:k, :k] += 1.0 / k                   # fixes the free shift of all strengths (they are centred)
     h_inv = np.linalg.inv(h + 1e-9 * np.eye(len(h)))
     u = cluster_scores(d, x)

@@ -1,7 +1,7 @@
 """`python -m infact analyze annotations.csv`: a conversation study's figures, per aspect and system.
 
 - means per aspect × system with participant-cluster bootstrap intervals (participants resampled,
-  as for ratings: analysis._boot_weights);
+  as for ratings: infact.stats.bootstrap);
 - Krippendorff's α (ordinal) per aspect, units = conversation (× turn for turn aspects);
 - a halo check: the correlation between aspects within annotators (each annotator's answers centred
   on their own means, then pooled), since recent CRS studies find a strong halo across dimensions;
@@ -25,8 +25,9 @@ import pandas as pd
 from scipy import stats
 
 from infact.errors import InfactError, Problem
-from infact.results.ratings.analysis import _boot_weights, _clean, _percentile_ci
 from infact.stats import N_BOOT
+from infact.stats.bootstrap import boot_weights, percentile_ci
+from infact.values import json_ready
 from infact.values import bool_column
 
 REQUIRED = ("participant", "system", "aspect", "level", "value", "conversation_id")
@@ -65,10 +66,10 @@ def _system_means(g: pd.DataFrame, weights_for, seed: int, n_boot: int) -> dict:
     sums, cnt = np.zeros((len(people), len(systems))), np.zeros((len(people), len(systems)))
     np.add.at(sums, (p_codes, s_codes), g["value"].to_numpy(dtype=float))
     np.add.at(cnt, (p_codes, s_codes), 1)
-    weights = _boot_weights(len(people), n_boot, seed)
+    weights = boot_weights(len(people), n_boot, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (weights @ sums) / (weights @ cnt)
-    lo, hi = _percentile_ci(boot)
+    lo, hi = percentile_ci(boot)
     means = g.groupby("system")["value"].mean()
     return {s: {"n": int(cnt[:, j].sum()), "mean": means[s], "ci95": [lo[j], hi[j]]} for j, s in enumerate(systems)}
 
@@ -130,7 +131,7 @@ def analyze_annotations(df: pd.DataFrame, *, include_flagged: bool = False, n_bo
         aspects[aspect] = {"level": g["level"].iloc[0], "n_items": int(g["item"].nunique()), "n": int(len(g)),
                            "systems": systems, "ranking": _ranking(systems),
                            "krippendorff_alpha": {"level": "ordinal", "value": alpha_ordinal(g)}}
-    return _clean({"kind": "annotations", "source": source, "n_participants": int(d["participant"].nunique()),
+    return json_ready({"kind": "annotations", "source": source, "n_participants": int(d["participant"].nunique()),
                    "n_conversations": int(d["conversation_id"].nunique()), "n_annotations": int(len(d)),
                    "bootstrap": {"n_boot": n_boot, "seed": seed, "resampled": "participants"},
                    "aspects": aspects, "halo": halo(d)})
@@ -206,7 +207,7 @@ def compare_judges(df: pd.DataFrame, named: list[tuple[str, str]], *, group_by: 
                 fig["groups"] = {str(v): judge_figures(gg) for v, gg in g.groupby(group_by, sort=True)}
             aspects[aspect] = fig
         out[name] = {"run": str(path), "aspects": aspects}
-    return _clean(out)
+    return json_ready(out)
 
 
 def parse_run_option(value: str) -> tuple[str, str]:

@@ -12,24 +12,21 @@ import altair as alt
 import pandas as pd
 
 from infact.errors import InfactError
-from infact.stats import N_BOOT
-from infact.results.ranking import analysis as ranking_analysis
 from infact.study.protocol_config import vote_table
 
 
 
 def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
     """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
+    from infact.results.analyze import Options, analyze_table
+
     kind = vote_table(kind) or kind  # a pairwise_dialog study's votes are in pairwise.csv
     df = tables.compare.get(f"{kind}.csv")
     if df is None or df.empty:
         return None
     df = df[df["criterion"].astype(str) == criterion]
-    opts = dict(include_flagged=include_flagged, n_boot=N_BOOT, seed=0, confidence=confidence)
-    try:
-        if kind == "pairwise":
-            return ranking_analysis.analyze_votes(df, **opts)
-        return ranking_analysis.analyze_best_worst(df, **opts)
+    try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
+        return analyze_table(df, Options(include_flagged=include_flagged, confidence=confidence), f"{kind}.csv")
     except InfactError as exc:
         return {"error": str(exc)}
 
@@ -66,29 +63,25 @@ def judge_files(study) -> list[tuple[str, "Path"]]:
 
 
 def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
-    """Each judge file of the study beside the human results of `criterion` (as `analyze --judge`)."""
-    from infact.results.judges import agreement as judges
-    from infact.results.ratings.analysis import _clean, _prepare
-    from infact.results.tables.comparisons import prepare_pairwise
+    """Each judge file of the study beside the human results of `criterion` (the same call as `analyze --judge`)."""
+    from infact.results.analyze import align_judges, compare_judges
+    from infact.results.judges.alignment_report import situation_features
     from infact.results.ranking.features import response_features
 
     votes = tables.compare.get("pairwise.csv")
+    if votes is not None and len(votes):
+        kind, humans = "pairwise", votes
+    elif len(tables.ratings):
+        kind, humans = "ratings", tables.ratings
+    else:
+        return {}
     try:
-        if votes is not None and len(votes):
-            kind, humans = "pairwise", prepare_pairwise(votes, include_flagged=include_flagged)
-        elif len(tables.ratings):
-            kind, humans = "ratings", _prepare(tables.ratings, include_flagged)[0]
-        else:
-            return {}
-        humans = humans[humans["criterion"].astype(str) == criterion]
         features = response_features(study.situations)
-        out = _clean(judges.compare_files(humans, kind, judge_files(study), criterion, features))
-        from infact.results.judges.alignment_report import align_files, situation_features
-
-        alignment = align_files(humans, kind, judge_files(study), criterion, features=features, n_boot=200,
-                                situation_features=situation_features(study.situations),
-                                scale_points=len(study.config.scale.labels))
-        for name, by_criterion in _clean(alignment).items():
+        out = compare_judges(humans, kind, judge_files(study), criterion, include_flagged, features=features)
+        alignment = align_judges(humans, kind, judge_files(study), criterion, include_flagged, features=features,
+                                 n_boot=200, situation_features=situation_features(study.situations),
+                                 scale_points=len(study.config.scale.labels))
+        for name, by_criterion in alignment.items():
             if name in out:
                 out[name]["alignment"] = by_criterion.get(criterion) or next(iter(by_criterion.values()), None)
         return out

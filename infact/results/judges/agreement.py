@@ -60,7 +60,7 @@ def read_judge(path: Path) -> tuple[str, pd.DataFrame]:
 
 # --------------------------------------------------------------------------- common units
 
-def _keys(*frames) -> list[str]:
+def answer_keys(*frames) -> list[str]:
     return ["situation_id"] + (["criterion"] if all("criterion" in f.columns for f in frames) else [])
 
 
@@ -121,7 +121,7 @@ def _bt_strengths(prefs: pd.DataFrame) -> pd.Series:
 def compare(humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind: str,
             features: pd.DataFrame | None = None) -> dict:
     """The judge's agreement with the humans (see the module docstring for each field)."""
-    keys = _keys(humans, judge)
+    keys = answer_keys(humans, judge)
     if human_kind == "ratings" and judge_kind == "scores":
         return _compare_scores(humans, judge, keys, features)
     return _compare_preferences(humans, human_kind, judge, judge_kind, keys, features)

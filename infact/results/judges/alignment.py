@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from infact.results.judges.agreement import _keys, position_bias, preferences
+from infact.results.judges.agreement import answer_keys, position_bias, preferences
 
 N_BOOT = 200
 N_SPLITS = 100
@@ -126,7 +126,7 @@ def align(humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind
           features: pd.DataFrame | None = None, situation_features: pd.DataFrame | None = None,
           scale_points: int | None = None, n_boot: int = N_BOOT, seed: int = 0) -> dict:
     """Every alignment figure for one criterion (the module docstring says what each is)."""
-    keys = _keys(humans, judge)
+    keys = answer_keys(humans, judge)
     if human_kind == "ratings" and judge_kind == "scores":
         unit = [*keys, "system"]
         h = humans.assign(coder=humans["participant"].astype(str), value=humans["rating"].astype(float))

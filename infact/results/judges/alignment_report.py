@@ -63,14 +63,14 @@ def align_files(humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], 
 
 def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame] | None:
     """('pairwise' | 'ratings', prepared human answers) from a study's tables, or None when there are none."""
-    from infact.results.ratings.analysis import _prepare
+    from infact.results.ratings.analysis import prepare_ratings
     from infact.results.tables.comparisons import prepare_pairwise
 
     votes = tables.compare.get("pairwise.csv") if hasattr(tables, "compare") else None
     if votes is not None and len(votes):
         return "pairwise", prepare_pairwise(votes, include_flagged=include_flagged)
     if len(tables.ratings):
-        return "ratings", _prepare(tables.ratings, include_flagged)[0]
+        return "ratings", prepare_ratings(tables.ratings, include_flagged)[0]
     return None
 
 

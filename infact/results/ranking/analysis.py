@@ -12,18 +12,19 @@ import pandas as pd
 from infact.errors import InfactError, Problem
 from infact.results.ranking import balance, provisional
 from infact.results.ranking import fragility as ranking_fragility
-from infact.results.ratings.analysis import _clean, criterion_names
+from infact.results.ratings.analysis import criterion_names
 from infact.results.tables import comparisons as pt
 from infact.stats import N_BOOT
 from infact.stats import bradley_terry as ranking
+from infact.values import json_ready
 
 
 def _by_criterion(df: pd.DataFrame, criterion: str | None, source: str, one) -> dict:
     names = criterion_names(df, criterion, source)
     if len(names) <= 1:
         part = df[df["criterion"].astype(str) == names[0]] if names else df
-        return _clean({"criterion": names[0] if names else None, **one(part)})
-    return _clean({"n_participants": int(df["participant"].nunique()),
+        return json_ready({"criterion": names[0] if names else None, **one(part)})
+    return json_ready({"n_participants": int(df["participant"].nunique()),
                    "criteria": {n: {"criterion": n, **one(df[df["criterion"].astype(str) == n])} for n in names}})
 
 
@@ -144,10 +145,10 @@ def analyze_ratings_as_pairwise(ratings: pd.DataFrame, *, criterion: str | None 
                                 confidence: float = 0.95, source: str = "ratings.csv",
                                 min_votes: int = provisional.MIN_VOTES) -> dict:
     """A rating study ranked by the preferences implied within each participant × situation."""
-    from infact.results.ratings.analysis import _prepare, validate_ratings
+    from infact.results.ratings.analysis import prepare_ratings, validate_ratings
 
     validate_ratings(ratings, source)
-    df, _info = _prepare(ratings, include_flagged)
+    df, _info = prepare_ratings(ratings, include_flagged)
     votes = pt.ratings_as_pairwise(df)
     if votes.empty:
         raise InfactError(Problem(source, "no participant rated two systems in one situation, so no preference is "

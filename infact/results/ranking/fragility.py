@@ -91,8 +91,8 @@ def _counts(total: np.ndarray, units: Units, removed: np.ndarray) -> np.ndarray:
 def _influence(d: ranking.Design, counts: np.ndarray, x: np.ndarray, units: Units, c: np.ndarray) -> np.ndarray:
     """Linear change of the margin cᵀθ when one of each unit is removed: −cᵀ H⁻¹ g_u."""
     k = len(d.systems)
-    T = ranking._terms(x[None], counts[None], d)
-    X = ranking._design_matrix(d)
+    T = ranking.terms(x[None], counts[None], d)
+    X = ranking.design_matrix(d)
     s, t = T["s"][0], (T["t"][0] if d.with_ties else np.zeros(len(d.a)))
     g_h = np.stack([1 - s, -1 - s, -s], axis=1)                      # ∂LL/∂h of one vote per outcome
     per = g_h[:, :, None] * X[:, None, :]

@@ -18,9 +18,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from infact.values import bool_column
+from infact.values import bool_column, json_ready
 from infact.errors import InfactError, Problem
 from infact.stats import N_BOOT
+from infact.stats.bootstrap import boot_weights, percentile_ci
 
 REQUIRED = ("participant", "situation_id", "system", "rating")
 MAX_SCALE_POINTS = 100
@@ -79,7 +80,7 @@ def _line(df: pd.DataFrame, index) -> int:
     return int(df.index.get_loc(index)) + 2
 
 
-def _prepare(df: pd.DataFrame, include_flagged: bool) -> tuple[pd.DataFrame, dict]:
+def prepare_ratings(df: pd.DataFrame, include_flagged: bool) -> tuple[pd.DataFrame, dict]:
     info = {"n_attention_check_rows_dropped": 0, "n_flagged_participants": 0, "include_flagged": include_flagged}
     if "is_attention_check" in df.columns:
         check = bool_column(df["is_attention_check"])
@@ -102,7 +103,7 @@ def analyze(ratings: pd.DataFrame, *, criterion: str | None = None, scale_points
             source: str = "RATINGS.csv") -> dict:
     """All statistics for one criterion, or {"criteria": {name: result}} for several."""
     validate_ratings(ratings, source, scale_points)
-    df, info = _prepare(ratings, include_flagged)
+    df, info = prepare_ratings(ratings, include_flagged)
     if df.empty:
         raise InfactError(Problem(source, "no ratings left after dropping attention checks and flagged participants; "
                                   "pass --include-flagged or check the file.", key="rating"))
@@ -113,7 +114,7 @@ def analyze(ratings: pd.DataFrame, *, criterion: str | None = None, scale_points
         part = df[df["criterion"].astype(str) == names[0]] if names else df
         return {"criterion": names[0] if names else None, **info, **analyze_one(part, **opts)}
     results = {n: {"criterion": n, **info, **analyze_one(df[df["criterion"].astype(str) == n], **opts)} for n in names}
-    return _clean({"n_participants": int(df["participant"].nunique()), "n_ratings": int(len(df)),
+    return json_ready({"n_participants": int(df["participant"].nunique()), "n_ratings": int(len(df)),
                    **info, "criteria": results})
 
 
@@ -141,7 +142,7 @@ def analyze_one(df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = 
     cnt = np.zeros((n_p, n_s))
     np.add.at(sums, (p_codes, s_codes), y)
     np.add.at(cnt, (p_codes, s_codes), 1)
-    weights = _boot_weights(n_p, n_boot, seed)
+    weights = boot_weights(n_p, n_boot, seed)
     complete = (cnt > 0).all(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         pmeans = sums / cnt  # NaN where a participant did not rate a system
@@ -165,21 +166,10 @@ def analyze_one(df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = 
         "per_system": {s: krippendorff_ordinal(df[df["system"] == s], ["situation_id"], scale_points) for s in systems},
     }
     out["position_bias"] = position_bias(df) if "position" in df.columns and df["position"].notna().any() else None
-    return _clean(out)
+    return json_ready(out)
 
 
 # --------------------------------------------------------------------------- descriptives
-
-def _boot_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """(n_boot, n) counts: how often each participant is drawn in each replicate."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_boot, n)) + (np.arange(n_boot) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(float)
-
-
-def _percentile_ci(samples: np.ndarray) -> np.ndarray:
-    return np.nanpercentile(samples, [2.5, 97.5], axis=0)
-
 
 def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
     g = df.groupby("system")["rating"]
@@ -188,7 +178,7 @@ def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
     # pooled mean of all ratings given by the resampled participants
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (weights @ sums) / (weights @ cnt)
-    lo, hi = _percentile_ci(boot)
+    lo, hi = percentile_ci(boot)
     return {s: {"n": int(desc.at[s, "count"]), "mean": desc.at[s, "mean"], "median": desc.at[s, "median"],
                 "sd": desc.at[s, "std"], "distribution": {str(v): shares.at[s, v] for v in range(1, k + 1)},
                 "ci95": [lo[j], hi[j]]} for j, s in enumerate(systems)}
@@ -222,7 +212,7 @@ def _pairwise(systems, pmeans, weights) -> list[dict]:
     # all pairs' bootstrap means in two matrix products (no per-pair copy of the weights)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (weights @ np.where(rated, diffs, 0.0)) / (weights @ rated)
-    lo, hi = _percentile_ci(boot)
+    lo, hi = percentile_ci(boot)
     rows = []
     for j, (a, b) in enumerate(pairs):
         d = diffs[rated[:, j], j]
@@ -369,20 +359,3 @@ def position_bias(df: pd.DataFrame) -> dict:
     except (ValueError, np.linalg.LinAlgError) as exc:
         out["effect"] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
-
-
-# --------------------------------------------------------------------------- JSON
-
-def _clean(obj):
-    """numpy scalars -> Python, NaN/inf -> None, so json.dumps(allow_nan=False) works."""
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, np.ndarray)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if np.isfinite(obj) else None
-    return obj
