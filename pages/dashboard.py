@@ -235,8 +235,10 @@ def show_statistics(data: DashboardData, ratings, shown) -> None:
         ui.show_problems(result, "The ratings could not be analysed:")
         return
     st.markdown(render(result, "md"))
-    researcher_download("report.html (with charts)", lambda: render(result, "html", shown).encode("utf-8"),
-                        file_name="report.html", key="dl-report", mime="text/html")
+    # Aggregate statistics, no personal data: a plain button (a deferred one inside this 5-second fragment
+    # would get a new id under the click), made once per result.
+    report = data.derived("report_html", lambda _t: render(result, "html", shown), criterion, include_flagged)
+    st.download_button("report.html (with charts)", report, file_name="report.html", key="dl-report")
 
 
 def show_exports(data: DashboardData) -> None:
@@ -337,7 +339,7 @@ def show_tables_section(data: DashboardData) -> None:
     elif section == "Statistics":
         show_statistics(data, ratings, shown)
     elif section == "Exports":
-        show_exports(data)
+        pass  # drawn below, outside this fragment
     elif section == "Ranking":  # pairwise / best–worst studies (docs/ranking.md)
         from infact.results.dashboard.ranking import ranking_view
 
@@ -358,3 +360,7 @@ def show_tables_section(data: DashboardData) -> None:
 
 
 live()
+if section == "Exports":
+    # Outside the 5-second fragment: each rerun gives a deferred download a new id, and a click
+    # holding the old one would fail (infact/ui/downloads.py); the files are made fresh at the click.
+    show_exports(live_feed(target, study.id, study.dataset_version).consumer)

@@ -18,7 +18,8 @@ rerun and lives as long as the page that shows it, then a while longer. So inste
   nobody uses the app any more.
 
 Streamlit has no way to tie a `/media` URL to a session: in those seconds the link works
-for whoever has it (docs/deploying.md).
+for whoever has it (docs/deploying.md). Draw these buttons outside a `run_every` fragment:
+every rerun registers a new id, and a click still holding the old one fails.
 """
 
 from __future__ import annotations
