@@ -357,6 +357,13 @@ def show_tables_section(data: DashboardData) -> None:
         from infact.results.live.analysis import render_markdown as live_markdown
 
         st.markdown(live_markdown(data.derived("live", live_overview)))
+        from infact.results.live.simulated import render_markdown as simulated_markdown
+        from infact.results.live.simulated import simulated_vs_human
+
+        simulated = simulated_vs_human(data.records())
+        if simulated is not None:  # apart: simulated participants are left out of every figure above
+            st.divider()
+            st.markdown(simulated_markdown(simulated))
 
 
 live()

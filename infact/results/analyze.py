@@ -238,6 +238,10 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
         from infact.results.live.analysis import render_markdown as live_markdown
 
         text += "\n" + live_markdown(result["live"])
+        if result["live"].get("simulated_vs_human"):   # simulated participants, apart (docs/llm.md)
+            from infact.results.live.simulated import render_markdown as simulated_markdown
+
+            text += "\n" + simulated_markdown(result["live"]["simulated_vs_human"])
     return text
 
 

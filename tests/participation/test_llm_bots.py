@@ -67,12 +67,14 @@ def test_the_bots_command_plays_llm_participants_and_prints_the_comparison(tmp_p
     with serve_openai(rule=rule) as stub:
         folder = endpoint_live_study(tmp_path / "study", stub.url)
         db = str(tmp_path / "db")
-        assert main(["bots", str(folder), "--db", db, "-n", "2", "--strategy", "attentive"]) == 0
+        assert main(["bots", str(folder), "--db", db, "-n", "8", "--strategy", "attentive"]) == 0
         assert main(["bots", str(folder), "--db", db, "-n", "2", "--strategy", "llm", "--endpoint", "stub",
                      "--persona", str(persona)]) == 0
     out = capsys.readouterr().out
-    assert "2 simulated and 2 human participants" in out
+    assert "2 simulated and 8 human participants" in out
     storage = open_storage(db)
     assert len(storage.records(kind="simulated")) == 2
+    cmp = simulated_vs_human(storage.records())
     storage.close()
+    assert cmp["simulated"]["participants"] == 2 and cmp["human"]["participants"] == 8
     assert main(["bots", str(folder), "--db", db, "-n", "1", "--strategy", "llm"]) == 2

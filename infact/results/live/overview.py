@@ -25,12 +25,18 @@ def live_from_store(study_dir: str, db: str) -> dict | None:
     study = load_study(study_dir)
     if not study.config.live.enabled:
         return None
+    from infact.results.live.simulated import simulated_vs_human
+
     storage = open_storage(db)
     try:
-        t = collect(study, storage.records(study=study.id))
+        records = storage.records(study=study.id)
     finally:
         storage.close()
-    return live_overview(t)
+    out = live_overview(collect(study, records))
+    simulated = simulated_vs_human(records)      # simulated participants: left out above, compared here
+    if simulated is not None:
+        out["simulated_vs_human"] = simulated
+    return out
 
 
 def live_overview(t) -> dict:
