@@ -22,6 +22,7 @@ from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.annotation.aspects import Aspect
 from infact.study.protocol_config import PAIRWISE_KINDS, FlowConfig, ProtocolConfig, blocks_of, flow_problem
+from infact.study.protocol_texts import fill_defaults
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -104,7 +105,7 @@ class Texts(Section):
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
     consent: str = Field(default="I have read the information above and agree to take part in this study.", description="Label of the informed-consent checkbox.")
-    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation (plain text, not Markdown).")
+    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get their own default (infact/study/protocol_texts.py).")
     questionnaire_intro: str = Field(default="Almost done! Please tell us what you thought of the chatbot responses overall.", description="Text above the post-task questionnaire.")
     demographics_intro: str = Field(default="Finally, a few questions about you.", description="Text above the demographics questions.")
     completion: str = Field(default="Thank you for taking part! Your answers are saved.", description="Completion page text, shown with the completion code.")
@@ -137,7 +138,7 @@ class QuestionnaireComment(Section):
 
 class QuestionnaireSection(Section):
     scale: list[str] = Field(default=AGREE_SCALE, min_length=2, description="Answer options of every questionnaire item, lowest first.")
-    items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected).")
+    items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison protocols get their own default list, worded for several chatbots (infact/study/protocol_texts.py).")
     comment: QuestionnaireComment = Field(default_factory=QuestionnaireComment, description="Optional free-text comment at the end of the questionnaire.")
 
     @model_validator(mode="after")
@@ -184,6 +185,11 @@ class StudyConfig(Section):
     flow: FlowConfig = Field(default_factory=FlowConfig, description="The study's order of step kinds (`[flow] steps`), e.g. demographics first or two protocol blocks.")
     aspects: list[Aspect] = Field(default_factory=list, description="Conversation protocol: the aspects asked per system turn (`level = \"turn\"`) and about the whole dialog (`level = \"dialogue\"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).")
     judges: dict[str, JudgeSettings] = Field(default_factory=dict, description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _protocol_texts(cls, data):
+        return fill_defaults(data)  # a comparison study's texts where none are given (protocol_texts.py)
 
     @model_validator(mode="after")
     def _cross_checks(self):

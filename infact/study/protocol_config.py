@@ -33,7 +33,8 @@ class ProtocolConfig(BaseModel):
         "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
     question: str = Field(
         default="Which response is more {criterion}?", min_length=1, description="Pairwise and best–worst question per "
-        "criterion (Markdown); `{criterion}` is replaced by the criterion's id.")
+        "criterion (Markdown); `{criterion}` is replaced by the criterion's id. Each comparison protocol has its own "
+        "default wording (infact/study/protocol_texts.py).")
     allow_tie: bool = Field(default=True, description="Pairwise: offer an 'about the same' answer.")
     tie_label: str = Field(default="About the same", min_length=1, description="Label of the tie answer.")
     justification: Literal["off", "optional", "required"] = Field(
@@ -44,7 +45,8 @@ class ProtocolConfig(BaseModel):
     attention_text: str = Field(
         default="I am reading this carefully: please choose THIS response as the better (or best) one.", min_length=1,
         description="Pairwise and best–worst attention check: the instructed response that replaces one system's "
-        "response; choosing it (as the better, or the best) passes the check.")
+        "response; choosing it (as the better, or the best) passes the check. By default it names the protocol's "
+        "noun and every criterion asked on the page (infact/study/protocol_texts.py).")
     onboarding: str | None = Field(default=None, description="Pairwise: a JSON Lines file in the study folder of gold "
                                    "pairs (context, a, b, answer A|B; for `pairwise_dialog` a and b are whole conversations) "
                                    "answered after consent, as ACUTE-Eval's onboarding; participants below "
