@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import random
 import re
+import unicodedata
 
 import pandas as pd
 
@@ -43,9 +44,16 @@ def make_participant_code(rng_or_secret: str | bytes | random.Random, participan
     return f"{s[:4]}-{s[4:8]}-{s[8:]}"
 
 
+# What a copy or a retyped code may hold around the letters: spaces (also no-break and zero-width
+# ones), any dash (a code font draws "-" like a minus, so people type "−", "–" or "—") and "_".
+_NOT_CODE = re.compile(r"[\s\u00ad\u200b-\u200d\u2060\ufeff\u2212_]")
+
+
 def normalize_code(code: str) -> str:
-    """Upper-case, without spaces and dashes: how workers actually paste codes."""
-    return re.sub(r"[\s\-_]", "", str(code)).upper()
+    """Upper-case, without spaces and dashes of any kind: how workers actually paste codes."""
+    text = unicodedata.normalize("NFKC", str(code))  # full-width letters and digits become plain ones
+    text = "".join(c for c in text if unicodedata.category(c) != "Pd")  # every dash: - ‐ ‑ ‒ – — ﹣ －
+    return _NOT_CODE.sub("", text).upper()
 
 
 def read_submissions(text: str) -> list[tuple[str | None, str]]:
