@@ -14,12 +14,18 @@ import streamlit as st
 
 from infact import ui
 
-st.set_page_config(page_title="INFACT study", page_icon="💬", layout="centered")
-
-ui.keep_researcher_signed_in()
 # The pages are made once per session: st.Page resolves and checks its file on every call.
-st.navigation(ui.per_session("pages", lambda: [
-    st.Page("pages/participant.py", title="Study", default=True),
-    st.Page("pages/researcher.py", title="Researcher sign-in", url_path="researcher"),
-    st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
-]), position="hidden").run()
+PAGES = ui.per_session("pages", lambda: {
+    "study": st.Page("pages/participant.py", title="Study", default=True),
+    "researcher": st.Page("pages/researcher.py", title="Researcher sign-in", url_path="researcher"),
+    "dashboard": st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
+})
+page = st.navigation(list(PAGES.values()), position="hidden")
+# The layout is decided here, before anything is drawn (st.Page has no layout of its own): a page
+# that sets it itself is painted in the previous layout first and widens on a later rerun.
+if page.url_path == "dashboard":
+    st.set_page_config(page_title="INFACT dashboard", page_icon="📊", layout="wide")
+else:
+    st.set_page_config(page_title="INFACT study", page_icon="💬", layout="centered")
+ui.keep_researcher_signed_in()
+page.run()

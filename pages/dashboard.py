@@ -23,13 +23,16 @@ from infact.results.reports import charts
 from infact.results.quality import funnel
 from infact.results.dashboard import live_study
 from infact.results.quality import exclusion as quality
+from infact.results.dashboard import offer
 from infact.results.dashboard.data import DashboardData
 from infact.results.tables.export import describe, export_bytes
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
 from infact.stores.live import LiveFeed
 
-st.set_page_config(page_title="INFACT dashboard", layout="wide")
+# Normally decided by streamlit_app.py before anything is drawn; a fresh server serves this file
+# directly (legacy pages/ routing) until a session has run the entry point.
+st.set_page_config(page_title="INFACT dashboard", page_icon="📊", layout="wide")
 
 if not ui.is_researcher():
     st.error("Please sign in first.")
@@ -45,10 +48,9 @@ except InfactError as exc:
 storage = ui.get_storage(study)
 target, source = ui.store_target(study)
 cfg = study.config
-SECTIONS = ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports",
-            *(["Live chats"] if cfg.live.enabled else []),
-            *(["Ranking"] if cfg.protocol.kind not in ("rating", "conversation") else []),
-            *(["Judges"] if (study.folder / "judges").is_dir() else [])]
+# Only sections the study's protocols give something to show (ratings, votes, best–worst, chats).
+SECTIONS = offer.sections(cfg, has_judges=(study.folder / "judges").is_dir())
+KINDS = offer.collected(cfg)
 
 
 @st.cache_resource(show_spinner=False)
@@ -193,7 +195,25 @@ def show_situations(tables, include_flagged: bool, criterion: str) -> None:
 
 
 def show_results(data: DashboardData, tables, ratings, shown) -> None:
+    """A part per kind of answer the study collects: ratings, votes, best–worst choices, arena votes."""
+    from infact.ui import comparison_results as comparison
+    from infact.results.dashboard.comparisons import kept
+
+    if offer.RATINGS in KINDS:
+        show_rating_results(data, ratings, shown)
+    if offer.VOTES in KINDS:
+        comparison.show_votes(kept(tables.compare.get("pairwise.csv"), criterion, include_flagged),
+                              "Votes per system" + (f" · {criterion}" if len(criteria) > 1 else ""), "votes")
+    if offer.BEST_WORST in KINDS:
+        comparison.show_best_worst(kept(tables.compare.get("best_worst.csv"), criterion, include_flagged))
+    if offer.ARENA in KINDS:
+        comparison.show_votes(kept(tables.votes, None, include_flagged), "Arena votes after the live chats", "arena")
+    show_questionnaire(tables)
+
+
+def show_rating_results(data: DashboardData, ratings, shown) -> None:
     if shown.empty:
+        st.subheader("Ratings")
         st.info("No ratings yet." if ratings.empty else "All rated participants are flagged: switch on 'Include flagged participants'.")
         return
     st.subheader("Mean rating per system (95% CI, participant bootstrap)")
@@ -206,6 +226,9 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
     st.altair_chart(charts.distribution_chart(shown, cfg.scale.labels), key="chart_dist")
     st.subheader("Position (order) effect")
     st.altair_chart(charts.position_chart(shown), key="chart_position")
+
+
+def show_questionnaire(tables) -> None:
     if len(tables.questionnaire):
         st.subheader("Questionnaire")
         q = tables.questionnaire
@@ -226,8 +249,43 @@ def statistics(data: DashboardData, ratings):
     return data.derived("statistics", build, criterion, include_flagged)
 
 
-def show_statistics(data: DashboardData, ratings, shown) -> None:
+def show_statistics(data: DashboardData, tables, ratings, shown) -> None:
+    """The analysis a reviewer expects, per kind of answer: ratings (means, tests, reliability), votes and
+    best–worst choices (ranking with intervals, win rates, sign tests), the live arena's votes."""
+    from infact.ui.comparison_results import show_preferences
+
+    if offer.RATINGS in KINDS:
+        show_rating_statistics(data, ratings, shown)
+    if offer.VOTES in KINDS or offer.BEST_WORST in KINDS:
+        show_preferences(ranking(data), "Preferences" + (f" · {criterion}" if len(criteria) > 1 else ""),
+                         "votes" if offer.VOTES in KINDS else "best–worst choices")
+    if offer.ARENA in KINDS:
+        show_preferences(arena(data), "Arena votes after the live chats")
+
+
+def ranking(data: DashboardData):
+    """The protocol's ranking of the systems for this criterion (results/ranking_dashboard.py)."""
+    from infact.results.dashboard.ranking import ranking_view
+
+    proto = cfg.protocol
+    return data.derived("ranking", lambda t: ranking_view(t, proto.kind, criterion, include_flagged, proto.confidence),
+                        criterion, include_flagged)
+
+
+def arena(data: DashboardData):
+    """The live arena votes' ranking; None while there are none."""
+    from infact.results.live.overview import arena_ranking
+    from infact.results.dashboard.comparisons import kept
+
+    def build(t):
+        votes = kept(t.votes, None, include_flagged)
+        return arena_ranking(votes) if len(votes) else None
+    return data.derived("arena", build, include_flagged)
+
+
+def show_rating_statistics(data: DashboardData, ratings, shown) -> None:
     if shown.empty or shown["participant"].nunique() < 2:
+        st.subheader("Ratings")
         st.info("Statistics need ratings from at least two participants.")
         return
     result = statistics(data, ratings)
@@ -243,13 +301,18 @@ def show_statistics(data: DashboardData, ratings, shown) -> None:
 
 def show_exports(data: DashboardData) -> None:
     def files() -> dict[str, bytes]:  # made per data version, served only on click (infact/ui/downloads.py)
-        return data.derived("files", lambda t: export_bytes(t, study.systems))
+        return offered()[0]
+
+    def offered() -> tuple[dict[str, bytes], list[str]]:  # the study's tables that have rows (dashboard/offer.py)
+        return data.derived("files", lambda t: offer.offered_files(cfg, export_bytes(t, study.systems)))
 
     st.caption("Each file is made when you click and its link stops working within a minute: download again "
                "for newer data.")
     for name in files():
         researcher_download(f"{name} — {describe(name)}", lambda name=name: files()[name], file_name=name,
                             key=f"dl-{name}")
+    if offered()[1]:
+        st.caption("Offered once they have a row: " + ", ".join(f"`{n}`" for n in offered()[1]) + ".")
 
 
 def visits_note(visits) -> None:
@@ -337,16 +400,11 @@ def show_tables_section(data: DashboardData) -> None:
     elif section == "Situations":
         show_situations(tables, include_flagged, criterion)
     elif section == "Statistics":
-        show_statistics(data, ratings, shown)
+        show_statistics(data, tables, ratings, shown)
     elif section == "Exports":
         pass  # drawn below, outside this fragment
-    elif section == "Ranking":  # pairwise / best–worst studies (docs/ranking.md)
-        from infact.results.dashboard.ranking import ranking_view
-
-        proto = cfg.protocol
-        ui.show_ranking(data.derived("ranking", lambda t: ranking_view(t, proto.kind, criterion, include_flagged,
-                                                                        proto.confidence), criterion, include_flagged),
-                        proto.confidence)
+    elif section == "Ranking":  # pairwise / best–worst studies and live arenas (docs/ranking.md)
+        show_rankings(data)
     elif section == "Judges":  # automatic judges in the study's judges/ folder beside the humans (docs/ranking.md)
         from infact.results.dashboard.ranking import judges_view
 
@@ -364,6 +422,20 @@ def show_tables_section(data: DashboardData) -> None:
         if simulated is not None:  # apart: simulated participants are left out of every figure above
             st.divider()
             st.markdown(simulated_markdown(simulated))
+
+
+def show_rankings(data: DashboardData) -> None:
+    if offer.VOTES in KINDS or offer.BEST_WORST in KINDS:
+        if offer.ARENA in KINDS:
+            st.subheader("The study's comparisons")
+        ui.show_ranking(ranking(data), cfg.protocol.confidence)
+    if offer.ARENA in KINDS:
+        st.subheader("Arena votes after the live chats")
+        result = arena(data)
+        if result is not None and "problem" in result:
+            st.info(f"Not available yet: {result['problem']}")
+        else:
+            ui.show_ranking(result, 0.95, key="arena_")
 
 
 live()

@@ -111,16 +111,24 @@ PHONE = "(max-width: 640px)"
 _RADIOS = '[data-testid="stRadioGroup"][aria-orientation="horizontal"]'
 EDGE = "rgba(49,51,63,.2)"  # Streamlit's own border colour
 _CARD = '[data-testid="stElementContainer"]:has(.infact-card)'
+_BW = '[class*="st-key-infact-bw-"]'  # best–worst choices (comparison_steps.py)
 _SCALE = f'{_CARD} ~ [data-testid="stElementContainer"]:has(> [data-testid="stRadio"])'
 CSS = f"""<style>
 .infact-dialog mark{{color:inherit}}
-/* Scales keep their order: one row of equal columns where it fits (labels wrap inside their
-   column), one column where it does not. Streamlit's default wraps in flex order: 3+2, 2/1/1/1. */
+/* Scales keep their order in one row: each option as wide as its label where the row has room
+   (no "About the same" on two lines), all narrowed alike and wrapping inside their own width only
+   where it has not; one column from six options on. Streamlit's default wraps in flex order: 3+2,
+   2/1/1/1; equal columns wrapped short labels next to empty space. */
 [data-testid="stMain"]{{overflow-anchor:none}}
-{_RADIOS}{{flex-wrap:nowrap;gap:.5rem;align-items:flex-start}}
-{_RADIOS} > div{{flex:1 1 0;min-width:0}}
+{_RADIOS}{{flex-wrap:nowrap;gap:.5rem 1.25rem;align-items:flex-start}}
+{_RADIOS} > div{{flex:0 1 auto;min-width:min-content}}
 {_RADIOS} [data-testid="stRadioOption"], {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:flex-start}}
 {_RADIOS}:has(> div:nth-child(6)){{flex-direction:column;gap:.1rem}}
+/* Best–worst: the letters are targets of at least 44 px (WCAG 2.5.5), framed, in a row that wraps. */
+{_BW} {_RADIOS}{{flex-direction:row;flex-wrap:wrap;gap:.6rem}}
+{_BW} [data-testid="stRadioOption"]{{min-height:44px;min-width:72px;box-sizing:border-box;padding:.35rem .9rem;
+  border:1px solid {EDGE};border-radius:.5rem;align-items:center;margin:0}}
+{_BW} [data-testid="stRadioOption"]:has(input:checked){{border-color:{FOCUS};background:#eef3fd}}
 /* The study title, drawn in the head element: sized like st.title. */
 .infact-title{{font-size:2.75rem;font-weight:700;line-height:1.2;padding:1.25rem 0 1rem;margin:0}}
 /* A rated response and its scales are one card, drawn here rather than by a bordered container
@@ -128,6 +136,8 @@ CSS = f"""<style>
 {_CARD}{{border:1px solid {EDGE};border-bottom:0;border-radius:.5rem .5rem 0 0;padding:calc(1rem - 1px) calc(1rem - 1px) 0}}
 {_SCALE}{{border:1px solid {EDGE};border-top:0;border-bottom:0;margin-top:-1rem;padding:.5rem calc(1rem - 1px) 0}}
 {_SCALE}:not(:has(+ [data-testid="stElementContainer"] > [data-testid="stRadio"])){{border-bottom:1px solid {EDGE};border-radius:0 0 .5rem .5rem;padding-bottom:calc(1rem - 1px)}}
+/* The completion code in the text font: a code font draws its dashes like minus signs. */
+.st-key-infact-completion-code code{{font-family:"Source Sans Pro","Source Sans",sans-serif;font-size:1.35rem;letter-spacing:.08em}}
 /* The withdraw box, set apart from the step (instead of a divider element). */
 .st-key-infact-withdraw{{margin-top:1.5rem}}
 .st-key-infact-withdraw::before{{content:"";display:block;border-top:1px solid {EDGE};margin-bottom:1.5rem}}

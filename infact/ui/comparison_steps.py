@@ -134,6 +134,9 @@ def best_worst_step(flow: Flow, progress: Progress, step: Step) -> None:
         best, worst = {}, {}
         for crit in flow.cfg.criteria:
             st.markdown(flow.cfg.protocol.question_for(crit.id))
-            best[crit.id] = st.radio("Best response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-best")
-            worst[crit.id] = st.radio("Worst response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-worst")
+            with st.container(key=f"infact-bw-{step.name}-{crit.id}"):  # large framed targets (display.CSS)
+                best[crit.id] = st.radio("Best response", letters, index=None, horizontal=True,
+                                         key=f"{step.name}-{crit.id}-best")
+                worst[crit.id] = st.radio("Worst response", letters, index=None, horizontal=True,
+                                          key=f"{step.name}-{crit.id}-worst")
         submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"best": best, "worst": worst})

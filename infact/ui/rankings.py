@@ -8,7 +8,7 @@ import streamlit as st
 
 
 
-def show_ranking(result: dict | None, confidence: float) -> None:
+def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix (results/ranking_dashboard.py)."""
     from infact.results.dashboard.ranking import strength_chart, win_rate_matrix
 
@@ -25,31 +25,31 @@ def show_ranking(result: dict | None, confidence: float) -> None:
     else:
         open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
         st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
-    st.altair_chart(strength_chart(result), use_container_width=True)
+    st.altair_chart(strength_chart(result), use_container_width=True, key=f"{key}strength_chart")
     table = [{"rank": r["rank"], "system": r["system"], "strength": round(r["strength"], 2),
               "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
               "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}", "decisive votes": r.get("n_decisive"),
               "provisional": bool(r.get("provisional"))} for r in result["ranking"]]
-    st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key="ranking_table")
+    st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key=f"{key}ranking_table")
     later = [r for r in table if r["provisional"]]
     if later:
         st.caption(f"Provisional: fewer than {result.get('min_votes')} decisive votes (docs/ranking.md). Their votes "
                    "count in the fit, but 'settled' and the fragility of the top leave them out.")
-        st.dataframe(later, hide_index=True, key="provisional_table")
+        st.dataframe(later, hide_index=True, key=f"{key}provisional_table")
     matrix = win_rate_matrix(result)
     if matrix is not None:
         st.caption(f"Win rates (row beats column; ties count ½) from {result['n_votes']} votes by "
                    f"{result['n_participants']} participants; Davidson tie parameter {result['tie_parameter']:.2f}.")
-        st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key="win_rate_matrix")
+        st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key=f"{key}win_rate_matrix")
         from infact.results.reports.preferences import balance_lines
 
         st.caption(" ".join(balance_lines(result.get("balance"))))
     else:
-        st.dataframe(result["scores"], hide_index=True, key="best_worst_scores")
-    _show_fragility(result.get("fragility"))
+        st.dataframe(result["scores"], hide_index=True, key=f"{key}best_worst_scores")
+    _show_fragility(result.get("fragility"), key)
 
 
-def _show_fragility(frag: dict | None) -> None:
+def _show_fragility(frag: dict | None, key: str = "") -> None:
     """The top's fragility in words, and per adjacent pair how many votes / participants swap it (docs/ranking.md)."""
     from infact.results.ranking.fragility import in_words
 
@@ -60,7 +60,7 @@ def _show_fragility(frag: dict | None) -> None:
         st.dataframe([{"higher": a["higher"], "lower": a["lower"], "votes to swap": a["n_votes"],
                        "participants to swap": a["n_participants"],
                        "search": f"{a['method']['votes']['search']} / {a['method']['participants']['search']}"}
-                      for a in frag["adjacent"]], hide_index=True, key="fragility_table")
+                      for a in frag["adjacent"]], hide_index=True, key=f"{key}fragility_table")
         t = frag["top"]
         st.caption(f"Top: votes at lines {t['votes']} of pairwise.csv; participants {t['participants']}.")
 

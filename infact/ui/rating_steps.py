@@ -109,7 +109,8 @@ def done_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.markdown(texts.completion)
     if completion.code:
         st.markdown("**Your completion code**")
-        st.code(completion.code, language=None)
+        with st.container(key="infact-completion-code"):  # drawn in the text font (display.CSS): "-" not "−"
+            st.code(completion.code, language=None)
     st.write(completion.text)
     if completion.redirect_url:  # the page script redirects in this tab; the link is the fallback
         st.html(return_link_html(completion.redirect_url, "Return to Prolific"))
