@@ -122,12 +122,14 @@ CSS = f"""<style>
 [data-testid="stMain"]{{overflow-anchor:none}}
 {_RADIOS}{{flex-wrap:nowrap;gap:.5rem 1.25rem;align-items:flex-start}}
 {_RADIOS} > div{{flex:0 1 auto;min-width:min-content}}
+{_RADIOS} [data-testid="stRadioOption"] p{{overflow-wrap:normal;word-break:normal}} /* lines break between words only */
 {_RADIOS} [data-testid="stRadioOption"], {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:flex-start}}
 {_RADIOS}:has(> div:nth-child(6)){{flex-direction:column;gap:.1rem}}
 /* Best–worst: the letters are targets of at least 44 px (WCAG 2.5.5), framed, in a row that wraps. */
 {_BW} {_RADIOS}{{flex-direction:row;flex-wrap:wrap;gap:.6rem}}
 {_BW} [data-testid="stRadioOption"]{{min-height:44px;min-width:72px;box-sizing:border-box;padding:.35rem .9rem;
   border:1px solid {EDGE};border-radius:.5rem;align-items:center;margin:0}}
+{_BW} {_RADIOS} [data-testid="stRadioOption"], {_BW} {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:center;cursor:pointer}}
 {_BW} [data-testid="stRadioOption"]:has(input:checked){{border-color:{FOCUS};background:#eef3fd}}
 /* The study title, drawn in the head element: sized like st.title. */
 .infact-title{{font-size:2.75rem;font-weight:700;line-height:1.2;padding:1.25rem 0 1rem;margin:0}}

@@ -51,4 +51,5 @@ def show_preferences(result: dict | None, title: str, what: str = "votes") -> No
     elif "error" in result or "problem" in result:
         st.info(f"Not available yet: {result.get('error') or result.get('problem')}")
     else:
-        st.markdown(render_markdown(result).removeprefix("# Preference analysis\n"))
+        text = render_markdown(result).removeprefix("# Preference analysis\n")
+        st.markdown(text.replace("\n## ", "\n#### "))  # its criteria under this part's subheader

@@ -96,10 +96,16 @@ def participant_page(page, srv, device: str) -> None:
     page.get_by_text(re.compile(FIRST_STEP[srv.name])).first.wait_for()
     wait_idle(page)
     shot(page, f"protocol-{srv.name}-{device}-participant")
+    form = page.locator('[data-testid="stForm"]').first
+    if form.count():
+        form.scroll_into_view_if_needed()
+        shot(page, f"protocol-{srv.name}-{device}-participant-form")
     assert page.evaluate("document.documentElement.scrollWidth") <= DEVICES[device]["viewport"]["width"]
     labels = page.locator('[data-testid="stRadioOption"] p')
     if srv.name in ("pairwise", "acute") and device == "laptop":
-        one_line(page, labels.filter(has_text=re.compile(r"^(About the same|Response [AB]|Conversation [AB])$")))
+        short = labels.filter(has_text=re.compile(r"^(About the same|Response [AB]|Conversation [AB])$"))
+        assert short.count() >= 3, "the pairwise choices are not on the page"
+        one_line(page, short)
     if srv.name == "best-worst":
         targets = page.locator('[class*="st-key-infact-bw-"] [data-testid="stRadioOption"]')
         assert targets.count() == 8  # A–D, best and worst
@@ -148,6 +154,17 @@ def open_section(page, name: str) -> None:
         wait_idle(page)
 
 
+def show_section(page) -> None:
+    """Scroll the section's own content (below the cards and the 'Updated …' line) into view."""
+    below = page.locator('[data-testid="stMain"] h2, [data-testid="stMain"] h3').filter(
+        has_not_text=re.compile("^Dashboard"))
+    if below.count():
+        below.first.scroll_into_view_if_needed()
+        page.evaluate("""() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, [data-testid="stMain"] h3')]
+            .find(e => !e.textContent.startsWith('Dashboard')); if (h) h.scrollIntoView({block: 'start'}); }""")
+    wait_idle(page)  # the live part reruns every 5 s: not greyed out in the screenshot
+
+
 def no_empty_parts(page, where: str) -> None:
     body = page.locator('[data-testid="stMain"]').inner_text()
     for empty in EMPTY:
@@ -157,6 +174,7 @@ def no_empty_parts(page, where: str) -> None:
 
 def downloads_have_rows(page, srv, device: str) -> list[str]:
     buttons = page.get_by_test_id("stDownloadButton")
+    buttons.first.wait_for()
     names = [t.split(" — ")[0].strip() for t in buttons.all_inner_texts()]
     assert names, "no downloads offered"
     for name in names:
@@ -188,10 +206,13 @@ def test_participant_page_and_dashboard_of_every_protocol(server, context, devic
         assert_wide(page, device, "after a reload")
         for section in ("Results", "Statistics"):
             open_section(page, section)
+            if section == "Results":
+                expect(page.get_by_role("heading", name=RESULTS[server.name])).to_have_count(1)
+            else:
+                expect(page.get_by_text("95% CI").first).to_be_visible()
             no_empty_parts(page, section)
+            show_section(page)
             shot(page, f"protocol-{server.name}-{device}-{section.lower()}")
-        open_section(page, "Results")
-        assert page.get_by_role("heading", name=RESULTS[server.name]).count() == 1
         open_section(page, "Exports")
         names = downloads_have_rows(page, server, device)
         if server.name != "rating" and server.name != "live":
@@ -199,6 +220,7 @@ def test_participant_page_and_dashboard_of_every_protocol(server, context, devic
         if server.name in ("pairwise", "acute", "best-worst", "live"):
             open_section(page, "Ranking")
             no_empty_parts(page, "Ranking")
+            show_section(page)
             shot(page, f"protocol-{server.name}-{device}-ranking")
     finally:
         researcher.close()

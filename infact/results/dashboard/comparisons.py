@@ -71,7 +71,7 @@ def win_share_chart(counts: pd.DataFrame) -> alt.Chart:
     order = list(counts["system"])
     bars = alt.Chart(counts).mark_bar().encode(
         x=alt.X("win_share:Q", title="share of votes won (ties count ½)", scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%")),
+                axis=alt.Axis(format="%", tickCount=5)),
         y=alt.Y("system:N", sort=order, title=None),
         tooltip=["system", "votes", "won", "lost", "tied", alt.Tooltip("win_share:Q", format=".0%")])
     even = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 3], color="#5f6368").encode(x="x:Q")
@@ -83,7 +83,7 @@ def best_worst_chart(counts: pd.DataFrame) -> alt.Chart:
     long = pd.concat([counts.assign(choice="best", share=counts["best"] / counts["shown"]),
                       counts.assign(choice="worst", share=-counts["worst"] / counts["shown"])])
     return alt.Chart(long).mark_bar().encode(
-        x=alt.X("share:Q", title="share of showings chosen worst (left) and best (right)", axis=alt.Axis(format="%")),
+        x=alt.X("share:Q", title="share of showings chosen worst (left) and best (right)", axis=alt.Axis(format="%", tickCount=5)),
         y=alt.Y("system:N", sort=list(counts["system"]), title=None),
         color=alt.Color("choice:N", scale=alt.Scale(domain=["best", "worst"], range=["#1a56c4", "#c5221f"]),
                         title=None),
