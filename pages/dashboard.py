@@ -206,6 +206,8 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
                               "Votes per system" + (f" · {criterion}" if len(criteria) > 1 else ""), "votes")
     if offer.BEST_WORST in KINDS:
         comparison.show_best_worst(kept(tables.compare.get("best_worst.csv"), criterion, include_flagged))
+    if offer.ANNOTATIONS in KINDS:
+        comparison.show_annotations(kept(tables.compare.get("annotations.csv"), None, include_flagged))
     if offer.ARENA in KINDS:
         comparison.show_votes(kept(tables.votes, None, include_flagged), "Arena votes after the live chats", "arena")
     show_questionnaire(tables)
@@ -252,13 +254,15 @@ def statistics(data: DashboardData, ratings):
 def show_statistics(data: DashboardData, tables, ratings, shown) -> None:
     """The analysis a reviewer expects, per kind of answer: ratings (means, tests, reliability), votes and
     best–worst choices (ranking with intervals, win rates, sign tests), the live arena's votes."""
-    from infact.ui.comparison_results import show_preferences
+    from infact.ui.comparison_results import show_annotation_statistics, show_preferences
 
     if offer.RATINGS in KINDS:
         show_rating_statistics(data, ratings, shown)
     if offer.VOTES in KINDS or offer.BEST_WORST in KINDS:
         show_preferences(ranking(data), "Preferences" + (f" · {criterion}" if len(criteria) > 1 else ""),
                          "votes" if offer.VOTES in KINDS else "best–worst choices")
+    if offer.ANNOTATIONS in KINDS:
+        show_annotation_statistics(data, include_flagged)
     if offer.ARENA in KINDS:
         show_preferences(arena(data), "Arena votes after the live chats")
 

@@ -53,3 +53,35 @@ def show_preferences(result: dict | None, title: str, what: str = "votes") -> No
     else:
         text = render_markdown(result).removeprefix("# Preference analysis\n")
         st.markdown(text.replace("\n## ", "\n#### "))  # its criteria under this part's subheader
+
+
+def show_annotations(annotations: pd.DataFrame | None) -> None:
+    """Conversation studies: the mean of every aspect per system (annotations.csv; docs/protocols.md)."""
+    st.subheader("Conversation annotations per system")
+    if annotations is None or annotations.empty:
+        st.info("No annotations yet.")
+        return
+    values = annotations.assign(value=pd.to_numeric(annotations["value"], errors="coerce")).dropna(subset=["value"])
+    table = values.pivot_table(index="system", columns="aspect", values="value", aggfunc="mean")
+    st.caption(f"{len(annotations)} answers by {annotations['participant'].nunique()} participants: the mean per "
+               "system and aspect (turn-level aspects averaged over turns).")
+    st.dataframe(table.style.format("{:.2f}"), key="annotations_table")
+
+
+def show_annotation_statistics(data, include_flagged: bool) -> None:
+    """Per aspect and system: means with intervals, agreement (α), halo, rankings (as `analyze annotations.csv`)."""
+    from infact.errors import InfactError
+    from infact.results.conversations import analysis as aa
+    from infact.stats import N_BOOT
+
+    def build(t):
+        df = t.compare.get("annotations.csv")
+        if df is None or df.empty:
+            return None
+        try:
+            return aa.render_markdown(aa.analyze_annotations(df, include_flagged=include_flagged, n_boot=N_BOOT))
+        except InfactError as exc:
+            return "Not available yet: " + "; ".join(p.message for p in exc.problems)
+    st.subheader("Conversation annotations")
+    text = data.derived("annotations", build, include_flagged)
+    st.markdown(text.replace("\n## ", "\n#### ") if text else "No annotations yet.")
