@@ -21,8 +21,8 @@ from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.annotation.aspects import Aspect
-from infact.study.protocol_config import PAIRWISE_KINDS, FlowConfig, ProtocolConfig, blocks_of, flow_problem
-from infact.study.protocol_texts import fill_defaults
+from infact.study.protocol_config import (PAIRWISE_KINDS, FlowConfig, ProtocolConfig, blocks_of, fill_defaults,
+                                          flow_problem)
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -105,7 +105,7 @@ class Texts(Section):
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
     consent: str = Field(default="I have read the information above and agree to take part in this study.", description="Label of the informed-consent checkbox.")
-    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get their own default (infact/study/protocol_texts.py).")
+    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get their own default (infact/study/protocol_config.py).")
     questionnaire_intro: str = Field(default="Almost done! Please tell us what you thought of the chatbot responses overall.", description="Text above the post-task questionnaire.")
     demographics_intro: str = Field(default="Finally, a few questions about you.", description="Text above the demographics questions.")
     completion: str = Field(default="Thank you for taking part! Your answers are saved.", description="Completion page text, shown with the completion code.")
@@ -138,7 +138,7 @@ class QuestionnaireComment(Section):
 
 class QuestionnaireSection(Section):
     scale: list[str] = Field(default=AGREE_SCALE, min_length=2, description="Answer options of every questionnaire item, lowest first.")
-    items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison protocols get their own default list, worded for several chatbots (infact/study/protocol_texts.py).")
+    items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison protocols get their own default list, worded for several chatbots (infact/study/protocol_config.py).")
     comment: QuestionnaireComment = Field(default_factory=QuestionnaireComment, description="Optional free-text comment at the end of the questionnaire.")
 
     @model_validator(mode="after")
@@ -189,7 +189,7 @@ class StudyConfig(Section):
     @model_validator(mode="before")
     @classmethod
     def _protocol_texts(cls, data):
-        return fill_defaults(data)  # a comparison study's texts where none are given (protocol_texts.py)
+        return fill_defaults(data)  # a comparison study's texts where none are given (protocol_config.fill_defaults)
 
     @model_validator(mode="after")
     def _cross_checks(self):

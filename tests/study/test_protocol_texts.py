@@ -10,7 +10,7 @@ import pytest
 
 from infact.study.config import StudyConfig
 from infact.study.loader import load_study
-from infact.study.protocol_texts import attention_text
+from infact.study.protocol_config import attention_text
 
 REPO = Path(__file__).resolve().parents[2]
 TEXTS = {"welcome": "W.", "instructions": "I.", "terms": "T.", "privacy": "P."}
