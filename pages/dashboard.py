@@ -206,8 +206,6 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
                               "Votes per system" + (f" · {criterion}" if len(criteria) > 1 else ""), "votes")
     if offer.BEST_WORST in KINDS:
         comparison.show_best_worst(kept(tables.compare.get("best_worst.csv"), criterion, include_flagged))
-    if offer.ANNOTATIONS in KINDS:
-        comparison.show_annotations(kept(tables.compare.get("annotations.csv"), None, include_flagged))
     if offer.ARENA in KINDS:
         comparison.show_votes(kept(tables.votes, None, include_flagged), "Arena votes after the live chats", "arena")
     show_questionnaire(tables)

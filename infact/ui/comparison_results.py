@@ -55,19 +55,6 @@ def show_preferences(result: dict | None, title: str, what: str = "votes") -> No
         st.markdown(text.replace("\n## ", "\n#### "))  # its criteria under this part's subheader
 
 
-def show_annotations(annotations: pd.DataFrame | None) -> None:
-    """Conversation studies: the mean of every aspect per system (annotations.csv; docs/protocols.md)."""
-    st.subheader("Conversation annotations per system")
-    if annotations is None or annotations.empty:
-        st.info("No annotations yet.")
-        return
-    values = annotations.assign(value=pd.to_numeric(annotations["value"], errors="coerce")).dropna(subset=["value"])
-    table = values.pivot_table(index="system", columns="aspect", values="value", aggfunc="mean")
-    st.caption(f"{len(annotations)} answers by {annotations['participant'].nunique()} participants: the mean per "
-               "system and aspect (turn-level aspects averaged over turns).")
-    st.dataframe(table.style.format("{:.2f}"), key="annotations_table")
-
-
 def show_annotation_statistics(data, include_flagged: bool) -> None:
     """Per aspect and system: means with intervals, agreement (α), halo, rankings (as `analyze annotations.csv`)."""
     from infact.errors import InfactError
@@ -83,5 +70,5 @@ def show_annotation_statistics(data, include_flagged: bool) -> None:
         except InfactError as exc:
             return "Not available yet: " + "; ".join(p.message for p in exc.problems)
     st.subheader("Conversation annotations")
-    text = data.derived("annotations", build, include_flagged)
+    text = data.derived("annotation_report", build, include_flagged)
     st.markdown(text.replace("\n## ", "\n#### ") if text else "No annotations yet.")
