@@ -180,9 +180,11 @@ def downloads_have_rows(page, srv, device: str) -> list[str]:
     for name in names:
         if not name.endswith(".csv"):
             continue
-        with page.expect_download(timeout=30_000) as info:
+        wait_idle(page)  # the live part reruns every 5 s: click a button that is drawn, not one being replaced
+        with page.expect_download(timeout=120_000) as info:  # made on click (infact/ui/downloads.py)
             buttons.filter(has_text=f"{name} — ").get_by_role("button").click()
-        table = pd.read_csv(io.BytesIO(open(info.value.path(), "rb").read()))
+        with open(info.value.path(), "rb") as f:
+            table = pd.read_csv(io.BytesIO(f.read()))
         assert len(table) > 0, f"{name} holds only its header"
     return names
 
@@ -207,9 +209,9 @@ def test_participant_page_and_dashboard_of_every_protocol(server, context, devic
         for section in ("Results", "Statistics"):
             open_section(page, section)
             if section == "Results":
-                expect(page.get_by_role("heading", name=RESULTS[server.name])).to_have_count(1)
+                expect(page.get_by_role("heading", name=RESULTS[server.name])).to_have_count(1, timeout=60_000)
             else:
-                expect(page.get_by_text("95% CI").first).to_be_visible()
+                expect(page.get_by_text("95% CI").first).to_be_visible(timeout=120_000)  # bootstrap intervals
             no_empty_parts(page, section)
             show_section(page)
             shot(page, f"protocol-{server.name}-{device}-{section.lower()}")
