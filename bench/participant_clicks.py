@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.e2e.conftest import (  # noqa: E402 — the browser helpers of the e2e tests
+from tests.support.browser import (  # noqa: E402 — the browser helpers of the e2e tests
     CHROMIUM, CHROMIUM_ARGS, DEVICES, IDLE, consent, open_study, rate_all, small_study, start_server, stop_server,
     wait_idle,
 )

@@ -1,39 +1,21 @@
-"""Shared fixtures. Storage tests run unchanged against every backend."""
+"""Shared fixtures (and pytest hooks) only; helpers live in tests/support/.
+
+Storage tests run unchanged against every backend (`storage`, tests/support/stores.py)."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from pathlib import Path
 
 import pytest
 
-from infact.stores.memory import MemoryStorage
-from infact.stores.tinydb.store import TinyDBStorage
-
-from paths import SHARED_DATA
+from infact.chat.stub_server import serve
+from tests.support.paths import SHARED_DATA
+from tests.support.stores import STORAGE_KINDS, fresh_schema, make_storage, postgres_url
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: real-browser end-to-end tests (Chromium + Playwright)")
     config.addinivalue_line("markers", "postgres: needs the throw-away PostgreSQL server")
-
-
-def postgres_url() -> str:
-    """The throw-away server's URL (scripts/pg_test_server.sh sets INFACT_TEST_PG_URL).
-
-    Without it a test skips locally and fails when CI is set: the one place that decides."""
-    url = os.environ.get("INFACT_TEST_PG_URL")
-    if not url:
-        if os.environ.get("CI"):
-            pytest.fail("INFACT_TEST_PG_URL is not set: scripts/test.sh starts PostgreSQL and sets it")
-        pytest.skip("no PostgreSQL server: run the tests through scripts/test.sh")
-    return url
-
-
-def fresh_schema() -> str:
-    """A new schema name: one per test keeps tests independent on one server."""
-    return f"t_{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture
@@ -63,26 +45,56 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-def make_storage(kind: str, tmp_path: Path):
-    if kind == "memory":
-        return MemoryStorage()
-    if kind == "tinydb":
-        return TinyDBStorage(tmp_path / "store")
-    if kind == "postgres":
-        from infact.stores.sql.store import SQLStorage
-
-        return SQLStorage(postgres_url(), schema=fresh_schema(), drop_on_close=True)
-    raise ValueError(kind)
-
-
-STORAGE_KINDS = ["memory", "tinydb", "postgres"]
-
-
 @pytest.fixture(params=STORAGE_KINDS)
 def storage(request, tmp_path):
     store = make_storage(request.param, tmp_path)
     yield store
     store.close()
+
+
+# ---------------------------------------------------------------- stub systems (tests/support/chat_stubs.py)
+
+
+@pytest.fixture(scope="module")
+def normal_server():
+    with serve("normal") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def slow_server():
+    with serve("slow", delay_s=1.5) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def error_server():
+    with serve("error") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def leak_server():
+    with serve("leak") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def malformed_server():
+    with serve("malformed") as server:
+        yield server
+
+
+@pytest.fixture
+def refused_url() -> str:
+    """A port nothing listens on: bound, then closed."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return f"http://127.0.0.1:{port}/chat"
 
 
 # ---------------------------------------------------------------- importers
@@ -100,8 +112,11 @@ def import_target(tmp_path) -> Path:
 def pytest_collection_modifyitems(config, items):
     """Groups for `pytest -n 2 --dist loadgroup` (scripts/test.sh): every real-browser test in one
     group, so browsers never run two modules at once, and every other file as its own group, so a
-    module's fixtures (bot-played stores, servers) are built once, as in a serial run."""
-    e2e = Path(__file__).parent / "e2e"
+    module's fixtures (bot-played stores, servers) are built once, as in a serial run. A file's group is
+    its path under tests/ (two folders may hold files of the same name)."""
+    here = Path(__file__).parent
+    e2e = here / "e2e"
     for item in items:
         path = Path(str(item.fspath))
-        item.add_marker(pytest.mark.xdist_group("browser" if e2e in path.parents else path.name))
+        group = "browser" if e2e in path.parents else path.relative_to(here).as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -14,10 +14,10 @@ from infact.participation.flow import Flow
 from infact.state import ProgressCache, load
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
-
-from paths import DEMO_STUDY, REPO
-from studies import answers_for, make_study
-from test_app import progress_text
+from tests.support.app import give_consent, progress_text
+from tests.support.participants import consented
+from tests.support.paths import DEMO_STUDY, REPO
+from tests.support.studies import answers_for, make_study
 
 
 class CountingStorage:
@@ -51,12 +51,6 @@ class CountingStorage:
 @pytest.fixture
 def study(tmp_path):
     return load_study(make_study(tmp_path, n_situations=8, per_participant=4, attention_check={"positions": [2, 3]}))
-
-
-def consented(flow: Flow) -> str:
-    token = flow.arrive({})
-    assert flow.submit(token, "consent", {"consent": True}).ok
-    return token
 
 
 def test_progress_is_rebuilt_from_storage(study):
@@ -148,9 +142,7 @@ def counted_app(tmp_path, monkeypatch):
     monkeypatch.setattr(ui.resources, "open_storage", open_counted)
     at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
     at.run()
-    at.checkbox(key="consent").check()
-    at.button(key="consent_submit").click()
-    at.run()
+    give_consent(at)
     assert not at.exception
     [store] = wrapped
     return at, store

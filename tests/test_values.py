@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from infact.values import (bool_column, label_to_point, parse_bool, point_to_label, points_of,
-                           response_letter, shown_response)
+from infact.values import (bool_column, label_to_point, parse_bool, point_to_label, points_of, response_letter,
+                           shown_response)
 
 LABELS = ["Entirely meaningless", "Meaningless", "Between", "Meaningful", "Perfectly meaningful"]
 

@@ -19,7 +19,7 @@ from infact.chat.stub_server import serve
 from infact.participation.chat_display import TYPING, ChatLine, chat_html, lines_of, vote_note
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from tests.studies import make_study
+from tests.support.studies import make_study
 
 DEMO = "infact.chat.demo_systems:"
 

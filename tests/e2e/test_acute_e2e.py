@@ -13,8 +13,9 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, axe_violations, start_after_consent, finish_questionnaires, open_study, scroll_position,
-                                scroll_to_bottom, shot, start_server, stop_server, token_of, wait_idle)
+from tests.support.browser import (DEMO_STUDY, DEVICES, axe_violations, finish_questionnaires, open_study,
+                                   scroll_position, scroll_to_bottom, shot, start_after_consent, start_server,
+                                   stop_server, token_of, wait_idle)
 
 pytestmark = pytest.mark.e2e
 DEMO_ACUTE = DEMO_STUDY.parent / "demo-acute"
@@ -25,7 +26,7 @@ TOP_PX = 5  # as tests/e2e/test_participant_ux_e2e.py: "at its top"
 
 @pytest.fixture(scope="module")
 def acute_server(tmp_path_factory):
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-acute"), DEMO_ACUTE)

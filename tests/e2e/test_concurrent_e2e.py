@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import threading
 import time
 from collections import Counter
 
 import pytest
 
-from tests.e2e.conftest import (
-    ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, DEMO_STUDY, IDLE, TIMEOUT_MS, UNGUARDED, require_chromium,
-    start_server, stop_server,
-)
+from tests.support.browser import (ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, DEMO_STUDY, IDLE, TIMEOUT_MS,
+                                   UNGUARDED, require_chromium, start_server, stop_server)
+from tests.support.studies import copy_study
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -39,15 +37,10 @@ def app_server(tmp_path_factory):
     """A server on the demo study cut to N_SITUATIONS per participant."""
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-concurrent")
-    study = work / "study"
-    shutil.copytree(DEMO_STUDY, study)
-    toml = study / "study.toml"
-    text = toml.read_text(encoding="utf-8")
-    for old, new in [("situations_per_participant = 10", f"situations_per_participant = {N_SITUATIONS}"),
-                     ("positions = [3, 8]", f"positions = [2, {N_SITUATIONS}]")]:
-        assert old in text, f"{old!r} not in the demo study.toml"
-        text = text.replace(old, new)
-    toml.write_text(text, encoding="utf-8")
+    # the demo study itself (what a participant sees), shortened
+    study = copy_study(DEMO_STUDY, work / "study", {
+        "situations_per_participant = 10": f"situations_per_participant = {N_SITUATIONS}",
+        "positions = [3, 8]": f"positions = [2, {N_SITUATIONS}]"})
     server = start_server(work / "server", study_dir=study)
     yield server
     stop_server(server)
@@ -85,6 +78,7 @@ async def participant(browser, url: str, n: int) -> dict:
         await page.goto(url)
         await page.get_by_role("button", name="Start the study").wait_for()
         await idle(page)
+        # consent, as tests.support.browser.start_after_consent does with the sync API
         await page.get_by_text("I have read the information above").click()
         await page.get_by_role("button", name="Start the study").click()
         await page.wait_for_url(re.compile(r"[?&]p="))  # nothing is stored before consent

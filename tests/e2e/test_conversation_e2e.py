@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, finish_questionnaires, open_study, scroll_to_bottom, shot,
-                                start_after_consent, start_server, stop_server, token_of, wait_idle)
+from tests.support.browser import (DEMO_STUDY, DEVICES, finish_questionnaires, open_study, scroll_to_bottom, shot,
+                                   start_after_consent, start_server, stop_server, token_of, wait_idle)
 
 pytestmark = pytest.mark.e2e
 DEMO = DEMO_STUDY.parent / "demo-conversations"
@@ -25,7 +25,7 @@ GOLD_MARK = "The weather in Paris"
 
 @pytest.fixture(scope="module")
 def conversation_server(tmp_path_factory):
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-conversation"), DEMO)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, consent, open_study, rate_all, shot, start_server, stop_server,
-                                submit_situation, wait_idle)
+from tests.support.browser import (DEMO_STUDY, consent, open_study, rate_all, shot, start_server, stop_server,
+                                   submit_situation, wait_idle)
 
 pytestmark = pytest.mark.e2e
 DEMO_LIVE = DEMO_STUDY.parent / "demo-live"
@@ -18,7 +18,7 @@ RUBRIC_ITEMS = 5   # the default rubric
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-live"), DEMO_LIVE)

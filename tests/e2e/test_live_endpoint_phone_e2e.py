@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server, stop_server, wait_idle
+from tests.support.browser import DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server, stop_server, wait_idle
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
 from tests.support.openai_stub import serve_openai
 
@@ -20,7 +20,7 @@ HIDDEN = "(you recommend movies)"      # part of every endpoint system's system 
 
 @pytest.fixture(scope="module")
 def endpoint_server(tmp_path_factory):
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-endpoint")

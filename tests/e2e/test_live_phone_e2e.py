@@ -6,14 +6,14 @@ Screenshots: test-artifacts/live-phone-*.png."""
 from __future__ import annotations
 
 import re
-import shutil
 import time
 
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, TIMEOUT_MS, scroll_position, shot, start_after_consent,
-                                start_server, stop_server, wait_idle)
+from tests.support.browser import (DEMO_STUDY, DEVICES, TIMEOUT_MS, scroll_position, shot, start_after_consent,
+                                   start_server, stop_server, wait_idle)
+from tests.support.studies import copy_study
 
 pytestmark = pytest.mark.e2e
 
@@ -21,24 +21,18 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def flaky_server(tmp_path_factory):
     """A live-only copy of data/demo-live: GenreBot (built in) and FlakyBot (HTTP 500 every time)."""
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-phone")
-    study = work / "study"
-    shutil.copytree(DEMO_STUDY.parent / "demo-live", study)
     with serve("error") as stub:
-        toml = (study / "study.toml").read_text(encoding="utf-8")
         edits = {'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["GenreBot", "FlakyBot"]',
                  "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
                  "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
                  '[live.systems.RetrievalBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n': "",
                  '[live.systems.PopBot]\ncallable = "infact.chat.demo_systems:popular_recommender"\n':
                      f'[live.systems.FlakyBot]\nurl = "{stub.url}"\ntimeout_s = 5\n'}
-        for old, new in edits.items():
-            assert old in toml, f"{old!r} is no longer in data/demo-live/study.toml"
-            toml = toml.replace(old, new)
-        (study / "study.toml").write_text(toml, encoding="utf-8")
+        study = copy_study(DEMO_STUDY.parent / "demo-live", work / "study", edits)  # the live demo, one system failing
         server = start_server(work, study)
         yield server
         stop_server(server)

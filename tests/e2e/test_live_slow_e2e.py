@@ -23,8 +23,8 @@ import time
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.e2e.conftest import (DEMO_STUDY, scroll_position, shot, start_after_consent, start_server, stop_server,
-                                wait_idle)
+from tests.support.browser import (DEMO_STUDY, scroll_position, shot, start_after_consent, start_server, stop_server,
+                                   wait_idle)
 
 pytestmark = pytest.mark.e2e
 SLOW_S, TIMEOUT_S, STALL_S = 2.5, 2.0, 15.0
@@ -34,7 +34,7 @@ INPUT = "Type your message…"
 @pytest.fixture(scope="module")
 def slow_server(tmp_path_factory):
     """A live-only copy of data/demo-live whose two systems are the stubs."""
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-slow")

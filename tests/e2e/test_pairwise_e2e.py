@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import (DEMO_STUDY, finish_questionnaires, start_after_consent, open_study, shot, start_server, stop_server, token_of,
-                                wait_idle)
+from tests.support.browser import (DEMO_STUDY, finish_questionnaires, open_study, shot, start_after_consent,
+                                   start_server, stop_server, token_of, wait_idle)
 
 pytestmark = pytest.mark.e2e
 DEMO_PAIRWISE = DEMO_STUDY.parent / "demo-pairwise"
@@ -24,7 +24,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 
 @pytest.fixture(scope="module")
 def pairwise_server(tmp_path_factory):
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-pairwise"), DEMO_PAIRWISE)

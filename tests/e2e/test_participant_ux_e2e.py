@@ -11,10 +11,9 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import (
-    SCALE, answer_all_radios, axe_violations, click_twice, consent, open_study, rate_all, scroll_position, scroll_to_bottom, shot,
-    small_study, start_server, stop_server, stored_participants, submit_situation, token_of, wait_idle, wait_situation,
-)
+from tests.support.browser import (SCALE, answer_all_radios, axe_violations, click_twice, consent, open_study, rate_all,
+                                   scroll_position, scroll_to_bottom, shot, small_study, start_server, stop_server,
+                                   stored_participants, submit_situation, token_of, wait_idle, wait_situation)
 
 pytestmark = pytest.mark.e2e
 TOTAL = 3
@@ -23,7 +22,7 @@ TOP_PX = 5  # "at its top": Streamlit's own header offsets nothing in stMain
 
 @pytest.fixture(scope="module")
 def ux_server(tmp_path_factory):
-    from tests.e2e.conftest import require_chromium
+    from tests.support.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-ux")

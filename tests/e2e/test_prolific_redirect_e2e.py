@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import (
-    consent, rate_all, require_chromium, small_study, start_server, stop_server, submit_questionnaires, submit_situation,
-    wait_idle,
-)
+from tests.support.browser import (consent, rate_all, require_chromium, small_study, start_server, stop_server,
+                                   submit_questionnaires, submit_situation, wait_idle)
 
 pytestmark = pytest.mark.e2e
 CODE = "C1E2ETST"

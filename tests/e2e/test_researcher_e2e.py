@@ -12,17 +12,16 @@ import io
 import re
 import threading
 
+import pandas as pd
 import pytest
 from playwright.sync_api import expect
-
-import pandas as pd
 
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.results.quality import funnel
 from infact.results.quality.funnel import FIGURES
-from infact.study.loader import load_study
 from infact.results.tables.records import RATING_COLUMNS
-from tests.e2e.conftest import ARTIFACTS, RESEARCHER_PASSWORD, open_study, shot, wait_idle
+from infact.study.loader import load_study
+from tests.support.browser import ARTIFACTS, RESEARCHER_PASSWORD, open_study, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 

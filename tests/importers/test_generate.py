@@ -16,7 +16,7 @@ from infact.study.loader import load_study
 from infact.study.situations import load_situations
 from tests.support.openai_stub import serve_openai
 
-from paths import DEMO_STUDY
+from tests.support.paths import DEMO_STUDY
 
 ENDPOINT = '\n[endpoints.llm]\nbase_url = "{url}"\nmodel = "stub-model"\nmax_concurrency = 4\nmax_retries = 0\n'
 

@@ -10,7 +10,7 @@ from infact.errors import ConfigError
 from infact.study.config import parse_config
 from infact.study.endpoints import Endpoint, Sampling, endpoints_from_secrets, merged
 
-from paths import DEMO_STUDY
+from tests.support.paths import DEMO_STUDY
 
 
 def demo_text() -> str:

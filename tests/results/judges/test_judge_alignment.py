@@ -21,7 +21,7 @@ from infact.results.ranking.features import response_features
 from tests.support.llm_judges import judge_rule
 from tests.support.openai_stub import serve_openai
 
-from paths import DEMO_STUDY
+from tests.support.paths import DEMO_STUDY
 
 JUDGE = ('\n[endpoints.judge-llm]\nbase_url = "{url}"\nmodel = "stub-judge"\nmax_concurrency = 8\n'
          '\n[judges.stubby]\nendpoint = "judge-llm"\n')

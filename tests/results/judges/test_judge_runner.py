@@ -17,7 +17,7 @@ from infact.study.loader import load_study
 from tests.support.llm_judges import judge_rule
 from tests.support.openai_stub import serve_openai
 
-from paths import DEMO_STUDY
+from tests.support.paths import DEMO_STUDY
 
 JUDGE = ('\n[endpoints.judge-llm]\nbase_url = "{url}"\nmodel = "stub-judge"\nmax_concurrency = 8\nmax_retries = 0\n'
          '\n[judges.stubby]\nendpoint = "judge-llm"\nsamples = {samples}\ntemperature = 0.5\n')

@@ -14,7 +14,7 @@ from infact.results.reports import datasheet as ds
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from infact.values import bool_column
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 DEMOS = sorted(p.name for p in (REPO / "data").glob("demo*") if (p / "study.toml").is_file())
 

@@ -10,7 +10,7 @@ from infact.results.reports.datasheet import SECTIONS
 from infact.results.reports.methods import methods_paragraph
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
-from tests.paths import REPO
+from tests.support.paths import REPO
 
 
 def test_the_report_quotes_n_exclusions_design_and_statistics_and_embeds_the_datasheet(tmp_path, capsys):

@@ -1,0 +1,108 @@
+"""`python -m infact analyze` on pairwise.csv, best_worst.csv, --as-pairwise, --covariates and --judge."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from infact.cli.main import main
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes
+from tests.support.sims.ratings import simulate_ratings
+
+
+def run_json(capsys, *argv):
+    assert main(["analyze", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def pairwise_csv(tmp_path):
+    path = tmp_path / "pairwise.csv"
+    df = simulate_style_votes(PLANTED, PLANTED_NU, 1.0, 600, 30, long_system=4, seed=1)
+    df["participant"] = df["participant"].replace({"p0001": "007"})
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_pairwise_csv_is_recognised_and_reported(pairwise_csv, capsys):
+    r = run_json(capsys, str(pairwise_csv), "--n-boot", "100")
+    assert r["kind"] == "pairwise" and r["criterion"] == "meaningful"
+    assert r["n_votes"] == 600 and r["n_participants"] == 30
+    assert "007" in pd.read_csv(pairwise_csv, dtype=str)["participant"].values
+    top = r["ranking"][0]
+    assert set(top) == {"system", "strength", "ci95", "rank", "rank_range", "n_decisive", "provisional"}
+    assert r["tie_parameter"] > 0
+    assert set(r["win_rates"]["S1"]) == {"S2", "S3", "S4", "S5", "S6"}
+    assert {"a", "b", "p", "p_holm"} <= set(r["pairwise"][0])
+    assert "style_controlled" not in r
+
+
+def test_covariates_add_a_style_controlled_ranking(pairwise_csv, capsys):
+    r = run_json(capsys, str(pairwise_csv), "--n-boot", "100", "--covariates", "length,items")
+    sc = r["style_controlled"]
+    assert set(sc["covariates"]) == {"length", "items"}
+    assert len(sc["ranking"]) == len(r["ranking"]) == 6
+
+
+def test_unknown_covariate_is_refused(pairwise_csv, capsys):
+    assert main(["analyze", str(pairwise_csv), "--covariates", "politeness"]) != 0
+    assert "unknown covariate 'politeness'" in capsys.readouterr().err
+
+
+def test_markdown_output_and_report(pairwise_csv, tmp_path, capsys):
+    out = tmp_path / "r.md"
+    assert main(["analyze", str(pairwise_csv), "--n-boot", "100", "--report", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| rank | system | strength (log) |" in text and "Davidson tie parameter" in text
+    assert out.read_text().startswith("# Preference analysis")
+
+
+def test_best_worst_csv(tmp_path, capsys):
+    path = tmp_path / "best_worst.csv"
+    pd.DataFrame({"participant": ["p1", "p2", "p3", "p4"], "situation_id": ["s1"] * 4, "criterion": "m",
+                  "systems": ["A|B|C"] * 4, "best": ["A", "A", "B", "A"], "worst": ["C", "B", "C", "C"]}).to_csv(path, index=False)
+    r = run_json(capsys, str(path), "--n-boot", "100")
+    assert r["kind"] == "best_worst"
+    assert r["scores"][0]["system"] == "A" and r["ranking"][0]["system"] == "A"
+
+
+def test_as_pairwise_and_judge_on_ratings(tmp_path, capsys):
+    df = simulate_ratings(20, 6, (2.0, 3.0, 4.0), seed=3)
+    ratings = tmp_path / "ratings.csv"
+    df.to_csv(ratings, index=False)
+    judge = tmp_path / "judge.csv"
+    means = df.groupby(["situation_id", "system"])["rating"].mean().reset_index(name="score")
+    means.to_csv(judge, index=False)
+    r = run_json(capsys, str(ratings), "--as-pairwise", "--n-boot", "100", "--judge", f"mean={judge}")
+    assert r["as_pairwise"] and r["ranking"][0]["system"] == "sys2"
+    assert r["judges"]["mean"]["kind"] == "scores" and r["judges"]["mean"]["n_items"] == 6 * 3
+    plain = run_json(capsys, str(ratings), "--no-mixed-model", "--n-boot", "100", "--judge", f"mean={judge}")
+    j = plain["judges"]["mean"]
+    assert j["kind"] == "scores" and j["spearman_items"] == pytest.approx(1.0)
+    assert j["kendall_tau_systems"] == pytest.approx(1.0)
+    assert "friedman" in plain   # the rating analysis is still all there
+
+
+def test_judge_errors_name_the_file(tmp_path, capsys):
+    df = simulate_ratings(5, 3, (2.0, 3.0), seed=3)
+    ratings = tmp_path / "ratings.csv"
+    df.to_csv(ratings, index=False)
+    assert main(["analyze", str(ratings), "--judge", f"x={tmp_path / 'missing.csv'}"]) != 0
+    assert "missing.csv" in capsys.readouterr().err
+
+
+def test_reports_show_the_judges_beside_the_human_results(tmp_path, capsys):
+    df = simulate_ratings(10, 4, (2.0, 3.0, 4.0), seed=3)
+    ratings, judge = tmp_path / "ratings.csv", tmp_path / "judge.csv"
+    df.to_csv(ratings, index=False)
+    df.groupby(["situation_id", "system"])["rating"].mean().reset_index(name="score").to_csv(judge, index=False)
+    for name in ("r.md", "r.html"):
+        out = tmp_path / name
+        assert main(["analyze", str(ratings), "--no-mixed-model", "--n-boot", "100", "--judge", f"mean={judge}",
+                     "--report", str(out)]) == 0
+        text = out.read_text()
+        assert "Automatic judges beside the humans" in text and "| mean | 12 |" in text
+    assert text.rstrip().endswith("</body></html>")
+    assert "Automatic judges" in capsys.readouterr().out

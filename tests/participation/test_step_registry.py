@@ -1,0 +1,153 @@
+"""The registry of step kinds: a kind registered from a test goes through Flow, the
+bots, the tables and the participant page without touching a core module."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from infact import ui
+from infact.participation import steps
+from infact.participation.bots import run_bots
+from infact.participation.flow import Flow
+from infact.participation.steps import Checked, Step, StepKind
+from infact.results.tables import records as tables
+from infact.storage import MemoryStorage, TinyDBStorage
+from infact.study.loader import load_study
+from tests.support.participants import submit_consent
+from tests.support.paths import DEMO_STUDY, REPO
+from tests.support.studies import FakeClock, make_study, walk
+
+BUILT_IN = ("consent", "onboarding", "situation", "pairwise", "pairwise_dialog", "best_worst", "conversation", "live", "questionnaire", "demographics", "done")
+
+
+class Feedback(StepKind):
+    """Test-only: one free-text sentence of feedback, after demographics."""
+
+    name = "feedback"
+    table = "feedback"
+    bot_seconds = 20.0
+
+    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
+        text = answers.get("feedback")
+        if not isinstance(text, str) or not text.strip():
+            return Checked.refuse("Please write one sentence of feedback.")
+        return Checked(fields={"text": text.strip()})
+
+    def bot_answers(self, study, step, bot) -> dict:
+        return {"feedback": f"{bot.strategy} bot: fine"}
+
+    def rows(self, record: dict, scale) -> list[dict]:
+        return [{"text": record["text"], "seconds": record["seconds"]}]
+
+
+def feedback_page(flow, progress, step) -> None:
+    import streamlit as st
+
+    with st.form("form-feedback"):
+        text = st.text_input("Your feedback", key="feedback")
+        ui.show_errors()
+        if st.form_submit_button("Send", key="submit-feedback"):
+            ui.submit(flow, progress, step, {"feedback": text})
+            ui.show_errors()
+
+
+@pytest.fixture
+def feedback():
+    kind = steps.register(Feedback(), before="done")
+    ui.renderer("feedback")(feedback_page)
+    yield kind
+    steps.unregister("feedback")
+    ui.RENDERERS.pop("feedback", None)
+
+
+@pytest.fixture
+def study(tmp_path):
+    return load_study(make_study(tmp_path, n_situations=6, per_participant=3, attention_check={"positions": [1, 3]}))
+
+
+def test_the_built_in_sequence_is_the_registry():
+    assert steps.sequence() == BUILT_IN
+    assert steps.answer_kinds() == frozenset(BUILT_IN[:-1])
+    assert set(BUILT_IN) <= set(ui.RENDERERS), "every built-in kind has a renderer"
+
+
+def test_registration_mistakes_are_refused(feedback):
+    with pytest.raises(ValueError, match="already registered"):
+        steps.register(Feedback())
+    with pytest.raises(ValueError, match="unknown step kind 'nope'"):
+        steps.register(type("Other", (StepKind,), {"name": "other"})(), before="nope")
+    with pytest.raises(KeyError, match="unknown step kind 'nope'"):
+        steps.get("nope")
+
+
+def test_a_new_kind_takes_its_place_in_every_participant_s_steps(feedback, study):
+    assert steps.sequence() == ("consent", "onboarding", "situation", "pairwise", "pairwise_dialog", "best_worst", "conversation", "live", "questionnaire", "demographics", "feedback", "done")
+    flow = Flow(study, MemoryStorage(), clock=FakeClock())
+    token = flow.arrive({})
+    submit_consent(flow, token)
+    names = [s.name for s in flow.steps(flow.state(token))]
+    assert names[-3:] == ["demographics", "feedback", "done"]
+
+
+def test_flow_checks_stores_and_completes_only_after_the_new_kind(feedback, study):
+    storage = MemoryStorage()
+    flow = Flow(study, storage, clock=FakeClock())
+    token = flow.arrive({})
+    walk(flow, token, until="feedback")
+    st = flow.state(token)
+    assert flow.current(st).name == "feedback" and st.complete is None, "completed before the new step"
+
+    refused = flow.submit(token, "feedback", {"feedback": "   "})
+    assert not refused.ok and refused.errors == ("Please write one sentence of feedback.",)
+    assert storage.records(participant=token, kind="feedback") == []
+
+    flow.mark_shown(flow.state(token), flow.current(flow.state(token)))
+    flow.clock.advance(12)
+    result = flow.submit(token, "feedback", {"feedback": " Clear instructions. "})
+    assert result.ok and result.stored and result.next_step.kind == "done"
+    [rec] = storage.records(participant=token, kind="feedback")
+    assert rec["text"] == "Clear instructions." and rec["step"] == "feedback" and rec["seconds"] == 12
+    assert result.state.complete["outcome"] == "completed"
+    again = flow.submit(token, "feedback", {"feedback": "twice"})
+    assert again.ok and not again.stored
+
+
+def test_bots_answer_the_new_kind_and_tables_show_it(feedback, study):
+    storage = MemoryStorage()
+    results = run_bots(study, storage, 3, strategy="attentive", seed=5, start=FakeClock()())
+    assert all(r.outcome == "completed" for r in results)
+    records = storage.records()
+    table = tables.kind_tables(records, study.config)["feedback"]
+    assert sorted(table["participant"]) == sorted(r.token for r in results)
+    assert set(table["text"]) == {"attentive bot: fine"}
+    assert (table["seconds"] >= 3).all()
+    step_rows = tables.steps_table(records)
+    assert (step_rows["kind"] == "feedback").sum() == 3
+    # The built-in tables are unchanged by the new kind.
+    assert set(tables.kind_tables(records, study.config)) == {"ratings", "pairwise", "best_worst", "annotations", "questionnaire", "demographics", "feedback"}
+
+
+def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_path, monkeypatch):
+    db = tmp_path / "db"
+    monkeypatch.setenv("INFACT_DB", str(db))
+    monkeypatch.setenv("INFACT_STUDY", str(DEMO_STUDY))
+    flow = Flow(load_study(DEMO_STUDY), TinyDBStorage(db))
+    token = flow.arrive({})
+    walk(flow, token, until="feedback")
+
+    at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
+    at.query_params["p"] = token
+    at.run()
+    assert not at.exception
+    at.button(key="submit-feedback").click()
+    at.run()
+    assert [e.value for e in at.error] == ["Please write one sentence of feedback."]
+    at.text_input(key="feedback").input("Nice study")
+    at.button(key="submit-feedback").click()
+    at.run()
+    assert any("All your answers are saved." in s.value for s in at.success)
+    [rec] = TinyDBStorage(db).records(participant=token, kind="feedback")
+    assert rec["text"] == "Nice study"

@@ -1,0 +1,36 @@
+"""Participants for the core's tests: one who has consented, through the one consent helper.
+
+(The app's consent is `tests.support.app.give_consent`, the browser's `tests.support.browser.consent`.)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+CONSENT = {"consent": True}          # the consent step's answers
+START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)  # when the funnel tests' crowd arrives
+
+
+def submit_consent(flow, token: str):
+    """Submit consent for `token`; the submit must be accepted. Returns its result."""
+    result = flow.submit(token, "consent", CONSENT)
+    assert result.ok, result
+    return result
+
+
+def consented(flow, arrival: dict | None = None) -> str:
+    """A new participant who arrived (with `arrival`, e.g. platform parameters) and consented."""
+    token = flow.arrive(arrival or {})
+    submit_consent(flow, token)
+    return token
+
+
+def start(study, storage=None, clock=None):
+    """(flow, token): a consented participant of `study` in `storage` (default: a fresh memory store)
+    on `clock` (default: a FakeClock)."""
+    from infact.participation.flow import Flow
+    from infact.storage import MemoryStorage
+    from tests.support.studies import FakeClock
+
+    flow = Flow(study, storage if storage is not None else MemoryStorage(), clock=clock or FakeClock())
+    return flow, consented(flow)

@@ -1,0 +1,105 @@
+"""The dashboard's Ranking section (AppTest) on the pairwise demo played by bots, and its data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from infact.participation.bots import run_bots
+from infact.results.tables.export import collect
+from infact.results.dashboard.ranking import ranking_view, win_rate_matrix
+from infact.storage import TinyDBStorage
+from infact.study.loader import load_study
+from tests.support.app import open_dashboard
+
+REPO = Path(__file__).resolve().parents[2]
+STUDY = REPO / "data" / "demo-pairwise"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    db = tmp_path_factory.mktemp("rank-dash") / "db"
+    study = load_study(STUDY)
+    storage = TinyDBStorage(db)
+    run_bots(study, storage, 16, strategy="attentive", seed=4)
+    return study, db
+
+
+def test_ranking_view_and_win_rate_matrix(store):
+    study, db = store
+    t = collect(study, TinyDBStorage(db).records(study=study.id))
+    view = ranking_view(t, "pairwise", "meaningful", False, 0.95)
+    assert view["ranking"][0]["system"] == "Marquee"
+    m = win_rate_matrix(view)
+    assert list(m.index) == list(m.columns) == [r["system"] for r in view["ranking"]]
+    assert m.loc["Marquee", "Static"] > 0.5 and m.isna().values.diagonal().all()
+    assert ranking_view(collect(study, []), "pairwise", "meaningful", False, 0.95) is None
+
+
+def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsys):
+    """Same replicates and seed: the intervals and 'settled' on the dashboard equal `analyze`'s."""
+    import json
+
+    from infact.cli.main import main
+
+    study, db = store
+    t = collect(study, TinyDBStorage(db).records(study=study.id))
+    view = ranking_view(t, "pairwise", "meaningful", False, 0.95)
+    csv = tmp_path / "pairwise.csv"
+    t.compare["pairwise.csv"].to_csv(csv, index=False)
+    assert main(["analyze", str(csv), "--json", "--criterion", "meaningful"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    cli = cli.get("criteria", {}).get("meaningful", cli)
+    assert [(r["system"], r["ci95"]) for r in view["ranking"]] == \
+        [(r["system"], pytest.approx(r["ci95"])) for r in cli["ranking"]]
+    assert view["settled"] == cli["settled"]
+    # the fragility's named votes are lines of the exported pairwise.csv, the same on both
+    assert view["fragility"] == cli["fragility"] and view["fragility"]["top"]["votes"]
+
+
+def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
+    study, db = store
+    at = open_dashboard(STUDY, db, monkeypatch, "Ranking")
+    assert not [e.value for e in at.error]
+    notes = [m.value for m in at.info] + [m.value for m in at.success]
+    assert any("settled" in n for n in notes)
+    table = at.dataframe[0].value
+    assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
+    assert len(at.dataframe) == 3   # ranking table, win-rate matrix, fragility of each adjacent order
+    frag = at.dataframe[2].value
+    assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
+    assert len(frag) == len(table) - 1
+
+
+def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, monkeypatch):
+    import shutil
+
+    import pandas as pd
+
+    study_dir = tmp_path / "study"
+    shutil.copytree(REPO / "data" / "demo", study_dir)
+    study = load_study(study_dir)
+    db = tmp_path / "db"
+    run_bots(study, TinyDBStorage(db), 8, strategy="attentive", seed=2)
+    (study_dir / "judges").mkdir()
+    quality = {"CineMate": 4, "FlickBot": 3, "ReelTalk": 2}
+    rows = [{"situation_id": s.situation_id, "system": name, "score": quality[name]}
+            for s in study.situations for name in study.systems]
+    pd.DataFrame(rows).to_csv(study_dir / "judges" / "planted.csv", index=False)
+    at = open_dashboard(study_dir, db, monkeypatch, "Judges")
+    table = at.dataframe[0].value
+    row = table.set_index("judge").loc["planted"]
+    assert row["n_items"] > 0 and row["kendall_tau_systems"] > 0.99   # the bots' planted order
+
+
+def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, monkeypatch):
+    study, db = store
+    at = open_dashboard(STUDY, db, monkeypatch, "Situations")
+    table = at.dataframe[0].value
+    assert {"system_a", "system_b", "wins_a", "wins_b", "ties", "majority_share"} <= set(table.columns)
+    votes = collect(study, TinyDBStorage(db).records(study=study.id)).compare["pairwise.csv"]
+    votes = votes[(votes["criterion"] == "meaningful") & ~votes["excluded"]]
+    assert table["n"].sum() == len(votes) and (table["wins_a"] + table["wins_b"] + table["ties"] == table["n"]).all()
+    assert table["majority_share"].is_monotonic_increasing                       # the most disputed first
+    assert (table["response_a"].str.len() > 0).all() and (table["last_user_turn"].str.len() > 0).all()
