@@ -16,7 +16,7 @@ import pytest
 from infact.participation.codes import verify_codes
 from infact.results.tables.export import collect
 from infact.study.loader import load_study
-from tests.e2e.conftest import (DEVICES, TIMEOUT_MS, consent, open_study, rate_all, require_chromium, shot,
+from tests.support.browser import (DEVICES, TIMEOUT_MS, consent, open_study, rate_all, require_chromium, shot,
                                 small_study, start_server, stop_server, submit_situation, wait_idle)
 
 pytestmark = pytest.mark.e2e

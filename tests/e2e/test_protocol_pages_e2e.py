@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
-from tests.e2e.conftest import (DEMO_STUDY, DEVICES, RESEARCHER_PASSWORD, TIMEOUT_MS, require_chromium, shot,
+from tests.support.browser import (DEMO_STUDY, DEVICES, RESEARCHER_PASSWORD, TIMEOUT_MS, require_chromium, shot,
                                 start_after_consent, start_server, stop_server, wait_idle)
 
 pytestmark = pytest.mark.e2e
