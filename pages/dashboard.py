@@ -306,7 +306,8 @@ def show_exports(data: DashboardData) -> None:
         return offered()[0]
 
     def offered() -> tuple[dict[str, bytes], list[str]]:  # the study's tables that have rows (dashboard/offer.py)
-        return data.derived("files", lambda t: offer.offered_files(cfg, export_bytes(t, study.systems)))
+        return data.derived("files", lambda t: offer.offered_files(cfg, export_bytes(t, study.systems,
+                                                                                     study_id=study.id)))
 
     st.caption("Each file is made when you click and its link stops working within a minute: download again "
                "for newer data.")

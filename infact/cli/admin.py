@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "settings-doc",
                 "The settings references are generated from the settings' single definitions: study.toml settings and "
                 "deployment settings (environment and secrets) in docs/settings.md, the [platform] and [quality] "
-                "tables in docs/quality.md. A test fails when a document and the code disagree.")
+                "tables in docs/quality.md, every exported table's columns in docs/data-model.md. A test fails when a "
+                "document and the code disagree.")
     p.add_argument("--write", action="store_true", help="rewrite the generated blocks in docs/ in place (default: print them)")
     p.set_defaults(func=run_settings_doc)
 
@@ -49,13 +50,15 @@ def run_hash_password(args) -> int:
 
 
 def run_settings_doc(args) -> int:
+    from infact.results.tables.schemas import DATA_MODEL_BLOCK
     from infact.study import settings_doc
 
+    blocks = (*settings_doc.BLOCKS, DATA_MODEL_BLOCK)
     if args.write:
-        for path in settings_doc.write_blocks():
+        for path in settings_doc.write_blocks(blocks=blocks):
             print(f"updated {path}")
         return 0
-    for block in settings_doc.BLOCKS:
+    for block in blocks:
         print(block.render())
         print()
     return 0

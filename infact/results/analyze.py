@@ -164,10 +164,12 @@ def _features(responses: str | None) -> pd.DataFrame | None:
     return features_from_path(responses)
 
 
-# Text columns stay text: participant tokens like "007" or situation ids like "1e3".
-TEXT_COLUMNS = {c: str for c in ("participant", "situation_id", "system", "criterion", "dialog_id", "study",
-                                 "conversation_id", "dataset", "aspect", "level",
-                                 "system_a", "system_b", "winner", "shown_left", "systems", "best", "worst")}
+def text_columns() -> dict[str, type]:
+    """Columns every declared table keeps as text: participant tokens like "007", situation ids like "1e3"."""
+    from infact.results.tables.schemas import all_schemas
+
+    return {c.name: str for schema in all_schemas().values() for c in schema.columns
+            if c.type in ("string", "datetime")}
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -176,7 +178,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise InfactError(Problem(str(path), "file not found; pass the ratings.csv written by `python -m infact export`."))
     try:
-        return pd.read_csv(path, dtype=TEXT_COLUMNS)
+        return pd.read_csv(path, dtype=text_columns())
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InfactError(Problem(str(path), f"not a readable CSV ({type(exc).__name__}: {str(exc).strip()}); "
                                   "save it as UTF-8 comma-separated values with a header row.")) from None

@@ -114,13 +114,13 @@ BLOCKS = (
 )
 
 
-def write_blocks(repo: Path = REPO) -> list[Path]:
+def write_blocks(repo: Path = REPO, blocks: tuple[Block, ...] = BLOCKS) -> list[Path]:
     """Replace every stale block in its document; returns the files changed."""
     changed = []
-    for file in dict.fromkeys(b.file for b in BLOCKS):
+    for file in dict.fromkeys(b.file for b in blocks):
         path = repo / file
         text = new = path.read_text(encoding="utf-8")
-        for block in (b for b in BLOCKS if b.file == file):
+        for block in (b for b in blocks if b.file == file):
             old = block.current(new)
             if old is None:
                 raise InfactError(Problem(str(path), f"markers {block.begin} … {block.end} are missing; add them where the table belongs"))

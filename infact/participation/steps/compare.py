@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
+from infact.table_schema import Column as C, TableSchema
 
 TIE = "tie"
 
@@ -63,9 +64,50 @@ def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
     return bot.rng.choices(step.order, weights=weights)[0]
 
 
+# Live arena votes (docs/live.md) are rows of the same file with these columns filled.
+LIVE_VOTE_COLUMNS = ("identity_leak", "system_skipped", "conversation_a", "conversation_b")
+PAIRWISE = TableSchema(
+    "pairwise", "One row per vote: per criterion in the pairwise and dialog-level (ACUTE-style) protocols, per chat "
+    "pair in the live arena. winner is a system or `tie`.",
+    (C("participant", "string", "random participant token", True),
+     C("situation_id", "string", "the situation (dialog-level studies: the dialog id)"),
+     C("criterion", "string", "criterion id the vote answers"),
+     C("system_a", "string", "one system of the pair (alphabetically first)", True),
+     C("system_b", "string", "the other system of the pair", True),
+     C("shown_left", "string", "the system shown on the left (first on a phone)"),
+     C("winner", "string", "the system preferred, or `tie`", True),
+     C("seconds", "number", "seconds from the page being shown to its submit"),
+     C("justification", "string", "the participant's reason, when asked"),
+     C("length_a", "number", "words in system_a's response (style covariate)"),
+     C("length_b", "number", "words in system_b's response"),
+     C("items_a", "number", "item names (movie titles) system_a's response recommends"),
+     C("items_b", "number", "item names system_b's response recommends"),
+     C("step_index", "integer", "1-based number of the situation in the participant's run"),
+     C("dialog_id", "string", "the source dialog"),
+     C("study", "string", "study id from study.toml"),
+     C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
+     C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
+     C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
+     C("conversation_b", "string", "live arena: id of the chat with system_b"),
+     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+BEST_WORST = TableSchema(
+    "best_worst", "Best–worst protocol: one row per choice and criterion.",
+    (C("participant", "string", "random participant token", True),
+     C("situation_id", "string", "the situation"),
+     C("criterion", "string", "criterion id the choice answers"),
+     C("systems", "string", "the systems shown, in display order, joined with `|`", True),
+     C("best", "string", "the system chosen as best", True),
+     C("worst", "string", "the system chosen as worst", True),
+     C("seconds", "number", "seconds from the page being shown to its submit"),
+     C("step_index", "integer", "1-based number of the situation in the participant's run"),
+     C("dialog_id", "string", "the source dialog"),
+     C("study", "string", "study id from study.toml"),
+     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+
+
 class Pairwise(StepKind):
     name = "pairwise"
-    table = "pairwise"
+    schema = PAIRWISE
     per_situation = True
     noun = "response"  # what A and B are, in messages (pairwise_dialog: "conversation")
 
@@ -128,7 +170,7 @@ class Pairwise(StepKind):
 
 class BestWorst(StepKind):
     name = "best_worst"
-    table = "best_worst"
+    schema = BEST_WORST
     per_situation = True
 
     def plan(self, flow, st) -> list[Step] | None:

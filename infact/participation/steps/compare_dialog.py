@@ -36,7 +36,6 @@ def shown_conversations(flow, step: Step) -> list[dict]:
 
 class PairwiseDialog(Pairwise):
     name = "pairwise_dialog"
-    table = "pairwise"
     bot_seconds = 75.0  # two whole conversations to read
     noun = "conversation"
 

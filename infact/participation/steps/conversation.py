@@ -21,9 +21,8 @@ from typing import Any
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.annotation.aspects import Aspect, of_level
 from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
+from infact.table_schema import Column as C, TableSchema
 
-ANNOTATION_COLUMNS = ["participant", "dialog_id", "system", "turn", "aspect", "level", "value", "seconds",
-                      "conversation_id", "dataset", "label", "step_index", "is_gold", "study", "dataset_version"]
 GOLD_PREFIX = "gold:"
 CARELESS = ("straightliner", "speeder", "fails-attention")  # bots that do not answer the gold as its answers
 
@@ -96,9 +95,31 @@ def gold_misses(expected: dict, turns: dict, dialogue: dict, aspects: list[Aspec
     return misses
 
 
+ANNOTATIONS = TableSchema(
+    "annotations", "Conversation annotations, long: participant × conversation × turn × aspect; dialogue-level "
+    "aspects have an empty turn (CRSArena-Eval's protocol, docs/protocols.md).",
+    (C("participant", "string", "random participant token (`aggregated` for imported aggregated annotations)", True),
+     C("dialog_id", "string", "the conversation's dialog id (CRS Arena: the user's id)"),
+     C("system", "string", "the system whose conversation was annotated", True),
+     C("turn", "integer", "0-based index of the annotated system turn (turn_ind); empty at dialogue level"),
+     C("aspect", "string", "aspect id (study.toml [[aspects]])", True),
+     C("level", "string", "`turn` or `dialogue`", True),
+     C("value", "integer", "the point chosen on the aspect's own scale (zero-based scales allowed)", True),
+     C("seconds", "number", "seconds spent on the whole conversation's page"),
+     C("conversation_id", "string", "the annotated conversation's id", True),
+     C("dataset", "string", "the dataset the conversation comes from (2nd `_` field of a CRS Arena id)"),
+     C("label", "string", "the label of the point chosen"),
+     C("step_index", "integer", "1-based number of the conversation in the participant's run"),
+     C("is_gold", "boolean", "true on the hidden gold conversation (left out of the analysis)"),
+     C("study", "string", "study id from study.toml"),
+     C("dataset_version", "string", "content hash of the conversations files shown"),
+     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c != "excluded"]
+
+
 class Conversation(StepKind):
     name = "conversation"
-    table = "annotations"
+    schema = ANNOTATIONS
     per_situation = True
     bot_seconds = 90.0
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import Column as C, TableSchema
+
+
+DEMOGRAPHICS = TableSchema(
+    "demographics", "Demographics answers, long: one row per participant × item.",
+    (C("participant", "string", "random participant token", True),
+     C("item", "string", "demographics item id (study.toml [demographics])", True),
+     C("answer", "string", "the option label chosen (\"Prefer not to say\" included)")))
 
 
 class Demographics(StepKind):
     name = "demographics"
-    table = "demographics"
+    schema = DEMOGRAPHICS
     bot_seconds = 25.0
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:

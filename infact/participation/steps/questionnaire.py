@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.values import label_to_point, point_to_label
+from infact.table_schema import Column as C, TableSchema
 
 COMMENT_ITEM = "comment"  # its item name in questionnaire.csv
 
@@ -25,9 +26,18 @@ def comment_of(answers: Mapping[str, Any], max_chars: int) -> tuple[str | None, 
     return text or None, None
 
 
+QUESTIONNAIRE = TableSchema(
+    "questionnaire", "Post-task questionnaire, long: one row per participant × item; the free-text comment, when "
+    "given, is one more row with item = comment, no value and the text as answer.",
+    (C("participant", "string", "random participant token", True),
+     C("item", "string", "questionnaire item id (study.toml [questionnaire])", True),
+     C("value", "integer", "the point chosen, 1..k (empty for the comment)"),
+     C("answer", "string", "the label chosen (the comment's text for item = comment)")))
+
+
 class Questionnaire(StepKind):
     name = "questionnaire"
-    table = "questionnaire"
+    schema = QUESTIONNAIRE
     bot_seconds = 40.0
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
+from infact.table_schema import TableSchema
+
 if TYPE_CHECKING:
     from infact.study.config import StudyConfig
     from infact.study.loader import Study
@@ -93,9 +95,14 @@ class StepKind:
 
     name: str = ""
     answered: bool = True           # False for a page that takes no answer (done)
-    table: str | None = None        # the table its records become (tables.kind_tables), if any
+    schema: TableSchema | None = None  # the table its records become, declared once (infact/table_schema.py)
     per_situation: bool = False     # one step per assigned situation (rating, pairwise, best–worst): progress counts these
     bot_seconds: float = 30.0       # how long an attentive bot spends on one of its pages
+
+    @property
+    def table(self) -> str | None:
+        """The name of its table (ratings, pairwise, …); kinds that share a table declare the same schema."""
+        return self.schema.name if self.schema else None
 
     def plan(self, flow: "RunFlow", st: "StepState") -> list[Step] | None:
         """This participant's steps of this kind; [] when the study has none, None when

@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 
 from infact.values import bool_column, json_ready
+from infact.participation.steps.situation import RATINGS
 from infact.errors import InfactError, Problem
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
 
-REQUIRED = ("participant", "situation_id", "system", "rating")
+REQUIRED = tuple(RATINGS.required)  # participant, situation_id, system, rating
 MAX_SCALE_POINTS = 100
 # statsmodels' MixedLM builds dense (rows x random-effect levels) matrices; time grows
 # steeply (measured: 10k ratings x 210 levels 5 s, 30k x 610 85 s), so past this many

@@ -15,14 +15,15 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
+from infact.participation.steps.compare import BEST_WORST, PAIRWISE
 from infact.stats import bradley_terry as ranking
 from infact.values import bool_column
 
-PAIRWISE_COLUMNS = ["participant", "situation_id", "criterion", "system_a", "system_b", "shown_left", "winner",
-                    "seconds", "justification"]
-PAIRWISE_REQUIRED = ("participant", "system_a", "system_b", "winner")
-BEST_WORST_COLUMNS = ["participant", "situation_id", "criterion", "systems", "best", "worst"]
-BEST_WORST_REQUIRED = ("participant", "systems", "best", "worst")
+# The first columns as issue 13 specifies them, and the required ones: from the kinds' declarations.
+PAIRWISE_COLUMNS = PAIRWISE.names[:PAIRWISE.names.index("justification") + 1]
+PAIRWISE_REQUIRED = tuple(PAIRWISE.required)
+BEST_WORST_COLUMNS = BEST_WORST.names[:BEST_WORST.names.index("worst") + 1]
+BEST_WORST_REQUIRED = tuple(BEST_WORST.required)
 TIE = "tie"
 SEP = "|"
 STYLE_COVARIATES = ("length", "items")

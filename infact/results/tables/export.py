@@ -7,21 +7,24 @@ offers the same bytes as downloads (`export_bytes`).
 
 from __future__ import annotations
 
+from csv import reader as csv_reader
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
-from infact.results.quality import funnel
-from infact.results.quality import exclusion as quality
-from infact.results.tables import records as tables
-from infact.results.tables import votes
-from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
-from infact.results.conversations import tables as conversation_annotations
 from infact.fileio import write_file_set
+from infact.participation import steps
+from infact.results.conversations import tables as conversation_annotations
+from infact.results.quality import exclusion as quality
+from infact.results.quality import funnel
+from infact.results.tables import records as tables
+from infact.results.tables import schemas, votes
+from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
 from infact.storage import Storage, open_storage
 from infact.study.loader import Study, load_study
+from infact.table_schema import TableSchema, datapackage
 
 FILES = {
     "ratings.csv": "long: one row per participant × situation × system × criterion",
@@ -44,13 +47,19 @@ ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
                        "aspects with an empty turn)",
     "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)",
 }
+PACKAGE_FILE = {"datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
+                                    "(`frictionless validate datapackage.json`)"}
 # every file an export can hold, for listings
-DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES}
+DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES, **PACKAGE_FILE}
 
 
 def describe(name: str) -> str:
-    """What an export file holds (the CLI's list and the dashboard's download labels)."""
-    return DESCRIPTIONS.get(name, "")
+    """What an export file holds (the CLI's list and the dashboard's download labels); a step kind's
+    own table is described by its declaration."""
+    if name in DESCRIPTIONS:
+        return DESCRIPTIONS[name]
+    schema = schemas.schema_for(name)
+    return schema.description if schema else ""
 
 
 @dataclass
@@ -68,11 +77,12 @@ class Tables:
     votes: pd.DataFrame | None = None
     compare: dict[str, pd.DataFrame] = field(default_factory=dict)  # pairwise.csv / best_worst.csv (results/votes.py)
     visits: pd.DataFrame | None = None  # visits.csv: visits to the study page, consented or not (funnel.visits_table)
+    kinds: dict[str, pd.DataFrame] = field(default_factory=dict)  # every other step kind's own table, by file name
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
                 "demographics": self.demographics, "steps": self.steps, "flags": self.flags,
-                **{name.removesuffix(".csv"): df for name, df in self.compare.items()}}
+                **{name.removesuffix(".csv"): df for name, df in {**self.compare, **self.kinds}.items()}}
 
 
 def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False,
@@ -105,6 +115,7 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     if cfg.protocol.kind == "conversation" or any(r["kind"] == "conversation" for r in own):
         compare["annotations.csv"] = conversation_annotations.annotations_frame(
             tables.kind_rows(own, "conversation", cfg.aspects, include_withdrawn=include_withdrawn))
+    kinds = other_kind_tables(own, cfg, set(compare), include_withdrawn)
     if len(participants):
         flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes,
                                compare=compare)
@@ -125,7 +136,8 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
                tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
                compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
-               visits=funnel.visits_table(own))
+               visits=funnel.visits_table(own),
+               kinds={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in kinds.items()})
     if cfg.live.enabled:
         from infact.results.tables.live import add_live  # lazily: only live studies need it
 
@@ -135,27 +147,72 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     return t
 
 
-def export_bytes(t: Tables, systems: list[str] | None = None) -> dict[str, bytes]:
-    """File name → content, for the CLI and the dashboard's download buttons."""
-    def csv(df: pd.DataFrame) -> bytes:
-        return df.to_csv(index=False).encode("utf-8")
+# Tables built by their own code above; any other registered kind's table is exported from its rows.
+BUILT_IN_TABLES = ("ratings", "questionnaire", "demographics", "pairwise", "best_worst", "annotations")
 
-    return {
-        "ratings.csv": csv(t.ratings),
+
+def other_kind_tables(records: list[dict], cfg, done: set[str], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
+    """file name -> table for every registered step kind with a table of its own (a new kind's table reaches the
+    export, the dashboard's downloads and datapackage.json without a change here)."""
+    out: dict[str, pd.DataFrame] = {}
+    for kind in steps.kinds():
+        name = kind.table
+        if not name or name in BUILT_IN_TABLES or f"{name}.csv" in done or f"{name}.csv" in out:
+            continue
+        rows = tables.kind_rows(records, kind.name, kind.scale(cfg), include_withdrawn=include_withdrawn)
+        if not rows:
+            continue
+        frame = pd.DataFrame(rows)
+        if kind.schema is not None:  # declared columns first, in their order
+            frame = frame[[c for c in kind.schema.names if c in frame.columns] +
+                          [c for c in frame.columns if kind.schema.column(c) is None]]
+        out[f"{name}.csv"] = frame
+    return out
+
+
+def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str = "infact") -> dict[str, bytes]:
+    """File name → content, for the CLI and the dashboard's download buttons; datapackage.json describes the set."""
+    def csv(df: pd.DataFrame, name: str | None = None) -> bytes:  # typed by the file's declaration
+        schema = schemas.schema_for(name) if name else None
+        return (schema.typed(df) if schema else df).to_csv(index=False).encode("utf-8")
+
+    files = {
+        "ratings.csv": csv(t.ratings, "ratings.csv"),
         "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else
-                                pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])])),
-        "participants.csv": csv(t.participants),
+                                pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])]),
+                                "ratings_wide.csv"),
+        "participants.csv": csv(t.participants, "participants.csv"),
         "visits.csv": csv(t.visits if t.visits is not None else pd.DataFrame(columns=funnel.VISIT_COLUMNS)),
-        "questionnaire.csv": csv(t.questionnaire),
+        "questionnaire.csv": csv(t.questionnaire, "questionnaire.csv"),
         "demographics.csv": csv(t.demographics),
         "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
         "records.json": records_json(t.records).encode("utf-8"),
         "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
-        **{name: csv(df) for name, df in t.compare.items()},
+        **{name: csv(df, name) for name, df in t.compare.items()},
         **({"annotations_aggregated.json": conversation_annotations.aggregated_json(
             t.compare["annotations.csv"], t.records).encode("utf-8")} if "annotations.csv" in t.compare else {}),
+        **{name: csv(df, name) for name, df in t.kinds.items()},
         **(_live_bytes(t) if t.live else {}),
     }
+    files["datapackage.json"] = package_json(files, study_id)
+    return files
+
+
+def package_json(files: dict[str, bytes], study_id: str) -> bytes:
+    """datapackage.json for an export set: each CSV with its declared schema (columns as written), the rest listed."""
+    import json
+
+    resources, others = [], {}
+    for name, data in files.items():
+        if name.endswith(".csv"):
+            header = data.decode("utf-8").split("\n", 1)[0].strip()
+            columns = next(csv_reader([header]), []) if header else []
+            schema = schemas.schema_for(name) or TableSchema(name.removesuffix(".csv"), describe(name), ())
+            resources.append((schema, columns))
+        else:
+            others[name] = describe(name)
+    package = datapackage(f"infact-{study_id}", f"INFACT export of study {study_id}", resources, others)
+    return (json.dumps(package, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _live_bytes(t: Tables) -> dict[str, bytes]:
@@ -167,7 +224,8 @@ def _live_bytes(t: Tables) -> dict[str, bytes]:
 def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
     """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    return write_file_set(out_dir, export_bytes(t, study.systems), ours=list(DESCRIPTIONS))
+    files = export_bytes(t, study.systems, study_id=study.id)
+    return write_file_set(out_dir, files, ours=[*DESCRIPTIONS, *schemas.all_schemas()])
 
 
 def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:

@@ -14,17 +14,16 @@ from typing import TYPE_CHECKING, Sequence
 import pandas as pd
 
 from infact.participation import steps
+from infact.participation.steps.situation import RATINGS
+from infact.results.tables.schemas import PARTICIPANTS
 
 if TYPE_CHECKING:
     from infact.study.config import StudyConfig
 
-RATING_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id",
-                  "system", "criterion", "rating", "rating_label", "position", "seconds",
-                  "is_attention_check", "shown_at", "answered_at"]
-PARTICIPANT_COLUMNS = ["participant", "status", "platform", "platform_id", "group", "completion_code",
-                       "started_at", "ended_at", "total_seconds", "consent_seconds", "questionnaire_seconds",
-                       "demographics_seconds", "situations_answered", "attention_passed",
-                       "gold_misses", "questionnaire_attention_passed", "preview", "platform_warnings"]
+# The columns each builder makes, in file order: the declarations less what the export adds later
+# (the quality decision, the funnel columns).
+RATING_COLUMNS = [c for c in RATINGS.names if c != "excluded"]
+PARTICIPANT_COLUMNS = PARTICIPANTS.names[:PARTICIPANTS.names.index("flags")]
 
 
 def by_participant(records: list[dict]) -> dict[str, list[dict]]:

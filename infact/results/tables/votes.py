@@ -11,11 +11,14 @@ from __future__ import annotations
 import pandas as pd
 
 from infact.results.tables import records as tables
+from infact.participation.steps.compare import BEST_WORST, LIVE_VOTE_COLUMNS, PAIRWISE
 from infact.results.tables.comparisons import BEST_WORST_COLUMNS, PAIRWISE_COLUMNS
 from infact.study.protocol_config import vote_table
 
-PAIRWISE_EXTRA = ["length_a", "length_b", "items_a", "items_b", "step_index", "dialog_id", "study"]
-BEST_WORST_EXTRA = ["seconds", "step_index", "dialog_id", "study"]
+# What the protocol's votes carry after the first columns (the live arena's own columns and the quality
+# decision are added by the export).
+PAIRWISE_EXTRA = [c for c in PAIRWISE.names[len(PAIRWISE_COLUMNS):] if c not in (*LIVE_VOTE_COLUMNS, "excluded")]
+BEST_WORST_EXTRA = [c for c in BEST_WORST.names[len(BEST_WORST_COLUMNS):] if c != "excluded"]
 FILES = {
     "pairwise.csv": "one row per vote (pairwise protocol: per criterion; live arena: per chat pair): winner a system "
                     "or `tie`, which was shown left, justification",

@@ -1,0 +1,126 @@
+"""A table's columns declared once: name, type, required, one line of meaning (Frictionless Table Schema).
+
+Every exported table has one `TableSchema`: a step kind declares its own (`StepKind.schema`,
+infact/participation/steps/), the study-level tables are declared in infact/results/tables/schemas.py.
+From that one declaration the export orders and types its columns, writes `datapackage.json`
+(https://specs.frictionlessdata.io/table-schema/, read by `frictionless validate` and data
+repositories), `analyze` reads a file back with the right types and names a missing column, and
+docs/data-model.md's column tables are generated (`infact settings-doc --write`).
+
+Foundations: imports nothing from INFACT but `infact.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from infact.errors import InfactError, Problem
+
+TYPES = ("string", "integer", "number", "boolean", "datetime", "any")
+# pandas dtypes used when a file is read back: text stays text ("007" is a token, not 7)
+_READ_DTYPES = {"string": "string", "datetime": "string"}
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    description: str
+    required: bool = False
+
+    def __post_init__(self):
+        if self.type not in TYPES:
+            raise ValueError(f"column {self.name!r}: type {self.type!r} is not one of {', '.join(TYPES)}")
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """One exported CSV table: `name` (ratings) is written as `name.csv`."""
+
+    name: str
+    description: str
+    columns: tuple[Column, ...]
+    extra_columns: str | None = None   # columns that depend on the study (e.g. one per system), described once
+    primary_key: tuple[str, ...] = field(default=())
+
+    @property
+    def file(self) -> str:
+        return f"{self.name}.csv"
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def required(self) -> list[str]:
+        return [c.name for c in self.columns if c.required]
+
+    def column(self, name: str) -> Column | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+    def read_dtypes(self) -> dict[str, str]:
+        """pandas dtypes for `read_csv`: text columns stay text."""
+        return {c.name: _READ_DTYPES[c.type] for c in self.columns if c.type in _READ_DTYPES}
+
+    def check_columns(self, present: Iterable[str], source: str) -> None:
+        """InfactError naming the file and every required column it lacks."""
+        missing = [c for c in self.required if c not in set(present)]
+        if missing:
+            raise InfactError([Problem(source, f"column '{c}' is missing: {self.file} needs it "
+                                       f"({self.column(c).description}); export the file again with "
+                                       "`infact export` or add the column", key=c) for c in missing])
+
+    def typed(self, frame):
+        """The frame as written: integer columns that pandas made float (a missing value) back to integers."""
+        import pandas as pd
+
+        out = frame
+        for col in self.columns:
+            if col.type == "integer" and col.name in frame.columns and frame[col.name].dtype.kind == "f":
+                values = frame[col.name]
+                if ((values.dropna() % 1) == 0).all():
+                    out = out.assign(**{col.name: values.astype("Int64")}) if out is not frame else \
+                        frame.assign(**{col.name: values.astype("Int64")})
+        return out
+
+    def frictionless(self, present: Iterable[str] | None = None) -> dict:
+        """The Table Schema descriptor of the file as written (its columns in file order)."""
+        present = list(present) if present is not None else self.names
+        fields = []
+        for name in present:
+            col = self.column(name)
+            fields.append({"name": name, "type": col.type if col else "any",
+                           "description": col.description if col else (self.extra_columns or ""),
+                           **({"constraints": {"required": True}} if col and col.required else {})})
+        schema = {"fields": fields, "missingValues": [""]}
+        if self.primary_key and all(k in present for k in self.primary_key):
+            schema["primaryKey"] = list(self.primary_key)
+        return schema
+
+    def markdown(self) -> str:
+        """The column table docs/data-model.md shows for this file."""
+        lines = [f"### `{self.file}`", "", self.description, "", "| column | type | required | meaning |",
+                 "|---|---|---|---|"]
+        lines += [f"| `{c.name}` | {c.type} | {'yes' if c.required else ''} | {c.description} |" for c in self.columns]
+        if self.extra_columns:
+            lines.append(f"| … | | | {self.extra_columns} |")
+        return "\n".join(lines) + "\n"
+
+
+def datapackage(name: str, title: str, resources: list[tuple[TableSchema, list[str]]],
+                others: dict[str, str]) -> dict:
+    """A Frictionless Data Package describing an export set: each CSV with its schema, other files by path."""
+    out = [{"name": s.name.replace("_", "-"), "path": s.file, "profile": "tabular-data-resource", "format": "csv",
+            "mediatype": "text/csv", "encoding": "utf-8", "description": s.description, "schema": s.frictionless(cols)}
+           for s, cols in resources]
+    out += [{"name": Path(path).stem.replace("_", "-") + "-" + Path(path).suffix.lstrip("."), "path": path,
+             "description": description} for path, description in others.items()]
+    return {"profile": "data-package", "name": _slug(name), "title": title, "resources": out}
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-") or "infact-export"
