@@ -16,7 +16,7 @@ from infact.study.loader import load_study
 from tests.support.studies import FakeClock, make_study, walk
 
 DOC_FILES = {"ratings.csv", "ratings_wide.csv", "participants.csv", "visits.csv", "questionnaire.csv", "demographics.csv",
-             "flags.csv", "records.json", "infact_sheets.xlsx"}
+             "flags.csv", "records.json", "infact_sheets.xlsx", "datapackage.json"}
 
 
 @pytest.fixture

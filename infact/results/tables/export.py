@@ -36,6 +36,8 @@ FILES = {
     "flags.csv": "quality checks: flags, reasons, decision, Prolific action",
     "records.json": "every stored record, as stored",
     "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
+    "datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
+                        "(`frictionless validate datapackage.json`)",
 }
 COMPARE_FILES = votes.FILES  # written for pairwise / best–worst studies (docs/ranking.md)
 LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
@@ -47,10 +49,8 @@ ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
                        "aspects with an empty turn)",
     "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)",
 }
-PACKAGE_FILE = {"datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
-                                    "(`frictionless validate datapackage.json`)"}
 # every file an export can hold, for listings
-DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES, **PACKAGE_FILE}
+DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES}
 
 
 def describe(name: str) -> str:
