@@ -15,11 +15,14 @@ import streamlit as st
 from infact import ui
 
 # The pages are made once per session: st.Page resolves and checks its file on every call.
-PAGES = ui.per_session("pages", lambda: {
-    "study": st.Page("pages/participant.py", title="Study", default=True),
-    "researcher": st.Page("pages/researcher.py", title="Researcher sign-in", url_path="researcher"),
-    "dashboard": st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
-})
+PAGES = ui.per_session(
+    "pages",
+    lambda: {
+        "study": st.Page("pages/participant.py", title="Study", default=True),
+        "researcher": st.Page("pages/researcher.py", title="Researcher sign-in", url_path="researcher"),
+        "dashboard": st.Page("pages/dashboard.py", title="Dashboard", url_path="dashboard"),
+    },
+)
 page = st.navigation(list(PAGES.values()), position="hidden")
 # The layout is decided here, before anything is drawn (st.Page has no layout of its own): a page
 # that sets it itself is painted in the previous layout first and widens on a later rerun.

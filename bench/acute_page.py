@@ -58,8 +58,10 @@ def measure(runs: int, warmup: int) -> dict[str, list[float]]:
     acute, radio = acute_page()
     os.environ["INFACT_STUDY"] = str(DEMO)
     rating = rating_page()
-    pages = {"acute": (acute, DEMO_ACUTE, lambda at, i: at.radio(key=radio).set_value(CHOICES[i % 3])),
-             "rating": (rating, DEMO, click_rating)}
+    pages = {
+        "acute": (acute, DEMO_ACUTE, lambda at, i: at.radio(key=radio).set_value(CHOICES[i % 3])),
+        "rating": (rating, DEMO, click_rating),
+    }
     out: dict[str, list[float]] = {}
     for i in range(warmup + runs):
         for name, (at, study, click) in pages.items():

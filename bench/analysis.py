@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results.ratings.analysis import analyze  # noqa: E402
-from tests.support.sims.ratings import simulate_ratings  # noqa: E402
+from infact.results.ratings.analysis import analyze
+from tests.support.sims.ratings import simulate_ratings
 
 
 def best_of(fn, repeat: int) -> float:

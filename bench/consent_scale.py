@@ -23,11 +23,11 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from infact.participation import assignment
 from storage import participant_records, template_participant  # bench/storage.py
 
+from infact.participation import assignment
 from infact.participation.flow import Flow
 from infact.storage import TinyDBStorage
 from infact.study.loader import Study
@@ -98,7 +98,7 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
     prefill(open_fresh(), template_records, n_stored)
     store = open_fresh()
     index_ms, _ = _ms(lambda: store.arrival_by_platform_id(study.id, "warm-up"))  # builds the index once if needed
-    flow = Flow(study, store, clock=lambda: datetime.now(timezone.utc))
+    flow = Flow(study, store, clock=lambda: datetime.now(UTC))
     consent_ms, arrival_ms, append_ms, tokens = [], [], [], []
     for i in range(samples + 1):
         a_ms, token = _ms(lambda: flow.arrive({"PROLIFIC_PID": f"new{i:05d}{rng.randrange(10**6):06d}"}))
@@ -109,19 +109,33 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
         consent_ms.append(c_ms)
         tokens.append(token)
         # the unit a consent is made of, timed in the same moment: one durable append
-        append_ms.append(_ms(lambda: store.append({"key": f"baseline/b{i}/x", "study": "baseline",
-                                                  "participant": f"b{i}", "kind": "x"}))[0])
+        append_ms.append(
+            _ms(
+                lambda: store.append(
+                    {"key": f"baseline/b{i}/x", "study": "baseline", "participant": f"b{i}", "kind": "x"}
+                )
+            )[0]
+        )
         for other in rng.sample(tokens, min(5, len(tokens))):  # others answer meanwhile (not timed)
             step = flow.current(flow.state(other))
             if step.kind == "situation":
                 flow.submit(other, step.name, _ratings(study, step, rng))
     full_ms = []
     for _ in range(3):
+
         def old_way():
             with store.lock():
-                return assignment.plan_assignment(study, store.records(study=study.id), rng=rng,
-                                                  now=datetime.now(timezone.utc))
+                return assignment.plan_assignment(
+                    study, store.records(study=study.id), rng=rng, now=datetime.now(UTC)
+                )
+
         full_ms.append(_ms(old_way)[0])
     store.close()
-    return {"first": consent_ms[0], "consent": consent_ms[1:], "arrival": arrival_ms,
-            "index_ms": index_ms, "full_read": statistics.median(full_ms), "append": append_ms}
+    return {
+        "first": consent_ms[0],
+        "consent": consent_ms[1:],
+        "arrival": arrival_ms,
+        "index_ms": index_ms,
+        "full_read": statistics.median(full_ms),
+        "append": append_ms,
+    }

@@ -44,7 +44,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,20 +54,23 @@ from infact.participation.bots import run_bots  # noqa: E402
 from infact.results.dashboard.data import DashboardData  # noqa: E402
 from infact.results.quality import funnel  # noqa: E402
 from infact.storage import MemoryStorage, TinyDBStorage  # noqa: E402
+from infact.stores.live import LiveFeed  # noqa: E402
 from infact.stores.sql.store import SQLStorage  # noqa: E402
 from infact.stores.tinydb.summaries import SummaryFiles, signature  # noqa: E402
-from infact.stores.live import LiveFeed  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
 
-START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 PER_PARTICIPANT = 19
 
 
 def make_study(folder: Path):
     shutil.copytree(REPO / "data" / "demo", folder)
     toml = folder / "study.toml"
-    text = re.sub(r"(?m)^situations_per_participant = \d+", f"situations_per_participant = {PER_PARTICIPANT}",
-                  toml.read_text(encoding="utf-8"))
+    text = re.sub(
+        r"(?m)^situations_per_participant = \d+",
+        f"situations_per_participant = {PER_PARTICIPANT}",
+        toml.read_text(encoding="utf-8"),
+    )
     toml.write_text(text, encoding="utf-8")
     return load_study(folder)
 
@@ -103,7 +106,9 @@ def crowd_records(crowd: list[list[dict]], n: int, rng: random.Random) -> tuple[
         recs = crowd[i % len(crowd)]
         cut = rng.randint(3, len(recs) - 2) if i % 10 == 9 else None  # a tenth still in progress
         mine = clone(recs, f"p{i:06d}x{rng.randrange(16**6):06x}", timedelta(seconds=20 * i), cut)
-        ratings += sum(len(r["responses"]) * len(r["responses"][0]["ratings"]) for r in mine if r["kind"] == "situation")
+        ratings += sum(
+            len(r["responses"]) * len(r["responses"][0]["ratings"]) for r in mine if r["kind"] == "situation"
+        )
         people.append(mine)
     return people, ratings
 
@@ -171,8 +176,10 @@ def open_store(args, tmp: Path, people: list[list[dict]], name: str):
         return fill_tinydb(tmp / name, people)
     url = args.db or os.environ.get("INFACT_TEST_PG_URL")
     if not url:
-        raise SystemExit("--backend postgresql needs --db URL (or INFACT_TEST_PG_URL: "
-                         "eval \"$(bash scripts/pg_test_server.sh start)\")")
+        raise SystemExit(
+            "--backend postgresql needs --db URL (or INFACT_TEST_PG_URL: "
+            'eval "$(bash scripts/pg_test_server.sh start)")'
+        )
     table = f"bench_dashboard_{name}_{os.getpid()}"
     fill_sql(url, people, table).close()
     return SQLStorage(url, table=table, drop_on_close=True)
@@ -181,12 +188,18 @@ def open_store(args, tmp: Path, people: list[list[dict]], name: str):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--participants", type=int, default=2000, help="participants in the large store (default 2000)")
-    ap.add_argument("--small", type=int, default=20, help="participants in the small store (default 20, ~1,000 ratings)")
+    ap.add_argument(
+        "--small", type=int, default=20, help="participants in the small store (default 20, ~1,000 ratings)"
+    )
     ap.add_argument("--rounds", type=int, default=20, help="timed refreshes per store (default 20)")
-    ap.add_argument("--backend", choices=["tinydb", "postgresql"], default="tinydb",
-                    help="store to measure (default tinydb)")
-    ap.add_argument("--db", help="PostgreSQL URL for --backend postgresql (default: $INFACT_TEST_PG_URL); "
-                                 "the benchmark writes its own tables and drops them")
+    ap.add_argument(
+        "--backend", choices=["tinydb", "postgresql"], default="tinydb", help="store to measure (default tinydb)"
+    )
+    ap.add_argument(
+        "--db",
+        help="PostgreSQL URL for --backend postgresql (default: $INFACT_TEST_PG_URL); "
+        "the benchmark writes its own tables and drops them",
+    )
     args = ap.parse_args()
     rng = random.Random(5)
     with tempfile.TemporaryDirectory(prefix="infact-bench-dashboard-") as tmp:

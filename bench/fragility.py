@@ -53,19 +53,25 @@ def measure(label: str, votes, repeat: int) -> None:
         seconds = best_of(lambda: run_cli(path), repeat)
         cpu = time.process_time()
         run_cli(path)
-        cpu = time.process_time() - cpu   # CPU time: less inflated than wall time on a shared, loaded machine
+        cpu = time.process_time() - cpu  # CPU time: less inflated than wall time on a shared, loaded machine
     plain = best_of(lambda: analysis.analyze_votes(votes, prepared=True), repeat)  # no fragility (no lines)
     res = analysis.analyze_votes(votes)
     f = res["fragility"]
     t = f["top"]
-    print(f"{label}votes={len(votes)} systems={votes['system_a'].nunique() + 0} "
-          f"ties={int((votes['winner'] == 'tie').sum())} participants={votes['participant'].nunique()}")
+    print(
+        f"{label}votes={len(votes)} systems={votes['system_a'].nunique() + 0} "
+        f"ties={int((votes['winner'] == 'tie').sum())} participants={votes['participant'].nunique()}"
+    )
     print(f"{label}analyze_seconds={seconds:.3f} (target <= 5) analyze_cpu_seconds={cpu:.3f}")
     print(f"{label}ranking_only_seconds={plain:.3f} ratio_vs_ranking_only={seconds / plain:.2f}")
-    print(f"{label}top_votes={t['n_votes']} top_participants={t['n_participants']} fragile={t['fragile']} "
-          f"search={t['method']['votes']['search']}/{t['method']['participants']['search']}")
-    print(f"{label}adjacent_votes={[a['n_votes'] for a in f['adjacent']]} "
-          f"exact={sum(a['method']['votes']['search'] == 'exact' for a in f['adjacent'])}/{len(f['adjacent'])}")
+    print(
+        f"{label}top_votes={t['n_votes']} top_participants={t['n_participants']} fragile={t['fragile']} "
+        f"search={t['method']['votes']['search']}/{t['method']['participants']['search']}"
+    )
+    print(
+        f"{label}adjacent_votes={[a['n_votes'] for a in f['adjacent']]} "
+        f"exact={sum(a['method']['votes']['search'] == 'exact' for a in f['adjacent'])}/{len(f['adjacent'])}"
+    )
     print(f"{label}words={fragility.in_words(f)!r}")
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.importers.redial import import_redial  # noqa: E402
+from infact.importers.redial import import_redial
 
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "redial_sample" / "test_data_head20.jsonl"
 
@@ -31,10 +31,23 @@ def synthetic(rng: random.Random) -> dict:
     msgs = []
     for i in range(rng.randint(10, 24)):
         sender = 1 if rng.random() < 0.5 else 2
-        msgs.append({"timeOffset": i * 20, "text": f"message {i} about @{rng.choice(ids)} and more words here",
-                     "senderWorkerId": sender, "messageId": i})
-    return {"movieMentions": mentions, "respondentQuestions": {}, "initiatorQuestions": [], "messages": msgs,
-            "conversationId": "0", "respondentWorkerId": 2, "initiatorWorkerId": 1}
+        msgs.append(
+            {
+                "timeOffset": i * 20,
+                "text": f"message {i} about @{rng.choice(ids)} and more words here",
+                "senderWorkerId": sender,
+                "messageId": i,
+            }
+        )
+    return {
+        "movieMentions": mentions,
+        "respondentQuestions": {},
+        "initiatorQuestions": [],
+        "messages": msgs,
+        "conversationId": "0",
+        "respondentWorkerId": 2,
+        "initiatorWorkerId": 1,
+    }
 
 
 def build(path: Path, n: int) -> None:

@@ -49,25 +49,40 @@ from infact.study.loader import load_study  # noqa: E402
 from tests.support.openai_stub import serve_openai  # noqa: E402
 
 SYSTEMS = ["S1", "S2", "S3", "S4"]
-LABELS = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful", "Somewhat meaningful",
-          "Perfectly meaningful"]
+LABELS = [
+    "Entirely meaningless",
+    "Meaningless",
+    "Between meaningless and meaningful",
+    "Somewhat meaningful",
+    "Perfectly meaningful",
+]
 
 
 def make_study(folder: Path, url: str, n_situations: int, concurrency: int) -> Path:
     shutil.copytree(REPO / "data" / "demo", folder)
     with open(folder / "situations.jsonl", "w", encoding="utf-8") as f:
         for i in range(n_situations):
-            f.write(json.dumps({"situation_id": f"b{i:04d}", "dialog_id": f"d{i:04d}",
-                                "context": [{"role": "user", "text": f"I want a movie like number {i}"}],
-                                "responses": {s: f"{s} suggests movie {i}-{n}" for n, s in enumerate(SYSTEMS)},
-                                "meta": {"turn": 1, "relative_position": (i % 3) / 3, "item_mentioned": i % 2 == 0}})
-                    + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "situation_id": f"b{i:04d}",
+                        "dialog_id": f"d{i:04d}",
+                        "context": [{"role": "user", "text": f"I want a movie like number {i}"}],
+                        "responses": {s: f"{s} suggests movie {i}-{n}" for n, s in enumerate(SYSTEMS)},
+                        "meta": {"turn": 1, "relative_position": (i % 3) / 3, "item_mentioned": i % 2 == 0},
+                    }
+                )
+                + "\n"
+            )
     toml = folder / "study.toml"
-    text = toml.read_text(encoding="utf-8").replace('systems = ["CineMate", "FlickBot", "ReelTalk"]',
-                                                    f"systems = {json.dumps(SYSTEMS)}")
+    text = toml.read_text(encoding="utf-8").replace(
+        'systems = ["CineMate", "FlickBot", "ReelTalk"]', f"systems = {json.dumps(SYSTEMS)}"
+    )
     text = text.replace('situation = "demo-05-t3"', 'situation = "b0000"')
-    text += (f'\n[endpoints.bench]\nbase_url = "{url}"\nmodel = "stub"\nmax_concurrency = {concurrency}\n'
-             'timeout_s = 30\n\n[judges.bench]\nendpoint = "bench"\n')
+    text += (
+        f'\n[endpoints.bench]\nbase_url = "{url}"\nmodel = "stub"\nmax_concurrency = {concurrency}\n'
+        'timeout_s = 30\n\n[judges.bench]\nendpoint = "bench"\n'
+    )
     toml.write_text(text, encoding="utf-8")
     return folder
 
@@ -79,8 +94,12 @@ def rule(request: dict) -> str:
 
 def stub_process(delay: float) -> tuple[subprocess.Popen, str]:
     """The stub in its own process, so this one's interpreter serves only the judge (as with a real server)."""
-    proc = subprocess.Popen([sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay),
-                             "--answer", LABELS[1]], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay), "--answer", LABELS[1]],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     return proc, proc.stdout.readline().strip()
 
 
@@ -99,9 +118,17 @@ def in_process(tmp: Path, n: int, delay: float, concurrency: int) -> dict:
         proc.terminate()
         proc.wait()
     ideal = report.items * delay / concurrency
-    return {"items": report.items, "judge_wall_s": wall, "judge_ideal_s": ideal, "judge_ratio_vs_ideal": wall / ideal,
-            "bare_wall_s": bare, "bare_ratio_vs_ideal": bare / ideal, "judge_ratio_vs_bare": wall / bare,
-            "peak_in_flight": stats["peak_in_flight"], "rows": report.rows}
+    return {
+        "items": report.items,
+        "judge_wall_s": wall,
+        "judge_ideal_s": ideal,
+        "judge_ratio_vs_ideal": wall / ideal,
+        "bare_wall_s": bare,
+        "bare_ratio_vs_ideal": bare / ideal,
+        "judge_ratio_vs_bare": wall / bare,
+        "peak_in_flight": stats["peak_in_flight"],
+        "rows": report.rows,
+    }
 
 
 def bare_calls(url: str, n: int, concurrency: int) -> float:
@@ -114,6 +141,7 @@ def bare_calls(url: str, n: int, concurrency: int) -> float:
         req = urllib.request.Request(url + "/chat/completions", data=body, headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.read()
+
     t0 = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(post, range(n)))
@@ -148,9 +176,13 @@ def killed_and_resumed(folder: Path, stub) -> dict:
     with open(folder / "judges" / "bench.csv", encoding="utf-8") as f:
         rows = {(r["situation_id"], r["system"], r["criterion"]) for r in csv.DictReader(f)}
     lost = sum(1 for i in items if (i.situation_id, i.system, i.criterion) not in rows)
-    return {"killed_after_answers": answered, "duplicate_calls": sum(1 for k in run2 if k in done),
-            "redone_in_flight": sum(1 for k in run2 if k in seen1 and k not in done), "lost_items": lost,
-            "second_run_calls": len(run2)}
+    return {
+        "killed_after_answers": answered,
+        "duplicate_calls": sum(1 for k in run2 if k in done),
+        "redone_in_flight": sum(1 for k in run2 if k in seen1 and k not in done),
+        "lost_items": lost,
+        "second_run_calls": len(run2),
+    }
 
 
 def main() -> None:
@@ -162,7 +194,7 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     tmp = Path(tempfile.mkdtemp(prefix="infact-bench-judge-"))
     try:
-        n = args.items // len(SYSTEMS) + 1     # one situation is the attention check's, never judged
+        n = args.items // len(SYSTEMS) + 1  # one situation is the attention check's, never judged
         out = in_process(tmp / "a", n, args.delay, args.concurrency)
         with serve_openai(rule=rule, delay_s=args.delay) as stub:
             out.update(killed_and_resumed(make_study(tmp / "b", stub.url, n, args.concurrency), stub))

@@ -59,15 +59,32 @@ from infact.storage import open_storage  # noqa: E402
 STUDY = "bench-live"
 
 
-def chat(storage, client, token: str, turns: int, think: float, timings: list, base: list,
-         lock: threading.Lock, baseline=None) -> int:
-    session = ChatSession(storage, study_id=STUDY, dataset_version="v", token=token, slot="A",
-                          system=client.name, client=client, detector=LeakDetector(["StubOne", "StubTwo"]),
-                          max_turns=turns)
+def chat(
+    storage,
+    client,
+    token: str,
+    turns: int,
+    think: float,
+    timings: list,
+    base: list,
+    lock: threading.Lock,
+    baseline=None,
+) -> int:
+    session = ChatSession(
+        storage,
+        study_id=STUDY,
+        dataset_version="v",
+        token=token,
+        slot="A",
+        system=client.name,
+        client=client,
+        detector=LeakDetector(["StubOne", "StubTwo"]),
+        max_turns=turns,
+    )
     acked = 0
     rng = random.Random(token)
     for n in range(turns):
-        time.sleep(rng.uniform(0, think))   # reading the answer and typing the next message
+        time.sleep(rng.uniform(0, think))  # reading the answer and typing the next message
         t0 = time.perf_counter()
         (baseline or client).reply(build_request(STUDY, "bare", n + 1, [Message("user", "something funny please")]))
         t1 = time.perf_counter()
@@ -100,8 +117,22 @@ def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "infact", "chat-stub", "--behaviour", "normal",
-                             "--delay", str(delay), "--port", str(port)], cwd=REPO, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "infact",
+            "chat-stub",
+            "--behaviour",
+            "normal",
+            "--delay",
+            str(delay),
+            "--port",
+            str(port),
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+    )
     for _ in range(200):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -122,8 +153,9 @@ class BareOpenAI:
         import json
         import urllib.request
 
-        body = json.dumps({"model": "stub", "messages": [{"role": m["role"], "content": m["text"]}
-                                                         for m in request["messages"]]}).encode()
+        body = json.dumps(
+            {"model": "stub", "messages": [{"role": m["role"], "content": m["text"]} for m in request["messages"]]}
+        ).encode()
         req = urllib.request.Request(self.url, data=body, headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=10) as resp:
             return json.load(resp)
@@ -131,8 +163,12 @@ class BareOpenAI:
 
 def start_openai_stub(delay: float) -> tuple[subprocess.Popen, str]:
     """An OpenAI-compatible stub (tests/support/openai_stub.py) in its own process; its URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay)], cwd=REPO,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     return proc, proc.stdout.readline().strip()
 
 
@@ -142,9 +178,17 @@ def endpoint_clients(urls: list[str]) -> tuple[list, list]:
     from infact.study.endpoints import Endpoint
 
     names = ["StubOne", "StubTwo"]
-    clients = [LLMSystem(name, LLMClient(f"bench-{name}", Endpoint(base_url=url, model="stub", max_concurrency=64,
-                                                                   timeout_s=10), label=name),
-                         system_prompt="You recommend movies.", timeout_s=10) for name, url in zip(names, urls)]
+    clients = [
+        LLMSystem(
+            name,
+            LLMClient(
+                f"bench-{name}", Endpoint(base_url=url, model="stub", max_concurrency=64, timeout_s=10), label=name
+            ),
+            system_prompt="You recommend movies.",
+            timeout_s=10,
+        )
+        for name, url in zip(names, urls)
+    ]
     return clients, [BareOpenAI(name, url) for name, url in zip(names, urls)]
 
 
@@ -155,15 +199,32 @@ def one_round(args, storage, target: str, clients: list, n: int, baselines: list
     tokens = [f"bench{n}x{i:03d}" for i in range(args.chats)]
     send_ms: list[float] = []
     with ThreadPoolExecutor(args.chats) as pool:
-        acked = sum(pool.map(lambda i: chat(storage, clients[i % 2], tokens[i], args.turns, args.think, send_ms,
-                                            base_ms, lock, baselines[i % 2] if baselines else None),
-                             range(args.chats)))
+        acked = sum(
+            pool.map(
+                lambda i: chat(
+                    storage,
+                    clients[i % 2],
+                    tokens[i],
+                    args.turns,
+                    args.think,
+                    send_ms,
+                    base_ms,
+                    lock,
+                    baselines[i % 2] if baselines else None,
+                ),
+                range(args.chats),
+            )
+        )
     found, failed = count_stored(target, tokens, clients)
     delay_ms = args.delay * 1000
-    return {"acked": acked, "lost": acked - found, "failed": failed,
-            "p95": float(np.percentile(np.array(send_ms) - delay_ms, 95)),
-            "p50": float(np.percentile(np.array(send_ms) - delay_ms, 50)),
-            "bare_p95": float(np.percentile(np.array(base_ms) - delay_ms, 95))}
+    return {
+        "acked": acked,
+        "lost": acked - found,
+        "failed": failed,
+        "p95": float(np.percentile(np.array(send_ms) - delay_ms, 95)),
+        "p50": float(np.percentile(np.array(send_ms) - delay_ms, 50)),
+        "bare_p95": float(np.percentile(np.array(base_ms) - delay_ms, 95)),
+    }
 
 
 def main() -> None:
@@ -171,19 +232,33 @@ def main() -> None:
     p.add_argument("--chats", type=int, default=50)
     p.add_argument("--turns", type=int, default=5)
     p.add_argument("--delay", type=float, default=0.2)
-    p.add_argument("--store", default="tinydb", help="tinydb (a temp dir), memory, or a PostgreSQL URL (a fresh schema, dropped afterwards)")
-    p.add_argument("--think", type=float, default=0.0,
-                   help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, "
-                        "the worst case)")
+    p.add_argument(
+        "--store",
+        default="tinydb",
+        help="tinydb (a temp dir), memory, or a PostgreSQL URL (a fresh schema, dropped afterwards)",
+    )
+    p.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="each participant waits uniform(0, THINK) s before a message (0: all 50 send in lockstep, the worst case)",
+    )
     p.add_argument("--rounds", type=int, default=3, help="rounds of fresh chats; figures are medians over rounds")
-    p.add_argument("--systems", choices=("http", "endpoint"), default="http",
-                   help="http: chat-contract stubs; endpoint: OpenAI-compatible stubs reached as endpoint systems "
-                        "(infact.llm), the baseline a bare urllib POST to /chat/completions")
+    p.add_argument(
+        "--systems",
+        choices=("http", "endpoint"),
+        default="http",
+        help="http: chat-contract stubs; endpoint: OpenAI-compatible stubs reached as endpoint systems "
+        "(infact.llm), the baseline a bare urllib POST to /chat/completions",
+    )
     args = p.parse_args()
     load_before = os.getloadavg()[0]
     tmp = tempfile.TemporaryDirectory()
-    target = str(Path(tmp.name) / "store") if args.store == "tinydb" else \
-        ("memory://" if args.store == "memory" else args.store)
+    target = (
+        str(Path(tmp.name) / "store")
+        if args.store == "tinydb"
+        else ("memory://" if args.store == "memory" else args.store)
+    )
     if target.startswith("postgresql"):
         from infact.stores.sql.store import SQLStorage
 

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -93,25 +93,60 @@ def synthetic_participant(store, study: str, i: int, rng: random.Random) -> None
     base = {"study": study, "participant": p, "dataset_version": "bench", "preview": False}
 
     def put(what: str, kind: str, **fields) -> None:
-        store.append({**base, "key": f"{study}/{p}/{what}", "kind": kind,
-                      "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **fields})
+        store.append(
+            {
+                **base,
+                "key": f"{study}/{p}/{what}",
+                "kind": kind,
+                "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                **fields,
+            }
+        )
 
-    put("arrival", "arrival", platform="prolific", platform_params={"PROLIFIC_PID": f"pid{i}"},
-        platform_id=f"pid{i}", group=None)
+    put(
+        "arrival",
+        "arrival",
+        platform="prolific",
+        platform_params={"PROLIFIC_PID": f"pid{i}"},
+        platform_id=f"pid{i}",
+        group=None,
+    )
     with store.lock():  # assignment reads what others got, then stores its own
         taken = len(store.records(study=study, kind="assignment"))
-        steps = [{"step": f"situation-{n}", "index": n, "situation_id": f"sit{(taken + n) % 50}",
-                  "order": rng.sample(["A", "B", "C"], 3), "attention_check": n == 7} for n in range(1, 11)]
+        steps = [
+            {
+                "step": f"situation-{n}",
+                "index": n,
+                "situation_id": f"sit{(taken + n) % 50}",
+                "order": rng.sample(["A", "B", "C"], 3),
+                "attention_check": n == 7,
+            }
+            for n in range(1, 11)
+        ]
         put("assignment", "assignment", steps=steps, lease_until="2030-01-01T00:00:00Z")
     put("step/consent", "consent", step="consent", answers={"consent": True}, seconds=40.0)
     for s in steps:
-        responses = [{"position": k + 1, "system": sysname, "text": "A film you may like. " * 8,
-                      "ratings": {c: rng.randint(1, 5) for c in ("relevance", "fluency", "overall")}}
-                     for k, sysname in enumerate(s["order"])]
-        put(f"step/{s['step']}", "situation", step=s["step"], index=s["index"], situation_id=s["situation_id"],
-            dialog_id="d" + s["situation_id"], attention_check=s["attention_check"],
-            context=[{"role": "user", "text": "I liked Alien, anything similar?"}] * 4, responses=responses,
-            seconds=rng.uniform(20, 60))
+        responses = [
+            {
+                "position": k + 1,
+                "system": sysname,
+                "text": "A film you may like. " * 8,
+                "ratings": {c: rng.randint(1, 5) for c in ("relevance", "fluency", "overall")},
+            }
+            for k, sysname in enumerate(s["order"])
+        ]
+        put(
+            f"step/{s['step']}",
+            "situation",
+            step=s["step"],
+            index=s["index"],
+            situation_id=s["situation_id"],
+            dialog_id="d" + s["situation_id"],
+            attention_check=s["attention_check"],
+            context=[{"role": "user", "text": "I liked Alien, anything similar?"}] * 4,
+            responses=responses,
+            seconds=rng.uniform(20, 60),
+        )
     put("step/questionnaire", "questionnaire", answers={f"q{k}": rng.randint(1, 5) for k in range(8)}, seconds=30.0)
     put("step/demographics", "demographics", answers={"age": "25-34", "gender": "prefer not to say"}, seconds=20.0)
     put("complete", "complete", completion_code="C0DE", outcome="completed", total_seconds=600.0)
@@ -157,29 +192,41 @@ def run_once(open_store, play, study: str, n: int, concurrency: int) -> dict:
     if errors:
         print(f"  first error: {errors[0]!r}", file=sys.stderr)
     ms = sorted(store.save_ms)
-    return {"saved": len(set(stored)), "duplicates": len(stored) - len(set(stored)),
-            "lost": len(store.acked - set(stored)), "errors": len(errors), "wall": wall,
-            "p50": statistics.median(ms) if ms else float("nan"),
-            "p95": ms[max(0, int(round(0.95 * len(ms))) - 1)] if ms else float("nan"), "appends": len(ms)}
+    return {
+        "saved": len(set(stored)),
+        "duplicates": len(stored) - len(set(stored)),
+        "lost": len(store.acked - set(stored)),
+        "errors": len(errors),
+        "wall": wall,
+        "p50": statistics.median(ms) if ms else float("nan"),
+        "p95": ms[max(0, int(round(0.95 * len(ms))) - 1)] if ms else float("nan"),
+        "appends": len(ms),
+    }
 
 
 def backends(args) -> list[tuple[str, object]]:
     chosen = [b.strip() for b in args.backends.split(",") if b.strip()]
     out = []
     if "tinydb" in chosen:
+
         def tinydb():
             return TinyDBStorage(Path(tempfile.mkdtemp(prefix="infact-bench-")) / "store")
+
         out.append(("tinydb", tinydb))
     if "postgres" in chosen:
         url = args.pg or os.environ.get("INFACT_TEST_PG_URL")
         if not url:
-            print("postgres: skipped — pass --pg URL or set INFACT_TEST_PG_URL "
-                  "(eval \"$(scripts/pg_test_server.sh start)\")", file=sys.stderr)
+            print(
+                "postgres: skipped — pass --pg URL or set INFACT_TEST_PG_URL "
+                '(eval "$(scripts/pg_test_server.sh start)")',
+                file=sys.stderr,
+            )
         else:
             from infact.stores.sql.store import SQLStorage
 
             def postgres():
                 return SQLStorage(url, schema=f"bench_{uuid.uuid4().hex[:10]}", drop_on_close=True)
+
             out.append(("postgres", postgres))
     return out
 
@@ -205,19 +252,25 @@ def consent_figures(args) -> None:
             finally:
                 open_fresh.drop()
             results[n] = res
-            lines += [f"consent_p95_ms_{_size(n)}={p95(res['consent']):.1f}",
-                      f"consent_median_ms_{_size(n)}={statistics.median(res['consent']):.1f}",
-                      f"consent_first_ms_{_size(n)}={res['first']:.1f}",
-                      f"arrival_pid_p95_ms_{_size(n)}={p95(res['arrival']):.1f}",
-                      f"append_p95_ms_{_size(n)}={p95(res['append']):.1f}",
-                      f"consent_vs_append_p95_{_size(n)}={p95(res['consent']) / p95(res['append']):.1f}",
-                      f"full_read_plan_ms_{_size(n)}={res['full_read']:.1f}",
-                      f"platform_index_build_ms_{_size(n)}={res['index_ms']:.1f}"]
+            lines += [
+                f"consent_p95_ms_{_size(n)}={p95(res['consent']):.1f}",
+                f"consent_median_ms_{_size(n)}={statistics.median(res['consent']):.1f}",
+                f"consent_first_ms_{_size(n)}={res['first']:.1f}",
+                f"arrival_pid_p95_ms_{_size(n)}={p95(res['arrival']):.1f}",
+                f"append_p95_ms_{_size(n)}={p95(res['append']):.1f}",
+                f"consent_vs_append_p95_{_size(n)}={p95(res['consent']) / p95(res['append']):.1f}",
+                f"full_read_plan_ms_{_size(n)}={res['full_read']:.1f}",
+                f"platform_index_build_ms_{_size(n)}={res['index_ms']:.1f}",
+            ]
         small, large = min(sizes), max(sizes)
-        lines.append(f"consent_growth_{_size(large)}_vs_{_size(small)}="
-                     f"{p95(results[large]['consent']) / p95(results[small]['consent']):.2f}")
-        lines.append(f"ratio_full_read_vs_kept_{_size(large)}="
-                     f"{results[large]['full_read'] / statistics.median(results[large]['consent']):.1f}")
+        lines.append(
+            f"consent_growth_{_size(large)}_vs_{_size(small)}="
+            f"{p95(results[large]['consent']) / p95(results[small]['consent']):.2f}"
+        )
+        lines.append(
+            f"ratio_full_read_vs_kept_{_size(large)}="
+            f"{results[large]['full_read'] / statistics.median(results[large]['consent']):.1f}"
+        )
         lines.append(f"consent_samples={args.consent_samples}")
         print("\n".join(lines) + "\n", flush=True)
 
@@ -228,8 +281,11 @@ class fresh_store_opener:
     def __init__(self, name: str, args) -> None:
         self.name = name
         self.url = args.pg or os.environ.get("INFACT_TEST_PG_URL")
-        self.place = (Path(tempfile.mkdtemp(prefix="infact-bench-consent-")) if name == "tinydb"
-                      else f"bench_{uuid.uuid4().hex[:10]}")
+        self.place = (
+            Path(tempfile.mkdtemp(prefix="infact-bench-consent-"))
+            if name == "tinydb"
+            else f"bench_{uuid.uuid4().hex[:10]}"
+        )
 
     def __call__(self):
         if self.name == "tinydb":
@@ -276,14 +332,26 @@ def play_figures(args, mode: str) -> bool:
     failed = False
     for name, open_store in backends(args):
         res = run_once(open_store, play, study, args.participants, args.concurrency)
-        lines = [f"backend={name}", f"mode={mode}", f"participants={args.participants}",
-                 f"concurrency={args.concurrency}", f"answers_saved={res['saved']}",
-                 f"lost_answers={res['lost']}", f"duplicate_answers={res['duplicates']}", f"errors={res['errors']}",
-                 f"p50_save_ms={res['p50']:.1f}", f"p95_save_ms={res['p95']:.1f}", f"wall_s={res['wall']:.1f}"]
+        lines = [
+            f"backend={name}",
+            f"mode={mode}",
+            f"participants={args.participants}",
+            f"concurrency={args.concurrency}",
+            f"answers_saved={res['saved']}",
+            f"lost_answers={res['lost']}",
+            f"duplicate_answers={res['duplicates']}",
+            f"errors={res['errors']}",
+            f"p50_save_ms={res['p50']:.1f}",
+            f"p95_save_ms={res['p95']:.1f}",
+            f"wall_s={res['wall']:.1f}",
+        ]
         if not args.no_baseline:
             seq = run_once(open_store, play, study, args.participants, 1)
-            lines += [f"sequential_p95_save_ms={seq['p95']:.1f}",
-                      f"ratio_vs_sequential={res['p95'] / seq['p95']:.2f}", f"sequential_wall_s={seq['wall']:.1f}"]
+            lines += [
+                f"sequential_p95_save_ms={seq['p95']:.1f}",
+                f"ratio_vs_sequential={res['p95'] / seq['p95']:.2f}",
+                f"sequential_wall_s={seq['wall']:.1f}",
+            ]
         print("\n".join(lines) + "\n", flush=True)
         failed |= bool(res["lost"] or res["errors"] or res["duplicates"])
     return failed

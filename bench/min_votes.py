@@ -41,11 +41,18 @@ def newcomer_study(n_decisive: int, seed: int) -> tuple[pd.DataFrame, np.ndarray
         opp = int(rng.integers(0, len(PLANTED)))
         out = draw_outcomes(np.array([theta_new - PLANTED[opp]]), PLANTED_NU, rng)[0]
         decisive += out < 2
-        rows.append({"participant": f"p{int(rng.integers(0, 100)):04d}", "situation_id": "s", "criterion": "c",
-                     "system_a": "NEW", "system_b": f"S{opp + 1}",
-                     "winner": "NEW" if out == 0 else (f"S{opp + 1}" if out == 1 else "tie")})
+        rows.append(
+            {
+                "participant": f"p{int(rng.integers(0, 100)):04d}",
+                "situation_id": "s",
+                "criterion": "c",
+                "system_a": "NEW",
+                "system_b": f"S{opp + 1}",
+                "winner": "NEW" if out == 0 else (f"S{opp + 1}" if out == 1 else "tie"),
+            }
+        )
     votes = pd.concat([base, pd.DataFrame(rows)], ignore_index=True)
-    truth = np.r_[theta_new, PLANTED]          # systems sort as NEW, S1..S6
+    truth = np.r_[theta_new, PLANTED]  # systems sort as NEW, S1..S6
     return votes, truth - truth.mean()
 
 

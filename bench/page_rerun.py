@@ -53,8 +53,13 @@ sys.path.insert(0, str(REPO))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-SCALE = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
-         "Somewhat meaningful", "Perfectly meaningful"]
+SCALE = [
+    "Entirely meaningless",
+    "Meaningless",
+    "Between meaningless and meaningful",
+    "Somewhat meaningful",
+    "Perfectly meaningful",
+]
 
 
 def bare_script() -> None:
@@ -67,12 +72,22 @@ def scales_only_script() -> None:
     """The floor: nothing but the rating page's form with its three 5-point scales."""
     import streamlit as st
 
-    labels = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
-              "Somewhat meaningful", "Perfectly meaningful"]
+    labels = [
+        "Entirely meaningless",
+        "Meaningless",
+        "Between meaningless and meaningful",
+        "Somewhat meaningful",
+        "Perfectly meaningful",
+    ]
     with st.form("form-situation-1"):
         for letter in "ABC":
-            st.radio("How meaningful is this response?", labels, index=None, horizontal=True,
-                     key=f"situation-1-{letter}-meaningful")
+            st.radio(
+                "How meaningful is this response?",
+                labels,
+                index=None,
+                horizontal=True,
+                key=f"situation-1-{letter}-meaningful",
+            )
         st.form_submit_button("Submit and continue")
 
 
@@ -81,8 +96,13 @@ def same_elements_script(head: str, reminder: str, responses: list[str], questio
     what Streamlit charges for drawing that page, whatever computes it."""
     import streamlit as st
 
-    labels = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
-              "Somewhat meaningful", "Perfectly meaningful"]
+    labels = [
+        "Entirely meaningless",
+        "Meaningless",
+        "Between meaningless and meaningful",
+        "Somewhat meaningful",
+        "Perfectly meaningful",
+    ]
     st.html(head, unsafe_allow_javascript=True)
     with st.expander("Reminder: what does *meaningful* mean?"):
         st.markdown(reminder)
@@ -113,8 +133,10 @@ def same_elements(page: AppTest) -> AppTest:
     at = AppTest.from_function(same_elements_script, args=args, default_timeout=60)
     at.run()
     if _kinds(at) != _kinds(page):
-        raise RuntimeError(f"the rating page's elements changed: {_kinds(page)} vs the replica's {_kinds(at)}; "
-                           "update same_elements_script")
+        raise RuntimeError(
+            f"the rating page's elements changed: {_kinds(page)} vs the replica's {_kinds(at)}; "
+            "update same_elements_script"
+        )
     return at
 
 
@@ -175,9 +197,12 @@ class _SharedScriptCache:
 def measure(runs: int, warmup: int) -> dict[str, list[float]]:
     """Page and bare reruns interleaved one by one, so both see the same machine load."""
     page = rating_page()
-    scripts = {"bare": AppTest.from_function(bare_script, default_timeout=60),
-               "floor": AppTest.from_function(scales_only_script, default_timeout=60),
-               "elements": same_elements(page), "page": page}
+    scripts = {
+        "bare": AppTest.from_function(bare_script, default_timeout=60),
+        "floor": AppTest.from_function(scales_only_script, default_timeout=60),
+        "elements": same_elements(page),
+        "page": page,
+    }
     scripts["floor"].run()  # drawn once, so that its first timed run can click a scale
     for name, at in scripts.items():
         timed_runs(at, warmup, None if name == "bare" else click_rating)
@@ -240,7 +265,9 @@ def main() -> None:
         print(f"{prefix}floor_ratio={statistics.median(m['floor']) / base:.2f}")
         print(f"{prefix}floor_cpu_ratio={statistics.median(m['floor_cpu']) / statistics.median(m['bare_cpu']):.2f}")
         print(f"{prefix}elements_ratio={statistics.median(m['elements']) / base:.2f}")
-        print(f"{prefix}elements_cpu_ratio={statistics.median(m['elements_cpu']) / statistics.median(m['bare_cpu']):.2f}")
+        print(
+            f"{prefix}elements_cpu_ratio={statistics.median(m['elements_cpu']) / statistics.median(m['bare_cpu']):.2f}"
+        )
     print(f"runs={args.runs}")
     if report:
         print(report)

@@ -27,16 +27,25 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.support.browser import (  # noqa: E402 — the browser helpers of the e2e tests
-    CHROMIUM, CHROMIUM_ARGS, DEVICES, IDLE, consent, open_study, rate_all, small_study, start_server, stop_server,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DEVICES,
+    IDLE,
+    consent,
+    open_study,
+    rate_all,
+    small_study,
+    start_server,
+    stop_server,
     wait_idle,
 )
 
-BARE_APP = '''import streamlit as st
+BARE_APP = """import streamlit as st
 n = st.session_state.setdefault("n", 0)
 if st.button("Next", key="next"):
     st.session_state.n = n = n + 1
 st.write(f"Count {n}")
-'''
+"""
 
 
 def p90(xs: list[float]) -> float:

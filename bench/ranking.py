@@ -20,10 +20,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.analysis import best_of  # noqa: E402
-from infact.results.tables import comparisons as pt  # noqa: E402
-from infact.stats import bradley_terry as ranking  # noqa: E402
-from tests.support.sims.votes import simulate_votes  # noqa: E402
+from bench.analysis import best_of
+from infact.results.tables import comparisons as pt
+from infact.stats import bradley_terry as ranking
+from tests.support.sims.votes import simulate_votes
 
 
 def main() -> None:
@@ -48,8 +48,10 @@ def main() -> None:
     print(f"seconds={seconds:.3f} (target <= 2; ranking + {args.n_boot} bootstrap replicates)")
     print(f"single_fit_seconds={single:.4f} ratio={seconds / single:.1f} (vs {args.n_boot} refits in a loop)")
     print(f"votes_table_to_design_seconds={table_seconds:.3f}")
-    print(f"max_abs_error_vs_truth={np.abs(est - (theta - theta.mean())).max():.3f} "
-          f"tie_parameter={res['tie_parameter']:.3f} (true 0.5)")
+    print(
+        f"max_abs_error_vs_truth={np.abs(est - (theta - theta.mean())).max():.3f} "
+        f"tie_parameter={res['tie_parameter']:.3f} (true 0.5)"
+    )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.sims.schedule import sequential_study  # noqa: E402
+from tests.support.sims.schedule import sequential_study
 
 
 def main() -> None:
@@ -49,8 +49,10 @@ def main() -> None:
         b, a = votes["balanced"][-1], votes["adaptive"][-1]
         print(f"study={seed} balanced_votes={b} adaptive_votes={a} ratio={a / b:.3f}", flush=True)
     b, a = np.array(votes["balanced"]), np.array(votes["adaptive"])
-    print(f"total balanced_votes={b.sum()} adaptive_votes={a.sum()} ratio={a.sum() / b.sum():.3f} "
-          f"median_ratio={np.median(a / b):.3f} (target <= 0.75)")
+    print(
+        f"total balanced_votes={b.sum()} adaptive_votes={a.sum()} ratio={a.sum() / b.sum():.3f} "
+        f"median_ratio={np.median(a / b):.3f} (target <= 0.75)"
+    )
     print(f"seconds={time.perf_counter() - t0:.1f}")
 
 

@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results.tables import comparisons as pt  # noqa: E402
-from infact.stats import bradley_terry as ranking  # noqa: E402
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes  # noqa: E402
+from infact.results.tables import comparisons as pt
+from infact.stats import bradley_terry as ranking
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ from infact.stats import bradley_terry as bt
 from tests.support.sims.votes import davidson_probs, draw_outcomes
 
 THETA = np.array([0.8, 0.5, 0.2, 0.0, -0.5, -1.0])
-REVERSED = np.array([-0.4, 0.6, 0.8, 0.0, -0.2, -0.8])   # the minority's tastes
+REVERSED = np.array([-0.4, 0.6, 0.8, 0.0, -0.2, -0.8])  # the minority's tastes
 NU, N_VOTES, N_PEOPLE, MINORITY = 0.5, 1200, 80, 0.3
 PAIRS = np.array(np.triu_indices(len(THETA), 1)).T
 NAMES = [f"S{i + 1}" for i in range(len(THETA))]
@@ -55,7 +55,7 @@ def target(world: str) -> np.ndarray:
     n = len(PAIRS)
     design = bt.design(PAIRS[:, 0], PAIRS[:, 1], np.zeros(n), np.zeros(n), NAMES, ["population"])
     design = replace(design, cluster_counts=sp.csr_matrix((probs * 10_000).reshape(1, -1)), with_ties=True)
-    return bt.fit(design)[0][:len(THETA)]
+    return bt.fit(design)[0][: len(THETA)]
 
 
 def study(world: str, schedule: str, seed: int) -> bt.Design:
@@ -91,8 +91,10 @@ def main() -> None:
                     width.append(hi - lo)
                     err.append(abs(rows["S1"]["strength"] - truth[0]))
                 tag = f"{world}_{schedule}_{fit_name}"
-                print(f"coverage_{tag}={np.mean(cover):.3f} mean_width_{tag}={np.mean(width):.3f} "
-                      f"top_abs_error_{tag}={np.mean(err):.3f}")
+                print(
+                    f"coverage_{tag}={np.mean(cover):.3f} mean_width_{tag}={np.mean(width):.3f} "
+                    f"top_abs_error_{tag}={np.mean(err):.3f}"
+                )
     print(f"studies={args.studies} n_boot={args.n_boot} votes={N_VOTES} participants={N_PEOPLE}")
 
 

@@ -34,11 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tinydb import TinyDB  # noqa: E402
+from tinydb import TinyDB
 
-from infact.participation.bots import run_bots  # noqa: E402
-from infact.storage import MemoryStorage, TinyDBStorage  # noqa: E402
-from infact.study.loader import load_study  # noqa: E402
+from infact.participation.bots import run_bots
+from infact.storage import MemoryStorage, TinyDBStorage
+from infact.study.loader import load_study
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "demo"
@@ -90,7 +90,9 @@ def prefill_ours(path: Path, prefill: dict[str, list[dict]]) -> TinyDBStorage:
     store = TinyDBStorage(path)
     for token, recs in prefill.items():
         table = {str(n): r for n, r in enumerate(recs, start=1)}
-        (store.shards / f"{token}.json").write_text(json.dumps({"_default": table}, separators=(",", ":")), encoding="utf-8")
+        (store.shards / f"{token}.json").write_text(
+            json.dumps({"_default": table}, separators=(",", ":")), encoding="utf-8"
+        )
     return TinyDBStorage(path)  # a fresh instance: nothing cached, as after a server start
 
 
@@ -148,8 +150,10 @@ def main() -> None:
     print(f"median_ms_100={statistics.median(small['ours']):.2f}")
     print(f"median_ms_20k={statistics.median(large['ours']):.2f}")
     print(f"naive_median_ms_20k={statistics.median(large['naive']):.2f}")
-    print(f"records_prefilled={small['stored']},{large['stored']} per_participant={args.per_participant} "
-          f"samples_ours={args.ours_samples} samples_naive={args.samples}")
+    print(
+        f"records_prefilled={small['stored']},{large['stored']} per_participant={args.per_participant} "
+        f"samples_ours={args.ours_samples} samples_naive={args.samples}"
+    )
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from infact.errors import ConfigError, Problem
 
@@ -25,9 +26,9 @@ DEMO_STUDY = REPO / "data" / "demo"
 
 @dataclass(frozen=True)
 class DeploymentSetting:
-    name: str                # as the researcher writes it
-    source: str              # "environment" or "secrets"
-    path: tuple[str, ...]    # variable name, or the keys inside secrets.toml
+    name: str  # as the researcher writes it
+    source: str  # "environment" or "secrets"
+    path: tuple[str, ...]  # variable name, or the keys inside secrets.toml
     default: str
     help: str
 
@@ -40,36 +41,77 @@ class DeploymentSetting:
         try:
             for key in self.path:
                 node = node[key]
-        except (KeyError, IndexError, TypeError, FileNotFoundError):  # st.secrets without secrets.toml: FileNotFoundError
+        except (
+            KeyError,
+            IndexError,
+            TypeError,
+            FileNotFoundError,
+        ):  # st.secrets without secrets.toml: FileNotFoundError
             return None
         return None if node is None or node == "" else node
 
 
 STUDY_ENV = DeploymentSetting(
-    "INFACT_STUDY", "environment", ("INFACT_STUDY",), "`[study] dir`, else `data/demo`",
-    "Study folder the app serves (and the CLI uses when no --study is given). Takes precedence over secrets.")
+    "INFACT_STUDY",
+    "environment",
+    ("INFACT_STUDY",),
+    "`[study] dir`, else `data/demo`",
+    "Study folder the app serves (and the CLI uses when no --study is given). Takes precedence over secrets.",
+)
 DB_ENV = DeploymentSetting(
-    "INFACT_DB", "environment", ("INFACT_DB",), "`[connections.infact]`, else `db/<study id>/`",
-    "Store: a TinyDB directory or a database URL (postgresql://…). Takes precedence over secrets.")
+    "INFACT_DB",
+    "environment",
+    ("INFACT_DB",),
+    "`[connections.infact]`, else `db/<study id>/`",
+    "Store: a TinyDB directory or a database URL (postgresql://…). Takes precedence over secrets.",
+)
 STUDY_DIR = DeploymentSetting(
-    "[study] dir", "secrets", ("study", "dir"), "`data/demo`",
-    "Study folder, relative to where the app is started (used when INFACT_STUDY is not set).")
+    "[study] dir",
+    "secrets",
+    ("study", "dir"),
+    "`data/demo`",
+    "Study folder, relative to where the app is started (used when INFACT_STUDY is not set).",
+)
 CONNECTION = DeploymentSetting(
-    "[connections.infact] url", "secrets", ("connections", "infact"), "`db/<study id>/` (TinyDB)",
+    "[connections.infact] url",
+    "secrets",
+    ("connections", "infact"),
+    "`db/<study id>/` (TinyDB)",
     "PostgreSQL URL of the store, e.g. postgresql://user:pw@host:5432/db?sslmode=require (or Streamlit's split "
-    "form: dialect, host, port, database, username, password). Needed on Community Cloud, whose disk is temporary.")
+    "form: dialect, host, port, database, username, password). Needed on Community Cloud, whose disk is temporary.",
+)
 PASSWORD_HASH = DeploymentSetting(
-    "[researcher] password_hash", "secrets", ("researcher", "password_hash"), "none: sign-in refused",
-    "scrypt hash of the researcher password; `python -m infact hash-password --write .streamlit/secrets.toml` sets it.")
+    "[researcher] password_hash",
+    "secrets",
+    ("researcher", "password_hash"),
+    "none: sign-in refused",
+    "scrypt hash of the researcher password; `python -m infact hash-password --write .streamlit/secrets.toml` sets it.",
+)
 ALLOWED_EMAILS = DeploymentSetting(
-    "[researcher] allowed_emails", "secrets", ("researcher", "allowed_emails"), "`[]`",
-    "E-mail addresses allowed to sign in with Streamlit's OIDC login (needs an `[auth]` section).")
+    "[researcher] allowed_emails",
+    "secrets",
+    ("researcher", "allowed_emails"),
+    "`[]`",
+    "E-mail addresses allowed to sign in with Streamlit's OIDC login (needs an `[auth]` section).",
+)
 AUTH = DeploymentSetting(
-    "[auth]", "secrets", ("auth",), "none: password sign-in only",
+    "[auth]",
+    "secrets",
+    ("auth",),
+    "none: password sign-in only",
     "Streamlit's OIDC login settings (redirect_uri, cookie_secret, client_id, client_secret, "
-    "server_metadata_url); used together with allowed_emails.")
+    "server_metadata_url); used together with allowed_emails.",
+)
 
-SETTINGS: tuple[DeploymentSetting, ...] = (STUDY_ENV, DB_ENV, STUDY_DIR, CONNECTION, PASSWORD_HASH, ALLOWED_EMAILS, AUTH)
+SETTINGS: tuple[DeploymentSetting, ...] = (
+    STUDY_ENV,
+    DB_ENV,
+    STUDY_DIR,
+    CONNECTION,
+    PASSWORD_HASH,
+    ALLOWED_EMAILS,
+    AUTH,
+)
 
 
 def study_folder(env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> tuple[Path, str]:
@@ -88,9 +130,11 @@ def default_tinydb_path(study_id: str) -> Path:
 def researcher(secrets: Mapping | None) -> dict:
     """The researcher sign-in settings: password_hash, allowed_emails and whether OIDC is set up."""
     emails = ALLOWED_EMAILS.read(None, secrets) or []
-    return {"password_hash": PASSWORD_HASH.read(None, secrets),
-            "allowed_emails": [str(e) for e in emails] if isinstance(emails, (list, tuple)) else [],
-            "oidc": AUTH.read(None, secrets) is not None}
+    return {
+        "password_hash": PASSWORD_HASH.read(None, secrets),
+        "allowed_emails": [str(e) for e in emails] if isinstance(emails, (list, tuple)) else [],
+        "oidc": AUTH.read(None, secrets) is not None,
+    }
 
 
 def secrets_files(cwd: Path | None = None) -> list[Path]:
@@ -111,7 +155,9 @@ def load_secrets(paths: list[Path] | None = None) -> dict:
         try:
             merged.update(tomllib.loads(text))
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(Problem(str(path), f"is not valid TOML ({exc}); fix it or set INFACT_DB / --db")) from None
+            raise ConfigError(
+                Problem(str(path), f"is not valid TOML ({exc}); fix it or set INFACT_DB / --db")
+            ) from None
     return merged
 
 
@@ -157,7 +203,9 @@ def set_secrets_values(path: Path, section: str, values: dict[str, str]) -> None
     try:
         tomllib.loads(result)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(Problem(str(path), f"is not valid TOML even with [{section}] replaced ({exc}); fix it by hand")) from None
+        raise ConfigError(
+            Problem(str(path), f"is not valid TOML even with [{section}] replaced ({exc}); fix it by hand")
+        ) from None
     from infact.fileio import atomic_write_text
 
     atomic_write_text(path, result)

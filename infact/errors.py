@@ -47,12 +47,14 @@ class DatasetError(InfactError):
 
 # -- a system (or an LLM endpoint) gave no usable answer -----------------------
 
+
 class SystemFailure(Exception):
     """A system under test did not give a usable answer."""
 
     kind = "failure"
-    participant_message = ("The chatbot did not answer this time. Your conversation is saved. "
-                           "You can try again, or skip this chatbot.")
+    participant_message = (
+        "The chatbot did not answer this time. Your conversation is saved. You can try again, or skip this chatbot."
+    )
 
     def __init__(self, system: str, detail: str):
         self.system = system
@@ -65,8 +67,9 @@ class SystemFailure(Exception):
 
 class SystemTimeout(SystemFailure):
     kind = "timeout"
-    participant_message = ("The chatbot is taking too long to answer. Your conversation is saved. "
-                           "You can try again, or skip this chatbot.")
+    participant_message = (
+        "The chatbot is taking too long to answer. Your conversation is saved. You can try again, or skip this chatbot."
+    )
 
 
 class SystemUnreachable(SystemFailure):

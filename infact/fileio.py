@@ -10,8 +10,9 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 
 def fsync_dir(path: Path) -> None:
@@ -94,10 +95,19 @@ def write_file_set(folder: str | os.PathLike, files: dict[str, bytes], *, ours: 
     known = set(files) | set(ours)
     if folder.exists() and not folder.is_dir():
         raise InfactError(Problem(str(folder), "exists and is not a folder: choose another output folder"))
-    others = sorted(p.name for p in folder.iterdir() if p.name not in known and not p.name.startswith(".")) if folder.is_dir() else []
+    others = (
+        sorted(p.name for p in folder.iterdir() if p.name not in known and not p.name.startswith("."))
+        if folder.is_dir()
+        else []
+    )
     if others:
-        raise InfactError(Problem(str(folder), f"holds other files ({', '.join(others[:3])}{', …' if len(others) > 3 else ''}); "
-                                               "the export replaces the whole folder, so give it a folder of its own"))
+        raise InfactError(
+            Problem(
+                str(folder),
+                f"holds other files ({', '.join(others[:3])}{', …' if len(others) > 3 else ''}); "
+                "the export replaces the whole folder, so give it a folder of its own",
+            )
+        )
     staging = None
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -110,8 +120,13 @@ def write_file_set(folder: str | os.PathLike, files: dict[str, bytes], *, ours: 
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
         where = exc.filename if exc.filename and staging is None else folder
-        raise InfactError(Problem(str(where), f"nothing written ({exc.strerror or exc}): check the path, the permissions and "
-                                              "the free disk space; a previous export there is unchanged")) from None
+        raise InfactError(
+            Problem(
+                str(where),
+                f"nothing written ({exc.strerror or exc}): check the path, the permissions and "
+                "the free disk space; a previous export there is unchanged",
+            )
+        ) from None
     return [folder / name for name in files]
 
 
@@ -139,12 +154,19 @@ def read_input_text(path: str | os.PathLike, *, encoding: str = "utf-8-sig", max
     if not stat.S_ISREG(info.st_mode):
         raise DatasetError(Problem(name, "is not a regular file (a device, pipe or socket): give a data file"))
     if info.st_size > max_bytes:
-        raise DatasetError(Problem(name, f"is {info.st_size / 2**20:,.0f} MB, more than the {max_bytes / 2**20:,.0f} MB "
-                                         "an input file may have: split it into several files"))
+        raise DatasetError(
+            Problem(
+                name,
+                f"is {info.st_size / 2**20:,.0f} MB, more than the {max_bytes / 2**20:,.0f} MB "
+                "an input file may have: split it into several files",
+            )
+        )
     try:
         return path.read_text(encoding=encoding)
     except UnicodeDecodeError as exc:
-        raise DatasetError(Problem(name, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")) from None
+        raise DatasetError(
+            Problem(name, f"not UTF-8 text ({exc.reason} at byte {exc.start}): save the file as UTF-8")
+        ) from None
     except OSError as exc:
         raise DatasetError(Problem(name, f"cannot read: {exc.strerror}")) from None
 

@@ -16,8 +16,9 @@ No Streamlit here: the cache works on any mutable mapping.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, MutableMapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from infact.errors import InfactError
 from infact.participation.steps import Step, answer_kinds
@@ -30,13 +31,13 @@ if TYPE_CHECKING:
 class Flow(Protocol):
     """What progress needs of the participant's run (infact.participation.flow.Flow, a layer above)."""
 
-    study: "Study"
+    study: Study
 
-    def state(self, token: Any) -> "State | None": ...
+    def state(self, token: Any) -> State | None: ...
 
-    def steps(self, st: "State") -> Sequence[Step]: ...
+    def steps(self, st: State) -> Sequence[Step]: ...
 
-    def current(self, st: "State") -> Step: ...
+    def current(self, st: State) -> Step: ...
 
 
 @dataclass
@@ -64,7 +65,7 @@ class State:
 _SINGLE = {"arrival": "arrival", "assignment": "assignment", "complete": "complete", "withdraw": "withdrawn"}
 
 
-def read_state(storage: "Storage", study_id: str, token: Any) -> State | None:
+def read_state(storage: Storage, study_id: str, token: Any) -> State | None:
     """Rebuild a participant's state from storage; None for an unknown token."""
     if not token or not isinstance(token, str):
         return None
@@ -102,11 +103,11 @@ class Progress:
         return frozenset(self.state.answered)
 
 
-def progress_of(flow: "Flow", st: State) -> Progress:
+def progress_of(flow: Flow, st: State) -> Progress:
     return Progress(st, tuple(flow.steps(st)), flow.current(st))
 
 
-def load(flow: "Flow", token: Any) -> Progress | None:
+def load(flow: Flow, token: Any) -> Progress | None:
     """The progress rebuilt from storage; None for an unknown token."""
     st = flow.state(token)
     return None if st is None else progress_of(flow, st)
@@ -121,17 +122,17 @@ class ProgressCache:
         self.session = session
 
     @staticmethod
-    def _owner(flow: "Flow", token: str) -> tuple:
+    def _owner(flow: Flow, token: str) -> tuple:
         return (flow.study.id, flow.study.dataset_version, token)
 
-    def get(self, flow: "Flow", token: Any) -> Progress | None:
+    def get(self, flow: Flow, token: Any) -> Progress | None:
         """The cached progress for `token`, or (first run, reload, other token) rebuilt from storage."""
         cached = self.session.get(self.KEY)
         if cached is not None and cached[0] == self._owner(flow, token):
             return cached[1]
         return self.put(flow, flow.state(token))
 
-    def put(self, flow: "Flow", st: State | None) -> Progress | None:
+    def put(self, flow: Flow, st: State | None) -> Progress | None:
         """Cache the progress of a state just read from storage (None forgets it)."""
         if st is None:
             self.drop()

@@ -25,8 +25,17 @@ from infact.stores.records import REQUIRED_FIELDS, StorageError, check_record
 from infact.stores.tinydb.files import AtomicJSONStorage
 from infact.stores.tinydb.store import TinyDBStorage
 
-__all__ = ["Storage", "StorageError", "check_record", "open_storage", "append_all", "REQUIRED_FIELDS",
-           "MemoryStorage", "TinyDBStorage", "AtomicJSONStorage"]
+__all__ = [
+    "Storage",
+    "StorageError",
+    "check_record",
+    "open_storage",
+    "append_all",
+    "REQUIRED_FIELDS",
+    "MemoryStorage",
+    "TinyDBStorage",
+    "AtomicJSONStorage",
+]
 
 
 class Storage(Protocol):
@@ -35,8 +44,9 @@ class Storage(Protocol):
     def append(self, record: dict) -> bool:
         """Store `record` durably; False if its `key` was already stored."""
 
-    def records(self, *, study: str | None = None, participant: str | None = None,
-                kind: str | None = None) -> list[dict]:
+    def records(
+        self, *, study: str | None = None, participant: str | None = None, kind: str | None = None
+    ) -> list[dict]:
         """Stored records matching every given filter, in insertion order per participant."""
 
     def arrival_by_platform_id(self, study: str, platform_id: str) -> dict | None:
@@ -79,11 +89,16 @@ def open_storage(target: str | os.PathLike) -> Storage:
             if exc.name not in ("sqlalchemy", "psycopg"):
                 raise
             where = text.split("://")[0] + "://…"  # never the URL itself: it may hold a password
-            raise StorageError(Problem(where, f"a database store needs {exc.name}, which is not installed: "
-                                              "pip install 'infact[postgres]' (or -r requirements.txt)")) from None
+            raise StorageError(
+                Problem(
+                    where,
+                    f"a database store needs {exc.name}, which is not installed: "
+                    "pip install 'infact[postgres]' (or -r requirements.txt)",
+                )
+            ) from None
         return SQLStorage(text)
     if text.startswith("tinydb://"):
-        text = text[len("tinydb://"):]
+        text = text[len("tinydb://") :]
     return TinyDBStorage(text)
 
 

@@ -12,9 +12,9 @@ Foundations: imports nothing from INFACT but `infact.errors`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from infact.errors import InfactError, Problem
 
@@ -42,7 +42,7 @@ class TableSchema:
     name: str
     description: str
     columns: tuple[Column, ...]
-    extra_columns: str | None = None   # columns that depend on the study (e.g. one per system), described once
+    extra_columns: str | None = None  # columns that depend on the study (e.g. one per system), described once
     primary_key: tuple[str, ...] = field(default=())
 
     @property
@@ -68,21 +68,32 @@ class TableSchema:
         """InfactError naming the file and every required column it lacks."""
         missing = [c for c in self.required if c not in set(present)]
         if missing:
-            raise InfactError([Problem(source, f"column '{c}' is missing: {self.file} needs it "
-                                       f"({self.column(c).description}); export the file again with "
-                                       "`infact export` or add the column", key=c) for c in missing])
+            raise InfactError(
+                [
+                    Problem(
+                        source,
+                        f"column '{c}' is missing: {self.file} needs it "
+                        f"({self.column(c).description}); export the file again with "
+                        "`infact export` or add the column",
+                        key=c,
+                    )
+                    for c in missing
+                ]
+            )
 
     def typed(self, frame):
         """The frame as written: integer columns that pandas made float (a missing value) back to integers."""
-        import pandas as pd
 
         out = frame
         for col in self.columns:
             if col.type == "integer" and col.name in frame.columns and frame[col.name].dtype.kind == "f":
                 values = frame[col.name]
                 if ((values.dropna() % 1) == 0).all():
-                    out = out.assign(**{col.name: values.astype("Int64")}) if out is not frame else \
-                        frame.assign(**{col.name: values.astype("Int64")})
+                    out = (
+                        out.assign(**{col.name: values.astype("Int64")})
+                        if out is not frame
+                        else frame.assign(**{col.name: values.astype("Int64")})
+                    )
         return out
 
     def frictionless(self, present: Iterable[str] | None = None) -> dict:
@@ -91,9 +102,14 @@ class TableSchema:
         fields = []
         for name in present:
             col = self.column(name)
-            fields.append({"name": name, "type": col.type if col else "any",
-                           "description": col.description if col else (self.extra_columns or ""),
-                           **({"constraints": {"required": True}} if col and col.required else {})})
+            fields.append(
+                {
+                    "name": name,
+                    "type": col.type if col else "any",
+                    "description": col.description if col else (self.extra_columns or ""),
+                    **({"constraints": {"required": True}} if col and col.required else {}),
+                }
+            )
         schema = {"fields": fields, "missingValues": [""]}
         if self.primary_key and all(k in present for k in self.primary_key):
             schema["primaryKey"] = list(self.primary_key)
@@ -101,22 +117,43 @@ class TableSchema:
 
     def markdown(self) -> str:
         """The column table docs/data-model.md shows for this file."""
-        lines = [f"### `{self.file}`", "", self.description, "", "| column | type | required | meaning |",
-                 "|---|---|---|---|"]
+        lines = [
+            f"### `{self.file}`",
+            "",
+            self.description,
+            "",
+            "| column | type | required | meaning |",
+            "|---|---|---|---|",
+        ]
         lines += [f"| `{c.name}` | {c.type} | {'yes' if c.required else ''} | {c.description} |" for c in self.columns]
         if self.extra_columns:
             lines.append(f"| … | | | {self.extra_columns} |")
         return "\n".join(lines) + "\n"
 
 
-def datapackage(name: str, title: str, resources: list[tuple[TableSchema, list[str]]],
-                others: dict[str, str]) -> dict:
+def datapackage(name: str, title: str, resources: list[tuple[TableSchema, list[str]]], others: dict[str, str]) -> dict:
     """A Frictionless Data Package describing an export set: each CSV with its schema, other files by path."""
-    out = [{"name": s.name.replace("_", "-"), "path": s.file, "profile": "tabular-data-resource", "format": "csv",
-            "mediatype": "text/csv", "encoding": "utf-8", "description": s.description, "schema": s.frictionless(cols)}
-           for s, cols in resources]
-    out += [{"name": Path(path).stem.replace("_", "-") + "-" + Path(path).suffix.lstrip("."), "path": path,
-             "description": description} for path, description in others.items()]
+    out = [
+        {
+            "name": s.name.replace("_", "-"),
+            "path": s.file,
+            "profile": "tabular-data-resource",
+            "format": "csv",
+            "mediatype": "text/csv",
+            "encoding": "utf-8",
+            "description": s.description,
+            "schema": s.frictionless(cols),
+        }
+        for s, cols in resources
+    ]
+    out += [
+        {
+            "name": Path(path).stem.replace("_", "-") + "-" + Path(path).suffix.lstrip("."),
+            "path": path,
+            "description": description,
+        }
+        for path, description in others.items()
+    ]
     return {"profile": "data-package", "name": _slug(name), "title": title, "resources": out}
 
 

@@ -9,7 +9,8 @@ so the page, the stored record and the tables cannot disagree.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -74,8 +75,7 @@ def response_letter(position: int) -> str:
     return chr(ord("A") + position - 1)
 
 
-def shown_response(responses: dict[str, str], system: str, *, instructed_system: str | None,
-                   instruction: str) -> str:
+def shown_response(responses: dict[str, str], system: str, *, instructed_system: str | None, instruction: str) -> str:
     """What the participant reads for `system`: its response, or the attention check's
     instruction when this is the system whose response the check replaces."""
     if instructed_system is not None and system == instructed_system:

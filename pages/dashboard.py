@@ -8,27 +8,26 @@ only lays them out. The live part reruns every 5 seconds and reads only new reco
 only the section the researcher looks at is computed.
 """
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import streamlit as st
 from streamlit_extras.metric_cards import style_metric_cards
 
 from infact import ui
-from infact.ui.downloads import researcher_download
 from infact.errors import InfactError
 from infact.participation import visits as visits_module
 from infact.participation.assignment import coverage
 from infact.results.analyze import Options, analyze_table, render
-from infact.results.reports import charts
-from infact.results.quality import funnel
-from infact.results.dashboard import live_study
-from infact.results.quality import exclusion as quality
-from infact.results.dashboard import offer
+from infact.results.dashboard import live_study, offer
 from infact.results.dashboard.data import DashboardData
+from infact.results.quality import exclusion as quality
+from infact.results.quality import funnel
+from infact.results.reports import charts
 from infact.results.tables.export import describe, export_bytes
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
 from infact.stores.live import LiveFeed
+from infact.ui.downloads import researcher_download
 
 # Normally decided by streamlit_app.py before anything is drawn; a fresh server serves this file
 # directly (legacy pages/ routing) until a session has run the entry point.
@@ -61,17 +60,26 @@ def live_feed(target: str, study_id: str, dataset_version: str) -> LiveFeed:
 
 st.title(f"Dashboard · {cfg.study.title}")
 if on_community_cloud() and isinstance(storage, TinyDBStorage):
-    st.warning("This app runs on Streamlit Community Cloud with the embedded TinyDB store. Its disk is wiped on "
-               "every reboot or redeploy: **answers will be lost**. Configure a PostgreSQL database in the app's "
-               "secrets (`[connections.infact]`, see the README) before collecting real data.", icon="⚠️")
-st.caption(f"Study `{study.id}` · dataset version `{study.dataset_version}` · {len(study.situations)} situations · "
-           f"systems {', '.join(study.systems)} · store: {source}")
+    st.warning(
+        "This app runs on Streamlit Community Cloud with the embedded TinyDB store. Its disk is wiped on "
+        "every reboot or redeploy: **answers will be lost**. Configure a PostgreSQL database in the app's "
+        "secrets (`[connections.infact]`, see the README) before collecting real data.",
+        icon="⚠️",
+    )
+st.caption(
+    f"Study `{study.id}` · dataset version `{study.dataset_version}` · {len(study.situations)} situations · "
+    f"systems {', '.join(study.systems)} · store: {source}"
+)
 for note in study.notes:
     st.info(str(note))
 
 top = st.columns([2, 2, 1])
-include_flagged = top[0].toggle("Include flagged participants", value=False, key="include_flagged",
-                                help="Off: results use only participants whose decision is 'include'.")
+include_flagged = top[0].toggle(
+    "Include flagged participants",
+    value=False,
+    key="include_flagged",
+    help="Off: results use only participants whose decision is 'include'.",
+)
 criteria = [c.id for c in cfg.criteria]
 criterion = top[1].selectbox("Criterion", criteria, key="criterion") if len(criteria) > 1 else criteria[0]
 if top[2].button("Preview study", key="preview", help="Walk through the study; your answers never count."):
@@ -82,7 +90,7 @@ section = st.segmented_control("Section", SECTIONS, default="Progress", key="sec
 def cards(counts: dict) -> None:
     figures = list(funnel.FIGURES.items())
     for start in (0, 5):  # two rows, so every label is readable
-        for col, (name, (label, meaning)) in zip(st.columns(5), figures[start:start + 5]):
+        for col, (name, (label, meaning)) in zip(st.columns(5), figures[start : start + 5]):
             col.metric(label, counts.get(name, "…"), help=meaning)
     style_metric_cards(border_left_color="#1a56c4")
 
@@ -92,21 +100,28 @@ def duration_note(progress) -> None:
     if check["warning"]:
         st.warning(check["warning"], icon="⏱️")
     elif check["n"]:
-        st.caption(f"Median completion time {check['median_minutes']:.1f} min (n = {check['n']}); "
-                   f"stated estimate {check['expected_minutes']:g} min.")
+        st.caption(
+            f"Median completion time {check['median_minutes']:.1f} min (n = {check['n']}); "
+            f"stated estimate {check['expected_minutes']:g} min."
+        )
 
 
 def show_progress(data: DashboardData, overview, now) -> None:
     left, right = st.columns(2)
     with left:
         st.subheader("Completions over time")
-        st.altair_chart(charts.completions_chart(live_study.completions_over_time(data.progress())),
-                        key="chart_completions")
+        st.altair_chart(
+            charts.completions_chart(live_study.completions_over_time(data.progress())), key="chart_completions"
+        )
     with right:
         st.subheader("Completion time")
         done = data.participants()
-        st.altair_chart(charts.completion_time_chart(done[done["status"] == "completed"],
-                                                     expected_minutes=cfg.study.expected_minutes), key="chart_time")
+        st.altair_chart(
+            charts.completion_time_chart(
+                done[done["status"] == "completed"], expected_minutes=cfg.study.expected_minutes
+            ),
+            key="chart_time",
+        )
     reasons = funnel.exclusion_reasons(overview)
     if len(reasons):
         st.subheader("Why completed participants were excluded")
@@ -122,15 +137,25 @@ def show_progress(data: DashboardData, overview, now) -> None:
 
 def show_participants(overview) -> None:
     stages = st.multiselect("Show stages", list(funnel.STAGES), default=list(funnel.STAGES), key="stage_filter")
-    st.caption("Visits that left before consenting are counted in *Visited* (and `visits.csv`) but not listed: "
-               "nothing about them is stored except when they came.")
-    st.dataframe(live_study.participants_view(overview, stages), hide_index=True, key="participants_table",
-                 column_config={"last_activity": st.column_config.DatetimeColumn("Last activity", format="YYYY-MM-DD HH:mm:ss"),
-                                "active_now": st.column_config.CheckboxColumn("Active now"),
-                                "platform_warnings": st.column_config.TextColumn(
-                                    "Platform ID warnings", help="The platform ID does not look like one the "
-                                    "platform issues (e.g. a Prolific ID that is not 24 hex characters): "
-                                    "accepted, but check it before approving or paying.")})
+    st.caption(
+        "Visits that left before consenting are counted in *Visited* (and `visits.csv`) but not listed: "
+        "nothing about them is stored except when they came."
+    )
+    st.dataframe(
+        live_study.participants_view(overview, stages),
+        hide_index=True,
+        key="participants_table",
+        column_config={
+            "last_activity": st.column_config.DatetimeColumn("Last activity", format="YYYY-MM-DD HH:mm:ss"),
+            "active_now": st.column_config.CheckboxColumn("Active now"),
+            "platform_warnings": st.column_config.TextColumn(
+                "Platform ID warnings",
+                help="The platform ID does not look like one the "
+                "platform issues (e.g. a Prolific ID that is not 24 hex characters): "
+                "accepted, but check it before approving or paying.",
+            ),
+        },
+    )
     exclude_picker(overview)
 
 
@@ -138,29 +163,42 @@ def exclude_picker(overview) -> None:
     st.subheader("Exclude or re-include participants")
     labels = live_study.exclusion_choices(overview)
     with st.form("manual_decision"):
-        who = st.multiselect("Participants (platform ID · stage · decision · flags)", list(labels),
-                             format_func=labels.get, key="manual_participants")
+        who = st.multiselect(
+            "Participants (platform ID · stage · decision · flags)",
+            list(labels),
+            format_func=labels.get,
+            key="manual_participants",
+        )
         action = st.radio("Decision", ["exclude", "include"], horizontal=True, key="manual_action")
         note = st.text_input("Note (why)", key="manual_note")
         if st.form_submit_button("Save decision", key="manual_save"):
             try:
-                events = [quality.manual_event(p, action, note, study=study.id, dataset_version=study.dataset_version)
-                          for p in who]
+                events = [
+                    quality.manual_event(p, action, note, study=study.id, dataset_version=study.dataset_version)
+                    for p in who
+                ]
             except ValueError as exc:
                 st.error(str(exc))
             else:
                 for event in events:
                     storage.append(event)
-                st.success(f"Saved: {action} {len(events)} participant(s). Nothing is deleted; each decision is an "
-                           "event in the log.")
+                st.success(
+                    f"Saved: {action} {len(events)} participant(s). Nothing is deleted; each decision is an "
+                    "event in the log."
+                )
 
 
 def show_prolific(overview) -> None:
     lists = live_study.prolific_lists(overview)
-    st.caption("Platform IDs of finished participants, by the recommended action (docs/quality.md). Copy a list "
-               "with the icon at its top right and paste it into Prolific's bulk approve / reject / message tools.")
-    for name, title in (("approve", "Approve"), ("reject", "Reject (eligible under Prolific's rules)"),
-                        ("return", "Ask to return the submission")):
+    st.caption(
+        "Platform IDs of finished participants, by the recommended action (docs/quality.md). Copy a list "
+        "with the icon at its top right and paste it into Prolific's bulk approve / reject / message tools."
+    )
+    for name, title in (
+        ("approve", "Approve"),
+        ("reject", "Reject (eligible under Prolific's rules)"),
+        ("return", "Ask to return the submission"),
+    ):
         ids = lists[name]
         st.markdown(f"**{title}** · {len(ids)}")
         if len(ids):
@@ -179,31 +217,40 @@ def show_situations(tables, include_flagged: bool, criterion: str) -> None:
 
     kind = vote_table(cfg.protocol.kind) or cfg.protocol.kind
     if kind == "pairwise":
-        st.caption("Each situation's last user turn and the two responses beside the votes; the most disputed first "
-                   "(majority share: the share of votes for the most chosen answer; 0.5 is an even split).")
+        st.caption(
+            "Each situation's last user turn and the two responses beside the votes; the most disputed first "
+            "(majority share: the share of votes for the most chosen answer; 0.5 is an even split)."
+        )
         table = cs.pairwise_overview(kept(tables.compare.get("pairwise.csv")), study, criterion)
     elif kind == "best_worst":
-        st.caption("Each situation's last user turn and each response beside how often it was shown, chosen best "
-                   "and chosen worst; the most disputed (best − worst share nearest 0) first.")
+        st.caption(
+            "Each situation's last user turn and each response beside how often it was shown, chosen best "
+            "and chosen worst; the most disputed (best − worst share nearest 0) first."
+        )
         table = cs.best_worst_overview(kept(tables.compare.get("best_worst.csv")), study, criterion)
     else:
         ratings = tables.ratings[tables.ratings["criterion"] == criterion] if len(tables.ratings) else tables.ratings
-        st.caption("Each situation's last user turn and each system's response beside its ratings; the most "
-                   "disputed first (sd: standard deviation between raters, range: highest minus lowest rating).")
+        st.caption(
+            "Each situation's last user turn and each system's response beside its ratings; the most "
+            "disputed first (sd: standard deviation between raters, range: highest minus lowest rating)."
+        )
         table = live_study.situation_overview(kept(ratings), study, criterion)
     st.dataframe(table, hide_index=True, key="situations_table")
 
 
 def show_results(data: DashboardData, tables, ratings, shown) -> None:
     """A part per kind of answer the study collects: ratings, votes, best–worst choices, arena votes."""
-    from infact.ui import comparison_results as comparison
     from infact.results.dashboard.comparisons import kept
+    from infact.ui import comparison_results as comparison
 
     if offer.RATINGS in KINDS:
         show_rating_results(data, ratings, shown)
     if offer.VOTES in KINDS:
-        comparison.show_votes(kept(tables.compare.get("pairwise.csv"), criterion, include_flagged),
-                              "Votes per system" + (f" · {criterion}" if len(criteria) > 1 else ""), "votes")
+        comparison.show_votes(
+            kept(tables.compare.get("pairwise.csv"), criterion, include_flagged),
+            "Votes per system" + (f" · {criterion}" if len(criteria) > 1 else ""),
+            "votes",
+        )
     if offer.BEST_WORST in KINDS:
         comparison.show_best_worst(kept(tables.compare.get("best_worst.csv"), criterion, include_flagged))
     if offer.ARENA in KINDS:
@@ -214,7 +261,11 @@ def show_results(data: DashboardData, tables, ratings, shown) -> None:
 def show_rating_results(data: DashboardData, ratings, shown) -> None:
     if shown.empty:
         st.subheader("Ratings")
-        st.info("No ratings yet." if ratings.empty else "All rated participants are flagged: switch on 'Include flagged participants'.")
+        st.info(
+            "No ratings yet."
+            if ratings.empty
+            else "All rated participants are flagged: switch on 'Include flagged participants'."
+        )
         return
     st.subheader("Mean rating per system (95% CI, participant bootstrap)")
     result = statistics(data, ratings)
@@ -235,8 +286,10 @@ def show_questionnaire(tables) -> None:
         if not include_flagged:
             q = q[~q["participant"].isin(tables.participants.loc[tables.participants["excluded"], "participant"])]
         items = {i.id: i.text for i in cfg.questionnaire.items if i.expected is None}  # not the check item
-        st.altair_chart(charts.questionnaire_chart(q[q["item"].isin(list(items))], cfg.questionnaire.scale, items),
-                        key="chart_questionnaire")
+        st.altair_chart(
+            charts.questionnaire_chart(q[q["item"].isin(list(items))], cfg.questionnaire.scale, items),
+            key="chart_questionnaire",
+        )
 
 
 def statistics(data: DashboardData, ratings):
@@ -246,6 +299,7 @@ def statistics(data: DashboardData, ratings):
             return analyze_table(ratings, Options(mixed_model=False, include_flagged=include_flagged))
         except InfactError as exc:
             return exc
+
     return data.derived("statistics", build, criterion, include_flagged)
 
 
@@ -257,8 +311,11 @@ def show_statistics(data: DashboardData, tables, ratings, shown) -> None:
     if offer.RATINGS in KINDS:
         show_rating_statistics(data, ratings, shown)
     if offer.VOTES in KINDS or offer.BEST_WORST in KINDS:
-        show_preferences(ranking(data), "Preferences" + (f" · {criterion}" if len(criteria) > 1 else ""),
-                         "votes" if offer.VOTES in KINDS else "best–worst choices")
+        show_preferences(
+            ranking(data),
+            "Preferences" + (f" · {criterion}" if len(criteria) > 1 else ""),
+            "votes" if offer.VOTES in KINDS else "best–worst choices",
+        )
     if offer.ANNOTATIONS in KINDS:
         show_annotation_statistics(data, include_flagged)
     if offer.ARENA in KINDS:
@@ -270,18 +327,23 @@ def ranking(data: DashboardData):
     from infact.results.dashboard.ranking import ranking_view
 
     proto = cfg.protocol
-    return data.derived("ranking", lambda t: ranking_view(t, proto.kind, criterion, include_flagged, proto.confidence),
-                        criterion, include_flagged)
+    return data.derived(
+        "ranking",
+        lambda t: ranking_view(t, proto.kind, criterion, include_flagged, proto.confidence),
+        criterion,
+        include_flagged,
+    )
 
 
 def arena(data: DashboardData):
     """The live arena votes' ranking; None while there are none."""
-    from infact.results.live.overview import arena_ranking
     from infact.results.dashboard.comparisons import kept
+    from infact.results.live.overview import arena_ranking
 
     def build(t):
         votes = kept(t.votes, None, include_flagged)
         return arena_ranking(votes) if len(votes) else None
+
     return data.derived("arena", build, include_flagged)
 
 
@@ -306,14 +368,17 @@ def show_exports(data: DashboardData) -> None:
         return offered()[0]
 
     def offered() -> tuple[dict[str, bytes], list[str]]:  # the study's tables that have rows (dashboard/offer.py)
-        return data.derived("files", lambda t: offer.offered_files(cfg, export_bytes(t, study.systems,
-                                                                                     study_id=study.id)))
+        return data.derived(
+            "files", lambda t: offer.offered_files(cfg, export_bytes(t, study.systems, study_id=study.id))
+        )
 
-    st.caption("Each file is made when you click and its link stops working within a minute: download again "
-               "for newer data.")
+    st.caption(
+        "Each file is made when you click and its link stops working within a minute: download again for newer data."
+    )
     for name in files():
-        researcher_download(f"{name} — {describe(name)}", lambda name=name: files()[name], file_name=name,
-                            key=f"dl-{name}")
+        researcher_download(
+            f"{name} — {describe(name)}", lambda name=name: files()[name], file_name=name, key=f"dl-{name}"
+        )
     if offered()[1]:
         st.caption("Offered once they have a row: " + ", ".join(f"`{n}`" for n in offered()[1]) + ".")
 
@@ -321,16 +386,18 @@ def show_exports(data: DashboardData) -> None:
 def visits_note(visits) -> None:
     """Say when a flood of visits was only counted (infact.participation.visits: per-minute bound)."""
     if visits.aggregated:
-        st.caption(f"ℹ️ In {len(visits.aggregated_minutes)} busy minute(s) since {visits.first_aggregated[:16]} UTC, "
-                   f"{visits.aggregated} visits beyond {visits_module.PER_MINUTE} a minute per app process were "
-                   "counted in aggregate, not recorded one by one: *Visited* includes them, `visits.csv` has them "
-                   "as one `(aggregated)` row.")
+        st.caption(
+            f"ℹ️ In {len(visits.aggregated_minutes)} busy minute(s) since {visits.first_aggregated[:16]} UTC, "
+            f"{visits.aggregated} visits beyond {visits_module.PER_MINUTE} a minute per app process were "
+            "counted in aggregate, not recorded one by one: *Visited* includes them, `visits.csv` has them "
+            "as one `(aggregated)` row."
+        )
 
 
 @st.fragment(run_every=5)
 def live() -> None:
     feed = live_feed(target, study.id, study.dataset_version)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     figures = st.empty()
     if not feed.started:  # the first read of every record takes seconds at scale: the stage figures first
         with figures.container():
@@ -345,8 +412,10 @@ def live() -> None:
     for note in live_study.set_aside_notes(storage.problems()):
         st.error(note, icon="🗂️")
     for path in feed.damaged:  # unreadable and not set aside (e.g. no permission to move it)
-        st.error(f"A participant file cannot be read and is left out: `{path}`. Check its permissions, or "
-                 "restore it from a backup.")
+        st.error(
+            f"A participant file cannot be read and is left out: `{path}`. Check its permissions, or "
+            "restore it from a backup."
+        )
     duration_note(data.progress())
     visits_note(data.visits())
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(data.records())} records")
@@ -370,22 +439,42 @@ def show_annotations(data: DashboardData) -> None:
     if annotations.empty:
         st.info("No annotations yet.")
         return
-    result = data.derived("annotation_analysis", lambda t: analyze_annotations(
-        t.compare["annotations.csv"], include_flagged=include_flagged), include_flagged)
-    st.caption(f"{result['n_participants']} annotators · {result['n_conversations']} conversations · "
-               f"{result['n_annotations']} answers (gold conversations left out)")
+    result = data.derived(
+        "annotation_analysis",
+        lambda t: analyze_annotations(t.compare["annotations.csv"], include_flagged=include_flagged),
+        include_flagged,
+    )
+    st.caption(
+        f"{result['n_participants']} annotators · {result['n_conversations']} conversations · "
+        f"{result['n_annotations']} answers (gold conversations left out)"
+    )
     for aspect, a in result["aspects"].items():
         alpha = a["krippendorff_alpha"]["value"]
-        st.markdown(f"**{aspect}** ({a['level']} level) · Krippendorff's α (ordinal) "
-                    f"{'—' if alpha is None else f'{alpha:.2f}'}")
-        st.dataframe([{"rank": r["rank"], "system": r["system"], "mean": round(r["mean"], 2),
-                       "95% CI": "—" if a["systems"][r["system"]]["ci95"][0] is None else
-                       "{:.2f}–{:.2f}".format(*a["systems"][r["system"]]["ci95"]), "n": a["systems"][r["system"]]["n"]}
-                      for r in a["ranking"]], hide_index=True, key=f"aspect_{aspect}")
+        st.markdown(
+            f"**{aspect}** ({a['level']} level) · Krippendorff's α (ordinal) {'—' if alpha is None else f'{alpha:.2f}'}"
+        )
+        st.dataframe(
+            [
+                {
+                    "rank": r["rank"],
+                    "system": r["system"],
+                    "mean": round(r["mean"], 2),
+                    "95% CI": "—"
+                    if a["systems"][r["system"]]["ci95"][0] is None
+                    else "{:.2f}–{:.2f}".format(*a["systems"][r["system"]]["ci95"]),
+                    "n": a["systems"][r["system"]]["n"],
+                }
+                for r in a["ranking"]
+            ],
+            hide_index=True,
+            key=f"aspect_{aspect}",
+        )
     for level, h in result["halo"].items():
         if h["mean_r"] is not None:
-            st.caption(f"Halo check ({level} level): mean correlation between aspects within annotators "
-                       f"r = {h['mean_r']:.2f} (high values: annotators rate a conversation alike on every aspect).")
+            st.caption(
+                f"Halo check ({level} level): mean correlation between aspects within annotators "
+                f"r = {h['mean_r']:.2f} (high values: annotators rate a conversation alike on every aspect)."
+            )
 
 
 def show_tables_section(data: DashboardData) -> None:
@@ -393,7 +482,11 @@ def show_tables_section(data: DashboardData) -> None:
     tables, behind = data.results(force=st.session_state.pop("refresh_results", False))
     if behind:
         st.caption("New answers arrived since these results were computed; they are recomputed every 30 seconds.")
-        st.button("Recompute now", key="refresh_results_button", on_click=lambda: st.session_state.update(refresh_results=True))
+        st.button(
+            "Recompute now",
+            key="refresh_results_button",
+            on_click=lambda: st.session_state.update(refresh_results=True),
+        )
     ratings = tables.ratings[tables.ratings["criterion"] == criterion] if len(tables.ratings) else tables.ratings
     shown = ratings if include_flagged else ratings[~ratings["excluded"]]
     if section == "Results" and "annotations.csv" in tables.compare:  # a conversation study (docs/protocols.md)
@@ -411,11 +504,14 @@ def show_tables_section(data: DashboardData) -> None:
     elif section == "Judges":  # automatic judges in the study's judges/ folder beside the humans (docs/ranking.md)
         from infact.results.dashboard.ranking import judges_view
 
-        ui.show_judges(data.derived("judges", lambda t: judges_view(t, study, criterion, include_flagged),
-                                    criterion, include_flagged))
+        ui.show_judges(
+            data.derived(
+                "judges", lambda t: judges_view(t, study, criterion, include_flagged), criterion, include_flagged
+            )
+        )
     elif section == "Live chats":  # docs/live.md: per-system satisfaction, latency, failures; the blind arena ranking
-        from infact.results.live.overview import live_overview
         from infact.results.live.analysis import render_markdown as live_markdown
+        from infact.results.live.overview import live_overview
 
         st.markdown(live_markdown(data.derived("live", live_overview)))
         from infact.results.live.simulated import render_markdown as simulated_markdown

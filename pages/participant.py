@@ -11,5 +11,5 @@ from infact import ui
 # st.rerun()/st.stop() raise BaseException subclasses, so they pass through.
 try:
     ui.participant_page()
-except Exception as exc:  # noqa: BLE001 — participants never see a traceback
+except Exception as exc:
     ui.fail_safely(exc)

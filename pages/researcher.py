@@ -23,8 +23,10 @@ if ui.is_researcher():
     if password_hash and st.session_state.get("researcher_by_password"):
         try:
             if needs_rehash(password_hash):
-                st.info("Your password hash uses older, weaker scrypt parameters. Run "
-                        "`python -m infact hash-password` and replace `password_hash` in your secrets.")
+                st.info(
+                    "Your password hash uses older, weaker scrypt parameters. Run "
+                    "`python -m infact hash-password` and replace `password_hash` in your secrets."
+                )
         except ValueError:
             pass
     st.page_link("pages/dashboard.py", label="Open the dashboard", icon="📊")
@@ -38,9 +40,10 @@ if not password_hash and not oidc:
     st.markdown(
         "To enable them, run `python -m infact hash-password` and paste the two lines it prints "
         "into `.streamlit/secrets.toml` (locally) or the app's *Secrets* settings (Community Cloud):\n\n"
-        "```toml\n[researcher]\npassword_hash = \"scrypt$…\"\n```\n\n"
-        "Optionally add `allowed_emails = [\"you@uni.edu\"]` and an `[auth]` section to sign in with "
-        "Streamlit's OIDC login instead.")
+        '```toml\n[researcher]\npassword_hash = "scrypt$…"\n```\n\n'
+        'Optionally add `allowed_emails = ["you@uni.edu"]` and an `[auth]` section to sign in with '
+        "Streamlit's OIDC login instead."
+    )
     st.stop()
 
 if oidc:
@@ -82,8 +85,9 @@ def check_password(password: str) -> None:
     if not result.checked:
         st.error(f"Too many wrong passwords. Try again in {math.ceil(result.wait)} seconds.")
         return
-    st.error("Wrong password." + (f" Wait {math.ceil(result.wait)} seconds before the next try."
-                                  if result.wait > 0 else ""))
+    st.error(
+        "Wrong password." + (f" Wait {math.ceil(result.wait)} seconds before the next try." if result.wait > 0 else "")
+    )
 
 
 if password_hash:

@@ -36,10 +36,10 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
-Respond = Callable[[list[str]], str]   # alternating texts, user first → the system's answer
+Respond = Callable[[list[str]], str]  # alternating texts, user first → the system's answer
 _TITLE = re.compile(r'"?([^"\n]{1,120}? \(\d{4}\))"?')
 
 
@@ -48,7 +48,7 @@ def alternating(messages: list[dict]) -> list[str]:
     texts: list[str] = []
     expect = "user"
     for m in messages:
-        if m["role"] != expect:        # two of a kind in a row (e.g. after a failed answer): pad
+        if m["role"] != expect:  # two of a kind in a row (e.g. after a failed answer): pad
             texts.append("")
             expect = m["role"]
         texts.append(m["text"])
@@ -65,6 +65,7 @@ def load_ievalm(args: list[str]) -> Respond:
     def respond(context: list[str]) -> str:
         answer = model.get_response({"context": context}, id2entity)
         return answer[0] if isinstance(answer, tuple) else answer
+
     return respond
 
 
@@ -81,14 +82,15 @@ def load_demo(args: list[str]) -> Respond:
     from infact.chat.demo_systems import genre_recommender
 
     return lambda context: genre_recommender(
-        {"messages": [{"role": "user" if i % 2 == 0 else "assistant", "text": t} for i, t in enumerate(context)]})["text"]
+        {"messages": [{"role": "user" if i % 2 == 0 else "assistant", "text": t} for i, t in enumerate(context)]}
+    )["text"]
 
 
 def make_handler(respond: Respond):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             try:
                 request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 text = respond(alternating(request["messages"]))
@@ -103,6 +105,7 @@ def make_handler(respond: Respond):
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
     return Handler
 
 

@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 
 from infact import deployment
-from infact.stores.config import store_target
 from infact.errors import ConfigError
+from infact.stores.config import store_target
 
-SECRETS = {"study": {"dir": "studies/from-secrets"},
-           "connections": {"infact": {"url": "postgresql://u:pw@host:5432/db"}},
-           "researcher": {"password_hash": "scrypt$x", "allowed_emails": ["a@uni.edu"]},
-           "auth": {"client_id": "x"}}
+SECRETS = {
+    "study": {"dir": "studies/from-secrets"},
+    "connections": {"infact": {"url": "postgresql://u:pw@host:5432/db"}},
+    "researcher": {"password_hash": "scrypt$x", "allowed_emails": ["a@uni.edu"]},
+    "auth": {"client_id": "x"},
+}
 
 
 def test_study_folder_order_environment_then_secrets_then_demo():
@@ -31,7 +33,11 @@ def test_store_order_environment_then_secrets_then_tinydb_per_study():
 
 
 def test_researcher_settings():
-    assert deployment.researcher(SECRETS) == {"password_hash": "scrypt$x", "allowed_emails": ["a@uni.edu"], "oidc": True}
+    assert deployment.researcher(SECRETS) == {
+        "password_hash": "scrypt$x",
+        "allowed_emails": ["a@uni.edu"],
+        "oidc": True,
+    }
     assert deployment.researcher(None) == {"password_hash": None, "allowed_emails": [], "oidc": False}
 
 

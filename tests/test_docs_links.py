@@ -12,8 +12,9 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def test_the_readme_is_short():
-    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250, \
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250, (
         "README.md is a front door: move details to docs/ and link them"
+    )
 
 
 def test_every_relative_link_points_at_a_file_that_exists():
@@ -36,5 +37,6 @@ def test_the_readme_pictures_are_committed_pngs():
 
 def test_the_benchmark_figures_carry_no_history():
     text = (REPO / "bench" / "README.md").read_text(encoding="utf-8")
-    assert not re.search(r"\bcommit [0-9a-f]{7,40}\b|\(was |; was |\bwas \d", text), \
+    assert not re.search(r"\bcommit [0-9a-f]{7,40}\b|\(was |; was |\bwas \d", text), (
         "bench/README.md keeps the latest figures only: history belongs in the commit messages"
+    )

@@ -25,8 +25,18 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("study", ["infact.deployment", "infact.study"]),
     # the backends, then the facade that picks one, then what works on any store through it
     ("stores", ["infact.stores", "infact.storage", "infact.stores.live", "infact.stores.migrate"]),
-    ("run", ["infact.scheduling", "infact.llm", "infact.chat", "infact.participation.steps", "infact.state",
-             "infact.participation", "infact.access"]),
+    (
+        "run",
+        [
+            "infact.scheduling",
+            "infact.llm",
+            "infact.chat",
+            "infact.participation.steps",
+            "infact.state",
+            "infact.participation",
+            "infact.access",
+        ],
+    ),
     ("results", ["infact.results", "infact.importers"]),
     ("interfaces", ["infact.ui", "infact.cli", "infact.__main__", "infact", "pages", "streamlit_app"]),
 ]
@@ -91,8 +101,10 @@ def upward_imports() -> list[str]:
         for target, line in targets.items():
             there = part_of(target)
             if rank[there] > rank[here]:
-                found.append(f"{source_files()[module].relative_to(REPO)}:{line}: {module} ({LAYER_OF[here]}: "
-                             f"{here}) imports {target} ({LAYER_OF[there]}: {there}), which is above it")
+                found.append(
+                    f"{source_files()[module].relative_to(REPO)}:{line}: {module} ({LAYER_OF[here]}: "
+                    f"{here}) imports {target} ({LAYER_OF[there]}: {there}), which is above it"
+                )
     return found
 
 
@@ -105,7 +117,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         path.pop()
@@ -135,6 +147,7 @@ def test_no_module_circle_with_annotation_and_local_imports():
 
 def test_no_package_circle():
     """Packages (folders) may not import each other both ways either, even through different modules."""
+
     def package(module: str) -> str:
         path = source_files()[module]
         return module if path.name == "__init__.py" else module.rpartition(".")[0] or module
@@ -156,8 +169,13 @@ def test_streamlit_only_in_the_interface():
         if module.startswith(allowed):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not found, "streamlit imported outside infact/ui, pages/ and streamlit_app.py: " + ", ".join(found)
@@ -169,12 +187,20 @@ def test_every_package_says_what_it_is_for_and_may_import():
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         if len(doc.split()) < 8 or "import" not in doc.lower():
             missing.append(str(init.relative_to(REPO)))
-    assert not missing, "package docstrings must say what the package is for and what it may import: " + \
-        ", ".join(sorted(missing))
+    assert not missing, "package docstrings must say what the package is for and what it may import: " + ", ".join(
+        sorted(missing)
+    )
 
 
-@pytest.mark.parametrize("folder", ["infact", *sorted(str(p.relative_to(REPO)) for p in (REPO / "infact").rglob("*")
-                                                   if p.is_dir() and p.name != "__pycache__")])
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "infact",
+        *sorted(
+            str(p.relative_to(REPO)) for p in (REPO / "infact").rglob("*") if p.is_dir() and p.name != "__pycache__"
+        ),
+    ],
+)
 def test_no_folder_holds_more_than_about_twelve_modules(folder):
     modules = [p for p in (REPO / folder).glob("*.py") if p.name != "__init__.py"]
     assert len(modules) <= 13, f"{folder} holds {len(modules)} modules: split it by what they do"
@@ -196,7 +222,12 @@ def test_no_module_uses_another_modules_private_names():
             elif isinstance(node, ast.Import):
                 modules.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("infact"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
-                    and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value.id}.{node.attr}")
     assert not found, "private names used across modules:\n" + "\n".join(found)

@@ -51,8 +51,9 @@ def differences(left: dict[str, Requirement], right: dict[str, Requirement], nam
 def own_extras(requirements: list[str]) -> tuple[list[str], set[str]]:
     """Requirements without the `infact[...]` self-references, and the extras those pull in."""
     own = [Requirement(r) for r in requirements if canonicalize_name(Requirement(r).name) == "infact"]
-    return [r for r in requirements if canonicalize_name(Requirement(r).name) != "infact"], \
-        {e for r in own for e in r.extras}
+    return [r for r in requirements if canonicalize_name(Requirement(r).name) != "infact"], {
+        e for r in own for e in r.extras
+    }
 
 
 def test_requirements_txt_is_the_dependencies_plus_the_postgres_extra():
@@ -107,10 +108,12 @@ def test_the_infact_command_names_a_real_function():
 
 def test_a_database_url_without_the_postgres_extra_says_what_to_install(tmp_path):
     # A fresh interpreter in which SQLAlchemy cannot be imported: what a TinyDB-only install looks like.
-    code = ("import sys; sys.modules['sqlalchemy'] = None\n"
-            "from infact.cli.main import main\n"
-            "sys.exit(main(['export', '--study', 'data/demo', '--db', 'postgresql://user:secret@localhost/db', "
-            f"'--out', {str(tmp_path / 'out')!r}]))")
+    code = (
+        "import sys; sys.modules['sqlalchemy'] = None\n"
+        "from infact.cli.main import main\n"
+        "sys.exit(main(['export', '--study', 'data/demo', '--db', 'postgresql://user:secret@localhost/db', "
+        f"'--out', {str(tmp_path / 'out')!r}]))"
+    )
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert "pip install 'infact[postgres]'" in run.stderr and "secret" not in run.stderr

@@ -17,8 +17,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-RUNTIME_CODE = [REPO / "streamlit_app.py", *sorted((REPO / "pages").glob("*.py")),
-                *sorted((REPO / "infact").rglob("*.py"))]
+RUNTIME_CODE = [
+    REPO / "streamlit_app.py",
+    *sorted((REPO / "pages").glob("*.py")),
+    *sorted((REPO / "infact").rglob("*.py")),
+]
 # Imported directly but guaranteed by a declared package (same project, exact pin).
 IMPLIED = {"pydantic_core": "pydantic"}
 
@@ -58,9 +61,12 @@ def test_pytest_runs_in_the_project_virtualenv_when_started_by_test_sh():
 
 
 def test_every_apt_get_install_skips_recommended_packages():
-    lines = [(p.name, line.strip()) for p in [*(REPO / "scripts").glob("*.sh"), REPO / ".ci" / "run"]
-             for line in p.read_text(encoding="utf-8").splitlines()
-             if re.search(r"apt-get\b.*\binstall\b", line) and not line.lstrip().startswith("#")]
+    lines = [
+        (p.name, line.strip())
+        for p in [*(REPO / "scripts").glob("*.sh"), REPO / ".ci" / "run"]
+        for line in p.read_text(encoding="utf-8").splitlines()
+        if re.search(r"apt-get\b.*\binstall\b", line) and not line.lstrip().startswith("#")
+    ]
     assert lines, "no apt-get install found: did the scripts move?"
     missing = [f"{name}: {line}" for name, line in lines if "--no-install-recommends" not in line]
     assert not missing, missing
@@ -69,8 +75,11 @@ def test_every_apt_get_install_skips_recommended_packages():
 def test_ci_runs_exactly_the_readme_test_command():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "```bash\nbash scripts/test.sh\n```" in readme
-    commands = [x for x in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-                if x.strip() and not x.startswith(("#", "set ", "cd "))]
+    commands = [
+        x
+        for x in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if x.strip() and not x.startswith(("#", "set ", "cd "))
+    ]
     assert commands == ["bash scripts/test.sh"]
 
 
@@ -101,9 +110,13 @@ def test_pingouin_is_test_only():
 
 def run_test_sh(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     """scripts/test.sh up to its first decision; PATH without apt-get/sudo so nothing is installed."""
-    return subprocess.run(["bash", str(REPO / "scripts" / "test.sh"), "--collect-only"],
-                          capture_output=True, text=True, timeout=60,
-                          env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), **env})
+    return subprocess.run(
+        ["bash", str(REPO / "scripts" / "test.sh"), "--collect-only"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), **env},
+    )
 
 
 def test_test_sh_refuses_a_python_older_than_3_11(tmp_path):

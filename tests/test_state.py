@@ -33,9 +33,11 @@ class CountingStorage:
     def __getattr__(self, name):
         attr = getattr(self.inner, name)
         if name in self.READS + self.WRITES:
+
             def counted(*args, **kwargs):
                 self.calls[name] += 1
                 return attr(*args, **kwargs)
+
             return counted
         return attr
 
@@ -100,8 +102,10 @@ def test_another_token_or_study_is_not_served_from_the_cache(study, tmp_path):
 def test_a_second_tab_or_process_cannot_make_the_cached_state_lie(study, tmp_path, processes):
     """Tab A and tab B show situation 1 of one participant from their caches; A submits.
     B's stale page then submits the same step: nothing is stored twice and B moves on."""
+
     def storage():
         return TinyDBStorage(tmp_path / "db") if processes else shared
+
     shared = MemoryStorage()
     flow_a, flow_b = Flow(study, storage()), Flow(study, storage())
     token = consented(flow_a)
@@ -127,6 +131,7 @@ def test_a_second_tab_or_process_cannot_make_the_cached_state_lie(study, tmp_pat
 
 
 # -- the participant page -------------------------------------------------------
+
 
 @pytest.fixture
 def counted_app(tmp_path, monkeypatch):

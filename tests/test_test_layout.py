@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.support.paths import REPO
 
 TESTS = REPO / "tests"
-SHARED = {"support", "fixtures"}     # tests/support: the helpers; tests/fixtures: data files
+SHARED = {"support", "fixtures"}  # tests/support: the helpers; tests/fixtures: data files
 
 
 def python_files() -> list[Path]:
@@ -69,8 +69,11 @@ def test_no_test_module_imports_another_test_module():
 
 def test_helpers_are_modules_of_tests_support():
     """Outside tests/support/ every Python file is a test module (test_*.py) or a conftest.py."""
-    stray = [str(p.relative_to(REPO)) for p in python_files()
-             if not is_test_module(p) and p.relative_to(TESTS).parts[0] not in SHARED]
+    stray = [
+        str(p.relative_to(REPO))
+        for p in python_files()
+        if not is_test_module(p) and p.relative_to(TESTS).parts[0] not in SHARED
+    ]
     assert not stray, f"helper modules outside tests/support/: {stray}"
 
 
@@ -107,16 +110,27 @@ def test_files_of_one_name_in_two_folders_cannot_collide():
     """Test folders are not packages (no __init__.py): pytest imports each file by its path."""
     options = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert "--import-mode=importlib" in options["addopts"].split()
-    packages = [str(p.relative_to(REPO)) for p in TESTS.rglob("__init__.py")
-                if p.relative_to(TESTS).parts[0] != "support"]
+    packages = [
+        str(p.relative_to(REPO)) for p in TESTS.rglob("__init__.py") if p.relative_to(TESTS).parts[0] != "support"
+    ]
     assert not packages, f"test folders are not packages under --import-mode=importlib: {packages}"
 
 
 def test_the_scanner_sees_the_old_spellings():
     """The check itself: every way the old layout imported a test module is caught."""
-    for name in ("test_app", "tests.test_app", "tests.test_funnel.START", "tests.e2e.conftest",
-                 "conftest", "tests.studies", ".studies", "tests.ui.test_app.open_app", "studies", "paths",
-                 "support.app"):
+    for name in (
+        "test_app",
+        "tests.test_app",
+        "tests.test_funnel.START",
+        "tests.e2e.conftest",
+        "conftest",
+        "tests.studies",
+        ".studies",
+        "tests.ui.test_app.open_app",
+        "studies",
+        "paths",
+        "support.app",
+    ):
         assert names_a_test_module(name), name
     for name in ("tests.support.app", "tests.support.studies.make_study", "infact.study.loader", "pytest"):
         assert not names_a_test_module(name), name

@@ -3,17 +3,39 @@
 import pandas as pd
 import pytest
 
-from infact.values import (bool_column, label_to_point, parse_bool, point_to_label, points_of, response_letter,
-                           shown_response)
+from infact.values import (
+    bool_column,
+    label_to_point,
+    parse_bool,
+    point_to_label,
+    points_of,
+    response_letter,
+    shown_response,
+)
 
 LABELS = ["Entirely meaningless", "Meaningless", "Between", "Meaningful", "Perfectly meaningful"]
 
 
-@pytest.mark.parametrize("value, expected", [
-    (True, True), (False, False), ("yes", True), (" TRUE ", True), ("t", True), ("1", True), (1, True),
-    ("no", False), ("0", False), (0, False), ("", False), ("maybe", None), (None, None),
-    (float("nan"), None), (2, None),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (True, True),
+        (False, False),
+        ("yes", True),
+        (" TRUE ", True),
+        ("t", True),
+        ("1", True),
+        (1, True),
+        ("no", False),
+        ("0", False),
+        (0, False),
+        ("", False),
+        ("maybe", None),
+        (None, None),
+        (float("nan"), None),
+        (2, None),
+    ],
+)
 def test_parse_bool_one_word_list(value, expected):
     assert parse_bool(value) is expected
 
@@ -27,8 +49,8 @@ def test_label_point_round_trip():
     for point, label in enumerate(LABELS, start=1):
         assert label_to_point(label, LABELS) == point
         assert point_to_label(point, LABELS) == label
-    assert label_to_point(3, LABELS) == 3            # already a point
-    assert label_to_point(True, LABELS) is None      # bool is not a point
+    assert label_to_point(3, LABELS) == 3  # already a point
+    assert label_to_point(True, LABELS) is None  # bool is not a point
     assert label_to_point(6, LABELS) is None
     assert label_to_point("meaningless", LABELS) is None  # labels are exact
     assert point_to_label(0, LABELS) is None

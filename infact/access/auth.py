@@ -22,12 +22,13 @@ import hashlib
 import hmac
 import os
 import threading
-from typing import Any, Mapping, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from infact.deployment import researcher
 
-N, R, P = 2**17, 8, 1           # OWASP Password Storage Cheat Sheet (scrypt)
-MAX_MEMORY, MAX_P = 2**30, 16   # refuse a mistyped hash that would need gigabytes
+N, R, P = 2**17, 8, 1  # OWASP Password Storage Cheat Sheet (scrypt)
+MAX_MEMORY, MAX_P = 2**30, 16  # refuse a mistyped hash that would need gigabytes
 _CHECKS = threading.BoundedSemaphore(2)  # each check holds 128 * N * r bytes
 
 
@@ -58,8 +59,9 @@ def parse_hash(stored: str) -> ScryptHash:
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, dklen: int) -> bytes:
     with _CHECKS:
-        return hashlib.scrypt(password.encode(), salt=salt, n=n, r=r, p=p, dklen=dklen,
-                              maxmem=128 * r * (n + p + 2) + 2**20)
+        return hashlib.scrypt(
+            password.encode(), salt=salt, n=n, r=r, p=p, dklen=dklen, maxmem=128 * r * (n + p + 2) + 2**20
+        )
 
 
 def hash_password(password: str, salt: bytes | None = None, *, n: int = N) -> str:
@@ -105,6 +107,8 @@ def oidc_refusal(claims: Mapping[str, Any], settings: Mapping) -> str | None:
         return "This account is not on the researcher allow-list."
     verified = claims.get("email_verified")
     if verified is not True and str(verified).lower() != "true":  # some providers send "true"
-        return (f"Your identity provider has not verified the email address {email}; "
-                "verify it with the provider, or ask for another account to be allowed.")
+        return (
+            f"Your identity provider has not verified the email address {email}; "
+            "verify it with the provider, or ask for another account to be allowed."
+        )
     return None

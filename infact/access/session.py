@@ -24,17 +24,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-from datetime import datetime, timezone
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 COOKIE = "infact_researcher"
 LIFETIME_SECONDS = 8 * 3600  # a working day; then sign in again
-RESEARCHER = "_researcher"   # the store's name for the researcher's own records (sign-outs)
+RESEARCHER = "_researcher"  # the store's name for the researcher's own records (sign-outs)
 
 
 class Records(Protocol):  # the part of infact.storage.Storage used here
-    def records(self, *, study: str | None = None, participant: str | None = None,
-                kind: str | None = None) -> list[dict]: ...
+    def records(
+        self, *, study: str | None = None, participant: str | None = None, kind: str | None = None
+    ) -> list[dict]: ...
 
     def append(self, record: dict) -> bool: ...
 
@@ -83,9 +85,17 @@ def sign_out(storage: Records, study_id: str, at: datetime | None = None) -> int
     """Revoke every token issued so far (a new generation); returns the new generation.
     Two sign-outs at once store one record (the same key): both end the old tokens."""
     new = generation(storage, study_id) + 1
-    at = at or datetime.now(timezone.utc)
-    storage.append({"key": f"{study_id}/researcher/signout/{new}", "study": study_id, "participant": RESEARCHER,
-                    "kind": "signout", "at": at.isoformat(), "preview": False})
+    at = at or datetime.now(UTC)
+    storage.append(
+        {
+            "key": f"{study_id}/researcher/signout/{new}",
+            "study": study_id,
+            "participant": RESEARCHER,
+            "kind": "signout",
+            "at": at.isoformat(),
+            "preview": False,
+        }
+    )
     return generation(storage, study_id)
 
 
@@ -96,5 +106,4 @@ def cookie_script(value: str | None, max_age: int = LIFETIME_SECONDS) -> str:
     else:
         assert all(c.isalnum() or c == "." for c in value), "tokens are alphanumeric and dots"
         body = f"{COOKIE}={value}; path=/; max-age={int(max_age)}; SameSite=Strict"
-    return ("<script>document.cookie = " + repr(body)
-            + " + (location.protocol === 'https:' ? '; Secure' : '');</script>")
+    return "<script>document.cookie = " + repr(body) + " + (location.protocol === 'https:' ? '; Secure' : '');</script>"

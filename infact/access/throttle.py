@@ -34,8 +34,8 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 log = logging.getLogger("infact.access.auth")
 
@@ -63,9 +63,19 @@ def backoff(failures: int, free: int, base: float, cap: float) -> float:
 
 
 class SignInThrottle:
-    def __init__(self, *, session_free: int = 3, source_free: int = 5, server_free: int = 20,
-                 base_delay: float = 2.0, session_max_delay: float = 300.0, source_max_delay: float = 300.0,
-                 server_max_delay: float = 60.0, window: float = 900.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        *,
+        session_free: int = 3,
+        source_free: int = 5,
+        server_free: int = 20,
+        base_delay: float = 2.0,
+        session_max_delay: float = 300.0,
+        source_max_delay: float = 300.0,
+        server_max_delay: float = 60.0,
+        window: float = 900.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.session_free, self.source_free, self.server_free = session_free, source_free, server_free
         self.base_delay, self.window, self.clock = base_delay, window, clock
         self.session_max_delay, self.source_max_delay = session_max_delay, source_max_delay
@@ -91,8 +101,10 @@ class SignInThrottle:
             wait = self._wait(session, source, now)
             if wait > 0:
                 return wait
-            for count in (self._sessions.setdefault(session, _Count()),
-                          *([self._sources.setdefault(source, _Count())] if source else [])):
+            for count in (
+                self._sessions.setdefault(session, _Count()),
+                *([self._sources.setdefault(source, _Count())] if source else []),
+            ):
                 count.failures += 1
                 count.last_failure = now
             self._server.append(now)
@@ -105,10 +117,17 @@ class SignInThrottle:
             now = self.clock()
             state = self._sessions.get(session, _Count())
             wait = self._wait(session, source, now)
-            log.warning("researcher sign-in: wrong password (session %s: %d in a row; source %s: %d; server: %d "
-                        "in the last %d min)%s", session[:8], state.failures, source or "unknown",
-                        self._sources.get(source, _Count()).failures if source else 0, len(self._server),
-                        self.window // 60, f"; next attempt allowed in {wait:.0f} s" if wait > 0 else "")
+            log.warning(
+                "researcher sign-in: wrong password (session %s: %d in a row; source %s: %d; server: %d "
+                "in the last %d min)%s",
+                session[:8],
+                state.failures,
+                source or "unknown",
+                self._sources.get(source, _Count()).failures if source else 0,
+                len(self._server),
+                self.window // 60,
+                f"; next attempt allowed in {wait:.0f} s" if wait > 0 else "",
+            )
             return wait
 
     def succeeded(self, session: str, source: str | None = None) -> None:
@@ -122,14 +141,14 @@ class SignInThrottle:
                 self._server.remove(state.last_failure)
 
     def refused(self, session: str, wait: float) -> None:
-        log.warning("researcher sign-in: attempt refused while throttled (session %s, %.0f s left)",
-                    session[:8], wait)
+        log.warning("researcher sign-in: attempt refused while throttled (session %s, %.0f s left)", session[:8], wait)
 
     def _wait(self, session: str, source: str | None, now: float) -> float:
-        until = max(self._until(self._sessions.get(session), self.session_free, self.session_max_delay),
-                    self._until(self._sources.get(source) if source else None, self.source_free,
-                                self.source_max_delay),
-                    self._server_until())
+        until = max(
+            self._until(self._sessions.get(session), self.session_free, self.session_max_delay),
+            self._until(self._sources.get(source) if source else None, self.source_free, self.source_max_delay),
+            self._server_until(),
+        )
         return max(0.0, until - now)
 
     def _until(self, count: _Count | None, free: int, cap: float) -> float:
@@ -140,8 +159,7 @@ class SignInThrottle:
     def _server_until(self) -> float:
         if not self._server:
             return 0.0
-        return self._server[-1] + backoff(len(self._server), self.server_free, self.base_delay,
-                                          self.server_max_delay)
+        return self._server[-1] + backoff(len(self._server), self.server_free, self.base_delay, self.server_max_delay)
 
     def _forget_old(self, now: float) -> None:
         # Bounded memory: failures older than the window no longer count anywhere.

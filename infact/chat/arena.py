@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from infact.chat.client import SystemClient
 from infact.chat.conversation import Conversation, conversation_id, read_conversation
@@ -30,13 +31,21 @@ TIE = "tie"
 
 @dataclass(frozen=True)
 class Phase:
-    name: str                 # "chat" | "rubric" | "vote" | "done"
-    slot: str | None = None   # "A" / "B" for chat and rubric
+    name: str  # "chat" | "rubric" | "vote" | "done"
+    slot: str | None = None  # "A" / "B" for chat and rubric
 
 
 class LiveRun:
-    def __init__(self, study: Study, storage: Storage, clients: Mapping[str, SystemClient], token: str, *,
-                 preview: bool = False, clock: Callable[[], datetime] = utcnow):
+    def __init__(
+        self,
+        study: Study,
+        storage: Storage,
+        clients: Mapping[str, SystemClient],
+        token: str,
+        *,
+        preview: bool = False,
+        clock: Callable[[], datetime] = utcnow,
+    ):
         self.study, self.storage, self.clients, self.token = study, storage, clients, token
         self.live = study.config.live
         self.preview, self.clock = preview, clock
@@ -44,10 +53,18 @@ class LiveRun:
 
     # -- records ---------------------------------------------------------------
     def _append(self, kind: str, suffix: str, **fields: Any) -> bool:
-        return self.storage.append({
-            "key": f"{self.study.id}/{self.token}/chat/{suffix}", "study": self.study.id,
-            "dataset_version": self.study.dataset_version, "participant": self.token, "kind": kind,
-            "at": iso(self.clock()), "preview": self.preview, **fields})
+        return self.storage.append(
+            {
+                "key": f"{self.study.id}/{self.token}/chat/{suffix}",
+                "study": self.study.id,
+                "dataset_version": self.study.dataset_version,
+                "participant": self.token,
+                "kind": kind,
+                "at": iso(self.clock()),
+                "preview": self.preview,
+                **fields,
+            }
+        )
 
     def records(self) -> list[dict]:
         return self.storage.records(study=self.study.id, participant=self.token)
@@ -61,11 +78,21 @@ class LiveRun:
         with self.storage.lock():
             mine = next((r for r in self.records() if r.get("kind") == "chat_assignment"), None)
             if mine is None:
-                others = [] if self.preview else [
-                    *self.storage.records(study=self.study.id, kind="chat_assignment"),
-                    *(self.storage.records(study=self.study.id, kind="chat_vote") if self.live.arena else [])]
-                chosen = choose_systems(self.study.systems, others, arena=self.live.arena,
-                                        rng=random.Random(secrets.randbits(64)), mode=self.live.pairs)
+                others = (
+                    []
+                    if self.preview
+                    else [
+                        *self.storage.records(study=self.study.id, kind="chat_assignment"),
+                        *(self.storage.records(study=self.study.id, kind="chat_vote") if self.live.arena else []),
+                    ]
+                )
+                chosen = choose_systems(
+                    self.study.systems,
+                    others,
+                    arena=self.live.arena,
+                    rng=random.Random(secrets.randbits(64)),
+                    mode=self.live.pairs,
+                )
                 self._append("chat_assignment", "assignment", systems=chosen)
                 return chosen
         return list(mine["systems"])
@@ -80,10 +107,19 @@ class LiveRun:
 
     def session(self, slot: str) -> ChatSession:
         system = self.slots()[slot]
-        return ChatSession(self.storage, study_id=self.study.id, dataset_version=self.study.dataset_version,
-                           token=self.token, slot=slot, system=system, client=self.clients[system],
-                           detector=self.detector, max_turns=self.live.max_turns, preview=self.preview,
-                           clock=self.clock)
+        return ChatSession(
+            self.storage,
+            study_id=self.study.id,
+            dataset_version=self.study.dataset_version,
+            token=self.token,
+            slot=slot,
+            system=system,
+            client=self.clients[system],
+            detector=self.detector,
+            max_turns=self.live.max_turns,
+            preview=self.preview,
+            clock=self.clock,
+        )
 
     def vote(self, records: list[dict] | None = None) -> dict | None:
         return next((r for r in (records or self.records()) if r.get("kind") == "chat_vote"), None)
@@ -135,7 +171,10 @@ class LiveRun:
         if self.unanswered(records):
             return self._store_vote(records, None, "", seconds)
         if choice not in (*slots, *([TIE] if self.live.allow_tie else [])):
-            return ["Please choose which chatbot was better" + (" (or that they were about the same)." if self.live.allow_tie else ".")]
+            return [
+                "Please choose which chatbot was better"
+                + (" (or that they were about the same)." if self.live.allow_tie else ".")
+            ]
         reason = (reason or "").strip()
         need = self.live.vote_reason_min_chars
         if len(reason) < need:
@@ -151,9 +190,21 @@ class LiveRun:
             winner = answered[0] if len(answered) == 1 else TIE
         else:
             winner = TIE if choice == TIE else {"A": a.system, "B": b.system}[choice]
-        self._append("chat_vote", "vote", system_a=a.system, system_b=b.system, shown_left=a.system,
-                     winner=winner, choice=choice, justification=reason[:2000], forfeit=choice is None,
-                     seconds=seconds, conversation_a=a.conversation_id, conversation_b=b.conversation_id,
-                     identity_leak=bool(leaks), leaked_words=leaks,
-                     skipped=[c.system for c in convs if (c.ended or {}).get("ended_by") == "skipped"])
+        self._append(
+            "chat_vote",
+            "vote",
+            system_a=a.system,
+            system_b=b.system,
+            shown_left=a.system,
+            winner=winner,
+            choice=choice,
+            justification=reason[:2000],
+            forfeit=choice is None,
+            seconds=seconds,
+            conversation_a=a.conversation_id,
+            conversation_b=b.conversation_id,
+            identity_leak=bool(leaks),
+            leaked_words=leaks,
+            skipped=[c.system for c in convs if (c.ended or {}).get("ended_by") == "skipped"],
+        )
         return []

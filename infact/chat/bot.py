@@ -11,21 +11,28 @@ retried once, then skipped — the same buttons a participant has.
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from infact.chat.arena import TIE, LiveRun, Phase
 from infact.chat.conversation import Conversation
 from infact.chat.demo_systems import GENRE_WORDS, catalogue
 
-OPENERS = ("hi! can you recommend {g} movie? i loved {t}", "i'm in the mood for something {w} tonight",
-           "looking for a {w} film, any ideas?")
-FOLLOW_UPS = ("seen that one already, anything else?", "hmm, something a bit different maybe?",
-              "what else do you have that is {w}?")
+OPENERS = (
+    "hi! can you recommend {g} movie? i loved {t}",
+    "i'm in the mood for something {w} tonight",
+    "looking for a {w} film, any ideas?",
+)
+FOLLOW_UPS = (
+    "seen that one already, anything else?",
+    "hmm, something a bit different maybe?",
+    "what else do you have that is {w}?",
+)
 
 
 class ChattingBot:
-    def __init__(self, run: LiveRun, rng: random.Random, *, spend: Callable[[float], None] = lambda s: None,
-                 patience: int = 2):
+    def __init__(
+        self, run: LiveRun, rng: random.Random, *, spend: Callable[[float], None] = lambda s: None, patience: int = 2
+    ):
         self.run, self.rng, self.spend, self.patience = run, rng, spend, patience
         self.genre = rng.choice(sorted(GENRE_WORDS))
         self.word = GENRE_WORDS[self.genre][0]
@@ -34,7 +41,7 @@ class ChattingBot:
 
     def play(self) -> Phase:
         """Play until the live step is done (or a step cannot progress); returns the last phase."""
-        for _ in range(200):   # a bound, not an expectation: each loop stores something
+        for _ in range(200):  # a bound, not an expectation: each loop stores something
             phase = self.run.phase()
             if phase.name == "done":
                 return phase
@@ -66,10 +73,10 @@ class ChattingBot:
                     self.scores[slot] = 0.0
                     return
                 continue
-            self.spend(self.rng.uniform(6, 20))    # reading and typing
+            self.spend(self.rng.uniform(6, 20))  # reading and typing
             outcome = session.send(self._message(conv))
             if not outcome.ok and outcome.failure is None:
-                return                              # refused (e.g. the chat just ended at max_turns)
+                return  # refused (e.g. the chat just ended at max_turns)
             last = self.run.conversation(slot).turns[-1]
             if not last.ok:
                 continue
@@ -87,8 +94,10 @@ class ChattingBot:
         conv = self.run.conversation(slot)
         good = conv.ended is not None and conv.ended.get("ended_by") == "satisfied"
         centre = (len(scale) - 1) * (0.8 if good else 0.3)
-        answers = {item.id: scale[int(min(len(scale) - 1, max(0, round(self.rng.gauss(centre, 0.6)))))]
-                   for item in self.run.live.rubric}
+        answers = {
+            item.id: scale[int(min(len(scale) - 1, max(0, round(self.rng.gauss(centre, 0.6)))))]
+            for item in self.run.live.rubric
+        }
         self.spend(self.rng.uniform(15, 40))
         self.run.submit_rubric(slot, answers, seconds=None)
 
@@ -96,9 +105,12 @@ class ChattingBot:
         a, b = self.scores.get("A", 0.0), self.scores.get("B", 0.0)
         choice = "A" if a > b else "B" if b > a else (TIE if self.run.live.allow_tie else "A")
         need = self.run.live.vote_reason_min_chars
-        reason = ("It understood what I asked for and found a movie I would watch." if choice != TIE
-                  else "Both were about equally helpful for finding a movie.")
-        while len(reason) < need:      # a study that asks for a long reason gets a longer one
+        reason = (
+            "It understood what I asked for and found a movie I would watch."
+            if choice != TIE
+            else "Both were about equally helpful for finding a movie."
+        )
+        while len(reason) < need:  # a study that asks for a long reason gets a longer one
             reason += " " + reason
         self.spend(self.rng.uniform(5, 15))
         self.run.submit_vote(choice, reason)

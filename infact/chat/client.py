@@ -16,16 +16,24 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Callable, Mapping, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
+from infact.chat.contract import (
+    Reply,
+    SystemBadReply,
+    SystemCrashed,
+    SystemHTTPError,
+    SystemTimeout,
+    SystemUnreachable,
+    parse_reply,
+)
 from infact.chat.llm_chat import LLMSystem
-from infact.study.live_config import LiveSystem
-from infact.chat.contract import (Reply, SystemBadReply, SystemCrashed, SystemHTTPError, SystemTimeout,
-                                  SystemUnreachable, parse_reply)
 from infact.llm.client import open_client
 from infact.study.endpoints import Endpoint, endpoints_from_secrets, merged
+from infact.study.live_config import LiveSystem
 
-MAX_BODY = 1_000_000   # bytes read from a system's answer
+MAX_BODY = 1_000_000  # bytes read from a system's answer
 
 
 class SystemClient(Protocol):
@@ -40,8 +48,12 @@ class HttpSystem:
 
     def reply(self, request: dict) -> Reply:
         body = json.dumps(request, ensure_ascii=False).encode("utf-8")
-        req = urllib.request.Request(self.url, data=body, method="POST",
-                                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+        req = urllib.request.Request(
+            self.url,
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "Accept": "application/json"},
+        )
         start = time.perf_counter()
         raw = self._post(req)
         latency = (time.perf_counter() - start) * 1000
@@ -95,9 +107,9 @@ class HttpSystem:
             if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                 raise SystemTimeout(self.name, f"no answer from {self.url} within {self.timeout_s:g} s") from None
             raise SystemUnreachable(self.name, f"cannot reach {self.url}: {exc.reason}") from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise SystemTimeout(self.name, f"no answer from {self.url} within {self.timeout_s:g} s") from None
-        except (ConnectionError, OSError) as exc:   # reset mid-answer, broken pipe, …
+        except (ConnectionError, OSError) as exc:  # reset mid-answer, broken pipe, …
             raise SystemUnreachable(self.name, f"connection to {self.url} failed: {exc}") from None
 
 
@@ -116,18 +128,23 @@ class CallableSystem:
     def __init__(self, name: str, func: Callable[[dict], Any], timeout_s: float):
         self.name, self.func, self.timeout_s = name, func, timeout_s
         self._lock = threading.Lock()
-        self.overdue = 0   # calls that overran and are still running
+        self.overdue = 0  # calls that overran and are still running
 
     def reply(self, request: dict) -> Reply:
         with self._lock:
             if self.overdue >= self.MAX_OVERDUE:
-                raise SystemTimeout(self.name, f"{self.overdue} earlier calls overran timeout_s = {self.timeout_s:g} "
-                                               "and are still running")
+                raise SystemTimeout(
+                    self.name,
+                    f"{self.overdue} earlier calls overran timeout_s = {self.timeout_s:g} and are still running",
+                )
         call = _Call(self)
         threading.Thread(target=call.run, args=(request,), daemon=True, name=f"infact-system-{self.name}").start()
         if not call.done.wait(self.timeout_s) and call.abandon():
-            raise SystemTimeout(self.name, f"no answer within timeout_s = {self.timeout_s:g} s "
-                                           "(the call goes on in the background; its answer will be dropped)")
+            raise SystemTimeout(
+                self.name,
+                f"no answer within timeout_s = {self.timeout_s:g} s "
+                "(the call goes on in the background; its answer will be dropped)",
+            )
         if call.error is not None:  # the researcher's model code: any failure is the system's
             raise SystemCrashed(self.name, f"{type(call.error).__name__}: {call.error}") from call.error
         return parse_reply(self.name, call.payload, call.latency_ms)
@@ -148,7 +165,7 @@ class _Call:
         start = time.perf_counter()
         try:
             self.payload = self.system.func(request)
-        except BaseException as exc:  # noqa: BLE001 - reported to the waiting caller, never raised here
+        except BaseException as exc:
             self.error = exc
         self.latency_ms = (time.perf_counter() - start) * 1000
         with self.system._lock:
@@ -172,27 +189,32 @@ def load_callable(spec: str) -> Callable[[dict], Any]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ImportError(f"callable = \"{spec}\": cannot import module {module_name!r} ({exc}); "
-                          "check the name and that it is on the app's Python path") from exc
+        raise ImportError(
+            f'callable = "{spec}": cannot import module {module_name!r} ({exc}); '
+            "check the name and that it is on the app's Python path"
+        ) from exc
     func = getattr(module, attr, None)
     if not callable(func):
-        raise AttributeError(f"callable = \"{spec}\": module {module_name!r} has no function {attr!r}")
+        raise AttributeError(f'callable = "{spec}": module {module_name!r} has no function {attr!r}')
     return func
 
 
-def connect(name: str, settings: LiveSystem, endpoints: Mapping[str, Endpoint] | None = None,
-            secrets: Mapping | None = None) -> SystemClient:
+def connect(
+    name: str, settings: LiveSystem, endpoints: Mapping[str, Endpoint] | None = None, secrets: Mapping | None = None
+) -> SystemClient:
     """The client of one system; an endpoint system's key is read now (ConfigError naming it when unset)."""
     if settings.url:
         return HttpSystem(name, settings.url, settings.timeout_s)
     if settings.endpoint:
         every = merged(endpoints or {}, endpoints_from_secrets(secrets))
         llm = open_client(settings.endpoint, every, secrets=secrets, label=name)
-        return LLMSystem(name, llm, system_prompt=settings.system_prompt, sampling=settings.sampling,
-                         timeout_s=settings.timeout_s)
+        return LLMSystem(
+            name, llm, system_prompt=settings.system_prompt, sampling=settings.sampling, timeout_s=settings.timeout_s
+        )
     return CallableSystem(name, load_callable(settings.callable or ""), settings.timeout_s)
 
 
-def connect_all(systems: dict[str, LiveSystem], endpoints: Mapping[str, Endpoint] | None = None,
-                secrets: Mapping | None = None) -> dict[str, SystemClient]:
+def connect_all(
+    systems: dict[str, LiveSystem], endpoints: Mapping[str, Endpoint] | None = None, secrets: Mapping | None = None
+) -> dict[str, SystemClient]:
     return {name: connect(name, s, endpoints, secrets) for name, s in systems.items()}

@@ -19,8 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from infact.errors import (SystemBadReply, SystemCrashed, SystemFailure, SystemHTTPError, SystemTimeout,
-                           SystemUnreachable)
+from infact.errors import (
+    SystemBadReply,
+    SystemCrashed,
+    SystemFailure,
+    SystemHTTPError,
+    SystemTimeout,
+    SystemUnreachable,
+)
 
 # The contract's failures, re-exported: importers of infact.chat.contract keep working.
 FAILURES = (SystemFailure, SystemTimeout, SystemUnreachable, SystemHTTPError, SystemBadReply, SystemCrashed)
@@ -36,7 +42,7 @@ def failure_message(error: dict | None) -> str:
 
 
 ROLES = ("user", "assistant")
-MAX_TEXT = 4000          # longer replies are cut: a page cannot show a novel
+MAX_TEXT = 4000  # longer replies are cut: a page cannot show a novel
 MAX_ITEMS = 50
 
 
@@ -54,14 +60,18 @@ class Reply:
     text: str
     items: tuple[str, ...] = ()
     latency_ms: float = 0.0
-    extra: dict = field(default_factory=dict)   # anything else the system sent (kept, not shown)
+    extra: dict = field(default_factory=dict)  # anything else the system sent (kept, not shown)
 
 
 def build_request(study_id: str, conversation_id: str, turn: int, messages: list[Message]) -> dict:
     if not messages or messages[-1].role != "user":
         raise ValueError("a request ends with the participant's (user) message")
-    return {"study_id": study_id, "conversation_id": conversation_id, "turn": turn,
-            "messages": [m.to_dict() for m in messages]}
+    return {
+        "study_id": study_id,
+        "conversation_id": conversation_id,
+        "turn": turn,
+        "messages": [m.to_dict() for m in messages],
+    }
 
 
 def parse_reply(system: str, payload: Any, latency_ms: float) -> Reply:
@@ -69,15 +79,16 @@ def parse_reply(system: str, payload: Any, latency_ms: float) -> Reply:
     if isinstance(payload, str):  # a callable may answer with plain text
         payload = {"text": payload}
     if not isinstance(payload, dict):
-        raise SystemBadReply(system, f"expected a JSON object {{\"text\": ...}}, got {type(payload).__name__}")
+        raise SystemBadReply(system, f'expected a JSON object {{"text": ...}}, got {type(payload).__name__}')
     text = payload.get("text")
     if not isinstance(text, str) or not text.strip():
-        raise SystemBadReply(system, "the answer has no non-empty \"text\" string")
+        raise SystemBadReply(system, 'the answer has no non-empty "text" string')
     items = payload.get("items", [])
     if items is None:
         items = []
     if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-        raise SystemBadReply(system, "\"items\" must be a list of strings, e.g. [\"Up (2009)\"]")
+        raise SystemBadReply(system, '"items" must be a list of strings, e.g. ["Up (2009)"]')
     extra = {k: v for k, v in payload.items() if k not in ("text", "items")}
-    return Reply(text.strip()[:MAX_TEXT], tuple(i.strip() for i in items[:MAX_ITEMS] if i.strip()),
-                 round(latency_ms, 1), extra)
+    return Reply(
+        text.strip()[:MAX_TEXT], tuple(i.strip() for i in items[:MAX_ITEMS] if i.strip()), round(latency_ms, 1), extra
+    )

@@ -44,9 +44,16 @@ class Turn:
         return self.error is None
 
     def to_dict(self) -> dict:
-        return {"role": self.role, "text": self.text, "items": list(self.items), "latency_ms": self.latency_ms,
-                "error": self.error, "turn": self.turn, "at": self.at,
-                **({"identity_leak": list(self.identity_leak)} if self.identity_leak else {})}
+        return {
+            "role": self.role,
+            "text": self.text,
+            "items": list(self.items),
+            "latency_ms": self.latency_ms,
+            "error": self.error,
+            "turn": self.turn,
+            "at": self.at,
+            **({"identity_leak": list(self.identity_leak)} if self.identity_leak else {}),
+        }
 
 
 @dataclass
@@ -54,7 +61,7 @@ class Conversation:
     conversation_id: str
     system: str
     slot: str
-    turns: list[Turn] = field(default_factory=list)     # every message and every answer attempt, in order
+    turns: list[Turn] = field(default_factory=list)  # every message and every answer attempt, in order
     turn_ratings: dict[int, bool] = field(default_factory=dict)
     ended: dict | None = None
     rubric: dict | None = None
@@ -116,12 +123,23 @@ def read_conversation(records: list[dict], conv_id: str, system: str, slot: str)
     """Rebuild one conversation from a participant's records (any order, any extra records)."""
     conv = Conversation(conv_id, system, slot)
     mine = [r for r in records if r.get("kind") in CHAT_KINDS and r.get("conversation_id") == conv_id]
-    messages = sorted((r for r in mine if r["kind"] == "chat_message"),
-                      key=lambda r: (r["turn"], r["role"] != "user", r.get("attempt", 0)))
+    messages = sorted(
+        (r for r in mine if r["kind"] == "chat_message"),
+        key=lambda r: (r["turn"], r["role"] != "user", r.get("attempt", 0)),
+    )
     for r in messages:
-        conv.turns.append(Turn(r["role"], r.get("text") or "", r["turn"], tuple(r.get("items") or ()),
-                               r.get("latency_ms"), r.get("error"), tuple(r.get("identity_leak") or ()),
-                               r.get("at")))
+        conv.turns.append(
+            Turn(
+                r["role"],
+                r.get("text") or "",
+                r["turn"],
+                tuple(r.get("items") or ()),
+                r.get("latency_ms"),
+                r.get("error"),
+                tuple(r.get("identity_leak") or ()),
+                r.get("at"),
+            )
+        )
     for r in mine:
         if r["kind"] == "chat_turn_rating":
             conv.turn_ratings[r["turn"]] = bool(r["value"])

@@ -93,8 +93,11 @@ def genre_recommender(request: dict) -> dict:
     if not genres and liked:
         genres = list(dict(catalogue())[liked[0]])
     if not genres:
-        return {"text": "What kind of movies do you enjoy? For example comedy, horror, science fiction, "
-                        "romance or something animated?", "items": []}
+        return {
+            "text": "What kind of movies do you enjoy? For example comedy, horror, science fiction, "
+            "romance or something animated?",
+            "items": [],
+        }
     genre = genres[0]
     pool = [t for t, gs in catalogue() if genre in gs]
     title = _pick(pool, seen, request.get("conversation_id", "") + str(request.get("turn", 0)))
@@ -103,7 +106,7 @@ def genre_recommender(request: dict) -> dict:
         return {"text": f"I'm out of {name} ideas you haven't heard yet. Would another genre work?", "items": []}
     also = [g for g in dict(catalogue())[title] if g != genre]
     extra = f" It is also a bit of {GENRE_NAMES.get(also[0], also[0])}." if also else ""
-    return {"text": f"If you want {name}, I'd suggest \"{title}\".{extra} Have you seen it?", "items": [title]}
+    return {"text": f'If you want {name}, I\'d suggest "{title}".{extra} Have you seen it?', "items": [title]}
 
 
 @lru_cache(maxsize=1)
@@ -148,4 +151,4 @@ def popular_recommender(request: dict) -> dict:
     title = next((t for t, _ in by_genres if t not in seen), None)
     if title is None:
         return {"text": "I have no more movies to suggest.", "items": []}
-    return {"text": f"A lot of people like \"{title}\". You should watch it.", "items": [title]}
+    return {"text": f'A lot of people like "{title}". You should watch it.', "items": [title]}

@@ -8,15 +8,31 @@ and mark the vote (exports keep it, analysis can leave it out).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 # CRS and LLM names a system might say about itself ("I am KBRD", "as ChatGPT, …"). Only names
 # that are not also ordinary words or people in movie talk (no "Claude", "Gemini", "Llama"):
 # add those per study with `live.identity_words` if your systems could say them.
-KNOWN_MODELS = ("KBRD", "KGSF", "UniCRS", "BARCOR", "CRSLab", "iEvaLM", "RB-CRS", "CRB-CRS",
-                "ChatGPT", "GPT-3", "GPT-3.5", "GPT-4", "GPT-4o", "OpenAI", "Anthropic",
-                "DialoGPT", "BlenderBot")
-_MIN_NAME = 3   # shorter system names ("A", "S1") would match ordinary words
+KNOWN_MODELS = (
+    "KBRD",
+    "KGSF",
+    "UniCRS",
+    "BARCOR",
+    "CRSLab",
+    "iEvaLM",
+    "RB-CRS",
+    "CRB-CRS",
+    "ChatGPT",
+    "GPT-3",
+    "GPT-3.5",
+    "GPT-4",
+    "GPT-4o",
+    "OpenAI",
+    "Anthropic",
+    "DialoGPT",
+    "BlenderBot",
+)
+_MIN_NAME = 3  # shorter system names ("A", "S1") would match ordinary words
 
 
 def identity_words(systems: Iterable[str], extra: Iterable[str] = ()) -> tuple[str, ...]:

@@ -19,7 +19,8 @@ human results unless asked for.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from infact.chat.contract import Reply, parse_reply
 from infact.chat.conversation import Conversation
@@ -34,8 +35,15 @@ def chat_messages(request: dict, system_prompt: str | None) -> list[dict]:
 
 
 class LLMSystem:
-    def __init__(self, name: str, llm: LLMClient, *, system_prompt: str | None = None,
-                 sampling: Sampling | None = None, timeout_s: float | None = None):
+    def __init__(
+        self,
+        name: str,
+        llm: LLMClient,
+        *,
+        system_prompt: str | None = None,
+        sampling: Sampling | None = None,
+        timeout_s: float | None = None,
+    ):
         self.name, self.llm, self.system_prompt = name, llm, system_prompt
         self.sampling, self.timeout_s = sampling or Sampling(), timeout_s
 
@@ -61,10 +69,12 @@ class LiveRun(Protocol):
 
 
 def persona_prompt(persona: str, task: str) -> str:
-    return (f"You are taking part in a study as this person:\n\n{persona.strip()}\n\nYour task:\n{task.strip()}\n\n"
-            "You are chatting with a chatbot. Write only your next message to it, in your own words, one or two "
-            f"short sentences. When it has recommended something you would really watch, answer only {SATISFIED}. "
-            f"If it keeps failing you and you want to give up, answer only {FRUSTRATED}.")
+    return (
+        f"You are taking part in a study as this person:\n\n{persona.strip()}\n\nYour task:\n{task.strip()}\n\n"
+        "You are chatting with a chatbot. Write only your next message to it, in your own words, one or two "
+        f"short sentences. When it has recommended something you would really watch, answer only {SATISFIED}. "
+        f"If it keeps failing you and you want to give up, answer only {FRUSTRATED}."
+    )
 
 
 def _label(answer: str, labels: list[str]) -> str | None:
@@ -73,11 +83,10 @@ def _label(answer: str, labels: list[str]) -> str | None:
 
 
 class LLMChattingBot:
-    def __init__(self, run: LiveRun, llm: LLMClient, persona: str, *,
-                 spend: Callable[[float], None] = lambda s: None):
+    def __init__(self, run: LiveRun, llm: LLMClient, persona: str, *, spend: Callable[[float], None] = lambda s: None):
         self.run, self.llm, self.persona, self.spend = run, llm, persona, spend
         self.system = persona_prompt(persona, run.live.task)
-        self.fallbacks = 0          # answers that were not one label even when re-asked
+        self.fallbacks = 0  # answers that were not one label even when re-asked
 
     def play(self):
         for _ in range(200):
@@ -116,7 +125,7 @@ class LLMChattingBot:
                     return
                 continue
             text = self._ask(self._as_user(conv))
-            if text is None:        # the simulator's own endpoint failed: end as a person who gave up would
+            if text is None:  # the simulator's own endpoint failed: end as a person who gave up would
                 session.end("frustrated" if self.run.can_end(conv) else "skipped")
                 return
             ending = SATISFIED if SATISFIED in text else FRUSTRATED if FRUSTRATED in text else None
@@ -129,27 +138,37 @@ class LLMChattingBot:
                 return
 
     def _choose(self, question: str, labels: list[str], fallback: str) -> str:
-        messages = [{"role": "system", "content": self.system},
-                    {"role": "user", "content": f"{question}\nAnswer with exactly one of: {', '.join(labels)}."}]
+        messages = [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": f"{question}\nAnswer with exactly one of: {', '.join(labels)}."},
+        ]
         for _ in range(2):
             answer = self._ask(messages)
             label = _label(answer or "", labels)
             if label is not None:
                 return label
-            messages += [{"role": "assistant", "content": answer or ""},
-                         {"role": "user", "content": f"Answer with one of these only: {', '.join(labels)}."}]
+            messages += [
+                {"role": "assistant", "content": answer or ""},
+                {"role": "user", "content": f"Answer with one of these only: {', '.join(labels)}."},
+            ]
         self.fallbacks += 1
         return fallback
 
     def _transcript(self, slot: str) -> str:
-        return "\n".join(f"{'You' if m.role == 'user' else 'Chatbot'}: {m.text}"
-                         for m in self.run.conversation(slot).messages())
+        return "\n".join(
+            f"{'You' if m.role == 'user' else 'Chatbot'}: {m.text}" for m in self.run.conversation(slot).messages()
+        )
 
     def rubric(self, slot: str) -> None:
         scale = self.run.live.rubric_scale
-        answers = {item.id: self._choose(f"Your chat with chatbot {slot}:\n{self._transcript(slot)}\n\n"
-                                         f"How much do you agree: {item.question}", scale, scale[len(scale) // 2])
-                   for item in self.run.live.rubric}
+        answers = {
+            item.id: self._choose(
+                f"Your chat with chatbot {slot}:\n{self._transcript(slot)}\n\nHow much do you agree: {item.question}",
+                scale,
+                scale[len(scale) // 2],
+            )
+            for item in self.run.live.rubric
+        }
         self.spend(20)
         self.run.submit_rubric(slot, answers, seconds=None)
 
@@ -163,4 +182,4 @@ class LLMChattingBot:
             reason += " Its answer was not A, B or tie."
         while len(reason) < self.run.live.vote_reason_min_chars:
             reason += " " + reason
-        self.run.submit_vote(choice, reason)   # "A", "B" or "tie", as the vote page sends
+        self.run.submit_vote(choice, reason)  # "A", "B" or "tie", as the vote page sends

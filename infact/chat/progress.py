@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from infact.chat.arena import Phase
 
-LABELS = {"chat": "Chat with chatbot {slot}", "rubric": "Rate chatbot {slot}",
-          "vote": "Your vote"}
+LABELS = {"chat": "Chat with chatbot {slot}", "rubric": "Rate chatbot {slot}", "vote": "Your vote"}
 
 
 def stages(arena: bool) -> list[Phase]:

@@ -27,20 +27,24 @@ def arena_history(records: list[dict]) -> tuple[list[tuple[str, str, str]], list
     voted = {r["participant"]: r for r in records if r.get("kind") == "chat_vote"}
     ranked = [v for v in voted.values() if not v.get("identity_leak") and not v.get("skipped")]
     votes = [(v["system_a"], v["system_b"], v["winner"]) for v in ranked]
-    pending = [tuple(r["systems"][:2]) for r in records
-               if r.get("kind") == "chat_assignment" and len(r.get("systems", ())) == 2
-               and r.get("participant") not in voted]
+    pending = [
+        tuple(r["systems"][:2])
+        for r in records
+        if r.get("kind") == "chat_assignment" and len(r.get("systems", ())) == 2 and r.get("participant") not in voted
+    ]
     pending += [(v["system_a"], v["system_b"]) for v in voted.values() if v not in ranked]
     return votes, pending
 
 
-def choose_systems(systems: list[str], records: list[dict], *, arena: bool, rng: random.Random,
-                   mode: str = "balanced") -> list[str]:
+def choose_systems(
+    systems: list[str], records: list[dict], *, arena: bool, rng: random.Random, mode: str = "balanced"
+) -> list[str]:
     """Systems in chat order: two (A then B) in arena mode, otherwise one."""
     if arena:
         votes, pending = arena_history(records)
         return list(choose_pairs(systems, votes, 1, mode=mode, rng=rng, pending=pending)[0])
-    met = Counter(s for r in records if r.get("kind") == "chat_assignment" and not r.get("preview")
-                  for s in r["systems"])
+    met = Counter(
+        s for r in records if r.get("kind") == "chat_assignment" and not r.get("preview") for s in r["systems"]
+    )
     low = min(met.get(s, 0) for s in systems)
     return [rng.choice([s for s in systems if met.get(s, 0) == low])]

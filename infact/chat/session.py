@@ -10,10 +10,11 @@ then shows the message as waiting, with "Try again".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from infact.chat.client import SystemClient
 from infact.chat.contract import SystemFailure, build_request
@@ -21,7 +22,7 @@ from infact.chat.conversation import ENDINGS, Conversation, Turn, conversation_i
 from infact.chat.identity import LeakDetector
 from infact.storage import Storage
 
-MAX_MESSAGE = 1000   # characters of one participant message
+MAX_MESSAGE = 1000  # characters of one participant message
 # Writes participant messages while their system is being asked (one shared pool: sessions are threads).
 _WRITER = ThreadPoolExecutor(max_workers=16, thread_name_prefix="infact-chat-write")
 
@@ -33,26 +34,38 @@ def append_in_order(storage: Storage, records: list[dict]) -> list[bool]:
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def iso(t: datetime) -> str:
-    return t.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    return t.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
 class Outcome:
     ok: bool
-    message: str | None = None          # calm text for the participant when not ok
+    message: str | None = None  # calm text for the participant when not ok
     failure: SystemFailure | None = None
 
 
 class ChatSession:
     """One participant's conversation with one system (`slot` "A" or "B")."""
 
-    def __init__(self, storage: Storage, *, study_id: str, dataset_version: str | None, token: str,
-                 slot: str, system: str, client: SystemClient, detector: LeakDetector, max_turns: int,
-                 preview: bool = False, clock: Callable[[], datetime] = utcnow):
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        study_id: str,
+        dataset_version: str | None,
+        token: str,
+        slot: str,
+        system: str,
+        client: SystemClient,
+        detector: LeakDetector,
+        max_turns: int,
+        preview: bool = False,
+        clock: Callable[[], datetime] = utcnow,
+    ):
         self.storage, self.study_id, self.dataset_version = storage, study_id, dataset_version
         self.token, self.slot, self.system, self.client = token, slot, system, client
         self.detector, self.max_turns, self.preview, self.clock = detector, max_turns, preview, clock
@@ -60,10 +73,19 @@ class ChatSession:
 
     # -- records ---------------------------------------------------------------
     def _record(self, kind: str, suffix: str, **fields: Any) -> dict:
-        return {"key": f"{self.study_id}/{self.token}/chat/{self.conversation_id}/{suffix}",
-                "study": self.study_id, "dataset_version": self.dataset_version, "participant": self.token,
-                "kind": kind, "at": iso(self.clock()), "preview": self.preview,
-                "conversation_id": self.conversation_id, "system": self.system, "slot": self.slot, **fields}
+        return {
+            "key": f"{self.study_id}/{self.token}/chat/{self.conversation_id}/{suffix}",
+            "study": self.study_id,
+            "dataset_version": self.dataset_version,
+            "participant": self.token,
+            "kind": kind,
+            "at": iso(self.clock()),
+            "preview": self.preview,
+            "conversation_id": self.conversation_id,
+            "system": self.system,
+            "slot": self.slot,
+            **fields,
+        }
 
     def _append(self, kind: str, suffix: str, **fields: Any) -> bool:
         return self.storage.append(self._record(kind, suffix, **fields))
@@ -72,8 +94,15 @@ class ChatSession:
         if ended_by not in ENDINGS:
             raise ValueError(f"ended_by must be one of {ENDINGS}")
         satisfaction = {"satisfied": True, "frustrated": False}.get(ended_by)
-        return self._record("chat_end", "end", ended_by=ended_by, satisfaction=satisfaction,
-                            user_turns=conv.user_turns, flags=conv.flags, identity_leak=conv.leaks)
+        return self._record(
+            "chat_end",
+            "end",
+            ended_by=ended_by,
+            satisfaction=satisfaction,
+            user_turns=conv.user_turns,
+            flags=conv.flags,
+            identity_leak=conv.leaks,
+        )
 
     def load(self, records: list[dict] | None = None) -> Conversation:
         if records is None:
@@ -95,8 +124,9 @@ class ChatSession:
         turn = conv.user_turns + 1
         # The message is written while the system thinks: both start now, and the answer is
         # stored only after the message is (so their order on disk is the order they happened).
-        stored = _WRITER.submit(self._append, "chat_message", f"{turn}/user", role="user", turn=turn,
-                                text=text[:MAX_MESSAGE])
+        stored = _WRITER.submit(
+            self._append, "chat_message", f"{turn}/user", role="user", turn=turn, text=text[:MAX_MESSAGE]
+        )
         conv.turns.append(Turn("user", text[:MAX_MESSAGE], turn))
         return self._answer(conv, turn, stored)
 
@@ -115,22 +145,39 @@ class ChatSession:
         except SystemFailure as failure:
             if message is not None and not message.result():
                 return Outcome(True)  # the same message twice (double click, rerun): the first one answers
-            self._append("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
-                         text="", items=[], latency_ms=None, error=failure.as_record())
+            self._append(
+                "chat_message",
+                f"{turn}/a{attempt}",
+                role="assistant",
+                turn=turn,
+                attempt=attempt,
+                text="",
+                items=[],
+                latency_ms=None,
+                error=failure.as_record(),
+            )
             return Outcome(False, failure.participant_message, failure)
         if message is not None and not message.result():  # raises if the message could not be stored
             return Outcome(True)
         leaks = self.detector.find(reply.text)
-        answer = self._record("chat_message", f"{turn}/a{attempt}", role="assistant", turn=turn, attempt=attempt,
-                              text=reply.text, items=list(reply.items), latency_ms=reply.latency_ms, error=None,
-                              **({"identity_leak": leaks} if leaks else {}),
-                              **({"extra": reply.extra} if reply.extra else {}))
+        answer = self._record(
+            "chat_message",
+            f"{turn}/a{attempt}",
+            role="assistant",
+            turn=turn,
+            attempt=attempt,
+            text=reply.text,
+            items=list(reply.items),
+            latency_ms=reply.latency_ms,
+            error=None,
+            **({"identity_leak": leaks} if leaks else {}),
+            **({"extra": reply.extra} if reply.extra else {}),
+        )
         if turn < self.max_turns:
             self.storage.append(answer)
             return Outcome(True)
         # The last answer ends the chat: both stored in this order, in one sync where the store can.
-        conv.turns.append(Turn("assistant", reply.text, turn, tuple(reply.items), reply.latency_ms, None,
-                               tuple(leaks)))
+        conv.turns.append(Turn("assistant", reply.text, turn, tuple(reply.items), reply.latency_ms, None, tuple(leaks)))
         append_in_order(self.storage, [answer, self._end_record(conv, "max_turns")])
         return Outcome(True)
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 
 def _answer(behaviour: str, request: dict) -> dict:
@@ -34,8 +34,8 @@ def _answer(behaviour: str, request: dict) -> dict:
         return getattr(demo_systems, behaviour[5:])(request)
     turn = request.get("turn", 0)
     if behaviour == "leak":
-        return {"text": "I am KBRD, a knowledge-based recommender. Try \"Up (2009)\".", "items": ["Up (2009)"]}
-    return {"text": f"Answer {turn}: you might like \"Up (2009)\".", "items": ["Up (2009)"]}
+        return {"text": 'I am KBRD, a knowledge-based recommender. Try "Up (2009)".', "items": ["Up (2009)"]}
+    return {"text": f'Answer {turn}: you might like "Up (2009)".', "items": ["Up (2009)"]}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -44,7 +44,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # keep test output clean
         pass
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         server: StubServer = self.server  # type: ignore[assignment]
         length = int(self.headers.get("Content-Length") or 0)
         try:
@@ -73,7 +73,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         try:
             for i in range(len(body)):
-                self.wfile.write(body[i:i + 1])
+                self.wfile.write(body[i : i + 1])
                 self.wfile.flush()
                 time.sleep(gap_s)
         except (BrokenPipeError, ConnectionResetError):
@@ -94,8 +94,9 @@ class StubServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, behaviour: str, delay_s: float, port: int = 0, first_delay_s: float | None = None,
-                 trickle_s: float = 0.2):
+    def __init__(
+        self, behaviour: str, delay_s: float, port: int = 0, first_delay_s: float | None = None, trickle_s: float = 0.2
+    ):
         super().__init__(("127.0.0.1", port), _Handler)
         self.behaviour, self.delay_s, self.first_delay_s = behaviour, delay_s, first_delay_s
         self.trickle_s = trickle_s
@@ -108,8 +109,9 @@ class StubServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None,
-          trickle_s: float = 0.2) -> Iterator[StubServer]:
+def serve(
+    behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None, trickle_s: float = 0.2
+) -> Iterator[StubServer]:
     server = StubServer(behaviour, delay_s, first_delay_s=first_delay_s, trickle_s=trickle_s)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

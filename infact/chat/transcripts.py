@@ -35,16 +35,22 @@ def transcripts(records: list[dict]) -> list[dict]:
         first = recs[0]
         conv = read_conversation(recs, conv_id, first["system"], first.get("slot", ""))
         rubric = conv.rubric or {}
-        out.append({
-            "participant": first["participant"], "study": first.get("study"), "system": conv.system,
-            "slot": conv.slot, "conversation_id": conv_id,
-            "turns": [t.to_dict() for t in conv.turns],
-            "ended_by": (conv.ended or {}).get("ended_by"),
-            "satisfaction": (conv.ended or {}).get("satisfaction"),
-            "flags": conv.flags, "identity_leak": conv.leaks,
-            "turn_ratings": {str(k): v for k, v in sorted(conv.turn_ratings.items())},
-            "rubric": rubric.get("labels") or {},
-        })
+        out.append(
+            {
+                "participant": first["participant"],
+                "study": first.get("study"),
+                "system": conv.system,
+                "slot": conv.slot,
+                "conversation_id": conv_id,
+                "turns": [t.to_dict() for t in conv.turns],
+                "ended_by": (conv.ended or {}).get("ended_by"),
+                "satisfaction": (conv.ended or {}).get("satisfaction"),
+                "flags": conv.flags,
+                "identity_leak": conv.leaks,
+                "turn_ratings": {str(k): v for k, v in sorted(conv.turn_ratings.items())},
+                "rubric": rubric.get("labels") or {},
+            }
+        )
     return out
 
 
@@ -67,13 +73,27 @@ def pairwise_rows(records: list[dict]) -> list[dict]:
         if r.get("kind") != "chat_vote":
             continue
         (len_a, items_a), (len_b, items_b) = style[r["conversation_a"]], style[r["conversation_b"]]
-        rows.append({"participant": r["participant"], "situation_id": f"{r['conversation_a']}|{r['conversation_b']}",
-                     "criterion": "overall", "system_a": r["system_a"], "system_b": r["system_b"],
-                     "shown_left": r["shown_left"], "winner": r["winner"], "seconds": r.get("seconds"),
-                     "justification": r.get("justification", ""), "length_a": len_a, "length_b": len_b,
-                     "items_a": items_a, "items_b": items_b, "identity_leak": bool(r.get("identity_leak")),
-                     "system_skipped": bool(r.get("skipped")),
-                     "conversation_a": r["conversation_a"], "conversation_b": r["conversation_b"]})
+        rows.append(
+            {
+                "participant": r["participant"],
+                "situation_id": f"{r['conversation_a']}|{r['conversation_b']}",
+                "criterion": "overall",
+                "system_a": r["system_a"],
+                "system_b": r["system_b"],
+                "shown_left": r["shown_left"],
+                "winner": r["winner"],
+                "seconds": r.get("seconds"),
+                "justification": r.get("justification", ""),
+                "length_a": len_a,
+                "length_b": len_b,
+                "items_a": items_a,
+                "items_b": items_b,
+                "identity_leak": bool(r.get("identity_leak")),
+                "system_skipped": bool(r.get("skipped")),
+                "conversation_a": r["conversation_a"],
+                "conversation_b": r["conversation_b"],
+            }
+        )
     return rows
 
 
@@ -84,13 +104,25 @@ def rubric_rows(records: list[dict]) -> list[dict]:
         if r.get("kind") != "chat_rubric":
             continue
         for criterion, point in r["answers"].items():
-            rows.append({"participant": r["participant"], "study": r["study"],
-                         "dataset_version": r.get("dataset_version"), "step_index": None,
-                         "situation_id": r["conversation_id"], "dialog_id": r["conversation_id"],
-                         "system": r["system"], "criterion": criterion, "rating": point,
-                         "rating_label": (r.get("labels") or {}).get(criterion),
-                         "position": 1 if r.get("slot") == "A" else 2, "seconds": r.get("seconds"),
-                         "is_attention_check": False, "shown_at": None, "answered_at": r.get("at")})
+            rows.append(
+                {
+                    "participant": r["participant"],
+                    "study": r["study"],
+                    "dataset_version": r.get("dataset_version"),
+                    "step_index": None,
+                    "situation_id": r["conversation_id"],
+                    "dialog_id": r["conversation_id"],
+                    "system": r["system"],
+                    "criterion": criterion,
+                    "rating": point,
+                    "rating_label": (r.get("labels") or {}).get(criterion),
+                    "position": 1 if r.get("slot") == "A" else 2,
+                    "seconds": r.get("seconds"),
+                    "is_attention_check": False,
+                    "shown_at": None,
+                    "answered_at": r.get("at"),
+                }
+            )
     return rows
 
 
@@ -101,10 +133,10 @@ def _check_line(obj: object) -> str | None:
     if missing:
         return f"missing field(s) {', '.join(missing)}"
     if not isinstance(obj["turns"], list) or not all(isinstance(t, dict) for t in obj["turns"]):
-        return "\"turns\" must be a list of {role, text, items, latency_ms, error} objects"
+        return '"turns" must be a list of {role, text, items, latency_ms, error} objects'
     for n, t in enumerate(obj["turns"], start=1):
         if t.get("role") not in ("user", "assistant") or not isinstance(t.get("text"), str):
-            return f"turn {n}: needs role \"user\" or \"assistant\" and a text string"
+            return f'turn {n}: needs role "user" or "assistant" and a text string'
     if obj["ended_by"] is not None and obj["ended_by"] not in ENDINGS:
         return f"ended_by {obj['ended_by']!r} is not one of {', '.join(ENDINGS)} (or null: unfinished)"
     return None
@@ -114,7 +146,9 @@ def parse_transcripts(path: str | Path) -> tuple[list[tuple[int, dict]], list[Pr
     """(line number, conversation) for every good line, and a Problem for every bad one."""
     path = Path(path)
     if not path.exists():
-        raise DatasetError(Problem(str(path), "not found; pass the transcripts.jsonl written by `python -m infact export`"))
+        raise DatasetError(
+            Problem(str(path), "not found; pass the transcripts.jsonl written by `python -m infact export`")
+        )
     lines = read_input_text(path).splitlines()
     out, problems = [], []
     for n, line in enumerate(lines, start=1):

@@ -13,21 +13,35 @@ MIN_PASSWORD = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "hash-password",
-                "Hash the researcher password (scrypt). With --write FILE the [researcher] password_hash in that "
-                "secrets.toml is set (the section is replaced, other settings are kept, so running it again is "
-                "safe); without it the lines to paste are printed.")
-    p.add_argument("--password", help="the password (default: ask without echo; a password given here stays in the shell history)")
-    p.add_argument("--write", metavar="SECRETS.toml", type=Path,
-                   help="set password_hash in this file's [researcher] section, e.g. .streamlit/secrets.toml (default: print)")
+    p = command(
+        sub,
+        "hash-password",
+        "Hash the researcher password (scrypt). With --write FILE the [researcher] password_hash in that "
+        "secrets.toml is set (the section is replaced, other settings are kept, so running it again is "
+        "safe); without it the lines to paste are printed.",
+    )
+    p.add_argument(
+        "--password", help="the password (default: ask without echo; a password given here stays in the shell history)"
+    )
+    p.add_argument(
+        "--write",
+        metavar="SECRETS.toml",
+        type=Path,
+        help="set password_hash in this file's [researcher] section, e.g. .streamlit/secrets.toml (default: print)",
+    )
     p.set_defaults(func=run_hash_password)
 
-    p = command(sub, "settings-doc",
-                "The settings references are generated from the settings' single definitions: study.toml settings and "
-                "deployment settings (environment and secrets) in docs/settings.md, the [platform] and [quality] "
-                "tables in docs/quality.md, every exported table's columns in docs/data-model.md. A test fails when a "
-                "document and the code disagree.")
-    p.add_argument("--write", action="store_true", help="rewrite the generated blocks in docs/ in place (default: print them)")
+    p = command(
+        sub,
+        "settings-doc",
+        "The settings references are generated from the settings' single definitions: study.toml settings and "
+        "deployment settings (environment and secrets) in docs/settings.md, the [platform] and [quality] "
+        "tables in docs/quality.md, every exported table's columns in docs/data-model.md. A test fails when a "
+        "document and the code disagree.",
+    )
+    p.add_argument(
+        "--write", action="store_true", help="rewrite the generated blocks in docs/ in place (default: print them)"
+    )
     p.set_defaults(func=run_settings_doc)
 
 

@@ -17,12 +17,18 @@ from infact.stats import N_BOOT
 
 def register(subparsers) -> None:
     p = command(
-        subparsers, "analyze",
+        subparsers,
+        "analyze",
         "Analyse the long ratings table (participant, situation_id, system, rating; optional criterion, position, "
         "is_attention_check, excluded), from a ratings.csv or straight from a study's store; or live-chat "
-        "transcripts (transcripts.jsonl). See docs/analysis.md.")
-    p.add_argument("ratings", nargs="?", metavar="RATINGS.csv",
-                   help="ratings.csv from `python -m infact export` (or transcripts.jsonl: live-chat statistics; or give --study)")
+        "transcripts (transcripts.jsonl). See docs/analysis.md.",
+    )
+    p.add_argument(
+        "ratings",
+        nargs="?",
+        metavar="RATINGS.csv",
+        help="ratings.csv from `python -m infact export` (or transcripts.jsonl: live-chat statistics; or give --study)",
+    )
     add_study(p, help="read the ratings from this study's store instead of a CSV")
     add_db(p)
     p.add_argument("--criterion", help="analyse only this criterion (default: every criterion)")
@@ -33,36 +39,74 @@ def register(subparsers) -> None:
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     g = p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)")
-    g.add_argument("--as-pairwise", action="store_true",
-                   help="rank a ratings table by the preferences implied within each participant × situation")
-    g.add_argument("--covariates", default="",
-                   help="style control for pairwise.csv: comma-separated from length,items (e.g. length,items)")
-    g.add_argument("--judge", action="append", default=[], metavar="NAME=FILE.csv",
-                   help="compare an automatic judge with the humans (repeatable); for annotations.csv a FACE run "
-                        "file NAME=RUN.json (docs/protocols.md)")
-    g.add_argument("--responses", metavar="STUDY_DIR|SITUATIONS.jsonl",
-                   help="response texts for the judges' length_bias (pairwise.csv exports carry lengths already)")
-    g.add_argument("--min-votes", type=int, default=None, metavar="N",
-                   help="systems with fewer decisive votes are provisional: listed apart, never in 'settled' "
-                        "(default 30, from bench/min_votes.py; docs/ranking.md)")
-    g.add_argument("--reweight", action="store_true",
-                   help="also fit with every pair weighted inversely to how often it was compared (as LMArena)")
-    g.add_argument("--confidence", type=float, default=0.95,
-                   help="confidence of the ranking intervals and of 'settled' (default 0.95)")
-    p.add_argument("--group-by", metavar="COLUMN", help="annotations.csv with --judge: the judges' figures also per "
-                   "value of this column (e.g. dataset)")
+    g.add_argument(
+        "--as-pairwise",
+        action="store_true",
+        help="rank a ratings table by the preferences implied within each participant × situation",
+    )
+    g.add_argument(
+        "--covariates",
+        default="",
+        help="style control for pairwise.csv: comma-separated from length,items (e.g. length,items)",
+    )
+    g.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.csv",
+        help="compare an automatic judge with the humans (repeatable); for annotations.csv a FACE run "
+        "file NAME=RUN.json (docs/protocols.md)",
+    )
+    g.add_argument(
+        "--responses",
+        metavar="STUDY_DIR|SITUATIONS.jsonl",
+        help="response texts for the judges' length_bias (pairwise.csv exports carry lengths already)",
+    )
+    g.add_argument(
+        "--min-votes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="systems with fewer decisive votes are provisional: listed apart, never in 'settled' "
+        "(default 30, from bench/min_votes.py; docs/ranking.md)",
+    )
+    g.add_argument(
+        "--reweight",
+        action="store_true",
+        help="also fit with every pair weighted inversely to how often it was compared (as LMArena)",
+    )
+    g.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="confidence of the ranking intervals and of 'settled' (default 0.95)",
+    )
+    p.add_argument(
+        "--group-by",
+        metavar="COLUMN",
+        help="annotations.csv with --judge: the judges' figures also per value of this column (e.g. dataset)",
+    )
     p.set_defaults(func=run)
 
 
 def options(args: argparse.Namespace):
     from infact.results.analyze import Options
 
-    return Options(criterion=args.criterion, include_flagged=args.include_flagged,
-                   mixed_model=not args.no_mixed_model, n_boot=args.n_boot, seed=args.seed,
-                   as_pairwise=args.as_pairwise, confidence=args.confidence,
-                   covariates=tuple(c.strip() for c in args.covariates.split(",") if c.strip()),
-                   judges=tuple(args.judge), responses=args.responses, group_by=args.group_by,
-                   min_votes=args.min_votes, reweight=args.reweight)
+    return Options(
+        criterion=args.criterion,
+        include_flagged=args.include_flagged,
+        mixed_model=not args.no_mixed_model,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        as_pairwise=args.as_pairwise,
+        confidence=args.confidence,
+        covariates=tuple(c.strip() for c in args.covariates.split(",") if c.strip()),
+        judges=tuple(args.judge),
+        responses=args.responses,
+        group_by=args.group_by,
+        min_votes=args.min_votes,
+        reweight=args.reweight,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,9 +115,13 @@ def run(args: argparse.Namespace) -> int:
 
         return analyze_transcripts(args)
     if bool(args.ratings) == bool(args.study):
-        raise InfactError(Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither)."))
+        raise InfactError(
+            Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither).")
+        )
     if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
-        raise InfactError(Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report"))
+        raise InfactError(
+            Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report")
+        )
     from infact.results import analyze
 
     opts = options(args)
@@ -88,9 +136,8 @@ def run(args: argparse.Namespace) -> int:
         table = analyze.read_table(args.ratings)
         result = analyze.analyze_table(table, opts, str(args.ratings))
     if args.report:
-        from infact.fileio import atomic_write_text
-
         from infact.cli.results import report_extras
+        from infact.fileio import atomic_write_text
 
         path = Path(args.report)
         md = path.suffix.lower() == ".md"

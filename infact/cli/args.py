@@ -16,10 +16,14 @@ if TYPE_CHECKING:
 # The deployment settings and the store (TinyDB, orjson, SQLAlchemy) are imported when a command uses
 # them: `infact --help` imports this module and nothing heavy (tests/cli/test_cli_startup.py).
 
-STUDY_HELP = ("study folder holding study.toml (default: as the app: INFACT_STUDY, then [study] dir in "
-              ".streamlit/secrets.toml, then data/demo)")
-DB_HELP = ("store: a TinyDB directory or a database URL (default: INFACT_DB, then [connections.infact] in "
-           ".streamlit/secrets.toml, then db/<study id>/)")
+STUDY_HELP = (
+    "study folder holding study.toml (default: as the app: INFACT_STUDY, then [study] dir in "
+    ".streamlit/secrets.toml, then data/demo)"
+)
+DB_HELP = (
+    "store: a TinyDB directory or a database URL (default: INFACT_DB, then [connections.infact] in "
+    ".streamlit/secrets.toml, then db/<study id>/)"
+)
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -33,16 +37,18 @@ class HelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
-def command(sub: argparse._SubParsersAction, name: str, description: str, *,
-            summary: str | None = None) -> argparse.ArgumentParser:
+def command(
+    sub: argparse._SubParsersAction, name: str, description: str, *, summary: str | None = None
+) -> argparse.ArgumentParser:
     """A sub-command with a full description (in its --help) and a one-line summary (in the command list):
     a top-level command's summary is the one in `commands.COMMANDS`, a nested one (`import FORMAT`) passes it."""
     summary = summary if summary is not None else COMMANDS[name].summary
     return sub.add_parser(name, help=summary, description=description, formatter_class=HelpFormatter)
 
 
-def add_study(parser: argparse.ArgumentParser, *, positional: bool = False, required: bool = False,
-              help: str = STUDY_HELP) -> None:
+def add_study(
+    parser: argparse.ArgumentParser, *, positional: bool = False, required: bool = False, help: str = STUDY_HELP
+) -> None:
     """`--study DIR` (the one way to name a study); `positional` also accepts `COMMAND DIR` as shorthand."""
     parser.add_argument("--study", metavar="DIR", required=required, help=help)
     if positional:
@@ -85,7 +91,13 @@ def refuse_set_aside_files(storage: Storage) -> None:
     report = getattr(storage, "problems", None)  # TinyDB stores list the damaged files they moved to quarantine/
     found = report() if callable(report) else []
     if found:
-        raise InfactError([Problem(str(p.get("moved_to") or p.get("file")),
-                                   f"{p.get('reason', 'unreadable')}: its records are missing. Repair the file and "
-                                   "move it back into shards/, or delete it to go on without them")
-                           for p in found])
+        raise InfactError(
+            [
+                Problem(
+                    str(p.get("moved_to") or p.get("file")),
+                    f"{p.get('reason', 'unreadable')}: its records are missing. Repair the file and "
+                    "move it back into shards/, or delete it to go on without them",
+                )
+                for p in found
+            ]
+        )

@@ -8,10 +8,13 @@ from infact.cli.args import command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "chat-stub",
-                "Serve a system that speaks the chat contract on http://127.0.0.1:PORT/chat, for trying a live "
-                "study by hand and for benchmarks. Behaviours: normal, slow, error, malformed, leak, or demo:NAME "
-                "(a built-in demo system from infact.chat.demo_systems).")
+    p = command(
+        sub,
+        "chat-stub",
+        "Serve a system that speaks the chat contract on http://127.0.0.1:PORT/chat, for trying a live "
+        "study by hand and for benchmarks. Behaviours: normal, slow, error, malformed, leak, or demo:NAME "
+        "(a built-in demo system from infact.chat.demo_systems).",
+    )
     p.add_argument("--behaviour", default="demo:genre_recommender", help="how the system answers")
     p.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
     p.add_argument("--port", type=int, default=9001, help="port on 127.0.0.1")

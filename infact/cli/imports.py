@@ -19,77 +19,158 @@ NEW_STUDY_HELP = "study folder to create or update (its study.toml and other fil
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    imp = command(sub, "import",
-                  "Import real data: ReDial dialogs, a system's outputs, or the original INFACT files. "
-                  "Problems are printed as `warning: FILE:LINE: …`. Formats: docs/importing.md.")
+    imp = command(
+        sub,
+        "import",
+        "Import real data: ReDial dialogs, a system's outputs, or the original INFACT files. "
+        "Problems are printed as `warning: FILE:LINE: …`. Formats: docs/importing.md.",
+    )
     formats = imp.add_subparsers(dest="format", required=True, metavar="FORMAT")
 
-    p = command(formats, "redial", redial.__doc__.split("\n\n")[1],
-                summary="ReDial raw JSONL (one dialog per line) -> study situations")
+    p = command(
+        formats,
+        "redial",
+        redial.__doc__.split("\n\n")[1],
+        summary="ReDial raw JSONL (one dialog per line) -> study situations",
+    )
     p.add_argument("file", metavar="FILE.jsonl", help="ReDial JSONL, e.g. test_data.jsonl")
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
-    p.add_argument("--movies", metavar="CSV", help="movies_with_mentions.csv, for @ids missing from a dialog's movieMentions")
-    p.add_argument("--system", default=HUMAN_SYSTEM, help="name of the ground-truth system (the recommender's actual reply)")
+    p.add_argument(
+        "--movies", metavar="CSV", help="movies_with_mentions.csv, for @ids missing from a dialog's movieMentions"
+    )
+    p.add_argument(
+        "--system", default=HUMAN_SYSTEM, help="name of the ground-truth system (the recommender's actual reply)"
+    )
     p.set_defaults(func=run_redial)
 
-    p = command(formats, "responses", responses.__doc__.split("\n\n")[1],
-                summary="merge one system's outputs (JSONL/CSV) into a study")
-    p.add_argument("file", metavar="FILE", help="JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}")
-    p.add_argument("--study", required=True, metavar="DIR", help="study folder (from `import redial` or `import infact-txt`)")
+    p = command(
+        formats,
+        "responses",
+        responses.__doc__.split("\n\n")[1],
+        summary="merge one system's outputs (JSONL/CSV) into a study",
+    )
+    p.add_argument(
+        "file", metavar="FILE", help="JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}"
+    )
+    p.add_argument(
+        "--study", required=True, metavar="DIR", help="study folder (from `import redial` or `import infact-txt`)"
+    )
     p.add_argument("--system", required=True, help="system name shown in results, e.g. KBRD")
     p.add_argument("--situations", default=SITUATIONS_FILE, help="situations file in the study")
     p.add_argument("--movies", metavar="CSV", help="movies_with_mentions.csv, to turn @ids in responses into titles")
     p.set_defaults(func=run_responses)
 
-    p = command(formats, "infact-txt", infact_txt.__doc__.split("\n\n")[1],
-                summary="the original INFACT app's evaluation files -> study situations")
+    p = command(
+        formats,
+        "infact-txt",
+        infact_txt.__doc__.split("\n\n")[1],
+        summary="the original INFACT app's evaluation files -> study situations",
+    )
     p.add_argument("--dialogs", required=True, metavar="FILE", help="dialogue_data.txt (USER:/CHAT-BOT: lines)")
-    p.add_argument("--system", action="append", type=system_file, default=[], metavar="NAME=FILE",
-                   help="a system's file, e.g. KBRD=KBRD.txt (repeat for each system)")
-    p.add_argument("--ground-truth", metavar="NAME", help="also add the dialog's actual next CHAT-BOT turn as system NAME")
+    p.add_argument(
+        "--system",
+        action="append",
+        type=system_file,
+        default=[],
+        metavar="NAME=FILE",
+        help="a system's file, e.g. KBRD=KBRD.txt (repeat for each system)",
+    )
+    p.add_argument(
+        "--ground-truth", metavar="NAME", help="also add the dialog's actual next CHAT-BOT turn as system NAME"
+    )
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
     p.set_defaults(func=run_infact_txt)
 
-    p = command(formats, "transcripts", transcripts.__doc__.split("\n\n")[1],
-                summary="live-chat transcripts.jsonl -> situations (one system's answers)")
+    p = command(
+        formats,
+        "transcripts",
+        transcripts.__doc__.split("\n\n")[1],
+        summary="live-chat transcripts.jsonl -> situations (one system's answers)",
+    )
     p.add_argument("file", metavar="FILE.jsonl", help="transcripts.jsonl from `python -m infact export` (docs/live.md)")
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
     p.add_argument("--system", help="the system whose chats to import (required when the file holds several)")
     p.set_defaults(func=run_transcripts)
 
-    p = command(formats, "conversations", conversations.__doc__.split("\n\n")[1],
-                summary="one system's whole conversations (JSONL) -> a dialog-level (ACUTE-style) study")
-    p.add_argument("file", metavar="FILE.jsonl", help="{dialog_id, turns: [{role, text}], topic?} per line, or a live study's transcripts.jsonl")
+    p = command(
+        formats,
+        "conversations",
+        conversations.__doc__.split("\n\n")[1],
+        summary="one system's whole conversations (JSONL) -> a dialog-level (ACUTE-style) study",
+    )
+    p.add_argument(
+        "file",
+        metavar="FILE.jsonl",
+        help="{dialog_id, turns: [{role, text}], topic?} per line, or a live study's transcripts.jsonl",
+    )
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
     p.add_argument("--system", required=True, help="system name shown in results, e.g. BlenderBot")
     p.add_argument("--dialogs", default=DIALOGS_FILE, help="dialogs file in the study")
     p.set_defaults(func=run_conversations)
 
-    p = command(formats, "crs-arena", crs_arena.__doc__.split("\n\n", 1)[1],
-                summary="CRS Arena's dialogues JSON -> conversations/<system>.jsonl; its votes CSV -> pairwise.csv")
+    p = command(
+        formats,
+        "crs-arena",
+        crs_arena.__doc__.split("\n\n", 1)[1],
+        summary="CRS Arena's dialogues JSON -> conversations/<system>.jsonl; its votes CSV -> pairwise.csv",
+    )
     p.add_argument("file", metavar="FILE", help="CRSArena-Dial's crs_arena_dial_*.json, or its votes_*.csv")
     _out_or_study(p)
     p.set_defaults(func=run_crs_arena)
 
-    p = command(formats, "annotated", annotated.__doc__.split("\n\n", 1)[1],
-                summary="aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv")
-    p.add_argument("file", metavar="FILE.json",
-                   help="CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json")
+    p = command(
+        formats,
+        "annotated",
+        annotated.__doc__.split("\n\n", 1)[1],
+        summary="aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv",
+    )
+    p.add_argument(
+        "file", metavar="FILE.json", help="CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json"
+    )
     _out_or_study(p)
     p.set_defaults(func=run_annotated)
 
-    p = command(formats, "infact-export", "Read the Firebase export of the original INFACT app ({\"CRS_Study\": {participant: {trials…, "
-                "\"Questionnaire\": …}}}) into the long tables of docs/data-model.md plus INFACT's Excel sheets, "
-                "ready for `python -m infact analyze`. See docs/migration.md.",
-                summary="the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets")
+    p = command(
+        formats,
+        "infact-export",
+        'Read the Firebase export of the original INFACT app ({"CRS_Study": {participant: {trials…, '
+        '"Questionnaire": …}}}) into the long tables of docs/data-model.md plus INFACT\'s Excel sheets, '
+        "ready for `python -m infact analyze`. See docs/migration.md.",
+        summary="the original INFACT's Firebase export (CRS_Study) -> ratings tables and INFACT sheets",
+    )
     p.add_argument("file", type=Path, metavar="FILE.json", help="the Firebase export of the original INFACT app")
-    p.add_argument("--systems", default="", help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD (required when the export has responses)")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx")
+    p.add_argument(
+        "--systems",
+        default="",
+        help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD (required when the export has responses)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder for ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx",
+    )
     p.add_argument("--exclude", type=Path, metavar="FILE", help="file with participant ids to exclude, one per line")
-    p.add_argument("--exclude-incomplete", action="store_true", help="also exclude participants without a questionnaire")
-    p.add_argument("--check-rule", type=Path, metavar="RULE.json", help='JSON rule {"dialog_id", "responses": {KEY: text}, "rated", "max_rating"} (default: INFACT\'s)')
-    p.add_argument("--check-dialog-id", type=int, help="Dialog_ID of the attention-check trial (default: INFACT's, 6, or the --check-rule's)")
-    p.add_argument("--check-max-rating", type=int, help="highest rating that passes the check (default: INFACT's, 2, or the --check-rule's)")
+    p.add_argument(
+        "--exclude-incomplete", action="store_true", help="also exclude participants without a questionnaire"
+    )
+    p.add_argument(
+        "--check-rule",
+        type=Path,
+        metavar="RULE.json",
+        help='JSON rule {"dialog_id", "responses": {KEY: text}, "rated", "max_rating"} (default: INFACT\'s)',
+    )
+    p.add_argument(
+        "--check-dialog-id",
+        type=int,
+        help="Dialog_ID of the attention-check trial (default: INFACT's, 6, or the --check-rule's)",
+    )
+    p.add_argument(
+        "--check-max-rating",
+        type=int,
+        help="highest rating that passes the check (default: INFACT's, 2, or the --check-rule's)",
+    )
     p.set_defaults(func=run_infact_export)
 
 
@@ -141,7 +222,9 @@ def run_responses(args) -> int:
 
 
 def run_infact_txt(args) -> int:
-    infact_txt.import_infact_txt(args.dialogs, args.system, args.study, args.ground_truth).print(f"imported {args.dialogs}")
+    infact_txt.import_infact_txt(args.dialogs, args.system, args.study, args.ground_truth).print(
+        f"imported {args.dialogs}"
+    )
     return 0
 
 
@@ -151,11 +234,19 @@ def run_infact_export(args) -> int:
     rule = infact_export.CheckRule.from_json(args.check_rule) if args.check_rule else infact_export.DEFAULT_RULE
     if args.check_dialog_id is not None or args.check_max_rating is not None:
         rule = infact_export.CheckRule(
-            args.check_dialog_id if args.check_dialog_id is not None else rule.dialog_id, rule.responses, rule.rated,
-            args.check_max_rating if args.check_max_rating is not None else rule.max_rating)
+            args.check_dialog_id if args.check_dialog_id is not None else rule.dialog_id,
+            rule.responses,
+            rule.rated,
+            args.check_max_rating if args.check_max_rating is not None else rule.max_rating,
+        )
     exclude = infact_export.read_exclude_list(args.exclude) if args.exclude else set()
-    tables = infact_export.import_infact_export(args.file, infact_export.parse_systems(args.systems), exclude=exclude,
-                                                check_rule=rule, exclude_incomplete=args.exclude_incomplete)
+    tables = infact_export.import_infact_export(
+        args.file,
+        infact_export.parse_systems(args.systems),
+        exclude=exclude,
+        check_rule=rule,
+        exclude_incomplete=args.exclude_incomplete,
+    )
     infact_export.write_tables(args.out, tables)
     infact_export.summary(args.out, tables).print(f"imported {args.file}")
     return 0

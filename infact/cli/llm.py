@@ -10,13 +10,16 @@ from infact.cli.progress import ProgressBar
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "generate",
-                "Send every situation's context to system NAME and write its answers into the study's situations "
-                "files, with provenance per response. NAME is reached through --endpoint (an [endpoints.NAME] "
-                "table: an OpenAI-compatible LLM), --url (an HTTP system speaking the chat contract), --callable "
-                "(module:function), or else its own [live.systems.NAME] table. Resumable: answers are appended to "
-                "generated/NAME.jsonl as they come, so a killed run continues without repeating a finished call. "
-                "Existing responses of NAME are replaced only with --force. See docs/llm.md.")
+    p = command(
+        sub,
+        "generate",
+        "Send every situation's context to system NAME and write its answers into the study's situations "
+        "files, with provenance per response. NAME is reached through --endpoint (an [endpoints.NAME] "
+        "table: an OpenAI-compatible LLM), --url (an HTTP system speaking the chat contract), --callable "
+        "(module:function), or else its own [live.systems.NAME] table. Resumable: answers are appended to "
+        "generated/NAME.jsonl as they come, so a killed run continues without repeating a finished call. "
+        "Existing responses of NAME are replaced only with --force. See docs/llm.md.",
+    )
     add_study(p)
     p.add_argument("--system", required=True, metavar="NAME", help="the system's name in the situations' responses")
     how = p.add_mutually_exclusive_group()
@@ -25,19 +28,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     how.add_argument("--callable", dest="callable_spec", metavar="MODULE:FUNCTION", help="an in-process system")
     p.add_argument("--system-prompt", help="endpoint systems: the system message sent first")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per answer of a --url or --callable system")
-    p.add_argument("--workers", type=int, default=4, help="calls at once for --url/--callable (endpoints: "
-                                                           "their max_concurrency)")
+    p.add_argument(
+        "--workers", type=int, default=4, help="calls at once for --url/--callable (endpoints: their max_concurrency)"
+    )
     p.add_argument("--force", action="store_true", help="replace existing responses of the system")
     p.set_defaults(func=run_generate)
 
-    p = command(sub, "judge",
-                "Run the [judges.NAME] table's endpoint over the study's own items with the study's instructions, "
-                "criteria and labelled scale: rating studies one call per response and criterion, pairwise studies "
-                "both orders of each pair, dialog-level studies whole conversations; `samples` answers per item. "
-                "Answers must be one label (re-asked once, then stored as unparseable, never guessed). Every call "
-                "is cached by prompt hash in judges/NAME.raw.jsonl, so a rerun or a killed run resumes without "
-                "repeating a call. Writes judges/NAME.csv, which `analyze --judge` and the dashboard's Judges "
-                "section read; with --db, also prints the judge's agreement with the humans of that store.")
+    p = command(
+        sub,
+        "judge",
+        "Run the [judges.NAME] table's endpoint over the study's own items with the study's instructions, "
+        "criteria and labelled scale: rating studies one call per response and criterion, pairwise studies "
+        "both orders of each pair, dialog-level studies whole conversations; `samples` answers per item. "
+        "Answers must be one label (re-asked once, then stored as unparseable, never guessed). Every call "
+        "is cached by prompt hash in judges/NAME.raw.jsonl, so a rerun or a killed run resumes without "
+        "repeating a call. Writes judges/NAME.csv, which `analyze --judge` and the dashboard's Judges "
+        "section read; with --db, also prints the judge's agreement with the humans of that store.",
+    )
     add_study(p)
     p.add_argument("--judge", required=True, metavar="NAME", help="a [judges.NAME] table of study.toml")
     add_db(p)
@@ -48,10 +55,19 @@ def run_generate(args) -> int:
     from infact.importers.generate import generate
 
     folder = study_folder(args)
-    report = generate(folder, args.system, force=args.force, progress=ProgressBar(f"generate {args.system}"),
-                      endpoint=args.endpoint, url=args.url, callable_spec=args.callable_spec,
-                      system_prompt=args.system_prompt, timeout_s=args.timeout, workers=args.workers,
-                      secrets=deployment.load_secrets())
+    report = generate(
+        folder,
+        args.system,
+        force=args.force,
+        progress=ProgressBar(f"generate {args.system}"),
+        endpoint=args.endpoint,
+        url=args.url,
+        callable_spec=args.callable_spec,
+        system_prompt=args.system_prompt,
+        timeout_s=args.timeout,
+        workers=args.workers,
+        secrets=deployment.load_secrets(),
+    )
     for line in report.summary.lines():
         print(line)
     for path, n in report.written.items():
@@ -59,8 +75,10 @@ def run_generate(args) -> int:
     for error in report.errors[:10]:
         print(f"failed: {error}")
     if report.errors:
-        print(f"{len(report.errors)} calls failed; run the same command again to retry only those "
-              f"(finished answers are kept in {report.checkpoint})")
+        print(
+            f"{len(report.errors)} calls failed; run the same command again to retry only those "
+            f"(finished answers are kept in {report.checkpoint})"
+        )
         return 1
     return 0
 

@@ -30,9 +30,11 @@ def build_parser(complete: Iterable[str] = tuple(COMMANDS)) -> argparse.Argument
     """A parser whose `complete` commands (by default all) have their arguments; the others are a name and a summary."""
     name = prog()
     parser = argparse.ArgumentParser(
-        prog=name, formatter_class=HelpFormatter,
+        prog=name,
+        formatter_class=HelpFormatter,
         description="INFACT: human evaluation studies of conversational recommender systems. "
-                    f"Run `{name} COMMAND --help` for a command's options.")
+        f"Run `{name} COMMAND --help` for a command's options.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in dict.fromkeys(COMMANDS[c].module for c in complete):
         importlib.import_module(f"infact.cli.{module}").register(sub)

@@ -19,8 +19,7 @@ class ProgressBar:
         self._last = now
         filled = self.width * done // max(1, total)
         rate = done / max(1e-9, now - self._start)
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
-                          f"({rate:.1f}/s)")
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} ({rate:.1f}/s)")
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()

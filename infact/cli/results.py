@@ -16,38 +16,84 @@ from infact.study.loader import load_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "export",
-                "Write every export (ratings.csv, ratings_wide.csv, participants.csv, questionnaire.csv, "
-                "demographics.csv, flags.csv, records.json, infact_sheets.xlsx) into one folder, as a set: the files "
-                "are written to a staging folder that replaces the previous export only when all are written.")
+    p = command(
+        sub,
+        "export",
+        "Write every export (ratings.csv, ratings_wide.csv, participants.csv, questionnaire.csv, "
+        "demographics.csv, flags.csv, records.json, infact_sheets.xlsx) into one folder, as a set: the files "
+        "are written to a staging folder that replaces the previous export only when all are written.",
+    )
     add_study(p)
     add_db(p)
     p.add_argument("--out", metavar="DIR", default=str(REPO / "exports"), help="output folder, replaced as a whole")
     p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
     p.set_defaults(func=run_export)
 
-    p = command(sub, "verify-codes",
-                "Read the codes workers submitted, print a CSV saying which match a stored completion of that "
-                "worker, and exit 1 if any does not.")
-    p.add_argument("codes", metavar="CODES", help="MTurk batch results CSV (WorkerId + a *code* column), or one `WORKERID,CODE` "
-                                                  "per line; bare codes (no worker ID) only for self-hosted studies")
+    p = command(
+        sub,
+        "verify-codes",
+        "Read the codes workers submitted, print a CSV saying which match a stored completion of that "
+        "worker, and exit 1 if any does not.",
+    )
+    p.add_argument(
+        "codes",
+        metavar="CODES",
+        help="MTurk batch results CSV (WorkerId + a *code* column), or one `WORKERID,CODE` "
+        "per line; bare codes (no worker ID) only for self-hosted studies",
+    )
     add_study(p)
     add_db(p)
     p.set_defaults(func=run_verify_codes)
 
-    p = command(sub, "plan",
-                "How many participants to recruit: with INFACT's balanced assignment (every situation reaches k "
-                "ratings), with the original INFACT's random sampling (every situation reaches k ratings with 95% "
-                "probability), and optionally for a power target on one pairwise contrast. See docs/planner.md.")
+    p = command(
+        sub,
+        "plan",
+        "How many participants to recruit: with INFACT's balanced assignment (every situation reaches k "
+        "ratings), with the original INFACT's random sampling (every situation reaches k ratings with 95% "
+        "probability), and optionally for a power target on one pairwise contrast. See docs/planner.md.",
+    )
     p.add_argument("--situations", type=int, required=True, metavar="P", help="number of situations to rate")
-    p.add_argument("--per-participant", type=int, required=True, metavar="n", help="situations each participant sees, attention checks included")
-    p.add_argument("--ratings-per-situation", type=int, required=True, metavar="k", help="ratings wanted per situation (per system)")
-    p.add_argument("--attention-checks", type=int, default=1, metavar="a", help="attention-check situations per participant")
-    p.add_argument("--exclusion-rate", type=float, default=0.0, metavar="e", help="expected share of excluded participants, e.g. 0.2")
-    p.add_argument("--delta", type=float, help="smallest difference between two systems' mean ratings worth detecting, in scale points (turns on the power answer)")
+    p.add_argument(
+        "--per-participant",
+        type=int,
+        required=True,
+        metavar="n",
+        help="situations each participant sees, attention checks included",
+    )
+    p.add_argument(
+        "--ratings-per-situation",
+        type=int,
+        required=True,
+        metavar="k",
+        help="ratings wanted per situation (per system)",
+    )
+    p.add_argument(
+        "--attention-checks", type=int, default=1, metavar="a", help="attention-check situations per participant"
+    )
+    p.add_argument(
+        "--exclusion-rate",
+        type=float,
+        default=0.0,
+        metavar="e",
+        help="expected share of excluded participants, e.g. 0.2",
+    )
+    p.add_argument(
+        "--delta",
+        type=float,
+        help="smallest difference between two systems' mean ratings worth detecting, in scale points (turns on the power answer)",
+    )
     p.add_argument("--sd", type=float, help="SD of a single rating (about 1 on a 5-point scale; needed with --delta)")
-    p.add_argument("--icc", type=float, help="share of rating variance that is the participant's own level, e.g. 0.2 (needed with --delta)")
-    p.add_argument("--corr", type=float, default=0.0, help="correlation of two systems' ratings of one situation (0 is conservative)")
+    p.add_argument(
+        "--icc",
+        type=float,
+        help="share of rating variance that is the participant's own level, e.g. 0.2 (needed with --delta)",
+    )
+    p.add_argument(
+        "--corr",
+        type=float,
+        default=0.0,
+        help="correlation of two systems' ratings of one situation (0 is conservative)",
+    )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level")
     p.add_argument("--power", type=float, default=0.8, help="power")
     p.add_argument("--pairs", type=int, default=1, help="number of pairwise contrasts; alpha is split over them")
@@ -80,8 +126,16 @@ def run_verify_codes(args) -> int:
     try:
         codes = read_submissions(read_input_text(args.codes))
     except InfactError as exc:
-        raise InfactError([Problem(p.file, f"{p.message} (the codes file: one `WORKERID,CODE` or bare code per line, "
-                                           "or MTurk's batch results CSV)") for p in exc.problems]) from None
+        raise InfactError(
+            [
+                Problem(
+                    p.file,
+                    f"{p.message} (the codes file: one `WORKERID,CODE` or bare code per line, "
+                    "or MTurk's batch results CSV)",
+                )
+                for p in exc.problems
+            ]
+        ) from None
     storage = open_store(args, study.id)
     try:
         participants = collect(study, storage.records(study=study.id), include_withdrawn=True).participants
@@ -90,15 +144,30 @@ def run_verify_codes(args) -> int:
     result = verify_codes(codes, participants)
     print(result.to_csv(index=False), end="")
     unmatched = int((~result["matched"]).sum())
-    print(f"{len(result) - unmatched} of {len(result)} codes match a stored completion; {unmatched} do not", file=sys.stderr)
+    print(
+        f"{len(result) - unmatched} of {len(result)} codes match a stored completion; {unmatched} do not",
+        file=sys.stderr,
+    )
     return 0 if unmatched == 0 else 1
 
 
 def run_plan(args) -> int:
     from infact.results.ratings.planner import format_plan, plan  # scipy and statsmodels: only when planning
 
-    result = plan(args.situations, args.per_participant, args.ratings_per_situation, args.attention_checks, args.exclusion_rate,
-                  delta=args.delta, sd=args.sd, icc=args.icc, corr=args.corr, alpha=args.alpha, power=args.power, pairs=args.pairs)
+    result = plan(
+        args.situations,
+        args.per_participant,
+        args.ratings_per_situation,
+        args.attention_checks,
+        args.exclusion_rate,
+        delta=args.delta,
+        sd=args.sd,
+        icc=args.icc,
+        corr=args.corr,
+        alpha=args.alpha,
+        power=args.power,
+        pairs=args.pairs,
+    )
     print(json.dumps(result, indent=2) if args.json else format_plan(result))
     return 0
 
@@ -107,11 +176,14 @@ def run_plan(args) -> int:
 
 
 def register_datasheet(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "datasheet",
-                "Write the Human Evaluation Datasheet (HEDS 3.0: resources, evaluated systems, sample, evaluators, "
-                "design, quality criteria, ethics) filled from study.toml and the collected answers, as "
-                "datasheet.json and datasheet.md. Fields the study cannot fill are listed as missing. "
-                "See docs/analysis.md.")
+    p = command(
+        sub,
+        "datasheet",
+        "Write the Human Evaluation Datasheet (HEDS 3.0: resources, evaluated systems, sample, evaluators, "
+        "design, quality criteria, ethics) filled from study.toml and the collected answers, as "
+        "datasheet.json and datasheet.md. Fields the study cannot fill are listed as missing. "
+        "See docs/analysis.md.",
+    )
     add_study(p, required=True)
     add_db(p)
     p.add_argument("--out", metavar="DIR", required=True, help="folder for datasheet.json and datasheet.md")
@@ -156,4 +228,4 @@ def report_extras(args: argparse.Namespace, result: dict, *, html: bool) -> str:
         return text
     import html as h
 
-    return f"<pre style=\"font-family:ui-monospace,monospace;white-space:pre-wrap\">{h.escape(text)}</pre>\n"
+    return f'<pre style="font-family:ui-monospace,monospace;white-space:pre-wrap">{h.escape(text)}</pre>\n'

@@ -11,13 +11,24 @@ from infact.stores.migrate import migrate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "migrate",
-                "Copy records between stores and verify the counts per kind. Safe to re-run: records already in the "
-                "target are skipped. PATH_OR_URL: a TinyDB store directory, a postgresql:// URL, or a secrets.toml "
-                "whose [connections.infact] url names the database (keeps the password out of shell history).")
+    p = command(
+        sub,
+        "migrate",
+        "Copy records between stores and verify the counts per kind. Safe to re-run: records already in the "
+        "target are skipped. PATH_OR_URL: a TinyDB store directory, a postgresql:// URL, or a secrets.toml "
+        "whose [connections.infact] url names the database (keeps the password out of shell history).",
+    )
     p.add_argument("--from", dest="source", required=True, metavar="PATH_OR_URL", help="store to copy from")
-    p.add_argument("--to", dest="target", required=True, metavar="PATH_OR_URL", help="store to copy into (a directory is created if missing)")
-    p.add_argument("--study-id", default=None, metavar="ID", help="copy only the records of this study id (default: every record)")
+    p.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        metavar="PATH_OR_URL",
+        help="store to copy into (a directory is created if missing)",
+    )
+    p.add_argument(
+        "--study-id", default=None, metavar="ID", help="copy only the records of this study id (default: every record)"
+    )
     p.set_defaults(func=run)
 
 
@@ -42,8 +53,10 @@ def run(args) -> int:
         finally:
             source.close()
     scope = f"study {result['study']}" if result["study"] else "all studies"
-    print(f"migrated {scope}: {result['source_records']} records from {label(args.source)} to {label(args.target)} "
-          f"({result['copied']} copied, {result['already_present']} already there)")
+    print(
+        f"migrated {scope}: {result['source_records']} records from {label(args.source)} to {label(args.target)} "
+        f"({result['copied']} copied, {result['already_present']} already there)"
+    )
     print(f"  {'kind':<14}{'source':>8}{'target':>8}")
     for kind, n in result["per_kind"].items():
         print(f"  {kind:<14}{n['source']:>8}{n['target']:>8}")

@@ -14,26 +14,39 @@ from infact.study.loader import load_study, pool_explanation, validate_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = command(sub, "validate",
-                "Check study.toml and the situations files together and print every problem as "
-                "`file:line: [key] message` with the fix (not only the first); exit 1 if there is any.")
+    p = command(
+        sub,
+        "validate",
+        "Check study.toml and the situations files together and print every problem as "
+        "`file:line: [key] message` with the fix (not only the first); exit 1 if there is any.",
+    )
     add_study(p, positional=True)
     p.set_defaults(func=run_validate)
 
-    p = command(sub, "bots",
-                "Bot participants play the study through the same flow and store as the web page, on a simulated "
-                "clock. Strategies: " + ", ".join((*STRATEGIES, SIMULATED)) + ".")
+    p = command(
+        sub,
+        "bots",
+        "Bot participants play the study through the same flow and store as the web page, on a simulated "
+        "clock. Strategies: " + ", ".join((*STRATEGIES, SIMULATED)) + ".",
+    )
     add_study(p, positional=True)
     add_db(p)
     p.add_argument("-n", type=int, default=20, help="number of bots")
-    p.add_argument("--strategy", choices=(*STRATEGIES, SIMULATED),
-                   help="one strategy for all bots (default: a realistic mix); llm: simulated participants played by "
-                        "an LLM (--endpoint, --persona), marked and kept out of human results (docs/llm.md)")
+    p.add_argument(
+        "--strategy",
+        choices=(*STRATEGIES, SIMULATED),
+        help="one strategy for all bots (default: a realistic mix); llm: simulated participants played by "
+        "an LLM (--endpoint, --persona), marked and kept out of human results (docs/llm.md)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed plays the same answers")
     p.add_argument("--concurrency", type=int, default=1, help="bots playing at the same time")
     p.add_argument("--endpoint", help="--strategy llm: the [endpoints.NAME] LLM that plays the participants' chats")
-    p.add_argument("--persona", metavar="FILE", help="--strategy llm: a text file describing the simulated person "
-                                                    "(who they are, what they like, what they have seen)")
+    p.add_argument(
+        "--persona",
+        metavar="FILE",
+        help="--strategy llm: a text file describing the simulated person "
+        "(who they are, what they like, what they have seen)",
+    )
     p.set_defaults(func=run_bots_cmd)
 
 
@@ -54,9 +67,11 @@ def run_validate(args) -> int:
         return 1
     cfg = study.config
     why = pool_explanation(study)
-    print(f"ok: study '{study.id}' — {len(study.situations)} situations{f' ({why})' if why else ''}, "
-          f"systems {', '.join(study.systems)}, {cfg.study.situations_per_participant} situations per participant, "
-          f"dataset version {study.dataset_version}")
+    print(
+        f"ok: study '{study.id}' — {len(study.situations)} situations{f' ({why})' if why else ''}, "
+        f"systems {', '.join(study.systems)}, {cfg.study.situations_per_participant} situations per participant, "
+        f"dataset version {study.dataset_version}"
+    )
     return 0
 
 
@@ -65,8 +80,15 @@ def run_bots_cmd(args) -> int:
     simulator = _simulator(args, study)
     storage = open_store(args, study.id)
     try:
-        results = run_bots(study, storage, args.n, strategy=args.strategy, seed=args.seed, concurrency=args.concurrency,
-                           simulator=simulator)
+        results = run_bots(
+            study,
+            storage,
+            args.n,
+            strategy=args.strategy,
+            seed=args.seed,
+            concurrency=args.concurrency,
+            simulator=simulator,
+        )
         comparison = None
         if simulator is not None:
             from infact.results.live.simulated import render_markdown, simulated_vs_human
@@ -89,8 +111,13 @@ def _simulator(args, study):
             raise InfactError(Problem("--endpoint", "--endpoint and --persona go with --strategy llm"))
         return None
     if not args.endpoint or not args.persona:
-        raise InfactError(Problem("--strategy", "--strategy llm needs --endpoint NAME (an [endpoints.NAME] table) and "
-                                                "--persona FILE (a text file describing the simulated person)"))
+        raise InfactError(
+            Problem(
+                "--strategy",
+                "--strategy llm needs --endpoint NAME (an [endpoints.NAME] table) and "
+                "--persona FILE (a text file describing the simulated person)",
+            )
+        )
     from pathlib import Path
 
     from infact import deployment
@@ -101,6 +128,10 @@ def _simulator(args, study):
     if not persona.is_file():
         raise InfactError(Problem(str(persona), "persona file not found: give a text file describing the person"))
     secrets = deployment.load_secrets()
-    llm = open_client(args.endpoint, merged(study.config.endpoints, endpoints_from_secrets(secrets)), secrets=secrets,
-                      label="simulated participant")
+    llm = open_client(
+        args.endpoint,
+        merged(study.config.endpoints, endpoints_from_secrets(secrets)),
+        secrets=secrets,
+        label="simulated participant",
+    )
     return llm, persona.read_text(encoding="utf-8")

@@ -52,9 +52,19 @@ def rows_of(entry: dict, i: int, file: str, report: ImportReport) -> list[dict]:
         report.problems.append(Problem(file, f"entry {i}: missing 'conv_id'; skipped", key="conv_id"))
         return []
     system = entry.get("system") if isinstance(entry.get("system"), str) else system_of_id(cid)
-    common = {"participant": PARTICIPANT, "dialog_id": entry.get("dialog_id") or cid, "system": system,
-              "seconds": None, "conversation_id": cid, "dataset": entry.get("dataset") or dataset_of(cid),
-              "label": None, "step_index": None, "is_gold": False, "study": None, "dataset_version": None}
+    common = {
+        "participant": PARTICIPANT,
+        "dialog_id": entry.get("dialog_id") or cid,
+        "system": system,
+        "seconds": None,
+        "conversation_id": cid,
+        "dataset": entry.get("dataset") or dataset_of(cid),
+        "label": None,
+        "step_index": None,
+        "is_gold": False,
+        "study": None,
+        "dataset_version": None,
+    }
     rows = []
     for t in entry.get("dialogue") or []:
         if not isinstance(t, dict) or "turn_level_aggregated" not in t:
@@ -72,8 +82,13 @@ def rows_of(entry: dict, i: int, file: str, report: ImportReport) -> list[dict]:
 def import_annotated(file: str | Path, out: str | Path) -> ImportReport:
     path, out = Path(file), Path(out)
     if not path.is_file():
-        raise DatasetError(Problem(str(path), "file not found: give an aggregated annotations JSON (CRSArena-Eval's "
-                                              "shape, or INFACT's annotations_aggregated.json)"))
+        raise DatasetError(
+            Problem(
+                str(path),
+                "file not found: give an aggregated annotations JSON (CRSArena-Eval's "
+                "shape, or INFACT's annotations_aggregated.json)",
+            )
+        )
     try:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
@@ -88,6 +103,9 @@ def import_annotated(file: str | Path, out: str | Path) -> ImportReport:
     df["turn"] = df["turn"].astype("Int64")
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "annotations.csv", df.to_csv(index=False))
-    report.counts = {"conversations": df["conversation_id"].nunique(), "annotations": len(df),
-                     "aspects": df["aspect"].nunique()}
+    report.counts = {
+        "conversations": df["conversation_id"].nunique(),
+        "annotations": len(df),
+        "aspects": df["aspect"].nunique(),
+    }
     return report

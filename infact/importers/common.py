@@ -9,14 +9,14 @@ import re
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from infact.errors import DatasetError, Problem
-from infact.text.items import MENTION_ID, QUOTED, mentions_item, normalise_title, normalise_titles
 from infact.fileio import read_input_text, replace_dir
 from infact.study.situations import Situation, Turn, write_situations
+from infact.text.items import MENTION_ID, QUOTED, mentions_item, normalise_title, normalise_titles
 
 SITUATIONS_FILE = "situations.jsonl"
 HUMAN_SYSTEM = "Human (ReDial)"
@@ -73,7 +73,9 @@ def load_movies_csv(path: Path) -> tuple[dict[str, str], list[Problem]]:
     rows = list(csv.reader(read_text(path).splitlines()))
     problems: list[Problem] = []
     if not rows:
-        raise DatasetError(Problem(name, "empty movies file: expected a header 'movieId,movieName' and one movie per line"))
+        raise DatasetError(
+            Problem(name, "empty movies file: expected a header 'movieId,movieName' and one movie per line")
+        )
     header = [h.strip() for h in rows[0]]
     if "movieId" in header and "movieName" in header:
         id_col, title_col, body, first = header.index("movieId"), header.index("movieName"), rows[1:], 2
@@ -125,8 +127,14 @@ def study_id(folder_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-]+", "-", folder_name).strip("-_")[:64] or "study"
 
 
-def write_study(out: Path, situations: list[Situation], *, file: str = SITUATIONS_FILE, write=write_situations,
-                starter: Callable[[str], str] | None = None) -> bool:
+def write_study(
+    out: Path,
+    situations: list[Situation],
+    *,
+    file: str = SITUATIONS_FILE,
+    write=write_situations,
+    starter: Callable[[str], str] | None = None,
+) -> bool:
     """Write situations.jsonl (and study.toml when absent) into a staging dir next
     to `out` and swap it into place only once everything is written.
 
@@ -156,8 +164,12 @@ def write_study(out: Path, situations: list[Situation], *, file: str = SITUATION
         elif new_toml:
             from infact.study.template import render_study_toml  # the lead's module
 
-            toml = render_study_toml(study_id(out.name), ordered_systems(situations), [SITUATIONS_FILE],
-                                     attention_situation=situations[0].situation_id if situations else None)
+            toml = render_study_toml(
+                study_id(out.name),
+                ordered_systems(situations),
+                [SITUATIONS_FILE],
+                attention_situation=situations[0].situation_id if situations else None,
+            )
             (staging / "study.toml").write_text(toml, encoding="utf-8")
         os.chmod(staging, 0o755)  # mkdtemp makes it 0700
         replace_dir(staging, out)

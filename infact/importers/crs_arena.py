@@ -29,8 +29,19 @@ from infact.study.annotation.conversations import dataset_of
 
 ROLES = {"USER": "user", "AGENT": "bot", "ASSISTANT": "bot", "SYSTEM": "bot"}
 VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote", "feedback")
-PAIRWISE_OUT = ["participant", "situation_id", "dialog_id", "criterion", "system_a", "system_b", "shown_left",
-                "winner", "seconds", "justification", "dataset"]
+PAIRWISE_OUT = [
+    "participant",
+    "situation_id",
+    "dialog_id",
+    "criterion",
+    "system_a",
+    "system_b",
+    "shown_left",
+    "winner",
+    "seconds",
+    "justification",
+    "dataset",
+]
 STARTER = Path(__file__).resolve().parents[2] / "data" / "demo-conversations" / "study.toml"
 
 
@@ -47,8 +58,9 @@ def _file_name(system: str) -> str:
 def _entry(obj, file: str, i: int) -> tuple[dict | None, Problem | None]:
     where = f"entry {i}"
     if not isinstance(obj, dict):
-        return None, Problem(file, f"{where}: expected an object with 'conversation ID', 'agent', 'user', "
-                                   "'conversation'")
+        return None, Problem(
+            file, f"{where}: expected an object with 'conversation ID', 'agent', 'user', 'conversation'"
+        )
     cid, agent, user = obj.get("conversation ID"), obj.get("agent"), obj.get("user")
     if not isinstance(cid, str) or not cid.strip():
         return None, Problem(file, f"{where}: missing 'conversation ID'; skipped", key="conversation ID")
@@ -61,25 +73,39 @@ def _entry(obj, file: str, i: int) -> tuple[dict | None, Problem | None]:
         role = ROLES.get(str((t or {}).get("participant", "")).upper()) if isinstance(t, dict) else None
         text = t.get("utterance") if isinstance(t, dict) else None
         if role is None or not isinstance(text, str):
-            return None, Problem(file, f"{where} ({cid}): every turn needs participant USER or AGENT and an "
-                                       "utterance; skipped", key="conversation")
+            return None, Problem(
+                file,
+                f"{where} ({cid}): every turn needs participant USER or AGENT and an utterance; skipped",
+                key="conversation",
+            )
         if text.strip():
             turns.append({"role": role, "text": clean_text(text)})
     if not any(t["role"] == "bot" for t in turns):
         return None, Problem(file, f"{where} ({cid}): no AGENT turn, nothing to judge; skipped", key="conversation")
-    return {"conversation_id": cid.strip(), "dialog_id": str(user["id"]).strip(), "system": agent["id"].strip(),
-            "dataset": dataset_of(cid.strip()), "turns": turns}, None
+    return {
+        "conversation_id": cid.strip(),
+        "dialog_id": str(user["id"]).strip(),
+        "system": agent["id"].strip(),
+        "dataset": dataset_of(cid.strip()),
+        "turns": turns,
+    }, None
 
 
 def import_dialogs(path: Path, out: Path, *, study: bool) -> ImportReport:
     try:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
-        raise DatasetError(Problem(str(path), f"not valid JSON ({exc.msg}, line {exc.lineno}): CRSArena-Dial's "
-                                              "dialogues file is one JSON list", exc.lineno)) from None
+        raise DatasetError(
+            Problem(
+                str(path),
+                f"not valid JSON ({exc.msg}, line {exc.lineno}): CRSArena-Dial's dialogues file is one JSON list",
+                exc.lineno,
+            )
+        ) from None
     if not isinstance(data, list):
-        raise DatasetError(Problem(str(path), "expected a JSON list of dialogues (CRSArena-Dial's "
-                                              "crs_arena_dial_*.json)"))
+        raise DatasetError(
+            Problem(str(path), "expected a JSON list of dialogues (CRSArena-Dial's crs_arena_dial_*.json)")
+        )
     report = ImportReport(out)
     by_system: dict[str, list[dict]] = {}
     for i, obj in enumerate(data, start=1):
@@ -95,8 +121,11 @@ def import_dialogs(path: Path, out: Path, *, study: bool) -> ImportReport:
     for system, entries in sorted(by_system.items()):
         text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
         atomic_write_text(folder / _file_name(system), text)
-    report.counts = {"conversations": sum(map(len, by_system.values())), "systems": len(by_system),
-                     "users": len({e["dialog_id"] for es in by_system.values() for e in es})}
+    report.counts = {
+        "conversations": sum(map(len, by_system.values())),
+        "systems": len(by_system),
+        "users": len({e["dialog_id"] for es in by_system.values() for e in es}),
+    }
     if study and not (out / "study.toml").exists():
         atomic_write_text(out / "study.toml", starter_toml(study_id(out.name), sorted(by_system)))
         report.notes.append("wrote a starter study.toml (conversation protocol): edit its texts and aspects")
@@ -109,17 +138,24 @@ def starter_toml(sid: str, systems: list[str]) -> str:
     files = ", ".join(json.dumps(f"conversations/{_file_name(s)}") for s in systems)
     text = re.sub(r'(?m)^id = ".*"$', f'id = "{sid}"', text, count=1)
     text = re.sub(r"(?m)^situations = \[.*\]$", f"situations = [{files}]", text, count=1)
-    text = re.sub(r"(?m)^systems = \[.*\]$", "systems = [" + ", ".join(json.dumps(s) for s in systems) + "]", text,
-                  count=1)
-    return re.sub(r'(?m)^gold = .*\n', "", text, count=1)
+    text = re.sub(
+        r"(?m)^systems = \[.*\]$", "systems = [" + ", ".join(json.dumps(s) for s in systems) + "]", text, count=1
+    )
+    return re.sub(r"(?m)^gold = .*\n", "", text, count=1)
 
 
 def import_votes(path: Path, out: Path) -> ImportReport:
     reader = csv.DictReader(io.StringIO(read_text(path)))
     missing = [c for c in VOTE_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
-        raise DatasetError(Problem(str(path), f"missing column(s) {', '.join(missing)}: CRS Arena's votes CSV has "
-                                              f"{', '.join(VOTE_COLUMNS)}", 1, missing[0]))
+        raise DatasetError(
+            Problem(
+                str(path),
+                f"missing column(s) {', '.join(missing)}: CRS Arena's votes CSV has {', '.join(VOTE_COLUMNS)}",
+                1,
+                missing[0],
+            )
+        )
     report = ImportReport(out)
     rows = []
     for line, row in enumerate(reader, start=2):
@@ -128,14 +164,28 @@ def import_votes(path: Path, out: Path) -> ImportReport:
             report.problems.append(Problem(str(path), "crs1 and crs2 must be two different systems; row skipped", line))
             continue
         if vote not in (a, b, "tie"):
-            report.problems.append(Problem(str(path), f"vote {vote!r} is neither crs1 ({a}), crs2 ({b}) nor tie; "
-                                                      "row skipped", line, "vote"))
+            report.problems.append(
+                Problem(
+                    str(path), f"vote {vote!r} is neither crs1 ({a}), crs2 ({b}) nor tie; row skipped", line, "vote"
+                )
+            )
             continue
         ds = {system_dataset(a), system_dataset(b)}
-        rows.append({"participant": row["user_id"], "situation_id": row["session_id"], "dialog_id": row["user_id"],
-                     "criterion": "overall", "system_a": a, "system_b": b, "shown_left": a, "winner": vote,
-                     "seconds": "", "justification": (row.get("feedback") or "").strip(),
-                     "dataset": ds.pop() if len(ds) == 1 else ""})
+        rows.append(
+            {
+                "participant": row["user_id"],
+                "situation_id": row["session_id"],
+                "dialog_id": row["user_id"],
+                "criterion": "overall",
+                "system_a": a,
+                "system_b": b,
+                "shown_left": a,
+                "winner": vote,
+                "seconds": "",
+                "justification": (row.get("feedback") or "").strip(),
+                "dataset": ds.pop() if len(ds) == 1 else "",
+            }
+        )
     if not rows:
         raise DatasetError([Problem(str(path), "no usable vote in the file"), *report.problems])
     out.mkdir(parents=True, exist_ok=True)
@@ -144,8 +194,11 @@ def import_votes(path: Path, out: Path) -> ImportReport:
     writer.writeheader()
     writer.writerows(rows)
     atomic_write_text(out / "pairwise.csv", buf.getvalue())
-    report.counts = {"votes": len(rows), "ties": sum(r["winner"] == "tie" for r in rows),
-                     "systems": len({r["system_a"] for r in rows} | {r["system_b"] for r in rows})}
+    report.counts = {
+        "votes": len(rows),
+        "ties": sum(r["winner"] == "tie" for r in rows),
+        "systems": len({r["system_a"] for r in rows} | {r["system_b"] for r in rows}),
+    }
     return report
 
 

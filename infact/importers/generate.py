@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping
 
 from infact.chat.client import CallableSystem, HttpSystem, SystemClient, connect, load_callable
 from infact.chat.contract import Message, build_request
@@ -51,35 +51,58 @@ class _Job:
     request: dict
 
 
-def resolve_target(config: StudyConfig, name: str, *, endpoint: str | None = None, url: str | None = None,
-                   callable_spec: str | None = None, system_prompt: str | None = None, timeout_s: float = 60.0,
-                   workers: int = 4, secrets: Mapping | None = None) -> Target:
+def resolve_target(
+    config: StudyConfig,
+    name: str,
+    *,
+    endpoint: str | None = None,
+    url: str | None = None,
+    callable_spec: str | None = None,
+    system_prompt: str | None = None,
+    timeout_s: float = 60.0,
+    workers: int = 4,
+    secrets: Mapping | None = None,
+) -> Target:
     if sum(x is not None for x in (endpoint, url, callable_spec)) > 1:
         raise InfactError("give one of --endpoint, --url or --callable")
     live = config.live.systems.get(name)
     if endpoint is None and url is None and callable_spec is None:
         if live is None:
-            raise ConfigError(Problem("study.toml", f"system '{name}' has no [live.systems.{name}] table: say how "
-                                                    "to reach it with --endpoint NAME, --url URL or --callable "
-                                                    "module:function", key=f"live.systems.{name}"))
+            raise ConfigError(
+                Problem(
+                    "study.toml",
+                    f"system '{name}' has no [live.systems.{name}] table: say how "
+                    "to reach it with --endpoint NAME, --url URL or --callable "
+                    "module:function",
+                    key=f"live.systems.{name}",
+                )
+            )
         endpoint, url, callable_spec = live.endpoint, live.url, live.callable
         system_prompt = system_prompt or live.system_prompt
     if endpoint is not None:
-        llm = open_client(endpoint, merged(config.endpoints, endpoints_from_secrets(secrets)), secrets=secrets,
-                          label=name)
+        llm = open_client(
+            endpoint, merged(config.endpoints, endpoints_from_secrets(secrets)), secrets=secrets, label=name
+        )
         sampling = live.sampling if live is not None and live.endpoint == endpoint else None
         client = LLMSystem(name, llm, system_prompt=system_prompt, sampling=sampling)
         prompt_id = hashlib.sha256((system_prompt or "").encode()).hexdigest()[:16] if system_prompt else None
-        identity = {"via": "endpoint", "endpoint": endpoint, "model": llm.endpoint.model,
-                    "params": (sampling or llm.endpoint.sampling).over(llm.endpoint.sampling).params(),
-                    **({"system_prompt_sha256": prompt_id} if prompt_id else {})}
+        identity = {
+            "via": "endpoint",
+            "endpoint": endpoint,
+            "model": llm.endpoint.model,
+            "params": (sampling or llm.endpoint.sampling).over(llm.endpoint.sampling).params(),
+            **({"system_prompt_sha256": prompt_id} if prompt_id else {}),
+        }
         return Target(client, identity, llm.endpoint.max_concurrency)
     if url is not None:
         return Target(HttpSystem(name, url, timeout_s), {"via": "url", "url": url}, workers)
     if live is not None and live.callable == callable_spec:
         return Target(connect(name, live), {"via": "callable", "callable": callable_spec}, workers)
-    return Target(CallableSystem(name, load_callable(callable_spec or ""), timeout_s),
-                  {"via": "callable", "callable": callable_spec}, workers)
+    return Target(
+        CallableSystem(name, load_callable(callable_spec or ""), timeout_s),
+        {"via": "callable", "callable": callable_spec},
+        workers,
+    )
 
 
 def request_for(study_id: str, situation: Situation) -> dict:
@@ -88,8 +111,16 @@ def request_for(study_id: str, situation: Situation) -> dict:
 
 
 def job_key(name: str, identity: dict, situation: Situation) -> str:
-    what = json.dumps({"system": name, "identity": identity, "situation": situation.situation_id,
-                       "context": [t.to_dict() for t in situation.context]}, sort_keys=True, ensure_ascii=False)
+    what = json.dumps(
+        {
+            "system": name,
+            "identity": identity,
+            "situation": situation.situation_id,
+            "context": [t.to_dict() for t in situation.context],
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return hashlib.sha256(what.encode("utf-8")).hexdigest()[:32]
 
 
@@ -101,27 +132,45 @@ def _call(name: str, target: Target) -> Callable[[_Job], dict]:
         except SystemFailure as failure:
             call_record = getattr(failure, "call", None)
             return {**base, "error": failure.as_record(), **({"call": call_record.to_dict()} if call_record else {})}
-        return {**base, "response": reply.text, "items": list(reply.items), "latency_ms": reply.latency_ms,
-                **({"call": reply.extra["llm"]} if "llm" in reply.extra else {})}
+        return {
+            **base,
+            "response": reply.text,
+            "items": list(reply.items),
+            "latency_ms": reply.latency_ms,
+            **({"call": reply.extra["llm"]} if "llm" in reply.extra else {}),
+        }
+
     return call
 
 
 @dataclass
 class GenerateReport:
     summary: BatchSummary
-    written: dict[str, int]            # situations file → responses written
+    written: dict[str, int]  # situations file → responses written
     checkpoint: Path
     errors: list[str]
 
 
-def generate(study: str | Path, name: str, target: Target | None = None, *, force: bool = False,
-             progress: Callable[[int, int], None] | None = None, **resolve) -> GenerateReport:
+def generate(
+    study: str | Path,
+    name: str,
+    target: Target | None = None,
+    *,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    **resolve,
+) -> GenerateReport:
     study = Path(study)
     config = load_config(study)
     if config.protocol.kind == "pairwise_dialog":
-        raise ConfigError(Problem(str(study / "study.toml"), "generate writes responses to situations; a "
-                                  "pairwise_dialog study compares whole conversations (import them instead)",
-                                  key="protocol.kind"))
+        raise ConfigError(
+            Problem(
+                str(study / "study.toml"),
+                "generate writes responses to situations; a "
+                "pairwise_dialog study compares whole conversations (import them instead)",
+                key="protocol.kind",
+            )
+        )
     paths = situation_paths(study, config.study.situations, str(study / "study.toml"))
     files: dict[Path, list[Situation]] = {}
     for path in paths:
@@ -131,11 +180,17 @@ def generate(study: str | Path, name: str, target: Target | None = None, *, forc
         files[path] = situations
     existing = [(p, s.situation_id) for p, ss in files.items() for s in ss if name in s.responses]
     if existing and not force:
-        raise InfactError(Problem(str(existing[0][0]), f"{len(existing)} situation(s) already have a response of "
-                                  f"'{name}' (e.g. {existing[0][1]}): pass --force to replace them"))
+        raise InfactError(
+            Problem(
+                str(existing[0][0]),
+                f"{len(existing)} situation(s) already have a response of "
+                f"'{name}' (e.g. {existing[0][1]}): pass --force to replace them",
+            )
+        )
     target = target or resolve_target(config, name, **resolve)
-    jobs = [_Job(job_key(name, target.identity, s), s, request_for(config.study.id, s))
-            for ss in files.values() for s in ss]
+    jobs = [
+        _Job(job_key(name, target.identity, s), s, request_for(config.study.id, s)) for ss in files.values() for s in ss
+    ]
     checkpoint = Checkpoint(study / CHECKPOINT_DIR / f"{name}.jsonl")
     summary = run_batch(jobs, _call(name, target), checkpoint, target.workers, progress)
     written = {}
@@ -144,13 +199,16 @@ def generate(study: str | Path, name: str, target: Target | None = None, *, forc
         if n:
             write_situations(path, out)
         written[str(path)] = n
-    errors = [f"{r['situation_id']}: {r['error']['kind']}: {r['error']['detail']}"
-              for r in (checkpoint.records[k] for k in summary.failed_keys)]
+    errors = [
+        f"{r['situation_id']}: {r['error']['kind']}: {r['error']['detail']}"
+        for r in (checkpoint.records[k] for k in summary.failed_keys)
+    ]
     return GenerateReport(summary, written, checkpoint.path, errors)
 
 
-def _merged(situations: list[Situation], name: str, jobs: list[_Job], checkpoint: Checkpoint,
-            identity: dict) -> tuple[list[Situation], int]:
+def _merged(
+    situations: list[Situation], name: str, jobs: list[_Job], checkpoint: Checkpoint, identity: dict
+) -> tuple[list[Situation], int]:
     by_id = {j.situation.situation_id: checkpoint.records.get(j.key) for j in jobs}
     out, n = [], 0
     for s in situations:
@@ -159,11 +217,20 @@ def _merged(situations: list[Situation], name: str, jobs: list[_Job], checkpoint
             out.append(s)
             continue
         call = record.get("call") or {}
-        provenance = {"by": "infact generate", **identity, "at": record["at"], "latency_ms": record.get("latency_ms"),
-                      **{k: call[k] for k in ("prompt_hash", "prompt_tokens", "completion_tokens", "response_model")
-                         if call.get(k) is not None}}
+        provenance = {
+            "by": "infact generate",
+            **identity,
+            "at": record["at"],
+            "latency_ms": record.get("latency_ms"),
+            **{
+                k: call[k]
+                for k in ("prompt_hash", "prompt_tokens", "completion_tokens", "response_model")
+                if call.get(k) is not None
+            },
+        }
         generated = {**(s.source.get("generated") or {}), name: provenance}
-        out.append(replace(s, responses={**s.responses, name: record["response"]},
-                           source={**s.source, "generated": generated}))
+        out.append(
+            replace(s, responses={**s.responses, name: record["response"]}, source={**s.source, "generated": generated})
+        )
         n += 1
     return out, n

@@ -12,28 +12,63 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
 from infact.errors import DatasetError, Problem
-from infact.results.tables.formats import infact_workbook
 from infact.fileio import atomic_write_text, loads_json
 from infact.importers.common import ImportReport, read_text
+from infact.results.tables.formats import infact_workbook
 from infact.values import label_to_point, point_to_label
 
 STUDY = "infact-import"
 CRITERION = "meaningful"
 # The original INFACT scale (same labels as config.DEFAULT_SCALE), lowest first.
-LABELS = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful", "Somewhat meaningful", "Perfectly meaningful"]
+LABELS = [
+    "Entirely meaningless",
+    "Meaningless",
+    "Between meaningless and meaningful",
+    "Somewhat meaningful",
+    "Perfectly meaningful",
+]
 TRIAL_FIELDS = {"Dialog_ID", "Fragment", "Time"}
-RATINGS_COLUMNS = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id", "system", "criterion",
-                   "rating", "rating_label", "position", "seconds", "is_attention_check", "shown_at", "answered_at",
-                   "excluded", "exclusion_reason", "response", "context"]
-PARTICIPANT_COLUMNS = ["participant", "study", "status", "attention_passed", "excluded", "reason", "n_trials",
-                       "completion_code", "group", "total_seconds"]
+RATINGS_COLUMNS = [
+    "participant",
+    "study",
+    "dataset_version",
+    "step_index",
+    "situation_id",
+    "dialog_id",
+    "system",
+    "criterion",
+    "rating",
+    "rating_label",
+    "position",
+    "seconds",
+    "is_attention_check",
+    "shown_at",
+    "answered_at",
+    "excluded",
+    "exclusion_reason",
+    "response",
+    "context",
+]
+PARTICIPANT_COLUMNS = [
+    "participant",
+    "study",
+    "status",
+    "attention_passed",
+    "excluded",
+    "reason",
+    "n_trials",
+    "completion_code",
+    "group",
+    "total_seconds",
+]
 ANSWER_COLUMNS = ["participant", "item", "answer"]
 
 
@@ -43,12 +78,14 @@ class CheckRule:
     own: dialog 6 with these two (stripped) responses, passed when Our_rating < 3."""
 
     dialog_id: int = 6
-    responses: dict[str, str] = field(default_factory=lambda: {
-        "Deep_crs": "What kind of movies are you looking for?",
-        "Our": 'I am reading this carefully, and I give a rating of "Meaningless" to all three responses here, "The Godfather (1972)"',
-    })
-    rated: str = "Our"      # whose rating is checked
-    max_rating: int = 2     # passed when that rating is at most this
+    responses: dict[str, str] = field(
+        default_factory=lambda: {
+            "Deep_crs": "What kind of movies are you looking for?",
+            "Our": 'I am reading this carefully, and I give a rating of "Meaningless" to all three responses here, "The Godfather (1972)"',
+        }
+    )
+    rated: str = "Our"  # whose rating is checked
+    max_rating: int = 2  # passed when that rating is at most this
 
     def matches(self, trial: dict) -> bool:
         if _int(trial.get("Dialog_ID")) != self.dialog_id:
@@ -56,7 +93,7 @@ class CheckRule:
         return all(_text(trial.get(f"{key}_response")) == text.strip() for key, text in self.responses.items())
 
     @classmethod
-    def from_json(cls, path: Path) -> "CheckRule":
+    def from_json(cls, path: Path) -> CheckRule:
         name = str(path)
         try:
             data = loads_json(read_text(path))
@@ -73,8 +110,11 @@ class CheckRule:
             dialog_id, max_rating = int(rule.dialog_id), int(rule.max_rating)
         except (TypeError, ValueError):
             raise DatasetError(Problem(name, f"dialog_id and max_rating must be whole numbers: {shape}")) from None
-        if not isinstance(rule.responses, dict) or not all(isinstance(v, str) for v in rule.responses.values()) \
-                or not isinstance(rule.rated, str):
+        if (
+            not isinstance(rule.responses, dict)
+            or not all(isinstance(v, str) for v in rule.responses.values())
+            or not isinstance(rule.rated, str)
+        ):
             raise DatasetError(Problem(name, f"responses must map keys to texts and rated must be a key: {shape}"))
         return cls(dialog_id, rule.responses, rule.rated, max_rating)
 
@@ -153,12 +193,24 @@ def load_export(path: Path) -> dict:
     try:
         data = loads_json(read_text(path))
     except json.JSONDecodeError as exc:
-        raise DatasetError(Problem(name, f"not valid JSON ({exc.msg} at column {exc.colno}): export the database again "
-                                   "from the Firebase console (⋮ > Export JSON)", exc.lineno)) from None
+        raise DatasetError(
+            Problem(
+                name,
+                f"not valid JSON ({exc.msg} at column {exc.colno}): export the database again "
+                "from the Firebase console (⋮ > Export JSON)",
+                exc.lineno,
+            )
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("CRS_Study"), (dict, list)):
         found = sorted(data)[:5] if isinstance(data, dict) else type(data).__name__
-        raise DatasetError(Problem(name, f"no 'CRS_Study' node at the top (found {found}): is this INFACT's Firebase export? "
-                                   "If you exported only the CRS_Study node, wrap it as {\"CRS_Study\": …}", key="CRS_Study"))
+        raise DatasetError(
+            Problem(
+                name,
+                f"no 'CRS_Study' node at the top (found {found}): is this INFACT's Firebase export? "
+                'If you exported only the CRS_Study node, wrap it as {"CRS_Study": …}',
+                key="CRS_Study",
+            )
+        )
     study = data["CRS_Study"]
     return dict(_entries(study)) if isinstance(study, list) else study
 
@@ -169,11 +221,19 @@ def check_systems(study: dict, systems: dict[str, str], file: str) -> None:
     unmapped = [k for k in found if k not in systems]
     if unmapped:
         suggestion = ",".join(f"{k}={k}" for k in found)
-        problems.append(Problem(file, f"response keys {unmapped} have no system name; the file has {found}: "
-                                f"pass --systems {suggestion} with the real system names", key="--systems"))
+        problems.append(
+            Problem(
+                file,
+                f"response keys {unmapped} have no system name; the file has {found}: "
+                f"pass --systems {suggestion} with the real system names",
+                key="--systems",
+            )
+        )
     unknown = [k for k in systems if k not in found]
     if unknown:
-        problems.append(Problem(file, f"--systems names {unknown}, which no trial has; the file has {found}", key="--systems"))
+        problems.append(
+            Problem(file, f"--systems names {unknown}, which no trial has; the file has {found}", key="--systems")
+        )
     if problems:
         raise DatasetError(problems)
 
@@ -208,7 +268,9 @@ class _Importer:
             elif key.isdigit() and isinstance(value, dict):
                 trials.append((int(key), value))
             else:
-                self.warn(f"unexpected entry {key!r} ignored (expected trials '1', '2', … and 'Questionnaire')", pid, key)
+                self.warn(
+                    f"unexpected entry {key!r} ignored (expected trials '1', '2', … and 'Questionnaire')", pid, key
+                )
         checks = [(i, t) for i, t in trials if self.rule.matches(t)]
         passed = self.check_passed(pid, checks)
         check_keys = {i for i, _ in checks}
@@ -217,14 +279,20 @@ class _Importer:
         for table, section in ((self.demographics, demographic), (self.questionnaire, feedback)):
             if isinstance(section, dict):
                 table.extend({"participant": pid, "item": k, "answer": v} for k, v in section.items())
-        self.participants.append({
-            "participant": pid, "study": STUDY, "status": "completed" if feedback else "in_progress",
-            "attention_passed": passed, "excluded": False, "reason": None,
-            "n_trials": len(trials) - len(checks),
-            "completion_code": _get(feedback, "Hitcode") if isinstance(feedback, dict) else None,
-            "group": _get(feedback, "Group") if isinstance(feedback, dict) else None,
-            "total_seconds": _float(_get(feedback, "Total_study_time")) if isinstance(feedback, dict) else None,
-        })
+        self.participants.append(
+            {
+                "participant": pid,
+                "study": STUDY,
+                "status": "completed" if feedback else "in_progress",
+                "attention_passed": passed,
+                "excluded": False,
+                "reason": None,
+                "n_trials": len(trials) - len(checks),
+                "completion_code": _get(feedback, "Hitcode") if isinstance(feedback, dict) else None,
+                "group": _get(feedback, "Group") if isinstance(feedback, dict) else None,
+                "total_seconds": _float(_get(feedback, "Total_study_time")) if isinstance(feedback, dict) else None,
+            }
+        )
         self.ratings.extend(rows)
 
     def check_passed(self, pid: str, checks: list[tuple[int, dict]]) -> bool | None:
@@ -246,8 +314,11 @@ class _Importer:
             self.warn(f"Dialog_ID {trial.get('Dialog_ID')!r} is not a number: kept as text", pid, where)
             dialog = str(trial.get("Dialog_ID"))
         fragment = trial.get("Fragment")
-        fragment = [str(t).strip() for t in fragment if t is not None] if isinstance(fragment, list) else (
-            [fragment.strip()] if isinstance(fragment, str) else [])
+        fragment = (
+            [str(t).strip() for t in fragment if t is not None]
+            if isinstance(fragment, list)
+            else ([fragment.strip()] if isinstance(fragment, str) else [])
+        )
         sid = self.situation_id(dialog, fragment, check)
         seconds = _float(trial.get("Time"))  # INFACT stored end - start of the page, in seconds
         for key, system in self.systems.items():
@@ -257,15 +328,30 @@ class _Importer:
             raw = trial.get(f"{key}_rating")
             rating = parse_rating(raw)
             if rating is None:
-                self.warn(f"{key}_rating {raw!r} is not a rating 1..{len(LABELS)} (or a scale label): row skipped", pid, where)
+                self.warn(
+                    f"{key}_rating {raw!r} is not a rating 1..{len(LABELS)} (or a scale label): row skipped", pid, where
+                )
                 continue
             yield {
-                "participant": pid, "study": STUDY, "dataset_version": None, "step_index": index,
-                "situation_id": sid, "dialog_id": dialog, "system": system, "criterion": CRITERION,
-                "rating": rating, "rating_label": point_to_label(rating, LABELS), "position": None, "seconds": seconds,
-                "is_attention_check": check, "shown_at": None, "answered_at": None,
-                "excluded": False, "exclusion_reason": None,
-                "response": _text(trial.get(f"{key}_response")), "context": "\n".join(fragment),
+                "participant": pid,
+                "study": STUDY,
+                "dataset_version": None,
+                "step_index": index,
+                "situation_id": sid,
+                "dialog_id": dialog,
+                "system": system,
+                "criterion": CRITERION,
+                "rating": rating,
+                "rating_label": point_to_label(rating, LABELS),
+                "position": None,
+                "seconds": seconds,
+                "is_attention_check": check,
+                "shown_at": None,
+                "answered_at": None,
+                "excluded": False,
+                "exclusion_reason": None,
+                "response": _text(trial.get(f"{key}_response")),
+                "context": "\n".join(fragment),
             }
 
 
@@ -289,8 +375,14 @@ def _mark_excluded(importer: _Importer, exclude: set[str], exclude_incomplete: b
             row["excluded"], row["exclusion_reason"] = True, reasons[row["participant"]]
 
 
-def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str] = (), check_rule: CheckRule = DEFAULT_RULE,
-                         exclude_incomplete: bool = False) -> ImportedTables:
+def import_infact_export(
+    path,
+    systems: dict[str, str],
+    *,
+    exclude: Iterable[str] = (),
+    check_rule: CheckRule = DEFAULT_RULE,
+    exclude_incomplete: bool = False,
+) -> ImportedTables:
     """The export at `path` as long tables. `systems` maps response keys ('Our',
     'Deep_crs', 'Kbrd') to system names and must cover every key in the file.
     Participants without a passed attention check, or listed in `exclude`, get
@@ -299,8 +391,14 @@ def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str
     study = load_export(path)
     check_systems(study, systems, str(path))
     if check_rule.rated not in systems:
-        raise DatasetError(Problem(str(path), f"the attention-check rule rates {check_rule.rated!r}, which is not among "
-                                   f"{list(systems)}: set \"rated\" in --check-rule", key="--check-rule"))
+        raise DatasetError(
+            Problem(
+                str(path),
+                f"the attention-check rule rates {check_rule.rated!r}, which is not among "
+                f'{list(systems)}: set "rated" in --check-rule',
+                key="--check-rule",
+            )
+        )
     importer = _Importer(str(path), systems, check_rule)
     for pid, node in study.items():
         if node is None:
@@ -311,7 +409,9 @@ def import_infact_export(path, systems: dict[str, str], *, exclude: Iterable[str
         importer.participant(str(pid), node)
     exclude = {str(e) for e in exclude}
     for pid in sorted(exclude - {p["participant"] for p in importer.participants}):
-        importer.problems.append(Problem(str(path), f"excluded participant {pid!r} is not in the export: check the list", key="--exclude"))
+        importer.problems.append(
+            Problem(str(path), f"excluded participant {pid!r} is not in the export: check the list", key="--exclude")
+        )
     _mark_excluded(importer, exclude, exclude_incomplete)
     return ImportedTables(
         ratings=pd.DataFrame(importer.ratings, columns=RATINGS_COLUMNS),
@@ -341,7 +441,13 @@ def parse_systems(text: str) -> dict[str, str]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, name = part.partition("=")
         if not sep or not key.strip() or not name.strip():
-            raise DatasetError(Problem("--systems", f"{part!r} should be KEY=NAME, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD", key="--systems"))
+            raise DatasetError(
+                Problem(
+                    "--systems",
+                    f"{part!r} should be KEY=NAME, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD",
+                    key="--systems",
+                )
+            )
         systems[key.strip()] = name.strip()
     return systems
 
@@ -368,6 +474,8 @@ def summary(out: Path, tables: ImportedTables) -> ImportReport:
         "ratings": int((~tables.ratings["is_attention_check"]).sum()),
         "situations": int(tables.ratings.loc[~tables.ratings["is_attention_check"], "situation_id"].nunique()),
     }
-    report.notes = ["wrote ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx",
-                    "ratings.csv is the input of `python -m infact analyze`"]
+    report.notes = [
+        "wrote ratings.csv, participants.csv, questionnaire.csv, demographics.csv, infact_sheets.xlsx",
+        "ratings.csv is the input of `python -m infact analyze`",
+    ]
     return report

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
-from infact.study.situations import Situation, Turn
 from infact.importers.common import ImportReport, clean_text, cut_meta, read_text, text_key, write_study
+from infact.study.situations import Situation, Turn
 
 _HEADER = re.compile(r"^\s*CONVERSATION\s*:\s*(\S+)\s*$")
 _TAGGED = re.compile(r"^\s*<s>(.*?)</s>\s*$", re.S)
@@ -47,7 +47,13 @@ def parse_blocks(path: Path, prefixes: dict[str, str], other: str | None) -> tup
         m = _HEADER.match(raw)
         if m:
             if m.group(1) in blocks:
-                problems.append(Problem(file, f"CONVERSATION:{m.group(1)} already starts at line {blocks[m.group(1)].line}; this block is skipped", lineno))
+                problems.append(
+                    Problem(
+                        file,
+                        f"CONVERSATION:{m.group(1)} already starts at line {blocks[m.group(1)].line}; this block is skipped",
+                        lineno,
+                    )
+                )
                 cur = None
                 continue
             cur = blocks[m.group(1)] = Block(m.group(1), lineno)
@@ -60,13 +66,17 @@ def parse_blocks(path: Path, prefixes: dict[str, str], other: str | None) -> tup
             continue
         for prefix, kind in prefixes.items():
             if raw.startswith(prefix):
-                text = raw[len(prefix):]
+                text = raw[len(prefix) :]
                 tagged = _TAGGED.match(text)
                 cur.items.append((kind, tagged.group(1) if tagged else text, lineno))
                 break
         else:
             if other is None:
-                problems.append(Problem(file, f"line starts with neither {' nor '.join(repr(p) for p in prefixes)}; ignored", lineno))
+                problems.append(
+                    Problem(
+                        file, f"line starts with neither {' nor '.join(repr(p) for p in prefixes)}; ignored", lineno
+                    )
+                )
             else:
                 cur.items.append((other, raw, lineno))
     if not blocks:
@@ -91,7 +101,9 @@ def _similar(a: str, b: str) -> bool:
     return a == b or difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= MIN_SIMILARITY
 
 
-def align_block(turns: list[tuple[Turn, int]], block: Block, file: str, name: str) -> tuple[dict[int, tuple[str, int]], list[Problem]]:
+def align_block(
+    turns: list[tuple[Turn, int]], block: Block, file: str, name: str
+) -> tuple[dict[int, tuple[str, int]], list[Problem]]:
     """Responses of one system block, keyed by cut point k (context = turns[:k]);
     a placeholder gives ("", line)."""
     problems: list[Problem] = []
@@ -103,11 +115,23 @@ def align_block(turns: list[tuple[Turn, int]], block: Block, file: str, name: st
     for kind, text, line in block.items:
         if kind in ("user", "bot"):
             key = text_key(text)
-            hit = next((jj for jj in range(j, min(j + LOOKAHEAD, len(turns)))
-                        if turns[jj][0].role == kind and _similar(key, keys[jj])), None)
+            hit = next(
+                (
+                    jj
+                    for jj in range(j, min(j + LOOKAHEAD, len(turns)))
+                    if turns[jj][0].role == kind and _similar(key, keys[jj])
+                ),
+                None,
+            )
             label = "SEEKER" if kind == "user" else "GROUND TRUTH"
             if hit is None:
-                problems.append(Problem(file, f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog (not in the dialog file, or an extra turn){'; the system line after it is not used' if kind == 'user' else ''}", line))
+                problems.append(
+                    Problem(
+                        file,
+                        f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog (not in the dialog file, or an extra turn){'; the system line after it is not used' if kind == 'user' else ''}",
+                        line,
+                    )
+                )
             else:
                 j = hit + 1
             if kind == "user":
@@ -119,10 +143,22 @@ def align_block(turns: list[tuple[Turn, int]], block: Block, file: str, name: st
             continue  # already reported with its SEEKER line
         response = clean_text(text)
         if _PLACEHOLDER.match(response):
-            problems.append(Problem(file, f"placeholder {response or 'empty line'!r} instead of a {name} response (to the SEEKER line {seeker_line}); that situation lacks {name}", line))
+            problems.append(
+                Problem(
+                    file,
+                    f"placeholder {response or 'empty line'!r} instead of a {name} response (to the SEEKER line {seeker_line}); that situation lacks {name}",
+                    line,
+                )
+            )
             out.setdefault(seeker, ("", line))
         elif seeker in out:
-            problems.append(Problem(file, f"second {name} line for the SEEKER line {seeker_line} (first at line {out[seeker][1]}); ignored", line))
+            problems.append(
+                Problem(
+                    file,
+                    f"second {name} line for the SEEKER line {seeker_line} (first at line {out[seeker][1]}); ignored",
+                    line,
+                )
+            )
         else:
             out[seeker] = (response, line)
     return out, problems  # text "" marks a placeholder
@@ -131,8 +167,9 @@ def align_block(turns: list[tuple[Turn, int]], block: Block, file: str, name: st
 Responses = dict[str, dict[str, dict[int, tuple[str, int]]]]  # system -> conversation -> turn k -> (text, line)
 
 
-def import_infact_txt(dialogs: str | Path, systems: list[tuple[str, str | Path]], out: str | Path,
-                      ground_truth: str | None = None) -> ImportReport:
+def import_infact_txt(
+    dialogs: str | Path, systems: list[tuple[str, str | Path]], out: str | Path, ground_truth: str | None = None
+) -> ImportReport:
     dialogs, out = Path(dialogs), Path(out)
     report = ImportReport(out)
     names = _system_names(dialogs, systems, ground_truth)
@@ -144,14 +181,28 @@ def import_infact_txt(dialogs: str | Path, systems: list[tuple[str, str | Path]]
     for conv, dturns in turns.items():
         cut.conversation(conv, dturns)
     if not cut.situations:
-        raise DatasetError(report.problems + [Problem(str(dialogs), "no situation has a response from every system: check that the system files belong to this dialog file")])
+        raise DatasetError(
+            report.problems
+            + [
+                Problem(
+                    str(dialogs),
+                    "no situation has a response from every system: check that the system files belong to this dialog file",
+                )
+            ]
+        )
     new_toml = write_study(out, cut.situations)
-    report.counts = {"dialogs": len(turns), "cut_points_ending_with_USER": cut.cut_points, "situations": len(cut.situations),
-                     "left_out_(a_system_lacks_a_response)": cut.cut_points - len(cut.situations)}
+    report.counts = {
+        "dialogs": len(turns),
+        "cut_points_ending_with_USER": cut.cut_points,
+        "situations": len(cut.situations),
+        "left_out_(a_system_lacks_a_response)": cut.cut_points - len(cut.situations),
+    }
     for n, why in cut.lacking.items():
         if sum(why.values()):
-            report.notes.append(f"{sum(why.values())} cut point(s) lack a response from {n}: {why['placeholder']} placeholder(s), "
-                                f"{why['no line']} without a {n} line after the SEEKER line (or not aligned; see warnings)")
+            report.notes.append(
+                f"{sum(why.values())} cut point(s) lack a response from {n}: {why['placeholder']} placeholder(s), "
+                f"{why['no line']} without a {n} line after the SEEKER line (or not aligned; see warnings)"
+            )
     report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
     return report
 
@@ -172,13 +223,17 @@ def _system_responses(dialogs: Path, turns: dict, name: str, spath: Path, report
     out = {}
     for conv, block in sblocks.items():
         if conv not in turns:
-            report.problems.append(Problem(str(spath), f"CONVERSATION:{conv} is not in {dialogs.name}; block ignored", block.line))
+            report.problems.append(
+                Problem(str(spath), f"CONVERSATION:{conv} is not in {dialogs.name}; block ignored", block.line)
+            )
             continue
         out[conv], probs = align_block(turns[conv], block, str(spath), name)
         report.problems.extend(probs)
     for conv in turns:
         if conv not in sblocks:
-            report.problems.append(Problem(str(spath), f"no CONVERSATION:{conv} block ({dialogs.name} has it): its situations lack {name}"))
+            report.problems.append(
+                Problem(str(spath), f"no CONVERSATION:{conv} block ({dialogs.name} has it): its situations lack {name}")
+            )
     return out
 
 
@@ -207,17 +262,31 @@ class _Cutter:
                 continue
             line = dturns[k - 1][1]
             if not plain[k - 1].text:
-                self.report.problems.append(Problem(str(self.dialogs), f"empty USER line in CONVERSATION:{conv}: no situation ends here", line))
+                self.report.problems.append(
+                    Problem(str(self.dialogs), f"empty USER line in CONVERSATION:{conv}: no situation ends here", line)
+                )
                 continue
             self.cut_points += 1
             resp, where = self._answers(conv, dturns, k)
             if len(resp) < len(self.names):
                 continue
-            self.situations.append(Situation(
-                situation_id=f"{conv}-t{k}", dialog_id=conv, context=tuple(plain[:k]), responses=resp,
-                source={"format": "infact-txt", "file": self.dialogs.name, "line": line,
-                        "block_line": self.dblocks[conv].line, "conversation_id": conv, "responses_from": where},
-                meta=cut_meta(plain, k)))
+            self.situations.append(
+                Situation(
+                    situation_id=f"{conv}-t{k}",
+                    dialog_id=conv,
+                    context=tuple(plain[:k]),
+                    responses=resp,
+                    source={
+                        "format": "infact-txt",
+                        "file": self.dialogs.name,
+                        "line": line,
+                        "block_line": self.dblocks[conv].line,
+                        "conversation_id": conv,
+                        "responses_from": where,
+                    },
+                    meta=cut_meta(plain, k),
+                )
+            )
 
     def _answers(self, conv: str, dturns: list[tuple[Turn, int]], k: int) -> tuple[dict[str, str], dict[str, str]]:
         """Every system's response to turn k and where it came from; counts what is lacking."""

@@ -18,10 +18,18 @@ from pathlib import Path
 
 from infact.errors import DatasetError, Problem
 from infact.fileio import loads_json
+from infact.importers.common import (
+    HUMAN_SYSTEM,
+    ImportReport,
+    clean_text,
+    cut_meta,
+    load_movies_csv,
+    read_text,
+    replace_mentions,
+    write_study,
+)
 from infact.study.situations import Situation, Turn
 from infact.text.items import normalise_title
-from infact.importers.common import (HUMAN_SYSTEM, ImportReport, clean_text, cut_meta, load_movies_csv,
-                                     read_text, replace_mentions, write_study)
 
 _MENTION = re.compile(r"@(\d+)")
 
@@ -43,7 +51,9 @@ def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> 
     problems: list[Problem] = []
     mentions = dialog.get("movieMentions") or {}  # [] in some dialogs
     if not isinstance(mentions, dict):
-        problems.append(Problem(file, "'movieMentions' should be an object {id: title}; ignored", line, "movieMentions"))
+        problems.append(
+            Problem(file, "'movieMentions' should be an object {id: title}; ignored", line, "movieMentions")
+        )
         mentions = {}
     roles = {str(dialog.get("initiatorWorkerId")): "user", str(dialog.get("respondentWorkerId")): "bot"}
     turns: list[Turn] = []
@@ -53,12 +63,26 @@ def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> 
             continue
         role = roles.get(str(msg.get("senderWorkerId")))
         if role is None:
-            problems.append(Problem(file, f"messages[{i}] senderWorkerId {msg.get('senderWorkerId')!r} is neither initiatorWorkerId nor respondentWorkerId; message skipped", line, "messages"))
+            problems.append(
+                Problem(
+                    file,
+                    f"messages[{i}] senderWorkerId {msg.get('senderWorkerId')!r} is neither initiatorWorkerId nor respondentWorkerId; message skipped",
+                    line,
+                    "messages",
+                )
+            )
             continue
         text, missing = replace_mentions(msg["text"], mentions, movies)
         text = html.unescape(text)  # raw ReDial holds &quot; &amp; &gt; (titles too)
         for mid in missing:
-            problems.append(Problem(file, f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}'{'' if movies else ' (pass --movies movies_with_mentions.csv)'}", line, "movieMentions"))
+            problems.append(
+                Problem(
+                    file,
+                    f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}'{'' if movies else ' (pass --movies movies_with_mentions.csv)'}",
+                    line,
+                    "movieMentions",
+                )
+            )
         text = clean_text(text)
         if not text:
             continue
@@ -80,8 +104,9 @@ def _check_dialog(obj, file: str, line: int) -> str | None:
     return None
 
 
-def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | None = None,
-                  system: str = HUMAN_SYSTEM) -> ImportReport:
+def import_redial(
+    path: str | Path, out: str | Path, movies_csv: str | Path | None = None, system: str = HUMAN_SYSTEM
+) -> ImportReport:
     path, out = Path(path), Path(out)
     file = str(path)
     report = ImportReport(out)
@@ -98,7 +123,9 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
         try:
             obj = loads_json(raw)
         except json.JSONDecodeError as exc:
-            report.problems.append(Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno))
+            report.problems.append(
+                Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno)
+            )
             skipped += 1
             continue
         err = _check_dialog(obj, file, lineno)
@@ -108,15 +135,22 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
             continue
         cid = str(obj["conversationId"]).strip()
         if cid in seen:
-            report.problems.append(Problem(file, f"conversationId {cid} already at line {seen[cid]}; dialog skipped", lineno, "conversationId"))
+            report.problems.append(
+                Problem(
+                    file, f"conversationId {cid} already at line {seen[cid]}; dialog skipped", lineno, "conversationId"
+                )
+            )
             skipped += 1
             continue
         seen[cid] = lineno
         turns, probs = dialog_turns(obj, movies, file, lineno)
         report.problems.extend(probs)
         mentions = obj.get("movieMentions") if isinstance(obj.get("movieMentions"), dict) else {}
-        items = mentioned_titles((m.get("text", "") for m in obj["messages"] if isinstance(m, dict)
-                                  and isinstance(m.get("text"), str)), mentions, movies)
+        items = mentioned_titles(
+            (m.get("text", "") for m in obj["messages"] if isinstance(m, dict) and isinstance(m.get("text"), str)),
+            mentions,
+            movies,
+        )
         dialogs += 1
         for k in range(1, len(turns) + 1):
             if turns[k - 1].role != "user":
@@ -124,17 +158,33 @@ def import_redial(path: str | Path, out: str | Path, movies_csv: str | Path | No
             if k == len(turns):
                 no_reply += 1  # the seeker spoke last: no ground truth to show
                 continue
-            situations.append(Situation(
-                situation_id=f"{cid}-t{k}", dialog_id=cid, context=tuple(turns[:k]),
-                responses={system: turns[k].text},
-                source={"format": "redial", "file": path.name, "line": lineno, "conversation_id": cid},
-                meta={**cut_meta(turns, k), "items": items},
-            ))
+            situations.append(
+                Situation(
+                    situation_id=f"{cid}-t{k}",
+                    dialog_id=cid,
+                    context=tuple(turns[:k]),
+                    responses={system: turns[k].text},
+                    source={"format": "redial", "file": path.name, "line": lineno, "conversation_id": cid},
+                    meta={**cut_meta(turns, k), "items": items},
+                )
+            )
     if not situations:
-        raise DatasetError(report.problems + [Problem(file, "no situation could be made: need dialogs in which a seeker message is followed by a recommender message")])
+        raise DatasetError(
+            report.problems
+            + [
+                Problem(
+                    file,
+                    "no situation could be made: need dialogs in which a seeker message is followed by a recommender message",
+                )
+            ]
+        )
     new_toml = write_study(out, situations)
-    report.counts = {"dialogs": dialogs, "dialogs_skipped": skipped, "situations": len(situations),
-                     "seeker_turns_left_out_(last_turn,_no_reply)": no_reply}
+    report.counts = {
+        "dialogs": dialogs,
+        "dialogs_skipped": skipped,
+        "situations": len(situations),
+        "seeker_turns_left_out_(last_turn,_no_reply)": no_reply,
+    }
     report.notes.append(f"system: {system} (the recommender's actual reply)")
     report.notes.append("wrote study.toml" if new_toml else "kept the existing study.toml")
     return report

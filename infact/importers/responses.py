@@ -21,8 +21,17 @@ from pathlib import Path
 
 from infact.errors import DatasetError, Problem
 from infact.fileio import loads_json
+from infact.importers.common import (
+    SITUATIONS_FILE,
+    ImportReport,
+    clean_text,
+    context_key,
+    load_movies_csv,
+    loose_key,
+    read_text,
+    replace_mentions,
+)
 from infact.study.situations import Situation, json_lines, read_situations, write_situations
-from infact.importers.common import SITUATIONS_FILE, ImportReport, clean_text, context_key, load_movies_csv, loose_key, read_text, replace_mentions
 
 FUZZY_MIN = 0.9  # context similarity needed when no exact normalised match exists
 
@@ -36,7 +45,9 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
     if path.suffix.lower() == ".csv" or (first and first not in "{["):
         reader = csv.DictReader(text.splitlines())
         if not reader.fieldnames or "dialog_id" not in [f.strip() for f in reader.fieldnames]:
-            raise DatasetError(Problem(file, "CSV needs a header with 'dialog_id', 'response' and 'turn' or 'context'", 1))
+            raise DatasetError(
+                Problem(file, "CSV needs a header with 'dialog_id', 'response' and 'turn' or 'context'", 1)
+            )
         for row in reader:
             row = {(k or "").strip(): v for k, v in row.items()}
             ctx = row.get("context")
@@ -44,7 +55,14 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
                 try:
                     row["context"] = loads_json(ctx)
                 except json.JSONDecodeError:
-                    problems.append(Problem(file, "'context' cell must be a JSON list of utterances, e.g. [\"hi\", \"hello\"]; row skipped", reader.line_num, "context"))
+                    problems.append(
+                        Problem(
+                            file,
+                            '\'context\' cell must be a JSON list of utterances, e.g. ["hi", "hello"]; row skipped',
+                            reader.line_num,
+                            "context",
+                        )
+                    )
                     continue
             else:
                 row.pop("context", None)
@@ -54,7 +72,9 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
     problems.extend(bad)
     for lineno, obj in decoded:
         if not isinstance(obj, dict):
-            problems.append(Problem(file, "expected a JSON object {dialog_id, turn or context, response}; row skipped", lineno))
+            problems.append(
+                Problem(file, "expected a JSON object {dialog_id, turn or context, response}; row skipped", lineno)
+            )
             continue
         rows.append((lineno, obj))
     return rows, problems
@@ -110,7 +130,10 @@ class _Index:
             if len(found) == 1:
                 return found[0], ""
             if len(found) > 1:
-                return None, f"context matches {len(found)} situations ({', '.join(s.situation_id for s in found[:3])}): add dialog_id"
+                return (
+                    None,
+                    f"context matches {len(found)} situations ({', '.join(s.situation_id for s in found[:3])}): add dialog_id",
+                )
             if did is not None:  # near match within the dialog, same length only
                 joined = "|".join(key)
                 best, score = None, 0.0
@@ -122,7 +145,10 @@ class _Index:
                             best, score = s, r
                 if best is not None and score >= FUZZY_MIN:
                     return best, ""
-            return None, f"no situation{' of dialog ' + repr(did) if did else ''} has this context ({len(ctx)} utterances, ending {ctx[-1][:40]!r})"
+            return (
+                None,
+                f"no situation{' of dialog ' + repr(did) if did else ''} has this context ({len(ctx)} utterances, ending {ctx[-1][:40]!r})",
+            )
         turn = row.get("turn", row.get("turn_id"))
         if did is None:
             return None, "missing 'dialog_id'"
@@ -135,19 +161,32 @@ class _Index:
         s = self.by_turn.get((did, turn))
         if s is None:
             turns = sorted(int(x.meta.get("turn", len(x.context))) for x in self.by_dialog[did])
-            return None, f"dialog '{did}' has no situation with turn={turn} (turns there: {', '.join(map(str, turns))}); turn counts the context turns before the response"
+            return (
+                None,
+                f"dialog '{did}' has no situation with turn={turn} (turns there: {', '.join(map(str, turns))}); turn counts the context turns before the response",
+            )
         return s, ""
 
 
-def import_responses(study: str | Path, system: str, path: str | Path, situations_file: str = SITUATIONS_FILE,
-                     movies_csv: str | Path | None = None) -> ImportReport:
+def import_responses(
+    study: str | Path,
+    system: str,
+    path: str | Path,
+    situations_file: str = SITUATIONS_FILE,
+    movies_csv: str | Path | None = None,
+) -> ImportReport:
     study, path = Path(study), Path(path)
     system = system.strip()
     if not system:
         raise DatasetError(Problem(str(path), "--system must be a non-empty name, e.g. --system KBRD"))
     target = study / situations_file
     if not target.exists():
-        raise DatasetError(Problem(str(target), "no situations in this study yet: run `python -m infact import redial` (or infact-txt) first"))
+        raise DatasetError(
+            Problem(
+                str(target),
+                "no situations in this study yet: run `python -m infact import redial` (or infact-txt) first",
+            )
+        )
     situations, problems = read_situations([target])
     if problems:
         raise DatasetError(problems)
@@ -162,15 +201,32 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
     file = str(path)
     new, unmatched, duplicates = _matched_responses(rows, _Index(situations), movies, file, report)
     if not new:
-        raise DatasetError(report.problems + [Problem(file, f"no row matched a situation of {target}: check dialog_id and turn/context against the study's situations")])
+        raise DatasetError(
+            report.problems
+            + [
+                Problem(
+                    file,
+                    f"no row matched a situation of {target}: check dialog_id and turn/context against the study's situations",
+                )
+            ]
+        )
     replaced = sum(1 for s in situations if s.situation_id in new and system in s.responses)
-    merged = [replace(s, responses={**s.responses, system: new[s.situation_id]}) if s.situation_id in new else s
-              for s in situations]
+    merged = [
+        replace(s, responses={**s.responses, system: new[s.situation_id]}) if s.situation_id in new else s
+        for s in situations
+    ]
     write_situations(target, merged)
     lacking = sum(1 for s in merged if system not in s.responses)
-    report.counts = {"rows": len(rows) + invalid, "invalid_rows": invalid, "matched": len(new), "replaced_earlier_responses": replaced,
-                     "unmatched_rows": unmatched, "duplicate_rows": duplicates,
-                     "situations": len(merged), f"situations_lacking_{system}": lacking}
+    report.counts = {
+        "rows": len(rows) + invalid,
+        "invalid_rows": invalid,
+        "matched": len(new),
+        "replaced_earlier_responses": replaced,
+        "unmatched_rows": unmatched,
+        "duplicate_rows": duplicates,
+        "situations": len(merged),
+        f"situations_lacking_{system}": lacking,
+    }
     if lacking:
         report.notes.append(f"{lacking} situation(s) have no {system} response: a study with {system} leaves them out")
     listed = _listed_systems(study / "study.toml")
@@ -179,8 +235,9 @@ def import_responses(study: str | Path, system: str, path: str | Path, situation
     return report
 
 
-def _matched_responses(rows, index: _Index, movies: dict[str, str], file: str,
-                       report: ImportReport) -> tuple[dict[str, str], int, int]:
+def _matched_responses(
+    rows, index: _Index, movies: dict[str, str], file: str, report: ImportReport
+) -> tuple[dict[str, str], int, int]:
     """situation_id -> the row's cleaned response, for every row that matches a situation
     (the first one wins); then how many rows matched none and how many were duplicates."""
     new: dict[str, str] = {}
@@ -190,7 +247,9 @@ def _matched_responses(rows, index: _Index, movies: dict[str, str], file: str,
         text = row.get("response", row.get("resp"))
         text = html.unescape(text) if isinstance(text, str) else text
         if not isinstance(text, str) or not text.strip():
-            report.problems.append(Problem(file, "missing or empty 'response' (or 'resp'); row skipped", lineno, "response"))
+            report.problems.append(
+                Problem(file, "missing or empty 'response' (or 'resp'); row skipped", lineno, "response")
+            )
             unmatched += 1
             continue
         sit, why = index.match(row)
@@ -199,12 +258,25 @@ def _matched_responses(rows, index: _Index, movies: dict[str, str], file: str,
             unmatched += 1
             continue
         if sit.situation_id in new:
-            report.problems.append(Problem(file, f"duplicate response for situation {sit.situation_id} (first at line {first_line[sit.situation_id]}); kept the first", lineno))
+            report.problems.append(
+                Problem(
+                    file,
+                    f"duplicate response for situation {sit.situation_id} (first at line {first_line[sit.situation_id]}); kept the first",
+                    lineno,
+                )
+            )
             duplicates += 1
             continue
         text, missing = replace_mentions(text, movies)
         for mid in missing:
-            report.problems.append(Problem(file, f"movie @{mid} left visible in the response: pass --movies movies_with_mentions.csv", lineno, "response"))
+            report.problems.append(
+                Problem(
+                    file,
+                    f"movie @{mid} left visible in the response: pass --movies movies_with_mentions.csv",
+                    lineno,
+                    "response",
+                )
+            )
         new[sit.situation_id] = clean_text(text)
         first_line[sit.situation_id] = lineno
     return new, unmatched, duplicates

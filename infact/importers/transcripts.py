@@ -20,8 +20,11 @@ from infact.study.situations import Situation, Turn
 
 def dialog_of(conv: dict) -> list[tuple[Turn, list[str]]]:
     """The clean dialog: participant messages and usable answers (with their items)."""
-    return [(Turn("user" if t["role"] == "user" else "bot", clean_text(t["text"])), list(t.get("items") or []))
-            for t in conv["turns"] if t["role"] == "user" or not t.get("error")]
+    return [
+        (Turn("user" if t["role"] == "user" else "bot", clean_text(t["text"])), list(t.get("items") or []))
+        for t in conv["turns"]
+        if t["role"] == "user" or not t.get("error")
+    ]
 
 
 def situations_of(conv: dict, file: str, line: int) -> list[Situation]:
@@ -31,12 +34,22 @@ def situations_of(conv: dict, file: str, line: int) -> list[Situation]:
     for k in range(1, len(turns)):
         if turns[k - 1].role != "user" or turns[k].role != "bot":
             continue  # a message the system never answered
-        out.append(Situation(
-            situation_id=f"{conv['conversation_id']}-t{k}", dialog_id=conv["conversation_id"],
-            context=tuple(turns[:k]), responses={conv["system"]: turns[k].text},
-            source={"format": "infact-transcripts", "file": Path(file).name, "line": line,
-                    "participant": conv["participant"], "items": dialog[k][1]},
-            meta={**cut_meta(turns, k), "ended_by": conv.get("ended_by")}))
+        out.append(
+            Situation(
+                situation_id=f"{conv['conversation_id']}-t{k}",
+                dialog_id=conv["conversation_id"],
+                context=tuple(turns[:k]),
+                responses={conv["system"]: turns[k].text},
+                source={
+                    "format": "infact-transcripts",
+                    "file": Path(file).name,
+                    "line": line,
+                    "participant": conv["participant"],
+                    "items": dialog[k][1],
+                },
+                meta={**cut_meta(turns, k), "ended_by": conv.get("ended_by")},
+            )
+        )
     return out
 
 
@@ -46,17 +59,23 @@ def import_transcripts(path: str | Path, out: str | Path, system: str | None = N
     convs, report.problems = parse_transcripts(path)
     systems = sorted({c["system"] for _, c in convs})
     if system is None and len(systems) > 1:
-        raise DatasetError(Problem(str(path), f"holds chats with {', '.join(systems)}; a situation shows one system's "
-                                   "answer, so import one system per study with --system NAME"))
+        raise DatasetError(
+            Problem(
+                str(path),
+                f"holds chats with {', '.join(systems)}; a situation shows one system's "
+                "answer, so import one system per study with --system NAME",
+            )
+        )
     chosen = [(n, c) for n, c in convs if system is None or c["system"] == system]
     if not chosen:
-        raise DatasetError(Problem(str(path), f"no chat with system {system!r}; the file has {', '.join(systems) or 'none'}"))
+        raise DatasetError(
+            Problem(str(path), f"no chat with system {system!r}; the file has {', '.join(systems) or 'none'}")
+        )
     situations = [s for n, c in chosen for s in situations_of(c, str(path), n)]
     if not situations:
         raise DatasetError(Problem(str(path), "no participant message with a usable answer: nothing to rate"))
     new_toml = write_study(out, situations)
-    report.counts = {"conversations": len(chosen), "situations": len(situations),
-                     "lines_skipped": len(report.problems)}
+    report.counts = {"conversations": len(chosen), "situations": len(situations), "lines_skipped": len(report.problems)}
     if new_toml:
         report.notes.append("wrote a starter study.toml: edit its texts before running the study")
     return report

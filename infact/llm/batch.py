@@ -8,9 +8,10 @@ what is in flight), appending each result to the checkpoint as it finishes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from infact.llm.checkpoint import Checkpoint
 
@@ -22,8 +23,8 @@ class Job(Protocol):
 @dataclass
 class BatchSummary:
     jobs: int = 0
-    resumed: int = 0           # already done in the checkpoint: not called again
-    calls: int = 0             # calls made in this run (retries inside one call not counted)
+    resumed: int = 0  # already done in the checkpoint: not called again
+    calls: int = 0  # calls made in this run (retries inside one call not counted)
     failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -31,13 +32,24 @@ class BatchSummary:
     failed_keys: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        return [f"jobs={self.jobs}", f"resumed={self.resumed}", f"calls={self.calls}", f"failures={self.failures}",
-                f"prompt_tokens={self.prompt_tokens}", f"completion_tokens={self.completion_tokens}",
-                f"seconds={self.seconds:.1f}"]
+        return [
+            f"jobs={self.jobs}",
+            f"resumed={self.resumed}",
+            f"calls={self.calls}",
+            f"failures={self.failures}",
+            f"prompt_tokens={self.prompt_tokens}",
+            f"completion_tokens={self.completion_tokens}",
+            f"seconds={self.seconds:.1f}",
+        ]
 
 
-def run_batch(jobs: Iterable[Job], call: Callable[[Job], dict], checkpoint: Checkpoint, workers: int,
-              progress: Callable[[int, int], None] | None = None) -> BatchSummary:
+def run_batch(
+    jobs: Iterable[Job],
+    call: Callable[[Job], dict],
+    checkpoint: Checkpoint,
+    workers: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> BatchSummary:
     jobs = list(jobs)
     todo = [j for j in jobs if not checkpoint.done(j.key)]
     summary = BatchSummary(jobs=len(jobs), resumed=len(jobs) - len(todo))
@@ -61,4 +73,3 @@ def run_batch(jobs: Iterable[Job], call: Callable[[Job], dict], checkpoint: Chec
                 progress(finished, len(jobs))
     summary.seconds = time.monotonic() - start
     return summary
-

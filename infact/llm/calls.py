@@ -10,17 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def prompt_hash(model: str, messages: list[dict], params: dict, salt: str = "") -> str:
-    canonical = json.dumps({"model": model, "messages": messages, "params": params, "salt": salt},
-                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    canonical = json.dumps(
+        {"model": model, "messages": messages, "params": params, "salt": salt},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
 
 
 def utc_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -30,13 +34,13 @@ class CallRecord:
     params: dict
     prompt_hash: str
     at: str = field(default_factory=utc_iso)
-    latency_ms: float | None = None        # first attempt sent → answer read (retries and waits included)
+    latency_ms: float | None = None  # first attempt sent → answer read (retries and waits included)
     attempts: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
-    response_model: str | None = None      # the model the server says answered
-    error: dict | None = None              # {kind, detail, status?} when the call failed
+    response_model: str | None = None  # the model the server says answered
+    error: dict | None = None  # {kind, detail, status?} when the call failed
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}

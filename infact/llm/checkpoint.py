@@ -50,7 +50,7 @@ class Checkpoint:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = open(self.path, "a", encoding="utf-8")
                 if self.torn_lines or (self.path.stat().st_size and not self._ends_with_newline()):
-                    self._file.write("\n")    # never glue a new line onto a torn one
+                    self._file.write("\n")  # never glue a new line onto a torn one
             self._file.write(line)
             self._file.flush()
             if time.monotonic() - self._synced >= FSYNC_EVERY_S:
@@ -70,7 +70,7 @@ class Checkpoint:
                 self._file.close()
                 self._file = None
 
-    def __enter__(self) -> "Checkpoint":
+    def __enter__(self) -> Checkpoint:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -13,11 +13,18 @@ from __future__ import annotations
 import email.utils
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from infact.errors import (ConfigError, Problem, SystemBadReply, SystemFailure, SystemHTTPError, SystemTimeout,
-                           SystemUnreachable)
+from infact.errors import (
+    ConfigError,
+    Problem,
+    SystemBadReply,
+    SystemFailure,
+    SystemHTTPError,
+    SystemTimeout,
+    SystemUnreachable,
+)
 from infact.llm.calls import CallRecord, prompt_hash
 from infact.llm.keys import read_key, remember, scrub
 from infact.llm.limiter import Limiter, limiter_for
@@ -41,8 +48,16 @@ class _Retry(Exception):
 
 
 class LLMClient:
-    def __init__(self, name: str, endpoint: Endpoint, api_key: str | None = None, *, label: str | None = None,
-                 sleep: Callable[[float], None] = time.sleep, jitter: Callable[[], float] = random.random):
+    def __init__(
+        self,
+        name: str,
+        endpoint: Endpoint,
+        api_key: str | None = None,
+        *,
+        label: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ):
         # `name` is the endpoint's (records, the limiter); `label` names the caller in failures (a system's name).
         self.name, self.endpoint, self.label = name, endpoint, label or name
         if api_key:
@@ -51,24 +66,27 @@ class LLMClient:
         # from the environment: a study that names no key must not send the researcher's own).
         import openai  # here, not at the top: it takes seconds to import, and most runs of the app never call an LLM
 
-        self._api = openai.OpenAI(base_url=endpoint.base_url, api_key=api_key or "no-key-needed",
-                                  timeout=endpoint.timeout_s, max_retries=0)
+        self._api = openai.OpenAI(
+            base_url=endpoint.base_url, api_key=api_key or "no-key-needed", timeout=endpoint.timeout_s, max_retries=0
+        )
         from openai.types.chat import ChatCompletion
 
         self._completion = ChatCompletion
         self.limiter: Limiter = limiter_for(name, endpoint.base_url, endpoint.max_concurrency)
         self._sleep, self._jitter = sleep, jitter
 
-    def complete(self, messages: list[dict], sampling: Sampling | None = None, *, deadline_s: float | None = None,
-                 salt: str = "") -> Completion:
+    def complete(
+        self, messages: list[dict], sampling: Sampling | None = None, *, deadline_s: float | None = None, salt: str = ""
+    ) -> Completion:
         """The answer's text, or a `SystemFailure` (with `.call`, its CallRecord) after the retries.
 
         `deadline_s` bounds the whole call, waits and retries included (a live chat's participant
         is waiting); without it each attempt may take `timeout_s`.
         """
         params = (sampling or Sampling()).over(self.endpoint.sampling).params()
-        record = CallRecord(self.name, self.endpoint.model, params, prompt_hash(self.endpoint.model, messages,
-                                                                                params, salt))
+        record = CallRecord(
+            self.name, self.endpoint.model, params, prompt_hash(self.endpoint.model, messages, params, salt)
+        )
         start = time.monotonic()
         end = None if deadline_s is None else start + deadline_s
         try:
@@ -94,33 +112,42 @@ class LLMClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _backoff(self, attempt: int) -> float:
-        return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** attempt) * (0.5 + 0.5 * self._jitter())
+        return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt) * (0.5 + 0.5 * self._jitter())
 
     def _attempt(self, messages: list[dict], params: dict, record: CallRecord, end: float | None) -> str:
         import openai
+
         left = None if end is None else max(0.0, end - time.monotonic())
         timeout = self.endpoint.timeout_s if left is None else min(self.endpoint.timeout_s, left)
         with self.limiter.slot(left) as got:
             if not got:
-                raise SystemTimeout(self.label, f"all {self.endpoint.max_concurrency} connections to endpoint "
-                                               f"'{self.name}' stayed busy until the deadline (max_concurrency)")
+                raise SystemTimeout(
+                    self.label,
+                    f"all {self.endpoint.max_concurrency} connections to endpoint "
+                    f"'{self.name}' stayed busy until the deadline (max_concurrency)",
+                )
             record.attempts += 1
             try:
                 # `post` with the protocol's own body: `chat.completions.create` would first walk the messages
                 # through the package's type-directed transform (~3 ms of CPU per call, a bottleneck at 16 calls
                 # in flight) to rename nothing; the transport, errors and typed parsing are the package's.
-                response = self._api.post("/chat/completions", cast_to=self._completion,
-                                          body={"model": self.endpoint.model, "messages": messages, **params},
-                                          options={"timeout": timeout})
+                response = self._api.post(
+                    "/chat/completions",
+                    cast_to=self._completion,
+                    body={"model": self.endpoint.model, "messages": messages, **params},
+                    options={"timeout": timeout},
+                )
             except openai.APITimeoutError:
-                raise SystemTimeout(self.label, f"no answer from {self.endpoint.base_url} within {timeout:g} s"
-                                    ) from None
+                raise SystemTimeout(
+                    self.label, f"no answer from {self.endpoint.base_url} within {timeout:g} s"
+                ) from None
             except openai.APIConnectionError as exc:
-                raise _Retry(SystemUnreachable(self.label, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")),
-                             None) from None
+                raise _Retry(
+                    SystemUnreachable(self.label, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")), None
+                ) from None
             except openai.APIStatusError as exc:
                 raise self._status_failure(exc) from None
-            except (openai.APIResponseValidationError, ValueError) as exc:   # a body that is not the protocol
+            except (openai.APIResponseValidationError, ValueError) as exc:  # a body that is not the protocol
                 raise SystemBadReply(self.label, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
         return self._read(response, record)
 
@@ -175,12 +202,23 @@ def open_client(name: str, endpoints, env=None, secrets=None, label: str | None 
     """The client of endpoint `name` (study or deployment), its key read now by its variable's name."""
     endpoint = endpoints.get(name)
     if endpoint is None:
-        raise ConfigError(Problem("study.toml", f"endpoint '{name}' is not declared: add an [endpoints.{name}] "
-                                                f"table (base_url, model); declared: {sorted(endpoints) or 'none'}",
-                                  key=f"endpoints.{name}"))
+        raise ConfigError(
+            Problem(
+                "study.toml",
+                f"endpoint '{name}' is not declared: add an [endpoints.{name}] "
+                f"table (base_url, model); declared: {sorted(endpoints) or 'none'}",
+                key=f"endpoints.{name}",
+            )
+        )
     key = read_key(endpoint.api_key_env, env, secrets)
     if endpoint.api_key_env and key is None:
-        raise ConfigError(Problem("study.toml", f"endpoint '{name}' reads its API key from {endpoint.api_key_env}, "
-                                                "which is not set: export it (or add it to the deployment's "
-                                                "secrets) before starting", key=f"endpoints.{name}.api_key_env"))
+        raise ConfigError(
+            Problem(
+                "study.toml",
+                f"endpoint '{name}' reads its API key from {endpoint.api_key_env}, "
+                "which is not set: export it (or add it to the deployment's "
+                "secrets) before starting",
+                key=f"endpoints.{name}.api_key_env",
+            )
+        )
     return LLMClient(name, endpoint, key, label=label)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Mapping
+from collections.abc import Mapping
 
 MASK = "[api key removed]"
-_KNOWN: set[str] = set()          # every key this process has read (scrubbed from all text)
+_KNOWN: set[str] = set()  # every key this process has read (scrubbed from all text)
 _LOCK = threading.Lock()
 _LOGGERS = ("openai", "httpx", "httpx2", "httpcore")
 
@@ -27,7 +27,7 @@ def read_key(env_name: str | None, env: Mapping[str, str] | None = None, secrets
     if not value and secrets is not None:
         try:
             value = secrets.get(env_name)
-        except (FileNotFoundError, KeyError, TypeError):   # st.secrets without a secrets.toml
+        except (FileNotFoundError, KeyError, TypeError):  # st.secrets without a secrets.toml
             value = None
     if not value:
         return None
@@ -36,7 +36,7 @@ def read_key(env_name: str | None, env: Mapping[str, str] | None = None, secrets
 
 
 def remember(key: str) -> None:
-    if len(key) >= 4:   # scrubbing a 1-3 character "key" would mangle ordinary text
+    if len(key) >= 4:  # scrubbing a 1-3 character "key" would mangle ordinary text
         with _LOCK:
             _KNOWN.add(key)
         _install_log_filter()

@@ -8,10 +8,10 @@ the caller. A caller that cannot get a slot within its deadline fails as a timeo
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
-_LIMITS: dict[tuple[str, str], "Limiter"] = {}
+_LIMITS: dict[tuple[str, str], Limiter] = {}
 _LOCK = threading.Lock()
 
 
@@ -21,7 +21,7 @@ class Limiter:
         self._slots = threading.BoundedSemaphore(capacity)
         self._lock = threading.Lock()
         self.in_flight = 0
-        self.peak = 0        # the most calls ever in flight at once (tests and benchmarks read it)
+        self.peak = 0  # the most calls ever in flight at once (tests and benchmarks read it)
 
     @contextmanager
     def slot(self, wait_s: float | None) -> Iterator[bool]:

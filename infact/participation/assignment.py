@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Mapping
 
 from infact.participation.steps.registry import situation_kinds
 from infact.study.loader import Study
@@ -26,7 +26,9 @@ def _participants(records: list[dict]) -> dict[str, dict]:
     for rec in records:
         if rec.get("preview"):
             continue
-        p = by.setdefault(rec["participant"], {"assignment": None, "answered": set(), "complete": None, "withdrawn": False})
+        p = by.setdefault(
+            rec["participant"], {"assignment": None, "answered": set(), "complete": None, "withdrawn": False}
+        )
         kind = rec.get("kind")
         if kind == "assignment":
             p["assignment"] = rec
@@ -67,8 +69,9 @@ def plan_assignment(study: Study, records: list[dict], *, rng: random.Random, no
     return plan_from_load(study, answered, reserved, rng=rng, history=History.of(records, study.id, now))
 
 
-def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], *, rng: random.Random,
-                   history=None) -> list[dict]:
+def plan_from_load(
+    study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], *, rng: random.Random, history=None
+) -> list[dict]:
     """The situation steps for a new participant (stored in their assignment record),
     given each situation's (answered, reserved) counts; for comparison protocols also the
     pairs handed out and votes so far (`protocols.History`)."""
@@ -109,13 +112,27 @@ def plan_from_load(study: Study, answered: Mapping[str, int], reserved: Mapping[
         order = systems[:]
         rng.shuffle(order)
         if index == check_at:
-            steps.append({"step": f"situation-{index}", "index": index,
-                          "situation_id": study.attention_situation.situation_id, "order": order,
-                          "attention_check": True, "instructed_system": rng.choice(systems)})
+            steps.append(
+                {
+                    "step": f"situation-{index}",
+                    "index": index,
+                    "situation_id": study.attention_situation.situation_id,
+                    "order": order,
+                    "attention_check": True,
+                    "instructed_system": rng.choice(systems),
+                }
+            )
         else:
             s = next(regular)
-            steps.append({"step": f"situation-{index}", "index": index, "situation_id": s.situation_id,
-                          "order": order, "attention_check": False})
+            steps.append(
+                {
+                    "step": f"situation-{index}",
+                    "index": index,
+                    "situation_id": s.situation_id,
+                    "order": order,
+                    "attention_check": False,
+                }
+            )
     if cfg.blocks == ("rating",):
         return steps
     from infact.participation.protocols import compare_steps
@@ -133,6 +150,14 @@ def coverage(study: Study, records: list[dict], now: datetime) -> list[dict]:
     """Per situation: ratings stored, reserved by active participants, and the target."""
     answered, reserved = load(study, records, now)
     k = study.config.assignment.ratings_per_situation
-    return [{"situation_id": s.situation_id, "dialog_id": s.dialog_id, "ratings": answered[s.situation_id],
-             "reserved": reserved[s.situation_id], "target": k,
-             "missing": max(0, k - answered[s.situation_id])} for s in study.situations]
+    return [
+        {
+            "situation_id": s.situation_id,
+            "dialog_id": s.dialog_id,
+            "ratings": answered[s.situation_id],
+            "reserved": reserved[s.situation_id],
+            "target": k,
+            "missing": max(0, k - answered[s.situation_id]),
+        }
+        for s in study.situations
+    ]

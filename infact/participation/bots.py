@@ -21,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
@@ -34,19 +35,26 @@ from infact.storage import Storage
 from infact.study.loader import Study
 
 STRATEGIES = ("attentive", "straightliner", "speeder", "fails-attention", "refresh-midway", "abandons")
-SIMULATED = "llm"   # an LLM plays the participant (`bots --strategy llm`); never part of the mix
+SIMULATED = "llm"  # an LLM plays the participant (`bots --strategy llm`); never part of the mix
 # A realistic crowd: most attentive, a quarter not (INFACT excluded 16-26%).
-MIX = {"attentive": 0.62, "refresh-midway": 0.08, "straightliner": 0.1, "speeder": 0.08, "fails-attention": 0.07, "abandons": 0.05}
+MIX = {
+    "attentive": 0.62,
+    "refresh-midway": 0.08,
+    "straightliner": 0.1,
+    "speeder": 0.08,
+    "fails-attention": 0.07,
+    "abandons": 0.05,
+}
 
 
 @dataclass
 class BotResult:
     token: str
     strategy: str
-    completed: bool                 # reached the end (completed or screened out)
+    completed: bool  # reached the end (completed or screened out)
     completion_code: str | None
     steps_submitted: int
-    outcome: str | None = None      # "completed", "screened_out" or None (unfinished)
+    outcome: str | None = None  # "completed", "screened_out" or None (unfinished)
 
 
 class SimClock:
@@ -73,15 +81,25 @@ def default_quality(study: Study) -> dict[str, float]:
 
 
 class Bot:
-    def __init__(self, study: Study, storage: Storage, strategy: str, *, seed: int,
-                 start: datetime | None = None, quality: dict[str, float] | None = None,
-                 query: dict | None = None, preview: bool = False, simulator: Any = None):
+    def __init__(
+        self,
+        study: Study,
+        storage: Storage,
+        strategy: str,
+        *,
+        seed: int,
+        start: datetime | None = None,
+        quality: dict[str, float] | None = None,
+        query: dict | None = None,
+        preview: bool = False,
+        simulator: Any = None,
+    ):
         if strategy not in (*STRATEGIES, SIMULATED):
             raise ValueError(f"unknown bot strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
         self.study, self.storage, self.strategy = study, storage, strategy
         if (strategy == SIMULATED) != (simulator is not None):
-            raise ValueError("strategy \"llm\" needs a simulator (an endpoint and a persona), and only it takes one")
-        self.simulator = simulator   # (LLMClient, persona text): an LLM plays the live chats (infact/chat/llm_chat.py)
+            raise ValueError('strategy "llm" needs a simulator (an endpoint and a persona), and only it takes one')
+        self.simulator = simulator  # (LLMClient, persona text): an LLM plays the live chats (infact/chat/llm_chat.py)
         self.rng = random.Random(seed)
         self.clock = SimClock(start or utcnow())
         self.quality = quality or default_quality(study)
@@ -107,11 +125,20 @@ class Bot:
     def run(self) -> BotResult:
         flow = self.flow()
         token = flow.arrive(self.query, preview=self.preview)
-        if self.simulator is not None:   # marked at once: simulated data is left out of human results
+        if self.simulator is not None:  # marked at once: simulated data is left out of human results
             llm, persona = self.simulator
-            self.storage.append(flow._record(token, "simulated", "simulated", self.preview, by="llm",
-                                             endpoint=llm.name, model=llm.endpoint.model,
-                                             persona_sha256=hashlib.sha256(persona.encode()).hexdigest()[:16]))
+            self.storage.append(
+                flow._record(
+                    token,
+                    "simulated",
+                    "simulated",
+                    self.preview,
+                    by="llm",
+                    endpoint=llm.name,
+                    model=llm.endpoint.model,
+                    persona_sha256=hashlib.sha256(persona.encode()).hexdigest()[:16],
+                )
+            )
         situations_done = 0
         abandon_after = self.rng.randint(2, 5)
         refresh_after = max(1, self.study.config.study.situations_per_participant // 2)
@@ -152,19 +179,29 @@ def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[st
     return list(rng.choices(names, weights=weights, k=n))
 
 
-def run_bots(study: Study, storage: Storage, n: int, *, strategy: str | None = None, seed: int = 0,
-             concurrency: int = 1, start: datetime | None = None,
-             on_done: Callable[[BotResult], None] | None = None, simulator: Any = None) -> list[BotResult]:
+def run_bots(
+    study: Study,
+    storage: Storage,
+    n: int,
+    *,
+    strategy: str | None = None,
+    seed: int = 0,
+    concurrency: int = 1,
+    start: datetime | None = None,
+    on_done: Callable[[BotResult], None] | None = None,
+    simulator: Any = None,
+) -> list[BotResult]:
     """Play `n` bots (a realistic mix unless `strategy` is given), `concurrency` at a time."""
     rng = random.Random(seed)
     strategies = pick_strategies(n, strategy, rng)
-    start = start or datetime.now(timezone.utc)
+    start = start or datetime.now(UTC)
     seeds = [rng.randrange(2**32) for _ in range(n)]
     lock = threading.Lock()
 
     def play(i: int) -> BotResult:
-        bot = Bot(study, storage, strategies[i], seed=seeds[i], start=start + timedelta(seconds=7 * i),
-                  simulator=simulator)
+        bot = Bot(
+            study, storage, strategies[i], seed=seeds[i], start=start + timedelta(seconds=7 * i), simulator=simulator
+        )
         result = bot.run()
         if on_done:
             with lock:

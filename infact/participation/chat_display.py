@@ -24,12 +24,14 @@ STYLE = {
     "role": "display:block;font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#4a4f57;white-space:normal",
 }
 # The typing line pulses (a waiting state a person notices), unless they asked for less motion.
-_PULSE = ("<style>@keyframes infact-pulse{50%{opacity:.45}}.infact-typing{animation:infact-pulse 1.4s ease-in-out "
-          "infinite}@media (prefers-reduced-motion: reduce){.infact-typing{animation:none}}</style>")
+_PULSE = (
+    "<style>@keyframes infact-pulse{50%{opacity:.45}}.infact-typing{animation:infact-pulse 1.4s ease-in-out "
+    "infinite}@media (prefers-reduced-motion: reduce){.infact-typing{animation:none}}</style>"
+)
 
 
 class ChatLine(NamedTuple):
-    role: str                 # "user" | "assistant"
+    role: str  # "user" | "assistant"
     text: str
     items: tuple[str, ...] = ()
 
@@ -41,21 +43,26 @@ def lines_of(turns: Iterable) -> list[ChatLine]:
 
 def _line(line: ChatLine, slot: str) -> str:
     who, style = ("You", "user") if line.role == "user" else (f"Chatbot {slot}", "bot")
-    return (f'<div class="infact-chat-turn infact-chat-{style}" style="{STYLE[style]}">'
-            f'<span class="infact-role" style="{STYLE["role"]}">{who}</span>'
-            f'<span class="infact-text">{highlight_items(line.text, line.items)}</span></div>')
+    return (
+        f'<div class="infact-chat-turn infact-chat-{style}" style="{STYLE[style]}">'
+        f'<span class="infact-role" style="{STYLE["role"]}">{who}</span>'
+        f'<span class="infact-text">{highlight_items(line.text, line.items)}</span></div>'
+    )
 
 
-def chat_html(lines: Iterable[ChatLine], slot: str, *, pending: str | None = None, typing: bool = False,
-              empty: str = "") -> str:
+def chat_html(
+    lines: Iterable[ChatLine], slot: str, *, pending: str | None = None, typing: bool = False, empty: str = ""
+) -> str:
     """The conversation with chatbot `slot`; `pending` is the participant's message being sent
     (shown at once, before it is stored), `typing` the waiting state under it."""
     body = "".join(_line(line, slot) for line in lines)
     if pending:
         body += _line(ChatLine("user", pending), slot)
     if typing:
-        body += (f'{_PULSE}<div class="infact-chat-turn infact-typing" role="status" aria-live="polite" '
-                 f'style="{STYLE["typing"]}">{html.escape(TYPING)}</div>')
+        body += (
+            f'{_PULSE}<div class="infact-chat-turn infact-typing" role="status" aria-live="polite" '
+            f'style="{STYLE["typing"]}">{html.escape(TYPING)}</div>'
+        )
     if not body and empty:
         body = f'<p class="infact-chat-empty" style="color:#4a4f57;margin:0">{html.escape(empty)}</p>'
     label = html.escape(f"Conversation with chatbot {slot}", quote=True)
@@ -71,8 +78,10 @@ def vote_note(conversations: Iterable) -> str | None:
         return "Neither chatbot answered, and you skipped both, so there is nothing to compare. Please continue."
     if never:
         other = next(c.slot for c in convs if not c.never_answered)
-        return (f"Chatbot {never[0]} never answered, and you skipped it, so there is nothing to compare and no vote "
-                f"to give. Your chat with chatbot {other} is saved. Please continue.")
+        return (
+            f"Chatbot {never[0]} never answered, and you skipped it, so there is nothing to compare and no vote "
+            f"to give. Your chat with chatbot {other} is saved. Please continue."
+        )
     later = [c.slot for c in convs if (c.ended or {}).get("ended_by") == "skipped"]
     if later:
         who = " and ".join(f"chatbot {s}" for s in later)

@@ -113,14 +113,16 @@ def verify_codes(submissions: list, participants: pd.DataFrame) -> pd.DataFrame:
         problem = None if hit else "no finished participant has this code"
         if hit and worker is not None and str(hit.get("platform_id") or "").casefold() != worker.casefold():
             problem = "the code belongs to another worker ID"
-        rows.append({
-            "worker_id": worker,
-            "submitted": c,
-            "matched": problem is None,
-            "participant": hit["participant"] if hit else None,
-            "status": hit["status"] if hit else None,
-            "platform_id": hit.get("platform_id") if hit else None,
-            "duplicate": counts[normalize_code(c)] > 1,
-            "problem": problem,
-        })
+        rows.append(
+            {
+                "worker_id": worker,
+                "submitted": c,
+                "matched": problem is None,
+                "participant": hit["participant"] if hit else None,
+                "status": hit["status"] if hit else None,
+                "platform_id": hit.get("platform_id") if hit else None,
+                "duplicate": counts[normalize_code(c)] > 1,
+                "problem": problem,
+            }
+        )
     return pd.DataFrame(rows, columns=VERIFY_COLUMNS)

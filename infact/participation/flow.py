@@ -15,16 +15,25 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from infact.errors import ConfigError, InfactError, Problem
 from infact.participation import assignment as assign
 from infact.participation import situation_load
 from infact.participation import steps as registry
-from infact.participation.platforms import (SESSION_PARAM, Arrival, Completion, IdInUse, capture, completion_target,
-                                           make_participant_code, may_resume)
+from infact.participation.platforms import (
+    SESSION_PARAM,
+    Arrival,
+    Completion,
+    IdInUse,
+    capture,
+    completion_target,
+    make_participant_code,
+    may_resume,
+)
 from infact.participation.steps import Step
 from infact.state import State, read_state
 from infact.storage import Storage
@@ -35,11 +44,11 @@ DONE = Step("done", "done")
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def iso(t: datetime) -> str:
-    return t.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    return t.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def parse_iso(text: str) -> datetime:
@@ -50,9 +59,9 @@ def parse_iso(text: str) -> datetime:
 class SubmitResult:
     ok: bool
     errors: tuple[str, ...] = ()
-    stored: bool = False            # False when the same answer had already been stored
+    stored: bool = False  # False when the same answer had already been stored
     next_step: Step | None = None
-    state: State | None = None      # the participant as stored after this submit (None: unknown token)
+    state: State | None = None  # the participant as stored after this submit (None: unknown token)
 
 
 def kinds_in_order(study: Study) -> list:
@@ -64,8 +73,13 @@ def kinds_in_order(study: Study) -> list:
     known = registry.sequence()
     unknown = [name for name in order if name not in known]
     if unknown:
-        raise ConfigError(Problem(str(study.folder / "study.toml"), f"unknown step kind(s) {', '.join(unknown)}: "
-                                  f"choose from {', '.join(known)}", key="flow.steps"))
+        raise ConfigError(
+            Problem(
+                str(study.folder / "study.toml"),
+                f"unknown step kind(s) {', '.join(unknown)}: choose from {', '.join(known)}",
+                key="flow.steps",
+            )
+        )
     return [registry.get(name) for name in order]
 
 
@@ -178,7 +192,9 @@ class Flow:
         if step.name in st.shown:
             return st.shown[step.name]
         at = iso(at or self.clock())
-        self.storage.append(self._record(st.token, "shown", f"shown/{step.name}", st.preview, step=step.name, shown_at=at))
+        self.storage.append(
+            self._record(st.token, "shown", f"shown/{step.name}", st.preview, step=step.name, shown_at=at)
+        )
         st.shown[step.name] = at
         return at
 
@@ -187,14 +203,20 @@ class Flow:
         """Check and store the answers to `step_name`; always against what is stored."""
         st = self.state(token)
         if st is None:
-            return SubmitResult(False, ("This study link is not valid any more. Please open the link you were given again.",))
+            return SubmitResult(
+                False, ("This study link is not valid any more. Please open the link you were given again.",)
+            )
         if st.withdrawn is not None:
-            return SubmitResult(False, ("You have withdrawn from the study; nothing more is stored.",), next_step=DONE, state=st)
+            return SubmitResult(
+                False, ("You have withdrawn from the study; nothing more is stored.",), next_step=DONE, state=st
+            )
         if step_name in st.answered and self._planned(st)[1]:  # double click / rerun: already stored, move on
             return SubmitResult(True, stored=False, next_step=self.current(st), state=st)
         step = self.current(st)
         if step.name != step_name:
-            return SubmitResult(False, ("This page was already submitted; you cannot go back to change it.",), next_step=step, state=st)
+            return SubmitResult(
+                False, ("This page was already submitted; you cannot go back to change it.",), next_step=step, state=st
+            )
         kind = registry.get(step.kind)
         if not kind.answered:
             return SubmitResult(False, ("The study is already complete.",), next_step=step, state=st)
@@ -204,8 +226,9 @@ class Flow:
         kind.store(self, st, step, checked.fields)
         st = self.state(token)
         assert st is not None
-        if checked.fields.get("attention_passed") is False and (self.cfg.quality.on_attention_fail == "screen_out"
-                                                               or checked.fields.get("screens_out")):
+        if checked.fields.get("attention_passed") is False and (
+            self.cfg.quality.on_attention_fail == "screen_out" or checked.fields.get("screens_out")
+        ):
             st = self._complete(st, "screened_out")
         nxt = self.current(st)
         if nxt.kind == "done" and not st.finished:
@@ -216,13 +239,19 @@ class Flow:
         answered = self.clock()
         shown = st.shown.get(step.name)
         shown_dt = parse_iso(shown) if shown else answered
-        return {"shown_at": iso(shown_dt), "answered_at": iso(answered),
-                "seconds": round(max(0.0, (answered - shown_dt).total_seconds()), 3)}
+        return {
+            "shown_at": iso(shown_dt),
+            "answered_at": iso(answered),
+            "seconds": round(max(0.0, (answered - shown_dt).total_seconds()), 3),
+        }
 
     def store_step(self, st: State, step: Step, **fields: Any) -> None:
         """Store the answer record of `step` (its kind names the record), with its timing."""
-        self.storage.append(self._record(st.token, step.kind, f"step/{step.name}", st.preview,
-                                         step=step.name, **self._timing(st, step), **fields))
+        self.storage.append(
+            self._record(
+                st.token, step.kind, f"step/{step.name}", st.preview, step=step.name, **self._timing(st, step), **fields
+            )
+        )
 
     def assign(self, st: State) -> None:
         now = self.clock()
@@ -233,11 +262,16 @@ class Flow:
         if set(self.cfg.blocks) != {"rating"}:  # which pairs / sets were handed out, votes so far
             from infact.participation.protocols import History
 
-            history = History.for_store(self.storage, self.study.id).current(now) if not st.preview else History(self.study.id)
+            history = (
+                History.for_store(self.storage, self.study.id).current(now)
+                if not st.preview
+                else History(self.study.id)
+            )
         plan = assign.plan_from_load(self.study, *load, rng=rng, history=history)
         lease_until = now + timedelta(minutes=self.cfg.assignment.lease_minutes)
-        self.storage.append(self._record(st.token, "assignment", "assignment", st.preview,
-                                         steps=plan, lease_until=iso(lease_until)))
+        self.storage.append(
+            self._record(st.token, "assignment", "assignment", st.preview, steps=plan, lease_until=iso(lease_until))
+        )
 
     # -- the end -------------------------------------------------------------
     def _complete(self, st: State, outcome: str) -> State:
@@ -247,10 +281,19 @@ class Flow:
         ended = self.clock()
         started = parse_iso(st.arrival["at"]) if st.arrival else ended
         code = make_participant_code(secrets.SystemRandom(), st.token)
-        self.storage.append(self._record(
-            st.token, "complete", "complete", st.preview, outcome=outcome, completion_code=code,
-            started_at=iso(started), ended_at=iso(ended),
-            total_seconds=round((ended - started).total_seconds(), 3)))
+        self.storage.append(
+            self._record(
+                st.token,
+                "complete",
+                "complete",
+                st.preview,
+                outcome=outcome,
+                completion_code=code,
+                started_at=iso(started),
+                ended_at=iso(ended),
+                total_seconds=round((ended - started).total_seconds(), 3),
+            )
+        )
         return self.state(st.token) or st
 
     def completion(self, st: State) -> Completion | None:
@@ -270,11 +313,25 @@ class Flow:
         if delete:
             arrival = st.arrival
             second = SESSION_PARAM.get(arrival.get("platform"))
-            kept = {second: arrival["platform_params"][second]} if second in (arrival.get("platform_params") or {}) else {}
+            kept = (
+                {second: arrival["platform_params"][second]} if second in (arrival.get("platform_params") or {}) else {}
+            )
             self.storage.purge(token)
-            self.storage.append(self._record(  # the session ID stays: the same session sees "withdrawn"
-                token, "arrival", "arrival", st.preview, platform=arrival.get("platform"),
-                platform_params=kept, platform_id=arrival.get("platform_id"), group=None, tombstone=True))
-        return self.storage.append(self._record(
-            token, "withdraw", "withdraw", st.preview, reason=reason[:500], delete_requested=delete,
-            deleted=delete))
+            self.storage.append(
+                self._record(  # the session ID stays: the same session sees "withdrawn"
+                    token,
+                    "arrival",
+                    "arrival",
+                    st.preview,
+                    platform=arrival.get("platform"),
+                    platform_params=kept,
+                    platform_id=arrival.get("platform_id"),
+                    group=None,
+                    tombstone=True,
+                )
+            )
+        return self.storage.append(
+            self._record(
+                token, "withdraw", "withdraw", st.preview, reason=reason[:500], delete_requested=delete, deleted=delete
+            )
+        )

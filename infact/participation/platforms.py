@@ -12,16 +12,28 @@ researcher checks with `verify_codes`. See docs/quality.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
-
+from typing import Literal
 
 from infact.errors import InfactError, Problem
 from infact.participation.codes import (  # noqa: F401 — re-exported: codes used to live here
-    CODE_ALPHABET, CODE_LENGTH, make_participant_code, normalize_code, verify_codes)
-
-from infact.study.platform_config import (MTURK_PREVIEW_ASSIGNMENT, PARAMS, PROLIFIC_COMPLETE_URL, TOKEN_PARAM, ID_PARAM,
-                                          GROUP_VALUE, SESSION_PARAM, PlatformConfig)
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    make_participant_code,
+    normalize_code,
+    verify_codes,
+)
+from infact.study.platform_config import (
+    GROUP_VALUE,
+    ID_PARAM,
+    MTURK_PREVIEW_ASSIGNMENT,
+    PARAMS,
+    PROLIFIC_COMPLETE_URL,
+    SESSION_PARAM,
+    TOKEN_PARAM,
+    PlatformConfig,
+)
 
 # Tolerant on purpose: a real id that is merely unusual must not lock a paid worker out.
 _PROLIFIC_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
@@ -127,7 +139,8 @@ def _check_value(kind: str, param: str, value: str, pattern: re.Pattern, rule: s
         raise _fail(kind, param, "is empty")
     if "{" in value or "%" in value:
         raise _fail(
-            kind, param,
+            kind,
+            param,
             f"is the unfilled placeholder {value!r}: the link was opened outside {_where(kind)}, "
             "or the study URL there is mistyped",
         )
@@ -213,7 +226,8 @@ def completion_target(
         if code is None:
             # No screen-out code configured: Prolific's way out is returning the submission.
             return Completion(
-                None, None,
+                None,
+                None,
                 "Thank you. This study has ended early for you; please return your submission on Prolific.",
             )
         return Completion(
@@ -222,6 +236,4 @@ def completion_target(
             f"You will be sent back to Prolific. If that does not happen, enter the code {code} on Prolific.",
         )
     where = "in the HIT on Mechanical Turk" if cfg.kind == "mturk" else "where the researcher asks for it"
-    return Completion(
-        participant_code, None, f"Your completion code is {participant_code}. Please enter it {where}."
-    )
+    return Completion(participant_code, None, f"Your completion code is {participant_code}. Please enter it {where}.")

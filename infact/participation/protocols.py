@@ -30,16 +30,16 @@ class History:
 
     def __init__(self, study_id: str, storage: Storage | None = None) -> None:
         self.study_id, self.storage = study_id, storage
-        self.orders: dict[str, list[tuple[str, list[str]]]] = {}   # participant → [(kind, order)]
-        self.votes: list[tuple[str, str, dict, str]] = []          # (left, right, choices, participant)
-        self.leases: dict[str, datetime] = {}                      # participant → end of their lease
+        self.orders: dict[str, list[tuple[str, list[str]]]] = {}  # participant → [(kind, order)]
+        self.votes: list[tuple[str, str, dict, str]] = []  # (left, right, choices, participant)
+        self.leases: dict[str, datetime] = {}  # participant → end of their lease
         self.withdrawn: set[str] = set()
-        self.now: datetime | None = None                           # the clock of the last update
+        self.now: datetime | None = None  # the clock of the last update
         self._cursor = None
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, records: list[dict], study_id: str, now: datetime | None = None) -> "History":
+    def of(cls, records: list[dict], study_id: str, now: datetime | None = None) -> History:
         h = cls(study_id)
         h.now = now
         for rec in records:
@@ -47,12 +47,12 @@ class History:
         return h
 
     @classmethod
-    def for_store(cls, storage: Storage, study_id: str) -> "History":
+    def for_store(cls, storage: Storage, study_id: str) -> History:
         from infact.participation.situation_load import one_per_store
 
         return one_per_store(storage, study_id, _history)
 
-    def current(self, now: datetime | None = None) -> "History":
+    def current(self, now: datetime | None = None) -> History:
         with self._lock:
             self.now = now
             new, self._cursor = self.storage.changes(self._cursor)
@@ -64,8 +64,9 @@ class History:
         if rec.get("study") != self.study_id or rec.get("preview"):
             return
         if rec.get("kind") == "assignment":
-            self.orders[rec["participant"]] = [(s.get("kind", "situation"), s["order"]) for s in rec.get("steps", [])
-                                               if not s.get("attention_check")]
+            self.orders[rec["participant"]] = [
+                (s.get("kind", "situation"), s["order"]) for s in rec.get("steps", []) if not s.get("attention_check")
+            ]
             if rec.get("lease_until"):
                 self.leases[rec["participant"]] = datetime.fromisoformat(rec["lease_until"])
         elif rec.get("kind") == "withdraw":
@@ -105,8 +106,9 @@ def _history(storage: Storage, study_id: str) -> History:
     return History(study_id, storage)
 
 
-def compare_steps(study: Study, history: History | None, steps: list[dict], rng: random.Random,
-                  kind: str | None = None) -> list[dict]:
+def compare_steps(
+    study: Study, history: History | None, steps: list[dict], rng: random.Random, kind: str | None = None
+) -> list[dict]:
     """`steps` (the assigned situations) as steps of comparison protocol `kind` (default: [protocol] kind)."""
     cfg = study.config
     history = history or History(study.id)
@@ -119,8 +121,12 @@ def compare_steps(study: Study, history: History | None, steps: list[dict], rng:
             votes, pending = history.decided(cfg.criteria[0].id), history.pending(kind)
         else:
             votes, pending = [(a, b, "") for a, b in (o[:2] for o in history.assigned(kind))], []
-        orders = [list(p) for p in pair_schedule.choose_pairs(systems, votes, len(regular), mode=proto.pairs, rng=rng,
-                                                              pending=pending)]
+        orders = [
+            list(p)
+            for p in pair_schedule.choose_pairs(
+                systems, votes, len(regular), mode=proto.pairs, rng=rng, pending=pending
+            )
+        ]
         rng.shuffle(orders)  # a participant's pairs in random order across their situations
     else:
         shown = Counter(s for order in history.assigned(kind) for s in order)

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class _Participant:
-    assigned: tuple[str, ...] = ()       # regular situation ids of the assignment
+    assigned: tuple[str, ...] = ()  # regular situation ids of the assignment
     lease_until: datetime | None = None
     answered: set[str] = field(default_factory=set)
     complete: bool = False
@@ -103,9 +103,12 @@ class SituationLoad:
             if s.preview or token.startswith("_"):
                 continue
             self._people[token] = _Participant(
-                assigned=tuple(s.situations.values()), lease_until=s.lease_until,
+                assigned=tuple(s.situations.values()),
+                lease_until=s.lease_until,
                 answered={s.situations[step] for step in s.answered if step in s.situations},
-                complete=s.outcome is not None, withdrawn=s.withdrawn)
+                complete=s.outcome is not None,
+                withdrawn=s.withdrawn,
+            )
         return set(self._people)
 
     def _take(self, rec: dict) -> str | None:
@@ -144,7 +147,7 @@ class SituationLoad:
         p.counted = (answered, reserved)
 
 
-_instances: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+_instances: weakref.WeakKeyDictionary[object, dict] = weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
 
 

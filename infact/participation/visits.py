@@ -47,8 +47,8 @@ log = logging.getLogger(__name__)
 
 COOKIE_MAX_AGE = 24 * 3600  # a visit remembered by the browser for a day
 VISIT_ID = re.compile(r"^[bs][0-9a-f]{24}$")
-VISITS = "_visits"   # the one store name of every visit record
-PER_MINUTE = 60      # visits a process records individually per minute; the rest are counted
+VISITS = "_visits"  # the one store name of every visit record
+PER_MINUTE = 60  # visits a process records individually per minute; the rest are counted
 REMEMBERED = 10_000  # visit ids a process remembers, so a reload in a busy minute is not counted twice
 
 
@@ -68,18 +68,34 @@ def visit_id(study: Study, arrival: Arrival, remembered: str | None) -> str:
 
 
 def _record(study: Study, visit: str, at: datetime, became: str | None) -> dict:
-    rec = {"key": f"{study.id}/visit/{visit}" + (f"/{became}" if became else ""), "study": study.id,
-           "dataset_version": study.dataset_version, "participant": VISITS, "kind": "visit",
-           "at": iso(at), "preview": False, "visit": visit}
+    rec = {
+        "key": f"{study.id}/visit/{visit}" + (f"/{became}" if became else ""),
+        "study": study.id,
+        "dataset_version": study.dataset_version,
+        "participant": VISITS,
+        "kind": "visit",
+        "at": iso(at),
+        "preview": False,
+        "visit": visit,
+    }
     return {**rec, "became": became} if became else rec
 
 
 def aggregate_record(study: Study, minute: datetime, count: int, writer: str) -> dict:
     """`count` visits of one minute that were counted, not recorded one by one (`writer`: unique
     per process and flush, so two records of one minute are both kept)."""
-    return {"key": f"{study.id}/visit/aggregated/{iso(minute)}/{writer}", "study": study.id,
-            "dataset_version": study.dataset_version, "participant": VISITS, "kind": "visit", "at": iso(minute),
-            "preview": False, "aggregated": True, "count": int(count), "minute": iso(minute)}
+    return {
+        "key": f"{study.id}/visit/aggregated/{iso(minute)}/{writer}",
+        "study": study.id,
+        "dataset_version": study.dataset_version,
+        "participant": VISITS,
+        "kind": "visit",
+        "at": iso(minute),
+        "preview": False,
+        "aggregated": True,
+        "count": int(count),
+        "minute": iso(minute),
+    }
 
 
 def store_visit(storage: Storage, study: Study, visit: str, at: datetime) -> bool:
@@ -143,7 +159,7 @@ class VisitRecorder:
                 writer = f"{self.writer}-{self._flushes}"
             try:
                 self.storage.append(aggregate_record(self.study, minute, count, writer))
-            except Exception:  # noqa: BLE001 — keep the count; a visit never blocks anyone
+            except Exception:
                 log.warning("INFACT: %d aggregated visits of %s could not be stored yet", count, minute, exc_info=True)
                 with self._lock:
                     self._counted[minute] = self._counted.get(minute, 0) + count
@@ -169,7 +185,7 @@ class VisitRecorder:
                 self._arm_timer()
 
 
-_recorders: "weakref.WeakKeyDictionary[object, dict[str, VisitRecorder]]" = weakref.WeakKeyDictionary()
+_recorders: weakref.WeakKeyDictionary[object, dict[str, VisitRecorder]] = weakref.WeakKeyDictionary()
 _recorders_lock = threading.Lock()
 
 

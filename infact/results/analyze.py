@@ -10,15 +10,15 @@ Markdown or HTML report. The CLI (infact/cli/analyze.py) only parses arguments i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
 from infact.errors import InfactError, Problem
-from infact.results.ratings import analysis as ratings_analysis
 from infact.results.ranking import analysis as preference_analysis
+from infact.results.ratings import analysis as ratings_analysis
 from infact.results.tables.comparisons import STYLE_COVARIATES, prepare_pairwise, table_kind
 from infact.stats import N_BOOT
 from infact.values import json_ready
@@ -36,26 +36,35 @@ class Options:
     as_pairwise: bool = False
     covariates: tuple[str, ...] = ()
     confidence: float = 0.95
-    judges: tuple[str, ...] = ()                   # NAME=FILE: a judge's CSV, or a FACE run file for annotations
-    responses: str | None = None                   # texts for the judges' length bias
-    group_by: str | None = None                    # annotations: the judges' figures also per value of this column
-    min_votes: int | None = None                   # preferences: fewer decisive votes = provisional (None: default)
-    reweight: bool = False                         # pairwise: also fit with pairs weighted by 1 / their frequency
+    judges: tuple[str, ...] = ()  # NAME=FILE: a judge's CSV, or a FACE run file for annotations
+    responses: str | None = None  # texts for the judges' length bias
+    group_by: str | None = None  # annotations: the judges' figures also per value of this column
+    min_votes: int | None = None  # preferences: fewer decisive votes = provisional (None: default)
+    reweight: bool = False  # pairwise: also fit with pairs weighted by 1 / their frequency
     extra: dict = field(default_factory=dict, hash=False)  # options of analyses added by later steps
 
     def check(self) -> None:
         if self.n_boot < 100:
-            raise InfactError(Problem("--n-boot", f"{self.n_boot} replicates give no stable interval; "
-                                      f"use 100 or more (default {N_BOOT})."))
+            raise InfactError(
+                Problem(
+                    "--n-boot", f"{self.n_boot} replicates give no stable interval; use 100 or more (default {N_BOOT})."
+                )
+            )
         if not 0.5 <= self.confidence < 1:
             raise InfactError(Problem("--confidence", f"{self.confidence} is not a confidence level; use e.g. 0.95."))
         if self.min_votes is not None and self.min_votes < 0:
-            raise InfactError(Problem("--min-votes", f"{self.min_votes} is negative; give 0 (nothing provisional) "
-                                      "or more."))
+            raise InfactError(
+                Problem("--min-votes", f"{self.min_votes} is negative; give 0 (nothing provisional) or more.")
+            )
         unknown = [c for c in self.covariates if c not in STYLE_COVARIATES]
         if unknown:
-            raise InfactError(Problem("--covariates", f"unknown covariate {unknown[0]!r}; choose from "
-                                      f"{', '.join(STYLE_COVARIATES)}, e.g. --covariates length,items."))
+            raise InfactError(
+                Problem(
+                    "--covariates",
+                    f"unknown covariate {unknown[0]!r}; choose from "
+                    f"{', '.join(STYLE_COVARIATES)}, e.g. --covariates length,items.",
+                )
+            )
 
 
 def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = "RATINGS.csv") -> dict:
@@ -72,34 +81,54 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
         raise InfactError(Problem("--reweight", "reweighting pairs needs a pairwise table (pairwise.csv)."))
     from infact.results.ranking.provisional import MIN_VOTES
 
-    prefs = dict(criterion=options.criterion, include_flagged=options.include_flagged, n_boot=options.n_boot,
-                 seed=options.seed, confidence=options.confidence, source=source,
-                 min_votes=MIN_VOTES if options.min_votes is None else options.min_votes)
+    prefs = dict(
+        criterion=options.criterion,
+        include_flagged=options.include_flagged,
+        n_boot=options.n_boot,
+        seed=options.seed,
+        confidence=options.confidence,
+        source=source,
+        min_votes=MIN_VOTES if options.min_votes is None else options.min_votes,
+    )
     if kind == "pairwise":
-        result = preference_analysis.analyze_votes(df, covariates=options.covariates, reweight=options.reweight,
-                                                   **prefs)
+        result = preference_analysis.analyze_votes(
+            df, covariates=options.covariates, reweight=options.reweight, **prefs
+        )
     elif kind == "best_worst":
         result = preference_analysis.analyze_best_worst(df, **prefs)
     elif options.as_pairwise:
         result = preference_analysis.analyze_ratings_as_pairwise(df, **prefs)
     else:
-        result = ratings_analysis.analyze(df, criterion=options.criterion, include_flagged=options.include_flagged,
-                                          mixed_model=options.mixed_model, n_boot=options.n_boot,
-                                          seed=options.seed, source=source)
+        result = ratings_analysis.analyze(
+            df,
+            criterion=options.criterion,
+            include_flagged=options.include_flagged,
+            mixed_model=options.mixed_model,
+            n_boot=options.n_boot,
+            seed=options.seed,
+            source=source,
+        )
     if options.judges:
         from infact.results.judges.agreement import parse_judge_option
-
         from infact.results.judges.alignment_report import situation_features_from_path
 
         named = [parse_judge_option(v) for v in options.judges]
         features = _features(options.responses)
-        result["judges"] = compare_judges(df, kind, named, options.criterion, options.include_flagged,
-                                          features=features)
+        result["judges"] = compare_judges(
+            df, kind, named, options.criterion, options.include_flagged, features=features
+        )
         where = options.responses or options.extra.get("study")
         result["judge_alignment"] = align_judges(
-            df, kind, named, options.criterion, options.include_flagged, features=features,
-            n_boot=min(options.n_boot, 500), seed=options.seed,
-            situation_features=situation_features_from_path(where) if where else None)
+            df,
+            kind,
+            named,
+            options.criterion,
+            options.include_flagged,
+            features=features,
+            n_boot=min(options.n_boot, 500),
+            seed=options.seed,
+            situation_features=situation_features_from_path(where) if where else None,
+        )
     return result
 
 
@@ -107,20 +136,23 @@ def _annotations(df: pd.DataFrame, options: Options, source: str) -> dict:
     """A conversation study: per aspect and system, α, halo, rankings; FACE run files as judges."""
     from infact.results.conversations import analysis as aa
 
-    result = aa.analyze_annotations(df, include_flagged=options.include_flagged, n_boot=options.n_boot,
-                                    seed=options.seed, source=source)
+    result = aa.analyze_annotations(
+        df, include_flagged=options.include_flagged, n_boot=options.n_boot, seed=options.seed, source=source
+    )
     if options.judges:
         named = [aa.parse_run_option(v) for v in options.judges]
-        result["judges"] = aa.compare_judges(df, named, group_by=options.group_by,
-                                             include_flagged=options.include_flagged, source=source)
+        result["judges"] = aa.compare_judges(
+            df, named, group_by=options.group_by, include_flagged=options.include_flagged, source=source
+        )
     return result
 
 
 def _humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
     """The human answers a judge is compared with: prepared as the analysis prepares them, one criterion."""
     if kind == "best_worst":
-        raise InfactError(Problem("--judge", "judges are compared with ratings or pairwise votes, "
-                                  "not best–worst choices."))
+        raise InfactError(
+            Problem("--judge", "judges are compared with ratings or pairwise votes, not best–worst choices.")
+        )
     if kind == "pairwise":
         data = prepare_pairwise(humans, include_flagged=include_flagged)
     else:
@@ -130,8 +162,15 @@ def _humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flag
     return data
 
 
-def compare_judges(humans: pd.DataFrame, kind: str, judges: Sequence[tuple[str, Path]], criterion: str | None,
-                   include_flagged: bool, *, features: pd.DataFrame | None = None) -> dict:
+def compare_judges(
+    humans: pd.DataFrame,
+    kind: str,
+    judges: Sequence[tuple[str, Path]],
+    criterion: str | None,
+    include_flagged: bool,
+    *,
+    features: pd.DataFrame | None = None,
+) -> dict:
     """{judge name: its agreement with the humans} for ratings or pairwise votes (`analyze --judge`)."""
     from infact.results.judges import agreement
 
@@ -141,9 +180,19 @@ def compare_judges(humans: pd.DataFrame, kind: str, judges: Sequence[tuple[str, 
     return json_ready(agreement.compare_files(data, kind, list(judges), criterion, features))
 
 
-def align_judges(humans: pd.DataFrame, kind: str, judges: Sequence[tuple[str, Path]], criterion: str | None,
-                 include_flagged: bool, *, features: pd.DataFrame | None = None, n_boot: int = 500, seed: int = 0,
-                 situation_features: pd.DataFrame | None = None, scale_points: int | None = None) -> dict:
+def align_judges(
+    humans: pd.DataFrame,
+    kind: str,
+    judges: Sequence[tuple[str, Path]],
+    criterion: str | None,
+    include_flagged: bool,
+    *,
+    features: pd.DataFrame | None = None,
+    n_boot: int = 500,
+    seed: int = 0,
+    situation_features: pd.DataFrame | None = None,
+    scale_points: int | None = None,
+) -> dict:
     """{judge name: {criterion: alignment}}: may the judge stand in for the humans (docs/llm.md)."""
     from infact.results.judges import agreement
     from infact.results.judges.alignment_report import align_files
@@ -152,8 +201,19 @@ def align_judges(humans: pd.DataFrame, kind: str, judges: Sequence[tuple[str, Pa
     if features is None and kind == "pairwise":
         features = agreement.features_from_votes(data)
     extra = {"scale_points": scale_points} if scale_points else {}
-    return json_ready(align_files(data, kind, list(judges), criterion, features=features, n_boot=n_boot, seed=seed,
-                                  situation_features=situation_features, **extra))
+    return json_ready(
+        align_files(
+            data,
+            kind,
+            list(judges),
+            criterion,
+            features=features,
+            n_boot=n_boot,
+            seed=seed,
+            situation_features=situation_features,
+            **extra,
+        )
+    )
 
 
 def _features(responses: str | None) -> pd.DataFrame | None:
@@ -168,20 +228,28 @@ def text_columns() -> dict[str, type]:
     """Columns every declared table keeps as text: participant tokens like "007", situation ids like "1e3"."""
     from infact.results.tables.schemas import all_schemas
 
-    return {c.name: str for schema in all_schemas().values() for c in schema.columns
-            if c.type in ("string", "datetime")}
+    return {
+        c.name: str for schema in all_schemas().values() for c in schema.columns if c.type in ("string", "datetime")
+    }
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
     """An exported table read back with its text columns as text; a clear error for a missing or unreadable file."""
     path = Path(path)
     if not path.is_file():
-        raise InfactError(Problem(str(path), "file not found; pass the ratings.csv written by `python -m infact export`."))
+        raise InfactError(
+            Problem(str(path), "file not found; pass the ratings.csv written by `python -m infact export`.")
+        )
     try:
         return pd.read_csv(path, dtype=text_columns())
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InfactError(Problem(str(path), f"not a readable CSV ({type(exc).__name__}: {str(exc).strip()}); "
-                                  "save it as UTF-8 comma-separated values with a header row.")) from None
+        raise InfactError(
+            Problem(
+                str(path),
+                f"not a readable CSV ({type(exc).__name__}: {str(exc).strip()}); "
+                "save it as UTF-8 comma-separated values with a header row.",
+            )
+        ) from None
 
 
 def study_table(study_dir: str, db: str) -> tuple[pd.DataFrame, str]:
@@ -191,8 +259,9 @@ def study_table(study_dir: str, db: str) -> tuple[pd.DataFrame, str]:
     from infact.results.tables.export import tables_from_store
 
     found = tables_from_store(study_dir, db, include_flagged=True)
-    table = next((found[k] for k in ("annotations", "pairwise", "best_worst") if k in found and len(found[k])),
-                 found["ratings"])
+    table = next(
+        (found[k] for k in ("annotations", "pairwise", "best_worst") if k in found and len(found[k])), found["ratings"]
+    )
     return table, f"{study_dir} (store {db})"
 
 
@@ -228,7 +297,7 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
     if is_preferences(result):
         text = preferences.render_markdown(result) + alignment_section(result)
         if html:
-            text = f"<!doctype html><meta charset=\"utf-8\"><title>INFACT preference analysis</title>\n{_pre(text)}"
+            text = f'<!doctype html><meta charset="utf-8"><title>INFACT preference analysis</title>\n{_pre(text)}'
         return text
     text = report.render_markdown(result) if not html else report.render_html(result, table)
     section = judges_section(result, html=html)
@@ -240,7 +309,7 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
         from infact.results.live.analysis import render_markdown as live_markdown
 
         text += "\n" + live_markdown(result["live"])
-        if result["live"].get("simulated_vs_human"):   # simulated participants, apart (docs/llm.md)
+        if result["live"].get("simulated_vs_human"):  # simulated participants, apart (docs/llm.md)
             from infact.results.live.simulated import render_markdown as simulated_markdown
 
             text += "\n" + simulated_markdown(result["live"]["simulated_vs_human"])
@@ -270,4 +339,4 @@ def _pre(markdown: str) -> str:
     # Preference reports are tables of numbers; preformatted Markdown keeps every one readable.
     import html
 
-    return f"<pre style=\"font-family:ui-monospace,monospace\">{html.escape(markdown)}</pre>\n"
+    return f'<pre style="font-family:ui-monospace,monospace">{html.escape(markdown)}</pre>\n'

@@ -40,7 +40,7 @@ def vote_information(diff: np.ndarray, nu: float) -> np.ndarray:
     e1, e2 = np.exp(-h), np.exp(-2 * h)
     den = 1 + e2 + nu * e1
     s, c = (1 - e2) / den, (1 + e2) / den
-    return (c - s ** 2) / 4
+    return (c - s**2) / 4
 
 
 def centred_covariance(theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -68,8 +68,9 @@ def adjacent_contrasts(theta: np.ndarray) -> np.ndarray:
     return a
 
 
-def adaptive_picks(theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.ndarray, n: int,
-                   inflation: np.ndarray | None = None) -> list[int]:
+def adaptive_picks(
+    theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.ndarray, n: int, inflation: np.ndarray | None = None
+) -> list[int]:
     """Indices into `pairs` of the next `n` votes.
 
     What decides a ranking is the difference between systems of adjacent rank. Each pick is the
@@ -88,7 +89,7 @@ def adaptive_picks(theta: np.ndarray, nu: float, counts: np.ndarray, pairs: np.n
     v[np.arange(len(pairs)), pairs[:, 1]] = -1.0
     picks = []
     for _ in range(n):
-        u = v @ c                                                   # C v for every candidate
+        u = v @ c  # C v for every candidate
         q = (u * v).sum(axis=1)
         var = scale * np.einsum("ak,kl,al->a", contrasts, c, contrasts)
         gain = scale * w[:, None] * (u @ contrasts.T) ** 2 / (1 + w * q)[:, None]
@@ -110,8 +111,15 @@ def balanced_picks(counts: np.ndarray, n: int, rng: random.Random) -> list[int]:
     return picks
 
 
-def choose_pairs(systems: list[str], votes: list[tuple], n: int, *, mode: str,
-                 rng: random.Random, pending: list[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+def choose_pairs(
+    systems: list[str],
+    votes: list[tuple],
+    n: int,
+    *,
+    mode: str,
+    rng: random.Random,
+    pending: list[tuple[str, str]] = (),
+) -> list[tuple[str, str]]:
     """The next `n` pairs, each in random display order (left, right).
 
     votes: (system_a, system_b, winner[, participant]) stored so far (winner a system or "tie";
@@ -166,4 +174,8 @@ def _estimate(systems: list[str], votes) -> tuple[np.ndarray, float, np.ndarray]
     x = ranking.quick_fit(d)
     k = len(names)
     theta = x[:k]
-    return theta, float(np.exp(x[k])) if d.with_ties else 0.0, robust_inflation(theta, *ranking_robust.covariances(d, x))
+    return (
+        theta,
+        float(np.exp(x[k])) if d.with_ties else 0.0,
+        robust_inflation(theta, *ranking_robust.covariances(d, x)),
+    )

@@ -43,9 +43,9 @@ class Design:
     """Votes reduced to patterns, ready to fit. Built by `design()`."""
 
     systems: list[str]
-    a: np.ndarray            # (P,) system index of side a
-    b: np.ndarray            # (P,) system index of side b
-    z: np.ndarray            # (P, q) covariate differences a − b (q = 0 without style control)
+    a: np.ndarray  # (P,) system index of side a
+    b: np.ndarray  # (P,) system index of side b
+    z: np.ndarray  # (P, q) covariate differences a − b (q = 0 without style control)
     cluster_counts: sp.csr_matrix  # (C, 3P): per participant, counts [a wins, b wins, ties] per pattern
     clusters: list[str]
     covariates: list[str] = field(default_factory=list)
@@ -57,8 +57,16 @@ class Design:
         return np.asarray(self.cluster_counts.sum(axis=0)).reshape(-1, 3)
 
 
-def design(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarray, systems: list[str],
-           clusters: list[str], z: np.ndarray | None = None, covariates: list[str] | None = None) -> Design:
+def design(
+    a: np.ndarray,
+    b: np.ndarray,
+    outcome: np.ndarray,
+    cluster: np.ndarray,
+    systems: list[str],
+    clusters: list[str],
+    z: np.ndarray | None = None,
+    covariates: list[str] | None = None,
+) -> Design:
     """Votes as codes: a, b system indices; outcome 0 = a wins, 1 = b wins, 2 = tie; cluster = participant index.
 
     Without covariates, votes of one unordered pair share a pattern (oriented low index first);
@@ -80,11 +88,13 @@ def design(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.ndarra
     n_pat = len(pa)
     m = sp.csr_matrix((np.ones(n), (cluster, pattern * 3 + outcome)), shape=(len(clusters), 3 * n_pat))
     m.sum_duplicates()
-    return Design(list(systems), pa, pb, zz, m, list(clusters), list(covariates or []),
-                  with_ties=bool((outcome == 2).any()))
+    return Design(
+        list(systems), pa, pb, zz, m, list(clusters), list(covariates or []), with_ties=bool((outcome == 2).any())
+    )
 
 
 # --------------------------------------------------------------------------- likelihood
+
 
 def _incidence(d: Design) -> sp.csr_matrix:
     p = len(d.a)
@@ -95,7 +105,7 @@ def _incidence(d: Design) -> sp.csr_matrix:
 def terms(x: np.ndarray, counts: np.ndarray, d: Design) -> dict:
     """Per replicate × pattern pieces of the likelihood, written stably in m = |h|, h = d/2."""
     k, q = len(d.systems), d.z.shape[1]
-    theta, eta, beta = x[:, :k], x[:, k], x[:, k + 1:]
+    theta, eta, beta = x[:, :k], x[:, k], x[:, k + 1 :]
     h = 0.5 * (theta[:, d.a] - theta[:, d.b] + (beta @ d.z.T if q else 0.0))
     m = np.abs(h)
     e1, e2 = np.exp(-m), np.exp(-2 * m)
@@ -103,8 +113,20 @@ def terms(x: np.ndarray, counts: np.ndarray, d: Design) -> dict:
     den = 1.0 + e2 + nu * e1
     wa, wb, wt = counts[..., 0], counts[..., 1], counts[..., 2]
     # s = ∂log D/∂h, c = (e^h + e^-h)/D, t = ν/D = ∂log D/∂η
-    return {"h": h, "m": m, "den": den, "wa": wa, "wb": wb, "wt": wt, "n": wa + wb + wt, "theta": theta, "eta": eta,
-            "s": np.sign(h) * (1.0 - e2) / den, "c": (1.0 + e2) / den, "t": nu * e1 / den}
+    return {
+        "h": h,
+        "m": m,
+        "den": den,
+        "wa": wa,
+        "wb": wb,
+        "wt": wt,
+        "n": wa + wb + wt,
+        "theta": theta,
+        "eta": eta,
+        "s": np.sign(h) * (1.0 - e2) / den,
+        "c": (1.0 + e2) / den,
+        "t": nu * e1 / den,
+    }
 
 
 def _objective(x: np.ndarray, counts: np.ndarray, d: Design, inc: sp.csr_matrix, inv_n: np.ndarray):
@@ -115,12 +137,12 @@ def _objective(x: np.ndarray, counts: np.ndarray, d: Design, inc: sp.csr_matrix,
     ll = (T["wa"] - T["wb"]) * T["h"] - T["n"] * (T["m"] + np.log(T["den"]))
     if d.with_ties:
         ll = ll + T["wt"] * T["eta"][:, None]
-    g_d = 0.5 * ((T["wa"] - T["wb"]) - T["n"] * T["s"])       # dLL/dd per pattern
+    g_d = 0.5 * ((T["wa"] - T["wb"]) - T["n"] * T["s"])  # dLL/dd per pattern
     grad = np.empty_like(x)
     grad[:, :k] = -(inc.T @ g_d.T).T + RIDGE * T["theta"]
     grad[:, k] = -(T["wt"] - T["n"] * T["t"]).sum(axis=1) if d.with_ties else 0.0
     if q:
-        grad[:, k + 1:] = -(g_d @ d.z)
+        grad[:, k + 1 :] = -(g_d @ d.z)
     f = -ll.sum(axis=1) + 0.5 * RIDGE * (T["theta"] ** 2).sum(axis=1)
     return float((f * inv_n).sum()), (grad * inv_n[:, None]).ravel()
 
@@ -138,8 +160,14 @@ def fit(d: Design, counts: np.ndarray | None = None, start: np.ndarray | None = 
         start = default_start(d, counts)
     x0 = np.tile(start, (nrep, 1)) if start.ndim == 1 else start
     inv_n = 1.0 / np.maximum(counts.sum(axis=(1, 2)), 1.0)
-    res = minimize(_objective, x0.ravel(), args=(counts, d, _incidence(d), inv_n), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 5000, "ftol": 1e-15 * nrep, "gtol": 1e-9, "maxcor": 10})
+    res = minimize(
+        _objective,
+        x0.ravel(),
+        args=(counts, d, _incidence(d), inv_n),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 5000, "ftol": 1e-15 * nrep, "gtol": 1e-9, "maxcor": 10},
+    )
     return _centred(res.x.reshape(nrep, -1), k)
 
 
@@ -170,7 +198,7 @@ def design_matrix(d: Design) -> np.ndarray:
     x = np.zeros((p, k + 1 + d.z.shape[1]))
     x[np.arange(p), d.a] = 0.5
     x[np.arange(p), d.b] = -0.5
-    x[:, k + 1:] = 0.5 * d.z
+    x[:, k + 1 :] = 0.5 * d.z
     return x
 
 
@@ -205,7 +233,7 @@ def newton_refit(d: Design, counts: np.ndarray, start: np.ndarray, max_iter: int
     step_size = np.full(counts.shape[0], np.inf)
     for _ in range(max_iter):
         T = terms(x, counts, d)
-        g_h = T["n"] * T["s"] - (T["wa"] - T["wb"])           # ∂(−LL)/∂h
+        g_h = T["n"] * T["s"] - (T["wa"] - T["wb"])  # ∂(−LL)/∂h
         grad = g_h @ X
         grad[:, :k] += RIDGE * T["theta"]
         hess = hessian(T, X, d)
@@ -240,7 +268,7 @@ def bootstrap(d: Design, n_boot: int, seed: int, start: np.ndarray) -> np.ndarra
     per = max(1, CHUNK_ELEMENTS // (len(d.a) * (len(start) + 3)))
     out = []
     for lo in range(0, n_boot, per):
-        block = np.asarray(w[lo:lo + per] @ m if isinstance(m, np.ndarray) else (m.T @ w[lo:lo + per].T).T)
+        block = np.asarray(w[lo : lo + per] @ m if isinstance(m, np.ndarray) else (m.T @ w[lo : lo + per].T).T)
         block = block.reshape(-1, len(d.a), 3)
         out.append(newton_refit(d, block, start))
     return np.vstack(out)
@@ -248,11 +276,12 @@ def bootstrap(d: Design, n_boot: int, seed: int, start: np.ndarray) -> np.ndarra
 
 # --------------------------------------------------------------------------- reporting
 
+
 def rank_ranges(lo: np.ndarray, hi: np.ndarray) -> list[list[int]]:
     """[best, worst] rank each system can take within the intervals: better than every system
     whose interval lies wholly below its own, worse than every one wholly above."""
-    above = (lo[None, :] > hi[:, None]).sum(axis=1)   # systems certainly stronger
-    below = (hi[None, :] < lo[:, None]).sum(axis=1)   # systems certainly weaker
+    above = (lo[None, :] > hi[:, None]).sum(axis=1)  # systems certainly stronger
+    below = (hi[None, :] < lo[:, None]).sum(axis=1)  # systems certainly weaker
     return [[int(1 + above[i]), int(len(lo) - below[i])] for i in range(len(lo))]
 
 
@@ -262,19 +291,30 @@ def ranking_table(systems: list[str], strength: np.ndarray, reps: np.ndarray, co
     lo, hi = np.percentile(reps, [tail, 100 - tail], axis=0)
     ranges = rank_ranges(lo, hi)
     order = np.argsort(-strength, kind="stable")
-    return [{"system": systems[i], "strength": float(strength[i]), "ci95": [float(lo[i]), float(hi[i])],
-             "rank": r + 1, "rank_range": ranges[i]} for r, i in enumerate(order)]
+    return [
+        {
+            "system": systems[i],
+            "strength": float(strength[i]),
+            "ci95": [float(lo[i]), float(hi[i])],
+            "rank": r + 1,
+            "rank_range": ranges[i],
+        }
+        for r, i in enumerate(order)
+    ]
 
 
 def settled(ranking: list[dict]) -> dict:
     """Is every pair of adjacent ranks separated (the upper system's interval wholly above the next one's)?"""
-    gaps = [{"higher": u["system"], "lower": v["system"], "separated": u["ci95"][0] > v["ci95"][1]}
-            for u, v in zip(ranking, ranking[1:])]
+    gaps = [
+        {"higher": u["system"], "lower": v["system"], "separated": u["ci95"][0] > v["ci95"][1]}
+        for u, v in zip(ranking, ranking[1:])
+    ]
     return {"settled": all(g["separated"] for g in gaps) and bool(gaps), "adjacent": gaps}
 
 
-def rank_systems(d: Design, *, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
-                 centre_on: list[int] | None = None) -> dict:
+def rank_systems(
+    d: Design, *, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95, centre_on: list[int] | None = None
+) -> dict:
     """Point fit + cluster bootstrap: the `ranking`, `tie_parameter` and style coefficients.
 
     Strengths are centred to mean 0 over `centre_on` (default every system): centring on a
@@ -285,15 +325,21 @@ def rank_systems(d: Design, *, n_boot: int = N_BOOT, seed: int = 0, confidence: 
     if centre_on is not None and len(centre_on):
         point[:k] -= point[centre_on].mean()
         reps[:, :k] -= reps[:, centre_on].mean(axis=1, keepdims=True)
-    out = {"ranking": ranking_table(d.systems, point[:k], reps[:, :k], confidence),
-           "tie_parameter": float(np.exp(point[k])) if d.with_ties else 0.0,
-           "tie_parameter_ci95": ([float(v) for v in np.exp(np.percentile(reps[:, k], [2.5, 97.5]))]
-                                  if d.with_ties else [0.0, 0.0]),
-           "n_votes": int(d.counts.sum()), "n_participants": len(d.clusters),
-           "bootstrap": {"n_boot": n_boot, "seed": seed, "resampled": "participants", "confidence": confidence}}
+    out = {
+        "ranking": ranking_table(d.systems, point[:k], reps[:, :k], confidence),
+        "tie_parameter": float(np.exp(point[k])) if d.with_ties else 0.0,
+        "tie_parameter_ci95": (
+            [float(v) for v in np.exp(np.percentile(reps[:, k], [2.5, 97.5]))] if d.with_ties else [0.0, 0.0]
+        ),
+        "n_votes": int(d.counts.sum()),
+        "n_participants": len(d.clusters),
+        "bootstrap": {"n_boot": n_boot, "seed": seed, "resampled": "participants", "confidence": confidence},
+    }
     if d.covariates:
-        lo, hi = np.percentile(reps[:, k + 1:], [2.5, 97.5], axis=0)
-        out["covariates"] = {c: {"coefficient": float(point[k + 1 + j]), "ci95": [float(lo[j]), float(hi[j])]}
-                             for j, c in enumerate(d.covariates)}
+        lo, hi = np.percentile(reps[:, k + 1 :], [2.5, 97.5], axis=0)
+        out["covariates"] = {
+            c: {"coefficient": float(point[k + 1 + j]), "ci95": [float(lo[j]), float(hi[j])]}
+            for j, c in enumerate(d.covariates)
+        }
     out["settled"] = settled(out["ranking"])
     return out

@@ -36,7 +36,7 @@ def covariances(d: ranking.Design, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
     k = len(d.systems)
     X = ranking.design_matrix(d)
     h = ranking.hessian(ranking.terms(x[None], d.counts[None], d), X, d)[0]
-    h[:k, :k] += 1.0 / k                   # fixes the free shift of all strengths (they are centred)
+    h[:k, :k] += 1.0 / k  # fixes the free shift of all strengths (they are centred)
     h_inv = np.linalg.inv(h + 1e-9 * np.eye(len(h)))
     u = cluster_scores(d, x)
     robust = h_inv @ (u.T @ u) @ h_inv

@@ -31,6 +31,7 @@ def signed_rank_p(d) -> float:
     def positive_rank_sum(x, axis):
         return np.sum(ranks * (x > 0), axis=axis)
 
-    res = stats.permutation_test((d,), positive_rank_sum, permutation_type="samples", vectorized=True,
-                                 n_resamples=9999, alternative="two-sided")
+    res = stats.permutation_test(
+        (d,), positive_rank_sum, permutation_type="samples", vectorized=True, n_resamples=9999, alternative="two-sided"
+    )
     return float(res.pvalue)

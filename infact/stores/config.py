@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from infact.deployment import CONNECTION, DB_ENV, REPO, default_tinydb_path
 from infact.errors import InfactError, Problem
@@ -24,7 +24,9 @@ URL = re.compile(r"^[a-z][a-z0-9+]*://", re.IGNORECASE)
 FILE_SUFFIXES = {".json", ".jsonl", ".db", ".sqlite", ".sqlite3", ".csv", ".txt", ".toml", ".xlsx"}
 
 
-def store_target(study_id: str, env: Mapping[str, str] | None = None, secrets: Mapping | None = None) -> tuple[str, str]:
+def store_target(
+    study_id: str, env: Mapping[str, str] | None = None, secrets: Mapping | None = None
+) -> tuple[str, str]:
     """(target for open_storage, where it came from): INFACT_DB, `[connections.infact]`, `db/<study id>/`."""
     value = DB_ENV.read(env, secrets)
     if value:
@@ -38,7 +40,9 @@ def store_target(study_id: str, env: Mapping[str, str] | None = None, secrets: M
     return str(default_tinydb_path(study_id)), "embedded TinyDB (default)"
 
 
-def resolve_store(study_id: str, secrets: Mapping | None = None, env: Mapping[str, str] | None = None) -> tuple[str, str]:
+def resolve_store(
+    study_id: str, secrets: Mapping | None = None, env: Mapping[str, str] | None = None
+) -> tuple[str, str]:
     """(target for open_storage, where it came from); a configured path naming a file is refused."""
     target, source = store_target(study_id, env, secrets)
     return check_store_path(target, source), source
@@ -51,12 +55,19 @@ def check_store_path(target: str, option: str = "--db") -> str:
         return text
     path = Path(text)
     if path.is_file() or (not path.exists() and path.suffix.lower() in FILE_SUFFIXES):
-        raise InfactError(Problem(text, f"looks like a file; a store ({option}) is a TinyDB directory (e.g. db/my-study, "
-                                        "created if missing) or a database URL (postgresql://…)"))
+        raise InfactError(
+            Problem(
+                text,
+                f"looks like a file; a store ({option}) is a TinyDB directory (e.g. db/my-study, "
+                "created if missing) or a database URL (postgresql://…)",
+            )
+        )
     return text
 
 
 def on_community_cloud(env: Mapping[str, str] | None = None) -> bool:
     """Best-effort: Community Cloud runs apps from /mount/src as the 'appuser' user."""
     env = os.environ if env is None else env
-    return Path("/mount/src").is_dir() or env.get("HOSTNAME", "").startswith("streamlit") or env.get("USER") == "appuser"
+    return (
+        Path("/mount/src").is_dir() or env.get("HOSTNAME", "").startswith("streamlit") or env.get("USER") == "appuser"
+    )

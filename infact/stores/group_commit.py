@@ -17,8 +17,9 @@ batches reads of one participant's records the same way (infact.stores.sql.fast)
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -26,7 +27,7 @@ T = TypeVar("T")
 @dataclass
 class _Pending(Generic[T]):
     item: T
-    taken: bool = False   # in a batch being committed
+    taken: bool = False  # in a batch being committed
     done: bool = False
     result: Any = None
     error: BaseException | None = None
@@ -81,6 +82,6 @@ class GroupCommit(Generic[T]):
                 raise RuntimeError(f"group commit: {len(results)} results for {len(batch)} items")
             for p, result in zip(batch, results):
                 p.result = result
-        except BaseException as exc:  # noqa: BLE001 - handed to every caller, re-raised there
+        except BaseException as exc:
             for p in batch:
                 p.error = exc

@@ -100,8 +100,9 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
             if records is None:
                 # The store's own reader decides: it parses what orjson refuses (e.g. NaN) or moves the
                 # file to quarantine/ with a note (Storage.problems(), shown on the dashboard).
-                records = [r for r in store.records(participant=entry.name[:-len(".json")])
-                           if r.get("kind") not in LOG_KINDS]  # chat records are read from the chat log below
+                records = [
+                    r for r in store.records(participant=entry.name[: -len(".json")]) if r.get("kind") not in LOG_KINDS
+                ]  # chat records are read from the chat log below
                 if not records and os.path.exists(entry.path):
                     damaged.append(entry.path)  # the others are still read
                     continue

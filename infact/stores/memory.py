@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import bisect
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from infact.stores.records import check_record, copy_record, indexed_arrival, matches, platform_key
 

@@ -32,16 +32,27 @@ def open_store(spec: str | os.PathLike, *, must_exist: bool, option: str) -> Sto
         try:
             secrets = tomllib.loads(Path(text).read_text(encoding="utf-8"))
         except OSError as exc:
-            raise InfactError(Problem(text, f"cannot read it ({exc.strerror}); {option} takes a store directory, a database URL or a secrets.toml")) from exc
+            raise InfactError(
+                Problem(
+                    text,
+                    f"cannot read it ({exc.strerror}); {option} takes a store directory, a database URL or a secrets.toml",
+                )
+            ) from exc
         except tomllib.TOMLDecodeError as exc:
             raise InfactError(Problem(text, f"is not valid TOML ({exc})")) from exc
         url = storage_url_from_secrets(secrets)
         if url is None:
-            raise InfactError(Problem(text, 'has no [connections.infact] section with url = "postgresql://…"', key="connections.infact"))
+            raise InfactError(
+                Problem(
+                    text, 'has no [connections.infact] section with url = "postgresql://…"', key="connections.infact"
+                )
+            )
         return open_storage(url)
     if must_exist and not _URL.match(text) and not (Path(text) / "shards").is_dir():
         # TinyDBStorage would create an empty store here and "migrate" nothing.
-        raise InfactError(Problem(text, f"is not an INFACT store (a directory with shards/ inside); check the {option} path"))
+        raise InfactError(
+            Problem(text, f"is not an INFACT store (a directory with shards/ inside); check the {option} path")
+        )
     return open_storage(text)
 
 
@@ -53,8 +64,9 @@ def _label(spec: Any) -> str:
     return getattr(spec, "url", None) or type(spec).__name__
 
 
-def migrate(source: str | os.PathLike | Storage, target: str | os.PathLike | Storage, *,
-            study: str | None = None) -> dict:
+def migrate(
+    source: str | os.PathLike | Storage, target: str | os.PathLike | Storage, *, study: str | None = None
+) -> dict:
     """Copy (a study's) records from `source` to `target`, then verify.
 
     Stores may be given open (Storage objects) or by path/URL (opened and closed here).
@@ -62,8 +74,11 @@ def migrate(source: str | os.PathLike | Storage, target: str | os.PathLike | Sto
     "per_kind": {kind: {"source": n, "target": n}}}; raises InfactError if any source
     record is missing from the target or differs there.
     """
-    if isinstance(source, (str, os.PathLike)) and isinstance(target, (str, os.PathLike)) \
-            and str(source).strip() == str(target).strip():
+    if (
+        isinstance(source, (str, os.PathLike))
+        and isinstance(target, (str, os.PathLike))
+        and str(source).strip() == str(target).strip()
+    ):
         raise InfactError(Problem(str(source), "--from and --to are the same store"))
     opened: list[Storage] = []
     try:
@@ -98,15 +113,25 @@ def migrate(source: str | os.PathLike | Storage, target: str | os.PathLike | Sto
             "copied": copied,
             "already_present": len(records) - copied,
             "target_records": len(stored),
-            "per_kind": {k: {"source": source_kinds[k], "target": target_kinds[k]}
-                         for k in sorted(set(source_kinds) | set(target_kinds))},
+            "per_kind": {
+                k: {"source": source_kinds[k], "target": target_kinds[k]}
+                for k in sorted(set(source_kinds) | set(target_kinds))
+            },
         }
-        problems = [Problem(_label(target), f"has {found_kinds[k]} of the {n} {k!r} records of the source")
-                    for k, n in sorted(source_kinds.items()) if found_kinds[k] != n]
+        problems = [
+            Problem(_label(target), f"has {found_kinds[k]} of the {n} {k!r} records of the source")
+            for k, n in sorted(source_kinds.items())
+            if found_kinds[k] != n
+        ]
         if differing:
-            problems.append(Problem(_label(target), f"already holds {len(differing)} record(s) with the same key but "
-                                                    f"different content (first: {differing[0]}); it is not a copy of "
-                                                    "this source — migrate into an empty store"))
+            problems.append(
+                Problem(
+                    _label(target),
+                    f"already holds {len(differing)} record(s) with the same key but "
+                    f"different content (first: {differing[0]}); it is not a copy of "
+                    "this source — migrate into an empty store",
+                )
+            )
         if problems or missing:
             raise InfactError(problems)
         return summary

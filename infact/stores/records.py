@@ -23,9 +23,17 @@ class StorageError(InfactError):
 def check_record(record: dict) -> None:
     missing = [f for f in REQUIRED_FIELDS if not record.get(f)]
     if missing:
-        raise StorageError(Problem("record", f"missing field(s) {', '.join(missing)}; every record needs {', '.join(REQUIRED_FIELDS)}"))
+        raise StorageError(
+            Problem("record", f"missing field(s) {', '.join(missing)}; every record needs {', '.join(REQUIRED_FIELDS)}")
+        )
     if not PARTICIPANT_NAME.match(str(record["participant"])):
-        raise StorageError(Problem("record", f"participant token {record['participant']!r} must be 1-80 letters, digits, '-' or '_'", key="participant"))
+        raise StorageError(
+            Problem(
+                "record",
+                f"participant token {record['participant']!r} must be 1-80 letters, digits, '-' or '_'",
+                key="participant",
+            )
+        )
     try:
         json.dumps(record, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -33,9 +41,11 @@ def check_record(record: dict) -> None:
 
 
 def matches(rec: dict, study: str | None, participant: str | None, kind: str | None) -> bool:
-    return ((study is None or rec.get("study") == study)
-            and (participant is None or rec.get("participant") == participant)
-            and (kind is None or rec.get("kind") == kind))
+    return (
+        (study is None or rec.get("study") == study)
+        and (participant is None or rec.get("participant") == participant)
+        and (kind is None or rec.get("kind") == kind)
+    )
 
 
 def copy_record(obj):

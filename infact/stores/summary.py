@@ -15,15 +15,32 @@ defined once, here, and the summary files hold exactly what it produces.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Mapping, TypeVar
+from typing import Any, TypeVar
 
 # Every record field `add` reads: a store may hand over records cut down to these (`light`).
-LIGHT_FIELDS = ("study", "participant", "kind", "preview", "at", "shown_at", "answered_at", "step",
-                "platform_id", "lease_until", "steps", "outcome", "ended_at", "total_seconds", "comment", "visit",
-                "became")
+LIGHT_FIELDS = (
+    "study",
+    "participant",
+    "kind",
+    "preview",
+    "at",
+    "shown_at",
+    "answered_at",
+    "step",
+    "platform_id",
+    "lease_until",
+    "steps",
+    "outcome",
+    "ended_at",
+    "total_seconds",
+    "comment",
+    "visit",
+    "became",
+)
 _TIMES = ("started_at", "lease_until", "ended_at")
 _SETS = ("answered", "became")
 
@@ -45,17 +62,17 @@ class ParticipantSummary:
     preview: bool = False
     platform_id: str | None = None
     started_at: datetime | None = None
-    last_stamp: str | None = None                   # newest timestamp seen, as stored
+    last_stamp: str | None = None  # newest timestamp seen, as stored
     consented: bool = False
     lease_until: datetime | None = None
-    plan: list[str] = field(default_factory=list)   # the assigned situation steps, in order
+    plan: list[str] = field(default_factory=list)  # the assigned situation steps, in order
     situations: dict[str, str] = field(default_factory=dict)  # step -> situation id, regular ones (no check)
     answered: set[str] = field(default_factory=set)
-    outcome: str | None = None                      # "completed" / "screened_out" once finished
+    outcome: str | None = None  # "completed" / "screened_out" once finished
     ended_at: datetime | None = None
     total_seconds: float | None = None
     withdrawn: bool = False
-    comment: str | None = None                      # the questionnaire's free-text comment, if any
+    comment: str | None = None  # the questionnaire's free-text comment, if any
     # A visit to the study page (infact.participation.visits: `_v…` records): its id, and the
     # participants it became by consenting (none: left before consenting).
     visit: str | None = None
@@ -82,8 +99,11 @@ class ParticipantSummary:
                 self.became.add(rec["became"])
         elif kind == "assignment":
             self.plan = [s["step"] for s in rec.get("steps", [])]
-            self.situations = {s["step"]: s["situation_id"] for s in rec.get("steps", [])
-                               if not s.get("attention_check") and s.get("situation_id")}
+            self.situations = {
+                s["step"]: s["situation_id"]
+                for s in rec.get("steps", [])
+                if not s.get("attention_check") and s.get("situation_id")
+            }
             self.lease_until = _time(rec.get("lease_until"))
         elif kind == "complete":
             self.outcome = "screened_out" if rec.get("outcome") == "screened_out" else "completed"
@@ -127,16 +147,20 @@ def light(rec: Mapping) -> dict:
     their names and situations, and of an answer only its answer time (what `add` takes as its time)."""
     out = {k: rec[k] for k in LIGHT_FIELDS if k in rec}
     if isinstance(out.get("steps"), list):
-        out["steps"] = [{k: s[k] for k in ("step", "situation_id", "attention_check") if k in s}
-                        for s in out["steps"] if isinstance(s, Mapping)]
+        out["steps"] = [
+            {k: s[k] for k in ("step", "situation_id", "attention_check") if k in s}
+            for s in out["steps"]
+            if isinstance(s, Mapping)
+        ]
     if out.get("answered_at") and out.get("kind") not in ("arrival", "complete", "visit"):
         out.pop("shown_at", None)
         out.pop("at", None)
     return out
 
 
-def fold(records: Iterable[Mapping], cls: type[S] = ParticipantSummary,
-         into: dict[str, dict[str, S]] | None = None) -> dict[str, dict[str, S]]:
+def fold(
+    records: Iterable[Mapping], cls: type[S] = ParticipantSummary, into: dict[str, dict[str, S]] | None = None
+) -> dict[str, dict[str, S]]:
     """{study: {participant: summary}} of these records (researcher `_…` participants included)."""
     out = into if into is not None else {}
     for rec in records:

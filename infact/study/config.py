@@ -15,14 +15,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.errors import ConfigError, Problem
-from infact.study.endpoints import Endpoint, JudgeSettings, check_name
-from infact.study.platform_config import PlatformConfig
-from infact.study.quality_config import QualityConfig, cross_check
 from infact.study.annotation.aspects import Aspect
-from infact.study.protocol_config import (PAIRWISE_KINDS, FlowConfig, ProtocolConfig, blocks_of, fill_defaults,
-                                          flow_problem)
+from infact.study.endpoints import Endpoint, JudgeSettings, check_name
+from infact.study.live_config import LiveConfig, RubricItem, check_systems
+from infact.study.platform_config import PlatformConfig
+from infact.study.protocol_config import (
+    PAIRWISE_KINDS,
+    FlowConfig,
+    ProtocolConfig,
+    blocks_of,
+    fill_defaults,
+    flow_problem,
+)
+from infact.study.quality_config import QualityConfig, cross_check
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -42,17 +48,36 @@ class Section(BaseModel):
 class StudySection(Section):
     id: str = Field(description="Study identifier stored with every answer (letters, digits, '-', '_').")
     title: str = Field(description="Title shown to participants at the top of every page.")
-    situations: list[str] = Field(default=["situations.jsonl"], description="Situations files (JSON Lines), relative to the study folder.")
-    systems: list[str] = Field(min_length=1, description="Names of the compared systems, as they appear in the situations' `responses`. Participants never see these names.")
-    situations_per_participant: int = Field(default=10, ge=0, le=100, description="Situations each participant rates, including the attention check. 0 for a study of live chats only (`[live.systems]`, attention check off); its situations files are then not read.")
-    expected_minutes: float = Field(default=15, gt=0, description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.")
-    delete_on_withdraw: bool = Field(default=False, description="If true, a participant who withdraws has every answer deleted from the store (only a tombstone remains so the same platform ID is not admitted twice); otherwise the answers are kept, marked withdrawn, and left out of coverage, analysis and exports unless requested.")
+    situations: list[str] = Field(
+        default=["situations.jsonl"], description="Situations files (JSON Lines), relative to the study folder."
+    )
+    systems: list[str] = Field(
+        min_length=1,
+        description="Names of the compared systems, as they appear in the situations' `responses`. Participants never see these names.",
+    )
+    situations_per_participant: int = Field(
+        default=10,
+        ge=0,
+        le=100,
+        description="Situations each participant rates, including the attention check. 0 for a study of live chats only (`[live.systems]`, attention check off); its situations files are then not read.",
+    )
+    expected_minutes: float = Field(
+        default=15,
+        gt=0,
+        description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.",
+    )
+    delete_on_withdraw: bool = Field(
+        default=False,
+        description="If true, a participant who withdraws has every answer deleted from the store (only a tombstone remains so the same platform ID is not admitted twice); otherwise the answers are kept, marked withdrawn, and left out of coverage, analysis and exports unless requested.",
+    )
 
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
         if not _ID.match(v):
-            raise ValueError("use 1-64 letters, digits, '-' or '_', starting with a letter or digit, e.g. \"crs-eval-2026\"")
+            raise ValueError(
+                "use 1-64 letters, digits, '-' or '_', starting with a letter or digit, e.g. \"crs-eval-2026\""
+            )
         return v
 
     @field_validator("systems")
@@ -65,25 +90,43 @@ class StudySection(Section):
 
 
 class SamplingSection(Section):
-    mode: Literal["all", "sample"] = Field(default="all", description="`all` uses every situation in the files; `sample` draws a seeded sample of `size`.")
-    size: int | None = Field(default=None, ge=1, description="Number of situations to sample (mode = \"sample\").")
+    mode: Literal["all", "sample"] = Field(
+        default="all", description="`all` uses every situation in the files; `sample` draws a seeded sample of `size`."
+    )
+    size: int | None = Field(default=None, ge=1, description='Number of situations to sample (mode = "sample").')
     seed: int = Field(default=0, description="Seed of the sample: the same seed gives the same situations.")
-    stratify: Literal["position", "item_mentioned"] | None = Field(default=None, description="Stratify the sample by turn position in the dialog (early/middle/late) or by whether an item was already mentioned.")
+    stratify: Literal["position", "item_mentioned"] | None = Field(
+        default=None,
+        description="Stratify the sample by turn position in the dialog (early/middle/late) or by whether an item was already mentioned.",
+    )
 
     @model_validator(mode="after")
     def _size(self):
         if self.mode == "sample" and self.size is None:
-            raise ValueError("mode = \"sample\" needs `size`, the number of situations to draw")
+            raise ValueError('mode = "sample" needs `size`, the number of situations to draw')
         return self
 
 
 class AssignmentSection(Section):
-    ratings_per_situation: int = Field(default=5, ge=1, description="Target number of ratings per situation. Participants get the least-rated situations first.")
-    lease_minutes: float = Field(default=60, gt=0, description="An unfinished participant's situations are released for others after this many minutes.")
+    ratings_per_situation: int = Field(
+        default=5,
+        ge=1,
+        description="Target number of ratings per situation. Participants get the least-rated situations first.",
+    )
+    lease_minutes: float = Field(
+        default=60,
+        gt=0,
+        description="An unfinished participant's situations are released for others after this many minutes.",
+    )
 
 
 class ScaleSection(Section):
-    labels: list[str] = Field(default=DEFAULT_SCALE, min_length=2, max_length=11, description="Labels of the rating scale, lowest first; their number is the number of points.")
+    labels: list[str] = Field(
+        default=DEFAULT_SCALE,
+        min_length=2,
+        max_length=11,
+        description="Labels of the rating scale, lowest first; their number is the number of points.",
+    )
 
 
 class Criterion(RubricItem):  # the same id rules as the live chat's rubric items
@@ -92,10 +135,20 @@ class Criterion(RubricItem):  # the same id rules as the live chat's rubric item
 
 
 class AttentionCheckSection(Section):
-    enabled: bool = Field(default=True, description="Include one instructed-response attention check among the situations.")
-    situation: str | None = Field(default=None, description="situation_id whose dialog is used for the check; it is then never rated as a regular situation.")
-    positions: tuple[int, int] = Field(default=(3, 8), description="The check appears at a random position between these two (1-based, inclusive).")
-    text: str = Field(default='I am reading this carefully, and I give a rating of "Meaningless" to this response.', description="The instructed response that replaces one system's response; it must say explicitly what to select.")
+    enabled: bool = Field(
+        default=True, description="Include one instructed-response attention check among the situations."
+    )
+    situation: str | None = Field(
+        default=None,
+        description="situation_id whose dialog is used for the check; it is then never rated as a regular situation.",
+    )
+    positions: tuple[int, int] = Field(
+        default=(3, 8), description="The check appears at a random position between these two (1-based, inclusive)."
+    )
+    text: str = Field(
+        default='I am reading this carefully, and I give a rating of "Meaningless" to this response.',
+        description="The instructed response that replaces one system's response; it must say explicitly what to select.",
+    )
     expected: list[str] = Field(default=["Meaningless"], min_length=1, description="Scale labels that pass the check.")
 
 
@@ -104,19 +157,41 @@ class Texts(Section):
     instructions: str = Field(description="Instructions: what 'meaningful' means and how to rate (Markdown).")
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
-    consent: str = Field(default="I have read the information above and agree to take part in this study.", description="Label of the informed-consent checkbox.")
-    situation_help: str = Field(default="Read the dialog, then rate how meaningful each possible next chatbot response is.", description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get their own default (infact/study/protocol_config.py).")
-    questionnaire_intro: str = Field(default="Almost done! Please tell us what you thought of the chatbot responses overall.", description="Text above the post-task questionnaire.")
-    demographics_intro: str = Field(default="Finally, a few questions about you.", description="Text above the demographics questions.")
-    completion: str = Field(default="Thank you for taking part! Your answers are saved.", description="Completion page text, shown with the completion code.")
-    screened_out: str = Field(default="Thank you. Unfortunately you did not pass a check in this study, so it ends here.", description="Shown when a failed check ends the study early (quality.on_attention_fail = \"screen_out\").")
-    withdrawn: str = Field(default="You have withdrawn from the study. Thank you for your time.", description="Shown after a participant withdraws.")
+    consent: str = Field(
+        default="I have read the information above and agree to take part in this study.",
+        description="Label of the informed-consent checkbox.",
+    )
+    situation_help: str = Field(
+        default="Read the dialog, then rate how meaningful each possible next chatbot response is.",
+        description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get their own default (infact/study/protocol_config.py).",
+    )
+    questionnaire_intro: str = Field(
+        default="Almost done! Please tell us what you thought of the chatbot responses overall.",
+        description="Text above the post-task questionnaire.",
+    )
+    demographics_intro: str = Field(
+        default="Finally, a few questions about you.", description="Text above the demographics questions."
+    )
+    completion: str = Field(
+        default="Thank you for taking part! Your answers are saved.",
+        description="Completion page text, shown with the completion code.",
+    )
+    screened_out: str = Field(
+        default="Thank you. Unfortunately you did not pass a check in this study, so it ends here.",
+        description='Shown when a failed check ends the study early (quality.on_attention_fail = "screen_out").',
+    )
+    withdrawn: str = Field(
+        default="You have withdrawn from the study. Thank you for your time.",
+        description="Shown after a participant withdraws.",
+    )
 
 
 class QuestionnaireItem(Section):
     id: str = Field(description="Item identifier used in exports.")
     text: str = Field(description="Statement shown to the participant.")
-    expected: str | None = Field(default=None, description="For an instructed-response (attention) item: the only answer that passes.")
+    expected: str | None = Field(
+        default=None, description="For an instructed-response (attention) item: the only answer that passes."
+    )
 
 
 def _default_questionnaire() -> list[QuestionnaireItem]:
@@ -126,25 +201,48 @@ def _default_questionnaire() -> list[QuestionnaireItem]:
         QuestionnaireItem(id="human_like", text="The dialogs could have happened between two humans."),
         QuestionnaireItem(id="useful", text="Considering the best responses, the chatbot would be useful."),
         QuestionnaireItem(id="would_use", text="I would use such a chatbot in the future."),
-        QuestionnaireItem(id="careful", text="I am answering carefully and select the last option here.", expected="Strongly agree"),
+        QuestionnaireItem(
+            id="careful", text="I am answering carefully and select the last option here.", expected="Strongly agree"
+        ),
     ]
 
 
 class QuestionnaireComment(Section):
-    enabled: bool = Field(default=False, description="Ask for an optional free-text comment below the questionnaire statements; it is stored with the questionnaire answers and exported in questionnaire.csv as item `comment`.")
-    question: str = Field(default="Is there anything else you would like to tell us about the chatbot responses or this study? (optional)", min_length=1, description="Label of the comment box (Markdown).")
-    max_chars: int = Field(default=1000, ge=1, le=20000, description="Longest comment accepted, in characters (the box stops typing there; longer submissions are refused with a message).")
+    enabled: bool = Field(
+        default=False,
+        description="Ask for an optional free-text comment below the questionnaire statements; it is stored with the questionnaire answers and exported in questionnaire.csv as item `comment`.",
+    )
+    question: str = Field(
+        default="Is there anything else you would like to tell us about the chatbot responses or this study? (optional)",
+        min_length=1,
+        description="Label of the comment box (Markdown).",
+    )
+    max_chars: int = Field(
+        default=1000,
+        ge=1,
+        le=20000,
+        description="Longest comment accepted, in characters (the box stops typing there; longer submissions are refused with a message).",
+    )
 
 
 class QuestionnaireSection(Section):
-    scale: list[str] = Field(default=AGREE_SCALE, min_length=2, description="Answer options of every questionnaire item, lowest first.")
-    items: list[QuestionnaireItem] = Field(default_factory=_default_questionnaire, description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison protocols get their own default list, worded for several chatbots (infact/study/protocol_config.py).")
-    comment: QuestionnaireComment = Field(default_factory=QuestionnaireComment, description="Optional free-text comment at the end of the questionnaire.")
+    scale: list[str] = Field(
+        default=AGREE_SCALE, min_length=2, description="Answer options of every questionnaire item, lowest first."
+    )
+    items: list[QuestionnaireItem] = Field(
+        default_factory=_default_questionnaire,
+        description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison protocols get their own default list, worded for several chatbots (infact/study/protocol_config.py).",
+    )
+    comment: QuestionnaireComment = Field(
+        default_factory=QuestionnaireComment, description="Optional free-text comment at the end of the questionnaire."
+    )
 
     @model_validator(mode="after")
     def _comment_id_free(self):
         if self.comment.enabled and any(i.id == "comment" for i in self.items):
-            raise ValueError("an item with id \"comment\" clashes with the free-text comment's item in questionnaire.csv: rename the item or disable [questionnaire.comment]")
+            raise ValueError(
+                'an item with id "comment" clashes with the free-text comment\'s item in questionnaire.csv: rename the item or disable [questionnaire.comment]'
+            )
         return self
 
 
@@ -158,33 +256,93 @@ def _default_demographics() -> list[DemographicItem]:
     no_say = "Prefer not to say"
     return [
         DemographicItem(id="gender", text="Gender", options=["Female", "Male", "Non-binary / other", no_say]),
-        DemographicItem(id="age", text="Age", options=["18-24", "25-34", "35-44", "45-54", "55-64", "65 or older", no_say]),
-        DemographicItem(id="movies", text="How often do you watch movies?", options=["Daily", "Several times a week", "Weekly", "Monthly", "Rarely or never"]),
-        DemographicItem(id="english", text="How fluent is your English?", options=["Native speaker", "Fluent", "Good", "Basic"]),
-        DemographicItem(id="education", text="Highest level of education", options=["Secondary school or less", "Vocational training", "Bachelor's degree", "Master's degree", "Doctorate", no_say]),
+        DemographicItem(
+            id="age", text="Age", options=["18-24", "25-34", "35-44", "45-54", "55-64", "65 or older", no_say]
+        ),
+        DemographicItem(
+            id="movies",
+            text="How often do you watch movies?",
+            options=["Daily", "Several times a week", "Weekly", "Monthly", "Rarely or never"],
+        ),
+        DemographicItem(
+            id="english", text="How fluent is your English?", options=["Native speaker", "Fluent", "Good", "Basic"]
+        ),
+        DemographicItem(
+            id="education",
+            text="Highest level of education",
+            options=[
+                "Secondary school or less",
+                "Vocational training",
+                "Bachelor's degree",
+                "Master's degree",
+                "Doctorate",
+                no_say,
+            ],
+        ),
         DemographicItem(id="chatbot_used", text="Have you ever used a chatbot?", options=["Yes", "No", "Not sure"]),
-        DemographicItem(id="chatbot_movies", text="Have you ever used a chatbot to get movie recommendations?", options=["Yes", "No", "Not sure"]),
+        DemographicItem(
+            id="chatbot_movies",
+            text="Have you ever used a chatbot to get movie recommendations?",
+            options=["Yes", "No", "Not sure"],
+        ),
     ]
 
 
 class StudyConfig(Section):
     study: StudySection = Field(description="What the study is and which data it shows.")
     texts: Texts = Field(description="Participant-facing texts (Markdown).")
-    sampling: SamplingSection = Field(default_factory=SamplingSection, description="Which cut points (situations) are used.")
-    assignment: AssignmentSection = Field(default_factory=AssignmentSection, description="Balanced assignment of situations to participants.")
+    sampling: SamplingSection = Field(
+        default_factory=SamplingSection, description="Which cut points (situations) are used."
+    )
+    assignment: AssignmentSection = Field(
+        default_factory=AssignmentSection, description="Balanced assignment of situations to participants."
+    )
     scale: ScaleSection = Field(default_factory=ScaleSection, description="The rating scale.")
-    criteria: list[Criterion] = Field(default_factory=lambda: [Criterion(id="meaningful", question="How meaningful is this response as the chatbot's next utterance?")], min_length=1, description="Rated criteria (`[[criteria]]`); each response gets one scale per criterion.")
-    attention_check: AttentionCheckSection = Field(default_factory=AttentionCheckSection, description="The instructed-response attention check among the situations.")
-    questionnaire: QuestionnaireSection = Field(default_factory=QuestionnaireSection, description="Post-task questionnaire.")
-    demographics: list[DemographicItem] = Field(default_factory=_default_demographics, description="Demographic questions (`[[demographics]]`: id, text, options).")
+    criteria: list[Criterion] = Field(
+        default_factory=lambda: [
+            Criterion(id="meaningful", question="How meaningful is this response as the chatbot's next utterance?")
+        ],
+        min_length=1,
+        description="Rated criteria (`[[criteria]]`); each response gets one scale per criterion.",
+    )
+    attention_check: AttentionCheckSection = Field(
+        default_factory=AttentionCheckSection,
+        description="The instructed-response attention check among the situations.",
+    )
+    questionnaire: QuestionnaireSection = Field(
+        default_factory=QuestionnaireSection, description="Post-task questionnaire."
+    )
+    demographics: list[DemographicItem] = Field(
+        default_factory=_default_demographics,
+        description="Demographic questions (`[[demographics]]`: id, text, options).",
+    )
     platform: PlatformConfig = Field(default_factory=PlatformConfig, description="Crowdsourcing platform handshake.")
-    quality: QualityConfig = Field(default_factory=QualityConfig, description="Data-quality checks and what a failed check does.")
-    live: LiveConfig = Field(default_factory=LiveConfig, description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.")
-    protocol: ProtocolConfig = Field(default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md).")
-    endpoints: dict[str, Endpoint] = Field(default_factory=dict, description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).")
-    flow: FlowConfig = Field(default_factory=FlowConfig, description="The study's order of step kinds (`[flow] steps`), e.g. demographics first or two protocol blocks.")
-    aspects: list[Aspect] = Field(default_factory=list, description="Conversation protocol: the aspects asked per system turn (`level = \"turn\"`) and about the whole dialog (`level = \"dialogue\"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).")
-    judges: dict[str, JudgeSettings] = Field(default_factory=dict, description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).")
+    quality: QualityConfig = Field(
+        default_factory=QualityConfig, description="Data-quality checks and what a failed check does."
+    )
+    live: LiveConfig = Field(
+        default_factory=LiveConfig,
+        description="Live chat with the systems under test (docs/live.md); off unless `[live.systems]` is given.",
+    )
+    protocol: ProtocolConfig = Field(
+        default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md)."
+    )
+    endpoints: dict[str, Endpoint] = Field(
+        default_factory=dict,
+        description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).",
+    )
+    flow: FlowConfig = Field(
+        default_factory=FlowConfig,
+        description="The study's order of step kinds (`[flow] steps`), e.g. demographics first or two protocol blocks.",
+    )
+    aspects: list[Aspect] = Field(
+        default_factory=list,
+        description='Conversation protocol: the aspects asked per system turn (`level = "turn"`) and about the whole dialog (`level = "dialogue"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).',
+    )
+    judges: dict[str, JudgeSettings] = Field(
+        default_factory=dict,
+        description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -196,26 +354,40 @@ class StudyConfig(Section):
         n = self.study.situations_per_participant
         ac = self.attention_check
         if n == 0 and not self.live.systems:
-            raise ValueError("study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live chats ([live.systems], docs/live.md)")
+            raise ValueError(
+                "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live chats ([live.systems], docs/live.md)"
+            )
         if n == 0 and ac.enabled:
-            raise ValueError("study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set attention_check.enabled = false")
+            raise ValueError(
+                "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set attention_check.enabled = false"
+            )
         if ac.enabled:
             lo, hi = ac.positions
             if not (1 <= lo <= hi <= n):
-                raise ValueError(f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= study.situations_per_participant ({n})")
+                raise ValueError(
+                    f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= study.situations_per_participant ({n})"
+                )
             unknown = [e for e in ac.expected if e not in self.scale.labels]
             if unknown:
-                raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {self.scale.labels}")
+                raise ValueError(
+                    f"attention_check.expected {unknown} must be labels of [scale] labels: {self.scale.labels}"
+                )
             if n < 2:
-                raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
+                raise ValueError(
+                    "study.situations_per_participant must be at least 2 when the attention check is enabled"
+                )
         if self.protocol.kind in PAIRWISE_KINDS and len(self.study.systems) < 2:
-            raise ValueError(f"protocol.kind = \"{self.protocol.kind}\" needs at least 2 systems in study.systems")
+            raise ValueError(f'protocol.kind = "{self.protocol.kind}" needs at least 2 systems in study.systems')
         if self.protocol.kind == "pairwise_dialog" and self.sampling.stratify:
-            raise ValueError("sampling.stratify needs cut points in a dialog; a pairwise_dialog study compares whole "
-                             "conversations: remove sampling.stratify")
+            raise ValueError(
+                "sampling.stratify needs cut points in a dialog; a pairwise_dialog study compares whole "
+                "conversations: remove sampling.stratify"
+            )
         if self.protocol.kind == "best_worst" and len(self.study.systems) < max(3, self.protocol.set_size or 3):
-            raise ValueError(f"protocol.kind = \"best_worst\" needs at least {max(3, self.protocol.set_size or 3)} systems "
-                             "in study.systems (protocol.set_size)")
+            raise ValueError(
+                f'protocol.kind = "best_worst" needs at least {max(3, self.protocol.set_size or 3)} systems '
+                "in study.systems (protocol.set_size)"
+            )
         for section, names in (("endpoints", self.endpoints), ("judges", self.judges)):
             for name in names:
                 if (problem := check_name(name)) is not None:
@@ -225,10 +397,14 @@ class StudyConfig(Section):
             raise ValueError(problem)
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
-                raise ValueError(f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}")
-        for name, ids in (("criteria", [c.id for c in self.criteria]),
-                          ("questionnaire.items", [i.id for i in self.questionnaire.items]),
-                          ("demographics", [d.id for d in self.demographics])):
+                raise ValueError(
+                    f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}"
+                )
+        for name, ids in (
+            ("criteria", [c.id for c in self.criteria]),
+            ("questionnaire.items", [i.id for i in self.questionnaire.items]),
+            ("demographics", [d.id for d in self.demographics]),
+        ):
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
                 raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")
@@ -245,7 +421,7 @@ class StudyConfig(Section):
         return self.study.situations_per_participant - (1 if self.attention_check.enabled or gold else 0)
 
 
-def _conversation_checks(cfg: "StudyConfig") -> None:
+def _conversation_checks(cfg: StudyConfig) -> None:
     ids = [a.id for a in cfg.aspects]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -253,16 +429,21 @@ def _conversation_checks(cfg: "StudyConfig") -> None:
     if cfg.protocol.kind != "conversation":
         return
     if not cfg.aspects:
-        raise ValueError("aspects: protocol.kind = \"conversation\" needs at least one [[aspects]] (id, level = "
-                         "\"turn\" or \"dialogue\", question, labels): see docs/protocols.md")
+        raise ValueError(
+            'aspects: protocol.kind = "conversation" needs at least one [[aspects]] (id, level = '
+            '"turn" or "dialogue", question, labels): see docs/protocols.md'
+        )
     if cfg.attention_check.enabled:
-        raise ValueError("attention_check.enabled: a conversation study checks attention with a gold conversation "
-                         "([protocol] gold = \"gold.jsonl\"): set attention_check.enabled = false")
+        raise ValueError(
+            "attention_check.enabled: a conversation study checks attention with a gold conversation "
+            '([protocol] gold = "gold.jsonl"): set attention_check.enabled = false'
+        )
     if cfg.protocol.gold and cfg.study.situations_per_participant < 2:
         raise ValueError("study.situations_per_participant must be at least 2 with a gold conversation (it counts it)")
 
 
 # -- loading and error reporting ----------------------------------------------
+
 
 def _line_of(text: str, loc: tuple) -> int | None:
     """Best-effort line number of a dotted key in TOML source (for file:line errors)."""
@@ -272,7 +453,9 @@ def _line_of(text: str, loc: tuple) -> int | None:
         return None
     # The last named part as a key, searched after the header of its table.
     key = section[-1]
-    header_re = re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section[:-1])) + r"\s*\]\]?\s*$") if len(section) > 1 else None
+    header_re = (
+        re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section[:-1])) + r"\s*\]\]?\s*$") if len(section) > 1 else None
+    )
     start = 0
     if header_re:
         for i, line in enumerate(lines):
@@ -301,8 +484,8 @@ def _fix_for(err: dict, model_keys: list[str]) -> str:
         return "required setting is missing: add it (see the settings reference in the README)."
     msg = err["msg"]
     if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    secret = bool(loc) and str(loc[-1]) == "api_key_env"   # a key pasted by mistake is not echoed back
+        msg = msg[len("Value error, ") :]
+    secret = bool(loc) and str(loc[-1]) == "api_key_env"  # a key pasted by mistake is not echoed back
     if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)) and not secret:
         msg += f" (got {err['input']!r})"
     return msg
@@ -333,7 +516,9 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
         if line is None:
             m = re.search(r"at line (\d+)", str(exc))
             line = int(m.group(1)) if m else None
-        raise ConfigError(Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)) from exc
+        raise ConfigError(
+            Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)
+        ) from exc
     try:
         config = StudyConfig.model_validate(raw)
     except ValidationError as exc:
@@ -348,8 +533,11 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
                     key = m.group(1)
             problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
         raise ConfigError(problems) from None
-    cross = [Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
-             for p in cross_check(config.platform, config.quality, file) + check_systems(config.live, config.study.systems, file)]
+    cross = [
+        Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
+        for p in cross_check(config.platform, config.quality, file)
+        + check_systems(config.live, config.study.systems, file)
+    ]
     if cross:
         raise ConfigError(cross)
     return config
@@ -360,7 +548,9 @@ def load_config(folder: str | Path) -> StudyConfig:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(Problem(str(path), "not found: a study folder needs a study.toml (copy data/demo/study.toml as a start)")) from None
+        raise ConfigError(
+            Problem(str(path), "not found: a study folder needs a study.toml (copy data/demo/study.toml as a start)")
+        ) from None
     except UnicodeDecodeError:
         raise ConfigError(Problem(str(path), "is not UTF-8 text: save it as UTF-8")) from None
     return parse_config(text, str(path))

@@ -23,8 +23,9 @@ assignment, the pair schedule, coverage, the attention check and pairwise.csv wo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from infact.errors import Problem
 from infact.fileio import atomic_write_text
@@ -36,12 +37,16 @@ DIALOGS_FILE = "dialogs.jsonl"
 def parse_turns(value: Any) -> tuple[tuple[Turn, ...], str | None]:
     """The turns of one conversation, or None and what is wrong with them."""
     if not isinstance(value, list) or not value:
-        return (), "must be a non-empty list of {\"role\": \"user\" or \"bot\", \"text\": \"...\"}"
+        return (), 'must be a non-empty list of {"role": "user" or "bot", "text": "..."}'
     turns = []
     for i, t in enumerate(value):
-        if not isinstance(t, dict) or t.get("role") not in ROLES or not isinstance(t.get("text"), str) \
-                or not t["text"].strip():
-            return (), f"turn {i} must be {{\"role\": \"user\" or \"bot\", \"text\": a non-empty string}}"
+        if (
+            not isinstance(t, dict)
+            or t.get("role") not in ROLES
+            or not isinstance(t.get("text"), str)
+            or not t["text"].strip()
+        ):
+            return (), f'turn {i} must be {{"role": "user" or "bot", "text": a non-empty string}}'
         turns.append(Turn(t["role"], t["text"]))
     if not any(t.role == "bot" for t in turns):
         return (), "has no bot turn: there is nothing of the system's to judge"
@@ -56,20 +61,38 @@ def bot_text(turns: Iterable[Turn]) -> str:
 def parse_dialog(obj: Any, file: str, line: int) -> tuple[Situation | None, list[Problem]]:
     problems: list[Problem] = []
     if not isinstance(obj, dict):
-        return None, [Problem(file, "expected a JSON object per line: {\"dialog_id\": ..., \"conversations\": "
-                                    "{system: [turns]}} (write it with `python -m infact import conversations`)", line)]
+        return None, [
+            Problem(
+                file,
+                'expected a JSON object per line: {"dialog_id": ..., "conversations": '
+                "{system: [turns]}} (write it with `python -m infact import conversations`)",
+                line,
+            )
+        ]
     if "conversations" not in obj and "responses" in obj:
-        return None, [Problem(file, "this is a situations line (one response per system), not a dialog: a "
-                                    "pairwise_dialog study needs a dialogs file from `python -m infact import "
-                                    "conversations`; for responses set [protocol] kind = \"pairwise\"", line)]
+        return None, [
+            Problem(
+                file,
+                "this is a situations line (one response per system), not a dialog: a "
+                "pairwise_dialog study needs a dialogs file from `python -m infact import "
+                'conversations`; for responses set [protocol] kind = "pairwise"',
+                line,
+            )
+        ]
     did = obj.get("dialog_id")
     if not isinstance(did, str) or not did.strip():
         problems.append(Problem(file, "missing or empty 'dialog_id' (a unique string)", line, "dialog_id"))
     convs = obj.get("conversations")
     conversations: dict[str, tuple[Turn, ...]] = {}
     if not isinstance(convs, dict) or not convs:
-        problems.append(Problem(file, "'conversations' must be an object {system name: [turns]} with at least one "
-                                      "system", line, "conversations"))
+        problems.append(
+            Problem(
+                file,
+                "'conversations' must be an object {system name: [turns]} with at least one system",
+                line,
+                "conversations",
+            )
+        )
     else:
         for system, value in convs.items():
             turns, why = parse_turns(value)
@@ -85,16 +108,26 @@ def parse_dialog(obj: Any, file: str, line: int) -> tuple[Situation | None, list
             problems.append(Problem(file, f"'{key}' must be an object", line, key))
     if problems:
         return None, problems
-    return Situation(situation_id=did, dialog_id=did, context=(),
-                     responses={s: bot_text(t) for s, t in conversations.items()},
-                     source=dict(obj.get("source") or {}), meta={**(obj.get("meta") or {}), "topic": topic},
-                     conversations=conversations), []
+    return Situation(
+        situation_id=did,
+        dialog_id=did,
+        context=(),
+        responses={s: bot_text(t) for s, t in conversations.items()},
+        source=dict(obj.get("source") or {}),
+        meta={**(obj.get("meta") or {}), "topic": topic},
+        conversations=conversations,
+    ), []
 
 
 def read_dialogs(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Problem]]:
     """Every dialog of the files as a Situation, collecting all problems (as read_situations does)."""
-    return read_situations(paths, parse_dialog, id_key="dialog_id", expected="one dialog (a JSON object) per line",
-                           missing="run `python -m infact import conversations`")
+    return read_situations(
+        paths,
+        parse_dialog,
+        id_key="dialog_id",
+        expected="one dialog (a JSON object) per line",
+        missing="run `python -m infact import conversations`",
+    )
 
 
 def jsonl_kind(path: Path) -> str:
@@ -116,9 +149,13 @@ def jsonl_kind(path: Path) -> str:
 
 def dialog_dict(dialog: Situation) -> dict:
     meta = {k: v for k, v in dialog.meta.items() if k != "topic"}
-    return {"dialog_id": dialog.dialog_id, "topic": dialog.meta.get("topic", ""),
-            "conversations": {s: [t.to_dict() for t in turns] for s, turns in dialog.conversations.items()},
-            "source": dict(dialog.source), **({"meta": meta} if meta else {})}
+    return {
+        "dialog_id": dialog.dialog_id,
+        "topic": dialog.meta.get("topic", ""),
+        "conversations": {s: [t.to_dict() for t in turns] for s, turns in dialog.conversations.items()},
+        "source": dict(dialog.source),
+        **({"meta": meta} if meta else {}),
+    }
 
 
 def write_dialogs(path: str | Path, dialogs: Iterable[Situation]) -> None:

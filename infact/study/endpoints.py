@@ -20,7 +20,8 @@ comes from the environment or a top-level secret of that name at call time.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -37,49 +38,84 @@ class _Section(BaseModel):
 class Sampling(_Section):
     """Sampling parameters sent with every call; unset ones are left to the server."""
 
-    temperature: float | None = Field(default=None, ge=0, le=2, description="Sampling temperature (0: the most likely answer; the server's default when unset).")
-    top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling: keep the smallest set of tokens whose probability sums to `top_p`.")
+    temperature: float | None = Field(
+        default=None,
+        ge=0,
+        le=2,
+        description="Sampling temperature (0: the most likely answer; the server's default when unset).",
+    )
+    top_p: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Nucleus sampling: keep the smallest set of tokens whose probability sums to `top_p`.",
+    )
     max_tokens: int | None = Field(default=None, ge=1, le=100_000, description="Longest answer, in tokens.")
-    seed: int | None = Field(default=None, description="Seed for servers that support reproducible sampling (vLLM, OpenAI).")
-    stop: list[str] | None = Field(default=None, max_length=4, description="Strings at which the server stops the answer.")
+    seed: int | None = Field(
+        default=None, description="Seed for servers that support reproducible sampling (vLLM, OpenAI)."
+    )
+    stop: list[str] | None = Field(
+        default=None, max_length=4, description="Strings at which the server stops the answer."
+    )
 
     def params(self) -> dict[str, Any]:
         """The sampling settings that are set (a subclass's other fields left out)."""
         return {k: getattr(self, k) for k in Sampling.model_fields if getattr(self, k) is not None}
 
     @property
-    def sampling(self) -> "Sampling":
+    def sampling(self) -> Sampling:
         return Sampling(**self.params())
 
-    def over(self, base: "Sampling") -> "Sampling":
+    def over(self, base: Sampling) -> Sampling:
         """These settings where set, `base`'s elsewhere (a system's or judge's own over its endpoint's)."""
         return Sampling(**{**base.params(), **self.params()})
 
 
 class _Connection(_Section):
-    base_url: str = Field(description="The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`.")
+    base_url: str = Field(
+        description="The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`."
+    )
     model: str = Field(min_length=1, description="Model name as the server knows it (`GET /v1/models` lists them).")
-    api_key_env: str | None = Field(default=None, description="NAME of the environment variable (or top-level secret) holding the API key; the key itself is never written to study.toml, the store, exports or logs. Unset: no key (local servers).")
-    max_concurrency: int = Field(default=4, ge=1, le=256, description="Calls in flight to this endpoint at once, across all chats, judges and generators of the process; more wait their turn.")
-    timeout_s: float = Field(default=30.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout.")
-    max_retries: int = Field(default=3, ge=0, le=10, description="Retries after HTTP 429 or 5xx (or a dropped connection), with exponential backoff that honours `Retry-After`.")
+    api_key_env: str | None = Field(
+        default=None,
+        description="NAME of the environment variable (or top-level secret) holding the API key; the key itself is never written to study.toml, the store, exports or logs. Unset: no key (local servers).",
+    )
+    max_concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=256,
+        description="Calls in flight to this endpoint at once, across all chats, judges and generators of the process; more wait their turn.",
+    )
+    timeout_s: float = Field(
+        default=30.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout."
+    )
+    max_retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="Retries after HTTP 429 or 5xx (or a dropped connection), with exponential backoff that honours `Retry-After`.",
+    )
 
     @field_validator("base_url")
     @classmethod
     def _url(cls, v: str) -> str:
         if not re.match(r"^https?://[^\s/]+", v):
-            raise ValueError("use an http:// or https:// URL ending in the API root, e.g. \"http://127.0.0.1:8000/v1\"")
+            raise ValueError('use an http:// or https:// URL ending in the API root, e.g. "http://127.0.0.1:8000/v1"')
         return v.rstrip("/")
 
     @field_validator("api_key_env")
     @classmethod
     def _env(cls, v: str | None) -> str | None:
         if v is not None and (v.startswith(("sk-", "hf_", "gsk_")) or len(v) > 60):
-            raise ValueError("this looks like a key, not a variable name: put the key in the environment or the "
-                             "deployment's secrets and write its NAME here")
+            raise ValueError(
+                "this looks like a key, not a variable name: put the key in the environment or the "
+                "deployment's secrets and write its NAME here"
+            )
         if v is not None and not _ENV.match(v):
-            raise ValueError("give the NAME of an environment variable (letters, digits, '_'), "
-                             "e.g. \"LOCAL_LLAMA_KEY\" — never the key itself")
+            raise ValueError(
+                "give the NAME of an environment variable (letters, digits, '_'), "
+                'e.g. "LOCAL_LLAMA_KEY" — never the key itself'
+            )
         return v
 
 
@@ -98,7 +134,7 @@ def endpoints_from_secrets(secrets: Mapping | None, file: str = "secrets.toml") 
     """The deployment's `[endpoints.NAME]` tables (ConfigError naming the table and field when invalid)."""
     try:
         raw = (secrets or {}).get("endpoints") or {}
-    except (FileNotFoundError, KeyError, TypeError):   # st.secrets without a secrets.toml
+    except (FileNotFoundError, KeyError, TypeError):  # st.secrets without a secrets.toml
         return {}
     out: dict[str, Endpoint] = {}
     problems: list[Problem] = []
@@ -106,8 +142,14 @@ def endpoints_from_secrets(secrets: Mapping | None, file: str = "secrets.toml") 
         try:
             out[name] = Endpoint.model_validate(dict(table))
         except ValidationError as exc:
-            problems += [Problem(file, f"{e['msg'].removeprefix('Value error, ')}",
-                                 key=".".join(["endpoints", name, *map(str, e["loc"])])) for e in exc.errors()]
+            problems += [
+                Problem(
+                    file,
+                    f"{e['msg'].removeprefix('Value error, ')}",
+                    key=".".join(["endpoints", name, *map(str, e["loc"])]),
+                )
+                for e in exc.errors()
+            ]
         except (TypeError, ValueError):
             problems.append(Problem(file, "must be a table of settings", key=f"endpoints.{name}"))
     if problems:
@@ -123,7 +165,18 @@ def merged(study: Mapping[str, Endpoint], deployment: Mapping[str, Endpoint]) ->
 # `[judges.NAME]`: an LLM that answers the study's own items, run by `python -m infact judge`
 # (infact/results/judges/runner.py); it is given the study's own instructions, criteria and scale.
 
+
 class JudgeSettings(Sampling):
-    endpoint: str = Field(description="The `[endpoints.NAME]` table (study or deployment secrets) that answers as the judge.")
-    samples: int = Field(default=1, ge=1, le=20, description="Answers drawn per item (each its own call, its own row in judges/NAME.csv); use temperature > 0 for samples > 1.")
-    preamble: str | None = Field(default=None, description="Extra text put before the study's instructions in the judge's system message (e.g. a persona); the instructions, criteria and scale are always the study's own.")
+    endpoint: str = Field(
+        description="The `[endpoints.NAME]` table (study or deployment secrets) that answers as the judge."
+    )
+    samples: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description="Answers drawn per item (each its own call, its own row in judges/NAME.csv); use temperature > 0 for samples > 1.",
+    )
+    preamble: str | None = Field(
+        default=None,
+        description="Extra text put before the study's instructions in the judge's system message (e.g. a persona); the instructions, criteria and scale are always the study's own.",
+    )

@@ -20,8 +20,13 @@ def read_gold_pairs(folder: Path, file: str) -> tuple[dict, ...]:
     """The checked gold pairs; DatasetError naming file, line and key for every problem."""
     path = Path(folder) / file
     if not path.is_file():
-        raise DatasetError(Problem(str(path), "onboarding file not found; create it (one gold pair per line) or "
-                                   "remove `onboarding` from [protocol].", key="protocol.onboarding"))
+        raise DatasetError(
+            Problem(
+                str(path),
+                "onboarding file not found; create it (one gold pair per line) or remove `onboarding` from [protocol].",
+                key="protocol.onboarding",
+            )
+        )
     return _read(str(path), path.stat().st_mtime)
 
 
@@ -38,7 +43,7 @@ def _read(path: str, mtime: float) -> tuple[dict, ...]:
         else:
             problems.extend(_response_pair_problems(obj, path, line))
         if obj.get("answer") not in ANSWERS:
-            problems.append(Problem(path, f"answer must be \"A\" or \"B\", not {obj.get('answer')!r}", line, "answer"))
+            problems.append(Problem(path, f'answer must be "A" or "B", not {obj.get("answer")!r}', line, "answer"))
         pairs.append(obj)
     if not rows:
         problems.append(Problem(path, "no gold pairs: add at least one line", key="protocol.onboarding"))
@@ -51,8 +56,13 @@ def _response_pair_problems(obj: dict, path: str, line: int) -> list[Problem]:
     """A response-level gold pair: a context ending with a user turn and two response texts."""
     problems = []
     context = obj.get("context")
-    if not (isinstance(context, list) and context and all(isinstance(t, dict) and t.get("role") in ("user", "bot")
-                                                       and isinstance(t.get("text"), str) for t in context)):
+    if not (
+        isinstance(context, list)
+        and context
+        and all(
+            isinstance(t, dict) and t.get("role") in ("user", "bot") and isinstance(t.get("text"), str) for t in context
+        )
+    ):
         problems.append(Problem(path, "context must be a list of {role: user|bot, text}", line, "context"))
     elif context[-1]["role"] != "user":
         problems.append(Problem(path, "context must end with a user turn", line, "context"))
@@ -68,8 +78,9 @@ def _conversation_pair_problems(obj: dict, path: str, line: int) -> list[Problem
     for key in ("a", "b"):
         why = parse_turns(obj.get(key))[1]
         if why:
-            problems.append(Problem(path, f"'{key}' is a conversation here (the other one is a list of turns) and {why}",
-                                    line, key))
+            problems.append(
+                Problem(path, f"'{key}' is a conversation here (the other one is a list of turns) and {why}", line, key)
+            )
     if not isinstance(obj.get("topic", ""), str):
         problems.append(Problem(path, "'topic' must be a string", line, "topic"))
     return problems

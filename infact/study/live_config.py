@@ -41,11 +41,28 @@ class _Section(BaseModel):
 
 
 class _Reach(_Section):
-    url: str | None = Field(default=None, description="HTTP endpoint that answers the chat contract (POST JSON; see docs/live.md). Give one of `url`, `callable` or `endpoint`.")
-    callable: str | None = Field(default=None, description="In-process system as `module:function`, called with the request dict and returning `{\"text\", \"items\"}` (or plain text).")
-    endpoint: str | None = Field(default=None, description="An OpenAI-compatible LLM: the name of an `[endpoints.NAME]` table (docs/llm.md); the conversation is sent as chat messages.")
-    system_prompt: str | None = Field(default=None, description="Endpoint systems: the system message sent before the conversation (never shown to participants).")
-    timeout_s: float = Field(default=15.0, gt=0, le=300, description="Seconds to wait for an answer before the participant is offered to try again or skip (an endpoint system's retries included).")
+    url: str | None = Field(
+        default=None,
+        description="HTTP endpoint that answers the chat contract (POST JSON; see docs/live.md). Give one of `url`, `callable` or `endpoint`.",
+    )
+    callable: str | None = Field(
+        default=None,
+        description='In-process system as `module:function`, called with the request dict and returning `{"text", "items"}` (or plain text).',
+    )
+    endpoint: str | None = Field(
+        default=None,
+        description="An OpenAI-compatible LLM: the name of an `[endpoints.NAME]` table (docs/llm.md); the conversation is sent as chat messages.",
+    )
+    system_prompt: str | None = Field(
+        default=None,
+        description="Endpoint systems: the system message sent before the conversation (never shown to participants).",
+    )
+    timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        le=300,
+        description="Seconds to wait for an answer before the participant is offered to try again or skip (an endpoint system's retries included).",
+    )
 
 
 class LiveSystem(Sampling, _Reach):
@@ -55,24 +72,28 @@ class LiveSystem(Sampling, _Reach):
     @classmethod
     def _url(cls, v: str | None) -> str | None:
         if v is not None and not re.match(r"^https?://[^\s/]+", v):
-            raise ValueError("use an http:// or https:// URL, e.g. \"http://127.0.0.1:9001/chat\"")
+            raise ValueError('use an http:// or https:// URL, e.g. "http://127.0.0.1:9001/chat"')
         return v
 
     @field_validator("callable")
     @classmethod
     def _callable(cls, v: str | None) -> str | None:
         if v is not None and not _CALLABLE.match(v):
-            raise ValueError("write it as \"package.module:function\", e.g. \"infact.chat.demo_systems:genre_recommender\"")
+            raise ValueError('write it as "package.module:function", e.g. "infact.chat.demo_systems:genre_recommender"')
         return v
 
     @model_validator(mode="after")
     def _one_way(self):
         if sum(v is not None for v in (self.url, self.callable, self.endpoint)) != 1:
-            raise ValueError("give exactly one of `url` (an HTTP system), `callable` (an in-process one) or "
-                             "`endpoint` (an OpenAI-compatible LLM, [endpoints.NAME])")
+            raise ValueError(
+                "give exactly one of `url` (an HTTP system), `callable` (an in-process one) or "
+                "`endpoint` (an OpenAI-compatible LLM, [endpoints.NAME])"
+            )
         if self.endpoint is None and (self.system_prompt is not None or self.params()):
-            raise ValueError("system_prompt and sampling settings (temperature, top_p, max_tokens, seed, stop) "
-                             "apply to `endpoint` systems only")
+            raise ValueError(
+                "system_prompt and sampling settings (temperature, top_p, max_tokens, seed, stop) "
+                "apply to `endpoint` systems only"
+            )
         return self
 
 
@@ -100,18 +121,58 @@ def _default_rubric() -> list[RubricItem]:
 
 
 class LiveConfig(_Section):
-    systems: dict[str, LiveSystem] = Field(default_factory=dict, description="How each system under test is reached (`[live.systems.NAME]`); NAME is one of `study.systems`. Empty: no live chat.")
-    max_turns: int = Field(default=5, ge=1, le=50, description="Participant messages per conversation; the chat ends after this many answers.")
-    min_turns: int = Field(default=1, ge=1, le=50, description="Participant messages before the chat can be ended as satisfied or frustrated.")
-    arena: bool = Field(default=True, description="Chat with two systems (A, then B) and vote A / B / tie, as in CRS Arena; false: one system per participant.")
-    allow_tie: bool = Field(default=True, description="Offer \"tie\" in the arena vote.")
-    pairs: Literal["balanced", "adaptive"] = Field(default="balanced", description="Arena: which two systems a participant meets, as `protocol.pairs` for pairwise studies. `balanced`: every pair equally often; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
-    vote_reason_min_chars: int = Field(default=0, ge=0, le=2000, description="Minimum length of the reason given with the vote (0: the reason is optional).")
-    turn_rating: str | None = Field(default="Was this answer helpful?", description="Quick yes/no question after every answer; \"\" for none.")
-    rubric_scale: list[str] = Field(default=AGREE, min_length=2, max_length=11, description="Answer options of the end-of-chat rubric, lowest first.")
-    rubric: list[RubricItem] = Field(default_factory=_default_rubric, description="End-of-chat rubric (`[[live.rubric]]`: id, question); INFACT's criteria by default.")
-    identity_words: list[str] = Field(default_factory=list, description="Extra words that give a system away (model or lab names); answers naming one, or a system name, are flagged `identity_leak` and the vote is marked.")
-    task: str = Field(default="Imagine you are looking for a movie to watch tonight. Tell the chatbot what you like and find a movie you would really watch.", description="The task shown above the chat (Markdown).")
+    systems: dict[str, LiveSystem] = Field(
+        default_factory=dict,
+        description="How each system under test is reached (`[live.systems.NAME]`); NAME is one of `study.systems`. Empty: no live chat.",
+    )
+    max_turns: int = Field(
+        default=5,
+        ge=1,
+        le=50,
+        description="Participant messages per conversation; the chat ends after this many answers.",
+    )
+    min_turns: int = Field(
+        default=1,
+        ge=1,
+        le=50,
+        description="Participant messages before the chat can be ended as satisfied or frustrated.",
+    )
+    arena: bool = Field(
+        default=True,
+        description="Chat with two systems (A, then B) and vote A / B / tie, as in CRS Arena; false: one system per participant.",
+    )
+    allow_tie: bool = Field(default=True, description='Offer "tie" in the arena vote.')
+    pairs: Literal["balanced", "adaptive"] = Field(
+        default="balanced",
+        description="Arena: which two systems a participant meets, as `protocol.pairs` for pairwise studies. `balanced`: every pair equally often; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.",
+    )
+    vote_reason_min_chars: int = Field(
+        default=0,
+        ge=0,
+        le=2000,
+        description="Minimum length of the reason given with the vote (0: the reason is optional).",
+    )
+    turn_rating: str | None = Field(
+        default="Was this answer helpful?", description='Quick yes/no question after every answer; "" for none.'
+    )
+    rubric_scale: list[str] = Field(
+        default=AGREE,
+        min_length=2,
+        max_length=11,
+        description="Answer options of the end-of-chat rubric, lowest first.",
+    )
+    rubric: list[RubricItem] = Field(
+        default_factory=_default_rubric,
+        description="End-of-chat rubric (`[[live.rubric]]`: id, question); INFACT's criteria by default.",
+    )
+    identity_words: list[str] = Field(
+        default_factory=list,
+        description="Extra words that give a system away (model or lab names); answers naming one, or a system name, are flagged `identity_leak` and the vote is marked.",
+    )
+    task: str = Field(
+        default="Imagine you are looking for a movie to watch tonight. Tell the chatbot what you like and find a movie you would really watch.",
+        description="The task shown above the chat (Markdown).",
+    )
 
     @field_validator("turn_rating")
     @classmethod
@@ -137,7 +198,7 @@ def _module_exists(spec: str) -> bool:
     """Whether the callable's module can be found, without importing it (a model may be slow to load)."""
     try:
         return importlib.util.find_spec(spec.partition(":")[0]) is not None
-    except (ImportError, ValueError):   # a parent package is missing or broken
+    except (ImportError, ValueError):  # a parent package is missing or broken
         return False
 
 
@@ -145,17 +206,42 @@ def check_systems(live: LiveConfig, systems: list[str], file: str = "study.toml"
     """Problems between `[live.systems]` and `study.systems` (the config loader adds them to its list)."""
     if not live.systems:
         return []
-    problems = [Problem(file, f"'{name}' is not one of study.systems {systems}; name each [live.systems.NAME] "
-                              "after a system of the study", key=f"live.systems.{name}")
-                for name in live.systems if name not in systems]
-    problems += [Problem(file, f"system '{name}' has no [live.systems.{name}] table; every system of the study "
-                               "needs a `url`, a `callable` or an `endpoint`", key="live.systems")
-                 for name in systems if name not in live.systems]
-    problems += [Problem(file, f"cannot find module '{spec.callable.partition(':')[0]}' for callable = \"{spec.callable}\"; "
-                               "check the spelling and that it is importable where the app runs",
-                         key=f"live.systems.{name}.callable")
-                 for name, spec in live.systems.items() if spec.callable and not _module_exists(spec.callable)]
+    problems = [
+        Problem(
+            file,
+            f"'{name}' is not one of study.systems {systems}; name each [live.systems.NAME] "
+            "after a system of the study",
+            key=f"live.systems.{name}",
+        )
+        for name in live.systems
+        if name not in systems
+    ]
+    problems += [
+        Problem(
+            file,
+            f"system '{name}' has no [live.systems.{name}] table; every system of the study "
+            "needs a `url`, a `callable` or an `endpoint`",
+            key="live.systems",
+        )
+        for name in systems
+        if name not in live.systems
+    ]
+    problems += [
+        Problem(
+            file,
+            f"cannot find module '{spec.callable.partition(':')[0]}' for callable = \"{spec.callable}\"; "
+            "check the spelling and that it is importable where the app runs",
+            key=f"live.systems.{name}.callable",
+        )
+        for name, spec in live.systems.items()
+        if spec.callable and not _module_exists(spec.callable)
+    ]
     if live.arena and len(systems) < 2:
-        problems.append(Problem(file, "live.arena = true needs at least two study.systems; set arena = false "
-                                      "for one system", key="live.arena"))
+        problems.append(
+            Problem(
+                file,
+                "live.arena = true needs at least two study.systems; set arena = false for one system",
+                key="live.arena",
+            )
+        )
     return problems

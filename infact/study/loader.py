@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from infact.study.config import StudyConfig, load_config
 from infact.errors import ConfigError, DatasetError, InfactError, Problem
+from infact.study.config import StudyConfig, load_config
 from infact.study.situations import Situation, dataset_version, read_situations, situation_paths
 
 
@@ -20,8 +20,8 @@ from infact.study.situations import Situation, dataset_version, read_situations,
 class Study:
     folder: Path
     config: StudyConfig
-    situations: tuple[Situation, ...]          # the regular pool participants rate
-    attention_situation: Situation | None      # dialog used for the instructed-response check
+    situations: tuple[Situation, ...]  # the regular pool participants rate
+    attention_situation: Situation | None  # dialog used for the instructed-response check
     dataset_version: str
     notes: tuple[Problem, ...] = field(default=())
     # How the files' situations became the pool: in_files, incomplete, attention_dialog, not_sampled.
@@ -52,7 +52,11 @@ class Study:
 def check_folder(folder: Path) -> None:
     """A study is a folder: name the mistake when it is a file or missing."""
     if folder.exists() and not folder.is_dir():
-        raise ConfigError(Problem(str(folder), "is a file, not a study folder: give the folder that holds study.toml (e.g. data/demo)"))
+        raise ConfigError(
+            Problem(
+                str(folder), "is a file, not a study folder: give the folder that holds study.toml (e.g. data/demo)"
+            )
+        )
 
 
 def read_config(folder: Path) -> StudyConfig:
@@ -61,8 +65,13 @@ def read_config(folder: Path) -> StudyConfig:
     try:
         return load_config(folder)
     except RecursionError:
-        raise ConfigError(Problem(str(folder / "study.toml"), "nested too deeply to read (thousands of [ or {): "
-                                                              "it is not a study.toml; start from data/demo/study.toml")) from None
+        raise ConfigError(
+            Problem(
+                str(folder / "study.toml"),
+                "nested too deeply to read (thousands of [ or {): "
+                "it is not a study.toml; start from data/demo/study.toml",
+            )
+        ) from None
 
 
 def load_study(folder: str | Path) -> Study:
@@ -84,15 +93,37 @@ def load_study(folder: str | Path) -> Study:
     if config.sampling.mode != "all":
         from infact.study.sampling import select_situations
 
-        pool = select_situations(pool, mode=config.sampling.mode, size=config.sampling.size,
-                                 seed=config.sampling.seed, stratify=config.sampling.stratify)
+        pool = select_situations(
+            pool,
+            mode=config.sampling.mode,
+            size=config.sampling.size,
+            seed=config.sampling.seed,
+            stratify=config.sampling.stratify,
+        )
     if len(pool) < config.regular_per_participant:
-        raise ConfigError(Problem(toml, f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are usable; lower study.situations_per_participant or add situations", key="study.situations_per_participant"))
+        raise ConfigError(
+            Problem(
+                toml,
+                f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are usable; lower study.situations_per_participant or add situations",
+                key="study.situations_per_participant",
+            )
+        )
 
-    counts = {"in_files": len(situations), "incomplete": len(situations) - usable, "attention_dialog": usable - regular,
-              "not_sampled": regular - len(pool)}
-    return Study(folder=folder, config=config, situations=tuple(pool), attention_situation=check,
-                 dataset_version=dataset_version(paths), notes=tuple(notes), pool_counts=counts)
+    counts = {
+        "in_files": len(situations),
+        "incomplete": len(situations) - usable,
+        "attention_dialog": usable - regular,
+        "not_sampled": regular - len(pool),
+    }
+    return Study(
+        folder=folder,
+        config=config,
+        situations=tuple(pool),
+        attention_situation=check,
+        dataset_version=dataset_version(paths),
+        notes=tuple(notes),
+        pool_counts=counts,
+    )
 
 
 def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situation], list[Path]]:
@@ -119,8 +150,9 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
     return situations, paths
 
 
-def _complete(situations: list[Situation], systems: list[str], toml: str,
-              has_files: bool) -> tuple[list[Situation], list[Problem]]:
+def _complete(
+    situations: list[Situation], systems: list[str], toml: str, has_files: bool
+) -> tuple[list[Situation], list[Problem]]:
     """The situations with a response from every system, and a note per system that lacks some."""
     complete: list[Situation] = []
     lacking: dict[str, int] = {}
@@ -130,27 +162,52 @@ def _complete(situations: list[Situation], systems: list[str], toml: str,
             lacking[s] = lacking.get(s, 0) + 1
         if not missing:
             complete.append(sit)
-    notes = [Problem(toml, f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`", key="study.systems")
-             for system, count in sorted(lacking.items())]
+    notes = [
+        Problem(
+            toml,
+            f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`",
+            key="study.systems",
+        )
+        for system, count in sorted(lacking.items())
+    ]
     if not complete and has_files:
         found = sorted({name for s in situations for name in s.responses})
-        raise ConfigError(Problem(toml, f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.", key="study.systems"))
+        raise ConfigError(
+            Problem(
+                toml,
+                f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.",
+                key="study.systems",
+            )
+        )
     return complete, notes
 
 
-def _attention_check(config: StudyConfig, situations: list[Situation], complete: list[Situation],
-                     toml: str) -> tuple[Situation | None, list[Situation]]:
+def _attention_check(
+    config: StudyConfig, situations: list[Situation], complete: list[Situation], toml: str
+) -> tuple[Situation | None, list[Situation]]:
     """The attention check's situation, and the regular pool without its dialog."""
     ac = config.attention_check
     if not ac.enabled:
         return None, complete
     by_id = {s.situation_id: s for s in situations}
     if ac.situation is None:
-        raise ConfigError(Problem(toml, "the attention check needs a dialog: set `situation` to a situation_id from the situations file", key="attention_check.situation"))
+        raise ConfigError(
+            Problem(
+                toml,
+                "the attention check needs a dialog: set `situation` to a situation_id from the situations file",
+                key="attention_check.situation",
+            )
+        )
     check = by_id.get(ac.situation)
     if check is None:
         close = sorted(by_id)[:3]
-        raise ConfigError(Problem(toml, f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})", key="attention_check.situation"))
+        raise ConfigError(
+            Problem(
+                toml,
+                f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})",
+                key="attention_check.situation",
+            )
+        )
     # The check's dialog is never rated as a regular situation: no one sees it twice.
     return check, [s for s in complete if s.dialog_id != check.dialog_id]
 
@@ -164,9 +221,11 @@ def pool_explanation(study: Study) -> str:
     if c["incomplete"]:
         parts.append(f"{c['incomplete']} lack a system's response (see the notes)")
     if c["attention_dialog"] and study.attention_situation is not None:
-        parts.append(f"{c['attention_dialog']} belong to dialog {study.attention_situation.dialog_id}, whose situation "
-                     f"{study.attention_situation.situation_id} is the attention check: that dialog is never rated as a "
-                     "regular situation, so no one sees it twice")
+        parts.append(
+            f"{c['attention_dialog']} belong to dialog {study.attention_situation.dialog_id}, whose situation "
+            f"{study.attention_situation.situation_id} is the attention check: that dialog is never rated as a "
+            "regular situation, so no one sees it twice"
+        )
     if c["not_sampled"]:
         parts.append(f"{c['not_sampled']} are not in the [sampling] sample")
     return "; ".join(parts)

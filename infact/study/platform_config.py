@@ -27,7 +27,6 @@ _CODE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _PARAM_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 
 
-
 class PlatformConfig(BaseModel, extra="forbid"):
     """The `[platform]` table of study.toml."""
 
@@ -45,7 +44,7 @@ class PlatformConfig(BaseModel, extra="forbid"):
     screenout_code: str | None = Field(
         None,
         description="Prolific completion code for participants who are ended early (failed attention "
-        "check with `quality.on_attention_fail = \"screen_out\"`). Create it in Prolific as a second "
+        'check with `quality.on_attention_fail = "screen_out"`). Create it in Prolific as a second '
         "completion code, e.g. with the 'screen-out' action.",
     )
     require_id: bool = Field(
@@ -55,8 +54,7 @@ class PlatformConfig(BaseModel, extra="forbid"):
     )
     group_param: str = Field(
         "q",
-        description="Name of the URL parameter that puts a participant into a group/condition "
-        "(INFACT used `?q=`).",
+        description="Name of the URL parameter that puts a participant into a group/condition (INFACT used `?q=`).",
     )
     group_values: list[str] | None = Field(
         None,
@@ -65,19 +63,17 @@ class PlatformConfig(BaseModel, extra="forbid"):
     )
 
     @model_validator(mode="after")
-    def _check(self) -> "PlatformConfig":
+    def _check(self) -> PlatformConfig:
         where = (
             "In Prolific, open the study, section 'Study completion': the code is the part after "
             "`cc=` in the completion URL (e.g. C1ABCD23)."
         )
         if self.kind == "prolific" and not self.completion_code:
-            raise ValueError(f"platform.completion_code is required when platform.kind = \"prolific\". {where}")
+            raise ValueError(f'platform.completion_code is required when platform.kind = "prolific". {where}')
         for key in ("completion_code", "screenout_code"):
             value = getattr(self, key)
             if value is not None and not _CODE.match(value):
-                raise ValueError(
-                    f"platform.{key} = {value!r} must be 1-64 letters, digits, '_' or '-'. {where}"
-                )
+                raise ValueError(f"platform.{key} = {value!r} must be 1-64 letters, digits, '_' or '-'. {where}")
         if not _PARAM_NAME.match(self.group_param):
             raise ValueError(
                 f"platform.group_param = {self.group_param!r} must be a plain parameter name "
@@ -87,7 +83,7 @@ class PlatformConfig(BaseModel, extra="forbid"):
         if self.group_param in reserved:
             raise ValueError(
                 f"platform.group_param = {self.group_param!r} is already used by INFACT or a platform; "
-                "choose another name, e.g. \"q\"."
+                'choose another name, e.g. "q".'
             )
         if self.group_values is not None:
             if not self.group_values:
@@ -95,7 +91,6 @@ class PlatformConfig(BaseModel, extra="forbid"):
             bad = [v for v in self.group_values if not GROUP_VALUE.match(v)]
             if bad:
                 raise ValueError(
-                    f"platform.group_values {bad} must be 1-64 letters, digits, '_' or '-' "
-                    "(they appear in URLs)."
+                    f"platform.group_values {bad} must be 1-64 letters, digits, '_' or '-' (they appear in URLs)."
                 )
         return self

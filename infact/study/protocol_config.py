@@ -22,53 +22,91 @@ class ProtocolConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["rating", "pairwise", "pairwise_dialog", "best_worst", "conversation"] = Field(
-        default="rating", description="How responses are judged: `rating` (each response on the scale, INFACT's protocol), "
+        default="rating",
+        description="How responses are judged: `rating` (each response on the scale, INFACT's protocol), "
         "`pairwise` (two systems' responses side by side: which is more …?), `pairwise_dialog` (ACUTE-style: two systems' "
         "whole conversations side by side; `study.situations` are then dialogs files from `import conversations`) or "
         "`best_worst` (pick the best and the worst of `set_size` responses) or `conversation` (one system's whole "
         "conversation, each system turn and then the dialog rated on the `[[aspects]]`; `study.situations` are "
-        "conversations files, one per system). See docs/ranking.md and docs/protocols.md.")
+        "conversations files, one per system). See docs/ranking.md and docs/protocols.md.",
+    )
     pairs: Literal["balanced", "adaptive"] = Field(
-        default="balanced", description="Pairwise: which systems are compared. `balanced`: every pair equally often, spread "
-        "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.")
+        default="balanced",
+        description="Pairwise: which systems are compared. `balanced`: every pair equally often, spread "
+        "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.",
+    )
     question: str = Field(
-        default="Which response is more {criterion}?", min_length=1, description="Pairwise and best–worst question per "
+        default="Which response is more {criterion}?",
+        min_length=1,
+        description="Pairwise and best–worst question per "
         "criterion (Markdown); `{criterion}` is replaced by the criterion's id. Each comparison protocol has its own "
-        "default wording (infact/study/protocol_config.py).")
+        "default wording (infact/study/protocol_config.py).",
+    )
     allow_tie: bool = Field(default=True, description="Pairwise: offer an 'about the same' answer.")
     tie_label: str = Field(default="About the same", min_length=1, description="Label of the tie answer.")
     justification: Literal["off", "optional", "required"] = Field(
-        default="off", description="Pairwise: ask for a short justification of the choice (stored and exported).")
-    justification_min_chars: int = Field(default=15, ge=1, le=2000, description="Shortest justification accepted when it is required.")
-    set_size: int | None = Field(default=None, ge=3, description="Best–worst: responses shown per situation (3 or more; "
-                                 "default every system). Systems are drawn so each is shown about equally often.")
+        default="off", description="Pairwise: ask for a short justification of the choice (stored and exported)."
+    )
+    justification_min_chars: int = Field(
+        default=15, ge=1, le=2000, description="Shortest justification accepted when it is required."
+    )
+    set_size: int | None = Field(
+        default=None,
+        ge=3,
+        description="Best–worst: responses shown per situation (3 or more; "
+        "default every system). Systems are drawn so each is shown about equally often.",
+    )
     attention_text: str = Field(
-        default="I am reading this carefully: please choose THIS response as the better (or best) one.", min_length=1,
+        default="I am reading this carefully: please choose THIS response as the better (or best) one.",
+        min_length=1,
         description="Pairwise and best–worst attention check: the instructed response that replaces one system's "
         "response; choosing it (as the better, or the best) passes the check. By default it names the protocol's "
-        "noun and every criterion asked on the page (infact/study/protocol_config.py).")
-    onboarding: str | None = Field(default=None, description="Pairwise: a JSON Lines file in the study folder of gold "
-                                   "pairs (context, a, b, answer A|B; for `pairwise_dialog` a and b are whole conversations) "
-                                   "answered after consent, as ACUTE-Eval's onboarding; participants below "
-                                   "`onboarding_threshold` are screened out.")
-    onboarding_threshold: float = Field(default=0.75, gt=0, le=1, description="Share of gold pairs a participant must "
-                                        "answer correctly to continue (ACUTE-Eval uses 0.75).")
-    gold: str | None = Field(default=None, description="Conversation protocol: a JSON Lines file in the study folder "
-                             "of gold conversations with their expected answers (docs/protocols.md); one is mixed in "
-                             "at a random position, unmarked, and answers off by more than an aspect's `tolerance` "
-                             "count as a failed attention check.")
-    comment: Literal["off", "optional"] = Field(default="off", description="Conversation protocol: offer an optional "
-                                                "comment box after the dialogue-level aspects.")
-    confidence: float = Field(default=0.95, gt=0.5, lt=1, description="Confidence of the dashboard's ranking intervals; the "
-                              "ranking is called settled when every two adjacent ranks' intervals are separated.")
+        "noun and every criterion asked on the page (infact/study/protocol_config.py).",
+    )
+    onboarding: str | None = Field(
+        default=None,
+        description="Pairwise: a JSON Lines file in the study folder of gold "
+        "pairs (context, a, b, answer A|B; for `pairwise_dialog` a and b are whole conversations) "
+        "answered after consent, as ACUTE-Eval's onboarding; participants below "
+        "`onboarding_threshold` are screened out.",
+    )
+    onboarding_threshold: float = Field(
+        default=0.75,
+        gt=0,
+        le=1,
+        description="Share of gold pairs a participant must answer correctly to continue (ACUTE-Eval uses 0.75).",
+    )
+    gold: str | None = Field(
+        default=None,
+        description="Conversation protocol: a JSON Lines file in the study folder "
+        "of gold conversations with their expected answers (docs/protocols.md); one is mixed in "
+        "at a random position, unmarked, and answers off by more than an aspect's `tolerance` "
+        "count as a failed attention check.",
+    )
+    comment: Literal["off", "optional"] = Field(
+        default="off",
+        description="Conversation protocol: offer an optional comment box after the dialogue-level aspects.",
+    )
+    confidence: float = Field(
+        default=0.95,
+        gt=0.5,
+        lt=1,
+        description="Confidence of the dashboard's ranking intervals; the "
+        "ranking is called settled when every two adjacent ranks' intervals are separated.",
+    )
 
     def question_for(self, criterion: str) -> str:
         return self.question.replace("{criterion}", criterion)
 
 
 # A protocol is drawn as the step kind of the same name, except rating (the `situation` kind).
-STEP_KIND_OF = {"rating": "situation", "pairwise": "pairwise", "pairwise_dialog": "pairwise_dialog",
-                "best_worst": "best_worst", "conversation": "conversation"}
+STEP_KIND_OF = {
+    "rating": "situation",
+    "pairwise": "pairwise",
+    "pairwise_dialog": "pairwise_dialog",
+    "best_worst": "best_worst",
+    "conversation": "conversation",
+}
 PROTOCOL_OF = {v: k for k, v in STEP_KIND_OF.items()}
 MIXABLE = ("rating", "pairwise", "best_worst")  # read the same situations files, so one study may hold several
 
@@ -77,12 +115,14 @@ class FlowConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     steps: list[str] | None = Field(
-        default=None, description="The order of step kinds for this study, as oTree's page sequence, e.g. "
-        "`[\"consent\", \"demographics\", \"situation\", \"pairwise\", \"questionnaire\", \"done\"]`; kinds left out are "
+        default=None,
+        description="The order of step kinds for this study, as oTree's page sequence, e.g. "
+        '`["consent", "demographics", "situation", "pairwise", "questionnaire", "done"]`; kinds left out are '
         "not shown. `consent` comes first and `done` last. Two protocol blocks (`situation` = rating, `pairwise`, "
         "`best_worst`) show the same situations twice, once per protocol, so one study compares protocols within "
         "participants; `[protocol]` sets the comparison block. Default: every kind in INFACT's order (consent → "
-        "onboarding → situations → live → questionnaire → demographics → done).")
+        "onboarding → situations → live → questionnaire → demographics → done).",
+    )
 
 
 def flow_problem(steps: list[str] | None, protocol_kind: str) -> str | None:
@@ -93,16 +133,20 @@ def flow_problem(steps: list[str] | None, protocol_kind: str) -> str | None:
     if dupes:
         return f"flow.steps: each step kind comes once; repeated: {', '.join(dupes)}"
     if not steps or steps[0] != "consent":
-        return "flow.steps: \"consent\" must come first (nothing is stored before a participant consents)"
+        return 'flow.steps: "consent" must come first (nothing is stored before a participant consents)'
     if steps[-1] != "done":
-        return "flow.steps: \"done\" must come last (it shows the completion code)"
+        return 'flow.steps: "done" must come last (it shows the completion code)'
     blocks = [PROTOCOL_OF[s] for s in steps if s in PROTOCOL_OF]
     if STEP_KIND_OF[protocol_kind] not in steps:
-        return (f"flow.steps: [protocol] kind = \"{protocol_kind}\" is shown by the step kind "
-                f"\"{STEP_KIND_OF[protocol_kind]}\", which the list lacks: add it, or change [protocol] kind")
+        return (
+            f'flow.steps: [protocol] kind = "{protocol_kind}" is shown by the step kind '
+            f'"{STEP_KIND_OF[protocol_kind]}", which the list lacks: add it, or change [protocol] kind'
+        )
     if len(blocks) > 1 and not set(blocks) <= set(MIXABLE):
-        return (f"flow.steps: {', '.join(STEP_KIND_OF[b] for b in blocks)} cannot share a study: pairwise_dialog and "
-                "conversation read other data files; only situation, pairwise and best_worst combine")
+        return (
+            f"flow.steps: {', '.join(STEP_KIND_OF[b] for b in blocks)} cannot share a study: pairwise_dialog and "
+            "conversation read other data files; only situation, pairwise and best_worst combine"
+        )
     voting = [b for b in blocks if b != "rating"]
     if len({vote_table(b) for b in voting}) < len(voting):
         return "flow.steps: two blocks write the same table"
@@ -200,8 +244,9 @@ def fill_defaults(data: Any) -> Any:
     data = {**data, "protocol": dict(protocol)}
     protocol = data["protocol"]
     raw_criteria = data.get("criteria")
-    criteria = ([c.get("id") for c in raw_criteria if isinstance(c, dict)] if isinstance(raw_criteria, list)
-                else ["meaningful"])
+    criteria = (
+        [c.get("id") for c in raw_criteria if isinstance(c, dict)] if isinstance(raw_criteria, list) else ["meaningful"]
+    )
     protocol.setdefault("question", QUESTION[kind])
     protocol.setdefault("attention_text", attention_text(kind, [str(c) for c in criteria if c]))
     texts = data.get("texts")
@@ -211,6 +256,8 @@ def fill_defaults(data: Any) -> Any:
         texts.setdefault("questionnaire_intro", QUESTIONNAIRE_INTRO[kind])
     questionnaire = data.get("questionnaire", {})
     if isinstance(questionnaire, dict) and "items" not in questionnaire:
-        data["questionnaire"] = {**questionnaire, "items": [
-            {"id": i, "text": t, **({"expected": e} if e else {})} for i, t, e in QUESTIONNAIRES[kind]]}
+        data["questionnaire"] = {
+            **questionnaire,
+            "items": [{"id": i, "text": t, **({"expected": e} if e else {})} for i, t, e in QUESTIONNAIRES[kind]],
+        }
     return data

@@ -47,7 +47,7 @@ class QualityConfig(BaseModel, extra="forbid"):
     comparison_straightline_share: float = Field(
         1.0,
         description="Pairwise and best–worst studies: flag a participant whose picks fall on the same "
-        "display position (always the left response, always the right, always \"about the same\"; "
+        'display position (always the left response, always the right, always "about the same"; '
         "always the N-th shown as best) in at least this share of their compared situations. Sides are "
         "shuffled per situation, so an honest participant picks both: at 1.0 and 7 comparisons one whose "
         "choices have nothing to do with the side is flagged with probability 2/128 (1.6%).",
@@ -64,8 +64,7 @@ class QualityConfig(BaseModel, extra="forbid"):
     )
     max_fast_situations_share: float = Field(
         0.5,
-        description="Flag a participant when more than this share of their situations were "
-        "implausibly fast.",
+        description="Flag a participant when more than this share of their situations were implausibly fast.",
     )
     min_study_minutes_for_rejection: float = Field(
         5.0,
@@ -89,18 +88,14 @@ class QualityConfig(BaseModel, extra="forbid"):
     @classmethod
     def _rsi(cls, v: float) -> float:
         if not v > 1:
-            raise ValueError(
-                f"quality.rsi_threshold = {v} must be above 1 (1 = median speed); Leiner (2019) uses 2.0"
-            )
+            raise ValueError(f"quality.rsi_threshold = {v} must be above 1 (1 = median speed); Leiner (2019) uses 2.0")
         return v
 
     @field_validator("min_total_fraction_of_median")
     @classmethod
     def _total(cls, v: float) -> float:
         if not 0 <= v < 1:
-            raise ValueError(
-                f"quality.min_total_fraction_of_median = {v} must be in [0, 1), e.g. 0.3; 0 turns it off"
-            )
+            raise ValueError(f"quality.min_total_fraction_of_median = {v} must be in [0, 1), e.g. 0.3; 0 turns it off")
         return v
 
     @field_validator("straightline_share", "max_fast_situations_share", "comparison_straightline_share")
@@ -128,11 +123,13 @@ class QualityConfig(BaseModel, extra="forbid"):
 def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "study.toml") -> list[Problem]:
     """Problems that involve both tables (the loader should add them to its list)."""
     if quality.on_attention_fail == "screen_out" and platform.kind == "prolific" and not platform.screenout_code:
-        return [Problem(
-            file,
-            "quality.on_attention_fail = \"screen_out\" on Prolific needs platform.screenout_code: add a "
-            "second completion code in Prolific (e.g. with the 'screen-out' action) and put it here, or "
-            "set on_attention_fail = \"continue\"",
-            key="platform.screenout_code",
-        )]
+        return [
+            Problem(
+                file,
+                'quality.on_attention_fail = "screen_out" on Prolific needs platform.screenout_code: add a '
+                "second completion code in Prolific (e.g. with the 'screen-out' action) and put it here, or "
+                'set on_attention_fail = "continue"',
+                key="platform.screenout_code",
+            )
+        ]
     return []

@@ -9,7 +9,7 @@ mirrors the data set instead of over-representing small strata.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from infact.errors import ConfigError, Problem
 from infact.study.situations import Situation
@@ -71,19 +71,30 @@ def allocate(sizes: dict[str, int], size: int) -> dict[str, int]:
     return seats
 
 
-def select_situations(situations: Sequence[Situation], *, mode: str = "all", size: int | None = None,
-                      seed: int = 0, stratify: str | None = None) -> list[Situation]:
+def select_situations(
+    situations: Sequence[Situation],
+    *,
+    mode: str = "all",
+    size: int | None = None,
+    seed: int = 0,
+    stratify: str | None = None,
+) -> list[Situation]:
     situations = list(situations)
     if mode not in MODES:
-        raise _bad(f"unknown sampling mode {mode!r}: use \"all\" or \"sample\"", "sampling.mode")
+        raise _bad(f'unknown sampling mode {mode!r}: use "all" or "sample"', "sampling.mode")
     if stratify is not None and stratify not in STRATA:
-        raise _bad(f"unknown stratify {stratify!r}: use one of {', '.join(STRATA)} or leave it out", "sampling.stratify")
+        raise _bad(
+            f"unknown stratify {stratify!r}: use one of {', '.join(STRATA)} or leave it out", "sampling.stratify"
+        )
     if mode == "all":
         return situations
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise _bad(f"mode = \"sample\" needs size = a whole number of situations >= 1 (got {size!r})", "sampling.size")
+        raise _bad(f'mode = "sample" needs size = a whole number of situations >= 1 (got {size!r})', "sampling.size")
     if size > len(situations):
-        raise _bad(f"size = {size} but only {len(situations)} situations are available: lower it or use mode = \"all\"", "sampling.size")
+        raise _bad(
+            f'size = {size} but only {len(situations)} situations are available: lower it or use mode = "all"',
+            "sampling.size",
+        )
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise _bad(f"seed must be an integer (got {seed!r})", "sampling.seed")
     rng = random.Random(seed)

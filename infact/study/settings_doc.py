@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
@@ -19,9 +19,9 @@ from pydantic_core import PydanticUndefined
 from infact import deployment
 from infact.errors import InfactError, Problem
 from infact.fileio import atomic_write_text
+from infact.study.config import StudyConfig
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig
-from infact.study.config import StudyConfig
 
 REPO = deployment.REPO
 
@@ -43,7 +43,11 @@ def _default(field) -> str:
     if field.default is PydanticUndefined and field.default_factory is None:
         return "required"
     if field.default_factory is not None:
-        return "see below" if _model_of(field.annotation)[0] else "`" + json.dumps(field.default_factory(), default=str)[:60] + "`"
+        return (
+            "see below"
+            if _model_of(field.annotation)[0]
+            else "`" + json.dumps(field.default_factory(), default=str)[:60] + "`"
+        )
     value = field.default
     if isinstance(value, tuple):
         value = list(value)
@@ -61,7 +65,13 @@ def rows(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str]]
             out.extend(rows(sub, f"{key}.NAME."))
         elif sub is not None:
             table = f"[[{key}]]" if is_list else f"[{key}]"
-            out.append((table, "required" if field.is_required() else ("defaults shown below" if not is_list else "built-in list"), field.description or ""))
+            out.append(
+                (
+                    table,
+                    "required" if field.is_required() else ("defaults shown below" if not is_list else "built-in list"),
+                    field.description or "",
+                )
+            )
             out.extend(rows(sub, f"{key}[]." if is_list else f"{key}."))
         else:
             out.append((key, _default(field), (field.description or "").replace("|", "\\|")))
@@ -86,7 +96,7 @@ def deployment_table() -> str:
 @dataclass(frozen=True)
 class Block:
     name: str
-    file: str                 # relative to the repository
+    file: str  # relative to the repository
     table: Callable[[], str]
 
     @property
@@ -103,7 +113,7 @@ class Block:
     def current(self, text: str) -> str | None:
         """The block as it stands in a document's text, or None when its markers are missing."""
         start, stop = text.find(f"<!-- {self.name}:begin"), text.find(self.end)
-        return text[start:stop + len(self.end)] if start >= 0 and stop > start else None
+        return text[start : stop + len(self.end)] if start >= 0 and stop > start else None
 
 
 BLOCKS = (
@@ -123,7 +133,11 @@ def write_blocks(repo: Path = REPO, blocks: tuple[Block, ...] = BLOCKS) -> list[
         for block in (b for b in blocks if b.file == file):
             old = block.current(new)
             if old is None:
-                raise InfactError(Problem(str(path), f"markers {block.begin} … {block.end} are missing; add them where the table belongs"))
+                raise InfactError(
+                    Problem(
+                        str(path), f"markers {block.begin} … {block.end} are missing; add them where the table belongs"
+                    )
+                )
             new = new.replace(old, block.render())
         if new != text:
             atomic_write_text(path, new)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from infact.errors import ConfigError, DatasetError, Problem
 from infact.fileio import atomic_write_text, loads_json, read_input_text
@@ -67,11 +68,13 @@ def parse_situation(obj: Any, file: str, line: int) -> tuple[Situation | None, l
         problems.append(Problem(file, msg, line, key))
 
     if not isinstance(obj, dict):
-        bad("expected a JSON object per line, e.g. {\"situation_id\": ..., \"context\": [...], \"responses\": {...}}")
+        bad('expected a JSON object per line, e.g. {"situation_id": ..., "context": [...], "responses": {...}}')
         return None, problems
     if "conversations" in obj and "responses" not in obj:
-        bad("this is a dialogs line (whole conversations per system): set [protocol] kind = \"pairwise_dialog\" in "
-            "study.toml to compare them, or import responses for a situations file")
+        bad(
+            'this is a dialogs line (whole conversations per system): set [protocol] kind = "pairwise_dialog" in '
+            "study.toml to compare them, or import responses for a situations file"
+        )
         return None, problems
     sid = obj.get("situation_id")
     if not isinstance(sid, str) or not sid.strip():
@@ -82,11 +85,11 @@ def parse_situation(obj: Any, file: str, line: int) -> tuple[Situation | None, l
     ctx = obj.get("context")
     turns: list[Turn] = []
     if not isinstance(ctx, list) or not ctx:
-        bad("'context' must be a non-empty list of {\"role\": \"user\"|\"bot\", \"text\": ...}", "context")
+        bad('\'context\' must be a non-empty list of {"role": "user"|"bot", "text": ...}', "context")
     else:
         for i, t in enumerate(ctx):
             if not isinstance(t, dict) or t.get("role") not in ROLES or not isinstance(t.get("text"), str):
-                bad(f"context[{i}] must be {{\"role\": \"user\" or \"bot\", \"text\": \"...\"}}", "context")
+                bad(f'context[{i}] must be {{"role": "user" or "bot", "text": "..."}}', "context")
                 continue
             turns.append(Turn(t["role"], t["text"]))
         if turns and len(turns) == len(ctx) and turns[-1].role != "user":
@@ -133,9 +136,14 @@ def json_lines(text: str, file: str, expected: str) -> tuple[list[tuple[int, Any
     return rows, problems
 
 
-def read_situations(paths: Iterable[str | Path], parse=parse_situation, *, id_key: str = "situation_id",
-                    expected: str = "one JSON object per line",
-                    missing: str = "run an import") -> tuple[list[Situation], list[Problem]]:
+def read_situations(
+    paths: Iterable[str | Path],
+    parse=parse_situation,
+    *,
+    id_key: str = "situation_id",
+    expected: str = "one JSON object per line",
+    missing: str = "run an import",
+) -> tuple[list[Situation], list[Problem]]:
     """Read every file, collecting all problems instead of stopping at the first.
 
     `parse` turns one decoded line into a Situation (dialogs files: infact/study/dialogs.py),
@@ -162,7 +170,14 @@ def read_situations(paths: Iterable[str | Path], parse=parse_situation, *, id_ke
             if sit is None:
                 continue
             if sit.situation_id in seen:
-                problems.append(Problem(name, f"duplicate {id_key} '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be unique", lineno, id_key))
+                problems.append(
+                    Problem(
+                        name,
+                        f"duplicate {id_key} '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be unique",
+                        lineno,
+                        id_key,
+                    )
+                )
                 continue
             seen[sit.situation_id] = f"{name}:{lineno}"
             situations.append(sit)
@@ -186,8 +201,14 @@ def situation_paths(folder: str | Path, names: Iterable[str], toml: str = "study
         except (OSError, RuntimeError):  # a symlink loop
             inside = False
         if not inside:
-            problems.append(Problem(toml, f"situations file {name!r} is outside the study folder {folder}: copy it into "
-                                          "the folder and give its path relative to it", key="study.situations"))
+            problems.append(
+                Problem(
+                    toml,
+                    f"situations file {name!r} is outside the study folder {folder}: copy it into "
+                    "the folder and give its path relative to it",
+                    key="study.situations",
+                )
+            )
         else:
             paths.append(path)
     if problems:

@@ -18,11 +18,14 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
-def render_study_toml(study_id: str, systems: list[str], situation_files: list[str],
-                      attention_situation: str | None = None) -> str:
+def render_study_toml(
+    study_id: str, systems: list[str], situation_files: list[str], attention_situation: str | None = None
+) -> str:
     text = DEMO_TOML.read_text(encoding="utf-8")
-    header = ("# Study created by `python -m infact import` — edit the texts, then run\n"
-              "# `python -m infact validate <this folder>`. Every setting is explained in the README.\n")
+    header = (
+        "# Study created by `python -m infact import` — edit the texts, then run\n"
+        "# `python -m infact validate <this folder>`. Every setting is explained in the README.\n"
+    )
     text = re.sub(r"\A(#.*\n)+", header, text)
     text = re.sub(r'(?m)^id = ".*"$', f"id = {json.dumps(study_id)}", text, count=1)
     text = re.sub(r'(?m)^title = ".*"$', 'title = "Which chatbot response makes sense?"', text, count=1)
@@ -31,8 +34,17 @@ def render_study_toml(study_id: str, systems: list[str], situation_files: list[s
     text = re.sub(r"(?m)^expected_minutes = .*$", "expected_minutes = 15", text, count=1)
     text = text.replace("It takes about **12 minutes**.", "It takes about **15 minutes**.")
     if attention_situation:
-        text = re.sub(r'(?m)^situation = ".*"$', f"situation = {json.dumps(attention_situation)}  # its dialog is used only for the check", text, count=1)
+        text = re.sub(
+            r'(?m)^situation = ".*"$',
+            f"situation = {json.dumps(attention_situation)}  # its dialog is used only for the check",
+            text,
+            count=1,
+        )
     else:
         text = re.sub(r'(?m)^situation = ".*"\n', "", text, count=1)
-        text = text.replace("[attention_check]\nenabled = true", "[attention_check]\n# Set `situation` to a situation_id to enable the check.\nenabled = false", 1)
+        text = text.replace(
+            "[attention_check]\nenabled = true",
+            "[attention_check]\n# Set `situation` to a situation_id to enable the check.\nenabled = false",
+            1,
+        )
     return text

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from infact.text.items import QUOTED, is_item
-
 
 ROLE_LABELS = {"user": "USER", "bot": "CHAT-BOT"}
 
@@ -39,7 +38,7 @@ STYLE = {
     "progress_bar": "height:100%;background:#1a56c4;border-radius:.25rem;",
     "caption": "color:#4a4f57;font-size:.875rem;margin:0 0 .75rem 0",
     "return": "display:inline-block;padding:.5rem 1rem;border-radius:.5rem;background:#1a56c4;color:#fff;"
-              "font-weight:600;text-decoration:none",
+    "font-weight:600;text-decoration:none",
 }
 
 
@@ -50,7 +49,7 @@ def highlight_items(text: str, items: Iterable[str] = ()) -> str:
     for m in QUOTED.finditer(text):
         if not is_item(m.group(1), items):
             continue
-        out.append(html.escape(text[pos:m.start()]))
+        out.append(html.escape(text[pos : m.start()]))
         out.append(f'<mark class="infact-item" style="{STYLE["item"]}">&quot;{html.escape(m.group(1))}&quot;</mark>')
         pos = m.end()
     out.append(html.escape(text[pos:]))
@@ -63,12 +62,15 @@ def turn_html(role: str, text: str, *, next_turn: bool = False, items: Iterable[
     box = STYLE["next"] if next_turn else STYLE[role]
     cls = f"infact-turn infact-{role}" + (" infact-next" if next_turn else "")
     body = "…?" if next_turn else highlight_items(text, items)
-    return (f'<div class="{cls}" style="{box}"><span class="infact-role" style="{STYLE["role_" + role]}">{label}:</span> '
-            f'<span class="infact-text">{body}</span></div>')
+    return (
+        f'<div class="{cls}" style="{box}"><span class="infact-role" style="{STYLE["role_" + role]}">{label}:</span> '
+        f'<span class="infact-text">{body}</span></div>'
+    )
 
 
-def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True, intro: str | None = None,
-                items: Iterable[str] = ()) -> str:
+def dialog_html(
+    turns: Iterable[tuple[str, str]], placeholder: bool = True, intro: str | None = None, items: Iterable[str] = ()
+) -> str:
     items = tuple(items)
     body = f'<p class="infact-intro" style="{STYLE["intro"]}">{html.escape(intro)}</p>' if intro else ""
     body += "".join(turn_html(role, text, items=items) for role, text in turns)
@@ -80,8 +82,10 @@ def dialog_html(turns: Iterable[tuple[str, str]], placeholder: bool = True, intr
 def response_html(letter: str, text: str, items: Iterable[str] = (), *, card: bool = False) -> str:
     """One response; a `card` is framed together with the scales that follow it (see CSS)."""
     cls = "infact-response infact-card" if card else "infact-response"
-    return (f'<div class="{cls}" style="{STYLE["response"]}"><span class="infact-letter" style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
-            f'<div class="infact-text">{highlight_items(text, items)}</div></div>')
+    return (
+        f'<div class="{cls}" style="{STYLE["response"]}"><span class="infact-letter" style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
+        f'<div class="infact-text">{highlight_items(text, items)}</div></div>'
+    )
 
 
 def title_html(title: str) -> str:
@@ -90,12 +94,14 @@ def title_html(title: str) -> str:
 
 
 def progress_html(text: str, done: int, total: int) -> str:
-    """"Situation 3 of 10" and a bar: the visible line is plain text, the bar a named progressbar."""
+    """ "Situation 3 of 10" and a bar: the visible line is plain text, the bar a named progressbar."""
     pct = 0 if total <= 0 else round(100 * min(max(done, 0), total) / total)
-    return (f'<p class="infact-progress-text" style="{STYLE["progress_text"]}">{html.escape(text)}</p>'
-            f'<div class="infact-progress" role="progressbar" aria-label="Progress" aria-valuemin="0" '
-            f'aria-valuemax="{total}" aria-valuenow="{done}" aria-valuetext="{html.escape(text, quote=True)}" '
-            f'style="{STYLE["progress"]}"><div style="{STYLE["progress_bar"]}width:{pct}%"></div></div>')
+    return (
+        f'<p class="infact-progress-text" style="{STYLE["progress_text"]}">{html.escape(text)}</p>'
+        f'<div class="infact-progress" role="progressbar" aria-label="Progress" aria-valuemin="0" '
+        f'aria-valuemax="{total}" aria-valuenow="{done}" aria-valuetext="{html.escape(text, quote=True)}" '
+        f'style="{STYLE["progress"]}"><div style="{STYLE["progress_bar"]}width:{pct}%"></div></div>'
+    )
 
 
 def caption_html(text: str) -> str:
@@ -165,8 +171,14 @@ def _js(value) -> str:
     return json.dumps(value).replace("<", "\\u003c")
 
 
-def page_script(step: str, *, cookie: tuple[str, str, int] | None = None, redirect_url: str | None = None,
-                guard_ms: int = 600, redirect_ms: int = 1500) -> str:
+def page_script(
+    step: str,
+    *,
+    cookie: tuple[str, str, int] | None = None,
+    redirect_url: str | None = None,
+    guard_ms: int = 600,
+    redirect_ms: int = 1500,
+) -> str:
     """The participant page's only JavaScript, run once per step by `st.html(..., unsafe_allow_javascript=True)`.
 
     - A new step opens at its top: Streamlit keeps the scroll position of the element that
@@ -189,8 +201,10 @@ def page_script(step: str, *, cookie: tuple[str, str, int] | None = None, redire
 
 def return_link_html(url: str, label: str) -> str:
     """A link that leaves in the same tab (st.link_button opens a new one)."""
-    return (f'<a class="infact-return" href="{html.escape(url, quote=True)}" target="_self" '
-            f'style="{STYLE["return"]}">{html.escape(label)}</a>')
+    return (
+        f'<a class="infact-return" href="{html.escape(url, quote=True)}" target="_self" '
+        f'style="{STYLE["return"]}">{html.escape(label)}</a>'
+    )
 
 
 def forget_script(name: str) -> str:

@@ -8,7 +8,7 @@ listed it; ReDial's raw mentions (`@12345`) count as items where a dialog is rea
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 # Quoted text: "The Matrix (1999)", "Police Academy  (1984)", "Braveheart", "Meaningless".
 QUOTED = re.compile(r'"([^"\n]{1,200})"')

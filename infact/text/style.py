@@ -9,7 +9,7 @@ counted the way the participant page highlights them.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from infact.text.items import QUOTED, is_item
 

@@ -17,12 +17,38 @@ infact/participation/steps/.
 The top layer: may import anything in `infact`.
 """
 
-from infact.ui.resources import (fail_safely, get_storage, get_study, is_researcher, keep_researcher_signed_in,
-                                 per_session, secrets, show_problems, sign_out, store_target)
-from infact.ui.participant_page import RENDERERS, participant_page, renderer, show_errors, submit
 from infact.ui import comparison_steps, conversation_step, live_step, rating_steps  # noqa: F401  (they register their renderers)
+from infact.ui.participant_page import RENDERERS, participant_page, renderer, show_errors, submit
 from infact.ui.rankings import show_judges, show_ranking
+from infact.ui.resources import (
+    fail_safely,
+    get_storage,
+    get_study,
+    is_researcher,
+    keep_researcher_signed_in,
+    per_session,
+    secrets,
+    show_problems,
+    sign_out,
+    store_target,
+)
 
-__all__ = ["RENDERERS", "fail_safely", "get_storage", "get_study", "is_researcher", "keep_researcher_signed_in",
-           "participant_page", "per_session", "renderer", "secrets", "show_errors", "show_judges", "show_problems",
-           "show_ranking", "sign_out", "store_target", "submit"]
+__all__ = [
+    "RENDERERS",
+    "fail_safely",
+    "get_storage",
+    "get_study",
+    "is_researcher",
+    "keep_researcher_signed_in",
+    "participant_page",
+    "per_session",
+    "renderer",
+    "secrets",
+    "show_errors",
+    "show_judges",
+    "show_problems",
+    "show_ranking",
+    "sign_out",
+    "store_target",
+    "submit",
+]

@@ -27,8 +27,10 @@ def show_votes(votes: pd.DataFrame, title: str, key: str) -> None:
     st.dataframe(counts.style.format({"win_share": "{:.0%}"}), hide_index=True, key=f"{key}_table")
     left = cr.left_share(votes)
     if left:
-        st.caption(f"Position effect: the side shown left (on a phone, on top) won {left['left_share']:.0%} of "
-                   f"{left['n']} decisive votes (50% is no effect).")
+        st.caption(
+            f"Position effect: the side shown left (on a phone, on top) won {left['left_share']:.0%} of "
+            f"{left['n']} decisive votes (50% is no effect)."
+        )
 
 
 def show_best_worst(choices: pd.DataFrame, key: str = "best_worst") -> None:
@@ -37,8 +39,10 @@ def show_best_worst(choices: pd.DataFrame, key: str = "best_worst") -> None:
     if counts.empty:
         st.info("No best–worst choices yet.")
         return
-    st.caption(f"{len(choices)} choices by {choices['participant'].nunique()} participants; score = (best − worst) "
-               "per showing, from −1 (always worst) to 1 (always best).")
+    st.caption(
+        f"{len(choices)} choices by {choices['participant'].nunique()} participants; score = (best − worst) "
+        "per showing, from −1 (always worst) to 1 (always best)."
+    )
     st.altair_chart(cr.best_worst_chart(counts), key=f"chart_{key}")
     st.dataframe(counts.style.format({"score": "{:.2f}"}), hide_index=True, key=f"{key}_table")
 
@@ -69,6 +73,7 @@ def show_annotation_statistics(data, include_flagged: bool) -> None:
             return aa.render_markdown(aa.analyze_annotations(df, include_flagged=include_flagged, n_boot=N_BOOT))
         except InfactError as exc:
             return "Not available yet: " + "; ".join(p.message for p in exc.problems)
+
     st.subheader("Conversation annotations")
     text = data.derived("annotation_report", build, include_flagged)
     st.markdown(text.replace("\n## ", "\n#### ") if text else "No annotations yet.")

@@ -3,7 +3,6 @@ the onboarding with gold pairs, best–worst (issue 13)."""
 
 from __future__ import annotations
 
-
 import html
 
 import streamlit as st
@@ -11,11 +10,10 @@ import streamlit as st
 from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
-from infact.text.display import STYLE, dialog_html
 from infact.state import Progress
-from infact.values import response_letter
-
+from infact.text.display import STYLE, dialog_html
 from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
+from infact.values import response_letter
 
 
 def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "responses") -> None:
@@ -51,8 +49,10 @@ def pairwise_dialog_step(flow: Flow, progress: Progress, step: Step) -> None:
     from infact.participation.steps.compare_dialog import shown_conversations
 
     _step_header(flow, progress, step, "conversations")
-    _conversation_pair(flow.study.situation(step.situation_id).meta.get("topic", ""),
-                       [(response_letter(c["position"]), c["turns"]) for c in shown_conversations(flow, step)])
+    _conversation_pair(
+        flow.study.situation(step.situation_id).meta.get("topic", ""),
+        [(response_letter(c["position"]), c["turns"]) for c in shown_conversations(flow, step)],
+    )
     _pairwise_form(flow, progress, step, "Conversation")
 
 
@@ -62,17 +62,25 @@ def _conversation_pair(topic: str, conversations: list[tuple[str, list[dict]]]) 
 
 # Two columns where both fit at 300 px or more (a laptop), one below the other where not (a phone):
 # one HTML element instead of columns, containers and an element per conversation.
-PAIR_STYLE = "display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,300px),1fr));gap:1rem;align-items:start"
+PAIR_STYLE = (
+    "display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,300px),1fr));gap:1rem;align-items:start"
+)
 
 
 def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]]]) -> str:
     """The topic (if any), then each conversation under its label ("Conversation A"), so stacked
     on a phone each stays named. Dataset text is escaped (dialog_html), never Markdown."""
-    intro = (f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
-             if topic else "")
-    body = "".join(f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">Conversation '
-                   f'{html.escape(letter)}</span>{dialog_html([(t["role"], t["text"]) for t in turns], placeholder=False)}'
-                   f'</div>' for letter, turns in conversations)
+    intro = (
+        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
+        if topic
+        else ""
+    )
+    body = "".join(
+        f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">Conversation '
+        f"{html.escape(letter)}</span>{dialog_html([(t['role'], t['text']) for t in turns], placeholder=False)}"
+        f"</div>"
+        for letter, turns in conversations
+    )
     return f'<div class="infact-pair">{intro}<div style="{PAIR_STYLE}">{body}</div></div>'
 
 
@@ -81,14 +89,33 @@ def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> Non
     proto = flow.cfg.protocol
     with st.form(f"form-{step.name}"):
         options = ["A", "B"] + ([proto.tie_label] if proto.allow_tie else [])
-        choices = {crit.id: st.radio(proto.question_for(crit.id), options, index=None, horizontal=True,
-                                     format_func=lambda o: f"{noun} {o}" if o in ("A", "B") else o,
-                                     key=f"{step.name}-{crit.id}") for crit in flow.cfg.criteria}
+        choices = {
+            crit.id: st.radio(
+                proto.question_for(crit.id),
+                options,
+                index=None,
+                horizontal=True,
+                format_func=lambda o: f"{noun} {o}" if o in ("A", "B") else o,
+                key=f"{step.name}-{crit.id}",
+            )
+            for crit in flow.cfg.criteria
+        }
         why = ""
         if proto.justification != "off":
-            need = f" (at least {proto.justification_min_chars} characters)" if proto.justification == "required" else " (optional)"
+            need = (
+                f" (at least {proto.justification_min_chars} characters)"
+                if proto.justification == "required"
+                else " (optional)"
+            )
             why = st.text_area(f"Briefly, why?{need}", key=f"{step.name}-why", max_chars=2000)
-        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"choices": choices, "justification": why})
+        submit_button(
+            flow,
+            progress,
+            step,
+            "Submit and continue",
+            f"submit-{step.name}",
+            {"choices": choices, "justification": why},
+        )
 
 
 @renderer("onboarding")
@@ -97,10 +124,15 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
 
     pairs = read_gold_pairs(flow.study.folder, flow.cfg.protocol.onboarding)
     dialogs = bool(pairs) and isinstance(pairs[0]["a"], list)
-    better = "one conversation's chatbot is clearly the better one" if dialogs else \
-        "one response is clearly the better next message"
-    st.markdown(f"**Before the study: {len(pairs)} practice examples.** In each, {better}. "
-                "Choose it to show you have understood the task.")
+    better = (
+        "one conversation's chatbot is clearly the better one"
+        if dialogs
+        else "one response is clearly the better next message"
+    )
+    st.markdown(
+        f"**Before the study: {len(pairs)} practice examples.** In each, {better}. "
+        "Choose it to show you have understood the task."
+    )
     with st.form(f"form-{step.name}"):
         gold = {}
         for i, pair in enumerate(pairs, start=1):
@@ -115,8 +147,14 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
                         with col:
                             render_response(letter, pair[key])
                     noun = "Response"
-                gold[str(i)] = st.radio(flow.cfg.protocol.question_for(flow.cfg.criteria[0].id), ["A", "B"], index=None,
-                                        horizontal=True, format_func=lambda o, n=noun: f"{n} {o}", key=f"onboarding-{i}")
+                gold[str(i)] = st.radio(
+                    flow.cfg.protocol.question_for(flow.cfg.criteria[0].id),
+                    ["A", "B"],
+                    index=None,
+                    horizontal=True,
+                    format_func=lambda o, n=noun: f"{n} {o}",
+                    key=f"onboarding-{i}",
+                )
         submit_button(flow, progress, step, "Continue to the study", "submit-onboarding", {"gold": gold})
 
 
@@ -135,8 +173,12 @@ def best_worst_step(flow: Flow, progress: Progress, step: Step) -> None:
         for crit in flow.cfg.criteria:
             st.markdown(flow.cfg.protocol.question_for(crit.id))
             with st.container(key=f"infact-bw-{step.name}-{crit.id}"):  # large framed targets (display.CSS)
-                best[crit.id] = st.radio("Best response", letters, index=None, horizontal=True,
-                                         key=f"{step.name}-{crit.id}-best")
-                worst[crit.id] = st.radio("Worst response", letters, index=None, horizontal=True,
-                                          key=f"{step.name}-{crit.id}-worst")
-        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"best": best, "worst": worst})
+                best[crit.id] = st.radio(
+                    "Best response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-best"
+                )
+                worst[crit.id] = st.radio(
+                    "Worst response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-worst"
+                )
+        submit_button(
+            flow, progress, step, "Submit and continue", f"submit-{step.name}", {"best": best, "worst": worst}
+        )

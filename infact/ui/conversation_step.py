@@ -26,17 +26,24 @@ def conversation_top(flow: Flow, progress: Progress, step: Step) -> str:
     done, total = flow.progress(progress.state)
     conv, _ = conversation_of(flow.study, step.situation_id)
     topic = conv.meta.get("topic") or ""
-    intro = (f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
-             if topic else "")
-    return (progress_html(f"Conversation {step.index} of {total}", done, total)
-            + caption_html(flow.cfg.texts.situation_help) + intro)
+    intro = (
+        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
+        if topic
+        else ""
+    )
+    return (
+        progress_html(f"Conversation {step.index} of {total}", done, total)
+        + caption_html(flow.cfg.texts.situation_help)
+        + intro
+    )
 
 
 def _turn_block(turn: dict, items, number: int | None) -> str:
-    label = (f'<span class="infact-letter" style="{STYLE["letter"]}">Chatbot message {number}</span>'
-             if number else "")
-    return (f'<div class="infact-annotated-turn" data-turn="{turn["turn_ind"]}">{label}'
-            f'{turn_html(turn["role"], turn["text"], items=items)}</div>')
+    label = f'<span class="infact-letter" style="{STYLE["letter"]}">Chatbot message {number}</span>' if number else ""
+    return (
+        f'<div class="infact-annotated-turn" data-turn="{turn["turn_ind"]}">{label}'
+        f"{turn_html(turn['role'], turn['text'], items=items)}</div>"
+    )
 
 
 @renderer("conversation")
@@ -54,17 +61,33 @@ def conversation_step(flow: Flow, progress: Progress, step: Step) -> None:
             ind = turn["turn_ind"]
             st.html(_turn_block(turn, items, numbers.get(ind)))
             if ind in numbers:
-                turns[str(ind)] = {a.id: st.radio(f"Chatbot message {numbers[ind]}: {a.question}", a.labels,
-                                                  index=None, horizontal=True, key=f"{step.name}-t{ind}-{a.id}")
-                                   for a in turn_aspects}
+                turns[str(ind)] = {
+                    a.id: st.radio(
+                        f"Chatbot message {numbers[ind]}: {a.question}",
+                        a.labels,
+                        index=None,
+                        horizontal=True,
+                        key=f"{step.name}-t{ind}-{a.id}",
+                    )
+                    for a in turn_aspects
+                }
         dialogue = {}
         if dialogue_aspects:
             st.markdown("**The whole conversation**")
-            dialogue = {a.id: st.radio(a.question, a.labels, index=None, horizontal=True, key=f"{step.name}-d-{a.id}")
-                        for a in dialogue_aspects}
+            dialogue = {
+                a.id: st.radio(a.question, a.labels, index=None, horizontal=True, key=f"{step.name}-d-{a.id}")
+                for a in dialogue_aspects
+            }
         comment = ""
         if cfg.protocol.comment != "off":
-            comment = st.text_area("Anything else about this conversation? (optional)", key=f"{step.name}-comment",
-                                   max_chars=2000)
-        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}",
-                      {"turns": turns, "dialogue": dialogue, "comment": comment})
+            comment = st.text_area(
+                "Anything else about this conversation? (optional)", key=f"{step.name}-comment", max_chars=2000
+            )
+        submit_button(
+            flow,
+            progress,
+            step,
+            "Submit and continue",
+            f"submit-{step.name}",
+            {"turns": turns, "dialogue": dialogue, "comment": comment},
+        )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -55,8 +55,9 @@ def expire_later(delay: float = EXPIRY_SECONDS) -> threading.Timer:
     return timer
 
 
-def guarded(make: Callable[[], bytes], still_signed_in: Callable[[], bool],
-            expire: Callable[[], object] = expire_later) -> Callable[[], bytes]:
+def guarded(
+    make: Callable[[], bytes], still_signed_in: Callable[[], bool], expire: Callable[[], object] = expire_later
+) -> Callable[[], bytes]:
     """The callable a download button gets: checks the sign-in, makes the file, schedules its expiry.
     Runs on Streamlit's worker thread, outside the script: no st.* calls in here."""
 
@@ -82,14 +83,16 @@ def signed_in_check() -> Callable[[], bool]:
     def check() -> bool:
         try:
             return researcher_session.generation(storage, study.id) == issued
-        except Exception:  # noqa: BLE001 — the store cannot say: refuse
+        except Exception:
             return False
 
     return check
 
 
-def researcher_download(label: str, make: Callable[[], bytes], *, file_name: str, key: str,
-                        mime: str | None = None) -> None:
+def researcher_download(
+    label: str, make: Callable[[], bytes], *, file_name: str, key: str, mime: str | None = None
+) -> None:
     """A download button whose file is made on click by a signed-in session and expires soon after."""
-    st.download_button(label, guarded(make, signed_in_check()), file_name=file_name, key=key, mime=mime,
-                       on_click="ignore")
+    st.download_button(
+        label, guarded(make, signed_in_check()), file_name=file_name, key=key, mime=mime, on_click="ignore"
+    )

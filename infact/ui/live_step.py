@@ -59,8 +59,10 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     st.markdown(live.task)
     st.subheader(f"Chatbot {slot}")
     sent = conv.user_turns + (1 if pending else 0)
-    st.html(caption_html(f"{sent} of at most {live.max_turns} messages sent.")
-            + chat_html(lines_of(conv.turns), slot, pending=pending, typing=action is not None))
+    st.html(
+        caption_html(f"{sent} of at most {live.max_turns} messages sent.")
+        + chat_html(lines_of(conv.turns), slot, pending=pending, typing=action is not None)
+    )
     if action is not None:  # shown waiting, the input disabled, while the system answers
         st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000, disabled=True)
         _ask(run, slot, action)
@@ -75,9 +77,12 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
             st.rerun()
     if conv.awaiting_reply:
         # The words of the stored failure (a timeout says so), or a reload while the system was asked.
-        st.warning(failure_message(conv.last_error) if conv.last_error else
-                   "Waiting for the chatbot's answer. Your conversation is saved. "
-                   "You can try again, or skip this chatbot.")
+        st.warning(
+            failure_message(conv.last_error)
+            if conv.last_error
+            else "Waiting for the chatbot's answer. Your conversation is saved. "
+            "You can try again, or skip this chatbot."
+        )
         left, right = st.columns(2)
         left.button("Try again", key=f"live-retry-{slot}", type="primary")  # answered at the top of the next run
         if right.button("Skip this chatbot", key=f"live-skip-{slot}"):
@@ -102,9 +107,16 @@ def _live_rubric(flow: Flow, run, slot: str) -> None:
     st.subheader(f"About chatbot {slot}")
     st.markdown("How much do you agree with each statement about the conversation you just had?")
     with st.form(f"form-live-rubric-{slot}"):
-        answers = {item.id: st.radio(f"{n}. {item.question}", live.rubric_scale, index=None, horizontal=True,
-                                     key=f"live-rubric-{slot}-{item.id}")
-                   for n, item in enumerate(live.rubric, start=1)}
+        answers = {
+            item.id: st.radio(
+                f"{n}. {item.question}",
+                live.rubric_scale,
+                index=None,
+                horizontal=True,
+                key=f"live-rubric-{slot}-{item.id}",
+            )
+            for n, item in enumerate(live.rubric, start=1)
+        }
         show_errors()
         if st.form_submit_button("Continue", type="primary", key=f"live-rubric-submit-{slot}"):
             errors = run.submit_rubric(slot, answers)
@@ -140,8 +152,14 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
     options = ["A", "B", *(["tie"] if live.allow_tie else [])]
     names = {"A": "Chatbot A", "B": "Chatbot B", "tie": "About the same"}
     with st.form("form-live-vote"):
-        choice = st.radio("Overall, which chatbot helped you better?", options, index=None, horizontal=True,
-                          format_func=names.get, key="live-vote")
+        choice = st.radio(
+            "Overall, which chatbot helped you better?",
+            options,
+            index=None,
+            horizontal=True,
+            format_func=names.get,
+            key="live-vote",
+        )
         need = live.vote_reason_min_chars
         reason = st.text_area("Why?" + ("" if need else " (optional)"), key="live-vote-reason", max_chars=2000)
         show_errors()

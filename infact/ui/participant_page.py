@@ -7,21 +7,20 @@ registers itself with `@renderer(kind)` (rating_steps.py, comparison_steps.py, l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
 
 import streamlit as st
 
 from infact.errors import InfactError
 from infact.participation import steps, visits
 from infact.participation.flow import Flow
+from infact.participation.platforms import IdInUse, PlatformError, same_id
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
 from infact.stores.records import StorageError
-from infact.participation.platforms import IdInUse, PlatformError, same_id
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
-
 from infact.ui.resources import get_flow, is_researcher, log
 
 
@@ -34,11 +33,15 @@ def render_response(letter: str, text: str, items=()) -> None:
 
 
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
-STALE_TAB = ("This page was already answered in another tab or window, so the answers given here "
-             "were not stored. You continue with the next step.")
+STALE_TAB = (
+    "This page was already answered in another tab or window, so the answers given here "
+    "were not stored. You continue with the next step."
+)
 # A submit the store refused (read-only disk, database down): this answer is not saved, earlier ones are.
-NOT_SAVED = ("Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
-             "moment and press the button again; your earlier answers are kept.")
+NOT_SAVED = (
+    "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
+    "moment and press the button again; your earlier answers are kept."
+)
 
 
 @dataclass
@@ -66,6 +69,7 @@ def _register(table: dict, kind: str) -> Callable:
     def add(fn):
         table[kind] = fn
         return fn
+
     return add
 
 
@@ -121,7 +125,7 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     if visitor.visit:
         try:
             visits.store_consent(flow.storage, flow.study, visitor.visit, token, flow.clock())
-        except Exception:  # noqa: BLE001 — only the funnel's link from visit to participant is lost
+        except Exception:
             log.warning("INFACT: the consent of visit %s could not be linked to it", visitor.visit, exc_info=True)
     remember(token)
     return token, ()
@@ -169,17 +173,18 @@ def submit_button(flow: Flow, progress: Progress | Visitor, step: Step, label: s
         show_errors()
 
 
-
-
 def withdraw_box(flow: Flow, token: str | None) -> None:
     # Set apart by a line drawn in CSS (display.CSS: .st-key-infact-withdraw), not a divider element.
     with st.expander("Withdraw from the study", key="infact-withdraw"):
         if token is None:  # nothing stored yet; the same layout on every step (see display.CSS)
-            st.write("You have not started yet and nothing is stored. If you do not want to take part, "
-                     "simply close this page.")
+            st.write(
+                "You have not started yet and nothing is stored. If you do not want to take part, "
+                "simply close this page."
+            )
             return
-        st.write("You can stop at any time without giving a reason. Your answers will be marked as "
-                 "withdrawn and not used.")
+        st.write(
+            "You can stop at any time without giving a reason. Your answers will be marked as withdrawn and not used."
+        )
         if st.button("Withdraw and leave", key="withdraw"):
             flow.withdraw(token, "participant clicked withdraw")
             progress_cache().drop()  # rebuilt from storage on the rerun
@@ -223,22 +228,29 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     if resume is None and not preview:
         mine = remembered(flow)
         progress = cache.get(flow, mine) if mine else None
-        if progress is not None and (arrival.platform_id is None
-                                     or same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)):
+        if progress is not None and (
+            arrival.platform_id is None or same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)
+        ):
             resume = mine
     if resume is not None:
         remember(resume)
         return cache.get(flow, resume)
     if token:
         # A personal link we do not know: say so instead of silently starting over.
-        st.warning("We could not find your session from this link. If you have already started, "
-                   "please open the exact link from your browser's address bar or history.")
+        st.warning(
+            "We could not find your session from this link. If you have already started, "
+            "please open the exact link from your browser's address bar or history."
+        )
         if st.button("Start the study from the beginning", key="restart"):
             del st.query_params["p"]
             st.rerun()
         return None
-    return Visitor(query, preview, st.session_state.setdefault("infact_visitor_shown", flow.clock()),
-                   visit=None if preview else _visit(flow, arrival))
+    return Visitor(
+        query,
+        preview,
+        st.session_state.setdefault("infact_visitor_shown", flow.clock()),
+        visit=None if preview else _visit(flow, arrival),
+    )
 
 
 def _visit(flow: Flow, arrival) -> str:
@@ -250,7 +262,7 @@ def _visit(flow: Flow, arrival) -> str:
     if st.session_state.get("infact_visit") != visit:
         try:
             visits.store_visit(flow.storage, flow.study, visit, flow.clock())
-        except Exception:  # noqa: BLE001 — a visit is only counted: its failure must never block anyone
+        except Exception:
             log.warning("INFACT: the visit %s could not be recorded; the participant goes on", visit, exc_info=True)
         st.session_state["infact_visit"] = visit
     return visit

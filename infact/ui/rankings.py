@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-
 import streamlit as st
-
-
 
 
 def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
@@ -20,26 +17,40 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
         return
     level = f"{confidence:.0%}"
     if result["settled"]["settled"]:
-        st.success(f"The ranking is settled: every two adjacent ranks are separated at {level} confidence"
-                   + (" (provisional systems left out)." if result["settled"].get("provisional") else "."))
+        st.success(
+            f"The ranking is settled: every two adjacent ranks are separated at {level} confidence"
+            + (" (provisional systems left out)." if result["settled"].get("provisional") else ".")
+        )
     else:
         open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
         st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
     st.altair_chart(strength_chart(result), use_container_width=True, key=f"{key}strength_chart")
-    table = [{"rank": r["rank"], "system": r["system"], "strength": round(r["strength"], 2),
-              "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
-              "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}", "decisive votes": r.get("n_decisive"),
-              "provisional": bool(r.get("provisional"))} for r in result["ranking"]]
+    table = [
+        {
+            "rank": r["rank"],
+            "system": r["system"],
+            "strength": round(r["strength"], 2),
+            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
+            "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
+            "decisive votes": r.get("n_decisive"),
+            "provisional": bool(r.get("provisional")),
+        }
+        for r in result["ranking"]
+    ]
     st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key=f"{key}ranking_table")
     later = [r for r in table if r["provisional"]]
     if later:
-        st.caption(f"Provisional: fewer than {result.get('min_votes')} decisive votes (docs/ranking.md). Their votes "
-                   "count in the fit, but 'settled' and the fragility of the top leave them out.")
+        st.caption(
+            f"Provisional: fewer than {result.get('min_votes')} decisive votes (docs/ranking.md). Their votes "
+            "count in the fit, but 'settled' and the fragility of the top leave them out."
+        )
         st.dataframe(later, hide_index=True, key=f"{key}provisional_table")
     matrix = win_rate_matrix(result)
     if matrix is not None:
-        st.caption(f"Win rates (row beats column; ties count ½) from {result['n_votes']} votes by "
-                   f"{result['n_participants']} participants; Davidson tie parameter {result['tie_parameter']:.2f}.")
+        st.caption(
+            f"Win rates (row beats column; ties count ½) from {result['n_votes']} votes by "
+            f"{result['n_participants']} participants; Davidson tie parameter {result['tie_parameter']:.2f}."
+        )
         st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key=f"{key}win_rate_matrix")
         from infact.results.reports.preferences import balance_lines
 
@@ -57,10 +68,20 @@ def _show_fragility(frag: dict | None, key: str = "") -> None:
         return
     (st.warning if frag["top"]["fragile"] else st.caption)(in_words(frag))
     with st.expander("Fragility of each adjacent order"):
-        st.dataframe([{"higher": a["higher"], "lower": a["lower"], "votes to swap": a["n_votes"],
-                       "participants to swap": a["n_participants"],
-                       "search": f"{a['method']['votes']['search']} / {a['method']['participants']['search']}"}
-                      for a in frag["adjacent"]], hide_index=True, key=f"{key}fragility_table")
+        st.dataframe(
+            [
+                {
+                    "higher": a["higher"],
+                    "lower": a["lower"],
+                    "votes to swap": a["n_votes"],
+                    "participants to swap": a["n_participants"],
+                    "search": f"{a['method']['votes']['search']} / {a['method']['participants']['search']}",
+                }
+                for a in frag["adjacent"]
+            ],
+            hide_index=True,
+            key=f"{key}fragility_table",
+        )
         t = frag["top"]
         st.caption(f"Top: votes at lines {t['votes']} of pairwise.csv; participants {t['participants']}.")
 
@@ -73,13 +94,25 @@ def show_judges(result: dict) -> None:
     if not result:
         st.info("No human answers yet to compare the judges with.")
         return
-    st.caption("Agreement of each automatic judge with the human raters (docs/ranking.md): Kendall τ of the "
-               "system ranking, Spearman of items, Krippendorff's α with the judge as one more coder (and the humans' "
-               "own α), position and length bias.")
-    cols = ["n_items", "kendall_tau_systems", "spearman_items", "krippendorff_alpha_with_humans",
-            "krippendorff_alpha_humans", "position_bias", "length_bias"]
-    st.dataframe([{"judge": name, **{c: j.get(c) for c in cols}} for name, j in result.items()],
-                 hide_index=True, key="judges_table")
+    st.caption(
+        "Agreement of each automatic judge with the human raters (docs/ranking.md): Kendall τ of the "
+        "system ranking, Spearman of items, Krippendorff's α with the judge as one more coder (and the humans' "
+        "own α), position and length bias."
+    )
+    cols = [
+        "n_items",
+        "kendall_tau_systems",
+        "spearman_items",
+        "krippendorff_alpha_with_humans",
+        "krippendorff_alpha_humans",
+        "position_bias",
+        "length_bias",
+    ]
+    st.dataframe(
+        [{"judge": name, **{c: j.get(c) for c in cols}} for name, j in result.items()],
+        hide_index=True,
+        key="judges_table",
+    )
     _show_alignment(result)
 
 
@@ -90,12 +123,20 @@ def _show_alignment(result: dict) -> None:
         a = j.get("alignment")
         if not a:
             continue
-        rows.append({"judge": name, "stand-in": "yes" if a["stand_in"] else "no",
-                     "ρ items": a["spearman_items"], "ρ 95% CI": a["spearman_items_ci95"],
-                     "τ systems": a["kendall_tau_systems"], "τ 95% CI": a["kendall_tau_systems_ci95"],
-                     "weighted κ": a["weighted_kappa_majority"], "split-half ρ": a["spearman_split_half"],
-                     "judge–half ρ": a["spearman_judge_vs_half"],
-                     "position consistency": a["position_consistency"]})
+        rows.append(
+            {
+                "judge": name,
+                "stand-in": "yes" if a["stand_in"] else "no",
+                "ρ items": a["spearman_items"],
+                "ρ 95% CI": a["spearman_items_ci95"],
+                "τ systems": a["kendall_tau_systems"],
+                "τ 95% CI": a["kendall_tau_systems_ci95"],
+                "weighted κ": a["weighted_kappa_majority"],
+                "split-half ρ": a["spearman_split_half"],
+                "judge–half ρ": a["spearman_judge_vs_half"],
+                "position consistency": a["position_consistency"],
+            }
+        )
     if rows:
         st.markdown("**Alignment** — " + next(j["alignment"]["rule"] for j in result.values() if j.get("alignment")))
         st.dataframe(rows, hide_index=True, key="judges_alignment")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import streamlit as st
 
 from infact.participation.flow import Flow
@@ -10,10 +9,9 @@ from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM
 from infact.participation.steps.situation import response_text
 from infact.state import Progress
-from infact.values import response_letter
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
-
 from infact.ui.participant_page import page_top, renderer, start_over_button, submit_button
+from infact.values import response_letter
 
 
 @renderer("consent")
@@ -40,9 +38,11 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
     """Progress, the short help and the dialog: drawn with the page's head, as one element."""
     done, total = flow.progress(progress.state)
     situation = flow.study.situation(step.situation_id)
-    return (progress_html(f"Situation {step.index} of {total}", done, total)
-            + caption_html(flow.cfg.texts.situation_help)
-            + dialog_html([(t.role, t.text) for t in situation.context], items=_items(situation)))
+    return (
+        progress_html(f"Situation {step.index} of {total}", done, total)
+        + caption_html(flow.cfg.texts.situation_help)
+        + dialog_html([(t.role, t.text) for t in situation.context], items=_items(situation))
+    )
 
 
 @renderer("situation")
@@ -61,11 +61,13 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
             for crit in cfg.criteria:
                 # The group's accessible name says which response it rates.
                 answers[system][crit.id] = st.radio(
-                    f"Response {letter}: {crit.question}", cfg.scale.labels, index=None, horizontal=True,
-                    key=f"{step.name}-{letter}-{crit.id}")
+                    f"Response {letter}: {crit.question}",
+                    cfg.scale.labels,
+                    index=None,
+                    horizontal=True,
+                    key=f"{step.name}-{letter}-{crit.id}",
+                )
         submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"ratings": answers})
-
-
 
 
 @renderer("questionnaire")

@@ -7,21 +7,20 @@ import logging
 import os
 import time
 import traceback
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import streamlit as st
 
-from infact.deployment import study_folder
 from infact.access import session as researcher_session
+from infact.deployment import study_folder
 from infact.errors import InfactError
 from infact.participation import situation_load
 from infact.participation.flow import Flow, utcnow
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
-
-
 
 log = logging.getLogger("infact")
 
@@ -103,8 +102,10 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
     """Log the traceback for the operator; show people a calm message, never the trace."""
     log.error("unexpected error: %s", "".join(traceback.format_exception(exc)))
     if audience == "participant":
-        st.error("Sorry, something went wrong on our side. Your answers so far are saved. "
-                 "Please reload the page in a moment; you will continue where you left off.")
+        st.error(
+            "Sorry, something went wrong on our side. Your answers so far are saved. "
+            "Please reload the page in a moment; you will continue where you left off."
+        )
     else:
         st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")
 
@@ -123,7 +124,7 @@ def _generation() -> int | None:
     try:
         study = get_study()
         return researcher_session.generation(get_storage(study), study.id)
-    except Exception:  # noqa: BLE001 — a broken config or store: sign in with the password instead
+    except Exception:
         log.warning("INFACT: the researcher session generation could not be read", exc_info=True)
         return None
 
@@ -192,7 +193,9 @@ def keep_researcher_signed_in() -> None:
             state["researcher_cookie_set"] = True
             state["researcher_generation"] = current
             state["researcher_generation_at"] = time.monotonic()
-            st.html(researcher_session.cookie_script(researcher_session.token(key, generation=current)),
-                    unsafe_allow_javascript=True)
+            st.html(
+                researcher_session.cookie_script(researcher_session.token(key, generation=current)),
+                unsafe_allow_javascript=True,
+            )
     elif state.get("researcher_signed_out") and state.pop("researcher_cookie_set", True):
         st.html(researcher_session.cookie_script(None), unsafe_allow_javascript=True)

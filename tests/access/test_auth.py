@@ -11,8 +11,9 @@ from infact.access.auth import email_allowed, hash_password, needs_rehash, oidc_
 
 # Printed by the previous `hash-password` (N=2^14) for "old-researcher-pw": such hashes are
 # already pasted into researchers' secrets and must keep working.
-OLD_HASH = ("scrypt$16384$8$1$00112233445566778899aabbccddeeff$"
-            "5450b8bf12d433583cdd615ea925cbd332f2ffb68837a31f7a96496049ab6af7")
+OLD_HASH = (
+    "scrypt$16384$8$1$00112233445566778899aabbccddeeff$5450b8bf12d433583cdd615ea925cbd332f2ffb68837a31f7a96496049ab6af7"
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +45,18 @@ def test_hash_made_with_old_parameters_still_verifies_and_asks_for_rehash():
     assert needs_rehash(OLD_HASH)
 
 
-@pytest.mark.parametrize("stored, problem", [
-    ("", "expected scrypt$N$r$p"),
-    ("bcrypt$2b$12$abc", "expected scrypt$N$r$p"),
-    ("scrypt$16384$8$1$zz$00", "hexadecimal"),
-    ("scrypt$1000$8$1$00ff$" + "00" * 32, "unsupported scrypt parameters"),      # N not a power of 2
-    ("scrypt$1073741824$8$1$00ff$" + "00" * 32, "unsupported scrypt parameters"),  # 1 TiB of memory
-    ("scrypt$16384$8$0$00ff$" + "00" * 32, "unsupported scrypt parameters"),
-    ("scrypt$16384$8$1$$" + "00" * 32, "too short"),
-])
+@pytest.mark.parametrize(
+    "stored, problem",
+    [
+        ("", "expected scrypt$N$r$p"),
+        ("bcrypt$2b$12$abc", "expected scrypt$N$r$p"),
+        ("scrypt$16384$8$1$zz$00", "hexadecimal"),
+        ("scrypt$1000$8$1$00ff$" + "00" * 32, "unsupported scrypt parameters"),  # N not a power of 2
+        ("scrypt$1073741824$8$1$00ff$" + "00" * 32, "unsupported scrypt parameters"),  # 1 TiB of memory
+        ("scrypt$16384$8$0$00ff$" + "00" * 32, "unsupported scrypt parameters"),
+        ("scrypt$16384$8$1$$" + "00" * 32, "too short"),
+    ],
+)
 def test_damaged_hash_is_explained_and_never_verifies(stored, problem):
     with pytest.raises(ValueError, match=problem.replace("$", r"\$")):
         parse_hash(stored)
@@ -92,12 +96,15 @@ def test_oidc_requires_an_allowed_and_verified_email():
     assert oidc_refusal({"email": "ada@uni.edu", "email_verified": "true"}, SETTINGS) is None
 
 
-@pytest.mark.parametrize("claims", [
-    {"email": "ada@uni.edu"},                                # provider sent no email_verified
-    {"email": "ada@uni.edu", "email_verified": False},
-    {"email": "ada@uni.edu", "email_verified": "false"},
-    {"email": "ada@uni.edu", "email_verified": None},
-])
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"email": "ada@uni.edu"},  # provider sent no email_verified
+        {"email": "ada@uni.edu", "email_verified": False},
+        {"email": "ada@uni.edu", "email_verified": "false"},
+        {"email": "ada@uni.edu", "email_verified": None},
+    ],
+)
 def test_oidc_refuses_an_unverified_email(claims):
     refusal = oidc_refusal(claims, SETTINGS)
     assert refusal and "not verified" in refusal and "ada@uni.edu" in refusal

@@ -21,9 +21,9 @@ def test_tokens_cannot_be_forged_or_extended():
     version, expires, generation, mac = rs.token(key, now=1000).split(".")
     assert not rs.valid(f"{version}.{int(expires) + 3600}.{generation}.{mac}", key, now=1001)  # later expiry
     assert not rs.valid(f"{version}.{expires}.{generation}.{'0' * len(mac)}", key, now=1001)
-    assert not rs.valid(f"{version}.{expires}.1.{mac}", key, now=1001, generation=1)       # a later generation
+    assert not rs.valid(f"{version}.{expires}.1.{mac}", key, now=1001, generation=1)  # a later generation
     far = rs.token(key, now=1000, lifetime=10 * rs.LIFETIME_SECONDS)
-    assert not rs.valid(far, key, now=1001)                                         # longer than allowed
+    assert not rs.valid(far, key, now=1001)  # longer than allowed
     for junk in ("", "v1", "v1.x.y", "v2.1.2", "v2.1.x.y", f"v1.{expires}.{mac}", None):
         assert not rs.valid(junk, key, now=1001)
 
@@ -55,10 +55,10 @@ def test_a_sign_out_revokes_every_token_issued_before_it(tmp_path):
         before = rs.token(key, generation=rs.generation(storage, "demo"))
         assert rs.valid(before, key, generation=rs.generation(storage, "demo"))
         assert rs.sign_out(storage, "demo") == 1
-        assert not rs.valid(before, key, generation=rs.generation(storage, "demo"))   # a replayed cookie
+        assert not rs.valid(before, key, generation=rs.generation(storage, "demo"))  # a replayed cookie
         after = rs.token(key, generation=1)
-        assert rs.valid(after, key, generation=rs.generation(storage, "demo"))       # signing in again works
-        assert rs.generation(storage, "other-study") == 0                            # per deployment (study)
+        assert rs.valid(after, key, generation=rs.generation(storage, "demo"))  # signing in again works
+        assert rs.generation(storage, "other-study") == 0  # per deployment (study)
         # reopened, as another app process would: the revocation is in the store, not in memory
         if isinstance(storage, TinyDBStorage):
             storage.close()

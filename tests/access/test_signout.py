@@ -42,8 +42,9 @@ def signed_in_browser() -> tuple[AppTest, str]:
     at.button(key="sign_in_submit").click()
     ok(at.run())
     assert any("You are signed in." in s.value for s in at.success)
-    cookies = [m.group(1) for h in at.get("html") for m in re.finditer(r"infact_researcher=([A-Za-z0-9.]+)",
-                                                                       h.proto.body)]
+    cookies = [
+        m.group(1) for h in at.get("html") for m in re.finditer(r"infact_researcher=([A-Za-z0-9.]+)", h.proto.body)
+    ]
     assert len(cookies) == 1, cookies
     return at, cookies[0]
 
@@ -63,11 +64,11 @@ def refused(at: AppTest) -> bool:
 
 def test_a_cookie_replayed_after_sign_out_is_refused(env, monkeypatch):
     browser, cookie = signed_in_browser()
-    assert not refused(replay(monkeypatch, cookie))   # before sign-out the cookie opens the dashboard
+    assert not refused(replay(monkeypatch, cookie))  # before sign-out the cookie opens the dashboard
     browser.button(key="sign_out").click()
     ok(browser.run())
     assert any("max-age=0" in h.proto.body for h in browser.get("html"))  # the browser is told to forget it
-    assert refused(replay(monkeypatch, cookie))       # and the server refuses a copy that was kept
+    assert refused(replay(monkeypatch, cookie))  # and the server refuses a copy that was kept
     # Signing in again issues a cookie of the new generation, which works.
     again, fresh = signed_in_browser()
     assert fresh != cookie and not refused(replay(monkeypatch, fresh))

@@ -73,10 +73,10 @@ def test_the_reported_case_100_wrong_passwords_in_32_seconds_is_held_to_a_handfu
 def test_new_session_per_guess_is_throttled_server_wide(clock):
     t = SignInThrottle(session_free=3, server_free=10, server_max_delay=60, clock=clock)
     checked = 0
-    for i in range(1000):                       # ~1000 fresh sessions within 100 s
+    for i in range(1000):  # ~1000 fresh sessions within 100 s
         checked += guess(t, f"fresh-{i}")
         clock.now += 0.1
-    assert checked == 16, checked   # 11 without waiting, then 2, 4, 8, 16, 32 s apart; next after 60 s
+    assert checked == 16, checked  # 11 without waiting, then 2, 4, 8, 16, 32 s apart; next after 60 s
     assert t.wait_seconds("the-real-researcher") <= 60  # a locked-out researcher waits at most the cap
 
 
@@ -84,11 +84,11 @@ def test_old_failures_expire_after_the_window(clock):
     t = SignInThrottle(session_free=1, server_free=1, window=900, clock=clock)
     wrong(t, "s1")
     wrong(t, "s2")
-    assert t.wait_seconds("s3") > 0             # server-wide: 2 failures > 1 free
+    assert t.wait_seconds("s3") > 0  # server-wide: 2 failures > 1 free
     clock.now += 901
     assert t.wait_seconds("s1") == 0 and t.wait_seconds("s3") == 0
-    assert wrong(t, "s1") == 0                  # counting starts afresh
-    assert len(t._sessions) == 1                # expired sessions are forgotten: bounded memory
+    assert wrong(t, "s1") == 0  # counting starts afresh
+    assert len(t._sessions) == 1  # expired sessions are forgotten: bounded memory
 
 
 def test_failures_and_refusals_are_logged_without_the_password(clock, caplog):
@@ -99,8 +99,9 @@ def test_failures_and_refusals_are_logged_without_the_password(clock, caplog):
         t.refused("abcdef0123456789", wait)
     messages = [r.getMessage() for r in caplog.records]
     assert len(messages) == 3
-    assert "wrong password (session abcdef01: 1 in a row; source unknown: 0; server: 1 in the last 15 min)" \
-        in messages[0]
+    assert (
+        "wrong password (session abcdef01: 1 in a row; source unknown: 0; server: 1 in the last 15 min)" in messages[0]
+    )
     assert "next attempt allowed in 2 s" in messages[1]
     assert "refused while throttled" in messages[2]
 
@@ -116,6 +117,7 @@ def test_concurrent_failures_are_all_counted(clock):
 
 
 # -- concurrency and sources (issue 19, point 10) ----------------------------------------------
+
 
 def forty_at_once(t: SignInThrottle, source_of) -> list:
     """40 sessions send a wrong password at the same moment; each check is a real scrypt check."""
@@ -166,11 +168,11 @@ def test_a_stranger_guessing_from_one_address_never_holds_up_the_researcher(cloc
     # Before per-source limits, the server-wide count let one stranger make the researcher wait up to a minute.
     t = SignInThrottle(clock=clock)
     checked = 0
-    for i in range(3000):                          # a fresh session per guess, for 15 minutes
+    for i in range(3000):  # a fresh session per guess, for 15 minutes
         checked += guess(t, f"fresh-{i}", "203.0.113.7")
         assert t.wait_seconds("researcher", "192.0.2.1") == 0
         clock.now += 0.3
-    assert checked <= 15, checked                  # 6 at once, then 2, 4 … 256, 300 s apart
+    assert checked <= 15, checked  # 6 at once, then 2, 4 … 256, 300 s apart
     assert attempt(t, "researcher", "192.0.2.1", lambda: True).ok
 
 
@@ -180,4 +182,4 @@ def test_a_correct_password_takes_its_reserved_attempt_back(clock):
     assert attempt(t, "b", "192.0.2.2", lambda: True).ok
     assert len(t._server) == 0 and not t._sessions and not t._sources
     wrong(t, "c", "192.0.2.3")
-    assert t.wait_seconds("d", "192.0.2.4") == 0   # one failure: still within the free one
+    assert t.wait_seconds("d", "192.0.2.4") == 0  # one failure: still within the free one

@@ -8,10 +8,18 @@ import time
 import pytest
 
 from infact.chat.client import CallableSystem, connect, load_callable
-from infact.study.live_config import LiveSystem
-from infact.chat.contract import (Message, SystemBadReply, SystemCrashed, SystemHTTPError, SystemTimeout,
-                                  SystemUnreachable, build_request, parse_reply)
+from infact.chat.contract import (
+    Message,
+    SystemBadReply,
+    SystemCrashed,
+    SystemHTTPError,
+    SystemTimeout,
+    SystemUnreachable,
+    build_request,
+    parse_reply,
+)
 from infact.chat.identity import LeakDetector
+from infact.study.live_config import LiveSystem
 from tests.support.chat_stubs import SHORT_TIMEOUT, http
 
 
@@ -25,8 +33,12 @@ def test_http_system_answers_and_receives_the_contract(normal_server):
     assert reply.items == ("Up (2009)",)
     assert reply.latency_ms >= 0
     sent = normal_server.requests[-1]
-    assert sent == {"study_id": "s1", "conversation_id": "c1", "turn": 2,
-                    "messages": [{"role": "user", "text": "something funny please"}]}
+    assert sent == {
+        "study_id": "s1",
+        "conversation_id": "c1",
+        "turn": 2,
+        "messages": [{"role": "user", "text": "something funny please"}],
+    }
 
 
 def test_timeout_is_typed_and_does_not_wait_for_the_slow_system(slow_server):
@@ -61,13 +73,16 @@ def test_leaking_system_is_detected(leak_server):
     assert LeakDetector(["Leaky", "Other"]).find(reply.text) == ["KBRD"]
 
 
-@pytest.mark.parametrize("payload, problem", [
-    ({"items": []}, "no non-empty"),
-    ({"text": "   "}, "no non-empty"),
-    ({"text": "hi", "items": "Up (2009)"}, "list of strings"),
-    ({"text": "hi", "items": [1, 2]}, "list of strings"),
-    (["hi"], "JSON object"),
-])
+@pytest.mark.parametrize(
+    "payload, problem",
+    [
+        ({"items": []}, "no non-empty"),
+        ({"text": "   "}, "no non-empty"),
+        ({"text": "hi", "items": "Up (2009)"}, "list of strings"),
+        ({"text": "hi", "items": [1, 2]}, "list of strings"),
+        (["hi"], "JSON object"),
+    ],
+)
 def test_parse_reply_names_what_is_wrong(payload, problem):
     with pytest.raises(SystemBadReply, match=problem):
         parse_reply("S", payload, 1.0)
@@ -106,7 +121,7 @@ def test_load_callable_errors_name_the_spec():
 def test_leak_detector_whole_words_and_system_names():
     det = LeakDetector(["CineMate", "A"], extra=["Gemini"])
     assert det.find("I'm cinemate, built on GPT-4 by OpenAI") == ["CineMate", "GPT-4", "OpenAI"]
-    assert det.find("A great film: try \"Up (2009)\"") == []        # the short name "A" is not matched
+    assert det.find('A great film: try "Up (2009)"') == []  # the short name "A" is not matched
     assert det.find("kbrdx and prekgsf are not names") == []
     assert det.find("Gemini says hi") == ["Gemini"]
 
@@ -123,7 +138,7 @@ def test_a_slow_callable_is_reported_on_time_and_finishes_in_the_background():
     with pytest.raises(SystemTimeout, match="timeout_s = 0.05") as exc:
         system.reply(request())
     assert exc.value.kind == "timeout"
-    assert not finished.is_set() and system.overdue == 1   # reported while the call still runs
+    assert not finished.is_set() and system.overdue == 1  # reported while the call still runs
     release.set()
     assert finished.wait(5)
     for _ in range(500):  # the worker updates the count right after the call returns
@@ -149,7 +164,7 @@ def test_overdue_callables_do_not_pile_up_threads(monkeypatch):
             system.reply(request())
     with pytest.raises(SystemTimeout, match="2 earlier calls overran"):
         system.reply(request())
-    assert len(calls) == 2   # the third call was refused without starting a thread
+    assert len(calls) == 2  # the third call was refused without starting a thread
     release.set()
 
 

@@ -36,9 +36,17 @@ def test_a_system_past_its_timeout_is_stored_as_a_timeout_on_time():
     """The stub would answer after 5 s; timeout_s is 0.4: the failure is typed and comes at once."""
     with serve("normal", delay_s=5.0) as stub:
         storage = MemoryStorage()
-        session = ChatSession(storage, study_id="s", dataset_version=None, token="p1", slot="A", system="Slow",
-                              client=HttpSystem("Slow", stub.url, 0.4), detector=LeakDetector(["Slow"]),
-                              max_turns=3)
+        session = ChatSession(
+            storage,
+            study_id="s",
+            dataset_version=None,
+            token="p1",
+            slot="A",
+            system="Slow",
+            client=HttpSystem("Slow", stub.url, 0.4),
+            detector=LeakDetector(["Slow"]),
+            max_turns=3,
+        )
         start = time.monotonic()
         outcome = session.send("hello?")
         took = time.monotonic() - start
@@ -46,7 +54,7 @@ def test_a_system_past_its_timeout_is_stored_as_a_timeout_on_time():
     assert 0.3 < took < 3.0, f"the timeout took {took:.1f} s"
     conv = session.load()
     assert conv.awaiting_reply and conv.last_error["kind"] == "timeout"
-    assert "taking too long" in failure_message(conv.last_error)     # what a reload shows, too
+    assert "taking too long" in failure_message(conv.last_error)  # what a reload shows, too
     assert [t.text for t in conv.turns if t.role == "user"] == ["hello?"]
 
 
@@ -57,40 +65,50 @@ def test_a_system_that_trickles_its_answer_times_out_on_time():
         client = HttpSystem("Trickle", stub.url, 0.5)
         start = time.monotonic()
         with pytest.raises(SystemTimeout):
-            client.reply({"study_id": "s", "conversation_id": "c", "turn": 1,
-                          "messages": [{"role": "user", "text": "hi"}]})
+            client.reply(
+                {"study_id": "s", "conversation_id": "c", "turn": 1, "messages": [{"role": "user", "text": "hi"}]}
+            )
         took = time.monotonic() - start
     assert took < 3.0, f"the timeout took {took:.1f} s"
-    with serve("trickle", trickle_s=0.0) as quick:       # the same path answers when the answer is whole in time
-        reply = HttpSystem("Quick", quick.url, 5).reply({"study_id": "s", "conversation_id": "c", "turn": 1,
-                                                           "messages": [{"role": "user", "text": "hi"}]})
+    with serve("trickle", trickle_s=0.0) as quick:  # the same path answers when the answer is whole in time
+        reply = HttpSystem("Quick", quick.url, 5).reply(
+            {"study_id": "s", "conversation_id": "c", "turn": 1, "messages": [{"role": "user", "text": "hi"}]}
+        )
     assert reply.items == ("Up (2009)",)
 
 
 def test_the_live_step_counts_its_screens():
-    assert [(p.name, p.slot) for p in stages(True)] == [("chat", "A"), ("rubric", "A"), ("chat", "B"),
-                                                         ("rubric", "B"), ("vote", None)]
+    assert [(p.name, p.slot) for p in stages(True)] == [
+        ("chat", "A"),
+        ("rubric", "A"),
+        ("chat", "B"),
+        ("rubric", "B"),
+        ("vote", None),
+    ]
     assert position(Phase("chat", "A"), True) == (1, 5)
     assert position(Phase("rubric", "B"), True) == (4, 5)
     assert progress_text(Phase("chat", "B"), True) == "Step 3 of 5: Chat with chatbot B"
     assert progress_text(Phase("rubric", "A"), True) == "Step 2 of 5: Rate chatbot A"
     assert progress_text(Phase("vote"), True) == "Step 5 of 5: Your vote"
-    assert progress_text(Phase("rubric", "A"), False) == "Step 2 of 2: Rate chatbot A"   # one chat, no vote
+    assert progress_text(Phase("rubric", "A"), False) == "Step 2 of 2: Rate chatbot A"  # one chat, no vote
     assert position(Phase("done"), False) == (2, 2)
 
 
 def test_the_conversation_is_one_escaped_block_with_titles_highlighted():
-    turns = [Turn("user", "<b>hi</b> I loved \"Heat (1995)\"", 1), Turn("assistant", "", 1, error={"kind": "timeout"}),
-             Turn("assistant", 'Try "Up (2009)" or "Alien"', 1, items=("Alien",))]
+    turns = [
+        Turn("user", '<b>hi</b> I loved "Heat (1995)"', 1),
+        Turn("assistant", "", 1, error={"kind": "timeout"}),
+        Turn("assistant", 'Try "Up (2009)" or "Alien"', 1, items=("Alien",)),
+    ]
     lines = lines_of(turns)
-    assert [line.role for line in lines] == ["user", "assistant"]           # the failed attempt is not drawn
+    assert [line.role for line in lines] == ["user", "assistant"]  # the failed attempt is not drawn
     block = chat_html(lines, "B")
     assert block.count('class="infact-chat-turn') == 2 and "&lt;b&gt;hi&lt;/b&gt;" in block and "<b>" not in block
-    assert block.count('<mark class="infact-item"') == 3                   # two with a year, one the system listed
+    assert block.count('<mark class="infact-item"') == 3  # two with a year, one the system listed
     assert "Chatbot B" in block and TYPING not in block
     waiting = chat_html(lines, "B", pending="and <a comedy>?", typing=True)
     assert waiting.count("infact-chat-user") == 2 and "and &lt;a comedy&gt;?" in waiting
-    assert waiting.index("and &lt;a comedy&gt;?") < waiting.index(TYPING)   # the message, then the waiting state
+    assert waiting.index("and &lt;a comedy&gt;?") < waiting.index(TYPING)  # the message, then the waiting state
     assert 'role="status"' in waiting
     assert "No messages." in chat_html([], "A", empty="No messages.")
     assert chat_html([ChatLine("user", "x")], "A", empty="No messages.").count("No messages.") == 0
@@ -106,8 +124,9 @@ def test_the_vote_says_plainly_what_a_skip_did():
     both = [_conv("A", answered=True, skipped=False), _conv("B", answered=True, skipped=False)]
     assert vote_note(both) is None
     never_b = [_conv("A", answered=True, skipped=False), _conv("B", answered=False, skipped=True)]
-    assert vote_note(never_b).startswith("Chatbot B never answered, and you skipped it, so there is nothing to "
-                                         "compare") and "chatbot A is saved" in vote_note(never_b)
+    assert vote_note(never_b).startswith(
+        "Chatbot B never answered, and you skipped it, so there is nothing to compare"
+    ) and "chatbot A is saved" in vote_note(never_b)
     neither = [_conv("A", answered=False, skipped=True), _conv("B", answered=False, skipped=True)]
     assert vote_note(neither).startswith("Neither chatbot answered")
     later = [_conv("A", answered=True, skipped=True), _conv("B", answered=True, skipped=False)]
@@ -116,9 +135,14 @@ def test_the_vote_says_plainly_what_a_skip_did():
 
 @pytest.fixture
 def study(tmp_path):
-    live = {"max_turns": 3, "vote_reason_min_chars": 5,
-            "systems": {"Alpha": {"callable": DEMO + "genre_recommender"},
-                        "Beta": {"callable": DEMO + "popular_recommender"}}}
+    live = {
+        "max_turns": 3,
+        "vote_reason_min_chars": 5,
+        "systems": {
+            "Alpha": {"callable": DEMO + "genre_recommender"},
+            "Beta": {"callable": DEMO + "popular_recommender"},
+        },
+    }
     return load_study(make_study(tmp_path, systems=("Alpha", "Beta"), live=live))
 
 
@@ -135,7 +159,7 @@ def test_a_chatbot_that_never_answered_forfeits_without_a_vote_being_asked(study
     r.submit_rubric("A", {item.id: "Agree" for item in study.config.live.rubric})
     _skip_unanswered(r, "B")
     assert r.phase() == Phase("vote") and r.unanswered() == ["B"]
-    assert r.submit_vote("", "") == []               # no choice, no reason: none is asked
+    assert r.submit_vote("", "") == []  # no choice, no reason: none is asked
     vote = r.vote()
     assert (vote["choice"], vote["winner"], vote["forfeit"], vote["skipped"]) == (None, "Alpha", True, ["Beta"])
     assert vote["justification"] == "" and r.phase() == Phase("done")
@@ -155,6 +179,6 @@ def test_neither_answered_is_a_tie_forfeit_and_a_normal_vote_is_no_forfeit(study
         ok.session(slot).send("something scary")
         ok.session(slot).end("satisfied")
         ok.submit_rubric(slot, {item.id: "Agree" for item in study.config.live.rubric})
-    assert ok.submit_vote("", "") != []               # both chatted: a choice is needed
+    assert ok.submit_vote("", "") != []  # both chatted: a choice is needed
     assert ok.submit_vote("B", "it was better") == []
     assert (ok.vote()["winner"], ok.vote()["forfeit"], ok.vote()["choice"]) == ("Beta", False, "B")

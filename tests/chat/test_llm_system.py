@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from infact.chat.client import connect, connect_all
-from infact.study.live_config import LiveSystem
 from infact.chat.identity import LeakDetector
 from infact.chat.llm_chat import LLMSystem
 from infact.chat.session import ChatSession
@@ -15,6 +14,7 @@ from infact.participation.bots import run_bots
 from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.endpoints import Endpoint, Sampling
+from infact.study.live_config import LiveSystem
 from infact.study.loader import load_study
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
 from tests.support.openai_stub import serve_openai
@@ -32,18 +32,29 @@ def llm_system(stub, name="Llama", **kw) -> LLMSystem:
 
 
 def session(storage, client, max_turns=3) -> ChatSession:
-    return ChatSession(storage, study_id="live", dataset_version="v1", token="tok1", slot="A", system=client.name,
-                       client=client, detector=LeakDetector(["Llama", "GPT"]), max_turns=max_turns)
+    return ChatSession(
+        storage,
+        study_id="live",
+        dataset_version="v1",
+        token="tok1",
+        slot="A",
+        system=client.name,
+        client=client,
+        detector=LeakDetector(["Llama", "GPT"]),
+        max_turns=max_turns,
+    )
 
 
 def test_the_conversation_goes_as_chat_messages_after_the_hidden_system_prompt(storage, stub):
     s = session(storage, llm_system(stub, system_prompt="You recommend movies.", sampling=Sampling(temperature=0.9)))
     assert s.send("hi").ok and s.send("something funny").ok
     sent = stub.requests[-1]
-    assert sent["messages"] == [{"role": "system", "content": "You recommend movies."},
-                                {"role": "user", "content": "hi"},
-                                {"role": "assistant", "content": "You said: hi"},
-                                {"role": "user", "content": "something funny"}]
+    assert sent["messages"] == [
+        {"role": "system", "content": "You recommend movies."},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "You said: hi"},
+        {"role": "user", "content": "something funny"},
+    ]
     assert sent["temperature"] == 0.9 and sent["model"] == "stub-model"
     conv = s.load()
     assert [t.text for t in conv.turns if t.role == "assistant"] == ["You said: hi", "You said: something funny"]
@@ -51,7 +62,7 @@ def test_the_conversation_goes_as_chat_messages_after_the_hidden_system_prompt(s
     call = stored[-1]["extra"]["llm"]
     assert call["model"] == "stub-model" and call["params"] == {"temperature": 0.9} and call["prompt_tokens"] > 0
     assert len(call["prompt_hash"]) == 32 and stored[-1]["latency_ms"] == call["latency_ms"]
-    assert "You recommend movies." not in repr(stored)          # the system prompt is never stored or shown
+    assert "You recommend movies." not in repr(stored)  # the system prompt is never stored or shown
 
 
 def test_a_failing_endpoint_gives_the_participant_the_usual_message_and_retry_answers(storage, stub):
@@ -65,8 +76,14 @@ def test_a_failing_endpoint_gives_the_participant_the_usual_message_and_retry_an
     assert s.retry().ok and not s.load().awaiting_reply
 
 
-@pytest.mark.parametrize("answer, kind", [({"content": None, "refusal": "no"}, "bad_reply"),
-                                          ("", "bad_reply"), ({"content": "late", "delay_s": 1.0}, "timeout")])
+@pytest.mark.parametrize(
+    "answer, kind",
+    [
+        ({"content": None, "refusal": "no"}, "bad_reply"),
+        ("", "bad_reply"),
+        ({"content": "late", "delay_s": 1.0}, "timeout"),
+    ],
+)
 def test_refusals_empty_answers_and_timeouts_are_typed_failures(storage, stub, answer, kind):
     stub.rule = lambda request: answer
     s = session(storage, llm_system(stub, timeout_s=0.4))
@@ -75,7 +92,7 @@ def test_refusals_empty_answers_and_timeouts_are_typed_failures(storage, stub, a
 
 
 def test_an_answer_naming_a_model_is_flagged_as_an_identity_leak(storage, stub):
-    stub.rule = lambda request: "As GPT, I suggest \"Up (2009)\"."
+    stub.rule = lambda request: 'As GPT, I suggest "Up (2009)".'
     s = session(storage, llm_system(stub))
     assert s.send("who are you").ok
     assert s.load().flags == ["identity_leak"]
@@ -84,8 +101,10 @@ def test_an_answer_naming_a_model_is_flagged_as_an_identity_leak(storage, stub):
 def test_live_systems_name_an_endpoint_declared_in_the_study_or_the_secrets(stub, monkeypatch):
     settings = LiveSystem(endpoint="hosted", system_prompt="Be brief.", temperature=0.1)
     endpoints = {"local": Endpoint(base_url=stub.url, model="m")}
-    secrets = {"endpoints": {"hosted": {"base_url": stub.url, "model": "big", "api_key_env": "HOSTED"}},
-               "HOSTED": "sk-from-secrets-0123"}
+    secrets = {
+        "endpoints": {"hosted": {"base_url": stub.url, "model": "big", "api_key_env": "HOSTED"}},
+        "HOSTED": "sk-from-secrets-0123",
+    }
     system = connect("Llama", settings, endpoints, secrets)
     assert system.reply({"messages": [{"role": "user", "text": "hi"}]}).text == "You said: hi"
     assert stub.auth[-1] == "Bearer sk-from-secrets-0123" and stub.requests[-1]["model"] == "big"

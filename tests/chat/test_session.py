@@ -10,9 +10,17 @@ from tests.support.chat_stubs import SHORT_TIMEOUT, http
 
 
 def session(storage, client, *, token="tok1", slot="A", max_turns=3) -> ChatSession:
-    return ChatSession(storage, study_id="live", dataset_version="v1", token=token, slot=slot,
-                       system=client.name, client=client, detector=LeakDetector(["Good", "Other"]),
-                       max_turns=max_turns)
+    return ChatSession(
+        storage,
+        study_id="live",
+        dataset_version="v1",
+        token=token,
+        slot=slot,
+        system=client.name,
+        client=client,
+        detector=LeakDetector(["Good", "Other"]),
+        max_turns=max_turns,
+    )
 
 
 def test_three_turns_stored_and_read_back_by_a_fresh_session(storage, normal_server):
@@ -21,8 +29,14 @@ def test_three_turns_stored_and_read_back_by_a_fresh_session(storage, normal_ser
         assert s.send(text).ok
     # A reload: nothing kept in memory, a new object over the same store.
     conv = session(storage, http("Good", normal_server.url)).load()
-    assert [(t.role, t.turn) for t in conv.turns] == [("user", 1), ("assistant", 1), ("user", 2),
-                                                       ("assistant", 2), ("user", 3), ("assistant", 3)]
+    assert [(t.role, t.turn) for t in conv.turns] == [
+        ("user", 1),
+        ("assistant", 1),
+        ("user", 2),
+        ("assistant", 2),
+        ("user", 3),
+        ("assistant", 3),
+    ]
     assert conv.turns[1].items == ("Up (2009)",) and conv.turns[1].latency_ms is not None
     assert conv.ended["ended_by"] == "max_turns" and conv.ended["satisfaction"] is None
     # The system saw the whole conversation so far on the last turn.
@@ -37,7 +51,7 @@ def test_failure_keeps_the_message_and_retry_answers_it(storage, error_server, n
     assert "try again" in outcome.message
     conv = broken.load()
     assert conv.awaiting_reply and conv.last_error["status"] == 500
-    assert not broken.send("another message").ok          # answer the waiting one first
+    assert not broken.send("another message").ok  # answer the waiting one first
     # The system recovers (same session, now reachable): retry answers the stored message.
     fixed = session(storage, http("Good", normal_server.url))
     assert fixed.retry().ok
@@ -52,7 +66,7 @@ def test_timeout_then_skip_ends_the_chat_with_everything_kept(storage, slow_serv
     s = session(storage, http("Good", slow_server.url, SHORT_TIMEOUT))
     assert s.send("are you there").failure.kind == "timeout"
     assert s.skip()
-    assert not s.skip()                                     # ended once
+    assert not s.skip()  # ended once
     conv = s.load()
     assert conv.ended["ended_by"] == "skipped"
     assert conv.turns[0].text == "are you there" and conv.turns[1].error["kind"] == "timeout"
@@ -78,7 +92,7 @@ def test_double_send_of_the_same_turn_stores_once(storage, normal_server):
     s = session(storage, http("Good", normal_server.url))
     first = s._append("chat_message", "1/user", role="user", turn=1, text="hi")
     assert first and not s._append("chat_message", "1/user", role="user", turn=1, text="hi")
-    assert s.retry().ok                                     # reload mid-call: the waiting message is answered
+    assert s.retry().ok  # reload mid-call: the waiting message is answered
     assert [t.role for t in s.load().turns] == ["user", "assistant"]
 
 

@@ -40,7 +40,9 @@ def test_json_output_from_csv(csv, capsys):
 
 
 def test_include_flagged_and_criterion(csv, capsys):
-    r = run_json(capsys, str(csv), "--no-mixed-model", "--include-flagged", "--criterion", "meaningful", "--n-boot", "100")
+    r = run_json(
+        capsys, str(csv), "--no-mixed-model", "--include-flagged", "--criterion", "meaningful", "--n-boot", "100"
+    )
     assert r["n_participants"] == 20 and r["include_flagged"] is True
 
 
@@ -56,14 +58,17 @@ def test_text_summary_and_reports(csv, tmp_path, capsys):
     assert "system=sys1" in text  # mixed model estimates are in the HTML too
 
 
-@pytest.mark.parametrize("argv, expect", [
-    (["missing.csv"], "file not found"),
-    ([], "either RATINGS.csv or --study"),
-    (["--study", "somewhere"], "somewhere/study.toml: not found"),  # --db falls back like every command
-    (["{csv}", "--criterion", "fluency"], "criterion 'fluency' not found"),
-    (["{csv}", "--report", "out.pdf"], "out.md or out.html"),
-    (["{csv}", "--n-boot", "10"], "100 or more"),
-])
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["missing.csv"], "file not found"),
+        ([], "either RATINGS.csv or --study"),
+        (["--study", "somewhere"], "somewhere/study.toml: not found"),  # --db falls back like every command
+        (["{csv}", "--criterion", "fluency"], "criterion 'fluency' not found"),
+        (["{csv}", "--report", "out.pdf"], "out.md or out.html"),
+        (["{csv}", "--n-boot", "10"], "100 or more"),
+    ],
+)
 def test_errors_are_messages_not_tracebacks(csv, capsys, argv, expect):
     argv = [a.replace("{csv}", str(csv)) for a in argv]
     assert main(["analyze", *argv]) == 2

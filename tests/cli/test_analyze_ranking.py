@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from infact.cli.main import main
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes
 from tests.support.sims.ratings import simulate_ratings
+from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes
 
 
 def run_json(capsys, *argv):
@@ -61,8 +61,16 @@ def test_markdown_output_and_report(pairwise_csv, tmp_path, capsys):
 
 def test_best_worst_csv(tmp_path, capsys):
     path = tmp_path / "best_worst.csv"
-    pd.DataFrame({"participant": ["p1", "p2", "p3", "p4"], "situation_id": ["s1"] * 4, "criterion": "m",
-                  "systems": ["A|B|C"] * 4, "best": ["A", "A", "B", "A"], "worst": ["C", "B", "C", "C"]}).to_csv(path, index=False)
+    pd.DataFrame(
+        {
+            "participant": ["p1", "p2", "p3", "p4"],
+            "situation_id": ["s1"] * 4,
+            "criterion": "m",
+            "systems": ["A|B|C"] * 4,
+            "best": ["A", "A", "B", "A"],
+            "worst": ["C", "B", "C", "C"],
+        }
+    ).to_csv(path, index=False)
     r = run_json(capsys, str(path), "--n-boot", "100")
     assert r["kind"] == "best_worst"
     assert r["scores"][0]["system"] == "A" and r["ranking"][0]["system"] == "A"
@@ -82,7 +90,7 @@ def test_as_pairwise_and_judge_on_ratings(tmp_path, capsys):
     j = plain["judges"]["mean"]
     assert j["kind"] == "scores" and j["spearman_items"] == pytest.approx(1.0)
     assert j["kendall_tau_systems"] == pytest.approx(1.0)
-    assert "friedman" in plain   # the rating analysis is still all there
+    assert "friedman" in plain  # the rating analysis is still all there
 
 
 def test_judge_errors_name_the_file(tmp_path, capsys):
@@ -100,8 +108,22 @@ def test_reports_show_the_judges_beside_the_human_results(tmp_path, capsys):
     df.groupby(["situation_id", "system"])["rating"].mean().reset_index(name="score").to_csv(judge, index=False)
     for name in ("r.md", "r.html"):
         out = tmp_path / name
-        assert main(["analyze", str(ratings), "--no-mixed-model", "--n-boot", "100", "--judge", f"mean={judge}",
-                     "--report", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "analyze",
+                    str(ratings),
+                    "--no-mixed-model",
+                    "--n-boot",
+                    "100",
+                    "--judge",
+                    f"mean={judge}",
+                    "--report",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         text = out.read_text()
         assert "Automatic judges beside the humans" in text and "| mean | 12 |" in text
     assert text.rstrip().endswith("</body></html>")

@@ -63,8 +63,11 @@ def out_under_a_file(tmp):
     return ["export", "--study", DEMO_STUDY, "--db", tmp / "db", "--out", tmp / "afile" / "exports"], "afile"
 
 
-DAMAGES = {"not UTF-8": "{\"_default\": {\"1\": {\"x\": \"caf\xe9\"}}}".encode("latin-1"),
-           "a top-level list": b"[1, 2]", "wrong structure": b'{"_default": {"a": 5}}'}
+DAMAGES = {
+    "not UTF-8": '{"_default": {"1": {"x": "caf\xe9"}}}'.encode("latin-1"),
+    "a top-level list": b"[1, 2]",
+    "wrong structure": b'{"_default": {"a": 5}}',
+}
 
 
 def damaged_store(tmp: Path, damage: str) -> Path:
@@ -79,37 +82,87 @@ def damaged_store(tmp: Path, damage: str) -> Path:
 
 CASES = {
     "validate: deeply nested situations": deep_situations,
-    "validate: deeply nested study.toml": lambda tmp: (["validate", study(tmp, toml="a = " + "[" * 100_000)], "study.toml"),
+    "validate: deeply nested study.toml": lambda tmp: (
+        ["validate", study(tmp, toml="a = " + "[" * 100_000)],
+        "study.toml",
+    ),
     "validate: situations = ['.']": lambda tmp: (["validate", study(tmp, '["."]')], "study"),
     "validate: situations = ['/dev/zero']": lambda tmp: (["validate", study(tmp, '["/dev/zero"]')], "study.toml"),
-    "validate: situations climb out": lambda tmp: (["validate", study(tmp, '["../../../../etc/passwd"]')], "study.toml"),
+    "validate: situations climb out": lambda tmp: (
+        ["validate", study(tmp, '["../../../../etc/passwd"]')],
+        "study.toml",
+    ),
     "validate: situations = ['/etc/shadow']": lambda tmp: (["validate", study(tmp, '["/etc/shadow"]')], "study.toml"),
     "validate: a symlink to /dev/zero": link_to_dev_zero,
     "bots: a FIFO as situations file": fifo_inside,
     "validate FILE": lambda tmp: (["validate", write(tmp, "study.json", "{}")], "study.json"),
-    "import redial: deeply nested": lambda tmp: (["import", "redial", write(tmp, "deep.jsonl", DEEP), "--study", tmp / "o"], "deep.jsonl"),
+    "import redial: deeply nested": lambda tmp: (
+        ["import", "redial", write(tmp, "deep.jsonl", DEEP), "--study", tmp / "o"],
+        "deep.jsonl",
+    ),
     "import redial: /dev/zero": lambda tmp: (["import", "redial", "/dev/zero", "--study", tmp / "o"], "/dev/zero"),
     "import responses: deeply nested": lambda tmp: (
-        ["import", "responses", write(tmp, "deep.jsonl", DEEP), "--study", study(tmp), "--system", "X"], "deep.jsonl:1"),
+        ["import", "responses", write(tmp, "deep.jsonl", DEEP), "--study", study(tmp), "--system", "X"],
+        "deep.jsonl:1",
+    ),
     "import infact-export: deeply nested": lambda tmp: (
-        ["import", "infact-export", write(tmp, "deep.json", DEEP), "--out", tmp / "o"], "deep.json"),
+        ["import", "infact-export", write(tmp, "deep.json", DEEP), "--out", tmp / "o"],
+        "deep.json",
+    ),
     "import transcripts: deeply nested": lambda tmp: (
-        ["import", "transcripts", write(tmp, "transcripts.jsonl", DEEP), "--study", tmp / "o"], "transcripts.jsonl"),
+        ["import", "transcripts", write(tmp, "transcripts.jsonl", DEEP), "--study", tmp / "o"],
+        "transcripts.jsonl",
+    ),
     "import conversations: deeply nested": lambda tmp: (
-        ["import", "conversations", write(tmp, "deep.jsonl", DEEP), "--study", tmp / "o", "--system", "X"], "deep.jsonl:1"),
+        ["import", "conversations", write(tmp, "deep.jsonl", DEEP), "--study", tmp / "o", "--system", "X"],
+        "deep.jsonl:1",
+    ),
     "import conversations: /dev/zero": lambda tmp: (
-        ["import", "conversations", "/dev/zero", "--study", tmp / "o", "--system", "X"], "/dev/zero"),
+        ["import", "conversations", "/dev/zero", "--study", tmp / "o", "--system", "X"],
+        "/dev/zero",
+    ),
     "analyze: a rating of 1e30": ratings_csv,
-    "analyze: deeply nested transcripts": lambda tmp: (["analyze", write(tmp, "transcripts.jsonl", DEEP)], "transcripts.jsonl:1"),
+    "analyze: deeply nested transcripts": lambda tmp: (
+        ["analyze", write(tmp, "transcripts.jsonl", DEEP)],
+        "transcripts.jsonl:1",
+    ),
     "verify-codes: not UTF-8": lambda tmp: (
-        ["verify-codes", write(tmp, "codes.txt", "caf\xe9\n".encode("latin-1")), "--study", DEMO_STUDY, "--db", tmp / "db"], "codes.txt"),
+        [
+            "verify-codes",
+            write(tmp, "codes.txt", "caf\xe9\n".encode("latin-1")),
+            "--study",
+            DEMO_STUDY,
+            "--db",
+            tmp / "db",
+        ],
+        "codes.txt",
+    ),
     "export --out under a file": out_under_a_file,
-    "export --db names a file": lambda tmp: (["export", "--study", DEMO_STUDY, "--db", tmp / "answers.json", "--out", tmp / "o"], "answers.json"),
-    **{f"export: a store file {d}": (lambda d: lambda tmp: (
-        ["export", "--study", DEMO_STUDY, "--db", damaged_store(tmp, d), "--out", tmp / "o"], "quarantine"))(d) for d in DAMAGES},
-    **{f"migrate: a store file {d}": (lambda d: lambda tmp: (
-        ["migrate", "--from", damaged_store(tmp, d), "--to", tmp / "copy"], "quarantine"))(d) for d in DAMAGES},
-    "hash-password --write a folder": lambda tmp: (["hash-password", "--password", "long-enough-pw", "--write", tmp], str(tmp)),
+    "export --db names a file": lambda tmp: (
+        ["export", "--study", DEMO_STUDY, "--db", tmp / "answers.json", "--out", tmp / "o"],
+        "answers.json",
+    ),
+    **{
+        f"export: a store file {d}": (
+            lambda d: (
+                lambda tmp: (
+                    ["export", "--study", DEMO_STUDY, "--db", damaged_store(tmp, d), "--out", tmp / "o"],
+                    "quarantine",
+                )
+            )
+        )(d)
+        for d in DAMAGES
+    },
+    **{
+        f"migrate: a store file {d}": (
+            lambda d: lambda tmp: (["migrate", "--from", damaged_store(tmp, d), "--to", tmp / "copy"], "quarantine")
+        )(d)
+        for d in DAMAGES
+    },
+    "hash-password --write a folder": lambda tmp: (
+        ["hash-password", "--password", "long-enough-pw", "--write", tmp],
+        str(tmp),
+    ),
 }
 
 
@@ -118,8 +171,14 @@ def test_bad_input_gets_a_message_not_a_traceback(case, tmp_path):
     argv, names = CASES[case](tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("INFACT_")}
     env.update(PYTHONPATH=str(REPO), HOME=str(tmp_path))  # no secrets.toml of this machine
-    proc = subprocess.run([sys.executable, "-m", "infact", *map(str, argv)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "infact", *map(str, argv)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode != 0, proc.stdout
     assert "Traceback" not in proc.stderr, proc.stderr
     assert names in proc.stderr, proc.stderr

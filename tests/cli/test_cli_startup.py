@@ -22,8 +22,9 @@ HEAVY = ("pandas", "numpy", "streamlit", "scipy", "pydantic", "tinydb", "sqlalch
 def modules_after(code: str) -> set[str]:
     """The modules a fresh interpreter holds after running `code`."""
     probe = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True,
-                         timeout=120).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     return set(json.loads(out.strip().splitlines()[-1]))
 
 
@@ -44,8 +45,9 @@ def test_the_help_imports_no_command_module():
 
 
 def test_a_command_imports_its_own_module_and_no_other_command_module():
-    loaded = modules_after("from infact.cli.main import main\ntry:\n    main(['plan', '--help'])\nexcept SystemExit:\n"
-                           "    pass")
+    loaded = modules_after(
+        "from infact.cli.main import main\ntry:\n    main(['plan', '--help'])\nexcept SystemExit:\n    pass"
+    )
     assert "infact.cli.results" in loaded
     assert not loaded & {f"infact.cli.{c.module}" for c in COMMANDS.values() if c.module != "results"}
 

@@ -23,9 +23,14 @@ def run(capsys, *argv):
 
 
 def test_validate_demo_as_a_subprocess():
-    proc = subprocess.run([sys.executable, "-m", "infact", "validate", str(DEMO_STUDY)], cwd=REPO,
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run(
+        [sys.executable, "-m", "infact", "validate", str(DEMO_STUDY)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("ok: study 'demo'")
     assert "38 situations" in proc.stdout and proc.stderr == ""
@@ -34,15 +39,16 @@ def test_validate_demo_as_a_subprocess():
 def test_validate_lists_every_problem_and_fails(tmp_path, capsys):
     folder = make_study(tmp_path)
     toml = folder / "study.toml"  # misspelt by hand: the messages name its lines
-    toml.write_text(toml.read_text().replace("lease_minutes", "lease_minuts")
-                    .replace('title = "Test study"\n', ""))
+    toml.write_text(toml.read_text().replace("lease_minutes", "lease_minuts").replace('title = "Test study"\n', ""))
     with open(folder / "situations.jsonl", "a") as f:
         f.write('{"situation_id": "x", "context": [{"role": "bot", "text": "hi"}], "responses": {"Alpha": "a"}}\n')
     code, out, err = run(capsys, "validate", folder)
     assert code == 1
     lines = err.strip().splitlines()
     assert lines[-1] == f"3 problem(s) in {folder}"
-    assert any(f"{toml}:9: [assignment.lease_minuts]" in line and "did you mean 'lease_minutes'" in line for line in lines)
+    assert any(
+        f"{toml}:9: [assignment.lease_minuts]" in line and "did you mean 'lease_minutes'" in line for line in lines
+    )
     assert any(f"{toml}:1: [study.title]" in line for line in lines)
     assert any(f"{folder / 'situations.jsonl'}:14: [context]" in line for line in lines)
     assert "ok" not in out
@@ -58,7 +64,9 @@ def test_validate_study_level_problem(tmp_path, capsys):
 def test_validate_shows_notes_but_passes(tmp_path, capsys):
     from tests.support.studies import CHECK_ID, situation
 
-    sits = [situation(f"s{i}", f"d{i}", ("Alpha", "Beta")) for i in range(6)] + [situation(CHECK_ID, "c", ("Alpha", "Beta"))]
+    sits = [situation(f"s{i}", f"d{i}", ("Alpha", "Beta")) for i in range(6)] + [
+        situation(CHECK_ID, "c", ("Alpha", "Beta"))
+    ]
     del sits[0]["responses"]["Beta"]
     code, out, err = run(capsys, "validate", make_study(tmp_path, situations=sits))
     assert code == 0
@@ -73,7 +81,9 @@ def test_validate_missing_folder(tmp_path, capsys):
 def test_bots_then_export(tmp_path, capsys):
     folder = make_study(tmp_path, per_participant=4)
     db = tmp_path / "db"
-    code, out, _ = run(capsys, "bots", folder, "-n", 6, "--db", db, "--strategy", "attentive", "--concurrency", 3, "--seed", 4)
+    code, out, _ = run(
+        capsys, "bots", folder, "-n", 6, "--db", db, "--strategy", "attentive", "--concurrency", 3, "--seed", 4
+    )
     assert code == 0
     assert out.strip() == "6 bots played (attentive: 6); 6 completed"
     store = TinyDBStorage(db)
@@ -137,5 +147,7 @@ def test_domain_errors_exit_2_without_traceback(tmp_path, capsys):
     code, _, err = run(capsys, "bots", folder, "-n", 1, "--db", tmp_path / "db")
     assert code == 2
     assert err.startswith("error: ") and "[attention_check.positions]" in err and "Traceback" not in err
-    code, _, err = run(capsys, "export", "--study", tmp_path / "nowhere", "--db", tmp_path / "db", "--out", tmp_path / "x")
+    code, _, err = run(
+        capsys, "export", "--study", tmp_path / "nowhere", "--db", tmp_path / "db", "--out", tmp_path / "x"
+    )
     assert code == 2 and "not found" in err

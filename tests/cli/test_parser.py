@@ -27,21 +27,42 @@ COMMANDS = dict(subcommands(build_parser()))
 
 
 def test_the_walk_sees_every_command():
-    assert {"validate", "bots", "export", "verify-codes", "plan", "analyze", "migrate", "hash-password",
-            "settings-doc", "import", "import redial", "import responses", "import infact-txt", "import infact-export"} <= set(COMMANDS)
+    assert {
+        "validate",
+        "bots",
+        "export",
+        "verify-codes",
+        "plan",
+        "analyze",
+        "migrate",
+        "hash-password",
+        "settings-doc",
+        "import",
+        "import redial",
+        "import responses",
+        "import infact-txt",
+        "import infact-export",
+    } <= set(COMMANDS)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_has_a_description_and_every_option_help_with_its_default(name):
     parser = COMMANDS[name]
-    assert parser.description and parser.description.rstrip().endswith((".", ")")), f"{name}: description missing or cut off"
+    assert parser.description and parser.description.rstrip().endswith((".", ")")), (
+        f"{name}: description missing or cut off"
+    )
     formatter = HelpFormatter(name)
     for action in parser._actions:
         if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         text = formatter._get_help_string(action)
         assert action.help and action.help.strip(), f"{name} {action.dest}: no help text"
-        unset = action.default is None or action.default is False or action.default == [] or action.default == argparse.SUPPRESS
+        unset = (
+            action.default is None
+            or action.default is False
+            or action.default == []
+            or action.default == argparse.SUPPRESS
+        )
         assert unset or "default" in text, f"{name} {action.dest}: help does not show the default {action.default!r}"
 
 
@@ -51,28 +72,45 @@ def test_argparse_is_imported_only_in_the_cli_package():
         if path.parent.name == "cli":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             if "argparse" in names:
                 offenders.append(str(path.relative_to(REPO)))
     assert offenders == []
 
 
 def test_the_study_folder_is_given_the_same_way_everywhere():
-    for name in ("validate", "bots", "export", "verify-codes", "analyze", "import responses", "import redial", "import infact-txt"):
+    for name in (
+        "validate",
+        "bots",
+        "export",
+        "verify-codes",
+        "analyze",
+        "import responses",
+        "import redial",
+        "import infact-txt",
+    ):
         options = {o for a in COMMANDS[name]._actions for o in a.option_strings}
         assert "--study" in options, name
     migrate = {o for a in COMMANDS["migrate"]._actions for o in a.option_strings}
     assert "--study" not in migrate and "--study-id" in migrate  # a study id, not a folder
 
 
-@pytest.mark.parametrize("argv", [
-    ["bots", "--study", str(DEMO_STUDY), "-n", "1", "--db", "{tmp}/answers.json"],
-    ["export", "--study", str(DEMO_STUDY), "--db", "{tmp}/answers.json", "--out", "{tmp}/out"],
-    ["verify-codes", "{tmp}/codes.txt", "--study", str(DEMO_STUDY), "--db", "{tmp}/answers.json"],
-    ["migrate", "--from", "{tmp}/answers.json", "--to", "{tmp}/copy"],
-    ["migrate", "--from", "{tmp}/store", "--to", "{tmp}/copy.db"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bots", "--study", str(DEMO_STUDY), "-n", "1", "--db", "{tmp}/answers.json"],
+        ["export", "--study", str(DEMO_STUDY), "--db", "{tmp}/answers.json", "--out", "{tmp}/out"],
+        ["verify-codes", "{tmp}/codes.txt", "--study", str(DEMO_STUDY), "--db", "{tmp}/answers.json"],
+        ["migrate", "--from", "{tmp}/answers.json", "--to", "{tmp}/copy"],
+        ["migrate", "--from", "{tmp}/store", "--to", "{tmp}/copy.db"],
+    ],
+)
 def test_a_store_path_that_looks_like_a_file_is_refused(tmp_path, capsys, argv):
     (tmp_path / "codes.txt").write_text("ABC\n")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
@@ -111,8 +149,10 @@ def test_validate_explains_why_the_demo_has_38_of_its_40_situations(capsys):
 def test_hash_password_write_twice_leaves_one_valid_researcher_section(tmp_path, capsys):
     secrets = tmp_path / ".streamlit" / "secrets.toml"
     secrets.parent.mkdir()
-    secrets.write_text('[connections.infact]\nurl = "postgresql://u:p@h/db"\n\n[researcher]\n'
-                       'password_hash = "old"\nallowed_emails = ["a@uni.edu"]\n\n[study]\ndir = "data/x"\n')
+    secrets.write_text(
+        '[connections.infact]\nurl = "postgresql://u:p@h/db"\n\n[researcher]\n'
+        'password_hash = "old"\nallowed_emails = ["a@uni.edu"]\n\n[study]\ndir = "data/x"\n'
+    )
     for password in ("first-password-1", "second-password-2"):
         assert main(["hash-password", "--password", password, "--write", str(secrets)]) == 0
     text = secrets.read_text()

@@ -44,9 +44,9 @@ def test_verify_codes_refuses_a_code_submitted_by_another_worker(tmp_path, capsy
         [done] = store.records(study=study.id, participant=token, kind="complete")
         codes[worker] = done["completion_code"]
     batch = tmp_path / "batch.csv"
-    batch.write_text("WorkerId,Answer.surveycode\n"
-                     f"A1WORKER,{codes['A1WORKER']}\n"
-                     f"B2WORKER,{codes['A1WORKER']}\n")  # B2 pasted A1's code
+    batch.write_text(
+        f"WorkerId,Answer.surveycode\nA1WORKER,{codes['A1WORKER']}\nB2WORKER,{codes['A1WORKER']}\n"
+    )  # B2 pasted A1's code
     rc = main(["verify-codes", str(batch), "--study", str(folder), "--db", str(tmp_path / "db")])
     out, err = capsys.readouterr()
     assert rc == 1

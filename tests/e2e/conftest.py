@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import (CHROMIUM, CHROMIUM_ARGS, DEVICES, TIMEOUT_MS, require_chromium, start_server,
-                                   stop_server)
+from tests.support.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DEVICES,
+    TIMEOUT_MS,
+    require_chromium,
+    start_server,
+    stop_server,
+)
 
 
 def pytest_collection_modifyitems(items):

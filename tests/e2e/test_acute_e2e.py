@@ -13,9 +13,21 @@ import json
 
 import pytest
 
-from tests.support.browser import (DEMO_STUDY, DEVICES, axe_violations, finish_questionnaires, open_study,
-                                   scroll_position, scroll_to_bottom, shot, start_after_consent, start_server,
-                                   stop_server, token_of, wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    DEVICES,
+    axe_violations,
+    finish_questionnaires,
+    open_study,
+    scroll_position,
+    scroll_to_bottom,
+    shot,
+    start_after_consent,
+    start_server,
+    stop_server,
+    token_of,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 DEMO_ACUTE = DEMO_STUDY.parent / "demo-acute"
@@ -110,7 +122,7 @@ def test_a_participant_completes_the_acute_study(acute_server, browser, device):
     assert len(check) == 1 and check[0]["attention_passed"] is True
     regular = [r for r in votes if not r["attention_check"]]
     # "Conversation A" every time: the winner is whichever system was shown on the left
-    assert all(r["choices"] == {c: r["conversations"][0]["system"] for c in ("engaging", "helpful")} for r in regular)
+    assert all(r["choices"] == dict.fromkeys(("engaging", "helpful"), r["conversations"][0]["system"]) for r in regular)
     assert all(r["justification"] == "Conversation A fits what the user asked for." for r in regular)
     assert next(r for r in records if r["kind"] == "onboarding")["correct"] == 4
     assert any(r["kind"] == "complete" and r["outcome"] == "completed" for r in records)

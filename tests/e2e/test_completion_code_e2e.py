@@ -16,8 +16,20 @@ import pytest
 from infact.participation.codes import verify_codes
 from infact.results.tables.export import collect
 from infact.study.loader import load_study
-from tests.support.browser import (DEVICES, TIMEOUT_MS, consent, open_study, rate_all, require_chromium, shot,
-                                small_study, start_server, stop_server, submit_situation, wait_idle)
+from tests.support.browser import (
+    DEVICES,
+    TIMEOUT_MS,
+    consent,
+    open_study,
+    rate_all,
+    require_chromium,
+    shot,
+    small_study,
+    start_server,
+    stop_server,
+    submit_situation,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 TOTAL = 3
@@ -50,7 +62,8 @@ def labels_on_one_line(page, texts: list[str]) -> None:
         assert label.count(), f"no option {text!r}"
         for i in range(label.count()):
             height, line = label.nth(i).evaluate(
-                "e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight)]")
+                "e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight)]"
+            )
             assert height < 1.5 * line, f"{text!r} wraps: {height} px high, one line is {line} px"
 
 
@@ -63,8 +76,11 @@ def rating_scale_in_one_row(page) -> None:
     assert len(tops) == 1, f"the scale wraps to {len(tops)} rows"
     labels_on_one_line(page, ["Meaningless"])
     for i in range(options.count()):
-        height, line = options.nth(i).locator("p").evaluate(
-            "e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight)]")
+        height, line = (
+            options.nth(i)
+            .locator("p")
+            .evaluate("e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight)]")
+        )
         assert height < 2.5 * line, f"{options.nth(i).inner_text()!r} takes {height / line:.1f} lines"
 
 
@@ -102,8 +118,10 @@ def test_a_copied_completion_code_verifies(server, browser, device):
 
         box.hover()
         box.get_by_role("button").first.click()
-        copied = {"copy button": page.evaluate("navigator.clipboard.readText()"),
-                  "selected box": box.locator("code, pre").first.evaluate(SELECT_JS)}
+        copied = {
+            "copy button": page.evaluate("navigator.clipboard.readText()"),
+            "selected box": box.locator("code, pre").first.evaluate(SELECT_JS),
+        }
         shown = box.inner_text().strip()
         sentence = page.get_by_text(re.compile(r"^Your completion code is ")).first
         copied["selected in sentence"] = sentence.evaluate(SELECT_IN_SENTENCE_JS, shown)

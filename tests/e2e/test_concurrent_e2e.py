@@ -20,8 +20,19 @@ from collections import Counter
 
 import pytest
 
-from tests.support.browser import (ARTIFACTS, CHECK_MARK, CHROMIUM, CHROMIUM_ARGS, DEMO_STUDY, IDLE, TIMEOUT_MS,
-                                   UNGUARDED, require_chromium, start_server, stop_server)
+from tests.support.browser import (
+    ARTIFACTS,
+    CHECK_MARK,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DEMO_STUDY,
+    IDLE,
+    TIMEOUT_MS,
+    UNGUARDED,
+    require_chromium,
+    start_server,
+    stop_server,
+)
 from tests.support.studies import copy_study
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -38,9 +49,14 @@ def app_server(tmp_path_factory):
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-concurrent")
     # the demo study itself (what a participant sees), shortened
-    study = copy_study(DEMO_STUDY, work / "study", {
-        "situations_per_participant = 10": f"situations_per_participant = {N_SITUATIONS}",
-        "positions = [3, 8]": f"positions = [2, {N_SITUATIONS}]"})
+    study = copy_study(
+        DEMO_STUDY,
+        work / "study",
+        {
+            "situations_per_participant = 10": f"situations_per_participant = {N_SITUATIONS}",
+            "positions = [3, 8]": f"positions = [2, {N_SITUATIONS}]",
+        },
+    )
     server = start_server(work / "server", study_dir=study)
     yield server
     stop_server(server)
@@ -141,8 +157,10 @@ def test_ten_participants_at_once_lose_nothing(app_server):
     started = time.monotonic()
     results = run_in_thread(lambda: crowd(app_server.url, N_PARTICIPANTS))
     wall = time.monotonic() - started
-    print(f"\n{N_PARTICIPANTS} concurrent participants: wall {wall:.1f} s, "
-          f"per participant {min(r['seconds'] for r in results):.1f}-{max(r['seconds'] for r in results):.1f} s")
+    print(
+        f"\n{N_PARTICIPANTS} concurrent participants: wall {wall:.1f} s, "
+        f"per participant {min(r['seconds'] for r in results):.1f}-{max(r['seconds'] for r in results):.1f} s"
+    )
 
     tokens = [r["token"] for r in results]
     assert len(set(tokens)) == N_PARTICIPANTS, "two browsers got the same participant token"
@@ -157,13 +175,15 @@ def test_ten_participants_at_once_lose_nothing(app_server):
         assert complete[r["token"]]["completion_code"] == r["code"]
         assert complete[r["token"]]["outcome"] == "completed"
         sits = [x for x in records if x["participant"] == r["token"] and x["kind"] == "situation"]
-        assert sorted(x["index"] for x in sits) == list(range(1, N_SITUATIONS + 1)), \
+        assert sorted(x["index"] for x in sits) == list(range(1, N_SITUATIONS + 1)), (
             f"participant {r['n']}: {sorted(x['index'] for x in sits)}"
+        )
         assert len({x["situation_id"] for x in sits}) == N_SITUATIONS
         assert sum(bool(x.get("attention_check")) for x in sits) == 1
         assert all(len(x["responses"]) == 3 and all(resp["ratings"] for resp in x["responses"]) for x in sits)
         for kind in ("consent", "questionnaire", "demographics", "assignment", "arrival"):
             assert sum(1 for x in records if x["participant"] == r["token"] and x["kind"] == kind) == 1, (r["n"], kind)
     regular = Counter(x["situation_id"] for x in records if x["kind"] == "situation" and not x.get("attention_check"))
-    assert len(regular) == N_PARTICIPANTS * (N_SITUATIONS - 1) and max(regular.values()) == 1, \
+    assert len(regular) == N_PARTICIPANTS * (N_SITUATIONS - 1) and max(regular.values()) == 1, (
         f"a situation went to two participants although unrated ones were left: {regular.most_common(3)}"
+    )

@@ -14,8 +14,19 @@ import re
 
 import pytest
 
-from tests.support.browser import (DEMO_STUDY, DEVICES, finish_questionnaires, open_study, scroll_to_bottom, shot,
-                                   start_after_consent, start_server, stop_server, token_of, wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    DEVICES,
+    finish_questionnaires,
+    open_study,
+    scroll_to_bottom,
+    shot,
+    start_after_consent,
+    start_server,
+    stop_server,
+    token_of,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 DEMO = DEMO_STUDY.parent / "demo-conversations"
@@ -38,8 +49,13 @@ def pick(page, key: str, label: str) -> None:
 
 
 def step_name(page) -> str:
-    key = next(c for c in page.locator('[class*="st-key-conversation-"][class*="-t1-relevance"]')
-               .first.get_attribute("class").split() if c.startswith("st-key-conversation-"))
+    key = next(
+        c
+        for c in page.locator('[class*="st-key-conversation-"][class*="-t1-relevance"]')
+        .first.get_attribute("class")
+        .split()
+        if c.startswith("st-key-conversation-")
+    )
     return re.match(r"st-key-(conversation-\d+)-t1-relevance", key).group(1)
 
 
@@ -59,8 +75,10 @@ def scales_beside_turns(page, step: str, height: int) -> None:
 
 def answer(page, step: str, *, gold: bool, skip: str | None = None) -> None:
     for ind in (1, 3, 5):
-        for aspect, label in (("relevance", "3 Very relevant" if gold else "2 Relevant"),
-                              ("interestingness", "1 Somewhat")):
+        for aspect, label in (
+            ("relevance", "3 Very relevant" if gold else "2 Relevant"),
+            ("interestingness", "1 Somewhat"),
+        ):
             key = f"{step}-t{ind}-{aspect}"
             if key != skip:
                 pick(page, key, label)
@@ -84,7 +102,7 @@ def play(page, url: str, device: str) -> tuple[str, int]:
         wait_idle(page)
         step = step_name(page)
         is_gold = GOLD_MARK in page.locator(".infact-annotated-turn").all_inner_texts()[1]
-        assert page.locator(".infact-annotated-turn").count() == 6            # the whole conversation
+        assert page.locator(".infact-annotated-turn").count() == 6  # the whole conversation
         assert page.locator(".infact-annotated-turn .infact-user").count() == 3
         if device == "phone":
             scales_beside_turns(page, step, DEVICES["phone"]["viewport"]["height"])

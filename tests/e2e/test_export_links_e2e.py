@@ -63,7 +63,7 @@ def test_an_export_link_stops_answering_after_the_tab_is_closed(app_server, brow
     assert open(download.path(), encoding="utf-8").readline().startswith("participant")
     link = download.url
     assert "/media/" in link
-    context.close()                                  # the researcher leaves: the session ends
+    context.close()  # the researcher leaves: the session ends
     time.sleep(EXPIRY_SECONDS + 10)
     assert status(link) == 404, "the export link still answers after the researcher left"
 
@@ -72,7 +72,7 @@ def test_a_sign_out_elsewhere_ends_the_downloads_of_an_open_dashboard(app_server
     dashboard_ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     dashboard = dashboard_ctx.new_page()
     sign_in_to_exports(dashboard, app_server.url)
-    with dashboard.expect_download(timeout=30_000) as info:   # while signed in, the button works
+    with dashboard.expect_download(timeout=30_000) as info:  # while signed in, the button works
         download_button(dashboard, "participants.csv").click()
     assert info.value.suggested_filename == "participants.csv"
     other_ctx = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import (DEMO_STUDY, consent, open_study, rate_all, shot, start_server, stop_server,
-                                   submit_situation, wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    consent,
+    open_study,
+    rate_all,
+    shot,
+    start_server,
+    stop_server,
+    submit_situation,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 DEMO_LIVE = DEMO_STUDY.parent / "demo-live"
-RUBRIC_ITEMS = 5   # the default rubric
+RUBRIC_ITEMS = 5  # the default rubric
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +64,7 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
     say(page, "hi! something scary please", 0)
     say(page, "seen it, anything else?", 1)
     shot(page, "live-chat-a")
-    page.reload()                                          # mid-chat: the conversation comes back
+    page.reload()  # mid-chat: the conversation comes back
     page.get_by_role("heading", name="Chatbot A", exact=True).wait_for()
     wait_idle(page)
     assert page.locator(".infact-chat-turn").count() == 4
@@ -79,13 +88,15 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
     page.locator(".st-key-live-vote-reason textarea").fill("A understood me")
     shot(page, "live-vote")
     page.get_by_role("button", name="Submit my vote").click()
-    page.get_by_role("button", name="Continue", exact=True).wait_for()   # the questionnaire
+    page.get_by_role("button", name="Continue", exact=True).wait_for()  # the questionnaire
     wait_idle(page)
     [vote] = live_server.records(participant=token, kind="chat_vote")
     systems = live_server.records(participant=token, kind="chat_assignment")[0]["systems"]
     assert vote["winner"] == systems[0] and vote["justification"] == "A understood me"
     users = [r for r in live_server.records(participant=token, kind="chat_message") if r["role"] == "user"]
     assert len(users) == 6
-    assert {r["slot"]: r["ended_by"] for r in live_server.records(participant=token, kind="chat_end")} == \
-        {"A": "satisfied", "B": "frustrated"}
+    assert {r["slot"]: r["ended_by"] for r in live_server.records(participant=token, kind="chat_end")} == {
+        "A": "satisfied",
+        "B": "frustrated",
+    }
     assert live_server.records(participant=token, kind="live")

@@ -15,7 +15,7 @@ from tests.support.openai_stub import serve_openai
 
 pytestmark = pytest.mark.e2e
 KEY = "sk-e2e-phone-31b7c0d9a2"
-HIDDEN = "(you recommend movies)"      # part of every endpoint system's system prompt (tests/support/llm_studies.py)
+HIDDEN = "(you recommend movies)"  # part of every endpoint system's system prompt (tests/support/llm_studies.py)
 
 
 @pytest.fixture(scope="module")
@@ -25,16 +25,18 @@ def endpoint_server(tmp_path_factory):
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-endpoint")
     with serve_openai(rule=demo_rule) as stub, pytest.MonkeyPatch.context() as mp:
-        mp.setenv(KEY_ENV, KEY)                            # the app's process reads the key by its name
+        mp.setenv(KEY_ENV, KEY)  # the app's process reads the key by its name
         study = endpoint_live_study(work / "study", stub.url)
         toml = (study / "study.toml").read_text(encoding="utf-8")
-        edits = {'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["GenreBot", "PopBot"]',
-                 "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
-                 "[attention_check]\nenabled = true": "[attention_check]\nenabled = false"}
+        edits = {
+            'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["GenreBot", "PopBot"]',
+            "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
+            "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
+        }
         for old, new in edits.items():
             assert old in toml, f"{old!r} is no longer in data/demo-live/study.toml"
             toml = toml.replace(old, new)
-        toml = re.sub(r'\[live\.systems\.RetrievalBot\]\n(?:[^\[\n][^\n]*\n)*', "", toml)
+        toml = re.sub(r"\[live\.systems\.RetrievalBot\]\n(?:[^\[\n][^\n]*\n)*", "", toml)
         (study / "study.toml").write_text(toml, encoding="utf-8")
         server = start_server(work, study)
         yield server, stub
@@ -74,7 +76,7 @@ def test_two_endpoint_systems_chat_on_a_phone(endpoint_server, browser):
             say(page, "seen it, anything else?")
             newest = page.locator(".infact-chat-bot").last
             assert newest.inner_text().strip() and on_screen(page, newest), "the newest answer is off screen"
-            assert HIDDEN not in page.locator("body").inner_text()           # the system prompt is never shown
+            assert HIDDEN not in page.locator("body").inner_text()  # the system prompt is never shown
             shot(page, f"live-endpoint-phone-chat-{slot}")
             page.get_by_role("button", name=ending).click()
             page.get_by_text(f"About chatbot {slot}").wait_for()
@@ -96,8 +98,7 @@ def test_two_endpoint_systems_chat_on_a_phone(endpoint_server, browser):
     assert len(stub.requests) == 4 and all(a == f"Bearer {KEY}" for a in stub.auth)
     assert all(r["messages"][0]["role"] == "system" and HIDDEN in r["messages"][0]["content"] for r in stub.requests)
     answers = [r for r in endpoint_server.records(participant=token, kind="chat_message") if r["role"] == "assistant"]
-    assert len(answers) == 4 and all(r["error"] is None and r["extra"]["llm"]["model"] == "stub-model"
-                                     for r in answers)
+    assert len(answers) == 4 and all(r["error"] is None and r["extra"]["llm"]["model"] == "stub-model" for r in answers)
     [vote] = endpoint_server.records(participant=token, kind="chat_vote")
     assert vote["winner"] in ("GenreBot", "PopBot")
     assert not [p for p in endpoint_server.db.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]

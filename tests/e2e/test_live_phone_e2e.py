@@ -11,8 +11,17 @@ import time
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.support.browser import (DEMO_STUDY, DEVICES, TIMEOUT_MS, scroll_position, shot, start_after_consent,
-                                   start_server, stop_server, wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    DEVICES,
+    TIMEOUT_MS,
+    scroll_position,
+    shot,
+    start_after_consent,
+    start_server,
+    stop_server,
+    wait_idle,
+)
 from tests.support.studies import copy_study
 
 pytestmark = pytest.mark.e2e
@@ -26,12 +35,13 @@ def flaky_server(tmp_path_factory):
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-phone")
     with serve("error") as stub:
-        edits = {'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["GenreBot", "FlakyBot"]',
-                 "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
-                 "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
-                 '[live.systems.RetrievalBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n': "",
-                 '[live.systems.PopBot]\ncallable = "infact.chat.demo_systems:popular_recommender"\n':
-                     f'[live.systems.FlakyBot]\nurl = "{stub.url}"\ntimeout_s = 5\n'}
+        edits = {
+            'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["GenreBot", "FlakyBot"]',
+            "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
+            "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
+            '[live.systems.RetrievalBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n': "",
+            '[live.systems.PopBot]\ncallable = "infact.chat.demo_systems:popular_recommender"\n': f'[live.systems.FlakyBot]\nurl = "{stub.url}"\ntimeout_s = 5\n',
+        }
         study = copy_study(DEMO_STUDY.parent / "demo-live", work / "study", edits)  # the live demo, one system failing
         server = start_server(work, study)
         yield server
@@ -50,8 +60,11 @@ def say(page, text: str) -> None:
     box.fill(text)
     box.press("Enter")
     page.get_by_text(text, exact=True).wait_for()
-    page.wait_for_function("n => document.querySelectorAll('.infact-chat-bot').length > n "
-                           "|| document.body.innerText.includes('did not answer')", arg=answers)
+    page.wait_for_function(
+        "n => document.querySelectorAll('.infact-chat-bot').length > n "
+        "|| document.body.innerText.includes('did not answer')",
+        arg=answers,
+    )
     wait_idle(page)
 
 
@@ -81,7 +94,7 @@ def test_a_failing_system_and_a_working_one_on_a_phone(flaky_server, browser):
         flaky, working = ("AB"[systems.index(s)] for s in ("FlakyBot", "GenreBot"))
         note = page.get_by_text(f"Chatbot {flaky} never answered, and you skipped it")
         assert note.is_visible() and on_screen(page, note)
-        assert not page.get_by_role("radio").count()                      # nothing offered as if it had chatted
+        assert not page.get_by_role("radio").count()  # nothing offered as if it had chatted
         assert page.get_by_text(f"Chatbot {working}: read the conversation again").is_visible()
         assert not page.get_by_text(f"Chatbot {flaky}: read the conversation again").count()
         assert page.get_by_text("Step 5 of 5: Your vote", exact=True).is_visible()
@@ -106,8 +119,11 @@ def _fail_then_skip(page, server, token: str, slot: str) -> None:
     retry.click()
 
     def attempts() -> int:
-        return sum(1 for r in server.records(participant=token, kind="chat_message")
-                   if r.get("slot") == slot and r["role"] == "assistant")
+        return sum(
+            1
+            for r in server.records(participant=token, kind="chat_message")
+            if r.get("slot") == slot and r["role"] == "assistant"
+        )
 
     deadline = time.monotonic() + 30
     while attempts() < 2 and time.monotonic() < deadline:  # the second attempt is stored …

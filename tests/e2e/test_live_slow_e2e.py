@@ -23,8 +23,15 @@ import time
 import pytest
 
 from infact.chat.stub_server import serve
-from tests.support.browser import (DEMO_STUDY, scroll_position, shot, start_after_consent, start_server, stop_server,
-                                   wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    scroll_position,
+    shot,
+    start_after_consent,
+    start_server,
+    stop_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 SLOW_S, TIMEOUT_S, STALL_S = 2.5, 2.0, 15.0
@@ -42,12 +49,16 @@ def slow_server(tmp_path_factory):
     shutil.copytree(DEMO_STUDY.parent / "demo-live", study)
     with serve("normal", delay_s=SLOW_S) as slow, serve("normal", delay_s=0.3, first_delay_s=STALL_S) as stall:
         toml = (study / "study.toml").read_text(encoding="utf-8")
-        systems = (f'[live.systems.SlowBot]\nurl = "{slow.url}"\ntimeout_s = 15\n\n'
-                   f'[live.systems.StallBot]\nurl = "{stall.url}"\ntimeout_s = {TIMEOUT_S}\n')
-        edits = {'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["SlowBot", "StallBot"]',
-                 "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
-                 "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
-                 toml[toml.index("[live.systems.GenreBot]"):toml.index("[texts]")]: systems + "\n"}
+        systems = (
+            f'[live.systems.SlowBot]\nurl = "{slow.url}"\ntimeout_s = 15\n\n'
+            f'[live.systems.StallBot]\nurl = "{stall.url}"\ntimeout_s = {TIMEOUT_S}\n'
+        )
+        edits = {
+            'systems = ["GenreBot", "RetrievalBot", "PopBot"]': 'systems = ["SlowBot", "StallBot"]',
+            "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
+            "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
+            toml[toml.index("[live.systems.GenreBot]") : toml.index("[texts]")]: systems + "\n",
+        }
         for old, new in edits.items():
             assert old in toml, f"{old!r} is no longer in data/demo-live/study.toml"
             toml = toml.replace(old, new)
@@ -83,7 +94,7 @@ def send_and_watch_waiting(page, text: str, device: str, name: str) -> float:
     assert mine.is_visible(), "the participant's own message is not on screen while the chatbot thinks"
     assert page.get_by_placeholder(INPUT).is_disabled(), "the chat input is enabled while the chatbot thinks"
     shot(page, f"live-slow-{name}-{device}")
-    assert typing.is_visible() and mine.is_visible()   # still there after the screenshot
+    assert typing.is_visible() and mine.is_visible()  # still there after the screenshot
     return start
 
 
@@ -141,7 +152,7 @@ def reopen_both(page, device: str) -> None:
         header = page.get_by_text(f"Chatbot {slot}: read the conversation again")
         assert header.is_visible()
         chat = page.locator(f'.infact-chat[aria-label="Conversation with chatbot {slot}"]')
-        assert not chat.is_visible()                      # closed until asked
+        assert not chat.is_visible()  # closed until asked
         header.click()
         chat.wait_for()
         assert chat.locator(".infact-chat-user").count() == 1 and chat.locator(".infact-chat-bot").count() == 1
@@ -185,6 +196,5 @@ def test_slow_and_stalling_systems(slow_server, device_page, device):
     wait_idle(page)
     [vote] = slow_server.records(participant=token, kind="chat_vote")
     assert vote["choice"] == "A" and vote["winner"] == systems[0] and not vote["skipped"]
-    errors = [r["error"]["kind"] for r in slow_server.records(participant=token, kind="chat_message")
-              if r.get("error")]
+    errors = [r["error"]["kind"] for r in slow_server.records(participant=token, kind="chat_message") if r.get("error")]
     assert errors == ["timeout"]

@@ -12,8 +12,17 @@ import json
 
 import pytest
 
-from tests.support.browser import (DEMO_STUDY, finish_questionnaires, open_study, shot, start_after_consent,
-                                   start_server, stop_server, token_of, wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    finish_questionnaires,
+    open_study,
+    shot,
+    start_after_consent,
+    start_server,
+    stop_server,
+    token_of,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 DEMO_PAIRWISE = DEMO_STUDY.parent / "demo-pairwise"

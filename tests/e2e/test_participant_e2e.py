@@ -8,8 +8,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import (complete_participant, consent, finish_questionnaires, open_study, rate_all, shot,
-                                   situation_view, stored_participants, submit_situation, wait_idle, wait_situation)
+from tests.support.browser import (
+    complete_participant,
+    consent,
+    finish_questionnaires,
+    open_study,
+    rate_all,
+    shot,
+    situation_view,
+    stored_participants,
+    submit_situation,
+    wait_idle,
+    wait_situation,
+)
 
 pytestmark = pytest.mark.e2e
 

@@ -11,9 +11,26 @@ import re
 
 import pytest
 
-from tests.support.browser import (SCALE, answer_all_radios, axe_violations, click_twice, consent, open_study, rate_all,
-                                   scroll_position, scroll_to_bottom, shot, small_study, start_server, stop_server,
-                                   stored_participants, submit_situation, token_of, wait_idle, wait_situation)
+from tests.support.browser import (
+    SCALE,
+    answer_all_radios,
+    axe_violations,
+    click_twice,
+    consent,
+    open_study,
+    rate_all,
+    scroll_position,
+    scroll_to_bottom,
+    shot,
+    small_study,
+    start_server,
+    stop_server,
+    stored_participants,
+    submit_situation,
+    token_of,
+    wait_idle,
+    wait_situation,
+)
 
 pytestmark = pytest.mark.e2e
 TOTAL = 3
@@ -51,7 +68,9 @@ def assert_scale_order(page, device: str, where: str) -> None:
         if device == "laptop":
             assert max(ys) - min(ys) <= 2 and xs == sorted(xs), f"{where}: scale {i} is not one row in order: {boxes}"
         else:
-            assert max(xs) - min(xs) <= 2 and ys == sorted(ys), f"{where}: scale {i} is not one column in order: {boxes}"
+            assert max(xs) - min(xs) <= 2 and ys == sorted(ys), (
+                f"{where}: scale {i} is not one column in order: {boxes}"
+            )
 
 
 def assert_accessible(page, name: str) -> None:
@@ -100,10 +119,12 @@ def test_a_late_second_click_never_lands_on_the_next_page(ux_server, device_page
     open_study(page, ux_server.url)
     token = consent(page, TOTAL)
     rate_all(page)
-    under = click_twice(page, page.get_by_role("button", name="Submit and continue"), gap_ms=700,
-                        next_marker=f"Situation 2 of {TOTAL}")
+    under = click_twice(
+        page, page.get_by_role("button", name="Submit and continue"), gap_ms=700, next_marker=f"Situation 2 of {TOTAL}"
+    )
     assert not (under["next_page"] and under["in_form"] and not under["guarded"]), (
-        f"the second click landed on the next situation's answers: {under}")
+        f"the second click landed on the next situation's answers: {under}"
+    )
     wait_situation(page, 2, TOTAL)
     page.wait_for_timeout(800)  # whatever the second click did has been drawn by now
     wait_idle(page)
@@ -178,7 +199,9 @@ def test_rating_groups_are_named_focus_is_visible_text_is_readable(ux_server, de
     page = device_page
     open_study(page, ux_server.url)
     consent(page, TOTAL)
-    names = page.locator('[data-testid="stForm"] [role="radiogroup"]').evaluate_all("gs => gs.map(g => g.getAttribute('aria-label'))")
+    names = page.locator('[data-testid="stForm"] [role="radiogroup"]').evaluate_all(
+        "gs => gs.map(g => g.getAttribute('aria-label'))"
+    )
     assert len(names) == 3 and len(set(names)) == 3, names
     assert [n.split(":")[0] for n in names] == ["Response A", "Response B", "Response C"], names
 

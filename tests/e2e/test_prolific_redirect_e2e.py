@@ -8,8 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import (consent, rate_all, require_chromium, small_study, start_server, stop_server,
-                                   submit_questionnaires, submit_situation, wait_idle)
+from tests.support.browser import (
+    consent,
+    rate_all,
+    require_chromium,
+    small_study,
+    start_server,
+    stop_server,
+    submit_questionnaires,
+    submit_situation,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 CODE = "C1E2ETST"
@@ -21,8 +30,7 @@ PIDS = {"laptop": "5f3a9c0e1b2d4c6a8e0f1a2b", "phone": "5f3a9c0e1b2d4c6a8e0f1a2c
 def prolific_server(tmp_path_factory):
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-prolific")
-    study = small_study(work, per_participant=2, check_at=1,
-                        platform=f'kind = "prolific"\ncompletion_code = "{CODE}"')
+    study = small_study(work, per_participant=2, check_at=1, platform=f'kind = "prolific"\ncompletion_code = "{CODE}"')
     server = start_server(work, study)
     yield server
     stop_server(server)
@@ -31,8 +39,10 @@ def prolific_server(tmp_path_factory):
 def test_completion_redirects_in_the_same_tab_with_the_link_as_fallback(prolific_server, device_context, device):
     pages_before = len(device_context.pages)
     page = device_context.new_page()
-    page.route("https://app.prolific.com/**",
-               lambda route: route.fulfill(status=200, content_type="text/html", body="<title>Prolific stub</title>ok"))
+    page.route(
+        "https://app.prolific.com/**",
+        lambda route: route.fulfill(status=200, content_type="text/html", body="<title>Prolific stub</title>ok"),
+    )
     page.goto(prolific_server.url + QUERY.format(pid=PIDS[device], session=PIDS[device][::-1]))
     page.get_by_role("button", name="Start the study").wait_for()
     wait_idle(page)
@@ -45,7 +55,8 @@ def test_completion_redirects_in_the_same_tab_with_the_link_as_fallback(prolific
     # Read the fallback link the moment it is drawn: the redirect follows shortly after.
     href, target, text = page.wait_for_function(
         """() => { const a = [...document.querySelectorAll('a')].find(a => a.innerText.includes('Return to Prolific'));
-                   return a && [a.href, a.getAttribute('target'), document.body.innerText]; }""").json_value()
+                   return a && [a.href, a.getAttribute('target'), document.body.innerText]; }"""
+    ).json_value()
     assert href == f"https://app.prolific.com/submissions/complete?cc={CODE}"
     assert target in (None, "", "_self", "_top"), f"the fallback link opens a new tab (target={target})"
     assert CODE in text, "the code is not shown next to the link"

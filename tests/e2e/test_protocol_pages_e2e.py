@@ -22,17 +22,42 @@ from playwright.sync_api import expect
 
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
-from tests.support.browser import (DEMO_STUDY, DEVICES, RESEARCHER_PASSWORD, TIMEOUT_MS, require_chromium, shot,
-                                start_after_consent, start_server, stop_server, wait_idle)
+from tests.support.browser import (
+    DEMO_STUDY,
+    DEVICES,
+    RESEARCHER_PASSWORD,
+    TIMEOUT_MS,
+    require_chromium,
+    shot,
+    start_after_consent,
+    start_server,
+    stop_server,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
 DATA = DEMO_STUDY.parent
-STUDIES = {"rating": "demo", "pairwise": "demo-pairwise", "acute": "demo-acute", "best-worst": "demo-best-worst",
-           "live": "demo-live"}
-FIRST_STEP = {"rating": "Situation 1 of", "pairwise": "Situation 1 of", "acute": "Pair of conversations 1 of",
-              "best-worst": "Situation 1 of", "live": "Situation 1 of"}
-RESULTS = {"rating": "Mean rating per system", "pairwise": "Votes per system", "acute": "Votes per system",
-           "best-worst": "Best and worst choices per system", "live": "Arena votes after the live chats"}
+STUDIES = {
+    "rating": "demo",
+    "pairwise": "demo-pairwise",
+    "acute": "demo-acute",
+    "best-worst": "demo-best-worst",
+    "live": "demo-live",
+}
+FIRST_STEP = {
+    "rating": "Situation 1 of",
+    "pairwise": "Situation 1 of",
+    "acute": "Pair of conversations 1 of",
+    "best-worst": "Situation 1 of",
+    "live": "Situation 1 of",
+}
+RESULTS = {
+    "rating": "Mean rating per system",
+    "pairwise": "Votes per system",
+    "acute": "Votes per system",
+    "best-worst": "Best and worst choices per system",
+    "live": "Arena votes after the live chats",
+}
 EMPTY = ["No ratings yet.", "Statistics need ratings", "No votes yet.", "No best–worst choices yet."]
 
 # Every animation frame from navigation on: the main block's width while the dashboard is shown.
@@ -54,7 +79,7 @@ def study_copy(tmp, name: str):
     shutil.copytree(DATA / STUDIES[name], folder)
     toml = folder / "study.toml"
     text = toml.read_text(encoding="utf-8")
-    text = re.sub(r'(?m)^onboarding(_threshold)? = .*\n', "", text)
+    text = re.sub(r"(?m)^onboarding(_threshold)? = .*\n", "", text)
     toml.write_text(text, encoding="utf-8")
     return folder
 
@@ -83,7 +108,9 @@ def context(browser, device):
 def one_line(page, locator) -> None:
     """The label is on one line: its height is one line of its own text."""
     for i in range(locator.count()):
-        box = locator.nth(i).evaluate("e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight)]")
+        box = locator.nth(i).evaluate(
+            "e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight)]"
+        )
         assert box[0] < 1.5 * box[1], f"{locator.nth(i).inner_text()!r} wraps: {box[0]} px high, line {box[1]} px"
 
 
@@ -157,7 +184,8 @@ def open_section(page, name: str) -> None:
 def show_section(page) -> None:
     """Scroll the section's own content (below the cards and the 'Updated …' line) into view."""
     below = page.locator('[data-testid="stMain"] h2, [data-testid="stMain"] h3').filter(
-        has_not_text=re.compile("^Dashboard"))
+        has_not_text=re.compile("^Dashboard")
+    )
     if below.count():
         below.first.scroll_into_view_if_needed()
         page.evaluate("""() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, [data-testid="stMain"] h3')]

@@ -99,8 +99,9 @@ def test_dashboard_updates_live_and_exports_ratings(app_server, page):
 
     study = load_study(app_server.study_dir)
     results: list = []
-    bot = threading.Thread(target=lambda: results.extend(
-        run_bots(study, app_server.storage(), 1, strategy="attentive", seed=7)))
+    bot = threading.Thread(
+        target=lambda: results.extend(run_bots(study, app_server.storage(), 1, strategy="attentive", seed=7))
+    )
     bot.start()
     bot.join(timeout=60)
     assert results and results[0].completed, "the bot did not complete the study"
@@ -121,10 +122,13 @@ def test_dashboard_updates_live_and_exports_ratings(app_server, page):
     text = open(download.path(), encoding="utf-8").read()
     rows = list(csv.DictReader(io.StringIO(text)))
     header = text.splitlines()[0].split(",")
-    assert header[:len(RATING_COLUMNS)] == RATING_COLUMNS
+    assert header[: len(RATING_COLUMNS)] == RATING_COLUMNS
     # One row per participant x situation x system x criterion, for every stored rating.
-    expected = sum(len(r["responses"]) * len(study.config.criteria)
-                   for r in app_server.records(kind="situation") if not r.get("preview"))
+    expected = sum(
+        len(r["responses"]) * len(study.config.criteria)
+        for r in app_server.records(kind="situation")
+        if not r.get("preview")
+    )
     assert expected == 10 * 3 * 1 * (before + 1)
     assert len(rows) == expected
     assert {row["participant"] for row in rows} >= {results[0].token}
@@ -179,8 +183,9 @@ def test_reload_keeps_the_dashboard_and_its_numbers_match_the_exports(app_server
         participants = pd.read_csv(io.BytesIO(download(page, "participants.csv")))
         flags = pd.read_csv(io.BytesIO(download(page, "flags.csv")))
         visits = pd.read_csv(io.BytesIO(download(page, "visits.csv")))
-        exported = {FIGURES[k][0]: str(v) for k, v in funnel.funnel_counts(participants,
-                                                                           funnel.visits_became(visits)).items()}
+        exported = {
+            FIGURES[k][0]: str(v) for k, v in funnel.funnel_counts(participants, funnel.visits_became(visits)).items()
+        }
         if exported == shown:
             break
         recompute = page.get_by_role("button", name="Recompute now")
@@ -192,8 +197,10 @@ def test_reload_keeps_the_dashboard_and_its_numbers_match_the_exports(app_server
     assert int(shown["Excluded"]) == int(((flags["status"] == "completed") & (flags["decision"] == "exclude")).sum())
     assert int(shown["Included"]) + int(shown["Excluded"]) == int(shown["Completed"]) > 0
 
-    for section, heading, n_charts in (("Progress", "Completions over time", 2),
-                                       ("Results", "Mean rating per system", 4)):
+    for section, heading, n_charts in (
+        ("Progress", "Completions over time", 2),
+        ("Results", "Mean rating per system", 4),
+    ):
         open_section(page, section)
         page.get_by_role("heading", name=re.compile(heading)).wait_for()
         wait_idle(page)

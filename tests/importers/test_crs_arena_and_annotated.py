@@ -24,11 +24,13 @@ def test_dialogs_become_one_conversations_file_per_system_with_the_user_as_dialo
     lines = [json.loads(x) for x in (tmp_path / "out/conversations/barcor_redial.jsonl").read_text().splitlines()]
     assert [c["dialog_id"] for c in lines] == ["user-1", "user-2"]
     assert lines[0]["dataset"] == "redial" and lines[0]["system"] == "barcor_redial"
-    assert lines[0]["turns"][:2] == [{"role": "user", "text": "Hi, I want a scary movie."},
-                                     {"role": "bot", "text": "Try \"The Others (2001)\"."}]
+    assert lines[0]["turns"][:2] == [
+        {"role": "user", "text": "Hi, I want a scary movie."},
+        {"role": "bot", "text": 'Try "The Others (2001)".'},
+    ]
     err = capsys.readouterr().err
-    assert "entry 5 (broken_entry): missing agent.id" in err            # the broken entry: a warning, skipped
-    assert not (tmp_path / "out" / "study.toml").exists()                # --out: files only
+    assert "entry 5 (broken_entry): missing agent.id" in err  # the broken entry: a warning, skipped
+    assert not (tmp_path / "out" / "study.toml").exists()  # --out: files only
 
 
 def test_into_a_study_folder_a_starter_study_loads_with_the_imported_conversations(tmp_path):
@@ -44,7 +46,7 @@ def test_votes_become_pairwise_csv_that_analyze_ranks(tmp_path, capsys):
     assert main(["import", "crs-arena", str(DATA / "crs_arena_votes.csv"), "--out", str(out)]) == 0
     assert "crs_arena_votes.csv:7: [vote] vote 'nobody' is neither" in capsys.readouterr().err
     df = pd.read_csv(out / "pairwise.csv", dtype=str, keep_default_na=False)
-    assert len(df) == 5                                                    # 'nobody' is skipped
+    assert len(df) == 5  # 'nobody' is skipped
     first = df.iloc[0]
     assert (first["system_a"], first["shown_left"], first["winner"]) == ("barcor_redial",) * 3
     assert first["justification"] == "The first one understood me" and first["dataset"] == "redial"
@@ -74,8 +76,9 @@ def test_aggregated_annotations_become_annotations_csv_with_participant_aggregat
     assert list(df.columns[:8]) == ["participant", "dialog_id", "system", "turn", "aspect", "level", "value", "seconds"]
     assert df.loc[df["level"] == "dialogue", "turn"].isna().all()
     src = json.loads((DATA / "crs_arena_eval_aggregated.json").read_text())
-    assert len(df) == sum(len(t.get("turn_level_aggregated", {})) for e in src for t in e["dialogue"]) \
-        + sum(len(e["dial_level_aggregated"]) for e in src)
+    assert len(df) == sum(len(t.get("turn_level_aggregated", {})) for e in src for t in e["dialogue"]) + sum(
+        len(e["dial_level_aggregated"]) for e in src
+    )
     row = df[(df["conversation_id"] == "barcor_redial_0001") & (df["aspect"] == "relevance") & (df["turn"] == 1)]
     assert row["value"].item() == src[0]["dialogue"][1]["turn_level_aggregated"]["relevance"]
     assert row["system"].item() == "barcor_redial" and row["dataset"].item() == "redial"

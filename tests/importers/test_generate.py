@@ -15,7 +15,6 @@ from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from infact.study.situations import load_situations
 from tests.support.openai_stub import serve_openai
-
 from tests.support.paths import DEMO_STUDY
 
 ENDPOINT = '\n[endpoints.llm]\nbase_url = "{url}"\nmodel = "stub-model"\nmax_concurrency = 4\nmax_retries = 0\n'
@@ -27,8 +26,10 @@ def study_with(tmp_path, url: str, system: str = "Llama", extra: str = ""):
     toml = folder / "study.toml"
     text = toml.read_text(encoding="utf-8")
     if system not in ("CineMate", "FlickBot", "ReelTalk"):
-        text = text.replace('systems = ["CineMate", "FlickBot", "ReelTalk"]',
-                            f'systems = ["CineMate", "FlickBot", "ReelTalk", "{system}"]')
+        text = text.replace(
+            'systems = ["CineMate", "FlickBot", "ReelTalk"]',
+            f'systems = ["CineMate", "FlickBot", "ReelTalk", "{system}"]',
+        )
     toml.write_text(text + ENDPOINT.format(url=url) + extra, encoding="utf-8")
     return folder
 
@@ -52,10 +53,10 @@ def test_every_situation_gets_the_endpoints_answer_with_provenance_and_the_study
     prov = first.source["generated"]["Llama"]
     assert prov["via"] == "endpoint" and prov["model"] == "stub-model" and len(prov["prompt_hash"]) == 32
     assert prov["prompt_tokens"] > 0 and "system_prompt_sha256" in prov
-    assert first.source["format"] == "demo"                    # the situation's own provenance is kept
-    study = load_study(folder)                                  # validates unchanged …
+    assert first.source["format"] == "demo"  # the situation's own provenance is kept
+    study = load_study(folder)  # validates unchanged …
     storage = MemoryStorage()
-    assert any(r.completed for r in run_bots(study, storage, 3, seed=1))   # … and runs
+    assert any(r.completed for r in run_bots(study, storage, 3, seed=1))  # … and runs
     shown = {s for r in storage.records(kind="assignment") for step in r["steps"] for s in step["order"]}
     assert "Llama" in shown
 
@@ -74,12 +75,12 @@ def test_a_killed_run_resumes_without_repeating_finished_calls(tmp_path):
     with serve_openai(rule=rule) as stub:
         folder = study_with(tmp_path, stub.url)
         total = len(load_situations([folder / "situations.jsonl"]))
-        stub.fail(500, times=3)                          # three calls fail (max_retries = 0): the run is cut short
+        stub.fail(500, times=3)  # three calls fail (max_retries = 0): the run is cut short
         first = generate(folder, "Llama", endpoint="llm")
         assert first.summary.failures == 3 and len(first.errors) == 3
         lines = (folder / "generated" / "Llama.jsonl").read_text().splitlines()
         with open(folder / "generated" / "Llama.jsonl", "a") as f:
-            f.write('{"key": "torn li')                   # a line cut by a kill
+            f.write('{"key": "torn li')  # a line cut by a kill
         asked = len(stub.requests)
         again = generate(folder, "Llama", endpoint="llm", force=True)
     assert again.summary.resumed == total - 3 and again.summary.calls == 3 and len(stub.requests) == asked + 3
@@ -88,10 +89,12 @@ def test_a_killed_run_resumes_without_repeating_finished_calls(tmp_path):
 
 
 def test_a_system_with_a_live_table_uses_its_connection_and_the_cli_prints_a_summary(tmp_path, capsys):
-    live = ('\n[live.systems.Llama]\nendpoint = "llm"\nsystem_prompt = "Be brief."\ntemperature = 0.1\n'
-            '[live.systems.CineMate]\ncallable = "infact.chat.demo_systems:genre_recommender"\n'
-            '[live.systems.FlickBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n'
-            '[live.systems.ReelTalk]\ncallable = "infact.chat.demo_systems:popular_recommender"\n')
+    live = (
+        '\n[live.systems.Llama]\nendpoint = "llm"\nsystem_prompt = "Be brief."\ntemperature = 0.1\n'
+        '[live.systems.CineMate]\ncallable = "infact.chat.demo_systems:genre_recommender"\n'
+        '[live.systems.FlickBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n'
+        '[live.systems.ReelTalk]\ncallable = "infact.chat.demo_systems:popular_recommender"\n'
+    )
     with serve_openai(rule=rule) as stub:
         folder = study_with(tmp_path, stub.url, extra=live)
         assert main(["generate", "--study", str(folder), "--system", "Llama"]) == 0

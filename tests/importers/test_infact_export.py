@@ -15,7 +15,13 @@ from infact.importers.infact_export import LABELS, CheckRule, import_infact_expo
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "infact_export"
 EXPORT = FIXTURES / "crsframework-export.json"
 SYSTEMS = {"Our": "RB-CRS", "Deep_crs": "KGSF", "Kbrd": "KBRD"}
-PASSED, FAILED, ARRAY, BAD_RATING, NO_CHECK = "AbC3xK9pQ2wE", "Zz81Lm0RtY6u", "nQ5tYw2EfG7h", "Hk7vBn4CpL0s", "Qr2sTu9VxY3z"
+PASSED, FAILED, ARRAY, BAD_RATING, NO_CHECK = (
+    "AbC3xK9pQ2wE",
+    "Zz81Lm0RtY6u",
+    "nQ5tYw2EfG7h",
+    "Hk7vBn4CpL0s",
+    "Qr2sTu9VxY3z",
+)
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +115,13 @@ def test_exclusion_list_and_configurable_rule():
     assert strict.participants.set_index("participant").loc[ARRAY, "excluded"]
 
 
-@pytest.mark.parametrize("systems, expected", [
-    ({"Our": "RB-CRS", "Kbrd": "KBRD"}, "['Deep_crs']"),
-    ({**SYSTEMS, "Kgsf": "KGSF2"}, "['Kgsf']"),
-])
+@pytest.mark.parametrize(
+    "systems, expected",
+    [
+        ({"Our": "RB-CRS", "Kbrd": "KBRD"}, "['Deep_crs']"),
+        ({**SYSTEMS, "Kgsf": "KGSF2"}, "['Kgsf']"),
+    ],
+)
 def test_systems_must_match_the_file(systems, expected):
     with pytest.raises(DatasetError) as err:
         import_infact_export(EXPORT, systems)
@@ -121,23 +130,59 @@ def test_systems_must_match_the_file(systems, expected):
 
 
 def test_parse_rating():
-    assert [parse_rating(v) for v in ("4", 4, " 2 ", "3.0", "meaningless", "abc", "7", None, "")] == [4, 4, 2, 3, 2, None, None, None, None]
+    assert [parse_rating(v) for v in ("4", 4, " 2 ", "3.0", "meaningless", "abc", "7", None, "")] == [
+        4,
+        4,
+        2,
+        3,
+        2,
+        None,
+        None,
+        None,
+        None,
+    ]
     assert len(LABELS) == 5 and LABELS[0] == "Entirely meaningless" and LABELS[-1] == "Perfectly meaningful"
 
 
 def test_cli_writes_tables_and_workbook(tmp_path, capsys):
     out = tmp_path / "out"
-    code = main(["import", "infact-export", str(EXPORT), "--systems", "Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD", "--out", str(out),
-                 "--exclude", str(FIXTURES / "exclude.txt")])
+    code = main(
+        [
+            "import",
+            "infact-export",
+            str(EXPORT),
+            "--systems",
+            "Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD",
+            "--out",
+            str(out),
+            "--exclude",
+            str(FIXTURES / "exclude.txt"),
+        ]
+    )
     assert code == 0
     captured = capsys.readouterr()
     assert "abc" in captured.err and "participants: 5" in captured.out
     for name in ("ratings.csv", "participants.csv", "questionnaire.csv", "demographics.csv", "infact_sheets.xlsx"):
         assert (out / name).is_file()
     ratings = pd.read_csv(out / "ratings.csv")
-    documented = ["participant", "study", "dataset_version", "step_index", "situation_id", "dialog_id", "system", "criterion",
-                  "rating", "rating_label", "position", "seconds", "is_attention_check", "shown_at", "answered_at"]
-    assert ratings.columns[:len(documented)].tolist() == documented
+    documented = [
+        "participant",
+        "study",
+        "dataset_version",
+        "step_index",
+        "situation_id",
+        "dialog_id",
+        "system",
+        "criterion",
+        "rating",
+        "rating_label",
+        "position",
+        "seconds",
+        "is_attention_check",
+        "shown_at",
+        "answered_at",
+    ]
+    assert ratings.columns[: len(documented)].tolist() == documented
     assert ratings.loc[ratings["participant"] == BAD_RATING, "excluded"].all()  # from exclude.txt
     sheets = pd.read_excel(out / "infact_sheets.xlsx", sheet_name=None)
     assert list(sheets) == ["valid trials", "invalid trials", "demographics", "feedback"]
@@ -147,7 +192,15 @@ def test_cli_writes_tables_and_workbook(tmp_path, capsys):
 def test_cli_rule_file_and_flags(tmp_path, capsys):
     rule = tmp_path / "rule.json"
     rule.write_text(json.dumps({"max_rating": 4}))
-    args = ["import", "infact-export", str(EXPORT), "--systems", "Our=A,Deep_crs=B,Kbrd=C", "--out", str(tmp_path / "o")]
+    args = [
+        "import",
+        "infact-export",
+        str(EXPORT),
+        "--systems",
+        "Our=A,Deep_crs=B,Kbrd=C",
+        "--out",
+        str(tmp_path / "o"),
+    ]
     assert main(args + ["--check-rule", str(rule)]) == 0
     assert pd.read_csv(tmp_path / "o" / "participants.csv").set_index("participant").loc[FAILED, "attention_passed"]
     assert main(args + ["--check-max-rating", "1"]) == 0  # only a rating of 1 passes now
@@ -163,10 +216,13 @@ def test_cli_rule_file_and_flags(tmp_path, capsys):
     assert "dialog" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("{not json", "not valid JSON"),
-    ('{"users": {}}', "no 'CRS_Study' node"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("{not json", "not valid JSON"),
+        ('{"users": {}}', "no 'CRS_Study' node"),
+    ],
+)
 def test_bad_files_are_errors_not_tracebacks(tmp_path, capsys, content, expected):
     bad = tmp_path / "export.json"
     bad.write_text(content)

@@ -72,7 +72,12 @@ def test_wrong_files_fail_cleanly(out, tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("just some text\n")
     before = (out / "study.toml").read_text()
-    assert main(["import", "infact-txt", "--dialogs", str(FIX / "dialogue.txt"), "--system", f"X={bad}", "--out", str(out)]) == 2
+    assert (
+        main(
+            ["import", "infact-txt", "--dialogs", str(FIX / "dialogue.txt"), "--system", f"X={bad}", "--out", str(out)]
+        )
+        == 2
+    )
     assert "no 'CONVERSATION:n' line" in capsys.readouterr().err
     assert (out / "study.toml").read_text() == before and not (out / "situations.jsonl").exists()
     with pytest.raises(DatasetError, match="unique"):

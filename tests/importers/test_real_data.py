@@ -36,7 +36,7 @@ def test_original_infact_files(out):
     assert sits["1-t3"].responses["RB-CRS"] == 'SUre. Have you seen "Forrest Gump (1994)" ?'
     # the last cut point of a dialog counts when every system answered it
     assert sits["1-t11"].responses["KBRD"] == "i hope you enjoy it ! have a great day !"
-    assert not any('  (' in t.text for s in sits.values() for t in s.context)
+    assert not any("  (" in t.text for s in sits.values() for t in s.context)
 
 
 @pytest.mark.skipif(not REDIAL.is_file(), reason="../shared/data/redial_sample not present")
@@ -51,4 +51,6 @@ def test_redial_sample_then_responses(out, tmp_path):
     rows = tmp_path / "echo.csv"
     rows.write_text("dialog_id,turn,response\n" + "".join(f"{s.dialog_id},{s.meta['turn']},echo\n" for s in sits[::2]))
     rep = import_responses(out, "Echo", rows)
-    assert rep.counts["matched"] == len(sits[::2]) and rep.counts["situations_lacking_Echo"] == len(sits) - len(sits[::2])
+    assert rep.counts["matched"] == len(sits[::2]) and rep.counts["situations_lacking_Echo"] == len(sits) - len(
+        sits[::2]
+    )

@@ -6,8 +6,8 @@ import pytest
 
 from infact.cli.main import main
 from infact.errors import DatasetError
-from infact.text.items import normalise_title, normalise_titles
 from infact.importers.redial import import_redial
+from infact.text.items import normalise_title, normalise_titles
 from tests.support.importing import IMPORT_FIXTURES, situations_by_id
 
 FIX = IMPORT_FIXTURES
@@ -22,13 +22,16 @@ def by_id(out):
     return situations_by_id(out)
 
 
-@pytest.mark.parametrize("raw, clean", [
-    ("Police Academy  (1984)", "Police Academy (1984)"),
-    ("Braveheart(1995)", "Braveheart (1995)"),
-    ("American Pie ", "American Pie"),
-    ("  It   (2017) ", "It (2017)"),
-    ("Hot Tub Time Machine", "Hot Tub Time Machine"),
-])
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ("Police Academy  (1984)", "Police Academy (1984)"),
+        ("Braveheart(1995)", "Braveheart (1995)"),
+        ("American Pie ", "American Pie"),
+        ("  It   (2017) ", "It (2017)"),
+        ("Hot Tub Time Machine", "Hot Tub Time Machine"),
+    ],
+)
 def test_normalise_title(raw, clean):
     assert normalise_title(raw) == clean
 
@@ -43,13 +46,21 @@ def test_situations_from_quirky_dialogs(study):
     assert list(s) == ["d1-t1", "d1-t3", "d2-t2", "d2-t4", "5-t1"]
     # two seeker messages in a row are one turn; @id -> quoted, normalised title
     assert [t.text for t in s["d1-t3"].context] == [
-        'Hi there I like "Police Academy (1984)"', 'Have you seen "American Pie" ?', 'No. Anything like "Braveheart (1995)" ?']
+        'Hi there I like "Police Academy (1984)"',
+        'Have you seen "American Pie" ?',
+        'No. Anything like "Braveheart (1995)" ?',
+    ]
     assert [t.role for t in s["d1-t3"].context] == ["user", "bot", "user"]
     # id missing from movieMentions: from the CSV, else left visible and reported
     assert s["d1-t3"].responses == {"Human (ReDial)": 'Try "Gladiator (2000)" or @999'}
     assert s["d2-t4"].responses["Human (ReDial)"] == 'Then "Up (2009)" is for you'
-    assert s["d1-t3"].meta == {"turn": 3, "n_turns": 5, "relative_position": 0.6, "item_mentioned": True,
-                               "items": ["Police Academy (1984)", "American Pie", "Braveheart (1995)", "Gladiator (2000)"]}
+    assert s["d1-t3"].meta == {
+        "turn": 3,
+        "n_turns": 5,
+        "relative_position": 0.6,
+        "item_mentioned": True,
+        "items": ["Police Academy (1984)", "American Pie", "Braveheart (1995)", "Gladiator (2000)"],
+    }
     assert s["d2-t2"].meta["item_mentioned"] is False
     assert s["d1-t1"].source == {"format": "redial", "file": "redial_quirks.jsonl", "line": 1, "conversation_id": "d1"}
     assert s["5-t1"].source["line"] == 7  # numeric conversationId, blank line counted

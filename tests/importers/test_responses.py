@@ -1,6 +1,5 @@
 """Merging one system's outputs into a study: by turn, by context, iEvaLM-CRS records."""
 
-
 import pytest
 
 from infact.cli.main import main
@@ -27,8 +26,13 @@ def responses(out, system):
 def test_by_turn_reports_unmatched_and_duplicates_with_lines(study):
     report = import_responses(study, "KBRD", FIX / "kbrd_turns.jsonl", movies_csv=FIX / "movies.csv")
     got = responses(study, "KBRD")
-    assert got == {"d1-t1": "hello there", "d1-t3": 'have you seen "Gladiator (2000)" ?',
-                   "d2-t2": None, "d2-t4": None, "5-t1": None}
+    assert got == {
+        "d1-t1": "hello there",
+        "d1-t3": 'have you seen "Gladiator (2000)" ?',
+        "d2-t2": None,
+        "d2-t4": None,
+        "5-t1": None,
+    }
     lines = {p.line: p.message for p in report.problems if p.file.endswith("kbrd_turns.jsonl")}
     assert "duplicate" in lines[3] and "first at line 2" in lines[3]
     assert "invalid JSON" in lines[4]
@@ -36,7 +40,13 @@ def test_by_turn_reports_unmatched_and_duplicates_with_lines(study):
     assert "'zz' is not in the study" in lines[6]
     assert "empty 'response'" in lines[7]
     c = report.counts
-    assert (c["matched"], c["duplicate_rows"], c["unmatched_rows"], c["invalid_rows"], c["situations_lacking_KBRD"]) == (2, 1, 3, 1, 3)
+    assert (
+        c["matched"],
+        c["duplicate_rows"],
+        c["unmatched_rows"],
+        c["invalid_rows"],
+        c["situations_lacking_KBRD"],
+    ) == (2, 1, 3, 1, 3)
     # other systems are kept
     assert responses(study, "Human (ReDial)")["d1-t1"] == 'Have you seen "American Pie" ?'
 
@@ -106,18 +116,26 @@ def test_ievalm_recommender_first_dialogs_match_with_the_empty_opening_utterance
 
 def test_ievalm_turn_id_alone_counts_the_empty_opening_utterance(study, tmp_path):
     rows = tmp_path / "turn_ids.jsonl"
-    rows.write_text('{"dialog_id": "d2", "turn_id": 3, "resp": "opened by bot"}\n'
-                    '{"dialog_id": "d1", "turn_id": 3, "resp": "opened by user"}\n'
-                    '{"dialog_id": "d2", "turn": 4, "response": "plain turn is not shifted"}\n')
+    rows.write_text(
+        '{"dialog_id": "d2", "turn_id": 3, "resp": "opened by bot"}\n'
+        '{"dialog_id": "d1", "turn_id": 3, "resp": "opened by user"}\n'
+        '{"dialog_id": "d2", "turn": 4, "response": "plain turn is not shifted"}\n'
+    )
     report = import_responses(study, "X", rows)
     got = responses(study, "X")
-    assert (got["d2-t2"], got["d1-t3"], got["d2-t4"]) == ("opened by bot", "opened by user", "plain turn is not shifted")
+    assert (got["d2-t2"], got["d1-t3"], got["d2-t4"]) == (
+        "opened by bot",
+        "opened by user",
+        "plain turn is not shifted",
+    )
     assert report.counts["unmatched_rows"] == 0
 
 
 def test_entities_in_contexts_and_responses_are_decoded(study, tmp_path):
     rows = tmp_path / "ent.jsonl"
-    rows.write_text('{"dialog_id": "d1", "context": ["Hi there I like &quot;Police Academy (1984)&quot;"], '
-                    '"response": "&lt;b&gt; is text, Tom &amp; Jerry"}\n')
+    rows.write_text(
+        '{"dialog_id": "d1", "context": ["Hi there I like &quot;Police Academy (1984)&quot;"], '
+        '"response": "&lt;b&gt; is text, Tom &amp; Jerry"}\n'
+    )
     import_responses(study, "X", rows)
     assert responses(study, "X")["d1-t1"] == "<b> is text, Tom & Jerry"

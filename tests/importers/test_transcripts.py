@@ -16,18 +16,29 @@ def turn(role, text, error=None, items=()):
 
 
 def conv(cid, system, turns, ended_by="satisfied"):
-    return {"participant": cid.split("-")[0], "system": system, "conversation_id": cid, "turns": turns,
-            "ended_by": ended_by, "satisfaction": ended_by == "satisfied", "flags": []}
+    return {
+        "participant": cid.split("-")[0],
+        "system": system,
+        "conversation_id": cid,
+        "turns": turns,
+        "ended_by": ended_by,
+        "satisfaction": ended_by == "satisfied",
+        "flags": [],
+    }
 
 
-CHAT = conv("p1-A", "GenreBot", [
-    turn("user", "something scary"),
-    turn("assistant", "", error={"kind": "timeout", "detail": "x"}),          # failed attempt: left out
-    turn("assistant", 'Try "The Others (2001)".', items=["The Others (2001)"]),
-    turn("user", "seen it"),
-    turn("assistant", 'Then "The Babadook (2014)".', items=["The Babadook (2014)"]),
-    turn("user", "thanks!"),                                                 # never answered: no situation
-])
+CHAT = conv(
+    "p1-A",
+    "GenreBot",
+    [
+        turn("user", "something scary"),
+        turn("assistant", "", error={"kind": "timeout", "detail": "x"}),  # failed attempt: left out
+        turn("assistant", 'Try "The Others (2001)".', items=["The Others (2001)"]),
+        turn("user", "seen it"),
+        turn("assistant", 'Then "The Babadook (2014)".', items=["The Babadook (2014)"]),
+        turn("user", "thanks!"),  # never answered: no situation
+    ],
+)
 
 
 def write(tmp_path, lines) -> str:
@@ -37,7 +48,9 @@ def write(tmp_path, lines) -> str:
 
 
 def test_each_answered_message_becomes_a_situation(tmp_path):
-    path = write(tmp_path, [CHAT, "{broken", conv("p2-B", "PopBot", [turn("user", "hi"), turn("assistant", "Watch Up.")])])
+    path = write(
+        tmp_path, [CHAT, "{broken", conv("p2-B", "PopBot", [turn("user", "hi"), turn("assistant", "Watch Up.")])]
+    )
     report = import_transcripts(path, tmp_path / "study", system="GenreBot")
     assert report.counts == {"conversations": 1, "situations": 2, "lines_skipped": 1}
     assert report.problems[0].line == 2

@@ -24,8 +24,9 @@ def stub():
 
 def client(stub, name="ep", key=None, sleeps=None, **settings) -> LLMClient:
     endpoint = Endpoint(base_url=stub.url, model="stub-model", **settings)
-    return LLMClient(name, endpoint, key, sleep=(sleeps.append if sleeps is not None else time.sleep),
-                     jitter=lambda: 1.0)
+    return LLMClient(
+        name, endpoint, key, sleep=(sleeps.append if sleeps is not None else time.sleep), jitter=lambda: 1.0
+    )
 
 
 def test_an_answer_comes_with_its_call_record(stub):
@@ -33,7 +34,7 @@ def test_an_answer_comes_with_its_call_record(stub):
     assert done.text == "You said: hello there"
     rec = done.record
     assert (rec.endpoint, rec.model, rec.attempts, rec.finish_reason) == ("ep", "stub-model", 1, "stop")
-    assert rec.params == {"temperature": 0.7, "max_tokens": 50}      # the caller's own over the endpoint's
+    assert rec.params == {"temperature": 0.7, "max_tokens": 50}  # the caller's own over the endpoint's
     assert (rec.prompt_tokens, rec.completion_tokens) == (2, 4)
     assert rec.latency_ms is not None and rec.latency_ms > 0
     assert rec.prompt_hash == prompt_hash("stub-model", HELLO, {"temperature": 0.7, "max_tokens": 50})
@@ -44,8 +45,17 @@ def test_an_answer_comes_with_its_call_record(stub):
 def test_the_prompt_hash_changes_with_messages_params_and_salt():
     base = prompt_hash("m", HELLO, {})
     assert base == prompt_hash("m", [dict(HELLO[0])], {})
-    assert len({base, prompt_hash("m", HELLO, {"temperature": 1}), prompt_hash("m2", HELLO, {}),
-                prompt_hash("m", HELLO, {}, salt="1")}) == 4
+    assert (
+        len(
+            {
+                base,
+                prompt_hash("m", HELLO, {"temperature": 1}),
+                prompt_hash("m2", HELLO, {}),
+                prompt_hash("m", HELLO, {}, salt="1"),
+            }
+        )
+        == 4
+    )
 
 
 def test_429_is_retried_after_the_servers_retry_after(stub):
@@ -61,7 +71,7 @@ def test_5xx_backs_off_exponentially_then_fails_typed(stub):
     with pytest.raises(SystemHTTPError) as err:
         client(stub, sleeps=sleeps, max_retries=3).complete(HELLO)
     assert err.value.status == 503 and err.value.call.attempts == 4
-    assert sleeps == [0.5, 1.0, 2.0]          # 0.5 · 2^n with the jitter at its top
+    assert sleeps == [0.5, 1.0, 2.0]  # 0.5 · 2^n with the jitter at its top
 
 
 def test_a_client_error_is_not_retried(stub):
@@ -86,9 +96,14 @@ def test_malformed_json_is_a_bad_reply(stub):
         client(stub, max_retries=0).complete(HELLO)
 
 
-@pytest.mark.parametrize("answer, words", [({"content": None, "refusal": "I can't help with that"}, "refused"),
-                                           ({"content": "", "finish_reason": "content_filter"}, "refused"),
-                                           ("   ", "empty answer")])
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ({"content": None, "refusal": "I can't help with that"}, "refused"),
+        ({"content": "", "finish_reason": "content_filter"}, "refused"),
+        ("   ", "empty answer"),
+    ],
+)
 def test_refusals_and_empty_answers_are_bad_replies(stub, answer, words):
     stub.rule = lambda request: answer
     with pytest.raises(SystemBadReply, match=words):
@@ -137,9 +152,16 @@ def test_a_local_server_gets_a_placeholder_never_the_environments_openai_key(stu
     assert stub.auth[-1] == "Bearer no-key-needed"
 
 
-@pytest.mark.parametrize("headers, seconds", [({"retry-after": "2"}, 2.0), ({"retry-after-ms": "250"}, 0.25),
-                                              ({"retry-after": "999"}, 60.0), ({}, None),
-                                              ({"retry-after": "soon"}, None)])
+@pytest.mark.parametrize(
+    "headers, seconds",
+    [
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after": "999"}, 60.0),
+        ({}, None),
+        ({"retry-after": "soon"}, None),
+    ],
+)
 def test_retry_after_reads_seconds_milliseconds_and_caps_the_wait(headers, seconds):
     assert retry_after(headers) == seconds
 

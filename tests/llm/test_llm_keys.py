@@ -28,10 +28,10 @@ def test_a_known_key_is_scrubbed_from_text():
 
 def test_a_server_echoing_the_key_in_an_error_leaves_no_trace_in_the_failure(caplog):
     with serve_openai() as stub:
-        stub.rule = lambda request: KEY   # a misbehaving proxy: the key in the answer itself
+        stub.rule = lambda request: KEY  # a misbehaving proxy: the key in the answer itself
         llm = LLMClient("ep", Endpoint(base_url=stub.url, model="m"), KEY)
         assert KEY not in llm.complete([{"role": "user", "content": "hi"}]).text
-        assert stub.auth[-1] == f"Bearer {KEY}"          # it was sent, as it must be
+        assert stub.auth[-1] == f"Bearer {KEY}"  # it was sent, as it must be
         stub.fail(401)
         with caplog.at_level(logging.DEBUG):
             logging.getLogger("openai").debug("request headers: Authorization: Bearer %s", KEY)

@@ -42,6 +42,7 @@ def test_no_api_key_in_any_file_of_the_store_exports_transcripts_or_logs(tmp_pat
     def leaky(request: dict):
         calls["n"] += 1
         return f"{demo_rule(request)} (debug: Bearer {KEY})" if calls["n"] % 3 == 0 else demo_rule(request)
+
     try:
         with serve_openai(rule=leaky) as stub:
             folder = endpoint_live_study(tmp_path / "study", stub.url, key_env=KEY_ENV)
@@ -52,8 +53,9 @@ def test_no_api_key_in_any_file_of_the_store_exports_transcripts_or_logs(tmp_pat
             stub.fail(401, times=2)
             run_bots(study, storage, 4, concurrency=2, seed=2)
             storage.close()
-            assert main(["generate", "--study", str(folder), "--system", "GenreBot", "--endpoint", "stub",
-                         "--force"]) in (0, 1)
+            assert main(
+                ["generate", "--study", str(folder), "--system", "GenreBot", "--endpoint", "stub", "--force"]
+            ) in (0, 1)
             stub.rule = judge_rule(load_study(folder), default_quality(study))
             assert main(["judge", "--study", str(folder), "--judge", "stubby", "--db", str(db)]) in (0, 1)
             assert main(["export", "--study", str(folder), "--db", str(db), "--out", str(tmp_path / "exports")]) == 0
@@ -62,8 +64,8 @@ def test_no_api_key_in_any_file_of_the_store_exports_transcripts_or_logs(tmp_pat
         for logger in loggers:
             logger.removeHandler(handler)
         handler.close()
-    assert all(a == f"Bearer {KEY}" for a in stub.auth)            # the key was used …
+    assert all(a == f"Bearer {KEY}" for a in stub.auth)  # the key was used …
     assert (tmp_path / "exports" / "transcripts.jsonl").exists() and log.stat().st_size > 0
     assert list((folder / "judges").glob("*.csv")) and list((folder / "generated").glob("*.jsonl"))
-    assert files_holding(tmp_path, KEY) == []                      # … and written nowhere
-    assert files_holding(tmp_path, "[api key removed]")            # the leaky answers were scrubbed, not dropped
+    assert files_holding(tmp_path, KEY) == []  # … and written nowhere
+    assert files_holding(tmp_path, "[api key removed]")  # the leaky answers were scrubbed, not dropped

@@ -13,8 +13,8 @@ from infact.cli.main import main
 from infact.errors import InfactError
 from infact.importers.conversations import import_conversations
 from infact.participation.bots import run_bots
-from infact.results.tables.export import collect
 from infact.results.ranking.analysis import analyze_votes
+from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.dialogs import read_dialogs
 from infact.study.loader import load_study
@@ -29,8 +29,10 @@ SYSTEMS = ("Good", "Fair", "Poor")
 def conversation(did: str, system: str, n_bot: int = 2) -> dict:
     turns = []
     for k in range(n_bot):
-        turns += [{"role": "user", "text": f"{did}: user message {k}"},
-                  {"role": "assistant" if k % 2 else "bot", "text": f"{system} says \"Up (2009)\" in turn {k}"}]
+        turns += [
+            {"role": "user", "text": f"{did}: user message {k}"},
+            {"role": "assistant" if k % 2 else "bot", "text": f'{system} says "Up (2009)" in turn {k}'},
+        ]
     return {"dialog_id": did, "topic": f"topic of {did}", "turns": turns}
 
 
@@ -46,8 +48,13 @@ def acute_study(tmp_path, n_dialogs: int = 6):
         write_jsonl(src, [conversation(f"d{i}", system) for i in range(n_dialogs)])
         import_conversations(src, folder, system)
     # the importers' starter study.toml, edited as a researcher would (make_study writes situation studies)
-    edit_toml(folder, {"situations_per_participant = 5": "situations_per_participant = 3",
-                       "positions = [2, 4]": "positions = [2, 3]"})
+    edit_toml(
+        folder,
+        {
+            "situations_per_participant = 5": "situations_per_participant = 3",
+            "positions = [2, 4]": "positions = [2, 3]",
+        },
+    )
     return folder
 
 
@@ -57,7 +64,7 @@ def acute_study(tmp_path, n_dialogs: int = 6):
 def test_import_merges_one_file_per_system_by_dialog_id(tmp_path):
     study = load_study(acute_study(tmp_path))
     assert study.config.protocol.kind == "pairwise_dialog"
-    assert study.systems == list(SYSTEMS)                      # the starter study.toml lists the imported systems
+    assert study.systems == list(SYSTEMS)  # the starter study.toml lists the imported systems
     d1 = study.situation("d1")
     assert d1.situation_id == d1.dialog_id == "d1" and d1.context == ()
     assert set(d1.conversations) == set(SYSTEMS)
@@ -70,8 +77,15 @@ def test_import_merges_one_file_per_system_by_dialog_id(tmp_path):
 def test_reimporting_a_system_replaces_its_conversations(tmp_path):
     folder = acute_study(tmp_path)
     src = tmp_path / "again.jsonl"
-    write_jsonl(src, [{**conversation("d0", "Fair"), "turns": [{"role": "user", "text": "hi"},
-                                                               {"role": "bot", "text": "new answer"}]}])
+    write_jsonl(
+        src,
+        [
+            {
+                **conversation("d0", "Fair"),
+                "turns": [{"role": "user", "text": "hi"}, {"role": "bot", "text": "new answer"}],
+            }
+        ],
+    )
     report = import_conversations(src, folder, "Fair")
     assert any("replaced Fair" in n for n in report.notes)
     dialogs, problems = read_dialogs([folder / "dialogs.jsonl"])
@@ -82,12 +96,17 @@ def test_reimporting_a_system_replaces_its_conversations(tmp_path):
 
 def test_importer_errors_name_file_line_and_fix(tmp_path):
     src = tmp_path / "bad.jsonl"
-    write_jsonl(src, [conversation("ok", "X"),
-                      "{not json",
-                      {"turns": [{"role": "user", "text": "no id"}, {"role": "bot", "text": "hi"}]},
-                      {"dialog_id": "r", "turns": [{"role": "narrator", "text": "once"}]},
-                      {"dialog_id": "u", "turns": [{"role": "user", "text": "only the user talks"}]},
-                      conversation("ok", "X")])
+    write_jsonl(
+        src,
+        [
+            conversation("ok", "X"),
+            "{not json",
+            {"turns": [{"role": "user", "text": "no id"}, {"role": "bot", "text": "hi"}]},
+            {"dialog_id": "r", "turns": [{"role": "narrator", "text": "once"}]},
+            {"dialog_id": "u", "turns": [{"role": "user", "text": "only the user talks"}]},
+            conversation("ok", "X"),
+        ],
+    )
     report = import_conversations(src, tmp_path / "study", "X")
     text = "\n".join(str(p) for p in report.problems)
     assert f"{src}:2: invalid JSON" in text
@@ -115,7 +134,7 @@ def test_conversations_are_never_imported_into_a_rating_study(tmp_path, capsys):
     write_jsonl(src, [conversation("d0", "X")])
     assert main(["import", "conversations", str(src), "--system", "X", "--study", str(folder)]) != 0
     assert "[protocol.kind] is a rating study" in capsys.readouterr().err
-    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before       # no dialogs file, systems unchanged
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # no dialogs file, systems unchanged
 
 
 def test_a_damaged_dialogs_file_is_reported_at_load(tmp_path):
@@ -134,18 +153,28 @@ def test_a_damaged_dialogs_file_is_reported_at_load(tmp_path):
     assert "dialogs.jsonl:5: [dialog_id] duplicate dialog_id 'ac-01'" in text
 
 
-@pytest.mark.parametrize("kind, file, expected", [
-    ("pairwise", "dialogs.jsonl", 'this is a dialogs line (whole conversations per system): set [protocol] kind = "pairwise_dialog"'),
-    ("pairwise_dialog", "situations.jsonl", "this is a situations line (one response per system), not a dialog"),
-])
+@pytest.mark.parametrize(
+    "kind, file, expected",
+    [
+        (
+            "pairwise",
+            "dialogs.jsonl",
+            'this is a dialogs line (whole conversations per system): set [protocol] kind = "pairwise_dialog"',
+        ),
+        ("pairwise_dialog", "situations.jsonl", "this is a situations line (one response per system), not a dialog"),
+    ],
+)
 def test_a_data_file_of_the_other_level_says_which_kind_it_needs(tmp_path, kind, file, expected):
-    folder = copy_study(DEMO_ACUTE, tmp_path / "s", {'kind = "pairwise_dialog"': f'kind = "{kind}"',
-                                                     'situations = ["dialogs.jsonl"]': f'situations = ["{file}"]'})
+    folder = copy_study(
+        DEMO_ACUTE,
+        tmp_path / "s",
+        {'kind = "pairwise_dialog"': f'kind = "{kind}"', 'situations = ["dialogs.jsonl"]': f'situations = ["{file}"]'},
+    )
     shutil.copy(REPO / "data" / "demo-pairwise" / "situations.jsonl", folder / "situations.jsonl")
     with pytest.raises(InfactError) as e:
         load_study(folder)
     assert f"{file}:1: {expected}" in str(e.value)
-    assert len(e.value.problems) == len((folder / file).read_text().splitlines())   # one message per line, no more
+    assert len(e.value.problems) == len((folder / file).read_text().splitlines())  # one message per line, no more
 
 
 def test_validate_with_a_broken_study_toml_reads_dialogs_files_as_dialogs(tmp_path):
@@ -159,20 +188,31 @@ def test_validate_with_a_broken_study_toml_reads_dialogs_files_as_dialogs(tmp_pa
     text = [str(e) for e in errors]
     assert any("study.toml" in e and "[protocol.kind]" in e for e in text)
     assert any("dialogs.jsonl:2: [conversations] conversation of system 'Echo'" in e for e in text)
-    assert len(text) == 2          # neither dialogs nor gold pairs are reported as malformed situations
+    assert len(text) == 2  # neither dialogs nor gold pairs are reported as malformed situations
 
 
 def test_transcripts_of_a_live_arena_import_as_conversations_paired_by_participant(tmp_path):
     def chat(participant, system, conv):
-        return {"participant": participant, "study": "live", "system": system, "slot": "A", "conversation_id": conv,
-                "turns": [{"role": "user", "text": f"{participant} wants a comedy"},
-                          {"role": "assistant", "text": "", "error": "timeout"},
-                          {"role": "assistant", "text": f"{system}: try \"Up (2009)\""}],
-                "ended_by": "satisfied", "satisfaction": None, "flags": []}
+        return {
+            "participant": participant,
+            "study": "live",
+            "system": system,
+            "slot": "A",
+            "conversation_id": conv,
+            "turns": [
+                {"role": "user", "text": f"{participant} wants a comedy"},
+                {"role": "assistant", "text": "", "error": "timeout"},
+                {"role": "assistant", "text": f'{system}: try "Up (2009)"'},
+            ],
+            "ended_by": "satisfied",
+            "satisfaction": None,
+            "flags": [],
+        }
 
     src = tmp_path / "transcripts.jsonl"
-    write_jsonl(src, [chat("p1", "Alpha", "c1"), chat("p1", "Beta", "c2"), chat("p2", "Alpha", "c3"),
-                      chat("p2", "Beta", "c4")])
+    write_jsonl(
+        src, [chat("p1", "Alpha", "c1"), chat("p1", "Beta", "c2"), chat("p2", "Alpha", "c3"), chat("p2", "Beta", "c4")]
+    )
     folder = tmp_path / "from-live"
     import_conversations(src, folder, "Alpha")
     import_conversations(src, folder, "Beta")
@@ -202,20 +242,24 @@ def test_a_dialog_pair_is_checked_and_stored_with_both_conversations_in_shown_or
     step = flow.current(flow.state(token))
     assert step.kind == "pairwise_dialog" and step.name == f"pairwise-dialog-{step.index}" and len(step.order) == 2
     if step.attention_check:  # the check's position is random: answer it and take the next step
-        assert flow.submit(token, step.name, {"choices": {"engaging": "A", "helpful": "A"},
-                                              "justification": "the instructed one"}).ok
+        assert flow.submit(
+            token, step.name, {"choices": {"engaging": "A", "helpful": "A"}, "justification": "the instructed one"}
+        ).ok
         step = flow.current(flow.state(token))
     bad = flow.submit(token, step.name, {"choices": {"engaging": "A"}, "justification": "short"})
     assert not bad.ok
     assert "Please choose conversation A or B or “About the same” (helpful)." in bad.errors
     assert any("at least 10 characters" in e for e in bad.errors)
-    ok = flow.submit(token, step.name, {"choices": {"engaging": "B", "helpful": "About the same"},
-                                        "justification": "B asks what the user likes"})
+    ok = flow.submit(
+        token,
+        step.name,
+        {"choices": {"engaging": "B", "helpful": "About the same"}, "justification": "B asks what the user likes"},
+    )
     assert ok.ok
     rec = next(r for r in flow.storage.records(participant=token) if r.get("step") == step.name)
     assert rec["kind"] == "pairwise_dialog" and rec["situation_id"] == rec["dialog_id"]
     assert rec["choices"] == {"engaging": step.order[1], "helpful": "tie"}
-    assert [c["system"] for c in rec["conversations"]] == list(step.order)          # left/right as shown, stored
+    assert [c["system"] for c in rec["conversations"]] == list(step.order)  # left/right as shown, stored
     dialog = study.situation(step.situation_id)
     assert rec["conversations"][0]["turns"] == [t.to_dict() for t in dialog.conversations[step.order[0]]]
     assert "context" not in rec
@@ -239,7 +283,7 @@ def test_conversation_gold_pairs_screen_out_below_the_threshold(tmp_path):
     study = load_study(DEMO_ACUTE)
     flow, token = start(study)
     assert flow.current(flow.state(token)).kind == "onboarding"
-    res = flow.submit(token, "onboarding", {"gold": {"1": "A", "2": "A", "3": "B", "4": "B"}})   # 2 of 4 right
+    res = flow.submit(token, "onboarding", {"gold": {"1": "A", "2": "A", "3": "B", "4": "B"}})  # 2 of 4 right
     assert res.ok and res.state.complete["outcome"] == "screened_out"
     flow2, token2 = start(study)
     ok = flow2.submit(token2, "onboarding", {"gold": {"1": "A", "2": "B", "3": "B", "4": "B"}})  # 3 of 4
@@ -249,8 +293,16 @@ def test_conversation_gold_pairs_screen_out_below_the_threshold(tmp_path):
 def test_conversation_gold_pairs_are_checked_at_load(tmp_path):
     folder = tmp_path / "s"
     shutil.copytree(DEMO_ACUTE, folder)
-    write_jsonl(folder / "onboarding.jsonl", [{"a": [{"role": "user", "text": "hi"}, {"role": "bot", "text": "x"}],
-                                              "b": [{"role": "user", "text": "hi"}], "answer": "A"}])
+    write_jsonl(
+        folder / "onboarding.jsonl",
+        [
+            {
+                "a": [{"role": "user", "text": "hi"}, {"role": "bot", "text": "x"}],
+                "b": [{"role": "user", "text": "hi"}],
+                "answer": "A",
+            }
+        ],
+    )
     with pytest.raises(InfactError) as e:
         load_study(folder)
     assert "onboarding.jsonl:1: [b] 'b' is a conversation here" in str(e.value) and "no bot turn" in str(e.value)
@@ -270,16 +322,25 @@ def demo_crowd():
 def test_bots_play_the_demo_and_votes_go_to_pairwise_csv(demo_crowd):
     study, storage, results = demo_crowd
     outcomes = {r.outcome for r in results}
-    assert "completed" in outcomes and "screened_out" in outcomes     # fails-attention bots fail the onboarding
+    assert "completed" in outcomes and "screened_out" in outcomes  # fails-attention bots fail the onboarding
     t = collect(study, storage.records(study=study.id))
     votes = t.compare["pairwise.csv"]
     assert list(t.compare) == ["pairwise.csv"]
-    assert list(votes.columns[:9]) == ["participant", "situation_id", "criterion", "system_a", "system_b",
-                                       "shown_left", "winner", "seconds", "justification"]
+    assert list(votes.columns[:9]) == [
+        "participant",
+        "situation_id",
+        "criterion",
+        "system_a",
+        "system_b",
+        "shown_left",
+        "winner",
+        "seconds",
+        "justification",
+    ]
     assert set(votes["criterion"]) == {"engaging", "helpful"}
     assert (votes["situation_id"] == votes["dialog_id"]).all()
     dialogs = {s.situation_id for s in study.situations}
-    assert set(votes["situation_id"]) <= dialogs and "ac-08" not in set(votes["situation_id"])   # the check is no vote
+    assert set(votes["situation_id"]) <= dialogs and "ac-08" not in set(votes["situation_id"])  # the check is no vote
     assert set(votes["shown_left"]) == set(study.systems)
     assert (votes["length_a"] > 0).all() and votes["justification"].str.len().ge(10).all()
     assert len(t.ratings) == 0
@@ -311,6 +372,6 @@ def test_adaptive_pairs_schedule_a_dialog_study_from_its_votes(tmp_path):
     results = run_bots(study, storage, 12, strategy="attentive", seed=9, start=FakeClock()())
     assert all(r.completed for r in results)
     history = History.of(storage.records(study=study.id), study.id)
-    assert len(history.decided("engaging")) == 12 * 2          # the dialog votes feed the adaptive schedule
+    assert len(history.decided("engaging")) == 12 * 2  # the dialog votes feed the adaptive schedule
     votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
-    assert len(votes) == 12 * 2 * 2                            # two regular pairs × two criteria each
+    assert len(votes) == 12 * 2 * 2  # two regular pairs × two criteria each

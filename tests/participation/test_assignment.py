@@ -66,8 +66,9 @@ def test_fifty_concurrent_bots_balance_the_situations(tmp_path):
 def test_twenty_participants_at_the_same_moment_do_not_overfill(tmp_path, storage):
     # Everyone consents at the same clock time from their own thread: 20 × 4 reservations
     # over 20 situations must be exactly 4 each (the lock makes each see the others).
-    study = load_study(make_study(tmp_path, n_situations=20, per_participant=5,
-                                  assignment={"ratings_per_situation": 4}))
+    study = load_study(
+        make_study(tmp_path, n_situations=20, per_participant=5, assignment={"ratings_per_situation": 4})
+    )
     clock = FakeClock()
     flow = Flow(study, storage, clock=clock)
     tokens = [flow.arrive({}) for _ in range(20)]
@@ -121,8 +122,15 @@ def test_prefers_situations_from_different_dialogs(tmp_path, storage):
 
 
 def test_lease_releases_unanswered_reservations(tmp_path, storage):
-    study = load_study(make_study(tmp_path, n_situations=8, per_participant=5,
-                                  assignment={"lease_minutes": 5}, attention_check={"positions": [5, 5]}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            n_situations=8,
+            per_participant=5,
+            assignment={"lease_minutes": 5},
+            attention_check={"positions": [5, 5]},
+        )
+    )
     clock = FakeClock()
     t0 = clock.now
     flow = Flow(study, storage, clock=clock)
@@ -132,8 +140,10 @@ def test_lease_releases_unanswered_reservations(tmp_path, storage):
     answered, unanswered = mine[0], set(mine[1:])
 
     def cov(minutes):
-        return {c["situation_id"]: (c["ratings"], c["reserved"])
-                for c in assignment.coverage(study, storage.records(), t0 + timedelta(minutes=minutes))}
+        return {
+            c["situation_id"]: (c["ratings"], c["reserved"])
+            for c in assignment.coverage(study, storage.records(), t0 + timedelta(minutes=minutes))
+        }
 
     assert cov(4.9)[answered] == (1, 0)
     assert all(cov(4.9)[sid] == (0, 1) for sid in unanswered)
@@ -162,8 +172,15 @@ def test_completed_participants_count_only_what_they_answered(tmp_path, storage)
 
 
 def test_screened_out_participant_releases_the_rest(tmp_path, storage):
-    study = load_study(make_study(tmp_path, n_situations=8, per_participant=5,
-                                  attention_check={"positions": [2, 2]}, quality={"on_attention_fail": "screen_out"}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            n_situations=8,
+            per_participant=5,
+            attention_check={"positions": [2, 2]},
+            quality={"on_attention_fail": "screen_out"},
+        )
+    )
     flow = Flow(study, storage, clock=FakeClock())
     token = consented(flow)
     answer_situations(flow, token, 1)

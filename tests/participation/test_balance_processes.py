@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,8 +27,8 @@ from infact.stores.sql.store import SQLStorage
 from infact.study.loader import load_study
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "data" / "demo"          # 38 regular situations, 9 per participant
-START = datetime(2030, 1, 1, 9, 0, tzinfo=timezone.utc)
+DEMO = REPO / "data" / "demo"  # 38 regular situations, 9 per participant
+START = datetime(2030, 1, 1, 9, 0, tzinfo=UTC)
 
 CHILD = """
 import sys, time
@@ -49,12 +49,32 @@ print(sum(r.completed for r in results), sum(r.outcome is None for r in results)
 """
 
 
-def three_processes(pg_url: str, schema: str, tmp_path: Path, *, n: int, strategy: str, start: datetime,
-                    seed: int) -> list[str]:
+def three_processes(
+    pg_url: str, schema: str, tmp_path: Path, *, n: int, strategy: str, start: datetime, seed: int
+) -> list[str]:
     go = tmp_path / f"go-{seed}"
-    children = [subprocess.Popen([sys.executable, "-c", CHILD, pg_url, schema, str(seed + k), str(n), strategy,
-                                  start.isoformat(), str(go), str(DEMO)], cwd=REPO, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True) for k in range(3)]
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CHILD,
+                pg_url,
+                schema,
+                str(seed + k),
+                str(n),
+                strategy,
+                start.isoformat(),
+                str(go),
+                str(DEMO),
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(3)
+    ]
     time.sleep(1.0)
     go.touch()
     outputs = []

@@ -16,7 +16,14 @@ from tests.support.participants import submit_consent
 from tests.support.paths import DEMO_STUDY
 from tests.support.studies import FakeClock, make_study
 
-PER_STRATEGY = {"attentive": 8, "straightliner": 3, "speeder": 3, "fails-attention": 3, "refresh-midway": 3, "abandons": 3}
+PER_STRATEGY = {
+    "attentive": 8,
+    "straightliner": 3,
+    "speeder": 3,
+    "fails-attention": 3,
+    "refresh-midway": 3,
+    "abandons": 3,
+}
 # What quality.assess says about each strategy in a crowd of all of them (demo study: 12 minutes,
 # so Prolific needs two failed checks for a rejection; fails-attention fails both).
 EXPECTED = {
@@ -122,7 +129,9 @@ def test_quality_flags_per_strategy(crowd, demo):
     for row in flags.itertuples():
         want_flags, want_decision, want_action = EXPECTED[strategy_of[row.participant]]
         got_action = None if pd.isna(row.prolific_action) else row.prolific_action
-        assert (set(row.flags), row.decision, got_action) == (want_flags, want_decision, want_action), strategy_of[row.participant]
+        assert (set(row.flags), row.decision, got_action) == (want_flags, want_decision, want_action), strategy_of[
+            row.participant
+        ]
 
 
 def test_attentive_bots_export_consistent_rows(demo):
@@ -131,8 +140,17 @@ def test_attentive_bots_export_consistent_rows(demo):
     t = collect(demo, storage.records())
     systems, criteria = len(demo.systems), len(demo.config.criteria)
     assert len(t.ratings) == 6 * 10 * systems * criteria
-    assert {"participant", "situation_id", "dialog_id", "system", "criterion", "rating", "position", "seconds",
-            "is_attention_check"} <= set(t.ratings.columns)
+    assert {
+        "participant",
+        "situation_id",
+        "dialog_id",
+        "system",
+        "criterion",
+        "rating",
+        "position",
+        "seconds",
+        "is_attention_check",
+    } <= set(t.ratings.columns)
     assert set(t.ratings["participant"]) == {r.token for r in results}
     assert t.ratings.groupby("participant")["situation_id"].nunique().eq(10).all()
     assert t.ratings["rating"].between(1, 5).all() and t.ratings["position"].isin([1, 2, 3]).all()

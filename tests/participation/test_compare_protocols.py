@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import run_bots
-from infact.results.tables.export import collect, export_bytes
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
+from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import start
@@ -38,10 +38,19 @@ def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
     assert sum(r.completed for r in results) >= 30
     t = collect(study, storage.records(study=study.id))
     votes = t.compare["pairwise.csv"]
-    assert list(votes.columns[:9]) == ["participant", "situation_id", "criterion", "system_a", "system_b",
-                                       "shown_left", "winner", "seconds", "justification"]
+    assert list(votes.columns[:9]) == [
+        "participant",
+        "situation_id",
+        "criterion",
+        "system_a",
+        "system_b",
+        "shown_left",
+        "winner",
+        "seconds",
+        "justification",
+    ]
     assert (votes["system_a"] < votes["system_b"]).all()
-    assert set(votes["shown_left"]) == set(study.systems)               # left/right is random and stored
+    assert set(votes["shown_left"]) == set(study.systems)  # left/right is random and stored
     assert votes["winner"].isin(list(study.systems) + ["tie"]).all()
     # balanced pairs: all six pairs, none more than a few votes off the others. Bots run
     # concurrently and abandoning bots leave reserved pairs unvoted, so the spread varies a
@@ -58,7 +67,7 @@ def test_pairwise_export_is_analysed_with_the_planted_order(demo_crowd):
     res = analyze_votes(votes, n_boot=200)
     # bots' planted quality: the first listed system best, the last worst
     assert res["ranking"][0]["system"] == "Marquee" and res["ranking"][-1]["system"] == "Static"
-    assert res["n_participants"] < 36       # flagged bots (straight-liners, speeders, failed checks) left out
+    assert res["n_participants"] < 36  # flagged bots (straight-liners, speeders, failed checks) left out
 
 
 def test_the_attention_check_is_recorded_but_not_a_vote(demo_crowd):
@@ -105,7 +114,7 @@ def test_bots_play_best_worst_and_the_export_ranks_it(tmp_path):
     t = collect(study, storage.records(study=study.id))
     bw = t.compare["best_worst.csv"]
     assert list(bw.columns[:6]) == ["participant", "situation_id", "criterion", "systems", "best", "worst"]
-    assert bw["systems"].str.count(r"\|").eq(3).all()                   # every system shown (set_size default)
+    assert bw["systems"].str.count(r"\|").eq(3).all()  # every system shown (set_size default)
     res = analyze_best_worst(bw, n_boot=100)
     assert res["scores"][0]["system"] == "Alpha" and res["scores"][-1]["system"] == "Delta"
 
@@ -119,15 +128,21 @@ def test_adaptive_pairs_study_runs(tmp_path):
     assert len(votes) == 20 * 4
 
 
-GOLD = [{"context": [{"role": "user", "text": f"question {i}"}], "a": f"good {i}", "b": f"bad {i}", "answer": "A"}
-        for i in range(4)]
+GOLD = [
+    {"context": [{"role": "user", "text": f"question {i}"}], "a": f"good {i}", "b": f"bad {i}", "answer": "A"}
+    for i in range(4)
+]
 
 
 def onboarding_study(tmp_path, lines=None):
     import json
 
-    folder = make_study(tmp_path, systems=SYSTEMS, per_participant=5,
-                        protocol={"kind": "pairwise", "onboarding": "gold.jsonl", "onboarding_threshold": 0.75})
+    folder = make_study(
+        tmp_path,
+        systems=SYSTEMS,
+        per_participant=5,
+        protocol={"kind": "pairwise", "onboarding": "gold.jsonl", "onboarding_threshold": 0.75},
+    )
     (folder / "gold.jsonl").write_text(lines if lines is not None else "".join(json.dumps(g) + "\n" for g in GOLD))
     return folder
 
@@ -136,11 +151,11 @@ def test_onboarding_gold_pairs_screen_out_below_the_threshold(tmp_path):
     study = load_study(onboarding_study(tmp_path))
     flow, token = start(study)
     assert flow.current(flow.state(token)).kind == "onboarding"
-    assert not flow.submit(token, "onboarding", {"gold": {"1": "A"}}).ok          # every example needs an answer
+    assert not flow.submit(token, "onboarding", {"gold": {"1": "A"}}).ok  # every example needs an answer
     res = flow.submit(token, "onboarding", {"gold": {"1": "A", "2": "A", "3": "B", "4": "B"}})  # 2 of 4
     assert res.ok and res.state.complete["outcome"] == "screened_out"
     flow2, token2 = start(study)
-    ok = flow2.submit(token2, "onboarding", {"gold": {"1": "A", "2": "A", "3": "A", "4": "B"}})   # 3 of 4
+    ok = flow2.submit(token2, "onboarding", {"gold": {"1": "A", "2": "A", "3": "A", "4": "B"}})  # 3 of 4
     assert ok.ok and ok.next_step.kind == "pairwise"
     rec = next(r for r in flow2.storage.records(participant=token2) if r["kind"] == "onboarding")
     assert (rec["correct"], rec["attention_passed"]) == (3, True)
@@ -149,7 +164,9 @@ def test_onboarding_gold_pairs_screen_out_below_the_threshold(tmp_path):
 def test_onboarding_file_is_checked_at_load(tmp_path):
     from infact.errors import InfactError
 
-    folder = onboarding_study(tmp_path, '{"context": [{"role": "bot", "text": "hi"}], "a": "x", "b": "", "answer": "C"}\n')
+    folder = onboarding_study(
+        tmp_path, '{"context": [{"role": "bot", "text": "hi"}], "a": "x", "b": "", "answer": "C"}\n'
+    )
     with pytest.raises(InfactError) as e:
         load_study(folder)
     text = str(e.value)

@@ -41,8 +41,9 @@ def study():
 def labels_for(study, conv, pick):
     """Answers as the page sends them: `pick(aspect)` gives a value on the aspect's own scale."""
     cfg = study.config
-    turns = {str(t): {a.id: a.label_of(pick(a)) for a in cfg.aspects if a.level == "turn"}
-             for t in message_numbers(conv)}
+    turns = {
+        str(t): {a.id: a.label_of(pick(a)) for a in cfg.aspects if a.level == "turn"} for t in message_numbers(conv)
+    }
     return {"turns": turns, "dialogue": {a.id: a.label_of(pick(a)) for a in cfg.aspects if a.level == "dialogue"}}
 
 
@@ -65,7 +66,7 @@ def test_zero_based_aspects_with_their_own_number_of_points_are_configured_and_c
     with pytest.raises(ConfigError, match=r"aspects: protocol.kind = \"conversation\" needs at least one"):
         parse_config(without, "study.toml")
     with pytest.raises(ConfigError, match="attention_check.enabled"):
-        parse_config(text.replace("enabled = false", "enabled = true\nsituation = \"x\"\npositions = [1, 2]"))
+        parse_config(text.replace("enabled = false", 'enabled = true\nsituation = "x"\npositions = [1, 2]'))
 
 
 def test_each_step_is_one_conversation_and_one_is_the_unmarked_gold(study):
@@ -74,7 +75,7 @@ def test_each_step_is_one_conversation_and_one_is_the_unmarked_gold(study):
     assert len(steps) == study.config.study.situations_per_participant == 4
     gold = [s for s in steps if s.attention_check]
     assert len(gold) == 1 and gold[0].situation_id.startswith(GOLD_PREFIX)
-    assert gold[0].name.startswith("conversation-")              # named like the others: not marked
+    assert gold[0].name.startswith("conversation-")  # named like the others: not marked
     regular = [s.situation_id for s in steps if not s.attention_check]
     assert len(set(regular)) == 3 and all(sid in {c.situation_id for c in study.situations} for sid in regular)
 
@@ -129,13 +130,13 @@ def _answer_all(flow, token, study, gold_pick, other_pick):
 
 def test_a_gold_conversation_off_by_more_than_the_tolerance_fails_like_an_attention_check(study):
     def wrong(answers, expected):
-        for ind, values in expected["turns"].items():   # relevance 0 (gold) answered 3: off by 3 > 1
+        for ind, values in expected["turns"].items():  # relevance 0 (gold) answered 3: off by 3 > 1
             for aspect, v in values.items():
                 a = next(x for x in study.config.aspects if x.id == aspect)
                 answers["turns"][ind][aspect] = a.label_of(a.highest if v == a.lowest else a.lowest)
         return answers
 
-    def close(answers, expected):   # within tolerance everywhere
+    def close(answers, expected):  # within tolerance everywhere
         for ind, values in expected["turns"].items():
             for aspect, v in values.items():
                 a = next(x for x in study.config.aspects if x.id == aspect)
@@ -165,16 +166,22 @@ def test_conversations_go_to_the_least_annotated_first(study):
     storage = MemoryStorage()
     for _ in range(12):  # 12 participants x 3 regular conversations = 36 = 2 per conversation
         started(study, storage)
-    assigned = Counter(s["situation_id"] for r in storage.records() if r["kind"] == "assignment"
-                       for s in r["steps"] if not s["attention_check"])
+    assigned = Counter(
+        s["situation_id"]
+        for r in storage.records()
+        if r["kind"] == "assignment"
+        for s in r["steps"]
+        if not s["attention_check"]
+    )
     assert set(assigned) == {c.situation_id for c in study.situations} and set(assigned.values()) == {2}
 
 
 def test_bots_attentive_follow_the_planted_quality_careless_fail_the_gold(study):
     storage = MemoryStorage()
     attentive = run_bots(study, storage, 18, strategy="attentive", seed=3, start=T0)
-    careless = run_bots(study, storage, 4, strategy="straightliner", seed=4, start=T0) \
-        + run_bots(study, storage, 2, strategy="fails-attention", seed=8, start=T0)
+    careless = run_bots(study, storage, 4, strategy="straightliner", seed=4, start=T0) + run_bots(
+        study, storage, 2, strategy="fails-attention", seed=8, start=T0
+    )
     t = export.collect(study, storage.records(study=study.id))
     ann = t.compare["annotations.csv"]
     ours = ann[ann["participant"].isin([r.token for r in attentive]) & ~ann["is_gold"]]

@@ -36,8 +36,15 @@ SUFFIX = {"arrival": "arrival", "assignment": "assignment", "complete": "complet
 
 @pytest.fixture
 def study(tmp_path):
-    return load_study(make_study(tmp_path, systems=("Alpha", "Beta", "Gamma"), n_situations=12, per_participant=5,
-                                 attention_check={"positions": [2, 4]}))
+    return load_study(
+        make_study(
+            tmp_path,
+            systems=("Alpha", "Beta", "Gamma"),
+            n_situations=12,
+            per_participant=5,
+            attention_check={"positions": [2, 4]},
+        )
+    )
 
 
 @pytest.fixture
@@ -60,6 +67,7 @@ def current(flow, token):
 
 # -- consent --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("answers", [{"consent": False}, {}, {"consent": "yes"}])
 def test_refused_consent_stores_nothing_but_the_arrival(flow, storage, answers):
     token = flow.arrive({})
@@ -75,8 +83,9 @@ def test_consent_assigns_the_situations(flow, storage, study):
     token = consented(flow)
     assert kinds(storage, token) == ["arrival", "consent", "assignment"]
     steps = flow.steps(flow.state(token))
-    assert [s.name for s in steps] == (["consent"] + [f"situation-{i}" for i in range(1, 6)]
-                                       + ["questionnaire", "demographics", "done"])
+    assert [s.name for s in steps] == (
+        ["consent"] + [f"situation-{i}" for i in range(1, 6)] + ["questionnaire", "demographics", "done"]
+    )
     assert current(flow, token).name == "situation-1"
 
 
@@ -115,6 +124,7 @@ def test_unknown_token_is_refused(flow, storage):
 
 
 # -- situations -----------------------------------------------------------------
+
 
 def test_incomplete_situation_names_the_missing_response(flow, storage, study):
     token = consented(flow)
@@ -309,6 +319,7 @@ def test_questionnaire_attention_item(flow, storage, study):
 
 # -- the end --------------------------------------------------------------------
 
+
 def test_completion_code_only_after_everything_is_stored(flow, storage, study):
     token = consented(flow)
     walk(flow, token, until="demographics")
@@ -385,7 +396,9 @@ def test_records_have_every_documented_field(flow, storage, study):
         assert want <= set(rec), (rec["kind"], want - set(rec))
         assert rec["study"] == study.id and rec["dataset_version"] == study.dataset_version
         assert rec["preview"] is False
-        suffix = SUFFIX.get(rec["kind"]) or (f"shown/{rec['step']}" if rec["kind"] == "shown" else f"step/{rec['step']}")
+        suffix = SUFFIX.get(rec["kind"]) or (
+            f"shown/{rec['step']}" if rec["kind"] == "shown" else f"step/{rec['step']}"
+        )
         assert rec["key"] == f"{study.id}/{rec['participant']}/{suffix}"
     [a] = [r for r in recs if r["kind"] == "assignment" and r["participant"] == token]
     for s in a["steps"]:
@@ -398,6 +411,7 @@ def test_records_have_every_documented_field(flow, storage, study):
 
 
 # -- withdrawal and previews ------------------------------------------------------
+
 
 def test_withdraw_is_recorded_and_excluded(flow, storage, study, clock):
     stays = consented(flow)
@@ -412,8 +426,11 @@ def test_withdraw_is_recorded_and_excluded(flow, storage, study, clock):
     step = flow.steps(st)[4]
     assert not flow.submit(leaves, step.name, answers_for(study, step)).ok
     recs = storage.records()
-    answered = Counter(r["situation_id"] for r in recs if r["kind"] == "situation"
-                       and not r["attention_check"] and r["participant"] == stays)
+    answered = Counter(
+        r["situation_id"]
+        for r in recs
+        if r["kind"] == "situation" and not r["attention_check"] and r["participant"] == stays
+    )
     cov = {c["situation_id"]: c for c in assignment.coverage(study, recs, clock())}
     assert {sid: c["ratings"] for sid, c in cov.items() if c["ratings"]} == dict(answered)
     assert sum(c["reserved"] for c in cov.values()) == 0
@@ -428,7 +445,9 @@ def test_withdraw_is_recorded_and_excluded(flow, storage, study, clock):
 
 def test_withdrawn_participants_reservations_are_released(flow, storage, study, clock):
     leaves = consented(flow)
-    reserved = {s.situation_id for s in flow.steps(flow.state(leaves)) if s.kind == "situation" and not s.attention_check}
+    reserved = {
+        s.situation_id for s in flow.steps(flow.state(leaves)) if s.kind == "situation" and not s.attention_check
+    }
     cov = {c["situation_id"]: c["reserved"] for c in assignment.coverage(study, storage.records(), clock())}
     assert {sid for sid, n in cov.items() if n} == reserved
     flow.withdraw(leaves)
@@ -461,8 +480,14 @@ PID = "5f1e2d3c4b5a69788796a5b4"
 
 @pytest.fixture
 def prolific(tmp_path, storage, clock):
-    study = load_study(make_study(tmp_path, name="prolific", per_participant=4,
-                                  platform={"kind": "prolific", "completion_code": "C1ABCD23", "require_id": True}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            name="prolific",
+            per_participant=4,
+            platform={"kind": "prolific", "completion_code": "C1ABCD23", "require_id": True},
+        )
+    )
     return Flow(study, storage, clock=clock)
 
 
@@ -492,12 +517,15 @@ def test_one_participation_per_prolific_id(prolific, storage):
     assert prolific.arrive({"PROLIFIC_PID": "6" * 24}) != token
 
 
-@pytest.mark.parametrize("query", [
-    {"PROLIFIC_PID": PID},                                           # the ID alone
-    {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24},
-    {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24, "SESSION_ID": "c" * 24},  # another session
-    {"PROLIFIC_PID": PID.upper(), "SESSION_ID": "c" * 24},              # case does not make a new person
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"PROLIFIC_PID": PID},  # the ID alone
+        {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24},
+        {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24, "SESSION_ID": "c" * 24},  # another session
+        {"PROLIFIC_PID": PID.upper(), "SESSION_ID": "c" * 24},  # case does not make a new person
+    ],
+)
 def test_a_platform_id_alone_never_takes_over_a_session(prolific, storage, query):
     token = prolific.arrive(dict(SESSION))
     submit_consent(prolific, token)
@@ -530,13 +558,16 @@ def test_unusual_id_warning_is_stored_with_the_arrival(prolific):
     assert any("PROLIFIC_PID" in w and "24-character" in w for w in warnings)
 
 
-@pytest.mark.parametrize("query", [
-    {},                                                    # require_id: the id is missing
-    {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}"},                # unfilled placeholder
-    {"PROLIFIC_PID": ""},
-    {"PROLIFIC_PID": "abc def"},
-    {"PROLIFIC_PID": PID, "p": "../../etc"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},  # require_id: the id is missing
+        {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}"},  # unfilled placeholder
+        {"PROLIFIC_PID": ""},
+        {"PROLIFIC_PID": "abc def"},
+        {"PROLIFIC_PID": PID, "p": "../../etc"},
+    ],
+)
 def test_invalid_platform_params_are_refused_and_not_stored(prolific, storage, query):
     with pytest.raises(PlatformError) as info:
         prolific.arrive(query)

@@ -52,8 +52,15 @@ ORDER = ["consent", "demographics", "situation", "pairwise", "questionnaire", "d
 def write(folder: Path, steps=ORDER) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "study.toml").write_text(TOML.replace("{steps}", json.dumps(steps)), encoding="utf-8")
-    lines = [{"situation_id": sid, "dialog_id": sid, "context": [{"role": "user", "text": f"a movie? ({sid})"}],
-              "responses": {s: f"{s} on {sid}" for s in SYSTEMS}} for sid in [f"s{i}" for i in range(8)] + ["check"]]
+    lines = [
+        {
+            "situation_id": sid,
+            "dialog_id": sid,
+            "context": [{"role": "user", "text": f"a movie? ({sid})"}],
+            "responses": {s: f"{s} on {sid}" for s in SYSTEMS},
+        }
+        for sid in [f"s{i}" for i in range(8)] + ["check"]
+    ]
     (folder / "situations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     return folder
 
@@ -66,11 +73,11 @@ def test_a_participant_meets_the_kinds_in_the_study_s_order_with_both_blocks(tmp
     flow.submit(token, "consent", {"consent": True})
     kinds = [s.kind for s in flow.steps(flow.state(token))]
     assert kinds == ["consent", "demographics"] + ["situation"] * 3 + ["pairwise"] * 3 + ["questionnaire", "done"]
-    assert flow.current(flow.state(token)).kind == "demographics"       # demographics first
+    assert flow.current(flow.state(token)).kind == "demographics"  # demographics first
     steps = flow.steps(flow.state(token))
     rated = {s.situation_id for s in steps if s.kind == "situation"}
     compared = {s.situation_id for s in steps if s.kind == "pairwise"}
-    assert rated == compared                                            # the same situations, twice
+    assert rated == compared  # the same situations, twice
     assert [s.index for s in steps if s.kind in ("situation", "pairwise")] == [1, 2, 3, 4, 5, 6]  # numbered on
     assert [s.name for s in steps if s.kind == "pairwise"] == ["pairwise-4", "pairwise-5", "pairwise-6"]
     assert flow.progress(flow.state(token)) == (0, 6)
@@ -83,8 +90,8 @@ def test_bots_complete_it_and_both_blocks_are_in_the_exports(tmp_path):
     assert all(r.outcome == "completed" for r in results)
     t = export.collect(study, storage.records(study=study.id))
     assert set(t.ratings["participant"]) == set(t.compare["pairwise.csv"]["participant"]) == {r.token for r in results}
-    assert len(t.ratings) == 6 * 3 * 3                                  # 3 situations x 3 systems each
-    assert len(t.compare["pairwise.csv"]) == 6 * 2                       # 2 votes each (the check is no vote)
+    assert len(t.ratings) == 6 * 3 * 3  # 3 situations x 3 systems each
+    assert len(t.compare["pairwise.csv"]) == 6 * 2  # 2 votes each (the check is no vote)
     assert t.funnel.set_index("stage").loc["situation 6", "participants"] == 6
 
 
@@ -98,12 +105,18 @@ def test_exports_through_the_cli_hold_both_blocks(tmp_path):
     assert ratings["participant"].nunique() == 4 and votes["participant"].nunique() == 4
 
 
-@pytest.mark.parametrize("steps, message", [
-    (["demographics", "consent", "situation", "pairwise", "done"], 'flow.steps: "consent" must come first'),
-    (["consent", "situation", "pairwise", "done", "questionnaire"], 'flow.steps: "done" must come last'),
-    (["consent", "situation", "done"], 'kind = "pairwise" is shown by the step kind "pairwise", which the list lacks'),
-    (["consent", "situation", "situation", "pairwise", "done"], "repeated: situation"),
-])
+@pytest.mark.parametrize(
+    "steps, message",
+    [
+        (["demographics", "consent", "situation", "pairwise", "done"], 'flow.steps: "consent" must come first'),
+        (["consent", "situation", "pairwise", "done", "questionnaire"], 'flow.steps: "done" must come last'),
+        (
+            ["consent", "situation", "done"],
+            'kind = "pairwise" is shown by the step kind "pairwise", which the list lacks',
+        ),
+        (["consent", "situation", "situation", "pairwise", "done"], "repeated: situation"),
+    ],
+)
 def test_impossible_orders_are_refused_naming_file_and_field(tmp_path, steps, message):
     text = TOML.replace("{steps}", json.dumps(steps))
     with pytest.raises(ConfigError) as exc:

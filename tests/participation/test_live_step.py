@@ -24,8 +24,10 @@ def test_bots_chat_through_a_live_study_and_complete():
     votes = storage.records(kind="chat_vote")
     steps = storage.records(kind="live")
     assert len(votes) == len(steps) == len(done)
-    assert all(s["winner"] == v["winner"] for s, v in zip(sorted(steps, key=lambda r: r["participant"]),
-                                                         sorted(votes, key=lambda r: r["participant"])))
+    assert all(
+        s["winner"] == v["winner"]
+        for s, v in zip(sorted(steps, key=lambda r: r["participant"]), sorted(votes, key=lambda r: r["participant"]))
+    )
     # The chat time is spent on the bot's own clock: message timestamps move forward.
     msgs = [r for r in storage.records(kind="chat_message") if r["participant"] == done[0].token]
     assert len({m["at"] for m in msgs}) > 2
@@ -63,7 +65,7 @@ def test_arena_votes_rank_the_planted_quality_blind():
     assert {"length_a", "items_b"} <= set(t.votes.columns) and (t.votes["length_a"] > 0).all()
     arena = arena_ranking(t.votes)
     assert arena["ranked_votes"] == 24 and arena["identity_leak_votes_left_out"] == 0
-    assert arena["ranking"][0]["system"] == "GenreBot"           # the good system wins the arena
+    assert arena["ranking"][0]["system"] == "GenreBot"  # the good system wins the arena
     leaked = t.votes.assign(identity_leak=[True] + [False] * (len(t.votes) - 1))
     assert arena_ranking(leaked)["ranked_votes"] == 23
     assert "| 1 | GenreBot |" in render_markdown({"conversations": 0, "systems": {}, "arena": arena})

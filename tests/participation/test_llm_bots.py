@@ -68,8 +68,25 @@ def test_the_bots_command_plays_llm_participants_and_prints_the_comparison(tmp_p
         folder = endpoint_live_study(tmp_path / "study", stub.url)
         db = str(tmp_path / "db")
         assert main(["bots", str(folder), "--db", db, "-n", "8", "--strategy", "attentive"]) == 0
-        assert main(["bots", str(folder), "--db", db, "-n", "2", "--strategy", "llm", "--endpoint", "stub",
-                     "--persona", str(persona)]) == 0
+        assert (
+            main(
+                [
+                    "bots",
+                    str(folder),
+                    "--db",
+                    db,
+                    "-n",
+                    "2",
+                    "--strategy",
+                    "llm",
+                    "--endpoint",
+                    "stub",
+                    "--persona",
+                    str(persona),
+                ]
+            )
+            == 0
+        )
     out = capsys.readouterr().out
     assert "2 simulated and 8 human participants" in out
     storage = open_storage(db)

@@ -8,8 +8,15 @@ import pandas as pd
 import pytest
 
 from infact.errors import ConfigError
-from infact.participation.platforms import (CODE_ALPHABET, PlatformConfig, PlatformError, capture, completion_target,
-                                            make_participant_code, verify_codes)
+from infact.participation.platforms import (
+    CODE_ALPHABET,
+    PlatformConfig,
+    PlatformError,
+    capture,
+    completion_target,
+    make_participant_code,
+    verify_codes,
+)
 from tests.support.studies import parse_section
 
 PID = "5f1e2d3c4b5a69788796a5b4"
@@ -30,7 +37,10 @@ def test_prolific_arrival_keeps_only_known_params():
     assert a.group == "A" and a.token == "tok_1"
     assert a.warnings == []
     assert a.record_fields() == {
-        "platform": "prolific", "platform_params": a.params, "platform_id": PID, "group": "A",
+        "platform": "prolific",
+        "platform_params": a.params,
+        "platform_id": PID,
+        "group": "A",
         "platform_warnings": [],
     }
 
@@ -83,8 +93,9 @@ def test_missing_id_is_refused_only_when_required():
 def test_mturk_arrival_and_preview():
     a = capture({"workerId": "A1B2C3D4E5F6G7", "assignmentId": "3ABCDEF", "hitId": "3XYZ"}, MTURK)
     assert a.platform_id == "A1B2C3D4E5F6G7" and not a.mturk_preview
-    p = capture({"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3XYZ"},
-                MTURK.model_copy(update={"require_id": True}))
+    p = capture(
+        {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3XYZ"}, MTURK.model_copy(update={"require_id": True})
+    )
     assert p.mturk_preview and p.platform_id is None
 
 
@@ -187,11 +198,31 @@ def test_participant_codes_are_typable_stable_and_distinct():
 
 
 def test_verify_codes_matches_normalised_codes_and_flags_duplicates():
-    participants = pd.DataFrame([
-        {"participant": "a", "status": "completed", "completion_code": "ABCD-EFGH-JK", "platform_id": "W1", "preview": False},
-        {"participant": "b", "status": "in_progress", "completion_code": "BBBB-BBBB-BB", "platform_id": "W2", "preview": False},
-        {"participant": "c", "status": "completed", "completion_code": "CCCC-CCCC-CC", "platform_id": None, "preview": True},
-    ])
+    participants = pd.DataFrame(
+        [
+            {
+                "participant": "a",
+                "status": "completed",
+                "completion_code": "ABCD-EFGH-JK",
+                "platform_id": "W1",
+                "preview": False,
+            },
+            {
+                "participant": "b",
+                "status": "in_progress",
+                "completion_code": "BBBB-BBBB-BB",
+                "platform_id": "W2",
+                "preview": False,
+            },
+            {
+                "participant": "c",
+                "status": "completed",
+                "completion_code": "CCCC-CCCC-CC",
+                "platform_id": None,
+                "preview": True,
+            },
+        ]
+    )
     out = verify_codes(["abcd efgh jk", "BBBB-BBBB-BB", "CCCC-CCCC-CC", "ABCDEFGHJK", "nope"], participants)
     assert out["matched"].tolist() == [True, False, False, True, False]
     assert out.loc[0, "participant"] == "a" and out.loc[0, "platform_id"] == "W1"
@@ -202,10 +233,20 @@ def test_verify_codes_checks_worker_and_code_pairs():
     """A code copied from another worker does not verify: the pair must match."""
     from infact.participation.codes import verify_codes as verify
 
-    participants = pd.DataFrame([
-        {"participant": "a", "status": "completed", "completion_code": "ABCD-EFGH-JK", "platform_id": "W1", "preview": False},
-    ])
-    out = verify([("W1", "abcd-efgh-jk"), ("w1", "ABCDEFGHJK"), ("W2", "ABCD-EFGH-JK"), ("W3", "ZZZZ-ZZZZ-ZZ")], participants)
+    participants = pd.DataFrame(
+        [
+            {
+                "participant": "a",
+                "status": "completed",
+                "completion_code": "ABCD-EFGH-JK",
+                "platform_id": "W1",
+                "preview": False,
+            },
+        ]
+    )
+    out = verify(
+        [("W1", "abcd-efgh-jk"), ("w1", "ABCDEFGHJK"), ("W2", "ABCD-EFGH-JK"), ("W3", "ZZZZ-ZZZZ-ZZ")], participants
+    )
     assert out["matched"].tolist() == [True, True, False, False]
     assert out.loc[2, "problem"] == "the code belongs to another worker ID" and out.loc[2, "participant"] == "a"
     assert out.loc[3, "problem"] == "no finished participant has this code"
@@ -217,4 +258,7 @@ def test_read_submissions_accepts_mturk_batch_results_pairs_and_bare_codes():
     batch = 'HITId,WorkerId,AssignmentStatus,Answer.surveycode\nH1,W1,Submitted,ABCD-EFGH-JK\nH1,W2,Submitted,"x y"\n'
     assert read_submissions(batch) == [("W1", "ABCD-EFGH-JK"), ("W2", "x y")]
     assert read_submissions("W1,ABCD-EFGH-JK\nW2\tBBBB\n\nCCCC-CCCC-CC\n") == [
-        ("W1", "ABCD-EFGH-JK"), ("W2", "BBBB"), (None, "CCCC-CCCC-CC")]
+        ("W1", "ABCD-EFGH-JK"),
+        ("W2", "BBBB"),
+        (None, "CCCC-CCCC-CC"),
+    ]

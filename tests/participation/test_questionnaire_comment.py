@@ -21,8 +21,15 @@ from tests.support.studies import FakeClock, answers_for, make_study, study_conf
 
 
 def comment_study(tmp_path, **comment):
-    return load_study(make_study(tmp_path, n_situations=4, per_participant=2, attention_check={"positions": [1, 2]},
-                                 questionnaire={"comment": {"enabled": True, **comment}}))
+    return load_study(
+        make_study(
+            tmp_path,
+            n_situations=4,
+            per_participant=2,
+            attention_check={"positions": [1, 2]},
+            questionnaire={"comment": {"enabled": True, **comment}},
+        )
+    )
 
 
 def at_questionnaire(study, storage=None):
@@ -41,8 +48,7 @@ def test_off_by_default_on_in_the_demo_with_a_default_question():
 
 
 def test_an_item_named_comment_clashes_with_the_comment(tmp_path):
-    cfg = study_config(questionnaire={"comment": {"enabled": True},
-                                      "items": [{"id": "comment", "text": "Anything?"}]})
+    cfg = study_config(questionnaire={"comment": {"enabled": True}, "items": [{"id": "comment", "text": "Anything?"}]})
     with pytest.raises(ConfigError, match="clashes with the free-text comment"):
         parse_config(to_toml(cfg))
 
@@ -122,7 +128,13 @@ def test_the_page_offers_the_comment_box_and_stores_it(tmp_path, monkeypatch):
 def test_the_questionnaire_chart_leaves_the_free_text_out():
     from infact.results.reports.charts import questionnaire_chart
 
-    long = pd.DataFrame({"participant": ["a", "a", "b"], "item": ["natural", "comment", "natural"],
-                         "value": [4, None, 2], "answer": ["Agree", "Too long a study", "Disagree"]})
+    long = pd.DataFrame(
+        {
+            "participant": ["a", "a", "b"],
+            "item": ["natural", "comment", "natural"],
+            "value": [4, None, 2],
+            "answer": ["Agree", "Too long a study", "Disagree"],
+        }
+    )
     data = questionnaire_chart(long).data
     assert set(data["item"]) == {"natural"} and set(data["answer"]) == {"Agree", "Disagree"}

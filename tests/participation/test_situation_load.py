@@ -29,8 +29,15 @@ def kept(load: SituationLoad, now):
 
 @pytest.mark.parametrize("delete_on_withdraw", [False, True])
 def test_kept_load_equals_the_load_counted_from_every_record(tmp_path, storage, delete_on_withdraw):
-    study = load_study(make_study(tmp_path, n_situations=12, per_participant=5, assignment={"lease_minutes": 30},
-                                  study={"delete_on_withdraw": delete_on_withdraw}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            n_situations=12,
+            per_participant=5,
+            assignment={"lease_minutes": 30},
+            study={"delete_on_withdraw": delete_on_withdraw},
+        )
+    )
     clock = FakeClock()
     start = clock.now
     incremental = SituationLoad(storage, study.id)
@@ -53,8 +60,15 @@ def test_kept_load_equals_the_load_counted_from_every_record(tmp_path, storage, 
 
 
 def test_a_lease_ending_frees_the_situations_without_new_records(tmp_path, storage):
-    study = load_study(make_study(tmp_path, n_situations=8, per_participant=5, assignment={"lease_minutes": 5},
-                                  attention_check={"positions": [5, 5]}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            n_situations=8,
+            per_participant=5,
+            assignment={"lease_minutes": 5},
+            attention_check={"positions": [5, 5]},
+        )
+    )
     clock = FakeClock()
     flow = Flow(study, storage, clock=clock)
     token = flow.arrive({})

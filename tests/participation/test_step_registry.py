@@ -3,7 +3,8 @@ bots, the tables and the participant page without touching a core module."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,7 +21,19 @@ from tests.support.participants import submit_consent
 from tests.support.paths import DEMO_STUDY, REPO
 from tests.support.studies import FakeClock, make_study, walk
 
-BUILT_IN = ("consent", "onboarding", "situation", "pairwise", "pairwise_dialog", "best_worst", "conversation", "live", "questionnaire", "demographics", "done")
+BUILT_IN = (
+    "consent",
+    "onboarding",
+    "situation",
+    "pairwise",
+    "pairwise_dialog",
+    "best_worst",
+    "conversation",
+    "live",
+    "questionnaire",
+    "demographics",
+    "done",
+)
 
 
 class Feedback(StepKind):
@@ -84,7 +97,20 @@ def test_registration_mistakes_are_refused(feedback):
 
 
 def test_a_new_kind_takes_its_place_in_every_participant_s_steps(feedback, study):
-    assert steps.sequence() == ("consent", "onboarding", "situation", "pairwise", "pairwise_dialog", "best_worst", "conversation", "live", "questionnaire", "demographics", "feedback", "done")
+    assert steps.sequence() == (
+        "consent",
+        "onboarding",
+        "situation",
+        "pairwise",
+        "pairwise_dialog",
+        "best_worst",
+        "conversation",
+        "live",
+        "questionnaire",
+        "demographics",
+        "feedback",
+        "done",
+    )
     flow = Flow(study, MemoryStorage(), clock=FakeClock())
     token = flow.arrive({})
     submit_consent(flow, token)
@@ -127,7 +153,15 @@ def test_bots_answer_the_new_kind_and_tables_show_it(feedback, study):
     step_rows = tables.steps_table(records)
     assert (step_rows["kind"] == "feedback").sum() == 3
     # The built-in tables are unchanged by the new kind.
-    assert set(tables.kind_tables(records, study.config)) == {"ratings", "pairwise", "best_worst", "annotations", "questionnaire", "demographics", "feedback"}
+    assert set(tables.kind_tables(records, study.config)) == {
+        "ratings",
+        "pairwise",
+        "best_worst",
+        "annotations",
+        "questionnaire",
+        "demographics",
+        "feedback",
+    }
 
 
 def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_path, monkeypatch):

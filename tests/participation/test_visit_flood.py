@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import io
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from infact.participation import visits
@@ -23,7 +22,7 @@ from infact.study.loader import load_study
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo"
-START = datetime(2030, 1, 1, 9, 0, 0, tzinfo=timezone.utc)
+START = datetime(2030, 1, 1, 9, 0, 0, tzinfo=UTC)
 
 
 def files_in(folder: Path) -> set[str]:
@@ -50,21 +49,24 @@ def visited(storage, study) -> dict:
     table = pd.read_csv(io.BytesIO(files["visits.csv"]), keep_default_na=False)
     participants = pd.read_csv(io.BytesIO(files["participants.csv"]), keep_default_na=False)
     from_csv = len(participants) + funnel.visits_became(table).left
-    return {"first": (first["visited"], first["consented"]), "live": (data.stage_counts(START)["visited"],
-            data.stage_counts(START)["consented"]), "csv_visited": from_csv}
+    return {
+        "first": (first["visited"], first["consented"]),
+        "live": (data.stage_counts(START)["visited"], data.stage_counts(START)["consented"]),
+        "csv_visited": from_csv,
+    }
 
 
 def test_500_anonymous_visits_add_no_file_per_visit_and_are_counted(tmp_path):
     study = load_study(DEMO)
     storage = TinyDBStorage(tmp_path / "db")
     flow = Flow(study, storage, clock=lambda: START)
-    token = flow.arrive({})                     # one real participant first: the store has its files
+    token = flow.arrive({})  # one real participant first: the store has its files
     flow.submit(token, "consent", {"consent": True})
     before = files_in(tmp_path / "db")
-    ids = flood(storage, study, 500)            # 10 a second: 50 s, within one minute
-    visits.recorder(storage, study).flush()     # the busy minute is over (a timer does this in the app)
+    ids = flood(storage, study, 500)  # 10 a second: 50 s, within one minute
+    visits.recorder(storage, study).flush()  # the busy minute is over (a timer does this in the app)
     added = files_in(tmp_path / "db") - before
-    assert len(added) <= 3, sorted(added)       # was 1,060 files for 500 visits: one shard + summary each
+    assert len(added) <= 3, sorted(added)  # was 1,060 files for 500 visits: one shard + summary each
     recs = storage.records(study=study.id, participant=visits.VISITS)
     assert sum(1 for r in recs if not r.get("aggregated")) == visits.PER_MINUTE
     assert sum(r["count"] for r in recs if r.get("aggregated")) == 500 - visits.PER_MINUTE
@@ -75,7 +77,7 @@ def test_500_anonymous_visits_add_no_file_per_visit_and_are_counted(tmp_path):
         visits.store_consent(storage, study, visit, joined, START + timedelta(seconds=55))
     # Visited = 3 participants + the 498 visits that left
     assert visited(storage, study) == {"first": (501, 3), "live": (501, 3), "csv_visited": 501}
-    reopened = TinyDBStorage(tmp_path / "db")    # another process reads the same
+    reopened = TinyDBStorage(tmp_path / "db")  # another process reads the same
     assert visited(reopened, study)["first"] == (501, 3)
 
 
@@ -95,7 +97,7 @@ def test_a_busy_minute_is_written_when_the_next_visit_comes_in_a_later_minute(tm
     study = load_study(DEMO)
     storage = TinyDBStorage(tmp_path / "db")
     flood(storage, study, 70, per_second=10.0)
-    assert funnel.from_store(storage, study.id)[1].left == 60          # the 10 counted are still in memory
+    assert funnel.from_store(storage, study.id)[1].left == 60  # the 10 counted are still in memory
     visits.store_visit(storage, study, "b" + "f" * 24, START + timedelta(minutes=2))
     found = funnel.from_store(storage, study.id)[1]
     assert (found.left, found.aggregated, len(found.aggregated_minutes)) == (71, 10, 1)
@@ -106,20 +108,20 @@ def test_the_dashboard_says_when_visits_were_aggregated(tmp_path, monkeypatch):
     db = tmp_path / "db"
     monkeypatch.setenv("INFACT_DB", str(db))
     monkeypatch.setenv("INFACT_STUDY", str(DEMO))
-    started = datetime.now(timezone.utc)
-    for _ in range(8):                            # eight browsers without cookies, one after the other
+    started = datetime.now(UTC)
+    for _ in range(8):  # eight browsers without cookies, one after the other
         at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)
         at.run()
         assert not at.exception and at.checkbox(key="consent") is not None
-    minutes = int((datetime.now(timezone.utc) - started).total_seconds() // 60) + 2  # minutes the runs touched
+    minutes = int((datetime.now(UTC) - started).total_seconds() // 60) + 2  # minutes the runs touched
     storage = TinyDBStorage(db)
     study = load_study(DEMO)
     # (a busy minute's count may already be stored by the timer: only the visits' own records here)
     recorded = sum(1 for r in storage.records(participant=visits.VISITS) if not r.get("aggregated"))
-    assert 1 <= recorded <= min(minutes, 7)       # at most one a minute: the others only counted
+    assert 1 <= recorded <= min(minutes, 7)  # at most one a minute: the others only counted
     for rec in list(visits._recorders.values()):
         for one in rec.values():
-            one.flush()                           # the busy minutes are over (a timer does this in the app)
+            one.flush()  # the busy minutes are over (a timer does this in the app)
     from infact.access.auth import hash_password
 
     dash = AppTest.from_file(str(REPO / "pages" / "dashboard.py"), default_timeout=90)

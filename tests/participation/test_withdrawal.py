@@ -13,8 +13,11 @@ from tests.support.studies import make_study
 
 
 def _study(tmp_path: Path, delete: bool):
-    return load_study(make_study(tmp_path, platform={"kind": "prolific", "completion_code": "C123ABC"},
-                                 study={"delete_on_withdraw": delete}))
+    return load_study(
+        make_study(
+            tmp_path, platform={"kind": "prolific", "completion_code": "C123ABC"}, study={"delete_on_withdraw": delete}
+        )
+    )
 
 
 PID = {"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e", "SESSION_ID": "6a1b2c3d4e5f6a7b8c9d0e1f"}
@@ -63,7 +66,9 @@ def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_pa
     flow = Flow(study, storage)
     flow.withdraw(token)
     before = len(storage.records(participant=token))
-    step = next(s for s in flow.steps(flow.state(token)) if s.kind == "situation" and s.name not in flow.state(token).answered)
+    step = next(
+        s for s in flow.steps(flow.state(token)) if s.kind == "situation" and s.name not in flow.state(token).answered
+    )
     result = flow.submit(token, step.name, Bot(study, storage, "attentive", seed=2)._answers(step))
     assert not result.ok and "withdrawn" in result.errors[0]
     assert len(storage.records(participant=token)) == before

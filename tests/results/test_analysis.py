@@ -22,19 +22,42 @@ KRIPP_2011 = [
 ]
 # Hollander & Wolfe (1973) base-running times, 22 players x 3 methods (R's friedman.test
 # example). Published: Friedman chi-squared = 11.143, df = 2, p-value = 0.003805.
-ROUNDING_TIMES = np.array([
-    [5.40, 5.50, 5.55], [5.85, 5.70, 5.75], [5.20, 5.60, 5.50], [5.55, 5.50, 5.40], [5.90, 5.85, 5.70],
-    [5.45, 5.55, 5.60], [5.40, 5.40, 5.35], [5.45, 5.50, 5.35], [5.25, 5.15, 5.00], [5.85, 5.80, 5.70],
-    [5.25, 5.20, 5.10], [5.65, 5.55, 5.45], [5.60, 5.35, 5.45], [5.05, 5.00, 4.95], [5.50, 5.50, 5.40],
-    [5.45, 5.55, 5.50], [5.55, 5.55, 5.35], [5.45, 5.50, 5.55], [5.50, 5.45, 5.25], [5.65, 5.60, 5.40],
-    [5.70, 5.65, 5.55], [6.30, 6.30, 6.25],
-])
+ROUNDING_TIMES = np.array(
+    [
+        [5.40, 5.50, 5.55],
+        [5.85, 5.70, 5.75],
+        [5.20, 5.60, 5.50],
+        [5.55, 5.50, 5.40],
+        [5.90, 5.85, 5.70],
+        [5.45, 5.55, 5.60],
+        [5.40, 5.40, 5.35],
+        [5.45, 5.50, 5.35],
+        [5.25, 5.15, 5.00],
+        [5.85, 5.80, 5.70],
+        [5.25, 5.20, 5.10],
+        [5.65, 5.55, 5.45],
+        [5.60, 5.35, 5.45],
+        [5.05, 5.00, 4.95],
+        [5.50, 5.50, 5.40],
+        [5.45, 5.55, 5.50],
+        [5.55, 5.55, 5.35],
+        [5.45, 5.50, 5.55],
+        [5.50, 5.45, 5.25],
+        [5.65, 5.60, 5.40],
+        [5.70, 5.65, 5.55],
+        [6.30, 6.30, 6.25],
+    ]
+)
 PLANTED = (2.0, 3.0, 3.5)
 
 
 def kripp_long():
-    rows = [{"participant": f"coder{c}", "situation_id": f"u{u}", "system": "A", "rating": int(v)}
-            for c, coder in enumerate(KRIPP_2011) for u, v in enumerate(coder) if not np.isnan(v)]
+    rows = [
+        {"participant": f"coder{c}", "situation_id": f"u{u}", "system": "A", "rating": int(v)}
+        for c, coder in enumerate(KRIPP_2011)
+        for u, v in enumerate(coder)
+        if not np.isnan(v)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -55,7 +78,9 @@ def test_friedman_textbook_example():
 
 def test_kendall_w_agrees_with_pingouin():
     pg = pytest.importorskip("pingouin")
-    long = pd.DataFrame([{"subj": i, "method": j, "t": v} for i, row in enumerate(ROUNDING_TIMES) for j, v in enumerate(row)])
+    long = pd.DataFrame(
+        [{"subj": i, "method": j, "t": v} for i, row in enumerate(ROUNDING_TIMES) for j, v in enumerate(row)]
+    )
     ref = pg.friedman(long, dv="t", within="method", subject="subj")
     assert friedman_test(ROUNDING_TIMES)["kendall_w"] == pytest.approx(float(ref["W"].iloc[0]), rel=1e-6)
 
@@ -100,8 +125,12 @@ def test_bootstrap_interval_coverage_over_replicates():
     # on these data (measured), so >= 0.85 tells the two apart.
     sys_hits = pair_hits = n_sys = n_pair = 0
     for rep in range(30):
-        r = analyze(simulate_ratings(40, 8, (2.5, 3.0, 3.5), sd_participant=0.5, sd_situation=0.0, seed=100 + rep),
-                    mixed_model=False, n_boot=400, seed=rep)
+        r = analyze(
+            simulate_ratings(40, 8, (2.5, 3.0, 3.5), sd_participant=0.5, sd_situation=0.0, seed=100 + rep),
+            mixed_model=False,
+            n_boot=400,
+            seed=rep,
+        )
         for i, s in enumerate(r["systems"].values()):
             sys_hits += s["ci95"][0] <= 2.5 + 0.5 * i <= s["ci95"][1]
             n_sys += 1
@@ -188,8 +217,14 @@ def test_several_criteria_are_analysed_separately():
 
 
 def test_result_is_strict_json_even_for_degenerate_data():
-    df = pd.DataFrame({"participant": ["a", "a", "b", "b"], "situation_id": ["s"] * 4,
-                       "system": ["x", "y", "x", "y"], "rating": [3, 3, 3, 3]})
+    df = pd.DataFrame(
+        {
+            "participant": ["a", "a", "b", "b"],
+            "situation_id": ["s"] * 4,
+            "system": ["x", "y", "x", "y"],
+            "rating": [3, 3, 3, 3],
+        }
+    )
     r = analyze(df, n_boot=20)
     json.dumps(r, allow_nan=False)
     assert r["friedman"]["statistic"] is None  # two systems: Friedman needs three
@@ -203,6 +238,7 @@ def test_mixed_model_failure_and_size_guard_are_reported_not_raised(monkeypatch)
 
     def boom(*a, **k):
         raise np.linalg.LinAlgError("Singular matrix")
+
     monkeypatch.setattr(smf, "mixedlm", boom)
     r = analyze(df, n_boot=20)
     assert "Singular matrix" in r["mixed_model"]["error"]
@@ -219,10 +255,13 @@ def test_missing_column_names_file_column_and_fix():
     assert "my.csv" in msg and "situation_id" in msg and "export" in msg
 
 
-@pytest.mark.parametrize("bad, expect", [("3.5", "not a whole number"), ("good", "not a whole number"), ("0", "outside 1..")])
+@pytest.mark.parametrize(
+    "bad, expect", [("3.5", "not a whole number"), ("good", "not a whole number"), ("0", "outside 1..")]
+)
 def test_bad_rating_names_line(bad, expect):
-    df = pd.DataFrame({"participant": ["a", "b", "c"], "situation_id": ["s"] * 3, "system": ["x"] * 3,
-                       "rating": ["3", bad, "4"]})
+    df = pd.DataFrame(
+        {"participant": ["a", "b", "c"], "situation_id": ["s"] * 3, "system": ["x"] * 3, "rating": ["3", bad, "4"]}
+    )
     with pytest.raises(InfactError) as err:
         analyze(df, source="r.csv")
     problem = err.value.problems[0]
@@ -231,8 +270,15 @@ def test_bad_rating_names_line(bad, expect):
 
 
 def test_rating_above_declared_scale_is_refused_but_attention_rows_are_not_checked():
-    df = pd.DataFrame({"participant": ["a", "b"], "situation_id": ["s", "s"], "system": ["x", "x"],
-                       "rating": [3, 7], "is_attention_check": [False, True]})
+    df = pd.DataFrame(
+        {
+            "participant": ["a", "b"],
+            "situation_id": ["s", "s"],
+            "system": ["x", "x"],
+            "rating": [3, 7],
+            "is_attention_check": [False, True],
+        }
+    )
     validate_ratings(df, scale_points=5)
     with pytest.raises(InfactError, match="outside 1..5"):
         validate_ratings(df.assign(is_attention_check=False), scale_points=5)

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from infact.errors import InfactError
-from infact.results.reports import charts
 from infact.results.ratings.analysis import analyze
+from infact.results.reports import charts
 from tests.support.sims.ratings import simulate_ratings
 
 
@@ -120,8 +120,13 @@ def test_empty_inputs_give_a_placeholder():
 
 def test_questionnaire_chart_in_scale_order_with_a_diverging_palette():
     scale = ["Strongly disagree", "Disagree", "Neutral", "Agree", "Strongly agree"]
-    q = pd.DataFrame({"participant": list("abcd") + ["a"], "item": ["natural"] * 4 + ["comment"],
-                      "answer": ["Agree", "Strongly disagree", "Agree", "Neutral", "some free text"]})
+    q = pd.DataFrame(
+        {
+            "participant": list("abcd") + ["a"],
+            "item": ["natural"] * 4 + ["comment"],
+            "answer": ["Agree", "Strongly disagree", "Agree", "Neutral", "some free text"],
+        }
+    )
     spec, rows = spec_and_rows(charts.questionnaire_chart(q, scale))
     color = spec["encoding"]["color"]
     assert color["scale"]["domain"] == scale and color["scale"]["scheme"] == charts.DIVERGING  # not alphabetical
@@ -141,8 +146,12 @@ def test_attention_check_given_as_yes_is_left_out_by_charts_and_analysis(ratings
 
 
 def test_completions_chart_counts_up_over_time():
-    done = pd.DataFrame({"ended_at": pd.to_datetime(["2026-03-02T09:00Z", "2026-03-02T09:30Z", "2026-03-02T10:00Z"]),
-                         "outcome": ["completed", "screened_out", "completed"]})
+    done = pd.DataFrame(
+        {
+            "ended_at": pd.to_datetime(["2026-03-02T09:00Z", "2026-03-02T09:30Z", "2026-03-02T10:00Z"]),
+            "outcome": ["completed", "screened_out", "completed"],
+        }
+    )
     done["completed"] = (done["outcome"] == "completed").cumsum()
     spec, rows = spec_and_rows(charts.completions_chart(done))
     assert [r["completed"] for r in rows] == [1, 2]

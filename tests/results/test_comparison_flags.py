@@ -12,15 +12,14 @@ import pytest
 
 from infact.errors import ConfigError
 from infact.participation.bots import STRATEGIES, run_bots
-from infact.results.quality import flags
-from infact.results.quality import funnel
 from infact.results.dashboard.data import DashboardData
-from infact.results.tables.export import collect, export_bytes
+from infact.results.quality import flags, funnel
 from infact.results.quality.exclusion import assess_store
-from infact.study.quality_config import QualityConfig
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
+from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
+from infact.study.quality_config import QualityConfig
 from tests.support.paths import REPO
 from tests.support.studies import FakeClock, make_study, parse_section
 
@@ -46,8 +45,12 @@ def pairwise_crowd():
 
 @pytest.fixture(scope="module")
 def best_worst_crowd(tmp_path_factory):
-    folder = make_study(tmp_path_factory.mktemp("bw"), systems=SYSTEMS, per_participant=9,
-                        protocol={"kind": "best_worst", "set_size": 3})
+    folder = make_study(
+        tmp_path_factory.mktemp("bw"),
+        systems=SYSTEMS,
+        per_participant=9,
+        protocol={"kind": "best_worst", "set_size": 3},
+    )
     study = load_study(folder)
     return (study, *crowd(study))
 
@@ -66,16 +69,19 @@ def flagged(report: pd.DataFrame) -> set[str]:
     return {p for p, f in zip(report["participant"], report["flags"]) if FLAG in f}
 
 
-@pytest.mark.parametrize("crowd_name, table, words", [
-    ("pairwise_crowd", "pairwise.csv", "chose the left response (A) in 7 of 7 comparisons"),
-    ("best_worst_crowd", "best_worst.csv", "chose the response shown first as the best in 8 of 8 comparisons"),
-])
+@pytest.mark.parametrize(
+    "crowd_name, table, words",
+    [
+        ("pairwise_crowd", "pairwise.csv", "chose the left response (A) in 7 of 7 comparisons"),
+        ("best_worst_crowd", "best_worst.csv", "chose the response shown first as the best in 8 of 8 comparisons"),
+    ],
+)
 def test_cards_files_dashboard_and_analysis_agree_on_the_flag(request, crowd_name, table, words):
     study, storage, who = request.getfixturevalue(crowd_name)
     records = storage.records(study=study.id)
     data = DashboardData(study)
-    for start in range(0, len(records), 7):           # the live page gets records in small batches
-        data.add(records[start:start + 7])
+    for start in range(0, len(records), 7):  # the live page gets records in small batches
+        data.add(records[start : start + 7])
     now = FakeClock()() + timedelta(minutes=1)
     cards, overview = data.counts(now), data.overview(now)
     files = export_bytes(collect(study, records, now=now))
@@ -98,7 +104,10 @@ def test_cards_files_dashboard_and_analysis_agree_on_the_flag(request, crowd_nam
 
     # one funnel everywhere: cards = participants.csv, same decisions, same exclusion reasons
     assert funnel.funnel_counts(participants) == cards
-    assert flag_csv.set_index("participant")["decision"].to_dict() == overview.set_index("participant")["decision"].to_dict()
+    assert (
+        flag_csv.set_index("participant")["decision"].to_dict()
+        == overview.set_index("participant")["decision"].to_dict()
+    )
     dash_reasons = funnel.exclusion_reasons(overview)
     assert dash_reasons.to_dict("records") == funnel.exclusion_reasons(participants).to_dict("records")
     assert FLAG in set(dash_reasons.iloc[:, 0])
@@ -114,8 +123,13 @@ def test_cards_files_dashboard_and_analysis_agree_on_the_flag(request, crowd_nam
 def test_records_and_exported_tables_give_the_same_evidence(pairwise_crowd, best_worst_crowd, acute_crowd):
     for study, storage, _ in (pairwise_crowd, best_worst_crowd, acute_crowd):
         records = storage.records(study=study.id)
-        from_records = pd.DataFrame([s for r in records if (s := flags.situation_summary(r)) is not None
-                                     and r["kind"] == study.config.protocol.kind])
+        from_records = pd.DataFrame(
+            [
+                s
+                for r in records
+                if (s := flags.situation_summary(r)) is not None and r["kind"] == study.config.protocol.kind
+            ]
+        )
         from_tables = flags.situations_from_comparisons(collect(study, records, include_withdrawn=True).compare)
         key = ["participant", "step_index"]
         a = from_records.sort_values(key).reset_index(drop=True)[["participant", "step_index", "n_systems", "choice"]]
@@ -131,12 +145,23 @@ def votes_table(picks: dict[str, list], criteria=("meaningful",)) -> pd.DataFram
     for pid, steps in picks.items():
         for i, pick in enumerate(steps, start=1):
             sides = pick if isinstance(pick, tuple) else (pick,) * len(criteria)
-            left, right = ("Alpha", "Beta") if i % 2 else ("Beta", "Alpha")   # sides shuffled
+            left, right = ("Alpha", "Beta") if i % 2 else ("Beta", "Alpha")  # sides shuffled
             for crit, side in zip(criteria, sides):
                 winner = {"left": left, "right": right, "tie": "tie"}[side]
-                rows.append({"participant": pid, "situation_id": f"s{i}", "criterion": crit, "system_a": "Alpha",
-                             "system_b": "Beta", "shown_left": left, "winner": winner, "seconds": 20.0,
-                             "justification": "", "step_index": i})
+                rows.append(
+                    {
+                        "participant": pid,
+                        "situation_id": f"s{i}",
+                        "criterion": crit,
+                        "system_a": "Alpha",
+                        "system_b": "Beta",
+                        "shown_left": left,
+                        "winner": winner,
+                        "seconds": 20.0,
+                        "justification": "",
+                        "step_index": i,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -158,14 +183,23 @@ def test_thresholds_share_minimum_and_mixed_criteria():
     out = assess_votes(picks)
     hits = {p for p in picks if FLAG in out.loc[p, "flags"]}
     assert hits == {"always_left", "always_right", "always_tie"}
-    assert "chose “about the same” in 8 of 8 comparisons (threshold 100% of at least 7)" in out.loc["always_tie", "reasons"]
+    assert (
+        "chose “about the same” in 8 of 8 comparisons (threshold 100% of at least 7)"
+        in out.loc["always_tie", "reasons"]
+    )
     assert "the right response (B) in 9 of 9" in out.loc["always_right", "reasons"][0]
     lax = assess_votes(picks, QualityConfig(comparison_straightline_share=0.85, comparison_straightline_min=6))
-    assert {p for p in picks if FLAG in lax.loc[p, "flags"]} == {"always_left", "always_right", "always_tie",
-                                                                 "once_right", "too_few"}
+    assert {p for p in picks if FLAG in lax.loc[p, "flags"]} == {
+        "always_left",
+        "always_right",
+        "always_tie",
+        "once_right",
+        "too_few",
+    }
     # left on one criterion and right on the other in every step is not one side: "mixed"
-    two = assess_votes({"split": [("left", "right")] * 8, "both_left": [("left", "left")] * 8},
-                       criteria=("meaningful", "engaging"))
+    two = assess_votes(
+        {"split": [("left", "right")] * 8, "both_left": [("left", "left")] * 8}, criteria=("meaningful", "engaging")
+    )
     assert FLAG not in two.loc["split", "flags"] and FLAG in two.loc["both_left", "flags"]
 
 
@@ -176,7 +210,7 @@ def test_rating_straight_lining_ignores_comparisons_and_vice_versa():
 
 
 def test_dialog_level_votes_are_judged_like_response_level_ones(acute_crowd):
-    study, storage, who = acute_crowd    # four conversation pairs each: below the default minimum of 7
+    study, storage, who = acute_crowd  # four conversation pairs each: below the default minimum of 7
     t = collect(study, storage.records(study=study.id))
     assert not any(FLAG in f for f in t.flags["flags"])
     four = QualityConfig(comparison_straightline_min=4)
@@ -191,11 +225,14 @@ def test_dialog_level_votes_are_judged_like_response_level_ones(acute_crowd):
     assert straight and straight <= one_position and flagged(out) == one_position
 
 
-@pytest.mark.parametrize("table, key, text", [
-    ({"comparison_straightline_share": 0}, "quality.comparison_straightline_share", "(0, 1]"),
-    ({"comparison_straightline_share": 1.2}, "quality.comparison_straightline_share", "(0, 1]"),
-    ({"comparison_straightline_min": 0}, "quality.comparison_straightline_min", "at least 1"),
-])
+@pytest.mark.parametrize(
+    "table, key, text",
+    [
+        ({"comparison_straightline_share": 0}, "quality.comparison_straightline_share", "(0, 1]"),
+        ({"comparison_straightline_share": 1.2}, "quality.comparison_straightline_share", "(0, 1]"),
+        ({"comparison_straightline_min": 0}, "quality.comparison_straightline_min", "at least 1"),
+    ],
+)
 def test_config_errors_name_the_key(table, key, text):
     with pytest.raises(ConfigError) as e:
         parse_section("quality", table, "study.toml")

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import run_bots
-from infact.results.quality import funnel
 from infact.results.dashboard import live_study
 from infact.results.dashboard.data import DashboardData
+from infact.results.quality import funnel
 from infact.results.tables.export import collect
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.stores.live import LiveFeed
@@ -56,10 +56,23 @@ def test_flags_are_computed_once_per_data_version(demo, crowd):
     assert data.flags() is before
     data.add([{**crowd[0], "key": "extra", "kind": "shown", "step": "x", "shown_at": crowd[0]["at"]}])
     assert data.version == 2 and data.flags() is before  # a page shown changes no flag
-    data.add([{**crowd[0], "key": "extra2", "kind": "event", "action": "exclude", "target": crowd[0]["participant"],
-               "note": "by hand", "participant": "_researcher"}])
-    assert data.flags() is not before and "manually_excluded" in data.flags().set_index("participant").loc[
-        crowd[0]["participant"], "flags"]
+    data.add(
+        [
+            {
+                **crowd[0],
+                "key": "extra2",
+                "kind": "event",
+                "action": "exclude",
+                "target": crowd[0]["participant"],
+                "note": "by hand",
+                "participant": "_researcher",
+            }
+        ]
+    )
+    assert (
+        data.flags() is not before
+        and "manually_excluded" in data.flags().set_index("participant").loc[crowd[0]["participant"], "flags"]
+    )
 
 
 def test_full_tables_are_rebuilt_at_most_every_interval(demo, crowd):
@@ -70,8 +83,8 @@ def test_full_tables_are_rebuilt_at_most_every_interval(demo, crowd):
     assert not behind
     data.add(crowd[50:])
     again, behind = data.results()
-    assert again is first and behind                   # new data, but only 0 s later
-    assert data.results(force=True)[0] is not first    # "Recompute now"
+    assert again is first and behind  # new data, but only 0 s later
+    assert data.results(force=True)[0] is not first  # "Recompute now"
     data.add([{**crowd[0], "key": "later", "kind": "shown", "step": "x", "shown_at": crowd[0]["at"]}])
     clock[0] = 31
     latest, behind = data.results()
@@ -93,6 +106,7 @@ def test_duration_check_warns_when_the_estimate_is_off():
     def prog(minutes):
         p = funnel.Progress("p", consented=True, outcome="completed", total_seconds=minutes * 60)
         return {"p": p}
+
     assert live_study.duration_check(prog(12), 12)["warning"] is None
     assert "raise `study.expected_minutes`" in live_study.duration_check(prog(20), 12)["warning"]
     assert "lower the estimate" in live_study.duration_check(prog(4), 12)["warning"]
@@ -100,25 +114,68 @@ def test_duration_check_warns_when_the_estimate_is_off():
 
 
 def test_prolific_lists_and_the_participant_view():
-    overview = pd.DataFrame([
-        {"participant": "a", "platform_id": "P1", "stage": "completed", "last_activity": 3, "prolific_action": "approve",
-         "prolific_reason": None, "flags": [], "reasons": []},
-        {"participant": "b", "platform_id": "P2", "stage": "completed", "last_activity": 2,
-         "prolific_action": "eligible_for_rejection", "prolific_reason": "failed 2 checks",
-         "flags": ["attention_failed"], "reasons": ["failed"]},
-        {"participant": "c", "platform_id": "P3", "stage": "completed", "last_activity": 1,
-         "prolific_action": "ask_to_return", "prolific_reason": "excluded", "flags": ["speeder_rsi"], "reasons": ["fast"]},
-        {"participant": "d", "platform_id": None, "stage": "completed", "last_activity": 4,
-         "prolific_action": "approve", "prolific_reason": None, "flags": [], "reasons": []},
-        {"participant": "e", "platform_id": "P5", "stage": "in_progress", "last_activity": 5,
-         "prolific_action": None, "prolific_reason": None, "flags": ["incomplete"], "reasons": ["not finished"]},
-    ])
+    overview = pd.DataFrame(
+        [
+            {
+                "participant": "a",
+                "platform_id": "P1",
+                "stage": "completed",
+                "last_activity": 3,
+                "prolific_action": "approve",
+                "prolific_reason": None,
+                "flags": [],
+                "reasons": [],
+            },
+            {
+                "participant": "b",
+                "platform_id": "P2",
+                "stage": "completed",
+                "last_activity": 2,
+                "prolific_action": "eligible_for_rejection",
+                "prolific_reason": "failed 2 checks",
+                "flags": ["attention_failed"],
+                "reasons": ["failed"],
+            },
+            {
+                "participant": "c",
+                "platform_id": "P3",
+                "stage": "completed",
+                "last_activity": 1,
+                "prolific_action": "ask_to_return",
+                "prolific_reason": "excluded",
+                "flags": ["speeder_rsi"],
+                "reasons": ["fast"],
+            },
+            {
+                "participant": "d",
+                "platform_id": None,
+                "stage": "completed",
+                "last_activity": 4,
+                "prolific_action": "approve",
+                "prolific_reason": None,
+                "flags": [],
+                "reasons": [],
+            },
+            {
+                "participant": "e",
+                "platform_id": "P5",
+                "stage": "in_progress",
+                "last_activity": 5,
+                "prolific_action": None,
+                "prolific_reason": None,
+                "flags": ["incomplete"],
+                "reasons": ["not finished"],
+            },
+        ]
+    )
     lists = live_study.prolific_lists(overview)
-    assert list(lists["approve"]["platform_id"]) == ["P1"]          # no platform ID: nothing to approve on Prolific
-    assert lists["reject"].to_dict("records") == [{"platform_id": "P2", "reason": "failed 2 checks", "participant": "b"}]
+    assert list(lists["approve"]["platform_id"]) == ["P1"]  # no platform ID: nothing to approve on Prolific
+    assert lists["reject"].to_dict("records") == [
+        {"platform_id": "P2", "reason": "failed 2 checks", "participant": "b"}
+    ]
     assert list(lists["return"]["platform_id"]) == ["P3"]
     view = live_study.participants_view(overview, ["completed"])
-    assert list(view["participant"]) == ["d", "a", "b", "c"]        # most recent activity first
+    assert list(view["participant"]) == ["d", "a", "b", "c"]  # most recent activity first
     assert view.set_index("participant").loc["b", "flags"] == "attention_failed"
 
 
@@ -137,11 +194,22 @@ def test_completions_over_time_counts_completed_only():
 def test_situation_overview_puts_disputed_situations_first(demo):
     sid = demo.situations[0].situation_id
     system = demo.systems[0]
-    ratings = pd.DataFrame([
-        {"situation_id": sid, "system": system, "criterion": "meaningful", "rating": r, "is_attention_check": False}
-        for r in (1, 5, 3)] + [
-        {"situation_id": sid, "system": demo.systems[1], "criterion": "meaningful", "rating": 4, "is_attention_check": False}
-        for _ in range(3)])
+    ratings = pd.DataFrame(
+        [
+            {"situation_id": sid, "system": system, "criterion": "meaningful", "rating": r, "is_attention_check": False}
+            for r in (1, 5, 3)
+        ]
+        + [
+            {
+                "situation_id": sid,
+                "system": demo.systems[1],
+                "criterion": "meaningful",
+                "rating": 4,
+                "is_attention_check": False,
+            }
+            for _ in range(3)
+        ]
+    )
     out = live_study.situation_overview(ratings, demo, "meaningful")
     first = out.iloc[0]
     assert (first["system"], first["n"], first["range"]) == (system, 3, 4)

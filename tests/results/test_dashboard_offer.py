@@ -14,13 +14,16 @@ from infact.study.loader import load_study
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("demo, kinds", [
-    ("demo", ("ratings",)),
-    ("demo-pairwise", ("votes",)),
-    ("demo-acute", ("votes",)),
-    ("demo-best-worst", ("best_worst",)),
-    ("demo-live", ("ratings", "chats", "arena")),   # situations rated, then chats and a vote: one study, mixed
-])
+@pytest.mark.parametrize(
+    "demo, kinds",
+    [
+        ("demo", ("ratings",)),
+        ("demo-pairwise", ("votes",)),
+        ("demo-acute", ("votes",)),
+        ("demo-best-worst", ("best_worst",)),
+        ("demo-live", ("ratings", "chats", "arena")),  # situations rated, then chats and a vote: one study, mixed
+    ],
+)
 def test_each_demo_collects_what_its_protocols_ask(demo, kinds):
     assert offer.collected(load_study(REPO / "data" / demo).config) == kinds
 
@@ -38,10 +41,15 @@ def test_sections_follow_what_is_collected():
 
 def test_a_comparison_study_offers_no_rating_tables_and_no_header_only_files():
     cfg = load_study(REPO / "data" / "demo-pairwise").config
-    files = {"ratings.csv": b"participant,rating\n", "ratings_wide.csv": b"participant\n",
-             "infact_sheets.xlsx": b"PK..", "participants.csv": b"participant\np1\n",
-             "questionnaire.csv": b"participant,item\n", "pairwise.csv": b"participant,winner\np1,A\n",
-             "records.json": b"[]"}
+    files = {
+        "ratings.csv": b"participant,rating\n",
+        "ratings_wide.csv": b"participant\n",
+        "infact_sheets.xlsx": b"PK..",
+        "participants.csv": b"participant\np1\n",
+        "questionnaire.csv": b"participant,item\n",
+        "pairwise.csv": b"participant,winner\np1,A\n",
+        "records.json": b"[]",
+    }
     offered, empty = offer.offered_files(cfg, files)
     assert set(offered) == {"participants.csv", "pairwise.csv"}
     assert empty == ["questionnaire.csv", "records.json"]
@@ -51,9 +59,15 @@ def test_a_comparison_study_offers_no_rating_tables_and_no_header_only_files():
 
 
 def test_vote_counts_count_ties_half_and_rank_by_win_share():
-    votes = pd.DataFrame({"participant": ["p1", "p1", "p2", "p2"], "system_a": ["A", "A", "A", "B"],
-                          "system_b": ["B", "C", "B", "C"], "winner": ["A", "tie", "B", "B"],
-                          "shown_left": ["A", "C", "A", "B"]})
+    votes = pd.DataFrame(
+        {
+            "participant": ["p1", "p1", "p2", "p2"],
+            "system_a": ["A", "A", "A", "B"],
+            "system_b": ["B", "C", "B", "C"],
+            "winner": ["A", "tie", "B", "B"],
+            "shown_left": ["A", "C", "A", "B"],
+        }
+    )
     counts = cr.vote_counts(votes).set_index("system")
     assert counts.loc["A"].to_dict() == {"votes": 3, "won": 1, "lost": 1, "tied": 1, "win_share": 0.5}
     assert counts.loc["B", "win_share"] == pytest.approx(2 / 3) and list(counts.index)[0] == "B"
@@ -61,8 +75,9 @@ def test_vote_counts_count_ties_half_and_rank_by_win_share():
 
 
 def test_best_worst_counts_score_per_showing():
-    choices = pd.DataFrame({"participant": ["p1", "p2"], "systems": ["A|B|C", "A|B|D"], "best": ["A", "A"],
-                            "worst": ["C", "B"]})
+    choices = pd.DataFrame(
+        {"participant": ["p1", "p2"], "systems": ["A|B|C", "A|B|D"], "best": ["A", "A"], "worst": ["C", "B"]}
+    )
     counts = cr.best_worst_counts(choices).set_index("system")
     assert counts.loc["A"].to_dict() == {"shown": 2, "best": 2, "worst": 0, "score": 1.0}
     assert counts.loc["B", "score"] == -0.5 and counts.loc["D", "score"] == 0

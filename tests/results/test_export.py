@@ -15,8 +15,18 @@ from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.studies import FakeClock, make_study, walk
 
-DOC_FILES = {"ratings.csv", "ratings_wide.csv", "participants.csv", "visits.csv", "questionnaire.csv", "demographics.csv",
-             "flags.csv", "records.json", "infact_sheets.xlsx", "datapackage.json"}
+DOC_FILES = {
+    "ratings.csv",
+    "ratings_wide.csv",
+    "participants.csv",
+    "visits.csv",
+    "questionnaire.csv",
+    "demographics.csv",
+    "flags.csv",
+    "records.json",
+    "infact_sheets.xlsx",
+    "datapackage.json",
+}
 
 
 @pytest.fixture
@@ -61,8 +71,12 @@ def test_ratings_csv(study, played, tmp_path):
     assert ratings.groupby("participant")["is_attention_check"].sum().eq(3).all()
     assert set(ratings["system"]) == {"Alpha", "Beta", "Gamma"}
     assert ratings["rating_label"].notna().all()
-    stored = {(r["participant"], r["situation_id"], resp["system"]): resp["ratings"]["meaningful"]
-              for r in storage.records(kind="situation") for resp in r["responses"] if r["participant"] in done}
+    stored = {
+        (r["participant"], r["situation_id"], resp["system"]): resp["ratings"]["meaningful"]
+        for r in storage.records(kind="situation")
+        for resp in r["responses"]
+        if r["participant"] in done
+    }
     assert {(r.participant, r.situation_id, r.system): r.rating for r in ratings.itertuples()} == stored
 
 
@@ -71,7 +85,9 @@ def test_participants_csv(study, played, tmp_path):
     write_exports(study, storage, tmp_path / "x")
     p = pd.read_csv(tmp_path / "x" / "participants.csv")
     assert set(PARTICIPANT_COLUMNS) <= set(p.columns)
-    assert {"status", "completion_code", "started_at", "ended_at", "total_seconds", "decision", "excluded"} <= set(p.columns)
+    assert {"status", "completion_code", "started_at", "ended_at", "total_seconds", "decision", "excluded"} <= set(
+        p.columns
+    )
     assert set(p["participant"]) == set(done)
     for token in done:
         row = p[p["participant"] == token].iloc[0]
@@ -110,13 +126,19 @@ def test_delete_on_withdraw_removes_them_whatever_is_asked(tmp_path, storage):
     # participants.csv keeps a row with nothing but the token, so its counts equal the dashboard's
     row = t.participants.set_index("participant").loc[gone]
     assert row["status"] == "withdrawn" and row["stage"] == "withdrawn" and bool(row["data_deleted"])
-    assert row.drop(["status", "stage", "data_deleted", "excluded", "consented", "active_now",
-                     "last_activity", "current_step"]).isna().all()
+    assert (
+        row.drop(
+            ["status", "stage", "data_deleted", "excluded", "consented", "active_now", "last_activity", "current_step"]
+        )
+        .isna()
+        .all()
+    )
     assert not t.participants.set_index("participant").loc[stays, "data_deleted"]
     assert set(t.ratings["participant"]) == {stays}
     assert {r["participant"] for r in t.records} == {stays}
     assert gone not in export_bytes(t)["records.json"].decode()
     from infact.results.quality import funnel
+
     progress, visits = funnel.from_store(storage, study.id)
     cards = funnel.stage_counts(progress, FakeClock()(), visits)
     assert cards["withdrawn"] == (t.participants["stage"] == "withdrawn").sum() == 1

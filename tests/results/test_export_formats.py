@@ -19,29 +19,53 @@ def _ratings(rows):
     out = []
     for pid, step, sid, values, check, excluded in rows:
         for system, value in zip(SYSTEMS, values):
-            out.append({"participant": pid, "step_index": step, "situation_id": sid, "dialog_id": int(sid[1]),
-                        "system": system, "criterion": "meaningful", "rating": value, "response": f"{system} says {sid}",
-                        "seconds": 10.0, "is_attention_check": check, "excluded": excluded,
-                        "exclusion_reason": "failed the attention check" if excluded else None})
+            out.append(
+                {
+                    "participant": pid,
+                    "step_index": step,
+                    "situation_id": sid,
+                    "dialog_id": int(sid[1]),
+                    "system": system,
+                    "criterion": "meaningful",
+                    "rating": value,
+                    "response": f"{system} says {sid}",
+                    "seconds": 10.0,
+                    "is_attention_check": check,
+                    "excluded": excluded,
+                    "exclusion_reason": "failed the attention check" if excluded else None,
+                }
+            )
     return pd.DataFrame(out)
 
 
-RATINGS = _ratings([
-    ("p1", 1, "d1-f2", (5, 2, 3), False, False),
-    ("p1", 2, "d6-check", (1, 1, 1), True, False),
-    ("p1", 3, "d2-f4", (4, 4, 1), False, False),
-    ("p2", 1, "d1-f2", (3, 3, 3), False, True),
-    ("p2", 2, "d6-check", (4, 4, 4), True, True),
-])
+RATINGS = _ratings(
+    [
+        ("p1", 1, "d1-f2", (5, 2, 3), False, False),
+        ("p1", 2, "d6-check", (1, 1, 1), True, False),
+        ("p1", 3, "d2-f4", (4, 4, 1), False, False),
+        ("p2", 1, "d1-f2", (3, 3, 3), False, True),
+        ("p2", 2, "d6-check", (4, 4, 4), True, True),
+    ]
+)
 PARTICIPANTS = pd.DataFrame({"participant": ["p1", "p2"], "completion_code": ["AAA111", "BBB222"]})
-DEMOGRAPHICS = pd.DataFrame({"participant": ["p1", "p1", "p2"], "item": ["Age", "Gender", "Age"], "answer": ["25-34", "Female", "18-24"]})
+DEMOGRAPHICS = pd.DataFrame(
+    {"participant": ["p1", "p1", "p2"], "item": ["Age", "Gender", "Age"], "answer": ["25-34", "Female", "18-24"]}
+)
 QUESTIONNAIRE = pd.DataFrame({"participant": ["p1", "p2"], "item": ["Remarks", "Remarks"], "answer": ["fine", "meh"]})
 
 
 def test_wide_has_one_row_per_shown_situation_and_one_column_per_system():
     wide = wide_ratings(RATINGS)
     assert len(wide) == 5
-    assert {"participant", "step_index", "situation_id", "dialog_id", "is_attention_check", "excluded", *SYSTEMS} <= set(wide.columns)
+    assert {
+        "participant",
+        "step_index",
+        "situation_id",
+        "dialog_id",
+        "is_attention_check",
+        "excluded",
+        *SYSTEMS,
+    } <= set(wide.columns)
     assert "criterion" not in wide.columns  # only one criterion
     row = wide[(wide["participant"] == "p1") & (wide["situation_id"] == "d2-f4")].iloc[0]
     assert (row["A"], row["B"], row["C"]) == (4, 4, 1) and row["dialog_id"] == 2
@@ -83,7 +107,9 @@ def test_workbook_has_infacts_sheets(tmp_path):
 def test_exclusion_can_come_from_the_participants_table(tmp_path):
     path = tmp_path / "sheets.xlsx"
     ratings = RATINGS.drop(columns=["excluded", "exclusion_reason"])
-    participants = PARTICIPANTS.assign(excluded=["False", "True"], reason=[None, "on the exclusion list"])  # as read from CSV
+    participants = PARTICIPANTS.assign(
+        excluded=["False", "True"], reason=[None, "on the exclusion list"]
+    )  # as read from CSV
     infact_workbook(path, ratings, participants, QUESTIONNAIRE, DEMOGRAPHICS)
     invalid = pd.read_excel(path, sheet_name="invalid trials")
     assert set(invalid["participant"]) == {"p2"} and (invalid["reason"] == "on the exclusion list").all()

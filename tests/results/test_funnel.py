@@ -18,11 +18,11 @@ import pytest
 from infact.participation import visits
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.participation.flow import Flow
-from infact.results.quality import funnel
-from infact.results.ratings.analysis import analyze
 from infact.results.dashboard.data import DashboardData
-from infact.results.tables.export import collect, export_bytes
+from infact.results.quality import funnel
 from infact.results.quality.exclusion import manual_event
+from infact.results.ratings.analysis import analyze
+from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import START, submit_consent
@@ -39,7 +39,7 @@ def crowd(demo):
         if strategy == "attentive":  # the researcher excludes one by hand (the first has code 0 inside)
             storage.append(manual_event(played[0].token, "exclude", "wrote in German", study=demo.id))
     flow = Flow(demo, storage, clock=lambda: START)
-    flow.arrive({})                                  # opened the link, never consented (bots store an arrival)
+    flow.arrive({})  # opened the link, never consented (bots store an arrival)
     quitter = flow.arrive({})
     submit_consent(flow, quitter)
     flow.withdraw(quitter, "changed my mind")
@@ -59,8 +59,8 @@ def read_csv(files: dict[str, bytes], name: str) -> pd.DataFrame:
 
 def fed_one_by_one(study, records) -> DashboardData:
     data = DashboardData(study)
-    for start in range(0, len(records), 7):          # the live page gets records in small batches
-        data.add(records[start:start + 7])
+    for start in range(0, len(records), 7):  # the live page gets records in small batches
+        data.add(records[start : start + 7])
     return data
 
 
@@ -74,26 +74,27 @@ def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
     files = export_bytes(collect(demo, records, include_withdrawn=True, now=now))
     participants, flags = read_csv(files, "participants.csv"), read_csv(files, "flags.csv")
     assert funnel.funnel_counts(participants, funnel.visits_became(read_csv(files, "visits.csv"))) == cards
-    progress, visited = funnel.from_store(crowd, demo.id)       # the first numbers, from the store's summaries
+    progress, visited = funnel.from_store(crowd, demo.id)  # the first numbers, from the store's summaries
     assert funnel.stage_counts(progress, now, visited) == data.stage_counts(now)
 
     overview = data.overview(now).set_index("participant")
     assert flags.set_index("participant")["decision"].to_dict() == overview["decision"].to_dict()
-    assert (funnel.exclusion_reasons(participants).to_dict("records")
-            == funnel.exclusion_reasons(data.overview(now)).to_dict("records"))
+    assert funnel.exclusion_reasons(participants).to_dict("records") == funnel.exclusion_reasons(
+        data.overview(now)
+    ).to_dict("records")
 
     ratings = read_csv(files, "ratings.csv")
     assert analyze(ratings, mixed_model=False, n_boot=50)["n_participants"] == cards["included"]
 
     # every strategy shows up where it belongs
     n = 3
-    assert cards["visited"] == len(STRATEGIES) * n + 3 + 2    # every participant + two visits that left
+    assert cards["visited"] == len(STRATEGIES) * n + 3 + 2  # every participant + two visits that left
     assert cards["consented"] == len(STRATEGIES) * n + 2
     assert cards["withdrawn"] == 1
-    assert cards["completed"] == (len(STRATEGIES) - 1) * n    # all but "abandons"
+    assert cards["completed"] == (len(STRATEGIES) - 1) * n  # all but "abandons"
     assert cards["included"] + cards["excluded"] == cards["completed"]
-    assert cards["excluded"] == 3 * n + 1                      # straightliner, speeder, fails-attention, by hand
-    unfinished = n + 2                     # the abandoners, the one who never consented, the visitor who joined
+    assert cards["excluded"] == 3 * n + 1  # straightliner, speeder, fails-attention, by hand
+    unfinished = n + 2  # the abandoners, the one who never consented, the visitor who joined
     if minutes_later > 60:
         assert cards["stalled"] == n + 1 and cards["active_now"] == 0
     else:
@@ -105,9 +106,10 @@ def test_exports_without_withdrawn_agree_on_everything_else(demo, crowd):
     cards = fed_one_by_one(demo, crowd.records()).counts(now)
     files = export_bytes(collect(demo, crowd.records(), now=now))
     from_file = funnel.funnel_counts(read_csv(files, "participants.csv"))
-    assert from_file["withdrawn"] == 0                        # withdrawn data are left out of this export
-    assert {k: v for k, v in from_file.items() if k not in ("withdrawn", "visited", "consented")} == \
-        {k: v for k, v in cards.items() if k not in ("withdrawn", "visited", "consented")}
+    assert from_file["withdrawn"] == 0  # withdrawn data are left out of this export
+    assert {k: v for k, v in from_file.items() if k not in ("withdrawn", "visited", "consented")} == {
+        k: v for k, v in cards.items() if k not in ("withdrawn", "visited", "consented")
+    }
 
 
 def test_screened_out_participants_have_their_own_stage(tmp_path):

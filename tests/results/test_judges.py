@@ -21,7 +21,11 @@ def world():
 def score_judge(world, noise: float, seed: int = 0, length_weight: float = 0.0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     t = world["truth"].merge(world["features"], on=["situation_id", "system"])
-    score = t["quality"] + rng.normal(0, noise, len(t)) + length_weight * (t["length"] - t["length"].mean()) / t["length"].std()
+    score = (
+        t["quality"]
+        + rng.normal(0, noise, len(t))
+        + length_weight * (t["length"] - t["length"].mean()) / t["length"].std()
+    )
     return t[["situation_id", "system"]].assign(score=score, participant="judge")
 
 
@@ -29,8 +33,8 @@ def expected_spearman(noise: float) -> float:
     # Items' qualities vary by system means and by item; the human mean of RATERS ratings adds
     # noise (rounding ignored). For normal pairs Spearman = (6/π) asin(ρ/2).
     means = np.array([2.0, 2.6, 3.0, 3.4, 4.0])
-    var_q = means.var() + SD_ITEM ** 2
-    rho = var_q / np.sqrt((var_q + SD_NOISE ** 2 / RATERS) * (var_q + noise ** 2))
+    var_q = means.var() + SD_ITEM**2
+    rho = var_q / np.sqrt((var_q + SD_NOISE**2 / RATERS) * (var_q + noise**2))
     return 6 / np.pi * np.arcsin(rho / 2)
 
 
@@ -46,8 +50,10 @@ def test_a_judge_equal_to_truth_plus_noise_lands_in_the_expected_band(world, noi
 
 
 def test_alpha_with_the_judge_falls_as_the_judge_gets_noisier(world):
-    alphas = [judges.compare(world["ratings"], "ratings", score_judge(world, n), "scores")["krippendorff_alpha_with_humans"]
-              for n in (0.3, 2.0)]
+    alphas = [
+        judges.compare(world["ratings"], "ratings", score_judge(world, n), "scores")["krippendorff_alpha_with_humans"]
+        for n in (0.3, 2.0)
+    ]
     assert alphas[0] > alphas[1]
     humans = judges.compare(world["ratings"], "ratings", score_judge(world, 0.3), "scores")["krippendorff_alpha_humans"]
     assert 0.3 < humans < 0.95
@@ -55,8 +61,9 @@ def test_alpha_with_the_judge_falls_as_the_judge_gets_noisier(world):
 
 def test_a_judge_that_follows_length_raises_length_bias(world):
     fair = judges.compare(world["ratings"], "ratings", score_judge(world, 0.3), "scores", world["features"])
-    longish = judges.compare(world["ratings"], "ratings", score_judge(world, 0.3, length_weight=1.5), "scores",
-                             world["features"])
+    longish = judges.compare(
+        world["ratings"], "ratings", score_judge(world, 0.3, length_weight=1.5), "scores", world["features"]
+    )
     assert longish["length_bias"] > fair["length_bias"] + 0.3
     assert longish["length_bias"] > 0.3
 
@@ -74,7 +81,7 @@ def test_an_always_left_judge_shows_position_bias(world):
     assert res_fair["position_consistency"] == 1.0
     # the fair pairwise judge agrees with the humans, the left-picker does not
     assert res_fair["kendall_tau_systems"] == pytest.approx(1.0)
-    assert res_fair["spearman_items"] > 0.4   # a ±1 verdict against a 5-rater mean preference
+    assert res_fair["spearman_items"] > 0.4  # a ±1 verdict against a 5-rater mean preference
     assert res_left["spearman_items"] is None or abs(res_left["spearman_items"]) < 0.1
 
 
@@ -82,8 +89,12 @@ def test_pairwise_judge_that_prefers_longer_responses(world):
     f = world["features"].set_index(["situation_id", "system"])["length"]
     longer = pairwise_judge(world["truth"], lambda a, b: f[(a.situation_id, a.system)] > f[(b.situation_id, b.system)])
     fair = pairwise_judge(world["truth"], lambda a, b: a.quality > b.quality)
-    res_long = judges.compare(world["ratings"], "ratings", longer.assign(participant="judge"), "pairwise", world["features"])
-    res_fair = judges.compare(world["ratings"], "ratings", fair.assign(participant="judge"), "pairwise", world["features"])
+    res_long = judges.compare(
+        world["ratings"], "ratings", longer.assign(participant="judge"), "pairwise", world["features"]
+    )
+    res_fair = judges.compare(
+        world["ratings"], "ratings", fair.assign(participant="judge"), "pairwise", world["features"]
+    )
     assert res_long["length_bias"] > 0.4
     assert abs(res_fair["length_bias"]) < 0.1
 

@@ -11,9 +11,9 @@ import pytest
 from infact.chat.arena import LiveRun
 from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
-from infact.results.live.analysis import first_accepted_turn, live_summary, wilson
 from infact.chat.transcripts import read_transcripts
 from infact.errors import DatasetError
+from infact.results.live.analysis import first_accepted_turn, live_summary, wilson
 from infact.results.tables.export import collect, export_bytes, write_exports
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
@@ -25,10 +25,17 @@ DEMO = "infact.chat.demo_systems:"
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """20 chatting bots over three demo systems of planted quality (good, fair, poor)."""
-    live = {"max_turns": 4, "systems": {"GenreBot": {"callable": DEMO + "genre_recommender"},
-                                        "RetrievalBot": {"callable": DEMO + "retrieval_bot"},
-                                        "PopBot": {"callable": DEMO + "popular_recommender"}}}
-    study = load_study(make_study(tmp_path_factory.mktemp("s"), systems=("GenreBot", "RetrievalBot", "PopBot"), live=live))
+    live = {
+        "max_turns": 4,
+        "systems": {
+            "GenreBot": {"callable": DEMO + "genre_recommender"},
+            "RetrievalBot": {"callable": DEMO + "retrieval_bot"},
+            "PopBot": {"callable": DEMO + "popular_recommender"},
+        },
+    }
+    study = load_study(
+        make_study(tmp_path_factory.mktemp("s"), systems=("GenreBot", "RetrievalBot", "PopBot"), live=live)
+    )
     storage = MemoryStorage()
     clients = connect_all(study.config.live.systems)
     for i in range(20):
@@ -43,7 +50,7 @@ def test_export_files_hold_every_chat_vote_and_rubric(played, tmp_path):
     written = {p.name for p in write_exports(study, storage, tmp_path / "x")}
     assert {"transcripts.jsonl", "pairwise.csv", "ratings.csv"} <= written
     convs = read_transcripts(tmp_path / "x" / "transcripts.jsonl")
-    assert len(convs) == 40                                  # 20 bots x 2 chats; the preview is left out
+    assert len(convs) == 40  # 20 bots x 2 chats; the preview is left out
     stored_messages = sum(1 for r in storage.records() if r["kind"] == "chat_message" and not r["preview"])
     assert sum(len(c["turns"]) for c in convs) == stored_messages
     first = convs[0]
@@ -76,12 +83,28 @@ def test_non_live_study_exports_no_live_files(tmp_path):
 
 
 def test_reader_reports_bad_lines_with_numbers(tmp_path):
-    good = {"participant": "p", "system": "S", "conversation_id": "c", "ended_by": None, "satisfaction": None,
-            "flags": [], "turns": [{"role": "user", "text": "hi"}]}
+    good = {
+        "participant": "p",
+        "system": "S",
+        "conversation_id": "c",
+        "ended_by": None,
+        "satisfaction": None,
+        "flags": [],
+        "turns": [{"role": "user", "text": "hi"}],
+    }
     path = tmp_path / "t.jsonl"
-    path.write_text("\n".join([json.dumps(good), "{not json", json.dumps({**good, "ended_by": "bored"}),
-                               json.dumps({**good, "turns": [{"role": "bot", "text": "x"}]}),
-                               json.dumps({"participant": "p"})]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                json.dumps(good),
+                "{not json",
+                json.dumps({**good, "ended_by": "bored"}),
+                json.dumps({**good, "turns": [{"role": "bot", "text": "x"}]}),
+                json.dumps({"participant": "p"}),
+            ]
+        )
+        + "\n"
+    )
     with pytest.raises(DatasetError) as exc:
         read_transcripts(path)
     lines = [(p.line, p.message) for p in exc.value.problems]
@@ -92,6 +115,7 @@ def test_reader_reports_bad_lines_with_numbers(tmp_path):
 def test_first_accepted_turn_rules():
     def answer(turn, items):
         return {"role": "assistant", "turn": turn, "items": items, "error": None, "text": "x"}
+
     turns = [answer(1, []), answer(2, ["X (2000)"]), answer(3, ["Y (2001)"])]
     assert first_accepted_turn({"turns": turns, "turn_ratings": {"2": False, "3": True}}) == 3
     assert first_accepted_turn({"turns": turns, "turn_ratings": {}, "ended_by": "satisfied"}) == 3
@@ -113,8 +137,23 @@ def test_analyze_cli_on_transcripts_and_on_a_live_store(played, tmp_path, capsys
     db = TinyDBStorage(tmp_path / "db")
     for r in storage.records():
         db.append(r)
-    assert main(["analyze", "--study", str(study.folder), "--db", str(tmp_path / "db"), "--json",
-                 "--no-mixed-model", "--n-boot", "100", "--include-flagged"]) == 0  # bots here never reach a completion page
+    assert (
+        main(
+            [
+                "analyze",
+                "--study",
+                str(study.folder),
+                "--db",
+                str(tmp_path / "db"),
+                "--json",
+                "--no-mixed-model",
+                "--n-boot",
+                "100",
+                "--include-flagged",
+            ]
+        )
+        == 0
+    )  # bots here never reach a completion page
     result = json.loads(capsys.readouterr().out)
     assert result["live"]["systems"]["GenreBot"] == out["live"]["systems"]["GenreBot"]
     (tmp_path / "bad.jsonl").write_text("{}\n")

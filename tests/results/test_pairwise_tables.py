@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from infact.errors import InfactError
-from infact.results.tables import comparisons as pt
 from infact.results.ranking.analysis import analyze_best_worst, analyze_ratings_as_pairwise, left_side
+from infact.results.tables import comparisons as pt
 
 
 def votes(rows):
@@ -21,13 +21,20 @@ def test_tables_are_recognised_by_their_columns():
 
 
 def test_win_rates_count_ties_half():
-    v = votes([("p1", "A", "B", "A"), ("p2", "B", "A", "A"), ("p3", "A", "B", "tie"), ("p4", "A", "B", "B"),
-               ("p1", "A", "C", "C")])
+    v = votes(
+        [
+            ("p1", "A", "B", "A"),
+            ("p2", "B", "A", "A"),
+            ("p3", "A", "B", "tie"),
+            ("p4", "A", "B", "B"),
+            ("p1", "A", "C", "C"),
+        ]
+    )
     wr = pt.win_rates(v)
     assert wr["A"]["B"] == pytest.approx(2.5 / 4)
     assert wr["B"]["A"] == pytest.approx(1.5 / 4)
     assert wr["A"]["C"] == 0.0 and wr["C"]["A"] == 1.0
-    assert wr["B"]["C"] is None   # never compared
+    assert wr["B"]["C"] is None  # never compared
 
 
 def test_sign_test_counts_participants_not_votes():
@@ -39,12 +46,15 @@ def test_sign_test_counts_participants_not_votes():
 
 
 def test_sign_tests_are_holm_adjusted():
-    v = votes([(f"p{i}", "A", "B", "A") for i in range(10)] + [(f"p{i}", "A", "C", "A") for i in range(6)]
-              + [(f"p{i}", "B", "C", "C" if i % 2 else "B") for i in range(6)])
+    v = votes(
+        [(f"p{i}", "A", "B", "A") for i in range(10)]
+        + [(f"p{i}", "A", "C", "A") for i in range(6)]
+        + [(f"p{i}", "B", "C", "C" if i % 2 else "B") for i in range(6)]
+    )
     rows = {(r["a"], r["b"]): r for r in pt.sign_tests(v)}
-    assert rows[("A", "B")]["p"] == pytest.approx(2 / 2 ** 10)
-    assert rows[("A", "B")]["p_holm"] == pytest.approx(3 * 2 / 2 ** 10)
-    assert rows[("A", "C")]["p_holm"] == pytest.approx(min(1, 2 * 2 / 2 ** 6))
+    assert rows[("A", "B")]["p"] == pytest.approx(2 / 2**10)
+    assert rows[("A", "B")]["p_holm"] == pytest.approx(3 * 2 / 2**10)
+    assert rows[("A", "C")]["p_holm"] == pytest.approx(min(1, 2 * 2 / 2**6))
     assert all(r["p_holm"] >= r["p"] for r in rows.values())
 
 
@@ -66,8 +76,14 @@ def test_flagged_participants_are_dropped_unless_asked():
 
 
 def test_ratings_imply_preferences_within_participant_and_situation():
-    r = pd.DataFrame({"participant": ["p1"] * 3 + ["p2"] * 3, "situation_id": ["s1"] * 3 + ["s2"] * 3,
-                      "system": ["A", "B", "C"] * 2, "rating": [5, 3, 3, 1, 2, 2]})
+    r = pd.DataFrame(
+        {
+            "participant": ["p1"] * 3 + ["p2"] * 3,
+            "situation_id": ["s1"] * 3 + ["s2"] * 3,
+            "system": ["A", "B", "C"] * 2,
+            "rating": [5, 3, 3, 1, 2, 2],
+        }
+    )
     implied = pt.ratings_as_pairwise(r).sort_values(["participant", "system_a", "system_b"])
     assert list(implied["winner"]) == ["A", "A", "tie", "B", "C", "tie"]
     assert set(implied["participant"]) == {"p1", "p2"}
@@ -84,8 +100,16 @@ def test_as_pairwise_ranks_a_rating_study():
 
 
 def test_best_worst_scores_and_implied_pairs():
-    bw = pd.DataFrame({"participant": ["p1", "p1", "p2"], "situation_id": ["s1", "s2", "s1"], "criterion": "m",
-                       "systems": ["A|B|C", "A|B|C|D", "B|C|D"], "best": ["A", "A", "B"], "worst": ["C", "D", "D"]})
+    bw = pd.DataFrame(
+        {
+            "participant": ["p1", "p1", "p2"],
+            "situation_id": ["s1", "s2", "s1"],
+            "criterion": "m",
+            "systems": ["A|B|C", "A|B|C|D", "B|C|D"],
+            "best": ["A", "A", "B"],
+            "worst": ["C", "D", "D"],
+        }
+    )
     prepared = pt.prepare_best_worst(bw)
     scores = {s["system"]: s for s in pt.best_worst_scores(prepared, n_boot=100)}
     assert scores["A"]["score"] == pytest.approx(2 / 2)
@@ -121,8 +145,8 @@ def test_plackett_luce_strengths_are_the_maximum_likelihood_ones():
     import choix
     import numpy as np
 
-    from infact.stats import bradley_terry as ranking
     from infact.results.ranking.analysis import plackett_luce
+    from infact.stats import bradley_terry as ranking
 
     rng = np.random.default_rng(1)
     quality = {"A": 1.0, "B": 0.5, "C": 0.0, "D": -1.5}
@@ -135,16 +159,26 @@ def test_plackett_luce_strengths_are_the_maximum_likelihood_ones():
     fast = {r["system"]: r["strength"] for r in plackett_luce(bw)["ranking"]}
     systems = sorted(quality)
     idx = {s: i for i, s in enumerate(systems)}
-    rankings = [(idx[b], idx[next(s for s in shown if s not in (b, w))], idx[w])
-                for shown, b, w in zip(bw["shown"], bw["best"], bw["worst"])]
+    rankings = [
+        (idx[b], idx[next(s for s in shown if s not in (b, w))], idx[w])
+        for shown, b, w in zip(bw["shown"], bw["best"], bw["worst"])
+    ]
     direct = choix.opt_rankings(len(systems), rankings, alpha=ranking.RIDGE / len(rankings))
     direct = direct - direct.mean()
     assert [fast[s] for s in systems] == pytest.approx(list(direct), abs=1e-3)
 
 
 def test_best_worst_rows_are_checked():
-    bw = pd.DataFrame({"participant": ["p1", "p2"], "situation_id": ["s1", "s1"], "criterion": "m",
-                       "systems": ["A|B", "A|B|C"], "best": ["A", "Z"], "worst": ["B", "C"]})
+    bw = pd.DataFrame(
+        {
+            "participant": ["p1", "p2"],
+            "situation_id": ["s1", "s1"],
+            "criterion": "m",
+            "systems": ["A|B", "A|B|C"],
+            "best": ["A", "Z"],
+            "worst": ["B", "C"],
+        }
+    )
     with pytest.raises(InfactError) as e:
         pt.prepare_best_worst(bw, "bw.csv")
     assert "bw.csv:2: [systems]" in str(e.value) and "bw.csv:3: [best] best 'Z'" in str(e.value)
@@ -158,9 +192,9 @@ def test_left_side_share():
 
 
 def test_same_side_pickers_are_listed():
-    rows = [("reader", "A", "B", "A" if i % 2 else "B") for i in range(12)]      # half left, half right
-    rows += [("lefty", "A", "B", "A"), ("lefty", "A", "B", "B")] * 3              # always the left one
-    rows += [("once", "A", "B", "A")]                                             # too few votes to judge
+    rows = [("reader", "A", "B", "A" if i % 2 else "B") for i in range(12)]  # half left, half right
+    rows += [("lefty", "A", "B", "A"), ("lefty", "A", "B", "B")] * 3  # always the left one
+    rows += [("once", "A", "B", "A")]  # too few votes to judge
     v = votes(rows)
     v["shown_left"] = ["A"] * 12 + ["A", "B"] * 3 + ["A"]
     res = left_side(v)

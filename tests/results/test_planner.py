@@ -9,14 +9,21 @@ import pytest
 
 from infact.cli.main import main
 from infact.errors import InfactError
-from infact.results.ratings.planner import (COVERAGE, balanced_participants, contrast_sd, coverage_bound, plan,
-                                    power_participants, random_participants)
+from infact.results.ratings.planner import (
+    COVERAGE,
+    balanced_participants,
+    contrast_sd,
+    coverage_bound,
+    plan,
+    power_participants,
+    random_participants,
+)
 
 
 def test_balanced_matches_the_hand_computation():
-    assert balanced_participants(70, 10, 5, a=1) == 39          # ⌈350/9⌉
-    assert balanced_participants(70, 10, 5, a=1, e=0.2) == 49   # ⌈39/0.8⌉
-    assert balanced_participants(90, 10, 5, a=1) == 50          # 450/9 exactly: no round-up
+    assert balanced_participants(70, 10, 5, a=1) == 39  # ⌈350/9⌉
+    assert balanced_participants(70, 10, 5, a=1, e=0.2) == 49  # ⌈39/0.8⌉
+    assert balanced_participants(90, 10, 5, a=1) == 50  # 450/9 exactly: no round-up
 
 
 def test_exclusion_division_is_exact_not_floating_point():
@@ -56,8 +63,8 @@ def test_random_sampling_answer_holds_in_simulation():
 def test_power_matches_the_textbook_paired_t_test():
     # icc = 1: averaging situations does not help, contrast SD = √2·sd; dz = 0.5 needs 34
     # participants at alpha .05, power .8 (G*Power, two-sided paired t-test).
-    assert contrast_sd(1.0, 1.0, m=9) == pytest.approx(2 ** 0.5)
-    n, dz = power_participants(0.5 * 2 ** 0.5, 1.0, 1.0, m=9)
+    assert contrast_sd(1.0, 1.0, m=9) == pytest.approx(2**0.5)
+    n, dz = power_participants(0.5 * 2**0.5, 1.0, 1.0, m=9)
     assert dz == pytest.approx(0.5)
     assert n == 34
 
@@ -79,7 +86,12 @@ def test_power_n_is_monotone_in_every_input():
 
     deltas = [n(delta=d) for d in (0.2, 0.3, 0.5, 0.8)]
     assert deltas == sorted(deltas, reverse=True) and deltas[0] > deltas[-1]
-    for key, values in (("sd", (0.6, 1.0, 1.5)), ("icc", (0.0, 0.2, 0.6, 1.0)), ("power", (0.7, 0.8, 0.9)), ("pairs", (1, 3, 6))):
+    for key, values in (
+        ("sd", (0.6, 1.0, 1.5)),
+        ("icc", (0.0, 0.2, 0.6, 1.0)),
+        ("power", (0.7, 0.8, 0.9)),
+        ("pairs", (1, 3, 6)),
+    ):
         ns = [n(**{key: v}) for v in values]
         assert ns == sorted(ns) and ns[0] < ns[-1], key
     ms = [n(m=m) for m in (1, 3, 9, 30)]
@@ -98,15 +110,18 @@ def test_plan_combines_and_recommends_the_larger():
     json.dumps(r)  # serialisable as is
 
 
-@pytest.mark.parametrize("args, flag", [
-    (dict(P=70, n=1, k=5, a=1), "--per-participant"),
-    (dict(P=5, n=10, k=5, a=1), "--per-participant"),
-    (dict(P=70, n=10, k=0), "--ratings-per-situation"),
-    (dict(P=70, n=10, k=5, e=1.0), "--exclusion-rate"),
-    (dict(P=70, n=10, k=5, delta=0.3), "--sd"),
-    (dict(P=70, n=10, k=5, delta=-1, sd=1, icc=0.2), "--delta"),
-    (dict(P=70, n=10, k=5, delta=0.3, sd=1, icc=1.5), "--icc"),
-])
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (dict(P=70, n=1, k=5, a=1), "--per-participant"),
+        (dict(P=5, n=10, k=5, a=1), "--per-participant"),
+        (dict(P=70, n=10, k=0), "--ratings-per-situation"),
+        (dict(P=70, n=10, k=5, e=1.0), "--exclusion-rate"),
+        (dict(P=70, n=10, k=5, delta=0.3), "--sd"),
+        (dict(P=70, n=10, k=5, delta=-1, sd=1, icc=0.2), "--delta"),
+        (dict(P=70, n=10, k=5, delta=0.3, sd=1, icc=1.5), "--icc"),
+    ],
+)
 def test_bad_inputs_name_the_flag(args, flag):
     with pytest.raises(InfactError) as err:
         plan(**args)
@@ -114,10 +129,27 @@ def test_bad_inputs_name_the_flag(args, flag):
 
 
 def test_cli_text_json_and_errors(capsys):
-    assert main(["plan", "--situations", "70", "--per-participant", "10", "--ratings-per-situation", "5", "--exclusion-rate", "0.2"]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                "--situations",
+                "70",
+                "--per-participant",
+                "10",
+                "--ratings-per-situation",
+                "5",
+                "--exclusion-rate",
+                "0.2",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "49 participants" in out and "INFACT random sampling" in out
-    assert main(["plan", "--situations", "70", "--per-participant", "10", "--ratings-per-situation", "5", "--json"]) == 0
+    assert (
+        main(["plan", "--situations", "70", "--per-participant", "10", "--ratings-per-situation", "5", "--json"]) == 0
+    )
     assert json.loads(capsys.readouterr().out)["balanced"]["participants"] == 39
     assert main(["plan", "--situations", "70", "--per-participant", "1", "--ratings-per-situation", "5"]) == 2
     err = capsys.readouterr().err

@@ -6,10 +6,17 @@ import pandas as pd
 import pytest
 
 from infact.errors import ConfigError
+from infact.results.quality.exclusion import (
+    FLAGS,
+    assess,
+    assess_store,
+    for_csv,
+    manual_event,
+    relative_speed_index,
+    steps_table,
+)
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig, cross_check
-from infact.results.quality.exclusion import (FLAGS, assess, assess_store, for_csv, manual_event, relative_speed_index,
-                                              steps_table)
 from tests.support.studies import parse_section
 
 SYSTEMS = ["KBRD", "KGSF", "BARCOR"]
@@ -18,8 +25,18 @@ CHECK_STEP = 5  # situation-5 is the instructed-response check
 CFG = QualityConfig()
 
 
-def participant(pid, *, status="completed", speed=1.0, ratings="varied", attention=True,
-                questionnaire_attention=None, criteria=("relevance",), sit_seconds=None, preview=False):
+def participant(
+    pid,
+    *,
+    status="completed",
+    speed=1.0,
+    ratings="varied",
+    attention=True,
+    questionnaire_attention=None,
+    criteria=("relevance",),
+    sit_seconds=None,
+    preview=False,
+):
     """Rows for one bot: ratings.csv rows, its participants.csv row and its page times.
 
     `ratings`: "varied", "same" (all 3s) or a callable (step, system, criterion) -> rating.
@@ -35,17 +52,28 @@ def participant(pid, *, status="completed", speed=1.0, ratings="varied", attenti
         check = i == CHECK_STEP
         for pos, sysname in enumerate(SYSTEMS, 1):
             for crit in criteria:
-                rows.append({
-                    "participant": pid, "step_index": i, "situation_id": f"s{i}", "system": sysname,
-                    "criterion": crit, "rating": 1 if check else rate(i, sysname, crit), "position": pos,
-                    "seconds": secs, "is_attention_check": check,
-                })
+                rows.append(
+                    {
+                        "participant": pid,
+                        "step_index": i,
+                        "situation_id": f"s{i}",
+                        "system": sysname,
+                        "criterion": crit,
+                        "rating": 1 if check else rate(i, sysname, crit),
+                        "position": pos,
+                        "seconds": secs,
+                        "is_attention_check": check,
+                    }
+                )
         steps.append({"participant": pid, "step": f"situation-{i}", "seconds": secs})
     steps.append({"participant": pid, "step": "questionnaire", "seconds": 40 / speed})
     total = sum(s["seconds"] for s in steps)
     prow = {
-        "participant": pid, "status": status, "total_seconds": total if status != "in_progress" else None,
-        "attention_passed": attention, "questionnaire_attention_passed": questionnaire_attention,
+        "participant": pid,
+        "status": status,
+        "total_seconds": total if status != "in_progress" else None,
+        "attention_passed": attention,
+        "questionnaire_attention_passed": questionnaire_attention,
         "preview": preview,
     }
     return rows, prow, steps
@@ -77,7 +105,9 @@ def test_each_bot_strategy_gets_exactly_its_flags():
         participant("inattentive", attention=False),
     )
     expected = {
-        "att0": [], "att1": [], "att2": [],
+        "att0": [],
+        "att1": [],
+        "att2": [],
         "straight": ["straightliner"],
         "speeder": ["speeder_rsi", "speeder_total_time"],
         "inattentive": ["attention_failed"],
@@ -86,9 +116,7 @@ def test_each_bot_strategy_gets_exactly_its_flags():
     assert out["decision"].to_dict() == {p: ("exclude" if f else "include") for p, f in expected.items()}
     # A 6-minute study with one failed check: no grounds to reject on Prolific.
     assert set(out["prolific_action"]) == {"approve"}
-    assert out.loc["straight", "reasons"] == [
-        "rated all responses identically in 9 of 9 situations (threshold 80%)"
-    ]
+    assert out.loc["straight", "reasons"] == ["rated all responses identically in 9 of 9 situations (threshold 80%)"]
     assert out.loc["speeder", "rsi"] == pytest.approx(4, rel=0.05)
     assert out.loc["att0", "rsi"] == pytest.approx(1, abs=0.05)
     assert "4.0 times faster" in out.loc["speeder", "reasons"][0]
@@ -124,8 +152,9 @@ def test_excluded_but_not_rejectable_can_be_asked_to_return():
 
 def test_manual_exclude_then_include_wins_by_time_and_keeps_the_note():
     ex = manual_event("straight", "exclude", "typed gibberish in feedback", study="st", at="2024-05-01T10:00:00+00:00")
-    inc = manual_event("straight", "include", "checked by hand: ratings fit the dialogs", study="st",
-                       at="2024-05-02T10:00:00+00:00")
+    inc = manual_event(
+        "straight", "include", "checked by hand: ratings fit the dialogs", study="st", at="2024-05-02T10:00:00+00:00"
+    )
     out = run(*ATTENTIVE, participant("straight", ratings="same"), events=[inc, ex])  # order given does not matter
     row = out.loc["straight"]
     assert row["decision"] == "include"
@@ -166,7 +195,11 @@ def test_screened_out_is_judged_by_rsi_but_not_total_time():
     r, p, s = participant("early", status="screened_out", attention=False)
     # Ended after the check: only its first pages exist, at normal speed.
     r = [x for x in r if x["step_index"] <= CHECK_STEP]
-    s = [x for x in s if x["step"] in ("consent",) or x["step"].startswith("situation-") and int(x["step"][10:]) <= CHECK_STEP]
+    s = [
+        x
+        for x in s
+        if x["step"] in ("consent",) or x["step"].startswith("situation-") and int(x["step"][10:]) <= CHECK_STEP
+    ]
     p["total_seconds"] = sum(x["seconds"] for x in s)
     out = run(*ATTENTIVE, (r, p, s))
     assert out.loc["early", "flags"] == ["attention_failed"]
@@ -181,8 +214,8 @@ def test_preview_participants_are_left_out():
 
 def test_fast_situations_need_more_than_the_configured_share():
     cfg = QualityConfig(rsi_threshold=100, min_total_fraction_of_median=0)
-    fast6 = {i: 2.0 for i in (1, 2, 3, 4, 6, 7)}  # 6 of 9 rated situations
-    fast4 = {i: 2.0 for i in (1, 2, 3, 4)}  # 4 of 9
+    fast6 = dict.fromkeys((1, 2, 3, 4, 6, 7), 2.0)  # 6 of 9 rated situations
+    fast4 = dict.fromkeys((1, 2, 3, 4), 2.0)  # 4 of 9
     out = run(*ATTENTIVE, participant("f6", sit_seconds=fast6), participant("f4", sit_seconds=fast4), cfg=cfg)
     assert out.loc["f6", "flags"] == ["fast_situations"]
     assert out.loc["f6", "reasons"] == ["answered 6 of 9 situations in under 3 s (threshold 50%)"]
@@ -193,6 +226,7 @@ def test_attention_check_situation_does_not_count_as_straight_lining():
     # Straight in 7 of the 9 rated situations (78% < 80%); counting the check would make it 8 of 10.
     def mostly_same(i, s, c):
         return 3 if i not in (1, 2) else 1 + SYSTEMS.index(s)
+
     out = run(*ATTENTIVE, participant("x", ratings=mostly_same))
     assert out.loc["x", "flags"] == []
 
@@ -231,10 +265,12 @@ def test_csv_round_trip_and_assess_store_without_steps(tmp_path):
 
 
 def test_rsi_floors_zero_second_pages():
-    steps = pd.DataFrame([
-        {"participant": "a", "step": "p1", "seconds": 10.0},
-        {"participant": "b", "step": "p1", "seconds": 0.0},
-    ])
+    steps = pd.DataFrame(
+        [
+            {"participant": "a", "step": "p1", "seconds": 10.0},
+            {"participant": "b", "step": "p1", "seconds": 0.0},
+        ]
+    )
     rsi = relative_speed_index(steps, ["a", "b"])
     assert rsi["b"] == pytest.approx(((10 + 0.5) / 2) / 0.5)  # median taken after the floor
 

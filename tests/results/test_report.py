@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from infact.results.ratings.analysis import analyze
-from tests.support.sims.ratings import simulate_ratings
 from infact.results.reports.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
+from tests.support.sims.ratings import simulate_ratings
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,9 @@ def test_html_escapes_names_and_omits_scripts_without_ratings():
 
 def test_markdown_to_html_converts_our_subset():
     out = markdown_to_html("# T\n\ntext `code`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n")
-    assert out.split("\n") == ["<h1>T</h1>", "<p>text <code>code</code></p>",
-                               "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>",
-                               "<ul><li>one</li><li>two</li></ul>"]
+    assert out.split("\n") == [
+        "<h1>T</h1>",
+        "<p>text <code>code</code></p>",
+        "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>",
+        "<ul><li>one</li><li>two</li></ul>",
+    ]

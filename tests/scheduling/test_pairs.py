@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from infact.scheduling import pairs as ps
-from tests.support.sims.schedule import sequential_study
 from tests.support.participants import submit_consent
+from tests.support.sims.schedule import sequential_study
 
 SYSTEMS = ["A", "B", "C", "D"]
 
@@ -25,7 +25,7 @@ def test_balanced_gives_every_pair_equally_often_in_random_sides():
             lefts[left] += 1
     counts = Counter(tuple(sorted(v[:2])) for v in votes)
     assert len(counts) == 6 and set(counts.values()) == {10}
-    assert min(lefts.values()) > 5     # sides are shuffled, not fixed by name
+    assert min(lefts.values()) > 5  # sides are shuffled, not fixed by name
 
 
 def test_balanced_counts_pending_reservations():
@@ -37,7 +37,7 @@ def test_balanced_counts_pending_reservations():
 
 def test_adaptive_is_balanced_until_every_pair_has_a_few_votes():
     rng = random.Random(2)
-    votes = [(a, b, a) for a, b in ps.all_pairs(SYSTEMS)]   # one vote per pair
+    votes = [(a, b, a) for a, b in ps.all_pairs(SYSTEMS)]  # one vote per pair
     picks = ps.choose_pairs(SYSTEMS, votes, 6, mode="adaptive", rng=rng)
     assert sorted(tuple(sorted(p)) for p in picks) == ps.all_pairs(SYSTEMS)
 
@@ -68,7 +68,7 @@ def test_inflation_moves_votes_to_the_contrast_whose_reported_interval_is_wider(
     pairs = np.array([[0, 1], [1, 2], [2, 3], [0, 2], [1, 3], [0, 3]])
     plain = Counter(ps.adaptive_picks(theta, 0.5, np.full(6, 30.0), pairs, 40))
     wider = Counter(ps.adaptive_picks(theta, 0.5, np.full(6, 30.0), pairs, 40, inflation=np.array([1.0, 1.0, 1.6])))
-    assert abs(plain[0] - plain[2]) <= 1              # symmetric strengths: the two ends alike
+    assert abs(plain[0] - plain[2]) <= 1  # symmetric strengths: the two ends alike
     assert wider[2] > plain[2] and wider[0] < plain[0]
 
 
@@ -76,7 +76,7 @@ def test_choose_pairs_takes_votes_with_or_without_the_participant():
     rng = random.Random(4)
     votes = [(a, b, w) for a, b in ps.all_pairs(SYSTEMS) for w in (a, b, "tie", a)]
     with_who = [(*v, f"p{i // 3}") for i, v in enumerate(votes)]
-    for given in (votes, with_who):                   # live arena passes three, the app four
+    for given in (votes, with_who):  # live arena passes three, the app four
         picks = ps.choose_pairs(SYSTEMS, given, 5, mode="adaptive", rng=rng)
         assert len(picks) == 5 and all(a != b and {a, b} <= set(SYSTEMS) for a, b in picks)
 
@@ -89,8 +89,14 @@ def test_simultaneous_arrivals_in_an_adaptive_study_count_each_others_pairs(tmp_
     from infact.study.loader import load_study
     from tests.support.studies import FakeClock, make_study
 
-    study = load_study(make_study(tmp_path, systems=("Alpha", "Beta", "Gamma", "Delta"), per_participant=5,
-                                  protocol={"kind": "pairwise", "pairs": "adaptive"}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            systems=("Alpha", "Beta", "Gamma", "Delta"),
+            per_participant=5,
+            protocol={"kind": "pairwise", "pairs": "adaptive"},
+        )
+    )
     storage = MemoryStorage()
     run_bots(study, storage, 12, strategy="attentive", seed=8, start=FakeClock()())
     calls = []
@@ -98,7 +104,7 @@ def test_simultaneous_arrivals_in_an_adaptive_study_count_each_others_pairs(tmp_
     monkeypatch.setattr(ps, "choose_pairs", lambda *a, **kw: calls.append(Counter(kw["pending"])) or real(*a, **kw))
     flow = Flow(study, storage, clock=FakeClock())
     handed = []
-    for _ in range(3):                                   # three consents before anyone answers
+    for _ in range(3):  # three consents before anyone answers
         token = flow.arrive({})
         submit_consent(flow, token)
         steps = next(r for r in storage.records(participant=token) if r["kind"] == "assignment")["steps"]
@@ -111,13 +117,15 @@ def test_simultaneous_arrivals_in_an_adaptive_study_count_each_others_pairs(tmp_
 
 def test_pending_pairs_change_the_adaptive_picks():
     rng = random.Random(0)
-    votes = [(a, b, w, f"p{i}") for i, (a, b, w) in enumerate(
-        (a, b, w) for a, b in ps.all_pairs(SYSTEMS) for w in (a, b, "tie", a, b, a))]
+    votes = [
+        (a, b, w, f"p{i}")
+        for i, (a, b, w) in enumerate((a, b, w) for a, b in ps.all_pairs(SYSTEMS) for w in (a, b, "tie", a, b, a))
+    ]
     first = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng)]
     again = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng)]
     after = [tuple(sorted(p)) for p in ps.choose_pairs(SYSTEMS, votes, 4, mode="adaptive", rng=rng, pending=first * 3)]
-    assert Counter(first) == Counter(again)               # the same votes, the same picks
-    assert Counter(after) != Counter(first)               # pairs others are working on count as compared
+    assert Counter(first) == Counter(again)  # the same votes, the same picks
+    assert Counter(after) != Counter(first)  # pairs others are working on count as compared
 
 
 def test_pairs_of_participants_who_left_or_withdrew_are_free_again(tmp_path):
@@ -128,8 +136,14 @@ def test_pairs_of_participants_who_left_or_withdrew_are_free_again(tmp_path):
     from infact.study.loader import load_study
     from tests.support.studies import FakeClock, make_study
 
-    study = load_study(make_study(tmp_path, systems=("Alpha", "Beta", "Gamma", "Delta"), per_participant=5,
-                                  protocol={"kind": "pairwise", "pairs": "adaptive"}))
+    study = load_study(
+        make_study(
+            tmp_path,
+            systems=("Alpha", "Beta", "Gamma", "Delta"),
+            per_participant=5,
+            protocol={"kind": "pairwise", "pairs": "adaptive"},
+        )
+    )
     storage, clock = MemoryStorage(), FakeClock()
     flow = Flow(study, storage, clock=clock)
     tokens = []
@@ -142,7 +156,7 @@ def test_pairs_of_participants_who_left_or_withdrew_are_free_again(tmp_path):
     assert sum(working.values()) == 2 * (study.config.regular_per_participant)
     flow.withdraw(tokens[0])
     left_one = Counter(history.current(clock()).pending("pairwise"))
-    assert sum(left_one.values()) == study.config.regular_per_participant   # the withdrawn one's pairs are free
+    assert sum(left_one.values()) == study.config.regular_per_participant  # the withdrawn one's pairs are free
     clock.advance(study.config.assignment.lease_minutes * 60 + 1)
-    assert history.current(clock()).pending("pairwise") == []               # the lease ran out: nobody is working
+    assert history.current(clock()).pending("pairwise") == []  # the lease ran out: nobody is working
     assert len(history.assigned("pairwise")) == 2 * study.config.regular_per_participant  # still handed out

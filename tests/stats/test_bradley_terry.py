@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
+from infact.results.ranking.analysis import analyze_votes
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
-from infact.results.ranking.analysis import analyze_votes
 from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
 
 NAMES = [f"S{i + 1}" for i in range(len(PLANTED))]
@@ -69,7 +69,7 @@ def test_stacked_bootstrap_fit_equals_one_fit_per_replicate():
     w = ranking.boot_weights(len(d.clusters), 6, seed=0)
     counts = np.asarray((d.cluster_counts.T @ w.T).T).reshape(-1, len(d.a), 3)
     stacked = ranking.fit(d, counts)
-    single = np.vstack([ranking.fit(d, counts[i:i + 1]) for i in range(len(counts))])
+    single = np.vstack([ranking.fit(d, counts[i : i + 1]) for i in range(len(counts))])
     assert np.abs(stacked - single).max() < 1e-4
 
 
@@ -80,7 +80,7 @@ def test_without_ties_it_is_plain_bradley_terry_as_in_choix():
     assert (votes["winner"] != "tie").all()
     d = pt.votes_design(votes)
     assert not d.with_ties
-    ours = ranking.fit(d)[0][:len(d.systems)]
+    ours = ranking.fit(d)[0][: len(d.systems)]
     idx = {s: i for i, s in enumerate(d.systems)}
     data = [(idx[w], idx[b if w == a else a]) for a, b, w in zip(votes["system_a"], votes["system_b"], votes["winner"])]
     theirs = choix.opt_pairwise(len(d.systems), data, alpha=ranking.RIDGE)
@@ -103,8 +103,14 @@ def test_settled_only_when_every_adjacent_pair_is_separated():
 
 
 def test_a_system_that_never_wins_gets_a_finite_strength():
-    votes = pd.DataFrame({"participant": ["p1", "p2", "p3"] * 4, "system_a": ["A", "B", "C"] * 4,
-                          "system_b": ["C", "C", "A"] * 4, "winner": ["A", "B", "A"] * 4})
+    votes = pd.DataFrame(
+        {
+            "participant": ["p1", "p2", "p3"] * 4,
+            "system_a": ["A", "B", "C"] * 4,
+            "system_b": ["C", "C", "A"] * 4,
+            "winner": ["A", "B", "A"] * 4,
+        }
+    )
     res = analyze_votes(votes, n_boot=100)
     bottom = res["ranking"][-1]
     assert bottom["system"] == "C"
@@ -117,12 +123,12 @@ def test_style_control_removes_an_injected_length_preference():
     res = analyze_votes(votes, covariates=("length", "items"), n_boot=100, seed=0)
     plain, styled = strengths(res), strengths(res["style_controlled"])
     truth = dict(zip(NAMES, PLANTED))
-    assert plain["S5"] - truth["S5"] > 0.5                     # the bias is there without control
-    assert abs(styled["S5"] - truth["S5"]) < 0.25              # and gone with it
+    assert plain["S5"] - truth["S5"] > 0.5  # the bias is there without control
+    assert abs(styled["S5"] - truth["S5"]) < 0.25  # and gone with it
     assert [r["system"] for r in res["style_controlled"]["ranking"]] == NAMES
     cov = res["style_controlled"]["covariates"]
-    assert cov["length"]["ci95"][0] > 0                        # length preference detected
-    assert cov["items"]["ci95"][0] < 0 < cov["items"]["ci95"][1]   # items have no effect
+    assert cov["length"]["ci95"][0] > 0  # length preference detected
+    assert cov["items"]["ci95"][0] < 0 < cov["items"]["ci95"][1]  # items have no effect
 
 
 def test_covariates_need_their_columns():

@@ -12,16 +12,24 @@ import time
 from pathlib import Path
 
 from infact.chat.conversation import CHAT_KINDS
-from infact.stores.tinydb import chat_log
 from infact.stores.live import shard_changes
+from infact.stores.tinydb import chat_log
 from infact.stores.tinydb.store import TinyDBStorage
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def msg(participant: str, n: int, **extra) -> dict:
-    return {"key": f"s/{participant}/chat/{participant}-A/{n}/user", "study": "s", "participant": participant,
-            "kind": "chat_message", "role": "user", "turn": n, "text": f"message {n}", **extra}
+    return {
+        "key": f"s/{participant}/chat/{participant}-A/{n}/user",
+        "study": "s",
+        "participant": participant,
+        "kind": "chat_message",
+        "role": "user",
+        "turn": n,
+        "text": f"message {n}",
+        **extra,
+    }
 
 
 def test_the_log_holds_exactly_the_records_of_a_conversation():
@@ -37,7 +45,10 @@ def test_chat_records_go_to_the_log_and_read_back_with_the_shard(tmp_path):
     assert "chat_message" not in shard  # no whole-shard rewrite per message
     fresh = TinyDBStorage(tmp_path / "db")  # what a restarted server reads
     assert [(r["kind"], r.get("turn")) for r in fresh.records(participant="p1")] == [
-        ("arrival", None), ("chat_message", 1), ("chat_message", 2)]
+        ("arrival", None),
+        ("chat_message", 1),
+        ("chat_message", 2),
+    ]
     assert [r["text"] for r in fresh.records(kind="chat_message")] == ["message 1", "message 2"]
     assert fresh.records(kind="arrival")[0]["participant"] == "p1"
 
@@ -80,7 +91,10 @@ def test_records_appended_together_are_stored_in_order(tmp_path):
     assert store.append_in_order([msg("p1", 1), end]) == [True, True]
     assert store.append_in_order([msg("p1", 1), msg("p1", 2)]) == [False, True]
     assert [(r["kind"], r["turn"]) for r in store.records(participant="p1")] == [
-        ("chat_message", 1), ("chat_end", 9), ("chat_message", 2)]
+        ("chat_message", 1),
+        ("chat_end", 9),
+        ("chat_message", 2),
+    ]
 
 
 def test_a_chat_record_of_an_older_store_in_the_shard_is_not_stored_twice(tmp_path):
@@ -128,8 +142,9 @@ def test_sigkill_mid_chat_keeps_every_acknowledged_message_and_a_readable_log(tm
     acked: dict[str, int] = {}
     for attempt in range(4):  # kill at different moments
         name = f"victim{attempt}"
-        proc = subprocess.Popen([sys.executable, "-c", KILLED_CHATTER, target, name], cwd=REPO,
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILLED_CHATTER, target, name], cwd=REPO, stdout=subprocess.PIPE, text=True
+        )
         last, deadline = -1, time.monotonic() + 30
         while last < 20 + attempt * 13 and time.monotonic() < deadline:
             line = proc.stdout.readline()
@@ -163,8 +178,12 @@ print(stored)
 
 def test_two_processes_store_each_key_once(tmp_path):
     target = str(tmp_path / "db")
-    procs = [subprocess.Popen([sys.executable, "-c", TWO_PROCESS_CHATTER, target, tag], cwd=REPO,
-                              stdout=subprocess.PIPE, text=True) for tag in ("a", "b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", TWO_PROCESS_CHATTER, target, tag], cwd=REPO, stdout=subprocess.PIPE, text=True
+        )
+        for tag in ("a", "b")
+    ]
     stored = [int(p.communicate(timeout=120)[0]) for p in procs]
     assert sum(stored) == 150
     got = TinyDBStorage(target).records(participant="shared")
@@ -211,8 +230,9 @@ def test_chat_records_follow_the_storage_contract_on_every_backend(storage):
     assert [r["kind"] for r in storage.records(participant="p1", kind="chat_end")] == ["chat_end"]
     assert len(storage.records(study="s", kind="chat_message")) == 3
     new, cursor = storage.changes(cursor)
-    assert sorted(r["key"] for r in new) == sorted([msg("p1", 1)["key"], msg("p1", 2)["key"], end["key"],
-                                                   msg("p2", 1)["key"]])
+    assert sorted(r["key"] for r in new) == sorted(
+        [msg("p1", 1)["key"], msg("p1", 2)["key"], end["key"], msg("p2", 1)["key"]]
+    )
     assert storage.purge("p1") == 4
     assert storage.records(participant="p1") == [] and len(storage.records()) == 1
     assert storage.append(msg("p1", 1))  # stored again after a withdrawal with deletion

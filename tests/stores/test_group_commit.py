@@ -34,7 +34,7 @@ def start(fn, *args) -> tuple[threading.Thread, dict]:
     def run():
         try:
             out["result"] = fn(*args)
-        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+        except BaseException as exc:
             out["error"] = exc
 
     t = threading.Thread(target=run)

@@ -38,6 +38,7 @@ def test_refresh_does_not_reread_unchanged_shards(tmp_path, monkeypatch):
     assert len(recs) == 6
     # every shard is stat'ed, but only the changed one is parsed again
     from infact.storage import AtomicJSONStorage
+
     parsed = []
     monkeypatch.setattr(AtomicJSONStorage, "read", lambda self: parsed.append(self.path.name) or {})
     live.refresh()

@@ -12,11 +12,21 @@ from infact.stores.migrate import migrate
 
 def participant_records(study: str, participant: str) -> list[dict]:
     base = {"study": study, "participant": participant}
-    out = [{**base, "key": f"{study}/{participant}/arrival", "kind": "arrival", "platform": "none"},
-           {**base, "key": f"{study}/{participant}/step/consent", "kind": "consent", "answers": {"consent": True}}]
-    out += [{**base, "key": f"{study}/{participant}/step/situation-{i}", "kind": "situation", "index": i,
-             "responses": [{"position": 1, "system": "A", "ratings": {"fluent": 4}}], "seconds": 12.5}
-            for i in range(1, 4)]
+    out = [
+        {**base, "key": f"{study}/{participant}/arrival", "kind": "arrival", "platform": "none"},
+        {**base, "key": f"{study}/{participant}/step/consent", "kind": "consent", "answers": {"consent": True}},
+    ]
+    out += [
+        {
+            **base,
+            "key": f"{study}/{participant}/step/situation-{i}",
+            "kind": "situation",
+            "index": i,
+            "responses": [{"position": 1, "system": "A", "ratings": {"fluent": 4}}],
+            "seconds": 12.5,
+        }
+        for i in range(1, 4)
+    ]
     return out + [{**base, "key": f"{study}/{participant}/complete", "kind": "complete", "outcome": "completed"}]
 
 
@@ -57,12 +67,15 @@ def test_secrets_toml_names_the_target(tinydb_source, tmp_path, capsys):
     assert "6 copied" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("make_args, says", [
-    (lambda tmp: (tmp / "nowhere", tmp / "copy", None), "not an INFACT store"),
-    (lambda tmp: ("SRC", tmp / "copy", "nope"), "no records of study 'nope'; studies there: s1, s2"),
-    (lambda tmp: ("SRC", "SRC", None), "same store"),
-    (lambda tmp: ("SRC", tmp / "empty.toml", None), "[connections.infact]"),
-])
+@pytest.mark.parametrize(
+    "make_args, says",
+    [
+        (lambda tmp: (tmp / "nowhere", tmp / "copy", None), "not an INFACT store"),
+        (lambda tmp: ("SRC", tmp / "copy", "nope"), "no records of study 'nope'; studies there: s1, s2"),
+        (lambda tmp: ("SRC", "SRC", None), "same store"),
+        (lambda tmp: ("SRC", tmp / "empty.toml", None), "[connections.infact]"),
+    ],
+)
 def test_mistakes_are_explained(tinydb_source, tmp_path, make_args, says):
     (tmp_path / "empty.toml").write_text("")
     src, dst, study = (tinydb_source if a == "SRC" else a for a in make_args(tmp_path))

@@ -27,22 +27,43 @@ def rec(participant: str, what: str, **extra) -> dict:
 
 
 def run_child(code: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 # -- secrets and URLs (no server needed) ------------------------------------------
 def test_secrets_url_form():
-    assert storage_url_from_secrets({"connections": {"infact": {"url": " postgresql://u:p@h/db "}}}) == "postgresql://u:p@h/db"
+    assert (
+        storage_url_from_secrets({"connections": {"infact": {"url": " postgresql://u:p@h/db "}}})
+        == "postgresql://u:p@h/db"
+    )
 
 
 def test_secrets_split_form_like_streamlit_sqlconnection():
-    url = storage_url_from_secrets({"connections": {"infact": {
-        "dialect": "postgresql", "host": "db.example.org", "port": "5432", "database": "study",
-        "username": "me", "password": "p@ss/word", "query": {"sslmode": "require"}}}})
+    url = storage_url_from_secrets(
+        {
+            "connections": {
+                "infact": {
+                    "dialect": "postgresql",
+                    "host": "db.example.org",
+                    "port": "5432",
+                    "database": "study",
+                    "username": "me",
+                    "password": "p@ss/word",
+                    "query": {"sslmode": "require"},
+                }
+            }
+        }
+    )
     parsed = normalise_url(url)
-    assert (parsed.host, parsed.port, parsed.database, parsed.username, parsed.password) == \
-        ("db.example.org", 5432, "study", "me", "p@ss/word")
+    assert (parsed.host, parsed.port, parsed.database, parsed.username, parsed.password) == (
+        "db.example.org",
+        5432,
+        "study",
+        "me",
+        "p@ss/word",
+    )
     assert parsed.query == {"sslmode": "require"}
     assert parsed.drivername == "postgresql+psycopg"
 
@@ -52,16 +73,21 @@ class NoSecretsFile(dict):
         raise FileNotFoundError("No secrets found")
 
 
-@pytest.mark.parametrize("secrets", [{}, {"connections": {}}, {"connections": {"other": {"url": "x"}}}, NoSecretsFile()])
+@pytest.mark.parametrize(
+    "secrets", [{}, {"connections": {}}, {"connections": {"other": {"url": "x"}}}, NoSecretsFile()]
+)
 def test_secrets_without_the_section_mean_no_sql(secrets):
     assert storage_url_from_secrets(secrets) is None
 
 
-@pytest.mark.parametrize("section, named", [
-    ({"host": "h"}, "dialect"),
-    ({"url": ""}, "empty"),
-    ({"dialect": "postgresql", "port": "fivefour"}, "port"),
-])
+@pytest.mark.parametrize(
+    "section, named",
+    [
+        ({"host": "h"}, "dialect"),
+        ({"url": ""}, "empty"),
+        ({"dialect": "postgresql", "port": "fivefour"}, "port"),
+    ],
+)
 def test_incomplete_secrets_name_the_setting(section, named):
     with pytest.raises(StorageError) as exc:
         storage_url_from_secrets({"connections": {"infact": section}})
@@ -73,11 +99,14 @@ def test_postgres_spellings_use_psycopg3():
         assert normalise_url(url).drivername == "postgresql+psycopg"
 
 
-@pytest.mark.parametrize("url, says", [
-    ("postgresql://u:s3cret@h:notaport/db", "not a valid database URL"),
-    ("mysql://u:s3cret@h/db", "PostgreSQL"),
-    ("postgresql://u:s3cret@h", "names no database"),
-])
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("postgresql://u:s3cret@h:notaport/db", "not a valid database URL"),
+        ("mysql://u:s3cret@h/db", "PostgreSQL"),
+        ("postgresql://u:s3cret@h", "names no database"),
+    ],
+)
 def test_bad_urls_are_refused_without_showing_the_password(url, says):
     with pytest.raises(StorageError) as exc:
         SQLStorage(url)
@@ -221,7 +250,7 @@ def test_changes_does_not_skip_a_row_committed_late(pg):
     slow = pg.engine.connect()
     slow.begin()
     slow.execute(pg._insert, pg._row(rec("slow", "a")))  # lower id, not committed yet
-    pg.append(rec("fast", "a"))                            # higher id, committed
+    pg.append(rec("fast", "a"))  # higher id, committed
     batch, cursor = pg.changes(cursor)
     seen += [r["key"] for r in batch]
     slow.commit()
@@ -271,14 +300,24 @@ def test_records_are_copies_in_insertion_order(pg):
 @pytest.mark.postgres
 def test_platform_id_lookup_uses_its_index(pg):
     for i in range(50):
-        pg.append({"key": f"s/p{i}/arrival", "study": "s", "participant": f"p{i}", "kind": "arrival",
-                   "platform_id": f"PID{i}"})
+        pg.append(
+            {
+                "key": f"s/p{i}/arrival",
+                "study": "s",
+                "participant": f"p{i}",
+                "kind": "arrival",
+                "platform_id": f"PID{i}",
+            }
+        )
     t = pg.table
     query = sa.select(t.c.data).where(t.c.study == "s", t.c.kind == "arrival", pg._platform_expr() == "pid7")
     with pg.engine.connect() as conn:
         conn.exec_driver_sql("SET enable_seqscan = off")  # a tiny table: make the planner show what it can use
-        plan = "\n".join(conn.execute(sa.text("EXPLAIN " + str(query.compile(
-            dialect=conn.dialect, compile_kwargs={"literal_binds": True})))).scalars())
+        plan = "\n".join(
+            conn.execute(
+                sa.text("EXPLAIN " + str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})))
+            ).scalars()
+        )
     assert "infact_records_platform_ix" in plan, plan
     assert pg.arrival_by_platform_id("s", "Pid7")["participant"] == "p7"
 

@@ -15,8 +15,7 @@ pytestmark = pytest.mark.postgres
 
 
 def rec(participant: str, what: str, **extra) -> dict:
-    return {"key": f"s/{participant}/{what}", "study": "s", "participant": participant, "kind": "chat_message",
-            **extra}
+    return {"key": f"s/{participant}/{what}", "study": "s", "participant": participant, "kind": "chat_message", **extra}
 
 
 class HeldFirstBatch:
@@ -44,7 +43,7 @@ class HeldFirstBatch:
         def run(fn, out):
             try:
                 out["result"] = fn()
-            except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            except BaseException as exc:
                 out["error"] = exc
 
         head = threading.Thread(target=run, args=(first, {}))
@@ -82,8 +81,12 @@ def test_concurrent_appends_share_one_transaction_and_each_learns_its_key_was_ne
 def test_duplicate_keys_in_one_batch_and_already_stored_keys_are_refused_exactly(pg):
     assert pg.append(rec("p1", "old")) is True
     held = HeldFirstBatch(pg._fast.committer)
-    calls = [lambda: pg.append(rec("p1", "dup", text="one")), lambda: pg.append(rec("p1", "dup", text="two")),
-             lambda: pg.append(rec("p1", "old")), lambda: pg.append_in_order([rec("p2", "a"), rec("p2", "a")])]
+    calls = [
+        lambda: pg.append(rec("p1", "dup", text="one")),
+        lambda: pg.append(rec("p1", "dup", text="two")),
+        lambda: pg.append(rec("p1", "old")),
+        lambda: pg.append_in_order([rec("p2", "a"), rec("p2", "a")]),
+    ]
     outs = held.pile_up(lambda: pg.append(rec("p9", "first")), calls, items=5)
     assert held.sizes[1] == 5
     dup = [outs[0]["result"], outs[1]["result"]]

@@ -64,11 +64,14 @@ def test_changes_returns_only_new_records(storage):
     assert sorted(r["key"] for r in more) == ["s/p1/b", "s/p2/a"]
 
 
-@pytest.mark.parametrize("bad", [
-    {"study": "s", "participant": "p", "kind": "x"},
-    {"key": "k", "study": "s", "participant": "../etc/passwd", "kind": "x"},
-    {"key": "k", "study": "s", "participant": "p", "kind": "x", "v": float("nan")},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"study": "s", "participant": "p", "kind": "x"},
+        {"key": "k", "study": "s", "participant": "../etc/passwd", "kind": "x"},
+        {"key": "k", "study": "s", "participant": "p", "kind": "x", "v": float("nan")},
+    ],
+)
 def test_malformed_records_are_refused(storage, bad):
     with pytest.raises(StorageError):
         storage.append(bad)
@@ -129,16 +132,21 @@ for i in range(n):
 
 
 def _spawn_writer(target: str, name: str, n: int, tag: str = "w") -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WRITER, target, name, str(n), tag], cwd=REPO,
-                            stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, target, name, str(n), tag], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
 
 
 @pytest.mark.slow
 def test_two_processes_share_one_store(tmp_path):
     target = str(tmp_path / "db")
     # Two processes write the same participant's shard and one of their own each.
-    procs = [_spawn_writer(target, "shared", 150, "a"), _spawn_writer(target, "shared", 150, "b"),
-             _spawn_writer(target, "own-a", 100, "a"), _spawn_writer(target, "own-b", 100, "b")]
+    procs = [
+        _spawn_writer(target, "shared", 150, "a"),
+        _spawn_writer(target, "shared", 150, "b"),
+        _spawn_writer(target, "own-a", 100, "a"),
+        _spawn_writer(target, "own-b", 100, "b"),
+    ]
     for p in procs:
         p.communicate(timeout=120)
         assert p.returncode == 0
@@ -194,8 +202,14 @@ def test_purge_deletes_one_participant_only(storage):
 
 
 def arrival(participant: str, platform_id, study: str = "s", **extra) -> dict:
-    return {"key": f"{study}/{participant}/arrival", "study": study, "participant": participant, "kind": "arrival",
-            "platform_id": platform_id, **extra}
+    return {
+        "key": f"{study}/{participant}/arrival",
+        "study": study,
+        "participant": participant,
+        "kind": "arrival",
+        "platform_id": platform_id,
+        **extra,
+    }
 
 
 def test_arrival_by_platform_id(storage):

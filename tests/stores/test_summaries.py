@@ -65,19 +65,23 @@ def test_stale_missing_or_damaged_summary_files_are_rebuilt_from_the_shards(stud
     play(study, store)
     files = sorted(store.summary_files.folder.glob("*.json"))
     assert {f.name for f in files} == {f.name for f in store.shards.glob("*.json")}
-    files[0].unlink()                                      # a store from before summaries
-    files[1].write_bytes(b"\x00garbage")                   # a torn write
-    victim = files[2].name[:-len(".json")]                  # a shard replaced behind the store's back
+    files[0].unlink()  # a store from before summaries
+    files[1].write_bytes(b"\x00garbage")  # a torn write
+    victim = files[2].name[: -len(".json")]  # a shard replaced behind the store's back
     shard = store.shards / f"{victim}.json"
-    shard.write_text(shard.read_text(encoding="utf-8").replace('"kind": "complete"', '"kind": "completed-no"')
-                     .replace('"kind":"complete"', '"kind":"completed-no"'), encoding="utf-8")
-    fresh = TinyDBStorage(tmp_path / "db")                  # a new server: nothing cached
+    shard.write_text(
+        shard.read_text(encoding="utf-8")
+        .replace('"kind": "complete"', '"kind": "completed-no"')
+        .replace('"kind":"complete"', '"kind":"completed-no"'),
+        encoding="utf-8",
+    )
+    fresh = TinyDBStorage(tmp_path / "db")  # a new server: nothing cached
     assert_same_as_records(study, fresh)
-    for f in files[:3]:                                     # rewritten for the next reader
+    for f in files[:3]:  # rewritten for the next reader
         assert f.exists() and f.read_bytes().startswith(b"{")
     stamp = os.stat(files[2]).st_mtime_ns
     funnel.progress_from_store(fresh, study.id)
-    assert os.stat(files[2]).st_mtime_ns == stamp           # now fresh: read, not rebuilt
+    assert os.stat(files[2]).st_mtime_ns == stamp  # now fresh: read, not rebuilt
 
 
 def test_a_damaged_shard_is_set_aside_not_summarised(study, tmp_path):
@@ -113,7 +117,7 @@ def test_sql_rows_from_before_the_light_column_give_the_same_summaries(study, pg
     table = f'"{pg.schema}"."{pg.table_name}"'
     with pg.engine.begin() as conn:
         conn.execute(sa.text(f"ALTER TABLE {table} DROP COLUMN light"))
-    reopened = SQLStorage(pg_url, schema=pg.schema)                      # adds the column back, empty
+    reopened = SQLStorage(pg_url, schema=pg.schema)  # adds the column back, empty
     with reopened.engine.begin() as conn:
         assert conn.execute(sa.text(f"SELECT count(light) FROM {table}")).scalar() == 0
     run_bots(study, reopened, 1, strategy="attentive", seed=99, start=START)  # new rows fill it
@@ -131,7 +135,7 @@ def test_the_situation_load_starts_from_the_summaries_and_continues_from_the_sto
 
     play(study, storage)
     if isinstance(storage, TinyDBStorage):
-        fresh = TinyDBStorage(storage.path)                   # a restarted server: nothing cached
+        fresh = TinyDBStorage(storage.path)  # a restarted server: nothing cached
         read = []
         monkeypatch.setattr(fresh, "_read_shard", lambda name: read.append(name) or [])
     else:
@@ -139,9 +143,9 @@ def test_the_situation_load_starts_from_the_summaries_and_continues_from_the_sto
     load = SituationLoad(fresh, study.id)
     now = START + timedelta(minutes=1)
     assert load.current(now) == assignment.load(study, storage.records(), now)
-    assert read == []                                        # no participant file was parsed
+    assert read == []  # no participant file was parsed
     monkeypatch.undo()
-    flow = Flow(study, storage, clock=lambda: START)         # another process goes on storing
+    flow = Flow(study, storage, clock=lambda: START)  # another process goes on storing
     late = flow.arrive({})
     submit_consent(flow, late)
     run_bots(study, storage, 1, strategy="attentive", seed=77, start=START)

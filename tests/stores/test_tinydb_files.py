@@ -22,13 +22,16 @@ def rec(participant: str, what: str, **extra) -> dict:
     return {"key": f"s/{participant}/{what}", "study": "s", "participant": participant, "kind": "situation", **extra}
 
 
-@pytest.mark.parametrize("damage, says", [
-    (b'{"_default": {"1": ', "not valid JSON"),
-    (b"\xff\xfe not text", "not UTF-8"),
-    (b"[1, 2, 3]", "shape"),
-    (b'{"_default": {"1": [1]}}', "shape"),
-    (b"[" * 100000, "nested too deeply"),
-])
+@pytest.mark.parametrize(
+    "damage, says",
+    [
+        (b'{"_default": {"1": ', "not valid JSON"),
+        (b"\xff\xfe not text", "not UTF-8"),
+        (b"[1, 2, 3]", "shape"),
+        (b'{"_default": {"1": [1]}}', "shape"),
+        (b"[" * 100000, "nested too deeply"),
+    ],
+)
 def test_a_damaged_shard_is_set_aside_and_the_rest_goes_on(tmp_path, damage, says):
     store = TinyDBStorage(tmp_path / "db")
     for p in ("p1", "p2", "p3"):
@@ -105,8 +108,9 @@ def test_killed_writers_leave_no_temp_files_after_a_restart(tmp_path):
     acked: dict[str, int] = {}
     for round_ in range(20):
         name = f"w{round_ % 4}"
-        proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(db), name], cwd=REPO,
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILLED_WRITER, str(db), name], cwd=REPO, stdout=subprocess.PIPE, text=True
+        )
         deadline = time.monotonic() + 30
         last = -1
         while last < 3 + round_ % 5 and time.monotonic() < deadline:

@@ -93,11 +93,19 @@ def test_missing_required_key_and_section(tmp_path):
     assert "missing" in only(problems, "texts").message
 
 
-@pytest.mark.parametrize("old, new, key, got", [
-    ("situations_per_participant = 4", 'situations_per_participant = "four"', "study.situations_per_participant", "'four'"),
-    ("lease_minutes = 60", "lease_minutes = -5", "assignment.lease_minutes", "-5"),
-    ("enabled = true", 'enabled = "maybe"', "attention_check.enabled", "'maybe'"),
-])
+@pytest.mark.parametrize(
+    "old, new, key, got",
+    [
+        (
+            "situations_per_participant = 4",
+            'situations_per_participant = "four"',
+            "study.situations_per_participant",
+            "'four'",
+        ),
+        ("lease_minutes = 60", "lease_minutes = -5", "assignment.lease_minutes", "-5"),
+        ("enabled = true", 'enabled = "maybe"', "attention_check.enabled", "'maybe'"),
+    ],
+)
 def test_wrong_type_or_range_names_key_line_and_value(tmp_path, old, new, key, got):
     folder = make_study(tmp_path)
     text = edit(folder, old, new)
@@ -146,8 +154,7 @@ def test_expected_label_not_in_the_scale(tmp_path):
 
 
 def test_expected_label_of_a_custom_scale(tmp_path):
-    folder = make_study(tmp_path, scale={"labels": ["bad", "ok", "good"]},
-                        attention_check={"expected": ["ok"]})
+    folder = make_study(tmp_path, scale={"labels": ["bad", "ok", "good"]}, attention_check={"expected": ["ok"]})
     assert load_config(folder).attention_check.expected == ["ok"]
     folder = make_study(tmp_path, name="other", scale={"labels": ["bad", "ok", "good"]})  # default "Meaningless"
     assert only(config_problems(folder), "attention_check.expected")
@@ -258,13 +265,19 @@ def test_missing_study_toml(tmp_path):
 
 
 def test_prolific_screen_out_needs_a_screenout_code(tmp_path):
-    folder = make_study(tmp_path, platform={"kind": "prolific", "completion_code": "C1ABCD23"},
-                        quality={"on_attention_fail": "screen_out"})
+    folder = make_study(
+        tmp_path,
+        platform={"kind": "prolific", "completion_code": "C1ABCD23"},
+        quality={"on_attention_fail": "screen_out"},
+    )
     problem = only(config_problems(folder), "platform.screenout_code")
     assert "screenout_code" in problem.message
-    folder = make_study(tmp_path, name="ok", platform={"kind": "prolific", "completion_code": "C1ABCD23",
-                                                       "screenout_code": "C9SCREEN"},
-                        quality={"on_attention_fail": "screen_out"})
+    folder = make_study(
+        tmp_path,
+        name="ok",
+        platform={"kind": "prolific", "completion_code": "C1ABCD23", "screenout_code": "C9SCREEN"},
+        quality={"on_attention_fail": "screen_out"},
+    )
     assert load_config(folder).platform.screenout_code == "C9SCREEN"
 
 

@@ -3,17 +3,18 @@
 import pytest
 
 from infact import deployment
+from infact.study.config import StudyConfig
 from infact.study.platform_config import PlatformConfig
 from infact.study.quality_config import QualityConfig
-from infact.study.config import StudyConfig
 from infact.study.settings_doc import BLOCKS, REPO, rows, write_blocks
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.name)
 def test_documents_embed_the_generated_tables(block):
     text = (REPO / block.file).read_text(encoding="utf-8")
-    assert block.current(text) == block.render(), \
+    assert block.current(text) == block.render(), (
         f"{block.file}: the {block.name} table is stale: run `python -m infact settings-doc --write`"
+    )
 
 
 def test_write_blocks_repairs_a_stale_table_and_keeps_the_rest(tmp_path):
@@ -28,7 +29,9 @@ def test_write_blocks_repairs_a_stale_table_and_keeps_the_rest(tmp_path):
     assert write_blocks(tmp_path) == []
 
 
-@pytest.mark.parametrize("model, prefix", [(StudyConfig, ""), (PlatformConfig, "platform."), (QualityConfig, "quality.")])
+@pytest.mark.parametrize(
+    "model, prefix", [(StudyConfig, ""), (PlatformConfig, "platform."), (QualityConfig, "quality.")]
+)
 def test_every_setting_has_a_description(model, prefix):
     missing = [key for key, _, meaning in rows(model, prefix) if not meaning.strip()]
     assert missing == []
@@ -43,4 +46,6 @@ def test_every_top_level_table_is_documented():
 def test_every_deployment_setting_is_defined_once_with_help_and_default():
     names = [s.name for s in deployment.SETTINGS]
     assert len(names) == len(set(names))
-    assert all(s.help.strip() and s.default.strip() and s.source in ("environment", "secrets") for s in deployment.SETTINGS)
+    assert all(
+        s.help.strip() and s.default.strip() and s.source in ("environment", "secrets") for s in deployment.SETTINGS
+    )

@@ -36,7 +36,9 @@ def test_live_is_off_by_default():
 
 
 def test_url_and_callable_systems_parse():
-    cfg = parse_config(BASE + """
+    cfg = parse_config(
+        BASE
+        + """
 [live]
 max_turns = 4
 
@@ -46,7 +48,8 @@ timeout_s = 5
 
 [live.systems.Bad]
 callable = "infact.chat.demo_systems:popular_recommender"
-""")
+"""
+    )
     assert cfg.live.enabled and cfg.live.max_turns == 4
     assert cfg.live.systems["Good"].timeout_s == 5 and cfg.live.systems["Bad"].url is None
     assert [r.id for r in cfg.live.rubric][:2] == ["meaningful", "natural"]
@@ -62,9 +65,11 @@ url = "http://y/chat"
 """
     found = problems(extra)
     line = (BASE + extra).splitlines().index("[live.systems.Ugly]") + 1
-    assert found[0] == (f"study.toml:{line}: [live.systems.Ugly] 'Ugly' is not one of study.systems "
-                        "['Good', 'Bad']; name each [live.systems.NAME] after a system of the study")
-    assert "has no [live.systems.Bad] table" in found[1]      # every problem in one run
+    assert found[0] == (
+        f"study.toml:{line}: [live.systems.Ugly] 'Ugly' is not one of study.systems "
+        "['Good', 'Bad']; name each [live.systems.NAME] after a system of the study"
+    )
+    assert "has no [live.systems.Bad] table" in found[1]  # every problem in one run
 
 
 def test_every_study_system_needs_a_table():
@@ -72,15 +77,18 @@ def test_every_study_system_needs_a_table():
     assert "has no [live.systems.Bad] table" in found[0]
 
 
-@pytest.mark.parametrize("table, message", [
-    ('url = "http://x/chat"\ncallable = "m:f"', "exactly one of"),
-    ('timeout_s = 5', "exactly one of"),
-    ('url = "ftp://x"', "http:// or https://"),
-    ('callable = "not a spec"', "package.module:function"),
-    ('url = "http://x/chat"\ntimeout_s = 0', "greater than 0"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ('url = "http://x/chat"\ncallable = "m:f"', "exactly one of"),
+        ("timeout_s = 5", "exactly one of"),
+        ('url = "ftp://x"', "http:// or https://"),
+        ('callable = "not a spec"', "package.module:function"),
+        ('url = "http://x/chat"\ntimeout_s = 0', "greater than 0"),
+    ],
+)
 def test_bad_system_settings_say_what_to_do(table, message):
-    found = problems(f"[live.systems.Good]\n{table}\n\n[live.systems.Bad]\nurl = \"http://y/chat\"\n")
+    found = problems(f'[live.systems.Good]\n{table}\n\n[live.systems.Bad]\nurl = "http://y/chat"\n')
     assert any(message in p and "live.systems.Good" in p for p in found), found
 
 
@@ -90,8 +98,10 @@ def test_turn_limits_and_empty_turn_rating():
 
 
 def test_a_callable_whose_module_cannot_be_found_is_named():
-    found = problems('[live.systems.Good]\ncallable = "no_such_pkg.models:kbrd"\n\n'
-                     '[live.systems.Bad]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n')
+    found = problems(
+        '[live.systems.Good]\ncallable = "no_such_pkg.models:kbrd"\n\n'
+        '[live.systems.Bad]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n'
+    )
     assert len(found) == 1
     assert "[live.systems.Good.callable] cannot find module 'no_such_pkg.models'" in found[0]
 

@@ -18,15 +18,24 @@ SINGULAR = re.compile(r"\bthe chatbot\b(?! in conversation)", re.IGNORECASE)
 
 
 def config(kind: str, criteria=("meaningful",), **sections) -> StudyConfig:
-    return StudyConfig.model_validate({
-        "study": {"id": "s", "title": "t", "systems": ["A", "B", "C", "D"], "situations_per_participant": 10},
-        "texts": dict(TEXTS), "protocol": {"kind": kind}, "criteria": [{"id": c, "question": c} for c in criteria],
-        **sections})
+    return StudyConfig.model_validate(
+        {
+            "study": {"id": "s", "title": "t", "systems": ["A", "B", "C", "D"], "situations_per_participant": 10},
+            "texts": dict(TEXTS),
+            "protocol": {"kind": kind},
+            "criteria": [{"id": c, "question": c} for c in criteria],
+            **sections,
+        }
+    )
 
 
 def shown_texts(cfg: StudyConfig) -> list[str]:
-    return [i.text for i in cfg.questionnaire.items] + [cfg.texts.situation_help, cfg.texts.questionnaire_intro,
-                                                        cfg.protocol.attention_text, cfg.protocol.question]
+    return [i.text for i in cfg.questionnaire.items] + [
+        cfg.texts.situation_help,
+        cfg.texts.questionnaire_intro,
+        cfg.protocol.attention_text,
+        cfg.protocol.question,
+    ]
 
 
 @pytest.mark.parametrize("kind", ["pairwise", "pairwise_dialog", "best_worst"])
@@ -46,10 +55,14 @@ def test_the_rating_protocol_keeps_its_own_wording():
 
 
 def test_texts_the_researcher_wrote_are_kept():
-    cfg = config("pairwise", texts={**TEXTS, "situation_help": "Mine."},
-                 questionnaire={"items": [{"id": "x", "text": "The chatbot was fine."}]})
-    cfg2 = StudyConfig.model_validate({**config("pairwise").model_dump(), "protocol": {"kind": "pairwise",
-                                                                                      "attention_text": "Pick me."}})
+    cfg = config(
+        "pairwise",
+        texts={**TEXTS, "situation_help": "Mine."},
+        questionnaire={"items": [{"id": "x", "text": "The chatbot was fine."}]},
+    )
+    cfg2 = StudyConfig.model_validate(
+        {**config("pairwise").model_dump(), "protocol": {"kind": "pairwise", "attention_text": "Pick me."}}
+    )
     assert cfg.texts.situation_help == "Mine."
     assert [i.text for i in cfg.questionnaire.items] == ["The chatbot was fine."]
     assert cfg2.protocol.attention_text == "Pick me."

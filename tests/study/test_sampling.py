@@ -12,11 +12,25 @@ from infact.study.situations import Situation, Turn
 def make(n_dialogs=10, n_turns=9):
     out = []
     for d in range(n_dialogs):
-        turns = [Turn("user" if i % 2 == 0 else "bot", f'see "Film {d}"' if (d + i) % 3 == 0 else f"t{i}") for i in range(n_turns)]
+        turns = [
+            Turn("user" if i % 2 == 0 else "bot", f'see "Film {d}"' if (d + i) % 3 == 0 else f"t{i}")
+            for i in range(n_turns)
+        ]
         for k in range(1, n_turns + 1, 2):
-            out.append(Situation(f"d{d}-t{k}", f"d{d}", tuple(turns[:k]), {"S": "r"},
-                                 meta={"turn": k, "n_turns": n_turns, "relative_position": k / n_turns,
-                                       "item_mentioned": any('"' in t.text for t in turns[:k])}))
+            out.append(
+                Situation(
+                    f"d{d}-t{k}",
+                    f"d{d}",
+                    tuple(turns[:k]),
+                    {"S": "r"},
+                    meta={
+                        "turn": k,
+                        "n_turns": n_turns,
+                        "relative_position": k / n_turns,
+                        "item_mentioned": any('"' in t.text for t in turns[:k]),
+                    },
+                )
+            )
     return out
 
 
@@ -60,15 +74,18 @@ def test_allocate_sums_to_size():
     assert sum(allocate({"a": 1, "b": 1, "c": 1}, 2).values()) == 2
 
 
-@pytest.mark.parametrize("kwargs, key", [
-    ({"mode": "random"}, "sampling.mode"),
-    ({"mode": "sample"}, "sampling.size"),
-    ({"mode": "sample", "size": 0}, "sampling.size"),
-    ({"mode": "sample", "size": 51}, "sampling.size"),
-    ({"mode": "sample", "size": "5"}, "sampling.size"),
-    ({"mode": "sample", "size": 5, "seed": "x"}, "sampling.seed"),
-    ({"mode": "sample", "size": 5, "stratify": "length"}, "sampling.stratify"),
-])
+@pytest.mark.parametrize(
+    "kwargs, key",
+    [
+        ({"mode": "random"}, "sampling.mode"),
+        ({"mode": "sample"}, "sampling.size"),
+        ({"mode": "sample", "size": 0}, "sampling.size"),
+        ({"mode": "sample", "size": 51}, "sampling.size"),
+        ({"mode": "sample", "size": "5"}, "sampling.size"),
+        ({"mode": "sample", "size": 5, "seed": "x"}, "sampling.seed"),
+        ({"mode": "sample", "size": 5, "stratify": "length"}, "sampling.stratify"),
+    ],
+)
 def test_impossible_requests_name_the_setting(kwargs, key):
     with pytest.raises(ConfigError) as exc:
         select_situations(make(), **kwargs)

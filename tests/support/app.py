@@ -41,11 +41,15 @@ def study_copy(tmp_path: Path, monkeypatch, *, toml: dict[str, str] | None = Non
 
 
 def prolific_study(tmp_path, monkeypatch, on_fail: str = "continue") -> Path:
-    return study_copy(tmp_path, monkeypatch, toml={
-        '[platform]\nkind = "none"': f'[platform]\nkind = "prolific"\ncompletion_code = "{COMPLETION_CODE}"\n'
-                                     f'screenout_code = "{SCREENOUT_CODE}"',
-        'on_attention_fail = "continue"': f'on_attention_fail = "{on_fail}"',
-    })
+    return study_copy(
+        tmp_path,
+        monkeypatch,
+        toml={
+            '[platform]\nkind = "none"': f'[platform]\nkind = "prolific"\ncompletion_code = "{COMPLETION_CODE}"\n'
+            f'screenout_code = "{SCREENOUT_CODE}"',
+            'on_attention_fail = "continue"': f'on_attention_fail = "{on_fail}"',
+        },
+    )
 
 
 def records(db: Path, **filters) -> list[dict]:
@@ -105,7 +109,7 @@ def dialog_and_responses(at: AppTest) -> list[str]:
     out = []
     for body in html_bodies(at):
         if '<div class="infact-dialog"' in body:
-            out.append(body[body.index('<div class="infact-dialog"'):])
+            out.append(body[body.index('<div class="infact-dialog"') :])
         elif body.startswith('<div class="infact-response'):
             out.append(body)
     return out

@@ -42,18 +42,28 @@ from tests.support.studies import copy_study
 
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = os.environ.get("INFACT_E2E_CHROMIUM", "/usr/bin/chromium")  # Debian's package
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 RESEARCHER_PASSWORD = "e2e-researcher-password"
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
 # Set for a moment after a participant step changes: clicks are dropped then (a late second click
 # must not land on the next page), so a test waits for it to clear before clicking.
 UNGUARDED = "html:not([data-infact-guard])"
-TIMEOUT_MS = 60_000          # generous: a 2-core CI machine running ten browsers is slow
+TIMEOUT_MS = 60_000  # generous: a 2-core CI machine running ten browsers is slow
 SERVER_START_S = 90
-SCALE = ["Entirely meaningless", "Meaningless", "Between meaningless and meaningful",
-         "Somewhat meaningful", "Perfectly meaningful"]
+SCALE = [
+    "Entirely meaningless",
+    "Meaningless",
+    "Between meaningless and meaningful",
+    "Somewhat meaningful",
+    "Perfectly meaningful",
+]
 CHECK_MARK = 'I give a rating of "Meaningless"'  # the demo study's instructed response
 
 
@@ -81,8 +91,8 @@ def free_port() -> int:
 
 @dataclass
 class AppServer:
-    url: str            # base URL, no trailing slash
-    db: Path            # the TinyDB store directory (INFACT_DB)
+    url: str  # base URL, no trailing slash
+    db: Path  # the TinyDB store directory (INFACT_DB)
     study_dir: Path
     log: Path
     proc: subprocess.Popen
@@ -110,10 +120,25 @@ def start_server(workdir: Path, study_dir: Path = DEMO_STUDY, app: Path | None =
     log = workdir / "streamlit.log"
     port = free_port()
     env = {**os.environ, "INFACT_DB": str(db), "INFACT_STUDY": str(study_dir), "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app or REPO / "streamlit_app.py"),
-           "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-           "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-           "--secrets.files", str(secrets)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app or REPO / "streamlit_app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--secrets.files",
+        str(secrets),
+    ]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
     server = AppServer(f"http://127.0.0.1:{port}", db, study_dir, log, proc)
@@ -316,8 +341,10 @@ def small_study(workdir: Path, *, per_participant: int = 3, check_at: int = 2, p
 
     `platform` replaces the `[platform]` table's body, e.g. 'kind = "prolific"\\ncompletion_code = "C1E2E"'.
     """
-    edits = {"situations_per_participant = 10": f"situations_per_participant = {per_participant}",
-             "positions = [3, 8]": f"positions = [{check_at}, {check_at}]"}
+    edits = {
+        "situations_per_participant = 10": f"situations_per_participant = {per_participant}",
+        "positions = [3, 8]": f"positions = [{check_at}, {check_at}]",
+    }
     if platform:
         edits['[platform]\nkind = "none"'] = f"[platform]\n{platform}"
     return copy_study(DEMO_STUDY, workdir / "study", edits)
@@ -391,5 +418,8 @@ def axe_violations(page, name: str, impacts=("serious", "critical")) -> list[dic
     violations = result.response.get("violations", [])
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / f"axe-{name}.json").write_text(json.dumps(violations, indent=1), encoding="utf-8")
-    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
-             "nodes": [n["target"] for n in v["nodes"][:5]]} for v in violations if v.get("impact") in impacts]
+    return [
+        {"id": v["id"], "impact": v["impact"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"][:5]]}
+        for v in violations
+        if v.get("impact") in impacts
+    ]

@@ -17,9 +17,10 @@ def http(name: str, url: str, timeout: float = 5.0) -> HttpSystem:
 
 # In-process systems (`callable = "tests.support.chat_stubs:leaky"` in a study's [live.systems]).
 
+
 def leaky(request: dict) -> dict:
     """Names itself in its answer (the arena must hide that)."""
-    return {"text": "As Gamma I recommend \"Up (2009)\".", "items": ["Up (2009)"]}
+    return {"text": 'As Gamma I recommend "Up (2009)".', "items": ["Up (2009)"]}
 
 
 def script_bot(request: dict) -> dict:

@@ -31,4 +31,5 @@ def judge_rule(study, quality: dict[str, float], mode: str = "follow"):
         if mode == "first":
             return "A"
         return "A" if sign * (quality[author[a]] - quality[author[b]]) > 0 else "B"
+
     return rule

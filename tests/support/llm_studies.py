@@ -26,17 +26,25 @@ def demo_rule(request: dict) -> str:
     return func({"study_id": "stub", "conversation_id": "c", "turn": len(turns), "messages": turns})["text"]
 
 
-def endpoint_live_study(folder: Path, base_url: str, *, key_env: str | None = KEY_ENV, max_concurrency: int = 8,
-                        timeout_s: float = 10) -> Path:
+def endpoint_live_study(
+    folder: Path, base_url: str, *, key_env: str | None = KEY_ENV, max_concurrency: int = 8, timeout_s: float = 10
+) -> Path:
     """data/demo-live with every system an endpoint system on `base_url` (the system prompt picks its demo)."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(DEMO_LIVE / "situations.jsonl", folder / "situations.jsonl")
     text = (DEMO_LIVE / "study.toml").read_text(encoding="utf-8")
-    text = re.sub(r'callable = "infact\.chat\.demo_systems:(\w+)"',
-                  lambda m: f'endpoint = "stub"\nsystem_prompt = "{m.group(1)} (you recommend movies)"\n'
-                            f'temperature = 0.2\ntimeout_s = {timeout_s}', text)
+    text = re.sub(
+        r'callable = "infact\.chat\.demo_systems:(\w+)"',
+        lambda m: (
+            f'endpoint = "stub"\nsystem_prompt = "{m.group(1)} (you recommend movies)"\n'
+            f"temperature = 0.2\ntimeout_s = {timeout_s}"
+        ),
+        text,
+    )
     key = f'api_key_env = "{key_env}"\n' if key_env else ""
-    text += (f'\n[endpoints.stub]\nbase_url = "{base_url}"\nmodel = "stub-model"\n{key}'
-             f"max_concurrency = {max_concurrency}\ntimeout_s = {timeout_s}\n")
+    text += (
+        f'\n[endpoints.stub]\nbase_url = "{base_url}"\nmodel = "stub-model"\n{key}'
+        f"max_concurrency = {max_concurrency}\ntimeout_s = {timeout_s}\n"
+    )
     (folder / "study.toml").write_text(text, encoding="utf-8")
     return folder

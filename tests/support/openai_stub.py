@@ -26,9 +26,9 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Iterator
 
 Rule = Callable[[dict], "str | dict"]
 
@@ -49,17 +49,19 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         stub: OpenAIStub = self.server  # type: ignore[assignment]
         if self.path.rstrip("/") == "/stub/stats":
-            return self._json(200, {"served": stub.served, "in_flight": stub.in_flight,
-                                    "peak_in_flight": stub.peak_in_flight})
+            return self._json(
+                200, {"served": stub.served, "in_flight": stub.in_flight, "peak_in_flight": stub.peak_in_flight}
+            )
         if self.path.rstrip("/") == "/v1/models":
-            return self._json(200, {"object": "list", "data": [{"id": stub.model, "object": "model",
-                                                                "owned_by": "infact-stub"}]})
+            return self._json(
+                200, {"object": "list", "data": [{"id": stub.model, "object": "model", "owned_by": "infact-stub"}]}
+            )
         self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         stub: OpenAIStub = self.server  # type: ignore[assignment]
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path.rstrip("/") != "/v1/chat/completions":
@@ -74,26 +76,38 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             stub.leave()
 
-    def _complete(self, stub: "OpenAIStub", request: dict, scripted: dict | None) -> None:
+    def _complete(self, stub: OpenAIStub, request: dict, scripted: dict | None) -> None:
         if scripted is not None:
             time.sleep(stub.delay_s)
             if scripted["status"] == "malformed":
                 return self._send(200, b'{"id": "x", "choices": [ {not json', "application/json")
             headers = {"Retry-After": str(scripted["retry_after"])} if scripted["retry_after"] is not None else {}
-            return self._json(scripted["status"], {"error": {"message": f"stub error {scripted['status']}",
-                                                              "type": "server_error"}}, headers)
+            return self._json(
+                scripted["status"],
+                {"error": {"message": f"stub error {scripted['status']}", "type": "server_error"}},
+                headers,
+            )
         answer = stub.rule(request)
         answer = {"content": answer} if isinstance(answer, str) else dict(answer)
         time.sleep(answer.get("delay_s", stub.delay_s))
         content = answer.get("content")
         prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
         message = {"role": "assistant", "content": content, "refusal": answer.get("refusal")}
-        self._json(200, {"id": f"chatcmpl-stub-{stub.served}", "object": "chat.completion", "created": int(time.time()),
-                         "model": request.get("model", stub.model),
-                         "choices": [{"index": 0, "message": message,
-                                      "finish_reason": answer.get("finish_reason", "stop")}],
-                         "usage": {"prompt_tokens": _words(prompt), "completion_tokens": _words(content or ""),
-                                   "total_tokens": _words(prompt) + _words(content or "")}})
+        self._json(
+            200,
+            {
+                "id": f"chatcmpl-stub-{stub.served}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": request.get("model", stub.model),
+                "choices": [{"index": 0, "message": message, "finish_reason": answer.get("finish_reason", "stop")}],
+                "usage": {
+                    "prompt_tokens": _words(prompt),
+                    "completion_tokens": _words(content or ""),
+                    "total_tokens": _words(prompt) + _words(content or ""),
+                },
+            },
+        )
 
     def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
         self._send(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
@@ -131,7 +145,7 @@ class OpenAIStub(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         import sys
 
-        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):   # a client that went away: quiet
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # a client that went away: quiet
             super().handle_error(request, client_address)
 
     def fail(self, status: int, times: int = 1, retry_after: float | None = None) -> None:

@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-CONSENT = {"consent": True}          # the consent step's answers
-START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)  # when the funnel tests' crowd arrives
+CONSENT = {"consent": True}  # the consent step's answers
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # when the funnel tests' crowd arrives
 
 
 def submit_consent(flow, token: str):

@@ -12,6 +12,7 @@ every situation with a response from every system. Settings are overridden per s
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +74,25 @@ def situation(sid: str, dialog: str, systems: tuple[str, ...] | list[str]) -> di
     }
 
 
-def study_config(*, systems=("Alpha", "Beta"), per_participant: int = 4, criteria=None,
-                 study_id: str = "t", **sections: dict) -> dict:
+def study_config(
+    *, systems=("Alpha", "Beta"), per_participant: int = 4, criteria=None, study_id: str = "t", **sections: dict
+) -> dict:
     """The config as a dict; each keyword (study, assignment, quality, ...) updates a section."""
     cfg: dict[str, Any] = {
-        "study": {"id": study_id, "title": "Test study", "systems": list(systems),
-                  "situations_per_participant": per_participant, "expected_minutes": 10},
+        "study": {
+            "id": study_id,
+            "title": "Test study",
+            "systems": list(systems),
+            "situations_per_participant": per_participant,
+            "expected_minutes": 10,
+        },
         "assignment": {"ratings_per_situation": 3, "lease_minutes": 60},
-        "attention_check": {"enabled": True, "situation": CHECK_ID,
-                            "positions": [2, min(3, per_participant)], "expected": ["Meaningless"]},
+        "attention_check": {
+            "enabled": True,
+            "situation": CHECK_ID,
+            "positions": [2, min(3, per_participant)],
+            "expected": ["Meaningless"],
+        },
         "texts": dict(TEXTS),
     }
     if criteria is not None:
@@ -94,8 +105,15 @@ def study_config(*, systems=("Alpha", "Beta"), per_participant: int = 4, criteri
     return cfg
 
 
-def make_study(tmp_path: Path, *, n_situations: int = 12, per_dialog: int = 1, name: str = "study",
-               situations: list[dict] | None = None, **config: Any) -> Path:
+def make_study(
+    tmp_path: Path,
+    *,
+    n_situations: int = 12,
+    per_dialog: int = 1,
+    name: str = "study",
+    situations: list[dict] | None = None,
+    **config: Any,
+) -> Path:
     """Write a study folder under tmp_path and return it (see the module docstring)."""
     folder = Path(tmp_path) / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -105,8 +123,7 @@ def make_study(tmp_path: Path, *, n_situations: int = 12, per_dialog: int = 1, n
         situations = [situation(f"s{i:02d}", f"d{i // per_dialog:02d}", systems) for i in range(n_situations)]
         situations.append(situation(CHECK_ID, "check", systems))
     (folder / "study.toml").write_text(to_toml(cfg), encoding="utf-8")
-    (folder / "situations.jsonl").write_text(
-        "".join(json.dumps(s) + "\n" for s in situations), encoding="utf-8")
+    (folder / "situations.jsonl").write_text("".join(json.dumps(s) + "\n" for s in situations), encoding="utf-8")
     return folder
 
 
@@ -118,13 +135,14 @@ def write_toml(folder: Path, text: str) -> Path:
 
 # -- walking a study ------------------------------------------------------------
 
+
 class FakeClock:
     """A clock that moves only when told to (Flow(clock=...))."""
 
     def __init__(self, start=None):
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        self.now = start or datetime(2026, 3, 2, 9, 0, 0, tzinfo=timezone.utc)
+        self.now = start or datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
     def __call__(self):
         return self.now
@@ -188,6 +206,7 @@ def parse_section(section: str, table: dict | None, file: str = "study.toml"):
 # -- a real study file, edited ----------------------------------------------------
 # For tests about a study the researcher wrote or an importer made (the demos, the starter study.toml):
 # make_study writes situation studies from settings; these keep another file's own text.
+
 
 def edit_toml(folder: Path, edits: dict[str, str]) -> Path:
     """Replace text in `folder`/study.toml; every `old` must be there (so a changed file fails loudly)."""

@@ -35,7 +35,7 @@ def test_only_items_are_highlighted_not_every_quoted_word():
     assert "<mark" not in highlight_items(check)
     out = highlight_items('something "cheeky" like "Heat (1995)" or "Braveheart"', items=["braveheart"])
     assert out.count("<mark") == 2
-    assert '&quot;cheeky&quot;' in out and '<mark class="infact-item" style="' in out
+    assert "&quot;cheeky&quot;" in out and '<mark class="infact-item" style="' in out
     assert "&quot;Braveheart&quot;</mark>" in out and "&quot;Heat (1995)&quot;</mark>" in out
 
 
@@ -48,8 +48,11 @@ def test_dialog_and_response_highlight_the_listed_items():
 def test_page_script_is_one_inert_script_per_step():
     from infact.text.display import forget_script, page_script
 
-    js = page_script("tok/situation-2</script><b>", cookie=("infact-demo", "tok", 60),
-                     redirect_url="https://app.prolific.com/submissions/complete?cc=C1")
+    js = page_script(
+        "tok/situation-2</script><b>",
+        cookie=("infact-demo", "tok", 60),
+        redirect_url="https://app.prolific.com/submissions/complete?cc=C1",
+    )
     assert js.count("<script>") == 1 and js.count("</script>") == 1  # the step name cannot close it
     assert '"tok/situation-2\\u003c/script>\\u003cb>"' in js
     assert "infact-demo=tok; Path=/; Max-Age=60; SameSite=Lax" in js
@@ -64,7 +67,7 @@ def test_page_head_parts_are_escaped_and_the_progress_is_a_named_bar():
     assert title_html("Rate <b>bots</b>") == '<h1 class="infact-title">Rate &lt;b&gt;bots&lt;/b&gt;</h1>'
     assert "&lt;i&gt;" in caption_html("Read <i>first</i>") and "<i>" not in caption_html("Read <i>first</i>")
     bar = progress_html("Situation 3 of 10", 2, 10)
-    assert '>Situation 3 of 10</p>' in bar  # the visible line, its own element (tests find it by text)
+    assert ">Situation 3 of 10</p>" in bar  # the visible line, its own element (tests find it by text)
     assert 'role="progressbar"' in bar and 'aria-valuenow="2"' in bar and 'aria-valuemax="10"' in bar
     assert 'aria-valuetext="Situation 3 of 10"' in bar and "width:20%" in bar
     assert "width:100%" in progress_html("x", 12, 10) and "width:0%" in progress_html("x", 0, 0)

@@ -35,7 +35,7 @@ def conversations_shown(at) -> dict[str, str]:
 def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_store):
     at = give_consent(open_app())
     gold = [json.loads(x)["answer"] for x in (DEMO_ACUTE / "onboarding.jsonl").read_text().splitlines()]
-    assert len(conversations_shown(at)) == 2                       # every example: two labelled conversations
+    assert len(conversations_shown(at)) == 2  # every example: two labelled conversations
     assert sum("Conversation A" in b for b in html_bodies(at)) == len(gold)
     intro = next(m.value for m in at.markdown if "practice examples" in m.value)
     assert "one conversation's chatbot is clearly the better one" in intro and "response" not in intro
@@ -46,12 +46,12 @@ def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_st
 
     shown = conversations_shown(at)
     assert set(shown) == {"A", "B"} and "USER:" in shown["A"] and "CHAT-BOT:" in shown["B"]
-    step = next(r.key for r in at.radio).rsplit("-", 1)[0]         # "pairwise-dialog-N"
+    step = next(r.key for r in at.radio).rsplit("-", 1)[0]  # "pairwise-dialog-N"
     assert re.fullmatch(r"pairwise-dialog-\d", step)
     assert progress_text(at) == f"Pair of conversations {step.rsplit('-', 1)[1]} of 5"
     assert [r.key for r in at.radio] == [f"{step}-engaging", f"{step}-helpful"]
     assert at.radio(key=f"{step}-engaging").options == ["Conversation A", "Conversation B", "About the same"]
-    at.button(key=f"submit-{step}").click()                        # nothing chosen: refused, nothing stored
+    at.button(key=f"submit-{step}").click()  # nothing chosen: refused, nothing stored
     run(at)
     assert any("(engaging)" in e for e in " ".join(errors(at)).split("\n"))
     check = any("please choose THIS conversation" in b for b in shown.values())
@@ -61,8 +61,9 @@ def test_gold_pairs_then_a_pair_of_conversations_is_answered_and_stored(acute_st
     at.text_area(key=f"{step}-why").input("B keeps to what the user asked for")
     at.button(key=f"submit-{step}").click()
     run(at)
-    rec = next(r for r in TinyDBStorage(acute_store).records(participant=token_of(at)) 
-               if r["kind"] == "pairwise_dialog")
+    rec = next(
+        r for r in TinyDBStorage(acute_store).records(participant=token_of(at)) if r["kind"] == "pairwise_dialog"
+    )
     assert rec["step"] == step and rec["attention_check"] is check
     chosen = rec["conversations"]["AB".index(pick)]["system"]
     assert rec["choices"] == {"engaging": chosen, "helpful": chosen}

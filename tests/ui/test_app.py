@@ -18,10 +18,33 @@ from infact.access.auth import hash_password
 from infact.participation.bots import run_bots
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
-from tests.support.app import (CHECK_TEXT, COMPLETION_CODE, DEMO, PASSWORD, PID, PROLIFIC_QUERY, SCREENOUT_CODE, errors,
-                               finish, give_consent, html_bodies, is_check, open_app, prolific_study, rate, records,
-                               return_link, run, shown_code, situation_index, study_copy, submit_situation, token_of,
-                               view, walk_situations)
+from tests.support.app import (
+    CHECK_TEXT,
+    COMPLETION_CODE,
+    DEMO,
+    PASSWORD,
+    PID,
+    PROLIFIC_QUERY,
+    SCREENOUT_CODE,
+    errors,
+    finish,
+    give_consent,
+    html_bodies,
+    is_check,
+    open_app,
+    prolific_study,
+    rate,
+    records,
+    return_link,
+    run,
+    shown_code,
+    situation_index,
+    study_copy,
+    submit_situation,
+    token_of,
+    view,
+    walk_situations,
+)
 
 # ---------------------------------------------------------------- participant flow
 
@@ -158,12 +181,15 @@ def test_failed_attention_check_screens_out_with_the_screenout_code(store, tmp_p
     assert max(r["index"] for r in records(store, participant=token, kind="situation")) == check_index
 
 
-@pytest.mark.parametrize("query", [
-    {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}"},
-    {"PROLIFIC_PID": "not a valid id!"},
-    {"PROLIFIC_PID": PID, "SESSION_ID": ""},
-    {"PROLIFIC_PID": PID, "STUDY_ID": "%STUDY_ID%"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}"},
+        {"PROLIFIC_PID": "not a valid id!"},
+        {"PROLIFIC_PID": PID, "SESSION_ID": ""},
+        {"PROLIFIC_PID": PID, "STUDY_ID": "%STUDY_ID%"},
+    ],
+)
 def test_invalid_link_parameters_are_refused_with_a_clear_page(store, tmp_path, monkeypatch, query):
     prolific_study(tmp_path, monkeypatch)
     at = open_app(query)
@@ -249,7 +275,7 @@ def test_dataset_html_is_escaped(store, tmp_path, monkeypatch):
     at = give_consent(open_app())
     bodies = html_bodies(at)
     [dialog] = [b for b in bodies if '<div class="infact-dialog"' in b]
-    dialog = dialog[dialog.index("<div class=\"infact-dialog\""):]
+    dialog = dialog[dialog.index('<div class="infact-dialog"') :]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dialog
     assert "<script" not in dialog
     responses = [b for b in bodies if b.startswith('<div class="infact-response')]

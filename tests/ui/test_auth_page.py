@@ -69,7 +69,7 @@ def test_repeated_wrong_passwords_lock_the_session_even_for_the_right_one(clock)
 
 def test_a_guesser_with_many_sessions_locks_every_session_briefly(clock, monkeypatch):
     monkeypatch.setattr(signin_throttle, "_SERVER", signin_throttle.SignInThrottle(server_free=2, clock=clock))
-    for _ in range(3):                           # a fresh session per guess: 2 free on the server
+    for _ in range(3):  # a fresh session per guess: 2 free on the server
         errors = submit(sign_in_page(FAST_HASH), "wrong")
         assert errors[0].startswith("Wrong password.")
     researcher = sign_in_page(FAST_HASH)

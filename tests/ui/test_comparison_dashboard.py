@@ -22,8 +22,12 @@ EMPTY = ("No ratings yet.", "Statistics need ratings", "No votes yet.", "No best
 
 
 def texts(at: AppTest) -> str:
-    return " ".join([m.value for m in at.markdown] + [i.value for i in at.info] + [s.value for s in at.subheader]
-                    + [c.value for c in at.caption])
+    return " ".join(
+        [m.value for m in at.markdown]
+        + [i.value for i in at.info]
+        + [s.value for s in at.subheader]
+        + [c.value for c in at.caption]
+    )
 
 
 def dashboard(study_dir: Path, db: Path, monkeypatch, section: str) -> AppTest:
@@ -51,8 +55,12 @@ def test_results_and_statistics_show_what_the_study_collected(played, monkeypatc
     results = texts(dashboard(folder, db, monkeypatch, "Results"))
     for empty in EMPTY:
         assert empty not in results, (folder.name, empty)
-    want = {"demo-pairwise": "Votes per system", "demo-acute": "Votes per system",
-            "demo-best-worst": "Best and worst choices per system", "demo-live": "Arena votes after the live chats"}
+    want = {
+        "demo-pairwise": "Votes per system",
+        "demo-acute": "Votes per system",
+        "demo-best-worst": "Best and worst choices per system",
+        "demo-live": "Arena votes after the live chats",
+    }
     assert want[folder.name] in results
     if folder.name == "demo-live":
         assert "Mean rating per system" in results  # its situations are rated: both kinds, one study

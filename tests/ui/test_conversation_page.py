@@ -55,14 +55,18 @@ def test_turns_and_their_scales_in_reading_order_and_a_missing_turn_named(app):
     order = page_order(at)
     step = next(k for k in order if not k.startswith("turn:")).split("-t")[0]
     turns = [k for k in order if k.startswith("turn:")]
-    assert turns == [f"turn:{i}" for i in range(6)]                     # the whole conversation
-    for ind in (1, 3, 5):                                               # a system turn, then its two scales
+    assert turns == [f"turn:{i}" for i in range(6)]  # the whole conversation
+    for ind in (1, 3, 5):  # a system turn, then its two scales
         at_turn = order.index(f"turn:{ind}")
-        assert order[at_turn + 1:at_turn + 3] == [f"{step}-t{ind}-relevance", f"{step}-t{ind}-interestingness"]
+        assert order[at_turn + 1 : at_turn + 3] == [f"{step}-t{ind}-relevance", f"{step}-t{ind}-interestingness"]
     assert order[-3:] == [f"{step}-d-understanding", f"{step}-d-task_completion", f"{step}-d-overall_impression"]
-    assert at.radio(key=f"{step}-t1-relevance").options == ["0 Not relevant", "1 Partly", "2 Relevant",
-                                                            "3 Very relevant"]
-    assert at.radio(key=f"{step}-t1-relevance").value is None           # scales start empty
+    assert at.radio(key=f"{step}-t1-relevance").options == [
+        "0 Not relevant",
+        "1 Partly",
+        "2 Relevant",
+        "3 Very relevant",
+    ]
+    assert at.radio(key=f"{step}-t1-relevance").value is None  # scales start empty
     for key in order:
         if not key.startswith("turn:") and key != f"{step}-t3-relevance":
             r = at.radio(key=key)
@@ -99,7 +103,7 @@ def test_the_dashboard_shows_each_aspect_s_ranking_alpha_and_halo(tmp_path, monk
     heads = [m.value for m in at.markdown if "Krippendorff" in m.value]
     assert len(heads) == len(study.config.aspects) and any(h.startswith("**relevance** (turn level)") for h in heads)
     at_overall = next(i for i, h in enumerate(heads) if h.startswith("**overall_impression**"))
-    overall = at.dataframe[at_overall].value                            # one table per aspect, in order
+    overall = at.dataframe[at_overall].value  # one table per aspect, in order
     assert list(overall["system"]) == ["Marquee", "Popcorn", "Reel"] and list(overall["rank"]) == [1, 2, 3]
     assert any("Halo check (dialogue level)" in c.value for c in at.caption)
     assert any("9 annotators · 18 conversations" in c.value for c in at.caption)

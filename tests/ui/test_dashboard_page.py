@@ -34,14 +34,20 @@ STRATEGIES = ["attentive", "attentive", "attentive", "straightliner", "fails-att
 @pytest.fixture(scope="module")
 def prolific_store(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dash")
-    study_dir = make_study(tmp, n_situations=14, per_participant=6,
-                           platform={"kind": "prolific", "completion_code": "C1TEST23"})
+    study_dir = make_study(
+        tmp, n_situations=14, per_participant=6, platform={"kind": "prolific", "completion_code": "C1TEST23"}
+    )
     study = load_study(study_dir)
     storage = TinyDBStorage(tmp / "db")
     for i, strategy in enumerate(STRATEGIES):
         pid = f"{i:024x}"
-        Bot(study, storage, strategy, seed=i, query={"PROLIFIC_PID": pid, "STUDY_ID": "s" * 24,
-                                                       "SESSION_ID": f"{i:024x}"}).run()
+        Bot(
+            study,
+            storage,
+            strategy,
+            seed=i,
+            query={"PROLIFIC_PID": pid, "STUDY_ID": "s" * 24, "SESSION_ID": f"{i:024x}"},
+        ).run()
     return study_dir, tmp / "db"
 
 
@@ -58,8 +64,9 @@ def dashboard(study_dir, db, monkeypatch, section=None) -> AppTest:
     return at
 
 
-@pytest.mark.parametrize("section", ["Progress", "Participants", "Prolific", "Results", "Situations",
-                                     "Statistics", "Comments", "Exports"])
+@pytest.mark.parametrize(
+    "section", ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports"]
+)
 def test_every_section_renders_on_bot_data(prolific_store, monkeypatch, section):
     at = dashboard(*prolific_store, monkeypatch, section)
     metrics = {m.label: m.value for m in at.metric}
@@ -106,7 +113,9 @@ def test_sign_in_cookie_restores_the_session_after_a_reload(monkeypatch, tmp_pat
     """A reload is a new session: the signed cookie alone lets the researcher back in."""
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
     key = researcher_session.signing_key({"researcher": {"password_hash": HASH}})
-    monkeypatch.setattr("streamlit.context", type("C", (), {"cookies": {researcher_session.COOKIE: researcher_session.token(key)}})())
+    monkeypatch.setattr(
+        "streamlit.context", type("C", (), {"cookies": {researcher_session.COOKIE: researcher_session.token(key)}})()
+    )
     at = AppTest.from_file(str(DASHBOARD), default_timeout=90)
     at.secrets["researcher"] = {"password_hash": HASH}
     at.run()
@@ -116,7 +125,9 @@ def test_sign_in_cookie_restores_the_session_after_a_reload(monkeypatch, tmp_pat
 def test_a_forged_or_foreign_cookie_is_refused(monkeypatch, tmp_path):
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
     other = researcher_session.signing_key({"researcher": {"password_hash": hash_password("another-password")}})
-    monkeypatch.setattr("streamlit.context", type("C", (), {"cookies": {researcher_session.COOKIE: researcher_session.token(other)}})())
+    monkeypatch.setattr(
+        "streamlit.context", type("C", (), {"cookies": {researcher_session.COOKIE: researcher_session.token(other)}})()
+    )
     at = AppTest.from_file(str(DASHBOARD), default_timeout=90)
     at.secrets["researcher"] = {"password_hash": HASH}
     at.run()
@@ -143,15 +154,20 @@ def test_set_aside_files_and_unusual_platform_ids_are_shown(prolific_store, monk
     copy = tmp_path / "db"
     shutil.copytree(db, copy)
     store = TinyDBStorage(copy)
-    Bot(load_study(study_dir), store, "abandons", seed=9,
-        query={"PROLIFIC_PID": "oddid7", "STUDY_ID": "s" * 24, "SESSION_ID": "t" * 24}).run()
+    Bot(
+        load_study(study_dir),
+        store,
+        "abandons",
+        seed=9,
+        query={"PROLIFIC_PID": "oddid7", "STUDY_ID": "s" * 24, "SESSION_ID": "t" * 24},
+    ).run()
     (store.shards / "p-damaged.json").write_bytes(b"\xff\xfe not a record file")
     at = dashboard(study_dir, copy, monkeypatch, "Participants")
     [note] = [e.value for e in at.error]
     assert "p-damaged.json is not UTF-8 text" in note and "What to do" in note
     [problem] = store.problems()
     assert problem["moved_to"] in note and not (store.shards / "p-damaged.json").exists()
-    assert {m.label: m.value for m in at.metric}["Visited"] == "7"   # the six bots and the new one
+    assert {m.label: m.value for m in at.metric}["Visited"] == "7"  # the six bots and the new one
     [table] = [df.value for df in at.dataframe if "platform_warnings" in df.value]
     warned = table.set_index("platform_id")["platform_warnings"]
     assert "PROLIFIC_PID 'oddid7' is not the usual 24-character Prolific id" in warned["oddid7"]

@@ -36,8 +36,9 @@ def through_situations(at):
     return at
 
 
-TURN = re.compile(r'class="infact-chat-turn infact-chat-(user|bot)".*?<span class="infact-text">(.*?)</span></div>',
-                  re.S)
+TURN = re.compile(
+    r'class="infact-chat-turn infact-chat-(user|bot)".*?<span class="infact-text">(.*?)</span></div>', re.S
+)
 
 
 def chat_texts(at) -> list[tuple[str, str]]:
@@ -74,7 +75,7 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
     assert any("About chatbot A" in s.value for s in at.subheader)
     at.button(key="live-rubric-submit-A").click()
     at = run(at)
-    assert any("Please answer statement" in e.value for e in at.error)   # nothing answered: refused
+    assert any("Please answer statement" in e.value for e in at.error)  # nothing answered: refused
     for r in at.radio:
         if r.key.startswith("live-rubric-A-"):
             r.set_value("Agree")
@@ -90,8 +91,11 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
             r.set_value("Disagree")
     at.button(key="live-rubric-submit-B").click()
     at = run(at)
-    reopen = {e.label: " ".join(h.proto.body for h in e.get("html")) for e in at.expander
-              if e.label.endswith("read the conversation again")}
+    reopen = {
+        e.label: " ".join(h.proto.body for h in e.get("html"))
+        for e in at.expander
+        if e.label.endswith("read the conversation again")
+    }
     assert list(reopen) == ["Chatbot A: read the conversation again", "Chatbot B: read the conversation again"]
     assert "hi! something scary please" in reopen["Chatbot A: read the conversation again"]
     assert "a funny movie please" in reopen["Chatbot B: read the conversation again"]
@@ -100,7 +104,7 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
     at.text_area(key="live-vote-reason").input("A understood what I wanted")
     at.button(key="live-vote-submit").click()
     at = run(at)
-    assert any(r.key.startswith("q-") for r in at.radio)                 # on to the questionnaire
+    assert any(r.key.startswith("q-") for r in at.radio)  # on to the questionnaire
     db = live_study
     vote = live_records(db, "chat_vote")[0]
     systems = live_records(db, "chat_assignment")[0]["systems"]
@@ -121,7 +125,7 @@ def stub_study(tmp_path, monkeypatch, url_a: str, url_b: str, timeout_s: float =
     path = folder / "study.toml"
     text = path.read_text(encoding="utf-8")
     for name, url in (("GenreBot", url_a), ("RetrievalBot", url_b), ("PopBot", url_b)):
-        old = text[text.index(f"[live.systems.{name}]"):].split("\n\n")[0]
+        old = text[text.index(f"[live.systems.{name}]") :].split("\n\n")[0]
         text = text.replace(old, f'[live.systems.{name}]\nurl = "{url}"\ntimeout_s = {timeout_s}')
     path.write_text(text, encoding="utf-8")
     monkeypatch.setenv("INFACT_STUDY", str(folder))
@@ -135,21 +139,28 @@ def test_failing_system_calm_message_retry_and_skip(tmp_path, monkeypatch, error
     at = say(at, "A", "hello?")
     assert any("did not answer" in w.value for w in at.warning)
     assert not at.exception and not [e for e in at.error if "went wrong" in e.value]
-    assert len(at.chat_input) == 0                                       # answer the waiting message first
+    assert len(at.chat_input) == 0  # answer the waiting message first
     at.button(key="live-retry-A").click()
     at = run(at)
     assert any("did not answer" in w.value for w in at.warning)
     at.button(key="live-skip-A").click()
     at = run(at)
-    assert any("Chatbot B" in s.value for s in at.subheader)              # no rubric about a chat that never was
+    assert any("Chatbot B" in s.value for s in at.subheader)  # no rubric about a chat that never was
     msgs = live_records(db, "chat_message")
-    assert [(m["role"], (m.get("error") or {}).get("status")) for m in msgs] == [("user", None), ("assistant", 500), ("assistant", 500)]
+    assert [(m["role"], (m.get("error") or {}).get("status")) for m in msgs] == [
+        ("user", None),
+        ("assistant", 500),
+        ("assistant", 500),
+    ]
     assert live_records(db, "chat_end")[0]["ended_by"] == "skipped"
 
 
 def test_system_text_is_shown_as_written_never_run(tmp_path, monkeypatch):
-    folder = copy_study(DEMO_LIVE, tmp_path / "study",   # the live demo, every system answering with markup
-                        {'callable = "infact.chat.demo_systems:': 'callable = "tests.support.chat_stubs:script_bot" # '})
+    folder = copy_study(
+        DEMO_LIVE,
+        tmp_path / "study",  # the live demo, every system answering with markup
+        {'callable = "infact.chat.demo_systems:': 'callable = "tests.support.chat_stubs:script_bot" # '},
+    )
     monkeypatch.setenv("INFACT_STUDY", str(folder))
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
     at = say(through_situations(open_app()), "A", "<b>hi</b>")
@@ -188,8 +199,13 @@ def test_a_study_of_live_chats_only_goes_from_consent_to_the_chat(tmp_path, monk
     folder = tmp_path / "study"
     folder.mkdir()
     (folder / "study.toml").write_text((DEMO_LIVE / "study.toml").read_text(encoding="utf-8"), encoding="utf-8")
-    edit_toml(folder, {"situations_per_participant = 3": "situations_per_participant = 0",    # the live demo's
-                       "[attention_check]\nenabled = true": "[attention_check]\nenabled = false"})  # file, no situations
+    edit_toml(
+        folder,
+        {
+            "situations_per_participant = 3": "situations_per_participant = 0",  # the live demo's
+            "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
+        },
+    )  # file, no situations
     monkeypatch.setenv("INFACT_STUDY", str(folder))
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
     at = give_consent(open_app())
@@ -199,8 +215,12 @@ def test_a_study_of_live_chats_only_goes_from_consent_to_the_chat(tmp_path, monk
 
 
 def progress_line(at) -> str:
-    return next(m.group(1) for h in at.get("html")
-                for m in [re.search(r'class="infact-progress-text"[^>]*>([^<]*)<', h.proto.body)] if m)
+    return next(
+        m.group(1)
+        for h in at.get("html")
+        for m in [re.search(r'class="infact-progress-text"[^>]*>([^<]*)<', h.proto.body)]
+        if m
+    )
 
 
 def test_a_timeout_says_so_and_skipping_both_silent_chatbots_asks_no_vote(tmp_path, monkeypatch):
@@ -220,7 +240,7 @@ def test_a_timeout_says_so_and_skipping_both_silent_chatbots_asks_no_vote(tmp_pa
         assert any("taking too long" in w.value for w in at.warning)
         at.button(key="live-skip-A").click()
         at = run(at)
-        assert progress_line(at) == "Step 3 of 5: Chat with chatbot B"    # no rubric about a chat that never was
+        assert progress_line(at) == "Step 3 of 5: Chat with chatbot B"  # no rubric about a chat that never was
         at = say(at, "B", "anyone there?")
         at.button(key="live-skip-B").click()
         at = run(at)
@@ -229,7 +249,7 @@ def test_a_timeout_says_so_and_skipping_both_silent_chatbots_asks_no_vote(tmp_pa
     assert not at.radio and not [e for e in at.expander if "read the conversation" in e.label]
     at.button(key="live-vote-submit").click()
     at = run(at)
-    assert any(r.key.startswith("q-") for r in at.radio)                  # on to the questionnaire
+    assert any(r.key.startswith("q-") for r in at.radio)  # on to the questionnaire
     [vote] = live_records(db, "chat_vote")
     assert vote["winner"] == "tie" and vote["choice"] is None and vote["forfeit"] and len(vote["skipped"]) == 2
     kinds = [(m.get("error") or {}).get("kind") for m in live_records(db, "chat_message") if m["role"] == "assistant"]

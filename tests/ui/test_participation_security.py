@@ -6,9 +6,25 @@ their step, their completion code or their withdraw button.
 
 from __future__ import annotations
 
-from tests.support.app import (COMPLETION_CODE, PID, PROLIFIC_QUERY, finish, give_consent, open_app, prolific_study,
-                               rate, records, shown_code, situation_index, submit_situation, token_of, view,
-                               walk_situations)
+from datetime import UTC
+
+from tests.support.app import (
+    COMPLETION_CODE,
+    PID,
+    PROLIFIC_QUERY,
+    finish,
+    give_consent,
+    open_app,
+    prolific_study,
+    rate,
+    records,
+    shown_code,
+    situation_index,
+    submit_situation,
+    token_of,
+    view,
+    walk_situations,
+)
 
 
 def test_a_prolific_id_alone_does_not_resume_someone_elses_session(store, tmp_path, monkeypatch):
@@ -17,8 +33,7 @@ def test_a_prolific_id_alone_does_not_resume_someone_elses_session(store, tmp_pa
     token = token_of(at)
     n = len(records(store))
 
-    for query in ({"PROLIFIC_PID": PID}, {"PROLIFIC_PID": PID.upper()},
-                  {**PROLIFIC_QUERY, "SESSION_ID": "0" * 24}):
+    for query in ({"PROLIFIC_PID": PID}, {"PROLIFIC_PID": PID.upper()}, {**PROLIFIC_QUERY, "SESSION_ID": "0" * 24}):
         intruder = open_app(query)
         assert "p" not in intruder.query_params, "the intruder got the participant's token"
         texts = " ".join(w.value for w in intruder.warning)
@@ -43,10 +58,10 @@ def test_visits_without_consent_store_no_participant_and_the_tab_keeps_its_parti
     """Item 11: a visit that never consents stores no participant, only that it happened (issue 11:
     infact.participation.visits, one small `_visits` record per visit). Item 3: the bare link in the
     same tab (what Back shows) comes back to the participant instead of starting a second one."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     visits = [open_app() for _ in range(5)]
-    seen = datetime.now(timezone.utc)
+    seen = datetime.now(UTC)
     assert [r["kind"] for r in records(store)] == ["visit"] * 5 and all("p" not in v.query_params for v in visits)
     assert all(r["participant"].startswith("_v") for r in records(store))
     at = give_consent(visits[0])

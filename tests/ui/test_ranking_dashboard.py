@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from infact.participation.bots import run_bots
-from infact.results.tables.export import collect
 from infact.results.dashboard.ranking import ranking_view, win_rate_matrix
+from infact.results.tables.export import collect
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import open_dashboard
@@ -51,8 +51,9 @@ def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsy
     assert main(["analyze", str(csv), "--json", "--criterion", "meaningful"]) == 0
     cli = json.loads(capsys.readouterr().out)
     cli = cli.get("criteria", {}).get("meaningful", cli)
-    assert [(r["system"], r["ci95"]) for r in view["ranking"]] == \
-        [(r["system"], pytest.approx(r["ci95"])) for r in cli["ranking"]]
+    assert [(r["system"], r["ci95"]) for r in view["ranking"]] == [
+        (r["system"], pytest.approx(r["ci95"])) for r in cli["ranking"]
+    ]
     assert view["settled"] == cli["settled"]
     # the fragility's named votes are lines of the exported pairwise.csv, the same on both
     assert view["fragility"] == cli["fragility"] and view["fragility"]["top"]["votes"]
@@ -66,7 +67,7 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     assert any("settled" in n for n in notes)
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
-    assert len(at.dataframe) == 3   # ranking table, win-rate matrix, fragility of each adjacent order
+    assert len(at.dataframe) == 3  # ranking table, win-rate matrix, fragility of each adjacent order
     frag = at.dataframe[2].value
     assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
     assert len(frag) == len(table) - 1
@@ -84,13 +85,16 @@ def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, m
     run_bots(study, TinyDBStorage(db), 8, strategy="attentive", seed=2)
     (study_dir / "judges").mkdir()
     quality = {"CineMate": 4, "FlickBot": 3, "ReelTalk": 2}
-    rows = [{"situation_id": s.situation_id, "system": name, "score": quality[name]}
-            for s in study.situations for name in study.systems]
+    rows = [
+        {"situation_id": s.situation_id, "system": name, "score": quality[name]}
+        for s in study.situations
+        for name in study.systems
+    ]
     pd.DataFrame(rows).to_csv(study_dir / "judges" / "planted.csv", index=False)
     at = open_dashboard(study_dir, db, monkeypatch, "Judges")
     table = at.dataframe[0].value
     row = table.set_index("judge").loc["planted"]
-    assert row["n_items"] > 0 and row["kendall_tau_systems"] > 0.99   # the bots' planted order
+    assert row["n_items"] > 0 and row["kendall_tau_systems"] > 0.99  # the bots' planted order
 
 
 def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, monkeypatch):
@@ -101,5 +105,5 @@ def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, m
     votes = collect(study, TinyDBStorage(db).records(study=study.id)).compare["pairwise.csv"]
     votes = votes[(votes["criterion"] == "meaningful") & ~votes["excluded"]]
     assert table["n"].sum() == len(votes) and (table["wins_a"] + table["wins_b"] + table["ties"] == table["n"]).all()
-    assert table["majority_share"].is_monotonic_increasing                       # the most disputed first
+    assert table["majority_share"].is_monotonic_increasing  # the most disputed first
     assert (table["response_a"].str.len() > 0).all() and (table["last_user_turn"].str.len() > 0).all()

@@ -51,6 +51,7 @@ class ReadOnly:
 
         monkeypatch.setattr(TinyDBStorage, "append", append)
         if real_many is not None:
+
             def append_many(store, records):
                 guard()
                 return real_many(store, records)
@@ -124,5 +125,6 @@ def test_a_submit_that_cannot_be_stored_says_this_answer_was_not_saved(store, mo
     at.button(key="submit-situation-1").click()  # the same choices, pressed again
     run(at)
     assert errors(at) == [] and situation_index(at) == 2
-    assert [r["step"] for r in TinyDBStorage(store).records(participant=token) if r["kind"] == "situation"] == \
-        ["situation-1"]
+    assert [r["step"] for r in TinyDBStorage(store).records(participant=token) if r["kind"] == "situation"] == [
+        "situation-1"
+    ]

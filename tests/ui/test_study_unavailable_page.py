@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+
 from tests.support.studies import copy_study
 
 REPO = Path(__file__).resolve().parents[2]
@@ -13,8 +14,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_broken_study_page_shows_no_paths_and_logs_the_problems(tmp_path, monkeypatch, caplog):
     # the demo study, broken the way a researcher might break it (make_study would write a valid one)
-    folder = copy_study(REPO / "data" / "demo", tmp_path / "secret-server-folder",
-                        {'situation = "demo-05-t3"': 'situation = "missing-t1"'})
+    folder = copy_study(
+        REPO / "data" / "demo",
+        tmp_path / "secret-server-folder",
+        {'situation = "demo-05-t3"': 'situation = "missing-t1"'},
+    )
     monkeypatch.setenv("INFACT_STUDY", str(folder))
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
     at = AppTest.from_file(str(REPO / "streamlit_app.py"), default_timeout=60)

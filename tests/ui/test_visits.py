@@ -6,18 +6,27 @@ stored; consenting links the visit to the participant, so the funnel counts one 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from infact.participation import visits
-from infact.results.quality import funnel
 from infact.results.dashboard.data import DashboardData
+from infact.results.quality import funnel
 from infact.study.loader import load_study
-from tests.support.app import (DEMO, PID, PROLIFIC_QUERY, give_consent, html_bodies, open_app, prolific_study, records,
-                               token_of)
+from tests.support.app import (
+    DEMO,
+    PID,
+    PROLIFIC_QUERY,
+    give_consent,
+    html_bodies,
+    open_app,
+    prolific_study,
+    records,
+    token_of,
+)
 
-NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 def with_cookies(monkeypatch, cookies: dict) -> None:
@@ -36,19 +45,19 @@ def test_a_visit_is_stored_once_and_a_reload_is_the_same_visit(store, monkeypatc
     [visit] = records(store)
     assert visit["kind"] == "visit" and visit["participant"] == "_visits"  # one name for every visit
     assert set(visit) == {"key", "study", "dataset_version", "participant", "kind", "at", "preview", "visit"}
-    at.run()                                           # a rerun of the same tab
+    at.run()  # a rerun of the same tab
     assert len(records(store)) == 1
     name = visits.cookie_name(load_study(DEMO))
     assert any(f"{name}={visit['visit']}" in body for body in html_bodies(at))  # the browser keeps it
     with_cookies(monkeypatch, {name: visit["visit"]})
-    again = open_app()                                 # a reload: a new session with the cookie
+    again = open_app()  # a reload: a new session with the cookie
     assert len(records(store)) == 1
     assert counts(store)["visited"] == 1 and counts(store)["consented"] == 0
     give_consent(again)
     token = token_of(again)
     linked = [r for r in records(store, kind="visit") if r.get("became")]
     assert [(r["participant"], r["became"]) for r in linked] == [(visit["participant"], token)]
-    assert (counts(store)["visited"], counts(store)["consented"]) == (1, 1)   # one person, not two
+    assert (counts(store)["visited"], counts(store)["consented"]) == (1, 1)  # one person, not two
 
 
 def test_another_browser_is_another_visit(store, monkeypatch):
@@ -61,7 +70,7 @@ def test_another_browser_is_another_visit(store, monkeypatch):
 def test_a_prolific_session_is_one_visit_and_its_id_is_not_stored(tmp_path, monkeypatch, store):
     folder = prolific_study(tmp_path, monkeypatch)
     open_app(PROLIFIC_QUERY)
-    open_app(PROLIFIC_QUERY)                           # the same session on a second device
+    open_app(PROLIFIC_QUERY)  # the same session on a second device
     [visit] = records(store)
     assert visit["visit"].startswith("s") and PID.lower() not in json.dumps(visit).lower()
     assert counts(store, folder)["visited"] == 1
@@ -82,11 +91,13 @@ def test_visits_table_counts_each_visit_once():
     storage = MemoryStorage()
     a, b = "b" + "1" * 24, "b" + "2" * 24
     visits.store_visit(storage, study, a, NOW)
-    visits.store_visit(storage, study, a, NOW)          # stored again: the same key, a no-op
+    visits.store_visit(storage, study, a, NOW)  # stored again: the same key, a no-op
     visits.store_visit(storage, study, b, NOW)
     visits.store_consent(storage, study, b, "tok1", NOW)
     table = funnel.visits_table(storage.records())
     at = NOW.isoformat(timespec="milliseconds")
-    assert table.to_dict("records") == [{"visit": a, "first_seen": at, "became": "", "visits": 1},
-                                        {"visit": b, "first_seen": at, "became": "tok1", "visits": 1}]
+    assert table.to_dict("records") == [
+        {"visit": a, "first_seen": at, "became": "", "visits": 1},
+        {"visit": b, "first_seen": at, "became": "tok1", "visits": 1},
+    ]
     assert funnel.visits_became(table) == {a: False, b: True}

@@ -30,8 +30,6 @@ Nothing else changes: `tables.kind_tables` gives its table, the bots answer it, 
 page draws it. tests/test_step_registry.py registers a test-only kind this way.
 """
 
-from infact.participation.steps.registry import (Checked, Step, StepKind, answer_kinds, get, kinds, register,
-                                                 sequence, situation_kinds, unregister)
 from infact.participation.steps.compare import BestWorst, Pairwise
 from infact.participation.steps.compare_dialog import PairwiseDialog
 from infact.participation.steps.consent import Consent
@@ -41,15 +39,46 @@ from infact.participation.steps.done import Done
 from infact.participation.steps.live import Live
 from infact.participation.steps.onboarding import Onboarding
 from infact.participation.steps.questionnaire import Questionnaire
+from infact.participation.steps.registry import (
+    Checked,
+    Step,
+    StepKind,
+    answer_kinds,
+    get,
+    kinds,
+    register,
+    sequence,
+    situation_kinds,
+    unregister,
+)
 from infact.participation.steps.situation import Situation
 
-__all__ = ["Checked", "Step", "StepKind", "answer_kinds", "get", "kinds", "register", "sequence", "situation_kinds",
-           "unregister"]
+__all__ = [
+    "Checked",
+    "Step",
+    "StepKind",
+    "answer_kinds",
+    "get",
+    "kinds",
+    "register",
+    "sequence",
+    "situation_kinds",
+    "unregister",
+]
 
 # pairwise, pairwise_dialog (ACUTE-style) and best_worst sit beside situation: a study's
 # [protocol] decides which of the four its assignment fills (infact/participation/protocols.py); the others plan no steps.
-for _kind in (Consent(), Onboarding(), Situation(), Pairwise(), PairwiseDialog(), BestWorst(), Questionnaire(),
-              Demographics(), Done()):
+for _kind in (
+    Consent(),
+    Onboarding(),
+    Situation(),
+    Pairwise(),
+    PairwiseDialog(),
+    BestWorst(),
+    Questionnaire(),
+    Demographics(),
+    Done(),
+):
     register(_kind)
 register(Conversation(), before="questionnaire")  # one system's whole conversation, rated turn by turn
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations

@@ -14,12 +14,14 @@ Records become pairwise.csv / best_worst.csv rows (infact/results/tables/compari
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import Column as C
+from infact.table_schema import TableSchema
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
-from infact.table_schema import Column as C, TableSchema
 
 TIE = "tie"
 
@@ -28,26 +30,47 @@ def protocol_steps(kind: str, st) -> list[Step] | None:
     """The assignment's steps of `kind` (None before the assignment is drawn)."""
     if st.assignment is None:
         return None
-    return [Step(s["step"], kind, s["index"], s["situation_id"], tuple(s["order"]), bool(s.get("attention_check")),
-                 s.get("instructed_system"))
-            for s in st.assignment["steps"] if s.get("kind", "situation") == kind]
+    return [
+        Step(
+            s["step"],
+            kind,
+            s["index"],
+            s["situation_id"],
+            tuple(s["order"]),
+            bool(s.get("attention_check")),
+            s.get("instructed_system"),
+        )
+        for s in st.assignment["steps"]
+        if s.get("kind", "situation") == kind
+    ]
 
 
 def shown_texts(flow, step: Step) -> list[dict]:
     """Position, system and the text the participant reads, in display order."""
     situation = flow.study.situation(step.situation_id)
     instructed = step.instructed_system if step.attention_check else None
-    return [{"position": pos, "system": system,
-             "text": shown_response(situation.responses, system, instructed_system=instructed,
-                                    instruction=flow.cfg.protocol.attention_text)}
-            for pos, system in enumerate(step.order, start=1)]
+    return [
+        {
+            "position": pos,
+            "system": system,
+            "text": shown_response(
+                situation.responses, system, instructed_system=instructed, instruction=flow.cfg.protocol.attention_text
+            ),
+        }
+        for pos, system in enumerate(step.order, start=1)
+    ]
 
 
 def _common(flow, step: Step) -> dict:
     situation = flow.study.situation(step.situation_id)
-    return {"index": step.index, "situation_id": step.situation_id, "dialog_id": situation.dialog_id,
-            "attention_check": step.attention_check, "context": [t.to_dict() for t in situation.context],
-            "responses": shown_texts(flow, step)}
+    return {
+        "index": step.index,
+        "situation_id": step.situation_id,
+        "dialog_id": situation.dialog_id,
+        "attention_check": step.attention_check,
+        "context": [t.to_dict() for t in situation.context],
+        "responses": shown_texts(flow, step),
+    }
 
 
 def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
@@ -56,7 +79,7 @@ def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
         others = [s for s in step.order if s != step.instructed_system]
         return bot.rng.choice(others) if worst else step.instructed_system
     if bot.strategy == "straightliner":
-        return step.order[-1] if worst else step.order[0]   # always the same side: a position bias
+        return step.order[-1] if worst else step.order[0]  # always the same side: a position bias
     if bot.strategy == "speeder":
         return bot.rng.choice(step.order)
     sign = -1.0 if worst else 1.0
@@ -67,42 +90,58 @@ def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
 # Live arena votes (docs/live.md) are rows of the same file with these columns filled.
 LIVE_VOTE_COLUMNS = ("identity_leak", "system_skipped", "conversation_a", "conversation_b")
 PAIRWISE = TableSchema(
-    "pairwise", "One row per vote: per criterion in the pairwise and dialog-level (ACUTE-style) protocols, per chat "
+    "pairwise",
+    "One row per vote: per criterion in the pairwise and dialog-level (ACUTE-style) protocols, per chat "
     "pair in the live arena. winner is a system or `tie`.",
-    (C("participant", "string", "random participant token", True),
-     C("situation_id", "string", "the situation (dialog-level studies: the dialog id)"),
-     C("criterion", "string", "criterion id the vote answers"),
-     C("system_a", "string", "one system of the pair (alphabetically first)", True),
-     C("system_b", "string", "the other system of the pair", True),
-     C("shown_left", "string", "the system shown on the left (first on a phone)"),
-     C("winner", "string", "the system preferred, or `tie`", True),
-     C("seconds", "number", "seconds from the page being shown to its submit"),
-     C("justification", "string", "the participant's reason, when asked"),
-     C("length_a", "number", "words in system_a's response (style covariate)"),
-     C("length_b", "number", "words in system_b's response"),
-     C("items_a", "number", "item names (movie titles) system_a's response recommends"),
-     C("items_b", "number", "item names system_b's response recommends"),
-     C("step_index", "integer", "1-based number of the situation in the participant's run"),
-     C("dialog_id", "string", "the source dialog"),
-     C("study", "string", "study id from study.toml"),
-     C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
-     C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
-     C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
-     C("conversation_b", "string", "live arena: id of the chat with system_b"),
-     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+    (
+        C("participant", "string", "random participant token", True),
+        C("situation_id", "string", "the situation (dialog-level studies: the dialog id)"),
+        C("criterion", "string", "criterion id the vote answers"),
+        C("system_a", "string", "one system of the pair (alphabetically first)", True),
+        C("system_b", "string", "the other system of the pair", True),
+        C("shown_left", "string", "the system shown on the left (first on a phone)"),
+        C("winner", "string", "the system preferred, or `tie`", True),
+        C("seconds", "number", "seconds from the page being shown to its submit"),
+        C("justification", "string", "the participant's reason, when asked"),
+        C("length_a", "number", "words in system_a's response (style covariate)"),
+        C("length_b", "number", "words in system_b's response"),
+        C("items_a", "number", "item names (movie titles) system_a's response recommends"),
+        C("items_b", "number", "item names system_b's response recommends"),
+        C("step_index", "integer", "1-based number of the situation in the participant's run"),
+        C("dialog_id", "string", "the source dialog"),
+        C("study", "string", "study id from study.toml"),
+        C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
+        C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
+        C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
+        C("conversation_b", "string", "live arena: id of the chat with system_b"),
+        C(
+            "excluded",
+            "boolean",
+            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+        ),
+    ),
+)
 BEST_WORST = TableSchema(
-    "best_worst", "Best–worst protocol: one row per choice and criterion.",
-    (C("participant", "string", "random participant token", True),
-     C("situation_id", "string", "the situation"),
-     C("criterion", "string", "criterion id the choice answers"),
-     C("systems", "string", "the systems shown, in display order, joined with `|`", True),
-     C("best", "string", "the system chosen as best", True),
-     C("worst", "string", "the system chosen as worst", True),
-     C("seconds", "number", "seconds from the page being shown to its submit"),
-     C("step_index", "integer", "1-based number of the situation in the participant's run"),
-     C("dialog_id", "string", "the source dialog"),
-     C("study", "string", "study id from study.toml"),
-     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+    "best_worst",
+    "Best–worst protocol: one row per choice and criterion.",
+    (
+        C("participant", "string", "random participant token", True),
+        C("situation_id", "string", "the situation"),
+        C("criterion", "string", "criterion id the choice answers"),
+        C("systems", "string", "the systems shown, in display order, joined with `|`", True),
+        C("best", "string", "the system chosen as best", True),
+        C("worst", "string", "the system chosen as worst", True),
+        C("seconds", "number", "seconds from the page being shown to its submit"),
+        C("step_index", "integer", "1-based number of the situation in the participant's run"),
+        C("dialog_id", "string", "the source dialog"),
+        C("study", "string", "study id from study.toml"),
+        C(
+            "excluded",
+            "boolean",
+            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+        ),
+    ),
+)
 
 
 class Pairwise(StepKind):
@@ -127,7 +166,9 @@ class Pairwise(StepKind):
             elif proto.allow_tie and value == proto.tie_label:
                 choices[crit.id] = TIE
             else:
-                errors.append(f"Please choose {self.noun} A or B{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}.")
+                errors.append(
+                    f"Please choose {self.noun} A or B{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}."
+                )
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:
             errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")
@@ -148,8 +189,13 @@ class Pairwise(StepKind):
             pick = _bot_pick(bot, step)
             close = abs(bot.quality.get(step.order[0], 0) - bot.quality.get(step.order[1], 0)) < 1.0
             # a straight-liner takes the same side every time (never "about the same")
-            tie = (proto.allow_tie and not step.attention_check and bot.strategy != "straightliner"
-                   and close and bot.rng.random() < 0.3)
+            tie = (
+                proto.allow_tie
+                and not step.attention_check
+                and bot.strategy != "straightliner"
+                and close
+                and bot.rng.random() < 0.3
+            )
             choices[crit.id] = proto.tie_label if tie else response_letter(step.order.index(pick) + 1)
         justification = "" if proto.justification == "off" else "It answers the question and names a fitting movie."
         return {"choices": choices, "justification": justification}
@@ -160,12 +206,26 @@ class Pairwise(StepKind):
         left, right = record["responses"][0], record["responses"][1]
         a, b = sorted((left, right), key=lambda r: r["system"])
         fa, fb = features_of(a["text"]), features_of(b["text"])
-        return [{"study": record["study"], "step_index": record["index"], "situation_id": record["situation_id"],
-                 "dialog_id": record.get("dialog_id"), "criterion": crit, "system_a": a["system"],
-                 "system_b": b["system"], "shown_left": left["system"], "winner": winner,
-                 "seconds": record.get("seconds"), "justification": record.get("justification", ""),
-                 "length_a": fa["length"], "length_b": fb["length"], "items_a": fa["items"], "items_b": fb["items"]}
-                for crit, winner in record["choices"].items()]
+        return [
+            {
+                "study": record["study"],
+                "step_index": record["index"],
+                "situation_id": record["situation_id"],
+                "dialog_id": record.get("dialog_id"),
+                "criterion": crit,
+                "system_a": a["system"],
+                "system_b": b["system"],
+                "shown_left": left["system"],
+                "winner": winner,
+                "seconds": record.get("seconds"),
+                "justification": record.get("justification", ""),
+                "length_a": fa["length"],
+                "length_b": fb["length"],
+                "items_a": fa["items"],
+                "items_b": fb["items"],
+            }
+            for crit, winner in record["choices"].items()
+        ]
 
 
 class BestWorst(StepKind):
@@ -213,7 +273,17 @@ class BestWorst(StepKind):
         if record.get("attention_check"):
             return []
         systems = "|".join(r["system"] for r in record["responses"])
-        return [{"study": record["study"], "step_index": record["index"], "situation_id": record["situation_id"],
-                 "dialog_id": record.get("dialog_id"), "criterion": crit, "systems": systems, "best": best,
-                 "worst": record["worst"][crit], "seconds": record.get("seconds")}
-                for crit, best in record["best"].items()]
+        return [
+            {
+                "study": record["study"],
+                "step_index": record["index"],
+                "situation_id": record["situation_id"],
+                "dialog_id": record.get("dialog_id"),
+                "criterion": crit,
+                "systems": systems,
+                "best": best,
+                "worst": record["worst"][crit],
+                "seconds": record.get("seconds"),
+            }
+            for crit, best in record["best"].items()
+        ]

@@ -15,7 +15,8 @@ On the attention-check step the instructed system's last bot turn is replaced by
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from infact.participation.steps.compare import Pairwise
 from infact.participation.steps.registry import Checked, Step

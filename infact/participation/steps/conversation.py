@@ -21,7 +21,8 @@ from typing import Any
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.annotation.aspects import Aspect, of_level
 from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
-from infact.table_schema import Column as C, TableSchema
+from infact.table_schema import Column as C
+from infact.table_schema import TableSchema
 
 GOLD_PREFIX = "gold:"
 CARELESS = ("straightliner", "speeder", "fails-attention")  # bots that do not answer the gold as its answers
@@ -42,20 +43,35 @@ def conversation_steps(study, chosen: list, rng) -> list[dict]:
     for index in range(1, n + 1):
         if index == gold_at:
             conv, _ = rng.choice(gold)
-            steps.append({"step": f"conversation-{index}", "index": index, "kind": "conversation",
-                          "situation_id": GOLD_PREFIX + conv.situation_id, "order": [system_of(conv)],
-                          "attention_check": True})
+            steps.append(
+                {
+                    "step": f"conversation-{index}",
+                    "index": index,
+                    "kind": "conversation",
+                    "situation_id": GOLD_PREFIX + conv.situation_id,
+                    "order": [system_of(conv)],
+                    "attention_check": True,
+                }
+            )
         else:
             conv = next(regular)
-            steps.append({"step": f"conversation-{index}", "index": index, "kind": "conversation",
-                          "situation_id": conv.situation_id, "order": [system_of(conv)], "attention_check": False})
+            steps.append(
+                {
+                    "step": f"conversation-{index}",
+                    "index": index,
+                    "kind": "conversation",
+                    "situation_id": conv.situation_id,
+                    "order": [system_of(conv)],
+                    "attention_check": False,
+                }
+            )
     return steps
 
 
 def conversation_of(study, situation_id: str):
     """(the conversation, the gold answers or None) a step shows."""
     if situation_id.startswith(GOLD_PREFIX):
-        wanted = situation_id[len(GOLD_PREFIX):]
+        wanted = situation_id[len(GOLD_PREFIX) :]
         for conv, expected in gold_conversations(study):
             if conv.situation_id == wanted:
                 return conv, expected
@@ -96,24 +112,32 @@ def gold_misses(expected: dict, turns: dict, dialogue: dict, aspects: list[Aspec
 
 
 ANNOTATIONS = TableSchema(
-    "annotations", "Conversation annotations, long: participant × conversation × turn × aspect; dialogue-level "
+    "annotations",
+    "Conversation annotations, long: participant × conversation × turn × aspect; dialogue-level "
     "aspects have an empty turn (CRSArena-Eval's protocol, docs/protocols.md).",
-    (C("participant", "string", "random participant token (`aggregated` for imported aggregated annotations)", True),
-     C("dialog_id", "string", "the conversation's dialog id (CRS Arena: the user's id)"),
-     C("system", "string", "the system whose conversation was annotated", True),
-     C("turn", "integer", "0-based index of the annotated system turn (turn_ind); empty at dialogue level"),
-     C("aspect", "string", "aspect id (study.toml [[aspects]])", True),
-     C("level", "string", "`turn` or `dialogue`", True),
-     C("value", "integer", "the point chosen on the aspect's own scale (zero-based scales allowed)", True),
-     C("seconds", "number", "seconds spent on the whole conversation's page"),
-     C("conversation_id", "string", "the annotated conversation's id", True),
-     C("dataset", "string", "the dataset the conversation comes from (2nd `_` field of a CRS Arena id)"),
-     C("label", "string", "the label of the point chosen"),
-     C("step_index", "integer", "1-based number of the conversation in the participant's run"),
-     C("is_gold", "boolean", "true on the hidden gold conversation (left out of the analysis)"),
-     C("study", "string", "study id from study.toml"),
-     C("dataset_version", "string", "content hash of the conversations files shown"),
-     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+    (
+        C("participant", "string", "random participant token (`aggregated` for imported aggregated annotations)", True),
+        C("dialog_id", "string", "the conversation's dialog id (CRS Arena: the user's id)"),
+        C("system", "string", "the system whose conversation was annotated", True),
+        C("turn", "integer", "0-based index of the annotated system turn (turn_ind); empty at dialogue level"),
+        C("aspect", "string", "aspect id (study.toml [[aspects]])", True),
+        C("level", "string", "`turn` or `dialogue`", True),
+        C("value", "integer", "the point chosen on the aspect's own scale (zero-based scales allowed)", True),
+        C("seconds", "number", "seconds spent on the whole conversation's page"),
+        C("conversation_id", "string", "the annotated conversation's id", True),
+        C("dataset", "string", "the dataset the conversation comes from (2nd `_` field of a CRS Arena id)"),
+        C("label", "string", "the label of the point chosen"),
+        C("step_index", "integer", "1-based number of the conversation in the participant's run"),
+        C("is_gold", "boolean", "true on the hidden gold conversation (left out of the analysis)"),
+        C("study", "string", "study id from study.toml"),
+        C("dataset_version", "string", "content hash of the conversations files shown"),
+        C(
+            "excluded",
+            "boolean",
+            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+        ),
+    ),
+)
 ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c != "excluded"]
 
 
@@ -126,9 +150,11 @@ class Conversation(StepKind):
     def plan(self, flow, st) -> list[Step] | None:
         if st.assignment is None:
             return None
-        return [Step(s["step"], self.name, s["index"], s["situation_id"], tuple(s["order"]),
-                     bool(s.get("attention_check")))
-                for s in st.assignment["steps"] if s.get("kind") == self.name]
+        return [
+            Step(s["step"], self.name, s["index"], s["situation_id"], tuple(s["order"]), bool(s.get("attention_check")))
+            for s in st.assignment["steps"]
+            if s.get("kind") == self.name
+        ]
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         aspects = flow.cfg.aspects
@@ -149,10 +175,17 @@ class Conversation(StepKind):
         if errors:
             return Checked.refuse(*errors)
         fields: dict[str, Any] = {
-            "index": step.index, "situation_id": step.situation_id, "conversation_id": conv.situation_id,
-            "dialog_id": conv.dialog_id, "system": system_of(conv), "dataset": conv.meta.get("dataset", ""),
-            "attention_check": step.attention_check, "turns": turns_of(conv),
-            "annotations": {"turns": turns, "dialogue": dialogue}, "comment": comment or None}
+            "index": step.index,
+            "situation_id": step.situation_id,
+            "conversation_id": conv.situation_id,
+            "dialog_id": conv.dialog_id,
+            "system": system_of(conv),
+            "dataset": conv.meta.get("dataset", ""),
+            "attention_check": step.attention_check,
+            "turns": turns_of(conv),
+            "annotations": {"turns": turns, "dialogue": dialogue},
+            "comment": comment or None,
+        }
         if expected is not None:
             misses = gold_misses(expected, turns, dialogue, aspects)
             fields.update(attention_passed=not misses, gold_misses=misses)
@@ -187,8 +220,10 @@ class Conversation(StepKind):
         gold_turns = (expected or {}).get("turns", {})
         gold_dialogue = (expected or {}).get("dialogue", {})
         aspects = study.config.aspects
-        turns = {str(ind): {a.id: answer(a, gold_turns.get(str(ind), {}).get(a.id)) for a in of_level(aspects, "turn")}
-                 for ind in system_turns(conv)}
+        turns = {
+            str(ind): {a.id: answer(a, gold_turns.get(str(ind), {}).get(a.id)) for a in of_level(aspects, "turn")}
+            for ind in system_turns(conv)
+        }
         dialogue = {a.id: answer(a, gold_dialogue.get(a.id)) for a in of_level(aspects, "dialogue")}
         return {"turns": turns, "dialogue": dialogue, "comment": ""}
 
@@ -196,17 +231,40 @@ class Conversation(StepKind):
         return cfg.aspects  # rows() turn values back into each aspect's labels
 
     def rows(self, record: dict, scale) -> list[dict]:
-        common = {"dialog_id": record.get("dialog_id"), "system": record.get("system"),
-                  "seconds": record.get("seconds"), "conversation_id": record.get("conversation_id"),
-                  "dataset": record.get("dataset") or dataset_of(record.get("conversation_id", "")),
-                  "step_index": record.get("index"), "is_gold": bool(record.get("attention_check")),
-                  "study": record.get("study"), "dataset_version": record.get("dataset_version")}
+        common = {
+            "dialog_id": record.get("dialog_id"),
+            "system": record.get("system"),
+            "seconds": record.get("seconds"),
+            "conversation_id": record.get("conversation_id"),
+            "dataset": record.get("dataset") or dataset_of(record.get("conversation_id", "")),
+            "step_index": record.get("index"),
+            "is_gold": bool(record.get("attention_check")),
+            "study": record.get("study"),
+            "dataset_version": record.get("dataset_version"),
+        }
         labels = {a.id: a for a in scale or ()}
         ann = record.get("annotations") or {}
-        rows = [{**common, "turn": int(ind), "aspect": aspect, "level": "turn", "value": value,
-                 "label": labels[aspect].label_of(value) if aspect in labels else None}
-                for ind, values in ann.get("turns", {}).items() for aspect, value in values.items()]
-        rows += [{**common, "turn": None, "aspect": aspect, "level": "dialogue", "value": value,
-                  "label": labels[aspect].label_of(value) if aspect in labels else None}
-                 for aspect, value in ann.get("dialogue", {}).items()]
+        rows = [
+            {
+                **common,
+                "turn": int(ind),
+                "aspect": aspect,
+                "level": "turn",
+                "value": value,
+                "label": labels[aspect].label_of(value) if aspect in labels else None,
+            }
+            for ind, values in ann.get("turns", {}).items()
+            for aspect, value in values.items()
+        ]
+        rows += [
+            {
+                **common,
+                "turn": None,
+                "aspect": aspect,
+                "level": "dialogue",
+                "value": value,
+                "label": labels[aspect].label_of(value) if aspect in labels else None,
+            }
+            for aspect, value in ann.get("dialogue", {}).items()
+        ]
         return rows

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.table_schema import Column as C, TableSchema
-
+from infact.table_schema import Column as C
+from infact.table_schema import TableSchema
 
 DEMOGRAPHICS = TableSchema(
-    "demographics", "Demographics answers, long: one row per participant × item.",
-    (C("participant", "string", "random participant token", True),
-     C("item", "string", "demographics item id (study.toml [demographics])", True),
-     C("answer", "string", "the option label chosen (\"Prefer not to say\" included)")))
+    "demographics",
+    "Demographics answers, long: one row per participant × item.",
+    (
+        C("participant", "string", "random participant token", True),
+        C("item", "string", "demographics item id (study.toml [demographics])", True),
+        C("answer", "string", 'the option label chosen ("Prefer not to say" included)'),
+    ),
+)
 
 
 class Demographics(StepKind):

@@ -10,7 +10,8 @@ page is submitted only once everything is stored, and its record sums it up
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from infact.chat.arena import LiveRun
 from infact.chat.bot import ChattingBot
@@ -23,13 +24,19 @@ UNFINISHED = "Please finish the chat (and the questions after it) first."
 
 def live_run(flow, step: Step, clients=None, **kw) -> LiveRun:
     """The participant's live run; `clients` is only needed to chat, not to read progress."""
-    return LiveRun(flow.study, flow.storage, clients or {}, step.data["participant"],
-                   preview=step.data.get("preview", False), clock=kw.get("clock", flow.clock))
+    return LiveRun(
+        flow.study,
+        flow.storage,
+        clients or {},
+        step.data["participant"],
+        preview=step.data.get("preview", False),
+        clock=kw.get("clock", flow.clock),
+    )
 
 
 class Live(StepKind):
     name = "live"
-    bot_seconds = 5.0   # the chat's own time is spent inside bot_answers, message by message
+    bot_seconds = 5.0  # the chat's own time is spent inside bot_answers, message by message
 
     def plan(self, flow, st) -> list[Step] | None:
         if not flow.cfg.live.enabled:
@@ -45,15 +52,20 @@ class Live(StepKind):
         slots = run.slots(records)
         ended = {slot: (run.conversation(slot, records).ended or {}).get("ended_by") for slot in slots}
         vote = run.vote(records)
-        return Checked(fields={"systems": list(slots.values()),
-                               "conversations": [run.conversation(s, records).conversation_id for s in slots],
-                               "ended_by": ended, "winner": vote["winner"] if vote else None})
+        return Checked(
+            fields={
+                "systems": list(slots.values()),
+                "conversations": [run.conversation(s, records).conversation_id for s in slots],
+                "ended_by": ended,
+                "winner": vote["winner"] if vote else None,
+            }
+        )
 
     def bot_answers(self, study, step: Step, bot) -> dict:
         """The bot chats for real (through the configured systems), then submits the page."""
         flow = bot.flow()  # the bot's own Flow: importing flow here would be an import cycle
         run = live_run(flow, step, connect_all(study.config.live.systems, study.config.endpoints))
-        if getattr(bot, "simulator", None) is not None:   # an LLM plays this participant's chats
+        if getattr(bot, "simulator", None) is not None:  # an LLM plays this participant's chats
             llm, persona = bot.simulator
             LLMChattingBot(run, llm, persona, spend=bot.clock.spend).play()
             return {}

@@ -12,11 +12,13 @@ says: someone who cannot tell the gold pairs apart should not judge the real one
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.gold_pairs import ANSWERS, read_gold_pairs
 from infact.study.protocol_config import PAIRWISE_KINDS
+
 
 class Onboarding(StepKind):
     name = "onboarding"
@@ -38,12 +40,22 @@ class Onboarding(StepKind):
         correct = sum(given[str(i)] == p["answer"] for i, p in enumerate(pairs, start=1))
         share = correct / len(pairs)
         passed = share >= flow.cfg.protocol.onboarding_threshold
-        return Checked(fields={"answers": {str(i): given[str(i)] for i in range(1, len(pairs) + 1)},
-                               "correct": correct, "share": share, "attention_passed": passed,
-                               "screens_out": not passed})
+        return Checked(
+            fields={
+                "answers": {str(i): given[str(i)] for i in range(1, len(pairs) + 1)},
+                "correct": correct,
+                "share": share,
+                "attention_passed": passed,
+                "screens_out": not passed,
+            }
+        )
 
     def bot_answers(self, study, step: Step, bot) -> dict:
         pairs = read_gold_pairs(study.folder, study.config.protocol.onboarding)
         wrong = {"fails-attention": 1.0, "speeder": 0.5}.get(bot.strategy, 0.05)
-        return {"gold": {str(i): (p["answer"] if bot.rng.random() >= wrong else "AB"[p["answer"] == "A"])
-                         for i, p in enumerate(pairs, start=1)}}
+        return {
+            "gold": {
+                str(i): (p["answer"] if bot.rng.random() >= wrong else "AB"[p["answer"] == "A"])
+                for i, p in enumerate(pairs, start=1)
+            }
+        }

@@ -4,11 +4,13 @@ optional instructed item (attention check), and an optional free-text comment
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import Column as C
+from infact.table_schema import TableSchema
 from infact.values import label_to_point, point_to_label
-from infact.table_schema import Column as C, TableSchema
 
 COMMENT_ITEM = "comment"  # its item name in questionnaire.csv
 
@@ -27,12 +29,16 @@ def comment_of(answers: Mapping[str, Any], max_chars: int) -> tuple[str | None, 
 
 
 QUESTIONNAIRE = TableSchema(
-    "questionnaire", "Post-task questionnaire, long: one row per participant × item; the free-text comment, when "
+    "questionnaire",
+    "Post-task questionnaire, long: one row per participant × item; the free-text comment, when "
     "given, is one more row with item = comment, no value and the text as answer.",
-    (C("participant", "string", "random participant token", True),
-     C("item", "string", "questionnaire item id (study.toml [questionnaire])", True),
-     C("value", "integer", "the point chosen, 1..k (empty for the comment)"),
-     C("answer", "string", "the label chosen (the comment's text for item = comment)")))
+    (
+        C("participant", "string", "random participant token", True),
+        C("item", "string", "questionnaire item id (study.toml [questionnaire])", True),
+        C("value", "integer", "the point chosen, 1..k (empty for the comment)"),
+        C("answer", "string", "the label chosen (the comment's text for item = comment)"),
+    ),
+)
 
 
 class Questionnaire(StepKind):
@@ -81,8 +87,10 @@ class Questionnaire(StepKind):
         return cfg.questionnaire.scale
 
     def rows(self, record: dict, scale: Sequence[str] | None) -> list[dict]:
-        rows = [{"item": item, "value": value, "answer": point_to_label(value, scale or [])}
-                for item, value in record["answers"].items()]
+        rows = [
+            {"item": item, "value": value, "answer": point_to_label(value, scale or [])}
+            for item, value in record["answers"].items()
+        ]
         if record.get("comment"):
             rows.append({"item": COMMENT_ITEM, "value": None, "answer": record["comment"]})
         return rows

@@ -16,9 +16,10 @@ loop over `kinds()`; the participant page finds each kind's renderer by name in
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from infact.table_schema import TableSchema
 
@@ -42,12 +43,12 @@ class StepState(Protocol):
 class RunFlow(Protocol):
     """What a kind uses of the participant's run (infact.participation.flow.Flow)."""
 
-    cfg: "StudyConfig"
-    study: "Study"
+    cfg: StudyConfig
+    study: Study
     storage: Any
     clock: Callable[[], datetime]
 
-    def store_step(self, st: StepState, step: "Step", **fields: Any) -> None: ...
+    def store_step(self, st: StepState, step: Step, **fields: Any) -> None: ...
 
     def assign(self, st: StepState) -> None: ...
 
@@ -67,11 +68,11 @@ class StepBot(Protocol):
 class Step:
     """One page of a participant's run."""
 
-    name: str                       # "consent", "situation-3", "questionnaire", …: unique per participant
-    kind: str                       # a registered kind's name
-    index: int | None = None        # 1-based number among the steps of its kind (situations)
+    name: str  # "consent", "situation-3", "questionnaire", …: unique per participant
+    kind: str  # a registered kind's name
+    index: int | None = None  # 1-based number among the steps of its kind (situations)
     situation_id: str | None = None
-    order: tuple[str, ...] = ()     # systems in display order
+    order: tuple[str, ...] = ()  # systems in display order
     attention_check: bool = False
     instructed_system: str | None = None  # the check: whose response is replaced by the instruction
     data: Mapping[str, Any] = field(default_factory=dict, hash=False)  # anything else a kind plans
@@ -86,7 +87,7 @@ class Checked:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def refuse(cls, *errors: str) -> "Checked":
+    def refuse(cls, *errors: str) -> Checked:
         return cls(errors=tuple(errors))
 
 
@@ -94,37 +95,37 @@ class StepKind:
     """Base class of a step kind. Override what differs; the defaults fit a one-page step."""
 
     name: str = ""
-    answered: bool = True           # False for a page that takes no answer (done)
+    answered: bool = True  # False for a page that takes no answer (done)
     schema: TableSchema | None = None  # the table its records become, declared once (infact/table_schema.py)
-    per_situation: bool = False     # one step per assigned situation (rating, pairwise, best–worst): progress counts these
-    bot_seconds: float = 30.0       # how long an attentive bot spends on one of its pages
+    per_situation: bool = False  # one step per assigned situation (rating, pairwise, best–worst): progress counts these
+    bot_seconds: float = 30.0  # how long an attentive bot spends on one of its pages
 
     @property
     def table(self) -> str | None:
         """The name of its table (ratings, pairwise, …); kinds that share a table declare the same schema."""
         return self.schema.name if self.schema else None
 
-    def plan(self, flow: "RunFlow", st: "StepState") -> list[Step] | None:
+    def plan(self, flow: RunFlow, st: StepState) -> list[Step] | None:
         """This participant's steps of this kind; [] when the study has none, None when
         they are not known yet (e.g. situations before the assignment is stored)."""
         return [Step(self.name, self.name)]
 
-    def check(self, flow: "RunFlow", step: Step, answers: Mapping[str, Any]) -> Checked:
+    def check(self, flow: RunFlow, step: Step, answers: Mapping[str, Any]) -> Checked:
         """Validate `answers` (labels as the page sends them); errors or the fields to store."""
         raise NotImplementedError(f"step kind {self.name!r} takes no answers")
 
-    def store(self, flow: "RunFlow", st: "StepState", step: Step, fields: Mapping[str, Any]) -> None:
+    def store(self, flow: RunFlow, st: StepState, step: Step, fields: Mapping[str, Any]) -> None:
         """Store the checked answer: one record named after the step (override to store more)."""
         flow.store_step(st, step, **fields)
 
-    def bot_answers(self, study: "Study", step: Step, bot: "StepBot") -> dict:
+    def bot_answers(self, study: Study, step: Step, bot: StepBot) -> dict:
         """What `bot` submits on `step`: the same shape and labels the page submits."""
         return {}
 
     def bot_time(self, step: Step) -> float:
         return self.bot_seconds
 
-    def scale(self, cfg: "StudyConfig") -> Sequence[str] | None:
+    def scale(self, cfg: StudyConfig) -> Sequence[str] | None:
         """The labels its table turns stored points back into (None: answers are text)."""
         return None
 

@@ -7,11 +7,13 @@ record (drawn when consent is stored), so they are the same after any reload.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import Column as C
+from infact.table_schema import TableSchema
 from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
-from infact.table_schema import Column as C, TableSchema
 
 
 def instructed_system(step: Step) -> str | None:
@@ -21,8 +23,9 @@ def instructed_system(step: Step) -> str | None:
 
 def response_text(cfg, situation, step: Step, system: str) -> str:
     """What the participant reads for `system` on `step`: the page and the record agree."""
-    return shown_response(situation.responses, system, instructed_system=instructed_system(step),
-                          instruction=cfg.attention_check.text)
+    return shown_response(
+        situation.responses, system, instructed_system=instructed_system(step), instruction=cfg.attention_check.text
+    )
 
 
 def _instructed(step: Step, system: str) -> bool:
@@ -30,23 +33,31 @@ def _instructed(step: Step, system: str) -> bool:
 
 
 RATINGS = TableSchema(
-    "ratings", "Long: one row per participant × situation × system × criterion (rating protocol).",
-    (C("participant", "string", "random participant token (the ?p= of their link)", True),
-     C("study", "string", "study id from study.toml"),
-     C("dataset_version", "string", "content hash of the situations files shown"),
-     C("step_index", "integer", "1-based number of the situation in the participant's run"),
-     C("situation_id", "string", "the situation's id in the situations file", True),
-     C("dialog_id", "string", "the source dialog the situation was cut from"),
-     C("system", "string", "the system whose response was rated", True),
-     C("criterion", "string", "criterion id (study.toml [[criteria]])"),
-     C("rating", "integer", "the point chosen, 1..k (k = scale points)", True),
-     C("rating_label", "string", "the label of that point as shown"),
-     C("position", "integer", "1-based place of the response on the page (the order was random)"),
-     C("seconds", "number", "seconds from the page being shown to its submit"),
-     C("is_attention_check", "boolean", "true on the instructed-response check; analysis leaves these rows out"),
-     C("shown_at", "datetime", "when the page was first shown (UTC, ISO 8601)"),
-     C("answered_at", "datetime", "when it was submitted (UTC, ISO 8601)"),
-     C("excluded", "boolean", "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked")))
+    "ratings",
+    "Long: one row per participant × situation × system × criterion (rating protocol).",
+    (
+        C("participant", "string", "random participant token (the ?p= of their link)", True),
+        C("study", "string", "study id from study.toml"),
+        C("dataset_version", "string", "content hash of the situations files shown"),
+        C("step_index", "integer", "1-based number of the situation in the participant's run"),
+        C("situation_id", "string", "the situation's id in the situations file", True),
+        C("dialog_id", "string", "the source dialog the situation was cut from"),
+        C("system", "string", "the system whose response was rated", True),
+        C("criterion", "string", "criterion id (study.toml [[criteria]])"),
+        C("rating", "integer", "the point chosen, 1..k (k = scale points)", True),
+        C("rating_label", "string", "the label of that point as shown"),
+        C("position", "integer", "1-based place of the response on the page (the order was random)"),
+        C("seconds", "number", "seconds from the page being shown to its submit"),
+        C("is_attention_check", "boolean", "true on the instructed-response check; analysis leaves these rows out"),
+        C("shown_at", "datetime", "when the page was first shown (UTC, ISO 8601)"),
+        C("answered_at", "datetime", "when it was submitted (UTC, ISO 8601)"),
+        C(
+            "excluded",
+            "boolean",
+            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+        ),
+    ),
+)
 
 
 class Situation(StepKind):
@@ -57,9 +68,19 @@ class Situation(StepKind):
     def plan(self, flow, st) -> list[Step] | None:
         if st.assignment is None:
             return None  # not drawn yet: the sequence stops at consent
-        return [Step(s["step"], self.name, s["index"], s["situation_id"], tuple(s["order"]),
-                     bool(s.get("attention_check")), s.get("instructed_system"))
-                for s in st.assignment["steps"] if s.get("kind", "situation") == self.name]
+        return [
+            Step(
+                s["step"],
+                self.name,
+                s["index"],
+                s["situation_id"],
+                tuple(s["order"]),
+                bool(s.get("attention_check")),
+                s.get("instructed_system"),
+            )
+            for s in st.assignment["steps"]
+            if s.get("kind", "situation") == self.name
+        ]
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         cfg = flow.cfg
@@ -76,13 +97,25 @@ class Situation(StepKind):
                     errors.append(f"Please rate response {response_letter(pos)}{what}.")
                 else:
                     ratings[crit.id] = value
-            responses.append({"position": pos, "system": system, "text": response_text(cfg, situation, step, system),
-                              "ratings": ratings, "instructed": _instructed(step, system)})
+            responses.append(
+                {
+                    "position": pos,
+                    "system": system,
+                    "text": response_text(cfg, situation, step, system),
+                    "ratings": ratings,
+                    "instructed": _instructed(step, system),
+                }
+            )
         if errors:
             return Checked.refuse(*errors)
-        fields: dict[str, Any] = {"index": step.index, "situation_id": step.situation_id, "dialog_id": situation.dialog_id,
-                                  "attention_check": step.attention_check,
-                                  "context": [t.to_dict() for t in situation.context], "responses": responses}
+        fields: dict[str, Any] = {
+            "index": step.index,
+            "situation_id": step.situation_id,
+            "dialog_id": situation.dialog_id,
+            "attention_check": step.attention_check,
+            "context": [t.to_dict() for t in situation.context],
+            "responses": responses,
+        }
         if step.attention_check:
             expected = points_of(cfg.attention_check.expected, cfg.scale.labels)
             check = next(r for r in responses if r["instructed"])
@@ -126,13 +159,22 @@ class Situation(StepKind):
         rows = []
         for resp in record["responses"]:
             for crit, value in resp["ratings"].items():
-                rows.append({
-                    "study": record["study"], "dataset_version": record.get("dataset_version"),
-                    "step_index": record["index"], "situation_id": record["situation_id"],
-                    "dialog_id": record.get("dialog_id"), "system": resp["system"], "criterion": crit,
-                    "rating": int(value), "rating_label": point_to_label(value, scale) if scale else None,
-                    "position": resp["position"], "seconds": record.get("seconds"),
-                    "is_attention_check": bool(record.get("attention_check")),
-                    "shown_at": record.get("shown_at"), "answered_at": record.get("answered_at"),
-                })
+                rows.append(
+                    {
+                        "study": record["study"],
+                        "dataset_version": record.get("dataset_version"),
+                        "step_index": record["index"],
+                        "situation_id": record["situation_id"],
+                        "dialog_id": record.get("dialog_id"),
+                        "system": resp["system"],
+                        "criterion": crit,
+                        "rating": int(value),
+                        "rating_label": point_to_label(value, scale) if scale else None,
+                        "position": resp["position"],
+                        "seconds": record.get("seconds"),
+                        "is_attention_check": bool(record.get("attention_check")),
+                        "shown_at": record.get("shown_at"),
+                        "answered_at": record.get("answered_at"),
+                    }
+                )
         return rows

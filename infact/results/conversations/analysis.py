@@ -27,8 +27,7 @@ from scipy import stats
 from infact.errors import InfactError, Problem
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
-from infact.values import json_ready
-from infact.values import bool_column
+from infact.values import bool_column, json_ready
 
 REQUIRED = ("participant", "system", "aspect", "level", "value", "conversation_id")
 
@@ -40,9 +39,15 @@ def is_annotations(df: pd.DataFrame) -> bool:
 def prepare(df: pd.DataFrame, include_flagged: bool = False, source: str = "annotations.csv") -> pd.DataFrame:
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
-        raise InfactError(Problem(source, f"missing column(s) {', '.join(missing)}: an annotations table needs "
-                                          f"{', '.join(REQUIRED)} (export it with `python -m infact export`)", 1,
-                                  missing[0]))
+        raise InfactError(
+            Problem(
+                source,
+                f"missing column(s) {', '.join(missing)}: an annotations table needs "
+                f"{', '.join(REQUIRED)} (export it with `python -m infact export`)",
+                1,
+                missing[0],
+            )
+        )
     d = df.copy()
     d["value"] = pd.to_numeric(d["value"], errors="coerce")
     bad = d["value"].isna()
@@ -54,8 +59,9 @@ def prepare(df: pd.DataFrame, include_flagged: bool = False, source: str = "anno
     if "excluded" in d and not include_flagged:
         d = d[~bool_column(d["excluded"])]
     d["turn"] = pd.to_numeric(d["turn"], errors="coerce") if "turn" in d else np.nan
-    d["item"] = d["conversation_id"].astype(str) + np.where(d["level"] == "turn",
-                                                            "#" + d["turn"].astype("Int64").astype(str), "")
+    d["item"] = d["conversation_id"].astype(str) + np.where(
+        d["level"] == "turn", "#" + d["turn"].astype("Int64").astype(str), ""
+    )
     return d
 
 
@@ -79,8 +85,12 @@ def _ranking(systems: dict) -> list[dict]:
     out = []
     for rank, s in enumerate(order, start=1):
         below = order[rank] if rank < len(order) else None
-        sep = below is not None and systems[s]["ci95"][0] is not None and systems[below]["ci95"][1] is not None \
+        sep = (
+            below is not None
+            and systems[s]["ci95"][0] is not None
+            and systems[below]["ci95"][1] is not None
             and systems[s]["ci95"][0] > systems[below]["ci95"][1]
+        )
         out.append({"rank": rank, "system": s, "mean": systems[s]["mean"], "separated_from_next": bool(sep)})
     return out
 
@@ -115,29 +125,52 @@ def halo(d: pd.DataFrame) -> dict:
             ok = len(both) >= 3 and both[a].std() > 0 and both[b].std() > 0
             pairs[f"{a}~{b}"] = {"r": float(np.corrcoef(both[a], both[b])[0, 1]) if ok else None, "n": len(both)}
         rs = [p["r"] for p in pairs.values() if p["r"] is not None]
-        out[level] = {"pairs": pairs, "mean_r": float(np.mean(rs)) if rs else None,
-                      "method": "Pearson on answers centred on each annotator's own mean, pooled"}
+        out[level] = {
+            "pairs": pairs,
+            "mean_r": float(np.mean(rs)) if rs else None,
+            "method": "Pearson on answers centred on each annotator's own mean, pooled",
+        }
     return out
 
 
-def analyze_annotations(df: pd.DataFrame, *, include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0,
-                        source: str = "annotations.csv") -> dict:
+def analyze_annotations(
+    df: pd.DataFrame,
+    *,
+    include_flagged: bool = False,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    source: str = "annotations.csv",
+) -> dict:
     d = prepare(df, include_flagged, source)
     if d.empty:
         raise InfactError(Problem(source, "no annotations left (all gold or excluded); use --include-flagged"))
     aspects = {}
     for aspect, g in d.groupby("aspect", sort=True):
         systems = _system_means(g, None, seed, n_boot)
-        aspects[aspect] = {"level": g["level"].iloc[0], "n_items": int(g["item"].nunique()), "n": int(len(g)),
-                           "systems": systems, "ranking": _ranking(systems),
-                           "krippendorff_alpha": {"level": "ordinal", "value": alpha_ordinal(g)}}
-    return json_ready({"kind": "annotations", "source": source, "n_participants": int(d["participant"].nunique()),
-                   "n_conversations": int(d["conversation_id"].nunique()), "n_annotations": int(len(d)),
-                   "bootstrap": {"n_boot": n_boot, "seed": seed, "resampled": "participants"},
-                   "aspects": aspects, "halo": halo(d)})
+        aspects[aspect] = {
+            "level": g["level"].iloc[0],
+            "n_items": int(g["item"].nunique()),
+            "n": int(len(g)),
+            "systems": systems,
+            "ranking": _ranking(systems),
+            "krippendorff_alpha": {"level": "ordinal", "value": alpha_ordinal(g)},
+        }
+    return json_ready(
+        {
+            "kind": "annotations",
+            "source": source,
+            "n_participants": int(d["participant"].nunique()),
+            "n_conversations": int(d["conversation_id"].nunique()),
+            "n_annotations": int(len(d)),
+            "bootstrap": {"n_boot": n_boot, "seed": seed, "resampled": "participants"},
+            "aspects": aspects,
+            "halo": halo(d),
+        }
+    )
 
 
 # ------------------------------------------------------------------ judges (FACE run files)
+
 
 def read_run(path: str | Path) -> pd.DataFrame:
     """A FACE run file as rows: conversation_id, turn (None for dialogue), aspect, level, pred."""
@@ -145,9 +178,15 @@ def read_run(path: str | Path) -> pd.DataFrame:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InfactError(Problem(str(path), f"not a readable JSON run file ({type(exc).__name__}): expected "
-                                             "[{\"conv_id\", \"turns\": [{\"turn_ind\", \"turn_level_pred\"}], "
-                                             "\"dial_level_pred\"}]", key="--judge")) from None
+        raise InfactError(
+            Problem(
+                str(path),
+                f"not a readable JSON run file ({type(exc).__name__}): expected "
+                '[{"conv_id", "turns": [{"turn_ind", "turn_level_pred"}], '
+                '"dial_level_pred"}]',
+                key="--judge",
+            )
+        ) from None
     if not isinstance(data, list):
         raise InfactError(Problem(str(path), "a run file is a JSON list of conversations", key="--judge"))
     rows = []
@@ -179,8 +218,13 @@ def judge_figures(pairs: pd.DataFrame) -> dict:
     x, y = pairs["human"].to_numpy(float), pairs["pred"].to_numpy(float)
     per = pairs.groupby("system")[["human", "pred"]].mean()
     tau = _corr(stats.kendalltau, per["human"].to_numpy(), per["pred"].to_numpy()) if len(per) >= 2 else None
-    return {"n_items": int(len(pairs)), "pearson_items": _corr(stats.pearsonr, x, y),
-            "spearman_items": _corr(stats.spearmanr, x, y), "kendall_tau_systems": tau, "n_systems": int(len(per))}
+    return {
+        "n_items": int(len(pairs)),
+        "pearson_items": _corr(stats.pearsonr, x, y),
+        "spearman_items": _corr(stats.spearmanr, x, y),
+        "kendall_tau_systems": tau,
+        "n_systems": int(len(per)),
+    }
 
 
 def judge_pairs(d: pd.DataFrame, run: pd.DataFrame, group_by: str | None) -> pd.DataFrame:
@@ -189,12 +233,23 @@ def judge_pairs(d: pd.DataFrame, run: pd.DataFrame, group_by: str | None) -> pd.
     return human.merge(run[["item", "aspect", "pred"]], on=["item", "aspect"], how="inner")
 
 
-def compare_judges(df: pd.DataFrame, named: list[tuple[str, str]], *, group_by: str | None = None,
-                   include_flagged: bool = False, source: str = "annotations.csv") -> dict:
+def compare_judges(
+    df: pd.DataFrame,
+    named: list[tuple[str, str]],
+    *,
+    group_by: str | None = None,
+    include_flagged: bool = False,
+    source: str = "annotations.csv",
+) -> dict:
     d = prepare(df, include_flagged, source)
     if group_by and group_by not in d.columns:
-        raise InfactError(Problem(source, f"--group-by {group_by}: no such column (columns: "
-                                          f"{', '.join(map(str, df.columns))})", key="--group-by"))
+        raise InfactError(
+            Problem(
+                source,
+                f"--group-by {group_by}: no such column (columns: {', '.join(map(str, df.columns))})",
+                key="--group-by",
+            )
+        )
     if group_by:
         d[group_by] = d[group_by].fillna("").astype(str)
     out = {}
@@ -220,13 +275,21 @@ def parse_run_option(value: str) -> tuple[str, str]:
 
 
 def render_markdown(result: dict) -> str:
-    lines = [f"# Conversation annotations: {result['source']}", "",
-             f"{result['n_participants']} annotators, {result['n_conversations']} conversations, "
-             f"{result['n_annotations']} answers (gold conversations left out).", ""]
+    lines = [
+        f"# Conversation annotations: {result['source']}",
+        "",
+        f"{result['n_participants']} annotators, {result['n_conversations']} conversations, "
+        f"{result['n_annotations']} answers (gold conversations left out).",
+        "",
+    ]
     for aspect, a in result["aspects"].items():
         alpha = a["krippendorff_alpha"]["value"]
-        lines += [f"## {aspect} ({a['level']} level, α = {'—' if alpha is None else f'{alpha:.3f}'})", "",
-                  "| rank | system | mean | 95% CI | n |", "|---|---|---|---|---|"]
+        lines += [
+            f"## {aspect} ({a['level']} level, α = {'—' if alpha is None else f'{alpha:.3f}'})",
+            "",
+            "| rank | system | mean | 95% CI | n |",
+            "|---|---|---|---|---|",
+        ]
         for r in a["ranking"]:
             s = a["systems"][r["system"]]
             ci = "—" if s["ci95"][0] is None else f"{s['ci95'][0]:.2f}–{s['ci95'][1]:.2f}"
@@ -236,10 +299,17 @@ def render_markdown(result: dict) -> str:
         mean_r = "—" if h["mean_r"] is None else f"{h['mean_r']:.2f}"
         lines.append(f"Halo ({level} level): mean within-annotator r between aspects = {mean_r}")
     for name, j in (result.get("judges") or {}).items():
-        lines += ["", f"## Judge {name}", "", "| aspect | level | items | Pearson | Spearman | Kendall τ (systems) |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"## Judge {name}",
+            "",
+            "| aspect | level | items | Pearson | Spearman | Kendall τ (systems) |",
+            "|---|---|---|---|---|---|",
+        ]
         f = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
         for aspect, a in j["aspects"].items():
-            lines.append(f"| {aspect} | {a['level']} | {a['n_items']} | {f(a['pearson_items'])} | "
-                         f"{f(a['spearman_items'])} | {f(a['kendall_tau_systems'])} |")
+            lines.append(
+                f"| {aspect} | {a['level']} | {a['n_items']} | {f(a['pearson_items'])} | "
+                f"{f(a['spearman_items'])} | {f(a['kendall_tau_systems'])} |"
+            )
     return "\n".join(lines) + "\n"

@@ -32,8 +32,9 @@ def annotations_frame(rows: list[dict]) -> pd.DataFrame:
     """annotations.csv from the conversation kind's rows (records.kind_rows(records, "conversation", aspects))."""
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df["turn"] = df["turn"].astype("Int64")
-    return df.sort_values(["participant", "step_index", "level", "turn", "aspect"], kind="stable",
-                          na_position="last").reset_index(drop=True)
+    return df.sort_values(
+        ["participant", "step_index", "level", "turn", "aspect"], kind="stable", na_position="last"
+    ).reset_index(drop=True)
 
 
 def _median(values: pd.Series):
@@ -51,8 +52,10 @@ def aggregated(annotations: pd.DataFrame, turns: dict[str, list[dict]]) -> list[
         df = df[~df["excluded"].astype(bool)]
     out = []
     for cid, conv in df.groupby("conversation_id", sort=True):
-        per_turn = {int(t): {a: _median(g["value"]) for a, g in rows.groupby("aspect")}
-                    for t, rows in conv[conv["level"] == "turn"].groupby("turn")}
+        per_turn = {
+            int(t): {a: _median(g["value"]) for a, g in rows.groupby("aspect")}
+            for t, rows in conv[conv["level"] == "turn"].groupby("turn")
+        }
         dial = conv[conv["level"] == "dialogue"]
         dialogue = []
         for t in turns.get(cid, []):
@@ -61,16 +64,26 @@ def aggregated(annotations: pd.DataFrame, turns: dict[str, list[dict]]) -> list[
                 entry["turn_level_aggregated"] = per_turn.get(t["turn_ind"], {})
             dialogue.append(entry)
         first = conv.iloc[0]  # system, dialog_id and dataset: extra keys the field's scripts ignore
-        out.append({"conv_id": cid, "dialogue": dialogue,
-                    "dial_level_aggregated": {a: _median(g["value"]) for a, g in dial.groupby("aspect")},
-                    "system": first["system"], "dialog_id": first["dialog_id"], "dataset": first.get("dataset") or ""})
+        out.append(
+            {
+                "conv_id": cid,
+                "dialogue": dialogue,
+                "dial_level_aggregated": {a: _median(g["value"]) for a, g in dial.groupby("aspect")},
+                "system": first["system"],
+                "dialog_id": first["dialog_id"],
+                "dataset": first.get("dataset") or "",
+            }
+        )
     return out
 
 
 def turns_from_records(records: Iterable[dict]) -> dict[str, list[dict]]:
     """Each annotated conversation's turns as stored with its annotations (what was shown)."""
-    return {r["conversation_id"]: r["turns"] for r in records
-            if r.get("kind") == "conversation" and r.get("conversation_id") and r.get("turns")}
+    return {
+        r["conversation_id"]: r["turns"]
+        for r in records
+        if r.get("kind") == "conversation" and r.get("conversation_id") and r.get("turns")
+    }
 
 
 def aggregated_json(annotations: pd.DataFrame, records: Iterable[dict]) -> str:

@@ -37,8 +37,16 @@ def vote_counts(votes: pd.DataFrame) -> pd.DataFrame:
             won = int((mine["winner"] == system).sum())
             tied = int((mine["winner"] == TIE).sum())
             n = len(mine)
-            rows.append({"system": system, "votes": n, "won": won, "lost": n - won - tied, "tied": tied,
-                         "win_share": (won + tied / 2) / n if n else None})
+            rows.append(
+                {
+                    "system": system,
+                    "votes": n,
+                    "won": won,
+                    "lost": n - won - tied,
+                    "tied": tied,
+                    "win_share": (won + tied / 2) / n if n else None,
+                }
+            )
     out = pd.DataFrame(rows, columns=VOTE_COLUMNS)
     return out.sort_values("win_share", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -69,23 +77,46 @@ def left_share(votes: pd.DataFrame) -> dict | None:
 def win_share_chart(counts: pd.DataFrame) -> alt.Chart:
     """Each system's win share (ties ½) as a bar, best on top, with a line at an even 50%."""
     order = list(counts["system"])
-    bars = alt.Chart(counts).mark_bar().encode(
-        x=alt.X("win_share:Q", title="share of votes won (ties count ½)", scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%", tickCount=5)),
-        y=alt.Y("system:N", sort=order, title=None),
-        tooltip=["system", "votes", "won", "lost", "tied", alt.Tooltip("win_share:Q", format=".0%")])
+    bars = (
+        alt.Chart(counts)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "win_share:Q",
+                title="share of votes won (ties count ½)",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%", tickCount=5),
+            ),
+            y=alt.Y("system:N", sort=order, title=None),
+            tooltip=["system", "votes", "won", "lost", "tied", alt.Tooltip("win_share:Q", format=".0%")],
+        )
+    )
     even = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 3], color="#5f6368").encode(x="x:Q")
     return (bars + even).properties(height=36 * len(counts) + 30)
 
 
 def best_worst_chart(counts: pd.DataFrame) -> alt.Chart:
     """Best and worst choices per system, as shares of its showings (worst to the left of zero)."""
-    long = pd.concat([counts.assign(choice="best", share=counts["best"] / counts["shown"]),
-                      counts.assign(choice="worst", share=-counts["worst"] / counts["shown"])])
-    return alt.Chart(long).mark_bar().encode(
-        x=alt.X("share:Q", title="share of showings chosen worst (left) and best (right)", axis=alt.Axis(format="%", tickCount=5)),
-        y=alt.Y("system:N", sort=list(counts["system"]), title=None),
-        color=alt.Color("choice:N", scale=alt.Scale(domain=["best", "worst"], range=["#1a56c4", "#c5221f"]),
-                        title=None),
-        tooltip=["system", "choice", "shown", "best", "worst", alt.Tooltip("score:Q", format=".2f")],
-    ).properties(height=36 * len(counts) + 30)
+    long = pd.concat(
+        [
+            counts.assign(choice="best", share=counts["best"] / counts["shown"]),
+            counts.assign(choice="worst", share=-counts["worst"] / counts["shown"]),
+        ]
+    )
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "share:Q",
+                title="share of showings chosen worst (left) and best (right)",
+                axis=alt.Axis(format="%", tickCount=5),
+            ),
+            y=alt.Y("system:N", sort=list(counts["system"]), title=None),
+            color=alt.Color(
+                "choice:N", scale=alt.Scale(domain=["best", "worst"], range=["#1a56c4", "#c5221f"]), title=None
+            ),
+            tooltip=["system", "choice", "shown", "best", "worst", alt.Tooltip("score:Q", format=".2f")],
+        )
+        .properties(height=36 * len(counts) + 30)
+    )

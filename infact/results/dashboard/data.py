@@ -18,21 +18,35 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 
 import pandas as pd
 
+from infact.results.quality import exclusion as quality
 from infact.results.quality import flags as quality_flags
 from infact.results.quality import funnel
-from infact.results.quality import exclusion as quality
 from infact.results.tables import records as tables
 from infact.results.tables.export import Tables, collect
 from infact.study.loader import Study
 
-OVERVIEW_COLUMNS = ["participant", "platform_id", "platform_warnings", "stage", "current_step", "last_activity", "active_now",
-                    "consented", "situations_answered", "total_seconds", "flags", "reasons", "decision",
-                    "prolific_action", "prolific_reason"]
+OVERVIEW_COLUMNS = [
+    "participant",
+    "platform_id",
+    "platform_warnings",
+    "stage",
+    "current_step",
+    "last_activity",
+    "active_now",
+    "consented",
+    "situations_answered",
+    "total_seconds",
+    "flags",
+    "reasons",
+    "decision",
+    "prolific_action",
+    "prolific_reason",
+]
 
 
 STEP_COLUMNS = ["participant", "step", "seconds"]
@@ -44,8 +58,9 @@ def _append(columns: dict[str, list], row: dict) -> None:
 
 
 class DashboardData:
-    def __init__(self, study: Study, *, results_interval: float = 30.0,
-                 monotonic: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, study: Study, *, results_interval: float = 30.0, monotonic: Callable[[], float] = time.monotonic
+    ):
         self.study = study
         self.results_interval = results_interval
         self._monotonic = monotonic
@@ -56,14 +71,14 @@ class DashboardData:
         self._keys: set = set()  # a re-read shard (after a purge) hands over records already taken
         self._by_participant: dict[str, list[dict]] = defaultdict(list)
         self._progress: dict[str, funnel.Progress] = {}
-        self._visits = funnel.Visits()                # visits to the study page (funnel.fold_visits)
-        self._rows: dict[str, dict] = {}              # participants.csv rows (tables.participants_table)
+        self._visits = funnel.Visits()  # visits to the study page (funnel.fold_visits)
+        self._rows: dict[str, dict] = {}  # participants.csv rows (tables.participants_table)
         # columns, appended per record: a DataFrame from lists is built far faster than from dicts
         self._situations: dict[str, list] = {c: [] for c in quality_flags.SITUATION_COLUMNS}
         self._steps: dict[str, list] = {c: [] for c in STEP_COLUMNS}
         self._events: list[dict] = []
-        self._pending: list[dict] = []                # taken, not yet turned into quality evidence
-        self._codes: dict[str, int] = {}              # participant -> integer code (evidence tables)
+        self._pending: list[dict] = []  # taken, not yet turned into quality evidence
+        self._codes: dict[str, int] = {}  # participant -> integer code (evidence tables)
         self._step_codes: dict[str, int] = {}
         self._flags: tuple[int, pd.DataFrame] | None = None
         self._overview: tuple[tuple, pd.DataFrame] | None = None
@@ -147,8 +162,15 @@ class DashboardData:
                 # many times faster than by text; the report is translated back below.
                 coded = participants.assign(participant=participants["participant"].map(self._codes.get))
                 events = [{**e, "target": self._codes.get(e.get("target"), -1)} for e in self._events]
-                report = quality.assess(pd.DataFrame(), coded, self._frame("steps", self._steps), events, cfg.quality,
-                                        cfg.study.expected_minutes, situations=self._frame("situations", self._situations))
+                report = quality.assess(
+                    pd.DataFrame(),
+                    coded,
+                    self._frame("steps", self._steps),
+                    events,
+                    cfg.quality,
+                    cfg.study.expected_minutes,
+                    situations=self._frame("situations", self._situations),
+                )
                 names = pd.Series(list(self._codes), index=list(self._codes.values()))
                 report["participant"] = report["participant"].map(names)
             else:
@@ -170,7 +192,7 @@ class DashboardData:
 
     def overview(self, now: datetime | None = None) -> pd.DataFrame:
         """One row per participant: funnel stage, where they are, flags and decision."""
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         with self._lock:
             if self._overview is not None and self._overview[0] == (self.version, now):
                 return self._overview[1]
@@ -178,10 +200,12 @@ class DashboardData:
             who = out["participant"]
             out["platform_id"] = [self._progress[p].platform_id for p in who]
             # Look-ups by participant (reindex) rather than merges: a few times faster at 2,000 rows.
-            rows = self.participants().set_index("participant")[["situations_answered", "total_seconds",
-                                                                  "platform_warnings"]]
-            report = self.flags().set_index("participant")[["flags", "reasons", "decision", "prolific_action",
-                                                            "prolific_reason"]]
+            rows = self.participants().set_index("participant")[
+                ["situations_answered", "total_seconds", "platform_warnings"]
+            ]
+            report = self.flags().set_index("participant")[
+                ["flags", "reasons", "decision", "prolific_action", "prolific_reason"]
+            ]
             for frame in (rows, report):
                 looked_up = frame.reindex(who)
                 for col in frame.columns:
@@ -202,7 +226,7 @@ class DashboardData:
         """The figures that need no quality assessment (all but included/excluded): the
         dashboard's first numbers, available as soon as the records are read."""
         with self._lock:
-            return funnel.stage_counts(self._progress, now or datetime.now(timezone.utc), self.visits())
+            return funnel.stage_counts(self._progress, now or datetime.now(UTC), self.visits())
 
     def progress(self) -> dict[str, funnel.Progress]:
         with self._lock:

@@ -6,22 +6,25 @@ funnel progress, so every list agrees with the funnel's figures.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Mapping
 
 import pandas as pd
 
 from infact.results.quality.funnel import Progress
 
 # Prolific reviews a study's estimated time against the median: warn when it is off by more.
-ESTIMATE_TOO_SHORT = 1.25   # median above 125% of the estimate: participants are underpaid
-ESTIMATE_TOO_LONG = 0.5     # median under half the estimate: the advertised time scares people off
+ESTIMATE_TOO_SHORT = 1.25  # median above 125% of the estimate: participants are underpaid
+ESTIMATE_TOO_LONG = 0.5  # median under half the estimate: the advertised time scares people off
 
 
 def completions_over_time(progress: Mapping[str, Progress]) -> pd.DataFrame:
     """ended_at, outcome and the running count of completions (previews left out)."""
-    rows = sorted((p.ended_at, p.outcome) for p in progress.values()
-                  if p.outcome and p.ended_at is not None and not p.preview and not p.withdrawn)
+    rows = sorted(
+        (p.ended_at, p.outcome)
+        for p in progress.values()
+        if p.outcome and p.ended_at is not None and not p.preview and not p.withdrawn
+    )
     out = pd.DataFrame(rows, columns=["ended_at", "outcome"])
     out["completed"] = (out["outcome"] == "completed").cumsum()
     return out
@@ -29,23 +32,36 @@ def completions_over_time(progress: Mapping[str, Progress]) -> pd.DataFrame:
 
 def duration_check(progress: Mapping[str, Progress], expected_minutes: float) -> dict:
     """Median completion time against the advertised estimate, with a warning when off."""
-    minutes = pd.Series([p.total_seconds / 60 for p in progress.values()
-                         if p.outcome == "completed" and p.total_seconds is not None
-                         and not p.preview and not p.withdrawn], dtype=float)
-    out = {"n": len(minutes), "median_minutes": float(minutes.median()) if len(minutes) else None,
-           "expected_minutes": float(expected_minutes), "warning": None}
+    minutes = pd.Series(
+        [
+            p.total_seconds / 60
+            for p in progress.values()
+            if p.outcome == "completed" and p.total_seconds is not None and not p.preview and not p.withdrawn
+        ],
+        dtype=float,
+    )
+    out = {
+        "n": len(minutes),
+        "median_minutes": float(minutes.median()) if len(minutes) else None,
+        "expected_minutes": float(expected_minutes),
+        "warning": None,
+    }
     if not len(minutes):
         return out
     ratio = out["median_minutes"] / expected_minutes
     out["ratio"] = ratio
     if ratio > ESTIMATE_TOO_SHORT:
-        out["warning"] = (f"Participants need {out['median_minutes']:.1f} min (median), {ratio:.0%} of the "
-                          f"{expected_minutes:g} min you stated: raise `study.expected_minutes` and the pay on "
-                          "Prolific, or shorten the study (Prolific asks for fair pay for the real time).")
+        out["warning"] = (
+            f"Participants need {out['median_minutes']:.1f} min (median), {ratio:.0%} of the "
+            f"{expected_minutes:g} min you stated: raise `study.expected_minutes` and the pay on "
+            "Prolific, or shorten the study (Prolific asks for fair pay for the real time)."
+        )
     elif ratio < ESTIMATE_TOO_LONG:
-        out["warning"] = (f"Participants finish in {out['median_minutes']:.1f} min (median), under half the "
-                          f"{expected_minutes:g} min you stated: lower the estimate (a long estimate deters "
-                          "people, and it changes how many failed checks Prolific requires before a rejection).")
+        out["warning"] = (
+            f"Participants finish in {out['median_minutes']:.1f} min (median), under half the "
+            f"{expected_minutes:g} min you stated: lower the estimate (a long estimate deters "
+            "people, and it changes how many failed checks Prolific requires before a rejection)."
+        )
     return out
 
 
@@ -60,12 +76,15 @@ def prolific_lists(overview: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
     def pick(name: str) -> pd.DataFrame:
         rows = has_id[action == name]
-        return pd.DataFrame({"platform_id": rows["platform_id"].astype(str),
-                             "reason": rows["prolific_reason"].fillna("").astype(str),
-                             "participant": rows["participant"]}).reset_index(drop=True)
+        return pd.DataFrame(
+            {
+                "platform_id": rows["platform_id"].astype(str),
+                "reason": rows["prolific_reason"].fillna("").astype(str),
+                "participant": rows["participant"],
+            }
+        ).reset_index(drop=True)
 
-    return {"approve": pick("approve"), "reject": pick("eligible_for_rejection"),
-            "return": pick("ask_to_return")}
+    return {"approve": pick("approve"), "reject": pick("eligible_for_rejection"), "return": pick("ask_to_return")}
 
 
 def participants_view(overview: pd.DataFrame, stages) -> pd.DataFrame:
@@ -73,8 +92,10 @@ def participants_view(overview: pd.DataFrame, stages) -> pd.DataFrame:
     flags and reasons as text."""
     shown = overview[overview["stage"].isin(list(stages))]
     shown = shown.sort_values("last_activity", ascending=False, na_position="last")
-    return shown.assign(flags=shown["flags"].map(_flags_text), reasons=shown["reasons"].map(
-        lambda r: "; ".join(r) if isinstance(r, (list, tuple)) else ""))
+    return shown.assign(
+        flags=shown["flags"].map(_flags_text),
+        reasons=shown["reasons"].map(lambda r: "; ".join(r) if isinstance(r, (list, tuple)) else ""),
+    )
 
 
 def _flags_text(value) -> str:
@@ -95,8 +116,11 @@ def exclusion_choices(overview: pd.DataFrame) -> dict[str, str]:
 
 def comments(progress: Mapping[str, Progress]) -> pd.DataFrame:
     """The questionnaire's free-text comments, newest first."""
-    rows = [(p.last_activity, p.platform_id, p.participant, p.comment) for p in progress.values()
-            if p.comment and not p.preview]
+    rows = [
+        (p.last_activity, p.platform_id, p.participant, p.comment)
+        for p in progress.values()
+        if p.comment and not p.preview
+    ]
     out = pd.DataFrame(rows, columns=["at", "platform_id", "participant", "comment"])
     return out.sort_values("at", ascending=False).reset_index(drop=True)
 
@@ -113,8 +137,10 @@ def situation_overview(ratings: pd.DataFrame, study, criterion: str) -> pd.DataF
     agg["range"] = agg["hi"] - agg["lo"]
     texts = {s.situation_id: s for s in study.situations}
     agg["last_user_turn"] = agg["situation_id"].map(lambda sid: texts[sid].context[-1].text if sid in texts else "")
-    agg["response"] = [texts[sid].responses.get(system, "") if sid in texts else ""
-                       for sid, system in zip(agg["situation_id"], agg["system"])]
+    agg["response"] = [
+        texts[sid].responses.get(system, "") if sid in texts else ""
+        for sid, system in zip(agg["situation_id"], agg["system"])
+    ]
     return agg.sort_values(["sd", "n"], ascending=[False, False])[cols].reset_index(drop=True)
 
 
@@ -130,7 +156,8 @@ def set_aside_notes(problems: list[dict]) -> list[str]:
             f"It was moved to `{moved}`; the study goes on without its records (they are not in the numbers, "
             f"tables or exports). **What to do:** restore `{p.get('file')}` from a backup (or repair it) into the "
             f"store's `shards/` folder — the dashboard reads it at the next refresh — then delete "
-            f"`{moved}.why.json` to clear this message.")
+            f"`{moved}.why.json` to clear this message."
+        )
     return out
 
 

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 RATINGS, VOTES, BEST_WORST, ANNOTATIONS = "ratings", "votes", "best_worst", "annotations"
 CHATS, ARENA = "chats", "arena"
-RANKED = (VOTES, BEST_WORST, ARENA)   # kinds that make a ranking of the systems
+RANKED = (VOTES, BEST_WORST, ARENA)  # kinds that make a ranking of the systems
 PER_SITUATION = (RATINGS, VOTES, BEST_WORST)  # kinds answered on situations (the Situations section)
-ANALYSED = (RATINGS, ANNOTATIONS, *RANKED)    # kinds with statistics
-BLOCK_KINDS = {"rating": RATINGS, "pairwise": VOTES, "pairwise_dialog": VOTES, "best_worst": BEST_WORST,
-               "conversation": ANNOTATIONS}
+ANALYSED = (RATINGS, ANNOTATIONS, *RANKED)  # kinds with statistics
+BLOCK_KINDS = {
+    "rating": RATINGS,
+    "pairwise": VOTES,
+    "pairwise_dialog": VOTES,
+    "best_worst": BEST_WORST,
+    "conversation": ANNOTATIONS,
+}
 RATING_FILES = ("ratings.csv", "ratings_wide.csv", "infact_sheets.xlsx")  # tables of ratings only
 
 
@@ -60,7 +65,7 @@ def sections(cfg, *, has_judges: bool = False) -> list[str]:
 
 def _has_rows(name: str, content: bytes) -> bool:
     if name.endswith(".csv"):
-        return len(content.strip().splitlines()) > 1   # more than the header
+        return len(content.strip().splitlines()) > 1  # more than the header
     if name.endswith((".json", ".jsonl")):
         return content.strip() not in (b"", b"[]", b"{}")
     return True

@@ -15,7 +15,6 @@ from infact.errors import InfactError
 from infact.study.protocol_config import vote_table
 
 
-
 def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
     """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
     from infact.results.analyze import Options, analyze_table
@@ -41,22 +40,41 @@ def win_rate_matrix(result: dict) -> pd.DataFrame | None:
 
 
 def strength_chart(result: dict) -> alt.Chart:
-    rows = pd.DataFrame([{"system": r["system"], "strength": r["strength"], "lo": r["ci95"][0], "hi": r["ci95"][1],
-                          "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
-                          "status": "provisional" if r.get("provisional") else "established"}
-                         for r in result["ranking"]])
+    rows = pd.DataFrame(
+        [
+            {
+                "system": r["system"],
+                "strength": r["strength"],
+                "lo": r["ci95"][0],
+                "hi": r["ci95"][1],
+                "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
+                "status": "provisional" if r.get("provisional") else "established",
+            }
+            for r in result["ranking"]
+        ]
+    )
     order = list(rows["system"])
     y = alt.Y("system:N", sort=order, title=None)
     color = alt.Color("status:N", scale=alt.Scale(domain=["established", "provisional"], range=["#1f77b4", "#aaaaaa"]))
-    bars = alt.Chart(rows).mark_rule(strokeWidth=3).encode(
-        x=alt.X("lo:Q", title="strength (log, centred) with interval"), x2="hi:Q", y=y, color=color)
-    points = alt.Chart(rows).mark_point(filled=True, size=80).encode(
-        x="strength:Q", y=y, color=color,
-        tooltip=["system", alt.Tooltip("strength:Q", format=".2f"), "rank range", "status"])
+    bars = (
+        alt.Chart(rows)
+        .mark_rule(strokeWidth=3)
+        .encode(x=alt.X("lo:Q", title="strength (log, centred) with interval"), x2="hi:Q", y=y, color=color)
+    )
+    points = (
+        alt.Chart(rows)
+        .mark_point(filled=True, size=80)
+        .encode(
+            x="strength:Q",
+            y=y,
+            color=color,
+            tooltip=["system", alt.Tooltip("strength:Q", format=".2f"), "rank range", "status"],
+        )
+    )
     return (bars + points).properties(height=40 * len(rows) + 20)
 
 
-def judge_files(study) -> list[tuple[str, "Path"]]:
+def judge_files(study) -> list[tuple[str, Path]]:
     """(name, path) of every judge file in the study folder's `judges/` (name = file name without .csv)."""
     folder = study.folder / "judges"
     return [(p.stem, p) for p in sorted(folder.glob("*.csv"))] if folder.is_dir() else []
@@ -78,9 +96,17 @@ def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
     try:
         features = response_features(study.situations)
         out = compare_judges(humans, kind, judge_files(study), criterion, include_flagged, features=features)
-        alignment = align_judges(humans, kind, judge_files(study), criterion, include_flagged, features=features,
-                                 n_boot=200, situation_features=situation_features(study.situations),
-                                 scale_points=len(study.config.scale.labels))
+        alignment = align_judges(
+            humans,
+            kind,
+            judge_files(study),
+            criterion,
+            include_flagged,
+            features=features,
+            n_boot=200,
+            situation_features=situation_features(study.situations),
+            scale_points=len(study.config.scale.labels),
+        )
         for name, by_criterion in alignment.items():
             if name in out:
                 out[name]["alignment"] = by_criterion.get(criterion) or next(iter(by_criterion.values()), None)

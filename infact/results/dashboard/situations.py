@@ -12,10 +12,29 @@ from __future__ import annotations
 
 import pandas as pd
 
-PAIR_COLUMNS = ["situation_id", "system_a", "system_b", "last_user_turn", "response_a", "response_b",
-                "n", "wins_a", "wins_b", "ties", "majority_share"]
-BEST_WORST_COLUMNS = ["situation_id", "system", "last_user_turn", "response", "shown", "best", "worst",
-                      "best_minus_worst"]
+PAIR_COLUMNS = [
+    "situation_id",
+    "system_a",
+    "system_b",
+    "last_user_turn",
+    "response_a",
+    "response_b",
+    "n",
+    "wins_a",
+    "wins_b",
+    "ties",
+    "majority_share",
+]
+BEST_WORST_COLUMNS = [
+    "situation_id",
+    "system",
+    "last_user_turn",
+    "response",
+    "shown",
+    "best",
+    "worst",
+    "best_minus_worst",
+]
 
 
 def _last_user_turn(situation) -> str:
@@ -42,15 +61,27 @@ def pairwise_overview(votes: pd.DataFrame | None, study, criterion: str) -> pd.D
         return pd.DataFrame(columns=PAIR_COLUMNS)
     a = v[["system_a", "system_b"]].min(axis=1)
     b = v[["system_a", "system_b"]].max(axis=1)
-    v = v.assign(a=a, b=b, win_a=(v["winner"] == a).astype(int), win_b=(v["winner"] == b).astype(int),
-                 tie=(v["winner"] == "tie").astype(int))
-    g = v.groupby(["situation_id", "a", "b"]).agg(n=("winner", "size"), wins_a=("win_a", "sum"),
-                                                  wins_b=("win_b", "sum"), ties=("tie", "sum")).reset_index()
+    v = v.assign(
+        a=a,
+        b=b,
+        win_a=(v["winner"] == a).astype(int),
+        win_b=(v["winner"] == b).astype(int),
+        tie=(v["winner"] == "tie").astype(int),
+    )
+    g = (
+        v.groupby(["situation_id", "a", "b"])
+        .agg(n=("winner", "size"), wins_a=("win_a", "sum"), wins_b=("win_b", "sum"), ties=("tie", "sum"))
+        .reset_index()
+    )
     g["majority_share"] = g[["wins_a", "wins_b", "ties"]].max(axis=1) / g["n"]
     texts = {s.situation_id: s for s in study.situations}
     g["last_user_turn"] = [_last_user_turn(texts.get(sid)) for sid in g["situation_id"]]
-    g["response_a"] = [texts[sid].responses.get(x, "") if sid in texts else "" for sid, x in zip(g["situation_id"], g["a"])]
-    g["response_b"] = [texts[sid].responses.get(x, "") if sid in texts else "" for sid, x in zip(g["situation_id"], g["b"])]
+    g["response_a"] = [
+        texts[sid].responses.get(x, "") if sid in texts else "" for sid, x in zip(g["situation_id"], g["a"])
+    ]
+    g["response_b"] = [
+        texts[sid].responses.get(x, "") if sid in texts else "" for sid, x in zip(g["situation_id"], g["b"])
+    ]
     g = g.rename(columns={"a": "system_a", "b": "system_b"})
     return g.sort_values(["majority_share", "n"], ascending=[True, False])[PAIR_COLUMNS].reset_index(drop=True)
 
@@ -66,11 +97,17 @@ def best_worst_overview(choices: pd.DataFrame | None, study, criterion: str) -> 
             rows.append((r.situation_id, system, int(system == r.best), int(system == r.worst)))
     if not rows:
         return pd.DataFrame(columns=BEST_WORST_COLUMNS)
-    g = pd.DataFrame(rows, columns=["situation_id", "system", "best", "worst"]).groupby(
-        ["situation_id", "system"]).agg(shown=("best", "size"), best=("best", "sum"), worst=("worst", "sum")).reset_index()
+    g = (
+        pd.DataFrame(rows, columns=["situation_id", "system", "best", "worst"])
+        .groupby(["situation_id", "system"])
+        .agg(shown=("best", "size"), best=("best", "sum"), worst=("worst", "sum"))
+        .reset_index()
+    )
     g["best_minus_worst"] = (g["best"] - g["worst"]) / g["shown"]
     texts = {s.situation_id: s for s in study.situations}
     g["last_user_turn"] = [_last_user_turn(texts.get(sid)) for sid in g["situation_id"]]
-    g["response"] = [texts[sid].responses.get(x, "") if sid in texts else "" for sid, x in zip(g["situation_id"], g["system"])]
+    g["response"] = [
+        texts[sid].responses.get(x, "") if sid in texts else "" for sid, x in zip(g["situation_id"], g["system"])
+    ]
     order = g.assign(_dispute=g["best_minus_worst"].abs()).sort_values(["_dispute", "shown"], ascending=[True, False])
     return order[BEST_WORST_COLUMNS].reset_index(drop=True)

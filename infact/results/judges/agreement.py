@@ -27,7 +27,7 @@ from infact.stats import bradley_terry as ranking
 
 SCORE_COLUMNS = ("situation_id", "system", "score")
 PAIR_COLUMNS = ("situation_id", "system_a", "system_b", "winner")
-TEXT = {c: str for c in ("situation_id", "system", "system_a", "system_b", "winner", "criterion", "participant")}
+TEXT = dict.fromkeys(("situation_id", "system", "system_a", "system_b", "winner", "criterion", "participant"), str)
 
 
 def parse_judge_option(value: str) -> tuple[str, Path]:
@@ -47,18 +47,31 @@ def read_judge(path: Path) -> tuple[str, pd.DataFrame]:
         return "pairwise", votes
     missing = [c for c in SCORE_COLUMNS if c not in df.columns]
     if missing:
-        raise InfactError(Problem(str(path), f"a judge file needs columns {', '.join(SCORE_COLUMNS)} (scores) or "
-                                  f"{', '.join(PAIR_COLUMNS)} (pairwise); missing {', '.join(missing)}.",
-                                  line=1, key=missing[0]))
+        raise InfactError(
+            Problem(
+                str(path),
+                f"a judge file needs columns {', '.join(SCORE_COLUMNS)} (scores) or "
+                f"{', '.join(PAIR_COLUMNS)} (pairwise); missing {', '.join(missing)}.",
+                line=1,
+                key=missing[0],
+            )
+        )
     score = pd.to_numeric(df["score"], errors="coerce")
     if score.isna().any():
         bad = int(np.flatnonzero(score.isna().to_numpy())[0])
-        raise InfactError(Problem(str(path), f"score {df['score'].iloc[bad]!r} is not a number; every row needs one.",
-                                  line=bad + 2, key="score"))
+        raise InfactError(
+            Problem(
+                str(path),
+                f"score {df['score'].iloc[bad]!r} is not a number; every row needs one.",
+                line=bad + 2,
+                key="score",
+            )
+        )
     return "scores", df.assign(score=score, participant="judge")
 
 
 # --------------------------------------------------------------------------- common units
+
 
 def answer_keys(*frames) -> list[str]:
     return ["situation_id"] + (["criterion"] if all("criterion" in f.columns for f in frames) else [])
@@ -75,8 +88,9 @@ def preferences(df: pd.DataFrame, kind: str, keys: list[str]) -> pd.DataFrame:
     lo = np.minimum(votes["system_a"].astype(str), votes["system_b"].astype(str))
     hi = np.maximum(votes["system_a"].astype(str), votes["system_b"].astype(str))
     code = np.where(votes["winner"] == lo, 1, np.where(votes["winner"] == hi, -1, 0))
-    return votes[keys].assign(lo=lo, hi=hi, coder=votes["participant"].astype(str), code=code,
-                              first=votes["first"], winner=votes["winner"])
+    return votes[keys].assign(
+        lo=lo, hi=hi, coder=votes["participant"].astype(str), code=code, first=votes["first"], winner=votes["winner"]
+    )
 
 
 def _alpha(units: pd.DataFrame, unit_cols: list[str], value: str, level: str) -> float | None:
@@ -113,13 +127,15 @@ def _spearman(x, y) -> float | None:
 def _bt_strengths(prefs: pd.DataFrame) -> pd.Series:
     votes = prefs.rename(columns={"lo": "system_a", "hi": "system_b", "coder": "participant"})
     d = pt.votes_design(votes)
-    return pd.Series(ranking.fit(d)[0][:len(d.systems)], index=d.systems)
+    return pd.Series(ranking.fit(d)[0][: len(d.systems)], index=d.systems)
 
 
 # --------------------------------------------------------------------------- comparison
 
-def compare(humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind: str,
-            features: pd.DataFrame | None = None) -> dict:
+
+def compare(
+    humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind: str, features: pd.DataFrame | None = None
+) -> dict:
     """The judge's agreement with the humans (see the module docstring for each field)."""
     keys = answer_keys(humans, judge)
     if human_kind == "ratings" and judge_kind == "scores":
@@ -140,16 +156,23 @@ def _compare_scores(humans, judge, keys, features) -> dict:
     # Off-scale scores are mapped linearly onto 1..k and rounded to 0.1: α's coincidence matrix
     # grows with the square of the number of distinct values.
     j_vals = judge["score"] if on_scale or hi == lo else (1 + (judge["score"] - lo) * (k - 1) / (hi - lo)).round(1)
-    coded = pd.concat([kept.assign(coder=kept["participant"].astype(str), value=kept["rating"]),
-                       judge.assign(coder="judge", value=j_vals).merge(items[item], on=item)])
-    out = {"kind": "scores", "n_items": int(len(items)),
-           "kendall_tau_systems": _tau(kept.groupby("system")["rating"].mean(),
-                                       items.groupby("system")["judge"].mean()),
-           "spearman_items": _spearman(items["human"], items["judge"]),
-           "krippendorff_alpha_with_humans": _alpha(coded, item, "value", level),
-           "krippendorff_alpha_humans": _alpha(coded[coded["coder"] != "judge"], item, "value", level),
-           "alpha_level": level if on_scale else f"{level} (judge scores rescaled to 1..{k}, rounded to 0.1)",
-           "position_bias": None, "length_bias": None}
+    coded = pd.concat(
+        [
+            kept.assign(coder=kept["participant"].astype(str), value=kept["rating"]),
+            judge.assign(coder="judge", value=j_vals).merge(items[item], on=item),
+        ]
+    )
+    out = {
+        "kind": "scores",
+        "n_items": int(len(items)),
+        "kendall_tau_systems": _tau(kept.groupby("system")["rating"].mean(), items.groupby("system")["judge"].mean()),
+        "spearman_items": _spearman(items["human"], items["judge"]),
+        "krippendorff_alpha_with_humans": _alpha(coded, item, "value", level),
+        "krippendorff_alpha_humans": _alpha(coded[coded["coder"] != "judge"], item, "value", level),
+        "alpha_level": level if on_scale else f"{level} (judge scores rescaled to 1..{k}, rounded to 0.1)",
+        "position_bias": None,
+        "length_bias": None,
+    }
     if features is not None and len(items):
         f = items.merge(features, on=["situation_id", "system"])
         if len(f) >= 3:
@@ -161,21 +184,32 @@ def _compare_scores(humans, judge, keys, features) -> dict:
 def _compare_preferences(humans, human_kind, judge, judge_kind, keys, features) -> dict:
     unit = [*keys, "lo", "hi"]
     hp, jp = preferences(humans, human_kind, keys), preferences(judge, judge_kind, keys)
-    units = pd.concat([hp.groupby(unit)["code"].mean().rename("human"), jp.groupby(unit)["code"].mean().rename("judge")],
-                      axis=1, join="inner").reset_index()
+    units = pd.concat(
+        [hp.groupby(unit)["code"].mean().rename("human"), jp.groupby(unit)["code"].mean().rename("judge")],
+        axis=1,
+        join="inner",
+    ).reset_index()
     kept = hp.merge(units[unit], on=unit)
     j_units = jp.groupby(unit)["code"].mean().apply(np.sign).rename("code").reset_index().assign(coder="judge")
     coded = pd.concat([kept[[*unit, "coder", "code"]], j_units.merge(units[unit], on=unit)])
-    human_systems = (humans.groupby("system")["rating"].mean() if human_kind == "ratings" else _bt_strengths(hp))
-    out = {"kind": "pairwise", "n_items": int(len(units)),
-           "kendall_tau_systems": _tau(human_systems, _bt_strengths(jp)) if len(jp) else None,
-           "spearman_items": _spearman(units["human"], units["judge"]),
-           "krippendorff_alpha_with_humans": _alpha(coded, unit, "code", "ordinal"),
-           "krippendorff_alpha_humans": _alpha(coded[coded["coder"] != "judge"], unit, "code", "ordinal"),
-           "alpha_level": "ordinal (preference −1/0/+1)", **position_bias(jp, unit), "length_bias": None}
+    human_systems = humans.groupby("system")["rating"].mean() if human_kind == "ratings" else _bt_strengths(hp)
+    out = {
+        "kind": "pairwise",
+        "n_items": int(len(units)),
+        "kendall_tau_systems": _tau(human_systems, _bt_strengths(jp)) if len(jp) else None,
+        "spearman_items": _spearman(units["human"], units["judge"]),
+        "krippendorff_alpha_with_humans": _alpha(coded, unit, "code", "ordinal"),
+        "krippendorff_alpha_humans": _alpha(coded[coded["coder"] != "judge"], unit, "code", "ordinal"),
+        "alpha_level": "ordinal (preference −1/0/+1)",
+        **position_bias(jp, unit),
+        "length_bias": None,
+    }
     if features is not None:
-        out["length_bias"] = _longer_share(jp, features) - _longer_share(kept, features) \
-            if _longer_share(jp, features) is not None and _longer_share(kept, features) is not None else None
+        out["length_bias"] = (
+            _longer_share(jp, features) - _longer_share(kept, features)
+            if _longer_share(jp, features) is not None and _longer_share(kept, features) is not None
+            else None
+        )
     return out
 
 
@@ -191,8 +225,11 @@ def position_bias(prefs: pd.DataFrame, unit: list[str]) -> dict:
     decisive = p[p["code"] != 0]
     first_share = float((decisive["winner"] == decisive["first"]).mean()) if len(decisive) else 0.5
     consistent = p.groupby(unit)["code"].nunique().eq(1).mean()
-    return {"position_bias": first_share - 0.5, "position_consistency": float(consistent),
-            "n_pairs_both_orders": int(len(both))}
+    return {
+        "position_bias": first_share - 0.5,
+        "position_consistency": float(consistent),
+        "n_pairs_both_orders": int(len(both)),
+    }
 
 
 def _longer_share(prefs: pd.DataFrame, features: pd.DataFrame) -> float | None:
@@ -223,8 +260,9 @@ def features_from_votes(votes: pd.DataFrame) -> pd.DataFrame | None:
     return f
 
 
-def compare_files(humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None,
-                  features: pd.DataFrame | None) -> dict:
+def compare_files(
+    humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None, features: pd.DataFrame | None
+) -> dict:
     """{name: compare(...)} for judge files given as (name, path); humans already prepared."""
     out = {}
     for name, path in named:
@@ -232,7 +270,12 @@ def compare_files(humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]]
         if criterion and "criterion" in judge.columns:
             judge = judge[judge["criterion"].astype(str) == criterion]
         if "criterion" in humans.columns and "criterion" not in judge.columns and humans["criterion"].nunique() > 1:
-            raise InfactError(Problem(str(path), "the human data have several criteria and the judge file has no "
-                                      "criterion column; pass --criterion NAME or add the column."))
+            raise InfactError(
+                Problem(
+                    str(path),
+                    "the human data have several criteria and the judge file has no "
+                    "criterion column; pass --criterion NAME or add the column.",
+                )
+            )
         out[name] = compare(humans, kind, judge, judge_kind, features)
     return out

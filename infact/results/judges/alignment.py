@@ -29,9 +29,11 @@ from infact.results.judges.agreement import answer_keys, position_bias, preferen
 
 N_BOOT = 200
 N_SPLITS = 100
-RULE = ("stand-in if the judge's item-level Spearman with a random half of the participants is at least the "
-        "halves' Spearman with each other (mean of random splits) and the lower end of its system-level "
-        "Kendall tau's 95% participant-bootstrap interval is above 0")
+RULE = (
+    "stand-in if the judge's item-level Spearman with a random half of the participants is at least the "
+    "halves' Spearman with each other (mean of random splits) and the lower end of its system-level "
+    "Kendall tau's 95% participant-bootstrap interval is above 0"
+)
 
 
 def _rank_corr(x: np.ndarray, y: np.ndarray, kind: str) -> float | None:
@@ -91,7 +93,7 @@ class _Units:
         self.coders, self.coder_of = np.unique(h["coder"].astype(str).to_numpy(), return_inverse=True)
         self.value = h["value"].to_numpy(dtype=float)
         self.judge = self.table["judge"].to_numpy(dtype=float)
-        self.labels, self.contrib = systems_of(self.table)   # systems, and each unit's signed part in each
+        self.labels, self.contrib = systems_of(self.table)  # systems, and each unit's signed part in each
         self.h, self.j, self.unit = h, j, unit
 
     def human_means(self, weights: np.ndarray | None = None) -> np.ndarray:
@@ -107,6 +109,7 @@ class _Units:
         def score(values: np.ndarray, s) -> float:
             on = contrib[s] != 0
             return float(np.nanmean(contrib[s][on] * values[on])) if on.any() else np.nan
+
         return _tau(np.array([score(human, s) for s in labels]), np.array([score(self.judge, s) for s in labels]))
 
 
@@ -122,9 +125,18 @@ def _systems_of_pairs(table: pd.DataFrame):
     return labels, {s: (lo == s).astype(float) - (hi == s).astype(float) for s in labels}
 
 
-def align(humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind: str, *,
-          features: pd.DataFrame | None = None, situation_features: pd.DataFrame | None = None,
-          scale_points: int | None = None, n_boot: int = N_BOOT, seed: int = 0) -> dict:
+def align(
+    humans: pd.DataFrame,
+    human_kind: str,
+    judge: pd.DataFrame,
+    judge_kind: str,
+    *,
+    features: pd.DataFrame | None = None,
+    situation_features: pd.DataFrame | None = None,
+    scale_points: int | None = None,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+) -> dict:
     """Every alignment figure for one criterion (the module docstring says what each is)."""
     keys = answer_keys(humans, judge)
     if human_kind == "ratings" and judge_kind == "scores":
@@ -139,17 +151,25 @@ def align(humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind
         unit = [*keys, "lo", "hi"]
         hp, jp = preferences(humans, human_kind, keys), preferences(judge, judge_kind, keys)
         categories = [-1.0, 0.0, 1.0]
-        units = _Units(hp.assign(value=hp["code"].astype(float)), jp.assign(value=jp["code"].astype(float)), unit,
-                       _systems_of_pairs)
+        units = _Units(
+            hp.assign(value=hp["code"].astype(float)),
+            jp.assign(value=jp["code"].astype(float)),
+            unit,
+            _systems_of_pairs,
+        )
         position = position_bias(jp, unit)
     out = _agreement(units, categories, features, situation_features)
     out.update(position)
     out.update(_bootstrap(units, n_boot, seed))
     out.update(_split_half(units, seed))
     low = (out.get("kendall_tau_systems_ci95") or [None])[0]
-    out["stand_in"] = bool(out["spearman_judge_vs_half"] is not None and out["spearman_split_half"] is not None
-                           and out["spearman_judge_vs_half"] >= out["spearman_split_half"]
-                           and low is not None and low > 0)
+    out["stand_in"] = bool(
+        out["spearman_judge_vs_half"] is not None
+        and out["spearman_split_half"] is not None
+        and out["spearman_judge_vs_half"] >= out["spearman_split_half"]
+        and low is not None
+        and low > 0
+    )
     out["rule"] = RULE
     return out
 
@@ -157,27 +177,39 @@ def align(humans: pd.DataFrame, human_kind: str, judge: pd.DataFrame, judge_kind
 def _agreement(units: _Units, categories: list, features, situation_features) -> dict:
     human = units.table["human"].to_numpy()
     h_major = units.h.groupby(units.unit)["value"].apply(_majority).reindex(units.table.index).to_numpy()
-    j_major = units.j.groupby(units.unit)["category" if "category" in units.j else "value"].apply(
-        _majority).reindex(units.table.index).to_numpy()
+    j_major = (
+        units.j.groupby(units.unit)["category" if "category" in units.j else "value"]
+        .apply(_majority)
+        .reindex(units.table.index)
+        .to_numpy()
+    )
     confusion = pd.crosstab(pd.Categorical(h_major, categories), pd.Categorical(j_major, categories), dropna=False)
-    out = {"n_items": int(len(units.table)), "n_participants": int(len(units.coders)),
-           "spearman_items": _rank_corr(human, units.judge, "spearman"),
-           "pearson_items": _rank_corr(human, units.judge, "pearson"),
-           "kendall_tau_systems": units.system_tau(human),
-           "weighted_kappa_majority": weighted_kappa(h_major, j_major, categories),
-           "exact_agreement_majority": float(np.mean(h_major == j_major)) if len(h_major) else None,
-           "confusion": {"categories": [_label(c) for c in categories],
-                         "rows_human_columns_judge": confusion.to_numpy().astype(int).tolist()},
-           "length_bias": _length_bias(units, features), "by_feature": {}}
+    out = {
+        "n_items": int(len(units.table)),
+        "n_participants": int(len(units.coders)),
+        "spearman_items": _rank_corr(human, units.judge, "spearman"),
+        "pearson_items": _rank_corr(human, units.judge, "pearson"),
+        "kendall_tau_systems": units.system_tau(human),
+        "weighted_kappa_majority": weighted_kappa(h_major, j_major, categories),
+        "exact_agreement_majority": float(np.mean(h_major == j_major)) if len(h_major) else None,
+        "confusion": {
+            "categories": [_label(c) for c in categories],
+            "rows_human_columns_judge": confusion.to_numpy().astype(int).tolist(),
+        },
+        "length_bias": _length_bias(units, features),
+        "by_feature": {},
+    }
     if situation_features is not None and len(units.table):
         table = units.table.reset_index().merge(situation_features, on="situation_id", how="left")
         major = pd.Series(h_major == j_major)
         for feature in ("turn_position", "item_mentioned"):
             groups = {}
             for value, g in table.groupby(feature, dropna=True):
-                groups[str(value)] = {"n_items": int(len(g)),
-                                      "spearman": _rank_corr(g["human"].to_numpy(), g["judge"].to_numpy(), "spearman"),
-                                      "exact_agreement": float(major.iloc[g.index].mean())}
+                groups[str(value)] = {
+                    "n_items": int(len(g)),
+                    "spearman": _rank_corr(g["human"].to_numpy(), g["judge"].to_numpy(), "spearman"),
+                    "exact_agreement": float(major.iloc[g.index].mean()),
+                }
             out["by_feature"][feature] = groups
     return out
 
@@ -206,8 +238,9 @@ def _length_bias(units: _Units, features: pd.DataFrame | None) -> float | None:
     if "system" in idx.columns:
         lengths = length.reindex(list(zip(idx["situation_id"], idx["system"]))).to_numpy(dtype=float)
     else:
-        lengths = (length.reindex(list(zip(idx["situation_id"], idx["lo"]))).to_numpy(dtype=float)
-                   - length.reindex(list(zip(idx["situation_id"], idx["hi"]))).to_numpy(dtype=float))
+        lengths = length.reindex(list(zip(idx["situation_id"], idx["lo"]))).to_numpy(dtype=float) - length.reindex(
+            list(zip(idx["situation_id"], idx["hi"]))
+        ).to_numpy(dtype=float)
     j = _rank_corr(units.judge, lengths, "spearman")
     h = _rank_corr(units.table["human"].to_numpy(), lengths, "spearman")
     return None if j is None or h is None else j - h
@@ -226,6 +259,7 @@ def _bootstrap(units: _Units, n_boot: int, seed: int) -> dict:
     def ci(values):
         values = [v for v in values if v is not None]
         return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))] if len(values) >= 10 else None
+
     return {"kendall_tau_systems_ci95": ci(taus), "spearman_items_ci95": ci(rhos), "n_boot": n_boot}
 
 
@@ -239,5 +273,5 @@ def _split_half(units: _Units, seed: int) -> dict:
         first, second = units.human_means(half.astype(float)), units.human_means((~half).astype(float))
         hh.append(_rank_corr(first, second, "spearman"))
         jh += [_rank_corr(units.judge, first, "spearman"), _rank_corr(units.judge, second, "spearman")]
-    mean = (lambda v: float(np.mean([x for x in v if x is not None])) if any(x is not None for x in v) else None)
+    mean = lambda v: float(np.mean([x for x in v if x is not None])) if any(x is not None for x in v) else None
     return {"spearman_split_half": mean(hh), "spearman_judge_vs_half": mean(jh)}

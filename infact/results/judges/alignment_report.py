@@ -17,8 +17,13 @@ def situation_features(situations) -> pd.DataFrame:
         rel = s.meta.get("relative_position")
         position = None if rel is None else ("early" if rel < 1 / 3 else "middle" if rel < 2 / 3 else "late")
         mentioned = s.meta.get("item_mentioned")
-        rows.append({"situation_id": s.situation_id, "turn_position": position,
-                     "item_mentioned": None if mentioned is None else bool(mentioned)})
+        rows.append(
+            {
+                "situation_id": s.situation_id,
+                "turn_position": position,
+                "item_mentioned": None if mentioned is None else bool(mentioned),
+            }
+        )
     return pd.DataFrame(rows, columns=["situation_id", "turn_position", "item_mentioned"])
 
 
@@ -44,13 +49,19 @@ def align_by_criterion(humans: pd.DataFrame, kind: str, judge: pd.DataFrame, jud
         return {"all": align(humans, kind, judge, judge_kind, **kw)}
     out = {}
     for criterion in sorted(set(humans["criterion"].astype(str)) & set(judge["criterion"].astype(str))):
-        out[criterion] = align(humans[humans["criterion"].astype(str) == criterion], kind,
-                               judge[judge["criterion"].astype(str) == criterion], judge_kind, **kw)
+        out[criterion] = align(
+            humans[humans["criterion"].astype(str) == criterion],
+            kind,
+            judge[judge["criterion"].astype(str) == criterion],
+            judge_kind,
+            **kw,
+        )
     return out
 
 
-def align_files(humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None = None,
-                **kw) -> dict:
+def align_files(
+    humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None = None, **kw
+) -> dict:
     """{judge name: {criterion: alignment}} for judge files (name, path)."""
     out = {}
     for name, path in named:
@@ -75,9 +86,9 @@ def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame]
 
 
 def alignment_from_store(study, db: str, judge_csv: Path) -> dict:
+    from infact.results.ranking.features import response_features
     from infact.results.tables.export import collect
     from infact.storage import open_storage
-    from infact.results.ranking.features import response_features
 
     storage = open_storage(db)
     try:
@@ -89,9 +100,15 @@ def alignment_from_store(study, db: str, judge_csv: Path) -> dict:
         return {}
     kind, humans = found
     judge_kind, judge = read_judge(Path(judge_csv))
-    return align_by_criterion(humans, kind, judge, judge_kind, features=response_features(study.situations),
-                              situation_features=situation_features(study.situations),
-                              scale_points=len(study.config.scale.labels))
+    return align_by_criterion(
+        humans,
+        kind,
+        judge,
+        judge_kind,
+        features=response_features(study.situations),
+        situation_features=situation_features(study.situations),
+        scale_points=len(study.config.scale.labels),
+    )
 
 
 def _f(value) -> str:
@@ -104,29 +121,44 @@ def _ci(value) -> str:
 
 def render_markdown(results: dict) -> str:
     """results = {judge: {criterion: alignment}}."""
-    lines = ["## Judge alignment", "", f"Rule: {RULE}.", "",
-             "| judge | criterion | items | ρ items [95% CI] | r | τ systems [95% CI] | κ_w | split-half ρ | "
-             "judge–half ρ | position consistency | length bias | stand-in |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Judge alignment",
+        "",
+        f"Rule: {RULE}.",
+        "",
+        "| judge | criterion | items | ρ items [95% CI] | r | τ systems [95% CI] | κ_w | split-half ρ | "
+        "judge–half ρ | position consistency | length bias | stand-in |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for judge, criteria in results.items():
         for criterion, a in criteria.items():
-            lines.append(f"| {judge} | {criterion} | {a['n_items']} | {_f(a['spearman_items'])} "
-                         f"{_ci(a['spearman_items_ci95'])} | {_f(a['pearson_items'])} | "
-                         f"{_f(a['kendall_tau_systems'])} {_ci(a['kendall_tau_systems_ci95'])} | "
-                         f"{_f(a['weighted_kappa_majority'])} | {_f(a['spearman_split_half'])} | "
-                         f"{_f(a['spearman_judge_vs_half'])} | {_f(a['position_consistency'])} | "
-                         f"{_f(a['length_bias'])} | {'yes' if a['stand_in'] else 'no'} |")
+            lines.append(
+                f"| {judge} | {criterion} | {a['n_items']} | {_f(a['spearman_items'])} "
+                f"{_ci(a['spearman_items_ci95'])} | {_f(a['pearson_items'])} | "
+                f"{_f(a['kendall_tau_systems'])} {_ci(a['kendall_tau_systems_ci95'])} | "
+                f"{_f(a['weighted_kappa_majority'])} | {_f(a['spearman_split_half'])} | "
+                f"{_f(a['spearman_judge_vs_half'])} | {_f(a['position_consistency'])} | "
+                f"{_f(a['length_bias'])} | {'yes' if a['stand_in'] else 'no'} |"
+            )
     for judge, criteria in results.items():
         for criterion, a in criteria.items():
             c = a["confusion"]
-            lines += ["", f"Confusion of {judge} on {criterion} (rows: human majority, columns: judge):", "",
-                      "| human \\ judge | " + " | ".join(c["categories"]) + " |",
-                      "|---" * (len(c["categories"]) + 1) + "|"]
-            lines += [f"| {cat} | " + " | ".join(map(str, row)) + " |"
-                      for cat, row in zip(c["categories"], c["rows_human_columns_judge"])]
+            lines += [
+                "",
+                f"Confusion of {judge} on {criterion} (rows: human majority, columns: judge):",
+                "",
+                "| human \\ judge | " + " | ".join(c["categories"]) + " |",
+                "|---" * (len(c["categories"]) + 1) + "|",
+            ]
+            lines += [
+                f"| {cat} | " + " | ".join(map(str, row)) + " |"
+                for cat, row in zip(c["categories"], c["rows_human_columns_judge"])
+            ]
             for feature, groups in a["by_feature"].items():
-                parts = [f"{g}: ρ {_f(v['spearman'])}, exact {_f(v['exact_agreement'])} (n={v['n_items']})"
-                         for g, v in groups.items()]
+                parts = [
+                    f"{g}: ρ {_f(v['spearman'])}, exact {_f(v['exact_agreement'])} (n={v['n_items']})"
+                    for g, v in groups.items()
+                ]
                 if parts:
                     lines.append(f"\nBy {feature.replace('_', ' ')}: " + "; ".join(parts))
     return "\n".join(lines) + "\n"

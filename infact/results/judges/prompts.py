@@ -20,9 +20,11 @@ _DECOR = re.compile(r"^[\s\"'*`_]+|[\s\"'*`_.]+$")
 
 def system_message(config: StudyConfig, preamble: str | None) -> str:
     head = (preamble.strip() + "\n\n") if preamble else ""
-    return (f"{head}You are an annotator in a study of chatbot responses. These are the instructions every "
-            f"participant of the study was given:\n\n{config.texts.instructions.strip()}\n\n"
-            "Answer every question with exactly one of the labels offered, and nothing else.")
+    return (
+        f"{head}You are an annotator in a study of chatbot responses. These are the instructions every "
+        f"participant of the study was given:\n\n{config.texts.instructions.strip()}\n\n"
+        "Answer every question with exactly one of the labels offered, and nothing else."
+    )
 
 
 def _dialog(turns: tuple[Turn, ...] | list[Turn]) -> str:
@@ -34,18 +36,21 @@ def _labels(labels: list[str]) -> str:
 
 
 def rating_prompt(context, response: str, question: str, labels: list[str]) -> str:
-    return (f"The dialog so far:\n{_dialog(context)}\n\nA possible next chatbot response:\n{response}\n\n"
-            f"{question}\n\n{_labels(labels)}")
+    return (
+        f"The dialog so far:\n{_dialog(context)}\n\nA possible next chatbot response:\n{response}\n\n"
+        f"{question}\n\n{_labels(labels)}"
+    )
 
 
 def pairwise_prompt(context, first: str, second: str, question: str, labels: list[str]) -> str:
-    return (f"The dialog so far:\n{_dialog(context)}\n\nResponse A:\n{first}\n\nResponse B:\n{second}\n\n"
-            f"{question}\n\n{_labels(labels)}")
+    return (
+        f"The dialog so far:\n{_dialog(context)}\n\nResponse A:\n{first}\n\nResponse B:\n{second}\n\n"
+        f"{question}\n\n{_labels(labels)}"
+    )
 
 
 def dialog_prompt(first, second, question: str, labels: list[str]) -> str:
-    return (f"Conversation A:\n{_dialog(first)}\n\nConversation B:\n{_dialog(second)}\n\n{question}\n\n"
-            f"{_labels(labels)}")
+    return f"Conversation A:\n{_dialog(first)}\n\nConversation B:\n{_dialog(second)}\n\n{question}\n\n{_labels(labels)}"
 
 
 def reminder(labels: list[str]) -> str:

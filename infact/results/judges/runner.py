@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Callable, Mapping
 
 from infact.errors import ConfigError, Problem, SystemFailure
 from infact.fileio import atomic_write_text
@@ -39,14 +39,14 @@ PAIR_COLUMNS = ["situation_id", "system_a", "system_b", "winner", "criterion", "
 @dataclass(frozen=True)
 class JudgeItem:
     key: str
-    kind: str                      # rating | pairwise | dialog
+    kind: str  # rating | pairwise | dialog
     situation_id: str
     criterion: str
     sample: int
     messages: tuple
     labels: tuple[str, ...]
-    system: str | None = None      # rating
-    system_a: str | None = None    # pairwise/dialog: shown first (A)
+    system: str | None = None  # rating
+    system_a: str | None = None  # pairwise/dialog: shown first (A)
     system_b: str | None = None
 
 
@@ -78,26 +78,45 @@ def judge_items(study: Study, llm: LLMClient, settings) -> list[JudgeItem]:
 
     kind = cfg.protocol.kind
     if kind == "best_worst":
-        raise ConfigError(Problem(str(study.folder / "study.toml"), "judges answer rating and pairwise studies; a "
-                                  "best_worst study's judge is not supported yet", key="protocol.kind"))
+        raise ConfigError(
+            Problem(
+                str(study.folder / "study.toml"),
+                "judges answer rating and pairwise studies; a best_worst study's judge is not supported yet",
+                key="protocol.kind",
+            )
+        )
     pair_labels = ["A", "B"] + ([cfg.protocol.tie_label] if cfg.protocol.allow_tie else [])
     for s in study.situations:
         names = [n for n in cfg.study.systems if n in (s.conversations if kind == "pairwise_dialog" else s.responses)]
         for c in cfg.criteria:
             if kind == "rating":
                 for n in names:
-                    add("rating", s.situation_id, c.id, prompts.rating_prompt(s.context, s.responses[n], c.question,
-                                                                               cfg.scale.labels),
-                        cfg.scale.labels, system=n)
+                    add(
+                        "rating",
+                        s.situation_id,
+                        c.id,
+                        prompts.rating_prompt(s.context, s.responses[n], c.question, cfg.scale.labels),
+                        cfg.scale.labels,
+                        system=n,
+                    )
                 continue
             question = cfg.protocol.question_for(c.id)
             for x, y in combinations(names, 2):
                 for a, b in ((x, y), (y, x)):
-                    text = (prompts.dialog_prompt(s.conversations[a], s.conversations[b], question, pair_labels)
-                            if kind == "pairwise_dialog" else
-                            prompts.pairwise_prompt(s.context, s.responses[a], s.responses[b], question, pair_labels))
-                    add("dialog" if kind == "pairwise_dialog" else "pairwise", s.situation_id, c.id, text,
-                        pair_labels, system_a=a, system_b=b)
+                    text = (
+                        prompts.dialog_prompt(s.conversations[a], s.conversations[b], question, pair_labels)
+                        if kind == "pairwise_dialog"
+                        else prompts.pairwise_prompt(s.context, s.responses[a], s.responses[b], question, pair_labels)
+                    )
+                    add(
+                        "dialog" if kind == "pairwise_dialog" else "pairwise",
+                        s.situation_id,
+                        c.id,
+                        text,
+                        pair_labels,
+                        system_a=a,
+                        system_b=b,
+                    )
     return items
 
 
@@ -108,40 +127,63 @@ def _ask(llm: LLMClient, settings) -> Callable[[JudgeItem], dict]:
         messages, raw, calls = list(item.messages), [], []
         out = {"at": utc_iso(), "situation_id": item.situation_id, "criterion": item.criterion, "sample": item.sample}
         try:
-            for attempt in range(2):   # the answer, then one re-ask with a reminder of the labels
+            for attempt in range(2):  # the answer, then one re-ask with a reminder of the labels
                 done = llm.complete(messages, sampling, salt=f"sample={item.sample}/ask={attempt}")
                 raw.append(done.text)
                 calls.append(done.record.to_dict())
                 label = prompts.parse_label(done.text, list(item.labels))
                 if label is not None:
                     return {**out, "raw": raw, "label": label, "status": "ok", **_totals(calls)}
-                messages += [{"role": "assistant", "content": done.text},
-                             {"role": "user", "content": prompts.reminder(list(item.labels))}]
+                messages += [
+                    {"role": "assistant", "content": done.text},
+                    {"role": "user", "content": prompts.reminder(list(item.labels))},
+                ]
         except SystemFailure as failure:
             record = getattr(failure, "call", None)
             calls += [record.to_dict()] if record is not None else []
             return {**out, "raw": raw, "error": failure.as_record(), **_totals(calls)}
         return {**out, "raw": raw, "label": None, "status": "unparseable", **_totals(calls)}
+
     return call
 
 
 def _totals(calls: list[dict]) -> dict:
-    return {"calls": len(calls), "call": {"prompt_tokens": sum(c.get("prompt_tokens") or 0 for c in calls),
-                                          "completion_tokens": sum(c.get("completion_tokens") or 0 for c in calls),
-                                          "latency_ms": sum(c.get("latency_ms") or 0 for c in calls)},
-            "call_records": calls}
+    return {
+        "calls": len(calls),
+        "call": {
+            "prompt_tokens": sum(c.get("prompt_tokens") or 0 for c in calls),
+            "completion_tokens": sum(c.get("completion_tokens") or 0 for c in calls),
+            "latency_ms": sum(c.get("latency_ms") or 0 for c in calls),
+        },
+        "call_records": calls,
+    }
 
 
-def run_judge(study: Study, name: str, *, secrets: Mapping | None = None, llm: LLMClient | None = None,
-              progress: Callable[[int, int], None] | None = None) -> JudgeReport:
+def run_judge(
+    study: Study,
+    name: str,
+    *,
+    secrets: Mapping | None = None,
+    llm: LLMClient | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> JudgeReport:
     cfg = study.config
     settings = cfg.judges.get(name)
     if settings is None:
-        raise ConfigError(Problem(str(study.folder / "study.toml"), f"no [judges.{name}] table: add one with "
-                                  f"endpoint = \"…\" (docs/llm.md); judges declared: {sorted(cfg.judges) or 'none'}",
-                                  key=f"judges.{name}"))
-    llm = llm or open_client(settings.endpoint, merged(cfg.endpoints, endpoints_from_secrets(secrets)),
-                             secrets=secrets, label=f"judge {name}")
+        raise ConfigError(
+            Problem(
+                str(study.folder / "study.toml"),
+                f"no [judges.{name}] table: add one with "
+                f'endpoint = "…" (docs/llm.md); judges declared: {sorted(cfg.judges) or "none"}',
+                key=f"judges.{name}",
+            )
+        )
+    llm = llm or open_client(
+        settings.endpoint,
+        merged(cfg.endpoints, endpoints_from_secrets(secrets)),
+        secrets=secrets,
+        label=f"judge {name}",
+    )
     items = judge_items(study, llm, settings)
     unique = list({i.key: i for i in items}.values())
     folder = study.folder / "judges"

@@ -57,8 +57,10 @@ def _system_summary(convs: list[dict]) -> dict:
         "satisfaction_rate": round(ended["satisfied"] / judged, 4) if judged else None,
         "satisfaction_ci95": wilson(ended["satisfied"], judged),
         "accepted_share": round(len(accepted) / len(convs), 4) if convs else None,
-        "turns_to_first_accepted": {"mean": round(float(np.mean(accepted)), 2) if accepted else None,
-                                    "median": float(np.median(accepted)) if accepted else None},
+        "turns_to_first_accepted": {
+            "mean": round(float(np.mean(accepted)), 2) if accepted else None,
+            "median": float(np.median(accepted)) if accepted else None,
+        },
         "user_turns_mean": round(float(np.mean([sum(t["role"] == "user" for t in c["turns"]) for c in convs])), 2),
         "latency_ms": _percentiles(latencies),
         "failure_rate": round(sum(failures.values()) / len(attempts), 4) if attempts else None,
@@ -72,28 +74,47 @@ def live_summary(convs: list[dict]) -> dict:
     by_system: dict[str, list[dict]] = defaultdict(list)
     for c in convs:
         by_system[c["system"]].append(c)
-    return {"conversations": len(convs),
-            "systems": {s: _system_summary(cs) for s, cs in sorted(by_system.items())}}
+    return {"conversations": len(convs), "systems": {s: _system_summary(cs) for s, cs in sorted(by_system.items())}}
 
 
 def render_markdown(summary: dict) -> str:
-    lines = ["## Live chats", "", f"{summary['conversations']} conversations.", "",
-             "| system | chats | satisfied | 95% CI | accepted | turns to accept | p50 ms | p95 ms | failures | leaks |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Live chats",
+        "",
+        f"{summary['conversations']} conversations.",
+        "",
+        "| system | chats | satisfied | 95% CI | accepted | turns to accept | p50 ms | p95 ms | failures | leaks |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, s in summary["systems"].items():
         ci = s["satisfaction_ci95"]
-        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
-            name, s["conversations"], _pct(s["satisfaction_rate"]), f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "–",
-            _pct(s["accepted_share"]), s["turns_to_first_accepted"]["mean"] or "–",
-            s["latency_ms"]["p50"] or "–", s["latency_ms"]["p95"] or "–", _pct(s["failure_rate"]), s["identity_leaks"]))
+        lines.append(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+                name,
+                s["conversations"],
+                _pct(s["satisfaction_rate"]),
+                f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "–",
+                _pct(s["accepted_share"]),
+                s["turns_to_first_accepted"]["mean"] or "–",
+                s["latency_ms"]["p50"] or "–",
+                s["latency_ms"]["p95"] or "–",
+                _pct(s["failure_rate"]),
+                s["identity_leaks"],
+            )
+        )
     arena = summary.get("arena")
     if arena:
-        lines += ["", f"Arena votes: {arena['ranked_votes']} ranked; left out: {arena['identity_leak_votes_left_out']} "
-                      f"with an identity leak, {arena['skipped_system_votes_left_out']} with a skipped system."]
+        lines += [
+            "",
+            f"Arena votes: {arena['ranked_votes']} ranked; left out: {arena['identity_leak_votes_left_out']} "
+            f"with an identity leak, {arena['skipped_system_votes_left_out']} with a skipped system.",
+        ]
         if "ranking" in arena:
             lines += ["", "| rank | system | strength (log) | 95% CI |", "|---|---|---|---|"]
-            lines += [f"| {r['rank']} | {r['system']} | {r['strength']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] |"
-                      for r in arena["ranking"]]
+            lines += [
+                f"| {r['rank']} | {r['system']} | {r['strength']:.2f} | [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}] |"
+                for r in arena["ranking"]
+            ]
         else:
             lines.append(f"No ranking yet: {arena.get('problem', 'no votes')}")
     return "\n".join(lines) + "\n"

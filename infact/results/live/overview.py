@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from infact.results.live.analysis import live_summary, render_markdown
 from infact.chat.transcripts import read_transcripts
+from infact.results.live.analysis import live_summary, render_markdown
 from infact.stats import N_BOOT
 
 
@@ -33,7 +33,7 @@ def live_from_store(study_dir: str, db: str) -> dict | None:
     finally:
         storage.close()
     out = live_overview(collect(study, records))
-    simulated = simulated_vs_human(records)      # simulated participants: left out above, compared here
+    simulated = simulated_vs_human(records)  # simulated participants: left out above, compared here
     if simulated is not None:
         out["simulated_vs_human"] = simulated
     return out
@@ -55,9 +55,12 @@ def arena_ranking(votes) -> dict:
     leaked = votes["identity_leak"].astype(bool)
     skipped = votes["system_skipped"].astype(bool)
     kept = votes[~(leaked | skipped)]
-    counts = {"ranked_votes": int(len(kept)), "identity_leak_votes_left_out": int(leaked.sum()),
-              "skipped_system_votes_left_out": int((skipped & ~leaked).sum())}
+    counts = {
+        "ranked_votes": int(len(kept)),
+        "identity_leak_votes_left_out": int(leaked.sum()),
+        "skipped_system_votes_left_out": int((skipped & ~leaked).sum()),
+    }
     try:
         return {**counts, **analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes")}
-    except InfactError as exc:   # too few votes, or systems not yet connected by any vote
+    except InfactError as exc:  # too few votes, or systems not yet connected by any vote
         return {**counts, "problem": "; ".join(p.message for p in exc.problems)}

@@ -12,8 +12,11 @@ import numpy as np
 
 
 def _group_stats(records: list[dict], members: set[str]) -> dict:
-    systems_of = {r["participant"]: r["systems"] for r in records
-                  if r.get("kind") == "chat_assignment" and r["participant"] in members}
+    systems_of = {
+        r["participant"]: r["systems"]
+        for r in records
+        if r.get("kind") == "chat_assignment" and r["participant"] in members
+    }
     wins: dict[str, float] = {}
     shown: dict[str, int] = {}
     for v in records:
@@ -22,14 +25,23 @@ def _group_stats(records: list[dict], members: set[str]) -> dict:
         for s in systems_of.get(v["participant"], []):
             shown[s] = shown.get(s, 0) + 1
             wins[s] = wins.get(s, 0.0) + (1.0 if v["winner"] == s else 0.5 if v["winner"] == "tie" else 0.0)
-    ended = [r for r in records if r.get("kind") == "chat_end" and r["participant"] in members
-             and r.get("ended_by") in ("satisfied", "frustrated")]
-    satisfied = {s: [r["ended_by"] == "satisfied" for r in ended if r.get("system") == s]
-                 for s in {r.get("system") for r in ended}}
-    return {"participants": len(members), "votes": sum(1 for r in records if r.get("kind") == "chat_vote"
-                                                         and r["participant"] in members),
-            "win_rate": {s: wins.get(s, 0.0) / n for s, n in shown.items()},
-            "satisfaction_rate": {s: float(np.mean(v)) for s, v in satisfied.items() if v}}
+    ended = [
+        r
+        for r in records
+        if r.get("kind") == "chat_end"
+        and r["participant"] in members
+        and r.get("ended_by") in ("satisfied", "frustrated")
+    ]
+    satisfied = {
+        s: [r["ended_by"] == "satisfied" for r in ended if r.get("system") == s]
+        for s in {r.get("system") for r in ended}
+    }
+    return {
+        "participants": len(members),
+        "votes": sum(1 for r in records if r.get("kind") == "chat_vote" and r["participant"] in members),
+        "win_rate": {s: wins.get(s, 0.0) / n for s, n in shown.items()},
+        "satisfaction_rate": {s: float(np.mean(v)) for s, v in satisfied.items() if v},
+    }
 
 
 def simulated_vs_human(records: list[dict]) -> dict | None:
@@ -52,14 +64,23 @@ def simulated_vs_human(records: list[dict]) -> dict | None:
 
 def render_markdown(result: dict) -> str:
     h, s = result["human"], result["simulated"]
-    systems = sorted(set(h["win_rate"]) | set(s["win_rate"]) | set(h["satisfaction_rate"]) | set(s["satisfaction_rate"]))
-    pct = (lambda d, k: "–" if k not in d else f"{d[k]:.0%}")
+    systems = sorted(
+        set(h["win_rate"]) | set(s["win_rate"]) | set(h["satisfaction_rate"]) | set(s["satisfaction_rate"])
+    )
+    pct = lambda d, k: "–" if k not in d else f"{d[k]:.0%}"
     tau = result["kendall_tau_win_rates"]
-    lines = ["## Simulated participants vs humans", "",
-             f"{s['participants']} simulated and {h['participants']} human participants; ranking agreement "
-             f"(Kendall τ of arena win rates): {'–' if tau is None else f'{tau:.2f}'}.", "",
-             "| system | human win rate | simulated win rate | human satisfied | simulated satisfied |",
-             "|---|---|---|---|---|"]
-    lines += [f"| {x} | {pct(h['win_rate'], x)} | {pct(s['win_rate'], x)} | {pct(h['satisfaction_rate'], x)} | "
-              f"{pct(s['satisfaction_rate'], x)} |" for x in systems]
+    lines = [
+        "## Simulated participants vs humans",
+        "",
+        f"{s['participants']} simulated and {h['participants']} human participants; ranking agreement "
+        f"(Kendall τ of arena win rates): {'–' if tau is None else f'{tau:.2f}'}.",
+        "",
+        "| system | human win rate | simulated win rate | human satisfied | simulated satisfied |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {x} | {pct(h['win_rate'], x)} | {pct(s['win_rate'], x)} | {pct(h['satisfaction_rate'], x)} | "
+        f"{pct(s['satisfaction_rate'], x)} |"
+        for x in systems
+    ]
     return "\n".join(lines) + "\n"

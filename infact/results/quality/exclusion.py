@@ -15,8 +15,9 @@ side); implausibly fast situations.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
-from typing import Iterable, Literal, Mapping
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Literal
 
 import pandas as pd
 
@@ -65,7 +66,7 @@ def manual_event(
         "dataset_version": dataset_version,
         "participant": RESEARCHER,
         "kind": "event",
-        "at": at or datetime.now(timezone.utc).isoformat(),
+        "at": at or datetime.now(UTC).isoformat(),
         "preview": False,
         "action": action,
         "target": participant,
@@ -77,9 +78,12 @@ def manual_event(
 def last_decisions(events: Iterable[Mapping]) -> dict[str, Mapping]:
     """The last exclude/include event per participant (by `at`, then by order)."""
     valid = [
-        e for e in events
-        if e.get("kind") == "event" and e.get("action") in ("exclude", "include")
-        and e.get("target") not in (None, "") and not e.get("preview")
+        e
+        for e in events
+        if e.get("kind") == "event"
+        and e.get("action") in ("exclude", "include")
+        and e.get("target") not in (None, "")
+        and not e.get("preview")
     ]
     out: dict[str, Mapping] = {}
     for e in sorted(valid, key=lambda e: str(e.get("at") or "")):  # stable: ties keep order
@@ -95,8 +99,7 @@ def steps_table(records: Iterable[Mapping]) -> pd.DataFrame:
     rows = [
         {"participant": r["participant"], "step": r["step"], "seconds": r["seconds"]}
         for r in records
-        if r.get("step") and r.get("seconds") is not None and r.get("kind") != "shown"
-        and not r.get("preview")
+        if r.get("step") and r.get("seconds") is not None and r.get("kind") != "shown" and not r.get("preview")
     ]
     return pd.DataFrame(rows, columns=["participant", "step", "seconds"])
 
@@ -114,7 +117,8 @@ def steps_from_tables(ratings: pd.DataFrame, participants: pd.DataFrame) -> pd.D
         if col in participants:
             rows += [
                 {"participant": p, "step": step, "seconds": s}
-                for p, s in zip(participants["participant"], participants[col]) if pd.notna(s)
+                for p, s in zip(participants["participant"], participants[col])
+                if pd.notna(s)
             ]
     return pd.DataFrame(rows, columns=["participant", "step", "seconds"])
 
@@ -122,9 +126,14 @@ def steps_from_tables(ratings: pd.DataFrame, participants: pd.DataFrame) -> pd.D
 # ---------------------------------------------------------------- assessment
 
 
-def evidence(ratings: pd.DataFrame, participants: pd.DataFrame, steps: pd.DataFrame, cfg: QualityConfig,
-             situations: pd.DataFrame | None = None,
-             compare: Mapping[str, pd.DataFrame] | None = None) -> flags.Evidence:
+def evidence(
+    ratings: pd.DataFrame,
+    participants: pd.DataFrame,
+    steps: pd.DataFrame,
+    cfg: QualityConfig,
+    situations: pd.DataFrame | None = None,
+    compare: Mapping[str, pd.DataFrame] | None = None,
+) -> flags.Evidence:
     """What the checks look at. `situations` (one row per rated or compared situation) is built
     from `ratings` and `compare` (pairwise.csv / best_worst.csv) unless given (the live
     dashboard builds it record by record)."""
@@ -176,19 +185,36 @@ def assess(
     rows = []
     for pid, status in ev.participants["status"].items():
         mine = [(name, hits[pid]) for name, hits in found.items() if pid in hits]
-        row = {"participant": pid, "status": status, "flags": [n for n, _ in mine], "reasons": [r for _, r in mine],
-               "rsi": ev.rsi.get(pid, float("nan")),
-               "failed_checks": sum(1 for n, _ in mine if n in flags.EXPLICIT_CHECKS),
-               "decision": "exclude" if mine else "include", "manual_note": None}
+        row = {
+            "participant": pid,
+            "status": status,
+            "flags": [n for n, _ in mine],
+            "reasons": [r for _, r in mine],
+            "rsi": ev.rsi.get(pid, float("nan")),
+            "failed_checks": sum(1 for n, _ in mine if n in flags.EXPLICIT_CHECKS),
+            "decision": "exclude" if mine else "include",
+            "manual_note": None,
+        }
         _apply_manual(row, manual.get(pid))
         row["prolific_action"], row["prolific_reason"] = _prolific_action(
-            status, row["decision"], row["failed_checks"], required_fails, minutes, cfg)
+            status, row["decision"], row["failed_checks"], required_fails, minutes, cfg
+        )
         rows.append(row)
     return pd.DataFrame(rows, columns=REPORT_COLUMNS)
 
 
-REPORT_COLUMNS = ["participant", "status", "flags", "reasons", "rsi", "failed_checks", "decision",
-                  "manual_note", "prolific_action", "prolific_reason"]
+REPORT_COLUMNS = [
+    "participant",
+    "status",
+    "flags",
+    "reasons",
+    "rsi",
+    "failed_checks",
+    "decision",
+    "manual_note",
+    "prolific_action",
+    "prolific_reason",
+]
 
 
 def _apply_manual(row: dict, event: Mapping | None) -> None:

@@ -12,8 +12,8 @@ dashboard, from records one at a time (`situation_summary`): both give the same
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 import pandas as pd
 
@@ -32,11 +32,11 @@ MIXED = "mixed"
 
 @dataclass
 class Evidence:
-    participants: pd.DataFrame   # one row per participant (index: participant), status, total_seconds, …
-    situations: pd.DataFrame     # SITUATION_COLUMNS: one row per rated (non-check) situation
-    rsi: dict[str, float]        # relative speed index of finished participants
-    median_total: float          # median total seconds of completed participants (NaN: none)
-    cfg: object                  # QualityConfig
+    participants: pd.DataFrame  # one row per participant (index: participant), status, total_seconds, …
+    situations: pd.DataFrame  # SITUATION_COLUMNS: one row per rated (non-check) situation
+    rsi: dict[str, float]  # relative speed index of finished participants
+    median_total: float  # median total seconds of completed participants (NaN: none)
+    cfg: object  # QualityConfig
 
 
 def _pct(x: float) -> str:
@@ -67,12 +67,14 @@ def situations_from_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=SITUATION_COLUMNS)
     keys = ["participant", "step_index"]
     per_crit = r.groupby(keys + ["criterion"])["rating"].nunique().eq(1).groupby(level=[0, 1]).all()
-    return pd.DataFrame({
-        "n_systems": r.groupby(keys)["system"].nunique(),
-        "straight": per_crit,
-        "seconds": r.groupby(keys)["seconds"].first(),
-        "choice": None,
-    }).reset_index()[SITUATION_COLUMNS]
+    return pd.DataFrame(
+        {
+            "n_systems": r.groupby(keys)["system"].nunique(),
+            "straight": per_crit,
+            "seconds": r.groupby(keys)["seconds"].first(),
+            "choice": None,
+        }
+    ).reset_index()[SITUATION_COLUMNS]
 
 
 def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -93,11 +95,19 @@ def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataF
             shown = df["systems"].astype(str).str.split("|")
             picked = [_best_position(s, b) for s, b in zip(shown, df["best"])]
             n = shown.map(len)
-        rows = pd.DataFrame({"participant": df["participant"], "step_index": df["step_index"], "n_systems": n,
-                             "seconds": df["seconds"] if "seconds" in df else None, "picked": picked})
+        rows = pd.DataFrame(
+            {
+                "participant": df["participant"],
+                "step_index": df["step_index"],
+                "n_systems": n,
+                "seconds": df["seconds"] if "seconds" in df else None,
+                "picked": picked,
+            }
+        )
         keys = ["participant", "step_index"]
-        per = rows.groupby(keys, sort=False).agg(n_systems=("n_systems", "first"), seconds=("seconds", "first"),
-                                                 choice=("picked", lambda v: _same(list(v))))
+        per = rows.groupby(keys, sort=False).agg(
+            n_systems=("n_systems", "first"), seconds=("seconds", "first"), choice=("picked", lambda v: _same(list(v)))
+        )
         frames.append(per.reset_index().assign(straight=False))
     if not frames:
         return pd.DataFrame(columns=SITUATION_COLUMNS)
@@ -141,27 +151,48 @@ def situation_summary(record: Mapping) -> dict | None:
     if record.get("attention_check"):
         return None
     if record.get("kind") in COMPARISON_RECORDS:
-        return {"participant": record["participant"], "step_index": record.get("index"),
-                "n_systems": len(record.get("responses") or record.get("conversations") or []), "straight": False,
-                "seconds": record.get("seconds"), "choice": comparison_choice(record)}
+        return {
+            "participant": record["participant"],
+            "step_index": record.get("index"),
+            "n_systems": len(record.get("responses") or record.get("conversations") or []),
+            "straight": False,
+            "seconds": record.get("seconds"),
+            "choice": comparison_choice(record),
+        }
     if record.get("kind") == "conversation":  # one system's whole conversation (see _annotated_steps)
-        return {"participant": record["participant"], "step_index": record.get("index"), "n_systems": 1,
-                "straight": False, "seconds": record.get("seconds"), "choice": None}
+        return {
+            "participant": record["participant"],
+            "step_index": record.get("index"),
+            "n_systems": 1,
+            "straight": False,
+            "seconds": record.get("seconds"),
+            "choice": None,
+        }
     if record.get("kind") != "situation":
         return None
     responses = record.get("responses") or []
     criteria = {c for resp in responses for c in resp.get("ratings", {})}
     straight = all(len({resp["ratings"].get(c) for resp in responses}) == 1 for c in criteria)
-    return {"participant": record["participant"], "step_index": record.get("index"),
-            "n_systems": len({resp["system"] for resp in responses}), "straight": straight,
-            "seconds": record.get("seconds"), "choice": None}
+    return {
+        "participant": record["participant"],
+        "step_index": record.get("index"),
+        "n_systems": len({resp["system"] for resp in responses}),
+        "straight": straight,
+        "seconds": record.get("seconds"),
+        "choice": None,
+    }
 
 
 def prepared_participants(participants: pd.DataFrame) -> pd.DataFrame:
     """Non-preview participants, optional columns added, indexed by participant."""
     p = participants.copy()
-    for col in ("total_seconds", "attention_passed", "questionnaire_attention_passed", "preview",
-                "situations_answered"):
+    for col in (
+        "total_seconds",
+        "attention_passed",
+        "questionnaire_attention_passed",
+        "preview",
+        "situations_answered",
+    ):
         if col not in p:
             p[col] = None  # optional columns: older exports, studies without a questionnaire check
     p["total_seconds"] = pd.to_numeric(p["total_seconds"], errors="coerce")
@@ -197,25 +228,35 @@ def attention_failed(ev: Evidence) -> dict[str, str]:
     out = {}
     for pid in p.index[_failed(p["attention_passed"])]:
         misses = p.at[pid, "gold_misses"] if "gold_misses" in p else None
-        out[pid] = (f"failed the gold conversation (attention check): {misses}" if isinstance(misses, str) and misses
-                    else "failed the instructed-response situation (attention check)")
+        out[pid] = (
+            f"failed the gold conversation (attention check): {misses}"
+            if isinstance(misses, str) and misses
+            else "failed the instructed-response situation (attention check)"
+        )
     return out
 
 
 def questionnaire_attention_failed(ev: Evidence) -> dict[str, str]:
     p = ev.participants
-    return dict.fromkeys(p.index[_failed(p["questionnaire_attention_passed"])],
-                         "failed the instructed-response questionnaire item")
+    return dict.fromkeys(
+        p.index[_failed(p["questionnaire_attention_passed"])], "failed the instructed-response questionnaire item"
+    )
 
 
 def straightliner(ev: Evidence) -> dict[str, str]:
     cfg = ev.cfg
-    judged = ev.situations[(ev.situations["n_systems"] >= 2) & ev.situations["choice"].isna()
-                           & ev.situations["participant"].isin(ev.participants.index)]
+    judged = ev.situations[
+        (ev.situations["n_systems"] >= 2)
+        & ev.situations["choice"].isna()
+        & ev.situations["participant"].isin(ev.participants.index)
+    ]
     per = judged.groupby("participant")["straight"].agg(["sum", "size"])
     per = per[(per["size"] >= cfg.straightline_min_situations) & (per["sum"] / per["size"] >= cfg.straightline_share)]
-    return {pid: f"rated all responses identically in {int(n)} of {int(of)} situations "
-                 f"(threshold {_pct(cfg.straightline_share)})" for pid, n, of in zip(per.index, per["sum"], per["size"])}
+    return {
+        pid: f"rated all responses identically in {int(n)} of {int(of)} situations "
+        f"(threshold {_pct(cfg.straightline_share)})"
+        for pid, n, of in zip(per.index, per["sum"], per["size"])
+    }
 
 
 CHOICE_WORDS = {"left": "the left response (A)", "right": "the right response (B)", "tie": "“about the same”"}
@@ -238,9 +279,11 @@ def comparison_straightliner(ev: Evidence) -> dict[str, str]:
         return {}
     n, best, of = top.max(axis=1), top.idxmax(axis=1), counts.sum(axis=1)
     hit = (of >= cfg.comparison_straightline_min) & (n >= cfg.comparison_straightline_share * of)
-    return {pid: f"chose {_choice_words(best[pid])} in {int(n[pid])} of {int(of[pid])} comparisons "
-                 f"(threshold {_pct(cfg.comparison_straightline_share)} of at least {cfg.comparison_straightline_min})"
-            for pid in hit.index[hit]}
+    return {
+        pid: f"chose {_choice_words(best[pid])} in {int(n[pid])} of {int(of[pid])} comparisons "
+        f"(threshold {_pct(cfg.comparison_straightline_share)} of at least {cfg.comparison_straightline_min})"
+        for pid in hit.index[hit]
+    }
 
 
 def _choice_words(choice: str) -> str:
@@ -256,9 +299,12 @@ def _ordinal(n: int) -> str:
 def speeder_rsi(ev: Evidence) -> dict[str, str]:
     cfg = ev.cfg
     done = set(ev.participants.index[ev.participants["status"].isin(DONE)])
-    return {pid: f"relative speed index {r:.2f}: {r:.1f} times faster than the median participant "
-                 f"(threshold {cfg.rsi_threshold:g})"
-            for pid, r in ev.rsi.items() if pid in done and pd.notna(r) and r > cfg.rsi_threshold}
+    return {
+        pid: f"relative speed index {r:.2f}: {r:.1f} times faster than the median participant "
+        f"(threshold {cfg.rsi_threshold:g})"
+        for pid, r in ev.rsi.items()
+        if pid in done and pd.notna(r) and r > cfg.rsi_threshold
+    }
 
 
 def speeder_total_time(ev: Evidence) -> dict[str, str]:
@@ -267,8 +313,11 @@ def speeder_total_time(ev: Evidence) -> dict[str, str]:
         return {}
     p = ev.participants
     fast = p[(p["status"] == "completed") & (p["total_seconds"] < cfg.min_total_fraction_of_median * median)]
-    return {pid: f"finished in {total / 60:.1f} min, under {_pct(cfg.min_total_fraction_of_median)} "
-                 f"of the median {median / 60:.1f} min" for pid, total in fast["total_seconds"].items()}
+    return {
+        pid: f"finished in {total / 60:.1f} min, under {_pct(cfg.min_total_fraction_of_median)} "
+        f"of the median {median / 60:.1f} min"
+        for pid, total in fast["total_seconds"].items()
+    }
 
 
 def fast_situations(ev: Evidence) -> dict[str, str]:
@@ -278,9 +327,11 @@ def fast_situations(ev: Evidence) -> dict[str, str]:
     fast = timed["seconds"].astype(float) < cfg.min_situation_seconds
     per = fast.groupby(timed["participant"]).agg(["sum", "size"])
     per = per[per["sum"] / per["size"] > cfg.max_fast_situations_share]
-    return {pid: f"answered {int(n)} of {int(of)} situations in under "
-                 f"{cfg.min_situation_seconds:g} s (threshold {_pct(cfg.max_fast_situations_share)})"
-            for pid, n, of in zip(per.index, per["sum"], per["size"])}
+    return {
+        pid: f"answered {int(n)} of {int(of)} situations in under "
+        f"{cfg.min_situation_seconds:g} s (threshold {_pct(cfg.max_fast_situations_share)})"
+        for pid, n, of in zip(per.index, per["sum"], per["size"])
+    }
 
 
 CHECKS: tuple[tuple[str, Callable[[Evidence], dict[str, str]]], ...] = (

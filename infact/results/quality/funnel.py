@@ -19,14 +19,18 @@ unfinished participant whose last record is at most ACTIVE_MINUTES old.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Iterable, Mapping
 
 import pandas as pd
 
 from infact.participation.visits import VISITS
-from infact.results.quality.visit_counts import (VISIT_COLUMNS, Visits, fold_visits, left_before_consent,  # noqa: F401
-                                                 visits_became, visits_from_summaries, visits_table)
+from infact.results.quality.visit_counts import (
+    Visits,
+    fold_visits,
+    left_before_consent,
+    visits_from_summaries,
+)
 from infact.stores.summary import ParticipantSummary, summaries
 from infact.values import bool_column
 
@@ -36,16 +40,22 @@ PROGRESS_COLUMNS = ["participant", "stage", "consented", "active_now", "last_act
 
 # figure -> (card label, what it counts); the order is the dashboard's.
 FIGURES = {
-    "visited": ("Visited", "Opened the study link, consented or not: one per browser or platform session (Back "
-                           "and reload are not new visits); researcher previews never count. A visit that does "
-                           "not consent stores only its time, no participant record (visits.csv)."),
+    "visited": (
+        "Visited",
+        "Opened the study link, consented or not: one per browser or platform session (Back "
+        "and reload are not new visits); researcher previews never count. A visit that does "
+        "not consent stores only its time, no participant record (visits.csv).",
+    ),
     "consented": ("Consented", "Gave consent, whatever happened afterwards."),
     "active_now": ("Active now", f"Not finished, and opened or answered a page in the last {ACTIVE_MINUTES} minutes."),
-    "stalled": ("Stalled", "Consented but not finished, and their lease expired: their situations are offered to others."),
+    "stalled": (
+        "Stalled",
+        "Consented but not finished, and their lease expired: their situations are offered to others.",
+    ),
     "completed": ("Completed", "Reached the end of the study (screen-outs not included)."),
     "included": ("Included", "Completed and kept for the results."),
     "excluded": ("Excluded", "Completed but left out of the results, with reasons (table below)."),
-    "screened_out": ("Screened out", "Ended early by a failed check (quality.on_attention_fail = \"screen_out\")."),
+    "screened_out": ("Screened out", 'Ended early by a failed check (quality.on_attention_fail = "screen_out").'),
     "withdrawn": ("Withdrawn", "Withdrew from the study."),
 }
 
@@ -114,7 +124,9 @@ def progress_from_store(storage, study_id: str) -> dict[str, Progress]:
     return from_store(storage, study_id)[0]
 
 
-def stage_counts(progress: Mapping[str, Progress], now: datetime, visits: Mapping[str, bool] | None = None) -> dict[str, int]:
+def stage_counts(
+    progress: Mapping[str, Progress], now: datetime, visits: Mapping[str, bool] | None = None
+) -> dict[str, int]:
     """The figures that need no quality assessment (all but included/excluded)."""
     return funnel_counts(progress_table(progress, now), visits)
 
@@ -124,14 +136,17 @@ def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFr
     shown = [p for p in progress.values() if not p.preview]
     if not shown:
         return pd.DataFrame(columns=PROGRESS_COLUMNS)
-    return pd.DataFrame({
-        "participant": [p.participant for p in shown],
-        "stage": [p.stage(now) for p in shown],
-        "consented": [p.consented for p in shown],
-        "active_now": [p.active(now) for p in shown],
-        "last_activity": [p.last_activity for p in shown],
-        "current_step": [p.current_step() for p in shown],
-    }, columns=PROGRESS_COLUMNS)
+    return pd.DataFrame(
+        {
+            "participant": [p.participant for p in shown],
+            "stage": [p.stage(now) for p in shown],
+            "consented": [p.consented for p in shown],
+            "active_now": [p.active(now) for p in shown],
+            "last_activity": [p.last_activity for p in shown],
+            "current_step": [p.current_step() for p in shown],
+        },
+        columns=PROGRESS_COLUMNS,
+    )
 
 
 def funnel_counts(table: pd.DataFrame, visits: Mapping[str, bool] | None = None) -> dict[str, int]:

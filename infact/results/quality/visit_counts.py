@@ -11,7 +11,7 @@ counted ones (or its record failed), so it is taken off the counted ones, not ad
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
@@ -27,7 +27,7 @@ class Visits(dict):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.recorded: set[str] = set(self)  # ids with a visit record of their own
-        self.aggregated = 0                   # visits counted, not recorded one by one
+        self.aggregated = 0  # visits counted, not recorded one by one
         self.aggregated_minutes: set[str] = set()
         self.first_aggregated: str | None = None
 
@@ -61,7 +61,7 @@ class Visits(dict):
         """Every visit that left before consenting."""
         return sum(1 for v in self.recorded if not self[v]) + self.counted_left
 
-    def copy(self) -> "Visits":
+    def copy(self) -> Visits:
         out = Visits(self)
         out.recorded, out.aggregated = set(self.recorded), self.aggregated
         out.aggregated_minutes, out.first_aggregated = set(self.aggregated_minutes), self.first_aggregated
@@ -84,8 +84,13 @@ def fold_visits(records: Iterable[Mapping], into: Visits | None = None) -> Visit
 def visits_from_summaries(summaries: Mapping[str, ParticipantSummary], skip: str = "_visits") -> Visits:
     """The visits of older stores, one `_v…` name per visit, from their summaries (previews
     never); `skip` is the one name newer stores keep every visit under, read as records."""
-    return Visits({s.visit: bool(s.became) for s in summaries.values()
-                   if s.visit and s.participant.startswith("_") and s.participant != skip and not s.preview})
+    return Visits(
+        {
+            s.visit: bool(s.became)
+            for s in summaries.values()
+            if s.visit and s.participant.startswith("_") and s.participant != skip and not s.preview
+        }
+    )
 
 
 def visits_table(records: Iterable[Mapping]) -> pd.DataFrame:
@@ -102,16 +107,18 @@ def visits_table(records: Iterable[Mapping]) -> pd.DataFrame:
         counted.add(rec)
         if not rec.get("visit") or rec.get("aggregated"):
             continue
-        row = rows.setdefault(rec["visit"], {"visit": rec["visit"], "first_seen": rec.get("at"), "became": set(),
-                                             "visits": 1})
+        row = rows.setdefault(
+            rec["visit"], {"visit": rec["visit"], "first_seen": rec.get("at"), "became": set(), "visits": 1}
+        )
         if rec.get("at") and (row["first_seen"] is None or rec["at"] < row["first_seen"]):
             row["first_seen"] = rec["at"]
         if rec.get("became"):
             row["became"].add(rec["became"])
     out = [{**row, "became": "; ".join(sorted(row["became"]))} for row in rows.values()]
     if counted.aggregated:
-        out.append({"visit": AGGREGATED, "first_seen": counted.first_aggregated, "became": "",
-                    "visits": counted.counted_left})
+        out.append(
+            {"visit": AGGREGATED, "first_seen": counted.first_aggregated, "became": "", "visits": counted.counted_left}
+        )
     return pd.DataFrame(out, columns=VISIT_COLUMNS).sort_values("first_seen", kind="stable").reset_index(drop=True)
 
 

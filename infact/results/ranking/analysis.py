@@ -24,20 +24,37 @@ def _by_criterion(df: pd.DataFrame, criterion: str | None, source: str, one) -> 
     if len(names) <= 1:
         part = df[df["criterion"].astype(str) == names[0]] if names else df
         return json_ready({"criterion": names[0] if names else None, **one(part)})
-    return json_ready({"n_participants": int(df["participant"].nunique()),
-                   "criteria": {n: {"criterion": n, **one(df[df["criterion"].astype(str) == n])} for n in names}})
+    return json_ready(
+        {
+            "n_participants": int(df["participant"].nunique()),
+            "criteria": {n: {"criterion": n, **one(df[df["criterion"].astype(str) == n])} for n in names},
+        }
+    )
 
 
 def _empty(df: pd.DataFrame, source: str) -> None:
     if df.empty:
-        raise InfactError(Problem(source, "no votes left after dropping flagged participants; pass --include-flagged "
-                                  "or check the file."))
+        raise InfactError(
+            Problem(
+                source, "no votes left after dropping flagged participants; pass --include-flagged or check the file."
+            )
+        )
 
 
-def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariates: tuple[str, ...] = (),
-                  include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
-                  source: str = "pairwise.csv", prepared: bool = False, min_votes: int = provisional.MIN_VOTES,
-                  reweight: bool = False) -> dict:
+def analyze_votes(
+    votes: pd.DataFrame,
+    *,
+    criterion: str | None = None,
+    covariates: tuple[str, ...] = (),
+    include_flagged: bool = False,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+    source: str = "pairwise.csv",
+    prepared: bool = False,
+    min_votes: int = provisional.MIN_VOTES,
+    reweight: bool = False,
+) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
     pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
@@ -48,26 +65,38 @@ def analyze_votes(votes: pd.DataFrame, *, criterion: str | None = None, covariat
         d = pt.votes_design(part)
         res = ranking.rank_systems(d, centre_on=provisional.established(d, min_votes), **opts)
         order = provisional.mark(res, part, min_votes)
-        out = {"kind": "pairwise", "n_votes": res.pop("n_votes"), "n_participants": res.pop("n_participants"),
-               "n_situations": int(part["situation_id"].nunique()) if "situation_id" in part.columns else None,
-               "n_ties": int((part["winner"] == pt.TIE).sum()), **res,
-               "win_rates": pt.win_rates(part), "pairwise": pt.sign_tests(part), "balance": balance.balance(part)}
+        out = {
+            "kind": "pairwise",
+            "n_votes": res.pop("n_votes"),
+            "n_participants": res.pop("n_participants"),
+            "n_situations": int(part["situation_id"].nunique()) if "situation_id" in part.columns else None,
+            "n_ties": int((part["winner"] == pt.TIE).sum()),
+            **res,
+            "win_rates": pt.win_rates(part),
+            "pairwise": pt.sign_tests(part),
+            "balance": balance.balance(part),
+        }
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         if covariates:
-            styled = ranking.rank_systems(pt.votes_design(part, tuple(covariates), source),
-                                          centre_on=provisional.established(d, min_votes), **opts)
+            styled = ranking.rank_systems(
+                pt.votes_design(part, tuple(covariates), source),
+                centre_on=provisional.established(d, min_votes),
+                **opts,
+            )
             provisional.mark(styled, part, min_votes)
             out["style_controlled"] = {k: styled[k] for k in ("ranking", "tie_parameter", "covariates", "settled")}
         if reweight:
-            weighted = ranking.rank_systems(balance.reweighted_design(d),
-                                            centre_on=provisional.established(d, min_votes), **opts)
+            weighted = ranking.rank_systems(
+                balance.reweighted_design(d), centre_on=provisional.established(d, min_votes), **opts
+            )
             provisional.mark(weighted, part, min_votes)
             out["reweighted"] = {k: weighted[k] for k in ("ranking", "tie_parameter", "settled")}
         if not prepared:  # votes read from a file: each named by its line (implied votes have none)
             # fewer than two established systems: the fragility of the whole (provisional) order
-            out["fragility"] = ranking_fragility.fragility(part, d, order if len(order) >= 2 else
-                                                           [r["system"] for r in res["ranking"]])
+            out["fragility"] = ranking_fragility.fragility(
+                part, d, order if len(order) >= 2 else [r["system"] for r in res["ranking"]]
+            )
         return out
 
     return _by_criterion(df, criterion, source, one)
@@ -89,18 +118,33 @@ def left_side(votes: pd.DataFrame) -> dict | None:
     n = int(decisive.sum())
     if not n:
         return None
-    left_won = (votes["winner"][decisive] == shown[decisive])
+    left_won = votes["winner"][decisive] == shown[decisive]
     k = int(left_won.sum())
     per = left_won.groupby(votes["participant"][decisive]).agg(["mean", "size"])
-    per = per[(per["size"] >= SAME_SIDE_MIN_VOTES)
-              & ((per["mean"] >= SAME_SIDE_SHARE) | (per["mean"] <= 1 - SAME_SIDE_SHARE))]
-    return {"n_decisive": n, "left_wins_share": k / n, "p": binomtest(k, n).pvalue,
-            "same_side": {str(p): {"n_decisive": int(r["size"]), "left_share": float(r["mean"])} for p, r in per.iterrows()}}
+    per = per[
+        (per["size"] >= SAME_SIDE_MIN_VOTES) & ((per["mean"] >= SAME_SIDE_SHARE) | (per["mean"] <= 1 - SAME_SIDE_SHARE))
+    ]
+    return {
+        "n_decisive": n,
+        "left_wins_share": k / n,
+        "p": binomtest(k, n).pvalue,
+        "same_side": {
+            str(p): {"n_decisive": int(r["size"]), "left_share": float(r["mean"])} for p, r in per.iterrows()
+        },
+    }
 
 
-def analyze_best_worst(choices: pd.DataFrame, *, criterion: str | None = None, include_flagged: bool = False,
-                       n_boot: int = N_BOOT, seed: int = 0, confidence: float = 0.95,
-                       source: str = "best_worst.csv", min_votes: int = provisional.MIN_VOTES) -> dict:
+def analyze_best_worst(
+    choices: pd.DataFrame,
+    *,
+    criterion: str | None = None,
+    include_flagged: bool = False,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+    source: str = "best_worst.csv",
+    min_votes: int = provisional.MIN_VOTES,
+) -> dict:
     """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce."""
     df = pt.prepare_best_worst(choices, source, include_flagged)
     _empty(df, source)
@@ -108,13 +152,20 @@ def analyze_best_worst(choices: pd.DataFrame, *, criterion: str | None = None, i
     def one(part: pd.DataFrame) -> dict:
         implied = pt.best_worst_as_pairwise(part)
         d = pt.votes_design(implied)
-        res = ranking.rank_systems(d, n_boot=n_boot, seed=seed, confidence=confidence,
-                                   centre_on=provisional.established(d, min_votes))
+        res = ranking.rank_systems(
+            d, n_boot=n_boot, seed=seed, confidence=confidence, centre_on=provisional.established(d, min_votes)
+        )
         provisional.mark(res, implied, min_votes)
-        return {"kind": "best_worst", "n_choices": int(len(part)), "n_participants": res["n_participants"],
-                "scores": pt.best_worst_scores(part, n_boot, seed), "ranking": res["ranking"],
-                "settled": res["settled"], "plackett_luce": plackett_luce(part),
-                "bootstrap": res["bootstrap"]}
+        return {
+            "kind": "best_worst",
+            "n_choices": int(len(part)),
+            "n_participants": res["n_participants"],
+            "scores": pt.best_worst_scores(part, n_boot, seed),
+            "ranking": res["ranking"],
+            "settled": res["settled"],
+            "plackett_luce": plackett_luce(part),
+            "bootstrap": res["bootstrap"],
+        }
 
     return _by_criterion(df, criterion, source, one)
 
@@ -128,22 +179,33 @@ def plackett_luce(bw: pd.DataFrame) -> dict | None:
         return None
     systems = sorted({s for xs in bw["shown"] for s in xs})
     idx = {s: i for i, s in enumerate(systems)}
-    rankings = [(idx[r.best], idx[next(s for s in r.shown if s not in (r.best, r.worst))], idx[r.worst])
-                for r in bw.itertuples(index=False)]
+    rankings = [
+        (idx[r.best], idx[next(s for s in r.shown if s not in (r.best, r.worst))], idx[r.worst])
+        for r in bw.itertuples(index=False)
+    ]
     # Iterative Luce spectral ranking converges to the same maximum-likelihood strengths as
     # choix.opt_rankings (checked to 1e-5 in the tests) hundreds of times faster: opt_rankings
     # calls scipy's logsumexp once per ranking per iteration (16 s for 300 choices).
     params = choix.ilsr_rankings(len(systems), rankings, alpha=ranking.RIDGE / max(len(rankings), 1))
     params = params - params.mean()
     order = np.argsort(-params, kind="stable")
-    return {"method": "choix.ilsr_rankings (maximum likelihood, iterative Luce spectral ranking, weak regularisation)",
-            "ranking": [{"system": systems[i], "strength": float(params[i]), "rank": r + 1} for r, i in enumerate(order)]}
+    return {
+        "method": "choix.ilsr_rankings (maximum likelihood, iterative Luce spectral ranking, weak regularisation)",
+        "ranking": [{"system": systems[i], "strength": float(params[i]), "rank": r + 1} for r, i in enumerate(order)],
+    }
 
 
-def analyze_ratings_as_pairwise(ratings: pd.DataFrame, *, criterion: str | None = None,
-                                include_flagged: bool = False, n_boot: int = N_BOOT, seed: int = 0,
-                                confidence: float = 0.95, source: str = "ratings.csv",
-                                min_votes: int = provisional.MIN_VOTES) -> dict:
+def analyze_ratings_as_pairwise(
+    ratings: pd.DataFrame,
+    *,
+    criterion: str | None = None,
+    include_flagged: bool = False,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+    source: str = "ratings.csv",
+    min_votes: int = provisional.MIN_VOTES,
+) -> dict:
     """A rating study ranked by the preferences implied within each participant × situation."""
     from infact.results.ratings.analysis import prepare_ratings, validate_ratings
 
@@ -151,9 +213,22 @@ def analyze_ratings_as_pairwise(ratings: pd.DataFrame, *, criterion: str | None 
     df, _info = prepare_ratings(ratings, include_flagged)
     votes = pt.ratings_as_pairwise(df)
     if votes.empty:
-        raise InfactError(Problem(source, "no participant rated two systems in one situation, so no preference is "
-                                  "implied; --as-pairwise needs every situation to show two or more systems."))
-    result = analyze_votes(votes, criterion=criterion, n_boot=n_boot, seed=seed, confidence=confidence,
-                           source=source, prepared=True, min_votes=min_votes)
+        raise InfactError(
+            Problem(
+                source,
+                "no participant rated two systems in one situation, so no preference is "
+                "implied; --as-pairwise needs every situation to show two or more systems.",
+            )
+        )
+    result = analyze_votes(
+        votes,
+        criterion=criterion,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        source=source,
+        prepared=True,
+        min_votes=min_votes,
+    )
     result["as_pairwise"] = True
     return result

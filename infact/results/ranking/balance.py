@@ -23,8 +23,12 @@ def _spread(counts: pd.Series) -> dict:
     counts = counts[counts > 0]
     if counts.empty:
         return {"n": 0, "largest": 0, "smallest": 0, "ratio": None}
-    return {"n": int(len(counts)), "largest": int(counts.max()), "smallest": int(counts.min()),
-            "ratio": float(counts.max() / counts.min())}
+    return {
+        "n": int(len(counts)),
+        "largest": int(counts.max()),
+        "smallest": int(counts.min()),
+        "ratio": float(counts.max() / counts.min()),
+    }
 
 
 def balance(votes: pd.DataFrame) -> dict:
@@ -33,18 +37,25 @@ def balance(votes: pd.DataFrame) -> dict:
     hi = np.maximum(votes["system_a"], votes["system_b"])
     pairs = pd.DataFrame({"a": lo, "b": hi}).value_counts()
     systems = sorted(set(lo) | set(hi))
-    out = {"pairs": _spread(pairs),
-           "systems": _spread(pd.concat([votes["system_a"], votes["system_b"]]).value_counts()),
-           "pairs_never_compared": [[a, b] for a, b in combinations(systems, 2) if (a, b) not in pairs.index]}
-    out["situations"] = (_spread(votes["situation_id"].astype(str).value_counts())
-                         if "situation_id" in votes.columns else None)
+    out = {
+        "pairs": _spread(pairs),
+        "systems": _spread(pd.concat([votes["system_a"], votes["system_b"]]).value_counts()),
+        "pairs_never_compared": [[a, b] for a, b in combinations(systems, 2) if (a, b) not in pairs.index],
+    }
+    out["situations"] = (
+        _spread(votes["situation_id"].astype(str).value_counts()) if "situation_id" in votes.columns else None
+    )
     return out
 
 
 def reweighted_design(d: bradley_terry.Design) -> bradley_terry.Design:
     """The same votes with each pair pattern weighted by (votes / compared pairs) / its count (no covariates)."""
     per_pattern = d.counts.sum(axis=1)
-    weights = np.divide(per_pattern.sum() / max((per_pattern > 0).sum(), 1), per_pattern,
-                        out=np.zeros_like(per_pattern), where=per_pattern > 0)
+    weights = np.divide(
+        per_pattern.sum() / max((per_pattern > 0).sum(), 1),
+        per_pattern,
+        out=np.zeros_like(per_pattern),
+        where=per_pattern > 0,
+    )
     scale = sp.diags(np.repeat(weights, 3))
     return replace(d, cluster_counts=sp.csr_matrix(d.cluster_counts @ scale))

@@ -5,8 +5,8 @@ The features themselves are defined once in infact/text/style.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
@@ -17,8 +17,11 @@ from infact.text.style import FEATURES, features_of
 
 def response_features(situations: Iterable) -> pd.DataFrame:
     """situation_id, system, length, items for every response of the given situations."""
-    rows = [{"situation_id": s.situation_id, "system": system, **features_of(text, s.meta.get("items") or ())}
-            for s in situations for system, text in s.responses.items()]
+    rows = [
+        {"situation_id": s.situation_id, "system": system, **features_of(text, s.meta.get("items") or ())}
+        for s in situations
+        for system, text in s.responses.items()
+    ]
     return pd.DataFrame(rows, columns=["situation_id", "system", *FEATURES])
 
 

@@ -32,11 +32,11 @@ import pandas as pd
 
 from infact.stats import bradley_terry as ranking
 
-BUDGET = 8000          # smaller sets refitted (shared by all questions) before a size is called exact
-BATCH = 2048           # refits per batched Newton call
-PRUNE_TRIES = 40       # put-backs tried (least influential first); on small studies that is every unit
-CANDIDATES = 24        # most influential units refitted exactly per greedy step
-FRAGILE_SHARE = 0.01   # a top that falls to fewer than 1% of the votes (or one participant) is fragile
+BUDGET = 8000  # smaller sets refitted (shared by all questions) before a size is called exact
+BATCH = 2048  # refits per batched Newton call
+PRUNE_TRIES = 40  # put-backs tried (least influential first); on small studies that is every unit
+CANDIDATES = 24  # most influential units refitted exactly per greedy step
+FRAGILE_SHARE = 0.01  # a top that falls to fewer than 1% of the votes (or one participant) is fragile
 TOL = 1e-9
 
 
@@ -77,9 +77,9 @@ def _refit(d: ranking.Design, counts: np.ndarray, start: np.ndarray) -> np.ndarr
     out = []
     for i in range(0, len(counts), BATCH):
         try:
-            out.append(ranking.newton_refit(d, counts[i:i + BATCH], start))
+            out.append(ranking.newton_refit(d, counts[i : i + BATCH], start))
         except np.linalg.LinAlgError:  # a removal left a degenerate Hessian (e.g. no tie information): L-BFGS-B
-            out.append(ranking.fit(d, counts[i:i + BATCH], start))
+            out.append(ranking.fit(d, counts[i : i + BATCH], start))
     return np.vstack(out)
 
 
@@ -94,11 +94,11 @@ def _influence(d: ranking.Design, counts: np.ndarray, x: np.ndarray, units: Unit
     T = ranking.terms(x[None], counts[None], d)
     X = ranking.design_matrix(d)
     s, t = T["s"][0], (T["t"][0] if d.with_ties else np.zeros(len(d.a)))
-    g_h = np.stack([1 - s, -1 - s, -s], axis=1)                      # ∂LL/∂h of one vote per outcome
+    g_h = np.stack([1 - s, -1 - s, -s], axis=1)  # ∂LL/∂h of one vote per outcome
     per = g_h[:, :, None] * X[:, None, :]
     if d.with_ties:
         per[:, :, k] = np.stack([-t, -t, 1 - t], axis=1)
-    g = units.rows @ per.reshape(-1, X.shape[1])                      # (U, params)
+    g = units.rows @ per.reshape(-1, X.shape[1])  # (U, params)
     h = ranking.hessian(T, X, d)[0]
     h[np.arange(k), np.arange(k)] += ranking.RIDGE
     cc = np.zeros(X.shape[1])
@@ -143,7 +143,7 @@ def _greedy(d, total, units: Units, q: Question, start: np.ndarray, max_steps: i
         ms = q.margins(xs)
         j = int(np.argmin(ms))
         if ms[j] >= m - TOL:
-            return None, x   # nothing moves the margin down: this order cannot be changed by removal
+            return None, x  # nothing moves the margin down: this order cannot be changed by removal
         removed, x = trial[j], xs[j]
     return None, x
 
@@ -177,7 +177,7 @@ def _n_sets(cap: np.ndarray, size: int) -> int:
     for c in cap:
         new = np.zeros_like(poly)
         for j in range(min(int(c), size) + 1):
-            new[j:] += poly[:size + 1 - j]
+            new[j:] += poly[: size + 1 - j]
         poly = new
     return int(poly[size])
 
@@ -214,8 +214,9 @@ def _exhaustive(d, units: Units, questions: list[Question], start, below: list[i
     return {"checked": checked, "refits": refits, "found": found}
 
 
-def smallest_removals(d: ranking.Design, units: Units, questions: list[Question], start: np.ndarray,
-                      budget: int = BUDGET) -> list[dict]:
+def smallest_removals(
+    d: ranking.Design, units: Units, questions: list[Question], start: np.ndarray, budget: int = BUDGET
+) -> list[dict]:
     """Per question {removed: (U,) counts or None, exact, ruled_out_up_to, refits} for one kind of unit."""
     total = d.counts
     greedy = []
@@ -230,12 +231,19 @@ def smallest_removals(d: ranking.Design, units: Units, questions: list[Question]
             removed = ex["found"][i]
         size = None if removed is None else int(removed.sum())
         checked = min(ex["checked"], (size or sizes[i]) - 1)
-        out.append({"removed": removed, "exact": size is not None and checked >= size - 1,
-                    "ruled_out_up_to": checked, "refits": ex["refits"]})
+        out.append(
+            {
+                "removed": removed,
+                "exact": size is not None and checked >= size - 1,
+                "ruled_out_up_to": checked,
+                "refits": ex["refits"],
+            }
+        )
     return out
 
 
 # --------------------------------------------------------------------------- naming and reporting
+
 
 def vote_cells_of_rows(votes: pd.DataFrame, d: ranking.Design) -> np.ndarray:
     """Flattened pattern × outcome cell of every vote row (design()'s orientation: low system index first)."""
@@ -253,8 +261,8 @@ def vote_cells_of_rows(votes: pd.DataFrame, d: ranking.Design) -> np.ndarray:
 def _name_votes(removed: np.ndarray, cells: np.ndarray, row_cells: np.ndarray, lines: np.ndarray) -> list[int]:
     picked = []
     for u in np.flatnonzero(removed > 0):
-        rows = np.flatnonzero(row_cells == cells[u])   # interchangeable for the fit: the first by line
-        picked += [int(v) for v in np.sort(lines[rows])[:int(removed[u])]]
+        rows = np.flatnonzero(row_cells == cells[u])  # interchangeable for the fit: the first by line
+        picked += [int(v) for v in np.sort(lines[rows])[: int(removed[u])]]
     return sorted(picked)
 
 
@@ -268,13 +276,23 @@ def _method(res: dict, unit: str) -> dict:
     if res["removed"] is None:
         text = f"no removal of {unit}s found that changes it (greedy removal by influence, refitted)"
     elif res["exact"]:
-        text = (f"exact: the set was found by greedy removal by influence and refitted, and all {n} smaller sets of "
-                f"{unit}s were refitted without a change" if n else "exact: a single " + unit + " changes it")
+        text = (
+            f"exact: the set was found by greedy removal by influence and refitted, and all {n} smaller sets of "
+            f"{unit}s were refitted without a change"
+            if n
+            else "exact: a single " + unit + " changes it"
+        )
     else:
-        text = (f"approximate: greedy removal by influence, each step refitted, pruned, confirmed by a refit without "
-                f"the set; every set of up to {up} {unit}(s) ({n} refits) was ruled out, larger ones not searched")
-    return {"search": "none found" if res["removed"] is None else ("exact" if res["exact"] else "greedy"),
-            "ruled_out_up_to": up, "refits": n, "description": text}
+        text = (
+            f"approximate: greedy removal by influence, each step refitted, pruned, confirmed by a refit without "
+            f"the set; every set of up to {up} {unit}(s) ({n} refits) was ruled out, larger ones not searched"
+        )
+    return {
+        "search": "none found" if res["removed"] is None else ("exact" if res["exact"] else "greedy"),
+        "ruled_out_up_to": up,
+        "refits": n,
+        "description": text,
+    }
 
 
 def fragility(votes: pd.DataFrame, d: ranking.Design, order: list[str], budget: int = BUDGET) -> dict | None:
@@ -292,9 +310,15 @@ def fragility(votes: pd.DataFrame, d: ranking.Design, order: list[str], budget: 
     for unit, units in (("vote", cells_units), ("participant", Units.participants(d))):
         for a, res in zip(answers, smallest_removals(d, units, questions, start, budget)):
             removed = res["removed"]
-            a[unit + "s"] = None if removed is None else (
-                _name_votes(removed, cells, row_cells, lines) if unit == "vote"
-                else [d.clusters[u] for u in np.flatnonzero(removed > 0)])
+            a[unit + "s"] = (
+                None
+                if removed is None
+                else (
+                    _name_votes(removed, cells, row_cells, lines)
+                    if unit == "vote"
+                    else [d.clusters[u] for u in np.flatnonzero(removed > 0)]
+                )
+            )
             a["method"][unit + "s"] = _method(res, unit)
             if removed is not None and a is answers[0]:
                 a.setdefault("becomes", {})[unit + "s"] = _new_top(d, d.counts, units, removed, start, idx)
@@ -302,23 +326,35 @@ def fragility(votes: pd.DataFrame, d: ranking.Design, order: list[str], budget: 
     top = {"system": order[0], **answers[0]}
     top.setdefault("becomes", {})
     top.update(_sizes(top, n_votes, n_people))
-    adjacent = [{"higher": d.systems[q.upper], "lower": d.systems[q.rivals[0]], **a} for q, a in
-                zip(questions[1:], answers[1:])]
+    adjacent = [
+        {"higher": d.systems[q.upper], "lower": d.systems[q.rivals[0]], **a} for q, a in zip(questions[1:], answers[1:])
+    ]
     adjacent = [{**a, **_sizes(a, n_votes, n_people)} for a in adjacent]
-    return {"top": top, "adjacent": adjacent, "n_votes": n_votes, "n_participants": n_people,
-            "fragile_share": FRAGILE_SHARE}
+    return {
+        "top": top,
+        "adjacent": adjacent,
+        "n_votes": n_votes,
+        "n_participants": n_people,
+        "fragile_share": FRAGILE_SHARE,
+    }
 
 
 def _sizes(row: dict, n_votes: int, n_people: int) -> dict:
     nv = None if row["votes"] is None else len(row["votes"])
     npp = None if row["participants"] is None else len(row["participants"])
     fragile = (nv is not None and nv < FRAGILE_SHARE * n_votes) or npp == 1
-    below = int(np.ceil(FRAGILE_SHARE * n_votes)) - 1          # the largest vote count under 1%
-    checked = (row["method"]["votes"]["ruled_out_up_to"] >= below
-               and row["method"]["participants"]["ruled_out_up_to"] >= 1)
-    return {"n_votes": nv, "share_votes": None if nv is None else nv / n_votes, "n_participants": npp,
-            "share_participants": None if npp is None else npp / n_people, "fragile": bool(fragile),
-            "robustness_checked": bool(checked and not fragile)}
+    below = int(np.ceil(FRAGILE_SHARE * n_votes)) - 1  # the largest vote count under 1%
+    checked = (
+        row["method"]["votes"]["ruled_out_up_to"] >= below and row["method"]["participants"]["ruled_out_up_to"] >= 1
+    )
+    return {
+        "n_votes": nv,
+        "share_votes": None if nv is None else nv / n_votes,
+        "n_participants": npp,
+        "share_participants": None if npp is None else npp / n_people,
+        "fragile": bool(fragile),
+        "robustness_checked": bool(checked and not fragile),
+    }
 
 
 def in_words(frag: dict | None) -> str:
@@ -328,20 +364,28 @@ def in_words(frag: dict | None) -> str:
     t = frag["top"]
     parts = []
     if t["n_votes"] is not None:
-        parts.append(f"removing {t['n_votes']} of {frag['n_votes']} votes ({t['share_votes']:.1%}) makes "
-                     f"{t['becomes'].get('votes', '?')} the top")
+        parts.append(
+            f"removing {t['n_votes']} of {frag['n_votes']} votes ({t['share_votes']:.1%}) makes "
+            f"{t['becomes'].get('votes', '?')} the top"
+        )
     if t["n_participants"] is not None:
-        parts.append(f"removing {t['n_participants']} of {frag['n_participants']} participants makes "
-                     f"{t['becomes'].get('participants', '?')} the top")
+        parts.append(
+            f"removing {t['n_participants']} of {frag['n_participants']} participants makes "
+            f"{t['becomes'].get('participants', '?')} the top"
+        )
     if not parts:
         return f"No removal of votes or participants that changes the top ({t['system']}) was found."
     how = f"{'; '.join(parts)} instead of {t['system']}."
     if t["fragile"]:
         return f"The top is **fragile**: {how}"
     if t["robustness_checked"]:
-        return (f"The top is not fragile: every set of fewer than 1% of the votes and every single participant was "
-                f"removed and refitted without changing it; {how}")
+        return (
+            f"The top is not fragile: every set of fewer than 1% of the votes and every single participant was "
+            f"removed and refitted without changing it; {how}"
+        )
     up = t["method"]["votes"]["ruled_out_up_to"]
-    return (f"No set of fewer than 1% of the votes, nor a single participant, that changes the top was found "
-            f"(every set of up to {up} votes was refitted; larger sets were searched greedily, so a smaller one "
-            f"may exist); {how}")
+    return (
+        f"No set of fewer than 1% of the votes, nor a single participant, that changes the top was found "
+        f"(every set of up to {up} votes was refitted; larger sets were searched greedily, so a smaller one "
+        f"may exist); {how}"
+    )

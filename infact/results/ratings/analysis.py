@@ -18,11 +18,11 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from infact.values import bool_column, json_ready
-from infact.participation.steps.situation import RATINGS
 from infact.errors import InfactError, Problem
+from infact.participation.steps.situation import RATINGS
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
+from infact.values import bool_column, json_ready
 
 REQUIRED = tuple(RATINGS.required)  # participant, situation_id, system, rating
 MAX_SCALE_POINTS = 100
@@ -34,44 +34,76 @@ MIXED_MODEL_MAX_CELLS = 10_000_000
 
 # --------------------------------------------------------------------------- input
 
+
 def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points: int | None = None) -> None:
     """Raise InfactError naming the file, column, first bad line and the fix."""
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
-        raise InfactError(Problem(
-            source, f"missing column(s) {', '.join(missing)}; the ratings table needs "
-            f"{', '.join(REQUIRED)} (criterion and position are optional). Export it with "
-            "`python -m infact export` or rename your columns.", line=1, key=missing[0]))
+        raise InfactError(
+            Problem(
+                source,
+                f"missing column(s) {', '.join(missing)}; the ratings table needs "
+                f"{', '.join(REQUIRED)} (criterion and position are optional). Export it with "
+                "`python -m infact export` or rename your columns.",
+                line=1,
+                key=missing[0],
+            )
+        )
     problems = []
     rows = df[~bool_column(df["is_attention_check"])] if "is_attention_check" in df.columns else df
     for col in ("participant", "situation_id", "system"):
         blank = rows[col].isna() | (rows[col].astype(str).str.strip() == "")
         if blank.any():
-            problems.append(Problem(source, f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
-                                    line=_line(df, blank.idxmax()), key=col))
+            problems.append(
+                Problem(
+                    source,
+                    f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
+                    line=_line(df, blank.idxmax()),
+                    key=col,
+                )
+            )
     values = pd.to_numeric(rows["rating"], errors="coerce")
     bad = values.isna() | (values != values.round())
     if bad.any():
         i = bad.idxmax()
-        problems.append(Problem(source, f"rating {rows['rating'][i]!r} is not a whole number ({int(bad.sum())} row(s)); "
-                                "ratings must be integers 1..k — fix or delete those rows.", line=_line(df, i), key="rating"))
+        problems.append(
+            Problem(
+                source,
+                f"rating {rows['rating'][i]!r} is not a whole number ({int(bad.sum())} row(s)); "
+                "ratings must be integers 1..k — fix or delete those rows.",
+                line=_line(df, i),
+                key="rating",
+            )
+        )
     # Without a known scale, anything past MAX_SCALE_POINTS is a data error (1e30 would overflow the integer codes).
     top = scale_points if scale_points else MAX_SCALE_POINTS
     out = ~bad & ((values < 1) | (values > top))
     if out.any():
         i = out.idxmax()
         upper = f"{scale_points}" if scale_points else f"k (at most {MAX_SCALE_POINTS})"
-        problems.append(Problem(source, f"rating {values[i]:g} is outside 1..{upper} ({int(out.sum())} row(s)); "
-                                "recode the scale to start at 1 or pass the right number of scale points.",
-                                line=_line(df, i), key="rating"))
+        problems.append(
+            Problem(
+                source,
+                f"rating {values[i]:g} is outside 1..{upper} ({int(out.sum())} row(s)); "
+                "recode the scale to start at 1 or pass the right number of scale points.",
+                line=_line(df, i),
+                key="rating",
+            )
+        )
     if "position" in rows.columns:
         pos = pd.to_numeric(rows["position"], errors="coerce")
         bad_pos = rows["position"].notna() & (pos.isna() | (pos != pos.round()))
         if bad_pos.any():
             i = bad_pos.idxmax()
-            problems.append(Problem(source, f"position {rows['position'][i]!r} is not a whole number; positions count "
-                                    "1, 2, … in display order — fix it or drop the position column.",
-                                    line=_line(df, i), key="position"))
+            problems.append(
+                Problem(
+                    source,
+                    f"position {rows['position'][i]!r} is not a whole number; positions count "
+                    "1, 2, … in display order — fix it or drop the position column.",
+                    line=_line(df, i),
+                    key="position",
+                )
+            )
     if problems:
         raise InfactError(problems)
 
@@ -92,22 +124,41 @@ def prepare_ratings(df: pd.DataFrame, include_flagged: bool) -> tuple[pd.DataFra
         info["n_flagged_participants"] = int(df.loc[flagged, "participant"].nunique())
         if not include_flagged:
             df = df[~flagged]
-    df = df.assign(participant=df["participant"].astype(str), situation_id=df["situation_id"].astype(str),
-                   system=df["system"].astype(str), rating=pd.to_numeric(df["rating"]).astype(int))
+    df = df.assign(
+        participant=df["participant"].astype(str),
+        situation_id=df["situation_id"].astype(str),
+        system=df["system"].astype(str),
+        rating=pd.to_numeric(df["rating"]).astype(int),
+    )
     return df, info
 
 
 # --------------------------------------------------------------------------- entry point
 
-def analyze(ratings: pd.DataFrame, *, criterion: str | None = None, scale_points: int | None = None,
-            include_flagged: bool = False, mixed_model: bool = True, n_boot: int = N_BOOT, seed: int = 0,
-            source: str = "RATINGS.csv") -> dict:
+
+def analyze(
+    ratings: pd.DataFrame,
+    *,
+    criterion: str | None = None,
+    scale_points: int | None = None,
+    include_flagged: bool = False,
+    mixed_model: bool = True,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    source: str = "RATINGS.csv",
+) -> dict:
     """All statistics for one criterion, or {"criteria": {name: result}} for several."""
     validate_ratings(ratings, source, scale_points)
     df, info = prepare_ratings(ratings, include_flagged)
     if df.empty:
-        raise InfactError(Problem(source, "no ratings left after dropping attention checks and flagged participants; "
-                                  "pass --include-flagged or check the file.", key="rating"))
+        raise InfactError(
+            Problem(
+                source,
+                "no ratings left after dropping attention checks and flagged participants; "
+                "pass --include-flagged or check the file.",
+                key="rating",
+            )
+        )
     k = scale_points or max(5, int(df["rating"].max()))
     opts = dict(scale_points=k, mixed_model=mixed_model, n_boot=n_boot, seed=seed)
     names = criterion_names(df, criterion, source)
@@ -115,8 +166,9 @@ def analyze(ratings: pd.DataFrame, *, criterion: str | None = None, scale_points
         part = df[df["criterion"].astype(str) == names[0]] if names else df
         return {"criterion": names[0] if names else None, **info, **analyze_one(part, **opts)}
     results = {n: {"criterion": n, **info, **analyze_one(df[df["criterion"].astype(str) == n], **opts)} for n in names}
-    return json_ready({"n_participants": int(df["participant"].nunique()), "n_ratings": int(len(df)),
-                   **info, "criteria": results})
+    return json_ready(
+        {"n_participants": int(df["participant"].nunique()), "n_ratings": int(len(df)), **info, "criteria": results}
+    )
 
 
 def criterion_names(df: pd.DataFrame, criterion: str | None, source: str) -> list[str]:
@@ -124,14 +176,21 @@ def criterion_names(df: pd.DataFrame, criterion: str | None, source: str) -> lis
     names = sorted(df["criterion"].dropna().astype(str).unique()) if "criterion" in df.columns else []
     if criterion is not None:
         if criterion not in names:
-            raise InfactError(Problem(source, f"criterion {criterion!r} not found; available: {', '.join(names) or 'none'}. "
-                                      "Pass one of those to --criterion.", key="criterion"))
+            raise InfactError(
+                Problem(
+                    source,
+                    f"criterion {criterion!r} not found; available: {', '.join(names) or 'none'}. "
+                    "Pass one of those to --criterion.",
+                    key="criterion",
+                )
+            )
         names = [criterion]
     return names
 
 
-def analyze_one(df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = True,
-                n_boot: int = N_BOOT, seed: int = 0) -> dict:
+def analyze_one(
+    df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = True, n_boot: int = N_BOOT, seed: int = 0
+) -> dict:
     """Statistics for one criterion on a prepared frame (no checks, no flagged rows)."""
     systems = sorted(df["system"].unique())
     p_codes, participants = pd.factorize(df["participant"], sort=True)
@@ -172,6 +231,7 @@ def analyze_one(df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = 
 
 # --------------------------------------------------------------------------- descriptives
 
+
 def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
     g = df.groupby("system")["rating"]
     desc = g.agg(["count", "mean", "median", "std"])
@@ -180,12 +240,21 @@ def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = (weights @ sums) / (weights @ cnt)
     lo, hi = percentile_ci(boot)
-    return {s: {"n": int(desc.at[s, "count"]), "mean": desc.at[s, "mean"], "median": desc.at[s, "median"],
-                "sd": desc.at[s, "std"], "distribution": {str(v): shares.at[s, v] for v in range(1, k + 1)},
-                "ci95": [lo[j], hi[j]]} for j, s in enumerate(systems)}
+    return {
+        s: {
+            "n": int(desc.at[s, "count"]),
+            "mean": desc.at[s, "mean"],
+            "median": desc.at[s, "median"],
+            "sd": desc.at[s, "std"],
+            "distribution": {str(v): shares.at[s, v] for v in range(1, k + 1)},
+            "ci95": [lo[j], hi[j]],
+        }
+        for j, s in enumerate(systems)
+    }
 
 
 # --------------------------------------------------------------------------- tests
+
 
 def friedman_test(wide: np.ndarray, n_dropped: int = 0) -> dict | None:
     """Friedman on a participants x systems matrix of mean ratings; Kendall's W = chi2 / (n (k-1))."""
@@ -194,8 +263,13 @@ def friedman_test(wide: np.ndarray, n_dropped: int = 0) -> dict | None:
     n, k = wide.shape
     base = {"n_participants": int(n), "n_dropped_incomplete": int(n_dropped), "k": int(k)}
     if k < 3 or n < 2:
-        return {**base, "statistic": None, "p": None, "kendall_w": None,
-                "note": "needs at least 3 systems and 2 complete participants; see pairwise"}
+        return {
+            **base,
+            "statistic": None,
+            "p": None,
+            "kendall_w": None,
+            "note": "needs at least 3 systems and 2 complete participants; see pairwise",
+        }
     stat, p = friedmanchisquare(*wide.T)
     return {**base, "statistic": stat, "p": p, "kendall_w": stat / (n * (k - 1))}
 
@@ -218,8 +292,16 @@ def _pairwise(systems, pmeans, weights) -> list[dict]:
     for j, (a, b) in enumerate(pairs):
         d = diffs[rated[:, j], j]
         p = signed_rank_p(d) if len(d) >= 2 and np.any(d != 0) else np.nan
-        rows.append({"a": systems[a], "b": systems[b], "n_participants": len(d),
-                     "mean_diff": d.mean() if len(d) else np.nan, "ci95": [lo[j], hi[j]], "p": p})
+        rows.append(
+            {
+                "a": systems[a],
+                "b": systems[b],
+                "n_participants": len(d),
+                "mean_diff": d.mean() if len(d) else np.nan,
+                "ci95": [lo[j], hi[j]],
+                "p": p,
+            }
+        )
     ps = np.array([r["p"] for r in rows], dtype=float)
     ok = ~np.isnan(ps)
     adj = np.full_like(ps, np.nan)
@@ -232,15 +314,18 @@ def _pairwise(systems, pmeans, weights) -> list[dict]:
 
 # --------------------------------------------------------------------------- models
 
+
 def fit_mixed_model(df: pd.DataFrame) -> dict:
     """rating ~ system with crossed random intercepts (participant, situation), REML."""
     import statsmodels.formula.api as smf
 
     cells = len(df) * (df["participant"].nunique() + df["situation_id"].nunique())
     if cells > MIXED_MODEL_MAX_CELLS:
-        return {"error": f"skipped: {len(df)} ratings x {cells // len(df)} participants+situations is too large "
-                         "for statsmodels' dense crossed random effects (limit "
-                         f"{MIXED_MODEL_MAX_CELLS:,} cells); use --no-mixed-model or analyse a subset"}
+        return {
+            "error": f"skipped: {len(df)} ratings x {cells // len(df)} participants+situations is too large "
+            "for statsmodels' dense crossed random effects (limit "
+            f"{MIXED_MODEL_MAX_CELLS:,} cells); use --no-mixed-model or analyse a subset"
+        }
     data = df[["rating", "system", "participant", "situation_id"]].assign(_all=1)
     vc = {"participant": "0 + C(participant)", "situation": "0 + C(situation_id)"}
     try:
@@ -257,8 +342,10 @@ def fit_mixed_model(df: pd.DataFrame) -> dict:
             "formula": "rating ~ system + (1|participant) + (1|situation)",
             "method": "REML",
             "reference_system": sorted(df["system"].unique())[0],
-            "estimates": [{"term": _term(t), "estimate": fit.fe_params[t], "se": fit.bse_fe[t], "p": fit.pvalues[t]}
-                          for t in names],
+            "estimates": [
+                {"term": _term(t), "estimate": fit.fe_params[t], "se": fit.bse_fe[t], "p": fit.pvalues[t]}
+                for t in names
+            ],
             "variance": var,
             "variance_share": {k: v / total for k, v in var.items()},
             "loglik": fit.llf,
@@ -284,10 +371,14 @@ def _icc(df: pd.DataFrame, mm: dict | None) -> dict:
     n_i = g.size().to_numpy(dtype=float)
     a, n = len(n_i), n_i.sum()
     if a < 2 or n <= a:
-        return {"value": None, "method": "ICC(1) one-way on participants", "note": "needs 2+ participants with 2+ ratings"}
+        return {
+            "value": None,
+            "method": "ICC(1) one-way on participants",
+            "note": "needs 2+ participants with 2+ ratings",
+        }
     msb = (n_i * (g.mean().to_numpy() - r.mean()) ** 2).sum() / (a - 1)
     msw = ((r - g.transform("mean")) ** 2).sum() / (n - a)
-    k0 = (n - (n_i ** 2).sum() / n) / (a - 1)  # average group size for unbalanced data
+    k0 = (n - (n_i**2).sum() / n) / (a - 1)  # average group size for unbalanced data
     denom = msb + (k0 - 1) * msw
     value = (msb - msw) / denom if denom > 0 else None  # None: no variance at all
     return {"value": value, "method": "ICC(1) one-way on participants (system-centred)"}
@@ -304,8 +395,9 @@ def krippendorff_ordinal(df: pd.DataFrame, unit_cols: list[str], k: int) -> floa
     if counts.empty or (counts.sum(axis=0) > 0).sum() < 2:
         return None
     try:
-        return krippendorff.alpha(value_counts=counts.to_numpy(), value_domain=list(range(1, k + 1)),
-                                  level_of_measurement="ordinal")
+        return krippendorff.alpha(
+            value_counts=counts.to_numpy(), value_domain=list(range(1, k + 1)), level_of_measurement="ordinal"
+        )
     except (ValueError, ZeroDivisionError):
         return None
 
@@ -335,8 +427,13 @@ def position_bias(df: pd.DataFrame) -> dict:
     }
     if table.shape[1] < 2:
         return out
-    X = pd.concat([pd.get_dummies(d["system"], prefix="system", drop_first=True),
-                   pd.get_dummies(pos, prefix="position", drop_first=True)], axis=1).astype(float)
+    X = pd.concat(
+        [
+            pd.get_dummies(d["system"], prefix="system", drop_first=True),
+            pd.get_dummies(pos, prefix="position", drop_first=True),
+        ],
+        axis=1,
+    ).astype(float)
     X.insert(0, "const", 1.0)
     groups = pd.factorize(d["participant"])[0]
     if groups.max(initial=-1) < 1:  # SE clustered by participant need >= 2 (statsmodels divides by G-1)
@@ -344,7 +441,9 @@ def position_bias(df: pd.DataFrame) -> dict:
         return out
     try:
         # QR, not the default pinv/SVD: 4x faster on 100k rows, same estimates
-        fit = sm.OLS(d["rating"].to_numpy(dtype=float), X).fit(method="qr", cov_type="cluster", cov_kwds={"groups": groups})
+        fit = sm.OLS(d["rating"].to_numpy(dtype=float), X).fit(
+            method="qr", cov_type="cluster", cov_kwds={"groups": groups}
+        )
         terms = [c for c in X.columns if c.startswith("position_")]
         R = np.zeros((len(terms), X.shape[1]))
         for i, t in enumerate(terms):
@@ -353,9 +452,13 @@ def position_bias(df: pd.DataFrame) -> dict:
         out["effect"] = {
             "model": "OLS rating ~ C(system) + C(position), SE clustered by participant",
             "reference_position": int(pos.min()),
-            "coefficients": {t.removeprefix("position_"): {"estimate": fit.params[t], "se": fit.bse[t], "p": fit.pvalues[t]}
-                             for t in terms},
-            "wald_chi2": float(np.squeeze(wald.statistic)), "df": len(terms), "p": float(np.squeeze(wald.pvalue)),
+            "coefficients": {
+                t.removeprefix("position_"): {"estimate": fit.params[t], "se": fit.bse[t], "p": fit.pvalues[t]}
+                for t in terms
+            },
+            "wald_chi2": float(np.squeeze(wald.statistic)),
+            "df": len(terms),
+            "p": float(np.squeeze(wald.pvalue)),
         }
     except (ValueError, np.linalg.LinAlgError) as exc:
         out["effect"] = {"error": f"{type(exc).__name__}: {exc}"}

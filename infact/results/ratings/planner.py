@@ -75,8 +75,17 @@ def contrast_sd(sd: float, icc: float, m: int, corr: float = 0.0) -> float:
     return math.sqrt(2 * sd * sd * (1 - corr) * (icc + (1 - icc) / m))
 
 
-def power_participants(delta: float, sd: float, icc: float, m: int, *, corr: float = 0.0,
-                       alpha: float = 0.05, power: float = 0.8, pairs: int = 1) -> tuple[int, float]:
+def power_participants(
+    delta: float,
+    sd: float,
+    icc: float,
+    m: int,
+    *,
+    corr: float = 0.0,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    pairs: int = 1,
+) -> tuple[int, float]:
     """Participants for a two-sided paired t-test on participant mean differences,
     alpha Bonferroni-split over `pairs` contrasts. Returns (N, standardised effect dz)."""
     dz = delta / contrast_sd(sd, icc, m, corr)
@@ -89,7 +98,12 @@ def power_participants(delta: float, sd: float, icc: float, m: int, *, corr: flo
     while not enough(hi):
         lo, hi = hi, hi * 2
         if hi > 10_000_000:
-            raise InfactError(_problem("--delta", f"the effect (dz = {dz:.4g}) is too small to detect with any study size; raise --delta or lower --sd"))
+            raise InfactError(
+                _problem(
+                    "--delta",
+                    f"the effect (dz = {dz:.4g}) is too small to detect with any study size; raise --delta or lower --sd",
+                )
+            )
     while lo < hi:
         mid = (lo + hi) // 2
         hi, lo = (mid, lo) if enough(mid) else (hi, mid + 1)
@@ -98,17 +112,32 @@ def power_participants(delta: float, sd: float, icc: float, m: int, *, corr: flo
 
 def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs) -> None:
     problems = []
-    for flag, value in (("--situations", P), ("--per-participant", n), ("--ratings-per-situation", k), ("--pairs", pairs)):
+    for flag, value in (
+        ("--situations", P),
+        ("--per-participant", n),
+        ("--ratings-per-situation", k),
+        ("--pairs", pairs),
+    ):
         if value < 1:
             problems.append(_problem(flag, f"must be at least 1 (got {value})"))
     if a < 0:
         problems.append(_problem("--attention-checks", f"cannot be negative (got {a})"))
     if n >= 1 and a >= 0 and n <= a:
-        problems.append(_problem("--per-participant", f"{n} situations per participant leave none to rate after {a} attention check(s): "
-                                 "raise --per-participant above --attention-checks"))
+        problems.append(
+            _problem(
+                "--per-participant",
+                f"{n} situations per participant leave none to rate after {a} attention check(s): "
+                "raise --per-participant above --attention-checks",
+            )
+        )
     elif P >= 1 and n - a > P:
-        problems.append(_problem("--per-participant", f"each participant would rate {n - a} situations but there are only {P}: "
-                                 "lower --per-participant or add situations"))
+        problems.append(
+            _problem(
+                "--per-participant",
+                f"each participant would rate {n - a} situations but there are only {P}: "
+                "lower --per-participant or add situations",
+            )
+        )
     if not 0 <= e < 1:
         problems.append(_problem("--exclusion-rate", f"must be a share in [0, 1), e.g. 0.2 for 20 % (got {e})"))
     given = {"--delta": delta, "--sd": sd, "--icc": icc}
@@ -116,7 +145,9 @@ def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs) -> None:
         for flag in (f for f, v in given.items() if v is None):
             problems.append(_problem(flag, "the power calculation needs --delta, --sd and --icc together"))
         if delta is not None and delta <= 0:
-            problems.append(_problem("--delta", f"the smallest difference worth detecting must be > 0 scale points (got {delta})"))
+            problems.append(
+                _problem("--delta", f"the smallest difference worth detecting must be > 0 scale points (got {delta})")
+            )
         if sd is not None and sd <= 0:
             problems.append(_problem("--sd", f"the rating SD must be > 0 (got {sd}); about 1 on a 5-point scale"))
         if icc is not None and not 0 <= icc <= 1:
@@ -131,28 +162,60 @@ def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs) -> None:
         raise InfactError(problems)
 
 
-def plan(P: int, n: int, k: int, a: int = 1, e: float = 0.0, *, delta: float | None = None, sd: float | None = None,
-         icc: float | None = None, corr: float = 0.0, alpha: float = 0.05, power: float = 0.8, pairs: int = 1,
-         coverage: float = COVERAGE) -> dict:
+def plan(
+    P: int,
+    n: int,
+    k: int,
+    a: int = 1,
+    e: float = 0.0,
+    *,
+    delta: float | None = None,
+    sd: float | None = None,
+    icc: float | None = None,
+    corr: float = 0.0,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    pairs: int = 1,
+    coverage: float = COVERAGE,
+) -> dict:
     """All answers as a JSON-serialisable dict (see the module docstring)."""
     validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs)
     m = n - a
     before = math.ceil(Fraction(k * P, m))
     result = {
-        "inputs": {"situations": P, "per_participant": n, "attention_checks": a, "rated_per_participant": m,
-                   "ratings_per_situation": k, "exclusion_rate": e},
+        "inputs": {
+            "situations": P,
+            "per_participant": n,
+            "attention_checks": a,
+            "rated_per_participant": m,
+            "ratings_per_situation": k,
+            "exclusion_rate": e,
+        },
         "balanced": {"participants_before_exclusions": before, "participants": balanced_participants(P, n, k, a, e)},
     }
     n_random = random_participants(P, n, k, a, e, coverage)
-    result["random_sampling"] = {"participants": n_random, "coverage": coverage,
-                                 "coverage_bound_at_n": round(coverage_bound(n_random, P, m, k, e), 4),
-                                 "extra_vs_balanced": n_random - result["balanced"]["participants"]}
+    result["random_sampling"] = {
+        "participants": n_random,
+        "coverage": coverage,
+        "coverage_bound_at_n": round(coverage_bound(n_random, P, m, k, e), 4),
+        "extra_vs_balanced": n_random - result["balanced"]["participants"],
+    }
     needed = result["balanced"]["participants"]
     if delta is not None:
         n_power, dz = power_participants(delta, sd, icc, m, corr=corr, alpha=alpha, power=power, pairs=pairs)
-        result["power"] = {"delta": delta, "sd": sd, "icc": icc, "corr": corr, "alpha": alpha, "power": power, "pairs": pairs,
-                           "alpha_per_test": alpha / pairs, "effect_size_dz": round(dz, 4),
-                           "participants_before_exclusions": n_power, "participants": _ceil_div_keep(n_power, e)}
+        result["power"] = {
+            "delta": delta,
+            "sd": sd,
+            "icc": icc,
+            "corr": corr,
+            "alpha": alpha,
+            "power": power,
+            "pairs": pairs,
+            "alpha_per_test": alpha / pairs,
+            "effect_size_dz": round(dz, 4),
+            "participants_before_exclusions": n_power,
+            "participants": _ceil_div_keep(n_power, e),
+        }
         needed = max(needed, result["power"]["participants"])
     result["recommended"] = needed
     return result
@@ -172,8 +235,14 @@ def format_plan(r: dict) -> str:
     ]
     if "power" in r:
         p = r["power"]
-        split = f", alpha {p['alpha']}/{p['pairs']} pairs (Bonferroni; Holm needs at most this many)" if p["pairs"] > 1 else f", alpha {p['alpha']}"
-        lines.append(f"Power:                {p['participants']} participants  (difference {p['delta']} scale points, SD {p['sd']}, "
-                     f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; paired t-test on participant means)")
+        split = (
+            f", alpha {p['alpha']}/{p['pairs']} pairs (Bonferroni; Holm needs at most this many)"
+            if p["pairs"] > 1
+            else f", alpha {p['alpha']}"
+        )
+        lines.append(
+            f"Power:                {p['participants']} participants  (difference {p['delta']} scale points, SD {p['sd']}, "
+            f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; paired t-test on participant means)"
+        )
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
     return "\n".join(lines)

@@ -28,8 +28,13 @@ DIVERGING = "redyellowgreen"  # Likert scales: low red, neutral yellow, high gre
 def _need(df: pd.DataFrame, cols: list[str], what: str) -> None:
     missing = [c for c in cols if c not in df.columns]
     if missing:
-        raise InfactError(Problem(what, f"missing column(s) {', '.join(missing)} needed for this chart; "
-                                  "pass the exported table unchanged.", key=missing[0]))
+        raise InfactError(
+            Problem(
+                what,
+                f"missing column(s) {', '.join(missing)} needed for this chart; pass the exported table unchanged.",
+                key=missing[0],
+            )
+        )
 
 
 def _usable(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -37,7 +42,9 @@ def _usable(ratings: pd.DataFrame) -> pd.DataFrame:
     if "is_attention_check" in ratings.columns:
         ratings = ratings[~bool_column(ratings["is_attention_check"])]
     crit = ratings["criterion"].astype(str) if "criterion" in ratings.columns else "rating"
-    return ratings.assign(criterion=crit, rating=pd.to_numeric(ratings["rating"], errors="coerce")).dropna(subset=["rating"])
+    return ratings.assign(criterion=crit, rating=pd.to_numeric(ratings["rating"], errors="coerce")).dropna(
+        subset=["rating"]
+    )
 
 
 def _empty(message: str = "No data yet") -> alt.Chart:
@@ -55,9 +62,20 @@ def _panels(chart, data: pd.DataFrame, direction: str = "row"):
 def summary_frame(result: dict) -> pd.DataFrame:
     """Per criterion x system mean and ci95 from an `analysis.analyze` result."""
     per = result["criteria"] if "criteria" in result else {result.get("criterion") or "rating": result}
-    return pd.DataFrame([{"criterion": c, "system": s, "mean": v["mean"], "ci_low": v["ci95"][0],
-                          "ci_high": v["ci95"][1], "n": v["n"]}
-                         for c, r in per.items() for s, v in r["systems"].items()])
+    return pd.DataFrame(
+        [
+            {
+                "criterion": c,
+                "system": s,
+                "mean": v["mean"],
+                "ci_low": v["ci95"][0],
+                "ci_high": v["ci95"][1],
+                "n": v["n"],
+            }
+            for c, r in per.items()
+            for s, v in r["systems"].items()
+        ]
+    )
 
 
 def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = None) -> alt.Chart:
@@ -67,8 +85,8 @@ def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = N
     participant-bootstrap intervals as the report; None runs the analysis on `ratings`.
     """
     if ci is None:
-        from infact.stats import N_BOOT
         from infact.results.ratings.analysis import analyze
+        from infact.stats import N_BOOT
 
         if _usable(ratings).empty:
             return _empty()
@@ -80,13 +98,20 @@ def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = N
     points = base.mark_point(filled=True, size=90).encode(
         x=alt.X("mean:Q", title="Mean rating with 95% confidence interval", scale=alt.Scale(zero=False)),
         color=alt.Color("system:N", legend=None),
-        tooltip=[alt.Tooltip("criterion:N", title="Criterion"), alt.Tooltip("system:N", title="System"),
-                 alt.Tooltip("mean:Q", format=".2f", title="Mean"),
-                 alt.Tooltip("ci_low:Q", format=".2f", title="95% CI from"),
-                 alt.Tooltip("ci_high:Q", format=".2f", title="95% CI to"), alt.Tooltip("n:Q", title="Ratings")])
+        tooltip=[
+            alt.Tooltip("criterion:N", title="Criterion"),
+            alt.Tooltip("system:N", title="System"),
+            alt.Tooltip("mean:Q", format=".2f", title="Mean"),
+            alt.Tooltip("ci_low:Q", format=".2f", title="95% CI from"),
+            alt.Tooltip("ci_high:Q", format=".2f", title="95% CI to"),
+            alt.Tooltip("n:Q", title="Ratings"),
+        ],
+    )
     # the same title on both layers: a layered chart shares one axis, and a None would blank it
     bars = base.mark_errorbar(ticks=True, thickness=2).encode(
-        x=alt.X("ci_low:Q", title="Mean rating with 95% confidence interval", scale=alt.Scale(zero=False)), x2="ci_high:Q")
+        x=alt.X("ci_low:Q", title="Mean rating with 95% confidence interval", scale=alt.Scale(zero=False)),
+        x2="ci_high:Q",
+    )
     return _panels(alt.layer(bars, points), data)
 
 
@@ -109,15 +134,28 @@ def distribution_chart(ratings: pd.DataFrame, labels=None) -> alt.Chart:
     counts["rating"] = counts["rating"].astype(int)
     counts["label"] = counts["rating"].map(lambda v: f"{v} {names.get(v, '')}".strip())  # above k: bare number
     order = [f"{v} {names[v]}".strip() for v in range(1, k + 1)]
-    chart = alt.Chart(counts).mark_bar().encode(
-        y=alt.Y("system:N", title="System"),
-        x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of ratings"),
-        color=alt.Color("label:N", sort=order, scale=alt.Scale(domain=order, scheme=DIVERGING),
-                        legend=alt.Legend(title="Rating", orient="bottom", direction="horizontal", columns=min(k, 5),
-                                          labelLimit=0)),
-        order=alt.Order("rating:Q"),
-        tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("label:N", title="Rating"),
-                 alt.Tooltip("count:Q", title="Ratings"), alt.Tooltip("share:Q", format=".1%", title="Share")],
+    chart = (
+        alt.Chart(counts)
+        .mark_bar()
+        .encode(
+            y=alt.Y("system:N", title="System"),
+            x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of ratings"),
+            color=alt.Color(
+                "label:N",
+                sort=order,
+                scale=alt.Scale(domain=order, scheme=DIVERGING),
+                legend=alt.Legend(
+                    title="Rating", orient="bottom", direction="horizontal", columns=min(k, 5), labelLimit=0
+                ),
+            ),
+            order=alt.Order("rating:Q"),
+            tooltip=[
+                alt.Tooltip("system:N", title="System"),
+                alt.Tooltip("label:N", title="Rating"),
+                alt.Tooltip("count:Q", title="Ratings"),
+                alt.Tooltip("share:Q", format=".1%", title="Share"),
+            ],
+        )
     )
     return _panels(chart, counts)
 
@@ -132,18 +170,28 @@ def position_chart(ratings: pd.DataFrame) -> alt.Chart:
     # Grouped bars: for each position, each system's mean side by side. A system rated
     # higher wherever it is shown is a quality difference; all systems rising or falling
     # together with the position is an order effect.
-    chart = alt.Chart(agg).mark_bar().encode(
-        x=alt.X("position:O", title="Position on the page (1 = shown first)", axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("system:N"),
-        y=alt.Y("mean:Q", title="Mean rating"),  # bars start at zero: their length is the mean
-        color=alt.Color("system:N", title="System", legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("position:O", title="Position"),
-                 alt.Tooltip("mean:Q", format=".2f", title="Mean rating"), alt.Tooltip("n:Q", title="Ratings")],
+    chart = (
+        alt.Chart(agg)
+        .mark_bar()
+        .encode(
+            x=alt.X("position:O", title="Position on the page (1 = shown first)", axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset("system:N"),
+            y=alt.Y("mean:Q", title="Mean rating"),  # bars start at zero: their length is the mean
+            color=alt.Color("system:N", title="System", legend=alt.Legend(orient="bottom")),
+            tooltip=[
+                alt.Tooltip("system:N", title="System"),
+                alt.Tooltip("position:O", title="Position"),
+                alt.Tooltip("mean:Q", format=".2f", title="Mean rating"),
+                alt.Tooltip("n:Q", title="Ratings"),
+            ],
+        )
     )
     return _panels(chart, agg, "column")
 
 
-def completion_time_chart(participants: pd.DataFrame, bins: int = 20, expected_minutes: float | None = None) -> alt.Chart:
+def completion_time_chart(
+    participants: pd.DataFrame, bins: int = 20, expected_minutes: float | None = None
+) -> alt.Chart:
     """Histogram of total completion time (minutes), binned here, not in the browser;
     with `expected_minutes` a dashed line marks the stated estimate."""
     _need(participants, ["total_seconds"], "participants table")
@@ -152,18 +200,28 @@ def completion_time_chart(participants: pd.DataFrame, bins: int = 20, expected_m
         return _empty("No completed participants yet")
     counts, edges = np.histogram(minutes, bins=min(bins, max(1, minutes.nunique())))
     hist = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "participants": counts})
-    bars = alt.Chart(hist).mark_bar().encode(
-        x=alt.X("start:Q", bin="binned", title="Completion time (minutes)"),
-        x2="end:Q",
-        y=alt.Y("participants:Q", title="Participants", axis=alt.Axis(tickMinStep=1, format="d")),
-        tooltip=[alt.Tooltip("start:Q", format=".1f", title="From (min)"),
-                 alt.Tooltip("end:Q", format=".1f", title="To (min)"), alt.Tooltip("participants:Q", title="Participants")],
-    ).properties(width="container")
+    bars = (
+        alt.Chart(hist)
+        .mark_bar()
+        .encode(
+            x=alt.X("start:Q", bin="binned", title="Completion time (minutes)"),
+            x2="end:Q",
+            y=alt.Y("participants:Q", title="Participants", axis=alt.Axis(tickMinStep=1, format="d")),
+            tooltip=[
+                alt.Tooltip("start:Q", format=".1f", title="From (min)"),
+                alt.Tooltip("end:Q", format=".1f", title="To (min)"),
+                alt.Tooltip("participants:Q", title="Participants"),
+            ],
+        )
+        .properties(width="container")
+    )
     if expected_minutes is None:
         return bars
-    rule = alt.Chart(pd.DataFrame({"minutes": [float(expected_minutes)], "what": ["stated estimate"]})).mark_rule(
-        strokeDash=[6, 4], size=2, color="black").encode(x="minutes:Q", tooltip=[alt.Tooltip("what:N", title=" "),
-                                                                              alt.Tooltip("minutes:Q", title="Minutes")])
+    rule = (
+        alt.Chart(pd.DataFrame({"minutes": [float(expected_minutes)], "what": ["stated estimate"]}))
+        .mark_rule(strokeDash=[6, 4], size=2, color="black")
+        .encode(x="minutes:Q", tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip("minutes:Q", title="Minutes")])
+    )
     return alt.layer(bars, rule).properties(width="container")
 
 
@@ -172,17 +230,26 @@ def completions_chart(completions: pd.DataFrame) -> alt.Chart:
     if completions.empty:
         return _empty("No completions yet")
     data = completions[completions["outcome"] == "completed"].assign(
-        ended_at=lambda d: pd.to_datetime(d["ended_at"], utc=True))
-    return alt.Chart(data).mark_line(interpolate="step-after", point=len(data) <= 60).encode(
-        x=alt.X("ended_at:T", title="Time (UTC)", axis=alt.Axis(format="%H:%M")),
-        y=alt.Y("completed:Q", title="Completed participants", axis=alt.Axis(tickMinStep=1, format="d")),
-        tooltip=[alt.Tooltip("ended_at:T", title="Completed at", format="%Y-%m-%d %H:%M"),
-                 alt.Tooltip("completed:Q", title="Completed so far")],
-    ).properties(width="container")
+        ended_at=lambda d: pd.to_datetime(d["ended_at"], utc=True)
+    )
+    return (
+        alt.Chart(data)
+        .mark_line(interpolate="step-after", point=len(data) <= 60)
+        .encode(
+            x=alt.X("ended_at:T", title="Time (UTC)", axis=alt.Axis(format="%H:%M")),
+            y=alt.Y("completed:Q", title="Completed participants", axis=alt.Axis(tickMinStep=1, format="d")),
+            tooltip=[
+                alt.Tooltip("ended_at:T", title="Completed at", format="%Y-%m-%d %H:%M"),
+                alt.Tooltip("completed:Q", title="Completed so far"),
+            ],
+        )
+        .properties(width="container")
+    )
 
 
-def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | None = None,
-                        items: dict[str, str] | None = None) -> alt.Chart:
+def questionnaire_chart(
+    questionnaire_long: pd.DataFrame, scale: list[str] | None = None, items: dict[str, str] | None = None
+) -> alt.Chart:
     """Share of each answer per questionnaire item (columns participant, item, answer).
 
     With `scale` (the questionnaire's answer labels, lowest first) answers are drawn in
@@ -203,20 +270,42 @@ def questionnaire_chart(questionnaire_long: pd.DataFrame, scale: list[str] | Non
     if scale is not None:
         order = list(scale)
         counts["rank"] = counts["answer"].map(order.index)
-        color = alt.Color("answer:N", sort=order, scale=alt.Scale(domain=order, scheme=DIVERGING),
-                          legend=alt.Legend(title="Answer", orient="bottom", direction="horizontal", columns=len(order)))
+        color = alt.Color(
+            "answer:N",
+            sort=order,
+            scale=alt.Scale(domain=order, scheme=DIVERGING),
+            legend=alt.Legend(title="Answer", orient="bottom", direction="horizontal", columns=len(order)),
+        )
     else:
         # answers are scale points (floats once a NaN was in the column) or option labels
-        counts["answer"] = counts["answer"].map(lambda a: str(int(a)) if isinstance(a, (int, float)) and float(a).is_integer() else str(a))
-        order = sorted(counts["answer"].unique(), key=lambda a: (not a.lstrip("-").isdigit(), int(a) if a.lstrip("-").isdigit() else 0, a))
+        counts["answer"] = counts["answer"].map(
+            lambda a: str(int(a)) if isinstance(a, (int, float)) and float(a).is_integer() else str(a)
+        )
+        order = sorted(
+            counts["answer"].unique(),
+            key=lambda a: (not a.lstrip("-").isdigit(), int(a) if a.lstrip("-").isdigit() else 0, a),
+        )
         counts["rank"] = counts["answer"].map(order.index)
         color = alt.Color("answer:O", sort=order, scale=alt.Scale(domain=order), title="Answer")
-    return alt.Chart(counts).mark_bar().encode(
-        y=alt.Y("item:N", title=None if items else "Questionnaire item", sort=list(items.values()) if items else None,
-                axis=alt.Axis(labelLimit=420)),
-        x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of answers"),
-        color=color,
-        order=alt.Order("rank:Q"),
-        tooltip=[alt.Tooltip("item:N", title="Item"), alt.Tooltip("answer:N", title="Answer"),
-                 alt.Tooltip("count:Q", title="Participants"), alt.Tooltip("share:Q", format=".1%", title="Share")],
-    ).properties(width="container")
+    return (
+        alt.Chart(counts)
+        .mark_bar()
+        .encode(
+            y=alt.Y(
+                "item:N",
+                title=None if items else "Questionnaire item",
+                sort=list(items.values()) if items else None,
+                axis=alt.Axis(labelLimit=420),
+            ),
+            x=alt.X("share:Q", stack="normalize", axis=alt.Axis(format="%"), title="Share of answers"),
+            color=color,
+            order=alt.Order("rank:Q"),
+            tooltip=[
+                alt.Tooltip("item:N", title="Item"),
+                alt.Tooltip("answer:N", title="Answer"),
+                alt.Tooltip("count:Q", title="Participants"),
+                alt.Tooltip("share:Q", format=".1%", title="Share"),
+            ],
+        )
+        .properties(width="container")
+    )

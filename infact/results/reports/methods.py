@@ -18,17 +18,25 @@ def _people(sheet: dict | None, result: dict) -> str:
         return f"The analysis covers {result.get('n_participants')} participants."
     c = _field(sheet, "3.2", "3.2.1") or {}
     reasons = c.get("exclusion_reasons") or {}
-    why = f" (flags: {', '.join(f'{k} {v}' for k, v in reasons.items())}; a participant can carry several)" \
-        if reasons else ""
+    why = (
+        f" (flags: {', '.join(f'{k} {v}' for k, v in reasons.items())}; a participant can carry several)"
+        if reasons
+        else ""
+    )
+
     def were(n: int) -> str:
         return f"{n} {'was' if n == 1 else 'were'}"
 
-    out = (f"{c.get('consented', 0)} participants consented and {c.get('completed', 0)} completed the study"
-           f"{'; ' + were(c['screened_out']) + ' screened out' if c.get('screened_out') else ''}"
-           f"{'; ' + str(c['withdrawn']) + ' withdrew' if c.get('withdrawn') else ''}. ")
+    out = (
+        f"{c.get('consented', 0)} participants consented and {c.get('completed', 0)} completed the study"
+        f"{'; ' + were(c['screened_out']) + ' screened out' if c.get('screened_out') else ''}"
+        f"{'; ' + str(c['withdrawn']) + ' withdrew' if c.get('withdrawn') else ''}. "
+    )
     if "excluded" in c:
-        out += f"{c['excluded']} completed participants were excluded by the pre-set quality checks{why}, " \
-               f"leaving {c['included']}."
+        out += (
+            f"{c['excluded']} completed participants were excluded by the pre-set quality checks{why}, "
+            f"leaving {c['included']}."
+        )
     return out
 
 
@@ -39,16 +47,24 @@ def _design(sheet: dict | None) -> str:
     per = _field(sheet, "3.3", "3.3.2") or {}
     systems = [s["name"] for s in (_field(sheet, "2", "2.5") or [])]
     crits = sheet["sections"]["4"]["criteria"]
-    crit_text = "; ".join(f"\"{c.get('question')}\"" + (f" on a {len(c['scale'])}-point labelled scale "
-                                                       f"({' / '.join(c['scale'])})" if c.get("scale") else
-                                                       f" ({' / '.join(c.get('options', []))})") for c in crits)
+    crit_text = "; ".join(
+        f'"{c.get("question")}"'
+        + (
+            f" on a {len(c['scale'])}-point labelled scale ({' / '.join(c['scale'])})"
+            if c.get("scale")
+            else f" ({' / '.join(c.get('options', []))})"
+        )
+        for c in crits
+    )
     checks = (_field(sheet, "3.3", "3.3.4") or {}).get("attention_check")
     pool = _field(sheet, "3.1", "3.1.1")
-    return (f"Participants judged {len(systems)} systems ({', '.join(systems)}) by {design.get('description')}, "
-            f"on {per.get('situations_per_participant')} situations each drawn from a pool of {pool} by a balanced "
-            f"assignment (least-evaluated first, target {per.get('ratings_per_situation')} per situation), in "
-            f"random order with the responses' order randomised. Question(s): {crit_text}."
-            + (" One situation was an instructed-response attention check." if checks else ""))
+    return (
+        f"Participants judged {len(systems)} systems ({', '.join(systems)}) by {design.get('description')}, "
+        f"on {per.get('situations_per_participant')} situations each drawn from a pool of {pool} by a balanced "
+        f"assignment (least-evaluated first, target {per.get('ratings_per_situation')} per situation), in "
+        f"random order with the responses' order randomised. Question(s): {crit_text}."
+        + (" One situation was an instructed-response attention check." if checks else "")
+    )
 
 
 def _statistics(result: dict) -> str:
@@ -56,25 +72,44 @@ def _statistics(result: dict) -> str:
     boot = res.get("bootstrap") or {}
     n_boot, conf = boot.get("n_boot"), boot.get("confidence", 0.95)
     if res.get("kind") in ("pairwise", "best_worst"):
-        text = (f"Systems were ranked by a Bradley–Terry model with Davidson ties, fitted by maximum likelihood; "
-                f"{conf:.0%} intervals come from a participant-cluster bootstrap ({n_boot} replicates), and the "
-                "ranking counts as settled when every two adjacent systems' intervals are separated.")
+        text = (
+            f"Systems were ranked by a Bradley–Terry model with Davidson ties, fitted by maximum likelihood; "
+            f"{conf:.0%} intervals come from a participant-cluster bootstrap ({n_boot} replicates), and the "
+            "ranking counts as settled when every two adjacent systems' intervals are separated."
+        )
         if res.get("min_votes") is not None:
-            text += (f" Systems with fewer than {res['min_votes']} decisive votes are reported as provisional and "
-                     "left out of that judgement.")
+            text += (
+                f" Systems with fewer than {res['min_votes']} decisive votes are reported as provisional and "
+                "left out of that judgement."
+            )
         if res.get("fragility"):
-            text += (" Fragility is the smallest set of votes, and of participants, whose removal (refitted) changes "
-                     "the top system or an adjacent order.")
+            text += (
+                " Fragility is the smallest set of votes, and of participants, whose removal (refitted) changes "
+                "the top system or an adjacent order."
+            )
         return text
-    return (f"Per-system mean ratings carry {conf:.0%} participant-cluster bootstrap intervals ({n_boot} replicates); "
-            "systems were compared by a Friedman test on per-participant means and pairwise Wilcoxon signed-rank "
-            "tests with Holm's correction" + (", and a linear mixed model with crossed random intercepts for "
-                                              "participant and situation" if res.get("mixed_model") else "") + ".")
+    return (
+        f"Per-system mean ratings carry {conf:.0%} participant-cluster bootstrap intervals ({n_boot} replicates); "
+        "systems were compared by a Friedman test on per-participant means and pairwise Wilcoxon signed-rank "
+        "tests with Holm's correction"
+        + (
+            ", and a linear mixed model with crossed random intercepts for participant and situation"
+            if res.get("mixed_model")
+            else ""
+        )
+        + "."
+    )
 
 
 def methods_paragraph(result: dict, sheet: dict | None = None) -> str:
-    return " ".join([_people(sheet, result), _design(sheet), _statistics(result),
-                     "Analyses were run with INFACT (python -m infact analyze)."])
+    return " ".join(
+        [
+            _people(sheet, result),
+            _design(sheet),
+            _statistics(result),
+            "Analyses were run with INFACT (python -m infact analyze).",
+        ]
+    )
 
 
 def report_section(result: dict, sheet: dict | None) -> str:
@@ -83,8 +118,11 @@ def report_section(result: dict, sheet: dict | None) -> str:
 
     text = "\n## Methods paragraph (quotable)\n\n" + methods_paragraph(result, sheet) + "\n"
     if sheet:
-        text += "\n" + "\n".join("#" + line if line.startswith("#") else line
-                                 for line in render_markdown(sheet).splitlines()) + "\n"
+        text += (
+            "\n"
+            + "\n".join("#" + line if line.startswith("#") else line for line in render_markdown(sheet).splitlines())
+            + "\n"
+        )
     else:
         text += "\nNo datasheet: analyse with `--study DIR` to embed the study's HEDS 3.0 datasheet.\n"
     return text

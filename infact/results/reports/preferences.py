@@ -15,8 +15,10 @@ def _table(ranking: list[dict]) -> list[str]:
     rows = ["| rank | system | strength (log) | 95% CI | rank range | decisive votes |", "|---|---|---|---|---|---|"]
     for r in ranking:
         lo, hi = r["ci95"]
-        rows.append(f"| {r['rank']} | {r['system']} | {_f(r['strength'])} | [{_f(lo)}, {_f(hi)}] | "
-                    f"{r['rank_range'][0]}–{r['rank_range'][1]} | {r.get('n_decisive', '–')} |")
+        rows.append(
+            f"| {r['rank']} | {r['system']} | {_f(r['strength'])} | [{_f(lo)}, {_f(hi)}] | "
+            f"{r['rank_range'][0]}–{r['rank_range'][1]} | {r.get('n_decisive', '–')} |"
+        )
     return rows
 
 
@@ -24,57 +26,93 @@ def ranking_rows(ranking: list[dict], min_votes: int | None = None) -> list[str]
     """The ranking table of established systems, then the provisional ones apart (ranks are of the joint fit)."""
     later = [r for r in ranking if r.get("provisional")]
     if len(later) == len(ranking):
-        return [f"Every system is provisional (fewer than {min_votes} decisive votes each): read this order as "
-                "preliminary.", ""] + _table(ranking)
+        return [
+            f"Every system is provisional (fewer than {min_votes} decisive votes each): read this order as "
+            "preliminary.",
+            "",
+        ] + _table(ranking)
     rows = _table([r for r in ranking if not r.get("provisional")])
     if later:
-        rows += ["", f"Provisional (fewer than {min_votes} decisive votes; their votes are counted in the fit, "
-                 "but they are left out of 'settled' and of the fragility of the top):", ""] + _table(later)
+        rows += [
+            "",
+            f"Provisional (fewer than {min_votes} decisive votes; their votes are counted in the fit, "
+            "but they are left out of 'settled' and of the fragility of the top):",
+            "",
+        ] + _table(later)
     return rows
 
 
 def balance_lines(b: dict | None) -> list[str]:
     if not b:
         return []
-    parts = [f"{name}: largest / smallest count {b[name]['largest']} / {b[name]['smallest']}"
-             + (f" = {b[name]['ratio']:.1f}" if b[name]["ratio"] else "")
-             for name in ("pairs", "situations", "systems") if b.get(name) and b[name]["n"]]
+    parts = [
+        f"{name}: largest / smallest count {b[name]['largest']} / {b[name]['smallest']}"
+        + (f" = {b[name]['ratio']:.1f}" if b[name]["ratio"] else "")
+        for name in ("pairs", "situations", "systems")
+        if b.get(name) and b[name]["n"]
+    ]
     never = b.get("pairs_never_compared") or []
-    return [f"Sampling balance — {'; '.join(parts)}" + (f"; {len(never)} pair(s) never compared" if never else "")
-            + ".", ""]
+    return [
+        f"Sampling balance — {'; '.join(parts)}" + (f"; {len(never)} pair(s) never compared" if never else "") + ".",
+        "",
+    ]
 
 
 def _one(res: dict) -> list[str]:
     title = f"## Criterion: {res['criterion']}" if res.get("criterion") else "## Ranking"
     lines = [title, ""]
     if res["kind"] == "best_worst":
-        lines += [f"{res['n_choices']} best–worst choices by {res['n_participants']} participants.", "",
-                  "| system | best − worst per showing | 95% CI | shown | best | worst |", "|---|---|---|---|---|---|"]
-        lines += [f"| {s['system']} | {_f(s['score'])} | [{_f(s['ci95'][0])}, {_f(s['ci95'][1])}] | {s['n_shown']} | "
-                  f"{s['n_best']} | {s['n_worst']} |" for s in res["scores"]]
-        lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(res["ranking"],
-                                                                                        res.get("min_votes"))
+        lines += [
+            f"{res['n_choices']} best–worst choices by {res['n_participants']} participants.",
+            "",
+            "| system | best − worst per showing | 95% CI | shown | best | worst |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {s['system']} | {_f(s['score'])} | [{_f(s['ci95'][0])}, {_f(s['ci95'][1])}] | {s['n_shown']} | "
+            f"{s['n_best']} | {s['n_worst']} |"
+            for s in res["scores"]
+        ]
+        lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(
+            res["ranking"], res.get("min_votes")
+        )
     else:
-        lines += [f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties; "
-                  f"Davidson tie parameter ν = {_f(res['tie_parameter'])}.", ""] + balance_lines(res.get("balance"))
+        lines += [
+            f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties; "
+            f"Davidson tie parameter ν = {_f(res['tie_parameter'])}.",
+            "",
+        ] + balance_lines(res.get("balance"))
         lines += ranking_rows(res["ranking"], res.get("min_votes"))
         if res.get("style_controlled"):
             sc = res["style_controlled"]
-            coefs = ", ".join(f"{k} {_f(v['coefficient'])} [{_f(v['ci95'][0])}, {_f(v['ci95'][1])}]"
-                              for k, v in sc["covariates"].items())
-            lines += ["", f"Style-controlled (coefficients per SD: {coefs}):", ""] + ranking_rows(sc["ranking"],
-                                                                                               res.get("min_votes"))
+            coefs = ", ".join(
+                f"{k} {_f(v['coefficient'])} [{_f(v['ci95'][0])}, {_f(v['ci95'][1])}]"
+                for k, v in sc["covariates"].items()
+            )
+            lines += ["", f"Style-controlled (coefficients per SD: {coefs}):", ""] + ranking_rows(
+                sc["ranking"], res.get("min_votes")
+            )
         if res.get("reweighted"):
-            lines += ["", "Pairs reweighted inversely to how often they were compared (each compared pair weighs "
-                      "the same; LMArena's reweighting):", ""] + ranking_rows(res["reweighted"]["ranking"],
-                                                                             res.get("min_votes"))
+            lines += [
+                "",
+                "Pairs reweighted inversely to how often they were compared (each compared pair weighs "
+                "the same; LMArena's reweighting):",
+                "",
+            ] + ranking_rows(res["reweighted"]["ranking"], res.get("min_votes"))
         lines += ["", "| a | b | a preferred | b preferred | p (sign) | p (Holm) |", "|---|---|---|---|---|---|"]
-        lines += [f"| {t['a']} | {t['b']} | {t['prefer_a']} | {t['prefer_b']} | {_p(t['p'])} | {_p(t['p_holm'])} |"
-                  for t in res["pairwise"]]
+        lines += [
+            f"| {t['a']} | {t['b']} | {t['prefer_a']} | {t['prefer_b']} | {_p(t['p'])} | {_p(t['p_holm'])} |"
+            for t in res["pairwise"]
+        ]
     settled = res["settled"]["settled"]
     scope = " (provisional systems left out)" if res["settled"].get("provisional") else ""
-    lines += ["", f"The ranking is settled{scope}: every two adjacent ranks are separated." if settled else
-              f"The ranking is not settled yet{scope}: some adjacent ranks overlap.", ""]
+    lines += [
+        "",
+        f"The ranking is settled{scope}: every two adjacent ranks are separated."
+        if settled
+        else f"The ranking is not settled yet{scope}: some adjacent ranks overlap.",
+        "",
+    ]
     return lines + fragility_lines(res.get("fragility"))
 
 
@@ -92,33 +130,49 @@ def fragility_lines(frag: dict | None) -> list[str]:
     from infact.results.ranking.fragility import in_words
 
     t = frag["top"]
-    lines = ["### Fragility: how few votes or participants decide the order", "", in_words(frag), "",
-             f"- votes (line numbers in the input file): {_names(t['votes'])} — {t['method']['votes']['description']}",
-             f"- participants: {_names(t['participants'])} — {t['method']['participants']['description']}", "",
-             "| higher | lower | votes whose removal swaps them | participants | search (votes / participants) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "### Fragility: how few votes or participants decide the order",
+        "",
+        in_words(frag),
+        "",
+        f"- votes (line numbers in the input file): {_names(t['votes'])} — {t['method']['votes']['description']}",
+        f"- participants: {_names(t['participants'])} — {t['method']['participants']['description']}",
+        "",
+        "| higher | lower | votes whose removal swaps them | participants | search (votes / participants) |",
+        "|---|---|---|---|---|",
+    ]
     for a in frag["adjacent"]:
         nv = "–" if a["n_votes"] is None else f"{a['n_votes']} ({a['share_votes']:.1%})"
         npp = "–" if a["n_participants"] is None else f"{a['n_participants']} ({a['share_participants']:.1%})"
-        lines.append(f"| {a['higher']} | {a['lower']} | {nv} | {npp} | "
-                     f"{a['method']['votes']['search']} / {a['method']['participants']['search']} |")
+        lines.append(
+            f"| {a['higher']} | {a['lower']} | {nv} | {npp} | "
+            f"{a['method']['votes']['search']} / {a['method']['participants']['search']} |"
+        )
     return lines + [""]
 
 
 def render_markdown(result: dict) -> str:
-    lines = ["# Preference analysis" + (" (ratings read as pairwise preferences)" if result.get("as_pairwise") else ""), ""]
-    for res in (result["criteria"].values() if "criteria" in result else [result]):
+    lines = [
+        "# Preference analysis" + (" (ratings read as pairwise preferences)" if result.get("as_pairwise") else ""),
+        "",
+    ]
+    for res in result["criteria"].values() if "criteria" in result else [result]:
         lines += _one(res)
     text = "\n".join(lines)
     return text + ("\n" + render_judges(result["judges"]) if result.get("judges") else "")
 
 
 def render_judges(judges: dict) -> str:
-    lines = ["## Automatic judges beside the humans", "",
-             "| judge | items | Kendall τ (systems) | Spearman (items) | α with humans | α humans only | position bias | length bias |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Automatic judges beside the humans",
+        "",
+        "| judge | items | Kendall τ (systems) | Spearman (items) | α with humans | α humans only | position bias | length bias |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, j in judges.items():
-        lines.append(f"| {name} | {j['n_items']} | {_f(j['kendall_tau_systems'])} | {_f(j['spearman_items'])} | "
-                     f"{_f(j['krippendorff_alpha_with_humans'])} | {_f(j['krippendorff_alpha_humans'])} | "
-                     f"{_f(j['position_bias'])} | {_f(j['length_bias'])} |")
+        lines.append(
+            f"| {name} | {j['n_items']} | {_f(j['kendall_tau_systems'])} | {_f(j['spearman_items'])} | "
+            f"{_f(j['krippendorff_alpha_with_humans'])} | {_f(j['krippendorff_alpha_humans'])} | "
+            f"{_f(j['position_bias'])} | {_f(j['length_bias'])} |"
+        )
     return "\n".join(lines) + "\n"

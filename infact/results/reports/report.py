@@ -15,6 +15,7 @@ import pandas as pd
 
 from infact.values import bool_column
 
+
 def _major(version: str) -> str:
     return str(version).lstrip("v").split(".")[0]
 
@@ -66,39 +67,66 @@ def _criterion(name, r: dict) -> list[str]:
     h = "##"  # sub-sections are ### under the per-criterion ##
     lines = [f"## Criterion: {name}" if name else "## Results", ""]
     flagged = "included" if r.get("include_flagged") else "excluded"
-    lines += [f"{r['n_ratings']} ratings from {r['n_participants']} participants on {r['n_situations']} situations "
-              f"(scale 1–{r['scale_points']}). Flagged participants {flagged} ({r.get('n_flagged_participants', 0)} flagged); "
-              f"{r.get('n_attention_check_rows_dropped', 0)} attention-check rows left out.", ""]
+    lines += [
+        f"{r['n_ratings']} ratings from {r['n_participants']} participants on {r['n_situations']} situations "
+        f"(scale 1–{r['scale_points']}). Flagged participants {flagged} ({r.get('n_flagged_participants', 0)} flagged); "
+        f"{r.get('n_attention_check_rows_dropped', 0)} attention-check rows left out.",
+        "",
+    ]
     k = r["scale_points"]
     lines += [f"{h}# Ratings per system", ""]
-    lines += _table(["system", "n", "mean [95% CI]", "median", "sd"] + [f"% {v}" for v in range(1, k + 1)],
-                    [[s, v["n"], f"{fmt(v['mean'])} {fmt_ci(v['ci95'])}", fmt(v["median"], 1), fmt(v["sd"])]
-                     + [fmt(100 * (v["distribution"][str(i)] or 0), 0) for i in range(1, k + 1)]
-                     for s, v in r["systems"].items()])
+    lines += _table(
+        ["system", "n", "mean [95% CI]", "median", "sd"] + [f"% {v}" for v in range(1, k + 1)],
+        [
+            [s, v["n"], f"{fmt(v['mean'])} {fmt_ci(v['ci95'])}", fmt(v["median"], 1), fmt(v["sd"])]
+            + [fmt(100 * (v["distribution"][str(i)] or 0), 0) for i in range(1, k + 1)]
+            for s, v in r["systems"].items()
+        ],
+    )
     fr = r["friedman"]
     lines += [f"{h}# Friedman test", ""]
     if fr and fr["statistic"] is not None:
-        lines += [f"χ²({fr['k'] - 1}) = {fmt(fr['statistic'])}, {p_eq(fr['p'])}, Kendall's W = {fmt(fr['kendall_w'])} "
-                  f"on {fr['n_participants']} participants who rated every system "
-                  f"({fr['n_dropped_incomplete']} incomplete left out).", ""]
+        lines += [
+            f"χ²({fr['k'] - 1}) = {fmt(fr['statistic'])}, {p_eq(fr['p'])}, Kendall's W = {fmt(fr['kendall_w'])} "
+            f"on {fr['n_participants']} participants who rated every system "
+            f"({fr['n_dropped_incomplete']} incomplete left out).",
+            "",
+        ]
     else:
         lines += [f"Not computed: {(fr or {}).get('note', 'no data')}.", ""]
     lines += [f"{h}# Pairwise comparisons", ""]
-    lines += _table(["a", "b", "n", "mean diff a−b [95% CI]", "p (Wilcoxon)", "p (Holm)"],
-                    [[p["a"], p["b"], p["n_participants"], f"{fmt(p['mean_diff'])} {fmt_ci(p['ci95'])}",
-                      fmt_p(p["p"]), fmt_p(p["p_holm"])] for p in r["pairwise"]])
+    lines += _table(
+        ["a", "b", "n", "mean diff a−b [95% CI]", "p (Wilcoxon)", "p (Holm)"],
+        [
+            [
+                p["a"],
+                p["b"],
+                p["n_participants"],
+                f"{fmt(p['mean_diff'])} {fmt_ci(p['ci95'])}",
+                fmt_p(p["p"]),
+                fmt_p(p["p_holm"]),
+            ]
+            for p in r["pairwise"]
+        ],
+    )
     lines += _mixed(r.get("mixed_model"), h)
     icc = r["icc_participant"]
     ka = r["krippendorff_alpha"]
-    lines += [f"{h}# Agreement", "",
-              f"- Share of rating variance between participants (ICC): {fmt(icc['value'])} ({icc['method']})",
-              f"- Krippendorff's α (ordinal), pooled over situation × system: {fmt(ka['pooled'], 3)}"]
+    lines += [
+        f"{h}# Agreement",
+        "",
+        f"- Share of rating variance between participants (ICC): {fmt(icc['value'])} ({icc['method']})",
+        f"- Krippendorff's α (ordinal), pooled over situation × system: {fmt(ka['pooled'], 3)}",
+    ]
     lines += [f"- Krippendorff's α (ordinal), {s} only: {fmt(a, 3)}" for s, a in ka["per_system"].items()] + [""]
-    lines += ["The pooled α asks whether raters agree on which *responses* are better, across systems and "
-              "situations. α for one system asks only whether they agree on which of that system's situations "
-              "went better: when a system is about equally good everywhere there is little to agree on, and its "
-              "α is near 0 even though raters agree on its level. A high pooled α next to low per-system values "
-              "means raters agree mostly about the differences between systems.", ""]
+    lines += [
+        "The pooled α asks whether raters agree on which *responses* are better, across systems and "
+        "situations. α for one system asks only whether they agree on which of that system's situations "
+        "went better: when a system is about equally good everywhere there is little to agree on, and its "
+        "α is near 0 even though raters agree on its level. A high pooled α next to low per-system values "
+        "means raters agree mostly about the differences between systems.",
+        "",
+    ]
     lines += _position(r.get("position_bias"), h)
     return lines
 
@@ -106,14 +134,22 @@ def _criterion(name, r: dict) -> list[str]:
 def _mixed(mm, h) -> list[str]:
     lines = [f"{h}# Mixed model", ""]
     if mm is None:
-        return lines + ["Not fitted for this report: the mixed model was switched off to keep it quick "
-                        "(the command-line `analyze` fits it by default).", ""]
+        return lines + [
+            "Not fitted for this report: the mixed model was switched off to keep it quick "
+            "(the command-line `analyze` fits it by default).",
+            "",
+        ]
     if "error" in mm:
         return lines + [f"Not available: {mm['error']}", ""]
-    lines += [f"`{mm['formula']}` ({mm['method']}), reference system {mm['reference_system']}; "
-              f"log-likelihood {fmt(mm['loglik'])}{'' if mm['converged'] else ' — did NOT converge'}.", ""]
-    lines += _table(["term", "estimate", "SE", "p"],
-                    [[e["term"], fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"])] for e in mm["estimates"]])
+    lines += [
+        f"`{mm['formula']}` ({mm['method']}), reference system {mm['reference_system']}; "
+        f"log-likelihood {fmt(mm['loglik'])}{'' if mm['converged'] else ' — did NOT converge'}.",
+        "",
+    ]
+    lines += _table(
+        ["term", "estimate", "SE", "p"],
+        [[e["term"], fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"])] for e in mm["estimates"]],
+    )
     lines += ["Variance shares: " + ", ".join(f"{k} {fmt(v)}" for k, v in mm["variance_share"].items()) + ".", ""]
     lines += [f"- warning: {w}" for w in mm.get("warnings", [])] + ([""] if mm.get("warnings") else [])
     return lines
@@ -124,33 +160,55 @@ def _position(pb, h) -> list[str]:
         return []
     lines = [f"{h}# Position (order) effect", ""]
     positions = sorted({c for row in pb["counts"].values() for c in row}, key=int)
-    lines += ["Number of ratings of each system at each position on the page (1 = shown first); "
-              "balanced counts mean the random order did its job.", ""]
-    lines += _table(["system"] + [f"ratings at position {c}" for c in positions],
-                    [[s] + [row.get(c, 0) for c in positions] for s, row in pb["counts"].items()])
+    lines += [
+        "Number of ratings of each system at each position on the page (1 = shown first); "
+        "balanced counts mean the random order did its job.",
+        "",
+    ]
+    lines += _table(
+        ["system"] + [f"ratings at position {c}" for c in positions],
+        [[s] + [row.get(c, 0) for c in positions] for s, row in pb["counts"].items()],
+    )
     bal = pb["balance_chi2"]
     if bal["statistic"] is not None:
-        lines += [f"Balance of systems over positions: χ²({bal['dof']}) = {fmt(bal['statistic'])}, {p_eq(bal['p'])}.", ""]
-    lines += ["Mean rating by position: " + ", ".join(f"{p}: {fmt(m)}" for p, m in pb["mean_by_position"].items()) + ".", ""]
+        lines += [
+            f"Balance of systems over positions: χ²({bal['dof']}) = {fmt(bal['statistic'])}, {p_eq(bal['p'])}.",
+            "",
+        ]
+    lines += [
+        "Mean rating by position: " + ", ".join(f"{p}: {fmt(m)}" for p, m in pb["mean_by_position"].items()) + ".",
+        "",
+    ]
     eff = pb.get("effect")
     if eff and "error" not in eff:
-        lines += [f"Position effect ({eff['model']}): Wald χ²({eff['df']}) = {fmt(eff['wald_chi2'])}, {p_eq(eff['p'])}; "
-                  + ", ".join(f"position {p} vs {eff['reference_position']}: {fmt(c['estimate'])} (SE {fmt(c['se'])})"
-                              for p, c in eff["coefficients"].items()) + ".", ""]
+        lines += [
+            f"Position effect ({eff['model']}): Wald χ²({eff['df']}) = {fmt(eff['wald_chi2'])}, {p_eq(eff['p'])}; "
+            + ", ".join(
+                f"position {p} vs {eff['reference_position']}: {fmt(c['estimate'])} (SE {fmt(c['se'])})"
+                for p, c in eff["coefficients"].items()
+            )
+            + ".",
+            "",
+        ]
     elif eff:
         lines += [f"Position effect not available: {eff['error']}", ""]
     return lines
 
 
 def _methods() -> list[str]:
-    return ["## Methods", "",
-            "Intervals are 95% percentile intervals from a bootstrap that resamples whole participants. "
-            "Friedman and Wilcoxon signed-rank tests use each participant's mean rating per system; "
-            "pairwise p-values are Holm-adjusted. The mixed model has crossed random intercepts for "
-            "participant and situation. See docs/analysis.md.", ""]
+    return [
+        "## Methods",
+        "",
+        "Intervals are 95% percentile intervals from a bootstrap that resamples whole participants. "
+        "Friedman and Wilcoxon signed-rank tests use each participant's mean rating per system; "
+        "pairwise p-values are Holm-adjusted. The mixed model has crossed random intercepts for "
+        "participant and situation. See docs/analysis.md.",
+        "",
+    ]
 
 
 # --------------------------------------------------------------------------- HTML
+
 
 def render_html(result: dict, ratings: pd.DataFrame | None = None) -> str:
     """Self-contained page: the Markdown tables as HTML, plus charts when online."""
@@ -163,11 +221,13 @@ def render_html(result: dict, ratings: pd.DataFrame | None = None) -> str:
         calls.append(f'vegaEmbed("#chart{i}", {payload}, {{"actions": false}}).catch(function(){{}});')
     scripts = "".join(f'<script src="{u}"></script>' for u in VEGA_SCRIPTS) if charts else ""
     chart_html = ("<h2>Charts</h2>" + "".join(divs) + f"<script>{''.join(calls)}</script>") if charts else ""
-    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>INFACT analysis</title>"
-            "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-            "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
-            "td:first-child,th:first-child{text-align:left}</style>"
-            f"{scripts}</head><body>{body}{chart_html}</body></html>")
+    return (
+        '<!doctype html><html><head><meta charset="utf-8"><title>INFACT analysis</title>'
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}</style>"
+        f"{scripts}</head><body>{body}{chart_html}</body></html>"
+    )
 
 
 def _chart_specs(result: dict, ratings: pd.DataFrame) -> list[tuple[str, dict]]:
@@ -177,10 +237,15 @@ def _chart_specs(result: dict, ratings: pd.DataFrame) -> list[tuple[str, dict]]:
     if "rating_label" in ratings.columns:
         pairs = ratings.dropna(subset=["rating_label"]).drop_duplicates("rating")
         labels = {int(r): str(t) for r, t in zip(pairs["rating"], pairs["rating_label"])}
-    shown = ratings if result.get("include_flagged") or "excluded" not in ratings.columns else \
-        ratings[~bool_column(ratings["excluded"])]
-    out = [("Mean rating per system (95% CI)", charts.mean_ratings_chart(shown, result).to_dict()),
-           ("Distribution of ratings", charts.distribution_chart(shown, labels).to_dict())]
+    shown = (
+        ratings
+        if result.get("include_flagged") or "excluded" not in ratings.columns
+        else ratings[~bool_column(ratings["excluded"])]
+    )
+    out = [
+        ("Mean rating per system (95% CI)", charts.mean_ratings_chart(shown, result).to_dict()),
+        ("Distribution of ratings", charts.distribution_chart(shown, labels).to_dict()),
+    ]
     if "position" in ratings.columns:
         out.append(("Mean rating by display position", charts.position_chart(shown).to_dict()))
     return out
@@ -193,9 +258,13 @@ def markdown_to_html(md: str) -> str:
         if table:
             rows = [r for r in table if not set(r.replace("|", "").strip()) <= {"-"}]
             cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
-            out.append("<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in cells[0]) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in cells[1:])
-                       + "</table>")
+            out.append(
+                "<table><tr>"
+                + "".join(f"<th>{_inline(c)}</th>" for c in cells[0])
+                + "</tr>"
+                + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in cells[1:])
+                + "</table>"
+            )
             table.clear()
         if items:
             out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")

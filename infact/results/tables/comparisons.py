@@ -20,9 +20,9 @@ from infact.stats import bradley_terry as ranking
 from infact.values import bool_column
 
 # The first columns as issue 13 specifies them, and the required ones: from the kinds' declarations.
-PAIRWISE_COLUMNS = PAIRWISE.names[:PAIRWISE.names.index("justification") + 1]
+PAIRWISE_COLUMNS = PAIRWISE.names[: PAIRWISE.names.index("justification") + 1]
 PAIRWISE_REQUIRED = tuple(PAIRWISE.required)
-BEST_WORST_COLUMNS = BEST_WORST.names[:BEST_WORST.names.index("worst") + 1]
+BEST_WORST_COLUMNS = BEST_WORST.names[: BEST_WORST.names.index("worst") + 1]
 BEST_WORST_REQUIRED = tuple(BEST_WORST.required)
 TIE = "tie"
 SEP = "|"
@@ -46,9 +46,15 @@ def _line(df: pd.DataFrame, mask: pd.Series) -> int:
 def _require(df: pd.DataFrame, required, source: str, what: str) -> None:
     missing = [c for c in required if c not in df.columns]
     if missing:
-        raise InfactError(Problem(source, f"missing column(s) {', '.join(missing)}; a {what} table needs "
-                                  f"{', '.join(required)}. Export it with `python -m infact export`.",
-                                  line=1, key=missing[0]))
+        raise InfactError(
+            Problem(
+                source,
+                f"missing column(s) {', '.join(missing)}; a {what} table needs "
+                f"{', '.join(required)}. Export it with `python -m infact export`.",
+                line=1,
+                key=missing[0],
+            )
+        )
 
 
 def _blank(s: pd.Series) -> pd.Series:
@@ -62,21 +68,40 @@ def prepare_pairwise(df: pd.DataFrame, source: str = "pairwise.csv", include_fla
     for col in PAIRWISE_REQUIRED:
         blank = _blank(df[col])
         if blank.any():
-            problems.append(Problem(source, f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
-                                    line=_line(df, blank), key=col))
+            problems.append(
+                Problem(
+                    source,
+                    f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
+                    line=_line(df, blank),
+                    key=col,
+                )
+            )
     if problems:
         raise InfactError(problems)
     out = df.assign(**{c: df[c].astype(str).str.strip() for c in PAIRWISE_REQUIRED})
     same = out["system_a"] == out["system_b"]
     if same.any():
-        problems.append(Problem(source, f"system_a and system_b are both {out['system_a'][same].iloc[0]!r}; "
-                                "a vote compares two different systems.", line=_line(out, same), key="system_b"))
+        problems.append(
+            Problem(
+                source,
+                f"system_a and system_b are both {out['system_a'][same].iloc[0]!r}; "
+                "a vote compares two different systems.",
+                line=_line(out, same),
+                key="system_b",
+            )
+        )
     bad = ~(out["winner"].isin([TIE]) | (out["winner"] == out["system_a"]) | (out["winner"] == out["system_b"]))
     if bad.any():
         row = out[bad].iloc[0]
-        problems.append(Problem(source, f"winner {row['winner']!r} is neither {row['system_a']!r}, {row['system_b']!r} "
-                                f"nor 'tie' ({int(bad.sum())} row(s)); write the winning system's name or 'tie'.",
-                                line=_line(out, bad), key="winner"))
+        problems.append(
+            Problem(
+                source,
+                f"winner {row['winner']!r} is neither {row['system_a']!r}, {row['system_b']!r} "
+                f"nor 'tie' ({int(bad.sum())} row(s)); write the winning system's name or 'tie'.",
+                line=_line(out, bad),
+                key="winner",
+            )
+        )
     if problems:
         raise InfactError(problems)
     if "excluded" in out.columns and not include_flagged:
@@ -92,17 +117,36 @@ def prepare_best_worst(df: pd.DataFrame, source: str = "best_worst.csv", include
     problems = []
     few = shown.map(len) < 3
     if few.any():
-        problems.append(Problem(source, f"{int(few.sum())} row(s) show fewer than 3 systems; best–worst needs 3 or "
-                                f"more names joined with '{SEP}'.", line=_line(out, few), key="systems"))
+        problems.append(
+            Problem(
+                source,
+                f"{int(few.sum())} row(s) show fewer than 3 systems; best–worst needs 3 or "
+                f"more names joined with '{SEP}'.",
+                line=_line(out, few),
+                key="systems",
+            )
+        )
     for col in ("best", "worst"):
         bad = ~pd.Series([v in s for v, s in zip(out[col], shown)], index=out.index)
         if bad.any():
-            problems.append(Problem(source, f"{col} {out[col][bad].iloc[0]!r} is not among the row's systems "
-                                    f"({int(bad.sum())} row(s)).", line=_line(out, bad), key=col))
+            problems.append(
+                Problem(
+                    source,
+                    f"{col} {out[col][bad].iloc[0]!r} is not among the row's systems ({int(bad.sum())} row(s)).",
+                    line=_line(out, bad),
+                    key=col,
+                )
+            )
     same = out["best"] == out["worst"]
     if same.any():
-        problems.append(Problem(source, "best and worst are the same system; pick two different ones.",
-                                line=_line(out, same), key="worst"))
+        problems.append(
+            Problem(
+                source,
+                "best and worst are the same system; pick two different ones.",
+                line=_line(out, same),
+                key="worst",
+            )
+        )
     if problems:
         raise InfactError(problems)
     out = out.assign(shown=shown)
@@ -113,6 +157,7 @@ def prepare_best_worst(df: pd.DataFrame, source: str = "best_worst.csv", include
 
 # --------------------------------------------------------------------------- reshaping
 
+
 def ratings_as_pairwise(ratings: pd.DataFrame) -> pd.DataFrame:
     """Preferences implied by a rating table: within each participant × situation (× criterion),
     every two systems rated form one vote, won by the higher rating (equal ratings tie)."""
@@ -120,8 +165,9 @@ def ratings_as_pairwise(ratings: pd.DataFrame) -> pd.DataFrame:
     df = ratings.assign(rating=pd.to_numeric(ratings["rating"]))
     m = df.merge(df, on=keys, suffixes=("_a", "_b"))
     m = m[m["system_a"].astype(str) < m["system_b"].astype(str)]
-    winner = np.where(m["rating_a"] > m["rating_b"], m["system_a"],
-                      np.where(m["rating_a"] < m["rating_b"], m["system_b"], TIE))
+    winner = np.where(
+        m["rating_a"] > m["rating_b"], m["system_a"], np.where(m["rating_a"] < m["rating_b"], m["system_b"], TIE)
+    )
     out = m[keys + ["system_a", "system_b"]].assign(winner=winner)
     if "excluded_a" in m.columns:
         out["excluded"] = m["excluded_a"]
@@ -160,13 +206,20 @@ def style_features(votes: pd.DataFrame, covariates, source: str) -> np.ndarray:
         need = [f"{name}_a", f"{name}_b"]
         missing = [c for c in need if c not in votes.columns]
         if missing:
-            raise InfactError(Problem(source, f"--covariates {name} needs columns {', '.join(need)} (written by "
-                                      "`python -m infact export`); add them or drop the covariate.", key=missing[0]))
+            raise InfactError(
+                Problem(
+                    source,
+                    f"--covariates {name} needs columns {', '.join(need)} (written by "
+                    "`python -m infact export`); add them or drop the covariate.",
+                    key=missing[0],
+                )
+            )
         xa, xb = (pd.to_numeric(votes[c], errors="coerce").to_numpy(dtype=float) for c in need)
         if np.isnan(xa).any() or np.isnan(xb).any():
             bad = pd.Series(np.isnan(xa) | np.isnan(xb), index=votes.index)
-            raise InfactError(Problem(source, f"{name}_a/{name}_b must be numbers in every row.",
-                                      line=_line(votes, bad), key=need[0]))
+            raise InfactError(
+                Problem(source, f"{name}_a/{name}_b must be numbers in every row.", line=_line(votes, bad), key=need[0])
+            )
         tot = xa + xb
         f = np.divide(xa - xb, tot, out=np.zeros_like(tot), where=tot != 0)
         sd = f.std()
@@ -175,6 +228,7 @@ def style_features(votes: pd.DataFrame, covariates, source: str) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- descriptive statistics
+
 
 def win_rates(votes: pd.DataFrame) -> dict[str, dict[str, float]]:
     """{a: {b: share of a's votes against b that a won, ties counted half}}."""
@@ -195,19 +249,32 @@ def sign_tests(votes: pd.DataFrame) -> list[dict]:
     from statsmodels.stats.multitest import multipletests
 
     systems = sorted(set(votes["system_a"]) | set(votes["system_b"]))
-    net = votes.assign(point=np.where(votes["winner"] == votes["system_a"], 1,
-                                      np.where(votes["winner"] == votes["system_b"], -1, 0)))
+    net = votes.assign(
+        point=np.where(votes["winner"] == votes["system_a"], 1, np.where(votes["winner"] == votes["system_b"], -1, 0))
+    )
     flip = net["system_a"] > net["system_b"]
-    net = net.assign(lo=np.where(flip, net["system_b"], net["system_a"]), hi=np.where(flip, net["system_a"], net["system_b"]),
-                     point=np.where(flip, -net["point"], net["point"]))
+    net = net.assign(
+        lo=np.where(flip, net["system_b"], net["system_a"]),
+        hi=np.where(flip, net["system_a"], net["system_b"]),
+        point=np.where(flip, -net["point"], net["point"]),
+    )
     per = net.groupby(["lo", "hi", "participant"])["point"].sum()
     out = []
     for a, b in combinations(systems, 2):
         s = per.loc[(a, b)] if (a, b) in per.index.droplevel(2) else pd.Series(dtype=float)
         wins_a, wins_b = int((s > 0).sum()), int((s < 0).sum())
         p = binomtest(wins_a, wins_a + wins_b).pvalue if wins_a + wins_b else np.nan
-        out.append({"a": a, "b": b, "n_participants": int(len(s)), "prefer_a": wins_a, "prefer_b": wins_b,
-                    "even": int((s == 0).sum()), "p": p})
+        out.append(
+            {
+                "a": a,
+                "b": b,
+                "n_participants": int(len(s)),
+                "prefer_a": wins_a,
+                "prefer_b": wins_b,
+                "even": int((s == 0).sum()),
+                "p": p,
+            }
+        )
     ps = np.array([r["p"] for r in out], dtype=float)
     ok = ~np.isnan(ps)
     adj = np.full(len(ps), np.nan)
@@ -236,6 +303,14 @@ def best_worst_scores(bw: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> li
         reps = (w @ net) / (w @ shown)
     lo, hi = np.nanpercentile(reps, [2.5, 97.5], axis=0)
     order = np.argsort(-score, kind="stable")
-    return [{"system": systems[i], "score": score[i], "ci95": [lo[i], hi[i]], "n_shown": int(shown[:, i].sum()),
-             "n_best": int(best[i]), "n_worst": int(best[i] - net[:, i].sum())}
-            for i in order]
+    return [
+        {
+            "system": systems[i],
+            "score": score[i],
+            "ci95": [lo[i], hi[i]],
+            "n_shown": int(shown[:, i].sum()),
+            "n_best": int(best[i]),
+            "n_worst": int(best[i] - net[:, i].sum()),
+        }
+        for i in order
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from csv import reader as csv_reader
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -37,7 +37,7 @@ FILES = {
     "records.json": "every stored record, as stored",
     "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
     "datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
-                        "(`frictionless validate datapackage.json`)",
+    "(`frictionless validate datapackage.json`)",
 }
 COMPARE_FILES = votes.FILES  # written for pairwise / best–worst studies (docs/ranking.md)
 LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
@@ -46,7 +46,7 @@ LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
 }
 ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
     "annotations.csv": "conversation annotations, long: participant × conversation × turn × aspect (dialogue "
-                       "aspects with an empty turn)",
+    "aspects with an empty turn)",
     "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)",
 }
 # every file an export can hold, for listings
@@ -72,7 +72,7 @@ class Tables:
     flags: pd.DataFrame
     records: list[dict]
     funnel: pd.DataFrame | None = None  # how far participants got (dashboard)
-    live: bool = False                  # the study has live chats: transcripts and votes are exported
+    live: bool = False  # the study has live chats: transcripts and votes are exported
     transcripts: list[dict] = field(default_factory=list)
     votes: pd.DataFrame | None = None
     compare: dict[str, pd.DataFrame] = field(default_factory=dict)  # pairwise.csv / best_worst.csv (results/votes.py)
@@ -80,13 +80,25 @@ class Tables:
     kinds: dict[str, pd.DataFrame] = field(default_factory=dict)  # every other step kind's own table, by file name
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
-        return {"ratings": self.ratings, "participants": self.participants, "questionnaire": self.questionnaire,
-                "demographics": self.demographics, "steps": self.steps, "flags": self.flags,
-                **{name.removesuffix(".csv"): df for name, df in {**self.compare, **self.kinds}.items()}}
+        return {
+            "ratings": self.ratings,
+            "participants": self.participants,
+            "questionnaire": self.questionnaire,
+            "demographics": self.demographics,
+            "steps": self.steps,
+            "flags": self.flags,
+            **{name.removesuffix(".csv"): df for name, df in {**self.compare, **self.kinds}.items()},
+        }
 
 
-def collect(study: Study, records: list[dict], *, include_withdrawn: bool = False,
-            now: datetime | None = None, include_simulated: bool = False) -> Tables:
+def collect(
+    study: Study,
+    records: list[dict],
+    *,
+    include_withdrawn: bool = False,
+    now: datetime | None = None,
+    include_simulated: bool = False,
+) -> Tables:
     """Every table from the records; participants carry their funnel stage as of `now`. Simulated participants
     (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`."""
     cfg = study.config
@@ -104,40 +116,65 @@ def collect(study: Study, records: list[dict], *, include_withdrawn: bool = Fals
     ratings = tables.ratings_table(own, cfg.scale.labels, include_withdrawn=include_withdrawn)
     participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
     steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
-    questionnaire = tables.answers_table(own, "questionnaire", cfg.questionnaire.scale, include_withdrawn=include_withdrawn)
+    questionnaire = tables.answers_table(
+        own, "questionnaire", cfg.questionnaire.scale, include_withdrawn=include_withdrawn
+    )
     demographics = tables.answers_table(own, "demographics", include_withdrawn=include_withdrawn)
     events = tables.events(own)
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
-    kept = set(participants["participant"]) if include_withdrawn else set(participants.loc[participants["status"] != "withdrawn", "participant"])
+    kept = (
+        set(participants["participant"])
+        if include_withdrawn
+        else set(participants.loc[participants["status"] != "withdrawn", "participant"])
+    )
     own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
-    compare = {name: df for kind in cfg.blocks  # every protocol block's votes (a rating block has none)
-               for name, df in votes.compare_tables(own, kind, set(), include_withdrawn=include_withdrawn).items()}
+    compare = {
+        name: df
+        for kind in cfg.blocks  # every protocol block's votes (a rating block has none)
+        for name, df in votes.compare_tables(own, kind, set(), include_withdrawn=include_withdrawn).items()
+    }
     if cfg.protocol.kind == "conversation" or any(r["kind"] == "conversation" for r in own):
         compare["annotations.csv"] = conversation_annotations.annotations_frame(
-            tables.kind_rows(own, "conversation", cfg.aspects, include_withdrawn=include_withdrawn))
+            tables.kind_rows(own, "conversation", cfg.aspects, include_withdrawn=include_withdrawn)
+        )
     kinds = other_kind_tables(own, cfg, set(compare), include_withdrawn)
     if len(participants):
-        flags = quality.assess(ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes,
-                               compare=compare)
+        flags = quality.assess(
+            ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
+        )
     else:
         flags = pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"])
     excluded = set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
     ratings = ratings.assign(excluded=ratings["participant"].isin(excluded))
     participants = participants.merge(
-        quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]] if len(flags) else flags[["participant"]],
-        on="participant", how="left")
+        quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]]
+        if len(flags)
+        else flags[["participant"]],
+        on="participant",
+        how="left",
+    )
     participants["excluded"] = participants["participant"].isin(excluded)
     if gone and include_withdrawn:
-        participants = pd.concat([participants, pd.DataFrame({"participant": sorted(gone), "status": "withdrawn",
-                                                              "excluded": True})], ignore_index=True)
+        participants = pd.concat(
+            [participants, pd.DataFrame({"participant": sorted(gone), "status": "withdrawn", "excluded": True})],
+            ignore_index=True,
+        )
     participants["data_deleted"] = participants["participant"].isin(gone)
-    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(timezone.utc))
+    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(UTC))
     participants = participants.merge(progress, on="participant", how="left")
-    t = Tables(ratings, participants, questionnaire, demographics, steps, flags, own_records,
-               tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
-               compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
-               visits=funnel.visits_table(own),
-               kinds={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in kinds.items()})
+    t = Tables(
+        ratings,
+        participants,
+        questionnaire,
+        demographics,
+        steps,
+        flags,
+        own_records,
+        tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
+        compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
+        visits=funnel.visits_table(own),
+        kinds={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in kinds.items()},
+    )
     if cfg.live.enabled:
         from infact.results.tables.live import add_live  # lazily: only live studies need it
 
@@ -164,23 +201,29 @@ def other_kind_tables(records: list[dict], cfg, done: set[str], include_withdraw
             continue
         frame = pd.DataFrame(rows)
         if kind.schema is not None:  # declared columns first, in their order
-            frame = frame[[c for c in kind.schema.names if c in frame.columns] +
-                          [c for c in frame.columns if kind.schema.column(c) is None]]
+            frame = frame[
+                [c for c in kind.schema.names if c in frame.columns]
+                + [c for c in frame.columns if kind.schema.column(c) is None]
+            ]
         out[f"{name}.csv"] = frame
     return out
 
 
 def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str = "infact") -> dict[str, bytes]:
     """File name → content, for the CLI and the dashboard's download buttons; datapackage.json describes the set."""
+
     def csv(df: pd.DataFrame, name: str | None = None) -> bytes:  # typed by the file's declaration
         schema = schemas.schema_for(name) if name else None
         return (schema.typed(df) if schema else df).to_csv(index=False).encode("utf-8")
 
     files = {
         "ratings.csv": csv(t.ratings, "ratings.csv"),
-        "ratings_wide.csv": csv(wide_ratings(t.ratings) if len(t.ratings) else
-                                pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])]),
-                                "ratings_wide.csv"),
+        "ratings_wide.csv": csv(
+            wide_ratings(t.ratings)
+            if len(t.ratings)
+            else pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])]),
+            "ratings_wide.csv",
+        ),
         "participants.csv": csv(t.participants, "participants.csv"),
         "visits.csv": csv(t.visits if t.visits is not None else pd.DataFrame(columns=funnel.VISIT_COLUMNS)),
         "questionnaire.csv": csv(t.questionnaire, "questionnaire.csv"),
@@ -189,8 +232,15 @@ def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str =
         "records.json": records_json(t.records).encode("utf-8"),
         "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
         **{name: csv(df, name) for name, df in t.compare.items()},
-        **({"annotations_aggregated.json": conversation_annotations.aggregated_json(
-            t.compare["annotations.csv"], t.records).encode("utf-8")} if "annotations.csv" in t.compare else {}),
+        **(
+            {
+                "annotations_aggregated.json": conversation_annotations.aggregated_json(
+                    t.compare["annotations.csv"], t.records
+                ).encode("utf-8")
+            }
+            if "annotations.csv" in t.compare
+            else {}
+        ),
         **{name: csv(df, name) for name, df in t.kinds.items()},
         **(_live_bytes(t) if t.live else {}),
     }
@@ -221,7 +271,9 @@ def _live_bytes(t: Tables) -> dict[str, bytes]:
     return live_bytes(t)
 
 
-def write_exports(study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False) -> list[Path]:
+def write_exports(
+    study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False
+) -> list[Path]:
     """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
     files = export_bytes(t, study.systems, study_id=study.id)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -36,14 +37,22 @@ def _key_columns(ratings: pd.DataFrame) -> list[str]:
 def _wide(ratings: pd.DataFrame, value: str, suffix: str, meta: Iterable[str]) -> pd.DataFrame:
     missing = [c for c in ("participant", "situation_id", "system", value) if c not in ratings.columns]
     if missing:
-        raise InfactError(Problem("ratings", f"missing column(s) {', '.join(missing)} needed for the wide table", key=missing[0]))
+        raise InfactError(
+            Problem("ratings", f"missing column(s) {', '.join(missing)} needed for the wide table", key=missing[0])
+        )
     keys = _key_columns(ratings)
     dup = ratings.duplicated(keys + ["system"], keep=False)
     if dup.any():
         first = ratings[dup].iloc[0]
         where = ", ".join(f"{k}={first[k]}" for k in keys + ["system"])
-        raise InfactError(Problem("ratings", f"{int(dup.sum())} rows share one cell of the wide table (e.g. {where}); "
-                                  "remove the duplicate ratings or add step_index to tell them apart", key="system"))
+        raise InfactError(
+            Problem(
+                "ratings",
+                f"{int(dup.sum())} rows share one cell of the wide table (e.g. {where}); "
+                "remove the duplicate ratings or add step_index to tell them apart",
+                key="system",
+            )
+        )
     systems = list(dict.fromkeys(ratings["system"]))
     groups = ratings.groupby(keys, sort=False, dropna=False)
     meta = [c for c in meta if c in ratings.columns]
@@ -61,7 +70,9 @@ def wide_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
     one column per system holding its rating, plus dialog_id, step_index,
     is_attention_check and excluded where the long table has them."""
     if ratings.empty:
-        return pd.DataFrame(columns=_key_columns(ratings) if "participant" in ratings.columns else ["participant", "situation_id"])
+        return pd.DataFrame(
+            columns=_key_columns(ratings) if "participant" in ratings.columns else ["participant", "situation_id"]
+        )
     return _wide(ratings, "rating", "", _META)
 
 
@@ -82,7 +93,9 @@ def _participant_flags(ratings: pd.DataFrame, participants: pd.DataFrame) -> tup
     return excluded, reasons
 
 
-def _trial_sheet(ratings: pd.DataFrame, participants: pd.DataFrame, valid: bool, excluded: set[str], reasons: dict[str, str]) -> pd.DataFrame:
+def _trial_sheet(
+    ratings: pd.DataFrame, participants: pd.DataFrame, valid: bool, excluded: set[str], reasons: dict[str, str]
+) -> pd.DataFrame:
     rows = ratings[ratings["participant"].astype(str).isin(excluded) != valid]
     if valid and "is_attention_check" in rows.columns:  # INFACT's valid sheet left the check trial out
         rows = rows[~bool_column(rows["is_attention_check"])]
@@ -116,8 +129,12 @@ def _answers_sheet(answers: pd.DataFrame, keep: set[str] | None) -> pd.DataFrame
     return wide.reset_index()
 
 
-def infact_workbook_bytes(ratings: pd.DataFrame, participants: pd.DataFrame | None = None,
-                          questionnaire: pd.DataFrame | None = None, demographics: pd.DataFrame | None = None) -> bytes:
+def infact_workbook_bytes(
+    ratings: pd.DataFrame,
+    participants: pd.DataFrame | None = None,
+    questionnaire: pd.DataFrame | None = None,
+    demographics: pd.DataFrame | None = None,
+) -> bytes:
     """Build the sheets INFACT's Excel script produced, into one workbook:
 
     "valid trials"   – included participants' trials without the attention check,
@@ -139,7 +156,12 @@ def infact_workbook_bytes(ratings: pd.DataFrame, participants: pd.DataFrame | No
         if table is not None and "participant" in table.columns:
             everyone |= set(table["participant"].astype(str))
     keep = everyone - excluded
-    sheets = dict(zip(SHEETS, (valid_sheet, invalid_sheet, _answers_sheet(demographics, keep), _answers_sheet(questionnaire, keep))))
+    sheets = dict(
+        zip(
+            SHEETS,
+            (valid_sheet, invalid_sheet, _answers_sheet(demographics, keep), _answers_sheet(questionnaire, keep)),
+        )
+    )
     buffer = io.BytesIO()
     with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
         for name, sheet in sheets.items():
@@ -147,8 +169,13 @@ def infact_workbook_bytes(ratings: pd.DataFrame, participants: pd.DataFrame | No
     return buffer.getvalue()
 
 
-def infact_workbook(path, ratings: pd.DataFrame, participants: pd.DataFrame | None = None,
-                    questionnaire: pd.DataFrame | None = None, demographics: pd.DataFrame | None = None) -> None:
+def infact_workbook(
+    path,
+    ratings: pd.DataFrame,
+    participants: pd.DataFrame | None = None,
+    questionnaire: pd.DataFrame | None = None,
+    demographics: pd.DataFrame | None = None,
+) -> None:
     """Write `infact_workbook_bytes` to `path`, atomically."""
     atomic_write_bytes(path, infact_workbook_bytes(ratings, participants, questionnaire, demographics))
 

@@ -13,9 +13,26 @@ import pandas as pd
 
 from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
 
-PAIRWISE_COLUMNS = ["participant", "situation_id", "criterion", "system_a", "system_b", "shown_left", "winner",
-                    "seconds", "justification", "length_a", "length_b", "items_a", "items_b", "identity_leak",
-                    "system_skipped", "conversation_a", "conversation_b", "excluded"]
+PAIRWISE_COLUMNS = [
+    "participant",
+    "situation_id",
+    "criterion",
+    "system_a",
+    "system_b",
+    "shown_left",
+    "winner",
+    "seconds",
+    "justification",
+    "length_a",
+    "length_b",
+    "items_a",
+    "items_b",
+    "identity_leak",
+    "system_skipped",
+    "conversation_a",
+    "conversation_b",
+    "excluded",
+]
 
 
 def add_live(t, records: list[dict], excluded: set[str]) -> None:
@@ -33,5 +50,4 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
 
 def live_bytes(t) -> dict[str, bytes]:
     text = "".join(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n" for c in t.transcripts)
-    return {"transcripts.jsonl": text.encode("utf-8"),
-            "pairwise.csv": t.votes.to_csv(index=False).encode("utf-8")}
+    return {"transcripts.jsonl": text.encode("utf-8"), "pairwise.csv": t.votes.to_csv(index=False).encode("utf-8")}

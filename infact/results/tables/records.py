@@ -9,7 +9,8 @@ are left out unless `include_withdrawn`.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 # The columns each builder makes, in file order: the declarations less what the export adds later
 # (the quality decision, the funnel columns).
 RATING_COLUMNS = [c for c in RATINGS.names if c != "excluded"]
-PARTICIPANT_COLUMNS = PARTICIPANTS.names[:PARTICIPANTS.names.index("flags")]
+PARTICIPANT_COLUMNS = PARTICIPANTS.names[: PARTICIPANTS.names.index("flags")]
 
 
 def by_participant(records: list[dict]) -> dict[str, list[dict]]:
@@ -55,8 +56,9 @@ def _kept(records: list[dict], include_withdrawn: bool, include_preview: bool = 
     return groups
 
 
-def kind_rows(records: list[dict], kind: str, scale: Sequence[str] | None = None, *,
-              include_withdrawn: bool = False) -> list[dict]:
+def kind_rows(
+    records: list[dict], kind: str, scale: Sequence[str] | None = None, *, include_withdrawn: bool = False
+) -> list[dict]:
     """Rows of one step kind's table: the kind turns each of its records into rows."""
     step_kind = steps.get(kind)
     rows = []
@@ -75,17 +77,26 @@ def kind_tables(records: list[dict], cfg: StudyConfig, *, include_withdrawn: boo
             rows = kind_rows(records, kind.name, kind.scale(cfg), include_withdrawn=include_withdrawn)
             if kind.table in out and not rows:  # pairwise and pairwise_dialog share a table
                 continue
-            out[kind.table] = pd.concat([out[kind.table], pd.DataFrame(rows)], ignore_index=True) \
-                if kind.table in out and len(out[kind.table]) else pd.DataFrame(rows)
+            out[kind.table] = (
+                pd.concat([out[kind.table], pd.DataFrame(rows)], ignore_index=True)
+                if kind.table in out and len(out[kind.table])
+                else pd.DataFrame(rows)
+            )
     return out
 
 
-def ratings_table(records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
-    df = pd.DataFrame(kind_rows(records, "situation", labels, include_withdrawn=include_withdrawn), columns=RATING_COLUMNS)
+def ratings_table(
+    records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False
+) -> pd.DataFrame:
+    df = pd.DataFrame(
+        kind_rows(records, "situation", labels, include_withdrawn=include_withdrawn), columns=RATING_COLUMNS
+    )
     return df.sort_values(["participant", "step_index", "position", "criterion"], kind="stable").reset_index(drop=True)
 
 
-def participants_table(records: list[dict], *, include_withdrawn: bool = True, include_preview: bool = False) -> pd.DataFrame:
+def participants_table(
+    records: list[dict], *, include_withdrawn: bool = True, include_preview: bool = False
+) -> pd.DataFrame:
     rows = []
     for p, recs in _kept(records, include_withdrawn, include_preview).items():
         kinds = defaultdict(list)
@@ -96,25 +107,33 @@ def participants_table(records: list[dict], *, include_withdrawn: bool = True, i
         per_situation = [r for k in steps.situation_kinds() for r in kinds.get(k, [])]
         check = [r for r in per_situation if r.get("attention_check")]
         quest = (kinds.get("questionnaire") or [None])[0]
-        step_seconds = {r["kind"]: r.get("seconds") for r in recs if r["kind"] in ("consent", "questionnaire", "demographics")}
-        rows.append({
-            "participant": p, "status": _status(recs), "platform": arrival.get("platform"),
-            "platform_id": arrival.get("platform_id"), "group": arrival.get("group"),
-            "completion_code": complete.get("completion_code") if complete else None,
-            "started_at": arrival.get("at"), "ended_at": complete.get("ended_at") if complete else None,
-            "total_seconds": complete.get("total_seconds") if complete else None,
-            "consent_seconds": step_seconds.get("consent"),
-            "questionnaire_seconds": step_seconds.get("questionnaire"),
-            "demographics_seconds": step_seconds.get("demographics"),
-            "situations_answered": len(per_situation),
-            "attention_passed": (all(bool(r.get("attention_passed")) for r in check) if check else None),
-            # a conversation study's gold conversation: what differed from the gold answers
-            "gold_misses": "; ".join(m for r in check for m in r.get("gold_misses") or []) or None,
-            "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
-            "preview": bool(arrival.get("preview")),
-            # e.g. a Prolific ID that is not 24 hex characters: accepted, but worth a look
-            "platform_warnings": "; ".join(arrival.get("platform_warnings") or []) or None,
-        })
+        step_seconds = {
+            r["kind"]: r.get("seconds") for r in recs if r["kind"] in ("consent", "questionnaire", "demographics")
+        }
+        rows.append(
+            {
+                "participant": p,
+                "status": _status(recs),
+                "platform": arrival.get("platform"),
+                "platform_id": arrival.get("platform_id"),
+                "group": arrival.get("group"),
+                "completion_code": complete.get("completion_code") if complete else None,
+                "started_at": arrival.get("at"),
+                "ended_at": complete.get("ended_at") if complete else None,
+                "total_seconds": complete.get("total_seconds") if complete else None,
+                "consent_seconds": step_seconds.get("consent"),
+                "questionnaire_seconds": step_seconds.get("questionnaire"),
+                "demographics_seconds": step_seconds.get("demographics"),
+                "situations_answered": len(per_situation),
+                "attention_passed": (all(bool(r.get("attention_passed")) for r in check) if check else None),
+                # a conversation study's gold conversation: what differed from the gold answers
+                "gold_misses": "; ".join(m for r in check for m in r.get("gold_misses") or []) or None,
+                "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
+                "preview": bool(arrival.get("preview")),
+                # e.g. a Prolific ID that is not 24 hex characters: accepted, but worth a look
+                "platform_warnings": "; ".join(arrival.get("platform_warnings") or []) or None,
+            }
+        )
     df = pd.DataFrame(rows, columns=PARTICIPANT_COLUMNS)
     return df.sort_values("started_at", kind="stable").reset_index(drop=True)
 
@@ -126,12 +145,22 @@ def steps_table(records: list[dict], *, include_withdrawn: bool = False) -> pd.D
     for p, recs in _kept(records, include_withdrawn).items():
         for r in recs:
             if r["kind"] in answered:
-                rows.append({"participant": p, "step": r["step"], "kind": r["kind"], "seconds": r.get("seconds"),
-                             "shown_at": r.get("shown_at"), "answered_at": r.get("answered_at")})
+                rows.append(
+                    {
+                        "participant": p,
+                        "step": r["step"],
+                        "kind": r["kind"],
+                        "seconds": r.get("seconds"),
+                        "shown_at": r.get("shown_at"),
+                        "answered_at": r.get("answered_at"),
+                    }
+                )
     return pd.DataFrame(rows, columns=["participant", "step", "kind", "seconds", "shown_at", "answered_at"])
 
 
-def answers_table(records: list[dict], kind: str, scale: list[str] | None = None, *, include_withdrawn: bool = False) -> pd.DataFrame:
+def answers_table(
+    records: list[dict], kind: str, scale: list[str] | None = None, *, include_withdrawn: bool = False
+) -> pd.DataFrame:
     """Questionnaire or demographics answers, long: participant, item, answer (+ value)."""
     cols = ["participant", "item", "value", "answer"] if scale is not None else ["participant", "item", "answer"]
     return pd.DataFrame(kind_rows(records, kind, scale, include_withdrawn=include_withdrawn), columns=cols)
@@ -143,7 +172,11 @@ def events(records: list[dict]) -> list[dict]:
 
 def funnel(records: list[dict], n_situations: int) -> pd.DataFrame:
     """How far participants got: arrived, consented, each situation, questionnaire, completed."""
-    stages = ["arrived", "consented"] + [f"situation {i}" for i in range(1, n_situations + 1)] + ["questionnaire", "completed"]
+    stages = (
+        ["arrived", "consented"]
+        + [f"situation {i}" for i in range(1, n_situations + 1)]
+        + ["questionnaire", "completed"]
+    )
     counts = dict.fromkeys(stages, 0)
     for p, recs in _kept(records, include_withdrawn=True).items():
         kinds = {r["kind"] for r in recs}

@@ -3,8 +3,8 @@ a StorageError that names the store's URL (password masked), what was being done
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import psycopg
 from sqlalchemy import exc as sa_exc
@@ -23,8 +23,7 @@ def reason(exc: BaseException, password: str | None) -> str:
 
 
 @contextmanager
-def database_errors(url: str, password: str | None, doing: str, *, closed: bool,
-                    lock_timeout: float) -> Iterator[None]:
+def database_errors(url: str, password: str | None, doing: str, *, closed: bool, lock_timeout: float) -> Iterator[None]:
     """`url` is the masked URL; `doing` completes "cannot …"."""
     if closed:
         raise StorageError(Problem(url, f"cannot {doing}: the store was closed"))
@@ -34,16 +33,36 @@ def database_errors(url: str, password: str | None, doing: str, *, closed: bool,
         raise
     except (sa_exc.OperationalError, sa_exc.InterfaceError, psycopg.OperationalError, psycopg.InterfaceError) as exc:
         if getattr(getattr(exc, "orig", exc), "sqlstate", None) == "55P03":  # lock_not_available
-            raise StorageError(Problem(url, f"cannot {doing}: another process held the study lock for over {lock_timeout:g} s; "
-                                            "check for a stuck `python -m infact` or app process")) from exc
-        raise StorageError(Problem(url, f"cannot {doing}: {reason(exc, password)}; check that the database "
-                                        "server is running and reachable from this machine and that host, port, "
-                                        f"user and password are right — {SECRETS_HINT}")) from exc
+            raise StorageError(
+                Problem(
+                    url,
+                    f"cannot {doing}: another process held the study lock for over {lock_timeout:g} s; "
+                    "check for a stuck `python -m infact` or app process",
+                )
+            ) from exc
+        raise StorageError(
+            Problem(
+                url,
+                f"cannot {doing}: {reason(exc, password)}; check that the database "
+                "server is running and reachable from this machine and that host, port, "
+                f"user and password are right — {SECRETS_HINT}",
+            )
+        ) from exc
     except (sa_exc.DataError, psycopg.DataError) as exc:
-        raise StorageError(Problem(url, f"cannot {doing}: {reason(exc, password)}; PostgreSQL refused a "
-                                        "value (for example a \\u0000 character in a text)")) from exc
+        raise StorageError(
+            Problem(
+                url,
+                f"cannot {doing}: {reason(exc, password)}; PostgreSQL refused a "
+                "value (for example a \\u0000 character in a text)",
+            )
+        ) from exc
     except (sa_exc.DBAPIError, psycopg.Error) as exc:
-        raise StorageError(Problem(url, f"cannot {doing}: {reason(exc, password)}; the database user needs "
-                                        "rights to create and write this table (or pass a schema it owns)")) from exc
+        raise StorageError(
+            Problem(
+                url,
+                f"cannot {doing}: {reason(exc, password)}; the database user needs "
+                "rights to create and write this table (or pass a schema it owns)",
+            )
+        ) from exc
     except sa_exc.SQLAlchemyError as exc:  # e.g. every pooled connection busy
         raise StorageError(Problem(url, f"cannot {doing}: {reason(exc, password)}")) from exc

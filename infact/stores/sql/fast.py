@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, ContextManager, Iterator
+from typing import ContextManager
 
 import orjson
 import psycopg
@@ -56,8 +57,9 @@ class PgPool:
         self.size = size
 
     def _connect(self) -> psycopg.Connection:
-        conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=self._connect_timeout,
-                               application_name="infact")
+        conn = psycopg.connect(
+            self._conninfo, autocommit=True, connect_timeout=self._connect_timeout, application_name="infact"
+        )
         set_json_loads(_loads, conn)
         return conn
 
@@ -108,37 +110,60 @@ class PgPool:
 def encode_row(record: dict) -> tuple[str, str]:
     """(key, the row as a JSON array: key, study, participant, kind, data, light)."""
     key = str(record["key"])
-    return key, json.dumps([key, str(record["study"]), str(record["participant"]), str(record["kind"]),
-                            record, light(record)])
+    return key, json.dumps(
+        [key, str(record["study"]), str(record["participant"]), str(record["kind"]), record, light(record)]
+    )
 
 
 class FastPath:
     """Group-committed appends and plain reads on one table (`schema` may be None)."""
 
-    def __init__(self, pool: PgPool, schema: str | None, table: str,
-                 errors: Callable[[str], ContextManager[None]]) -> None:
+    def __init__(
+        self, pool: PgPool, schema: str | None, table: str, errors: Callable[[str], ContextManager[None]]
+    ) -> None:
         """`errors(doing)`: a context that turns database failures into the store's StorageError."""
         self.pool = pool
         self._errors = errors
         name = sql.Identifier(schema, table) if schema else sql.Identifier(table)
-        self._insert = sql.SQL(
-            "INSERT INTO {t} (key, study, participant, kind, data, light) "
-            "SELECT e->>0, e->>1, e->>2, e->>3, e->4, e->5 FROM jsonb_array_elements(%s::jsonb) "
-            "WITH ORDINALITY AS r(e, n) ORDER BY n "
-            "ON CONFLICT (key) DO NOTHING RETURNING key").format(t=name).as_string(None)
+        self._insert = (
+            sql.SQL(
+                "INSERT INTO {t} (key, study, participant, kind, data, light) "
+                "SELECT e->>0, e->>1, e->>2, e->>3, e->4, e->5 FROM jsonb_array_elements(%s::jsonb) "
+                "WITH ORDINALITY AS r(e, n) ORDER BY n "
+                "ON CONFLICT (key) DO NOTHING RETURNING key"
+            )
+            .format(t=name)
+            .as_string(None)
+        )
         self._select = {}
-        for filters in ((), ("study",), ("participant",), ("kind",), ("study", "participant"), ("study", "kind"),
-                        ("participant", "kind"), ("study", "participant", "kind")):
+        for filters in (
+            (),
+            ("study",),
+            ("participant",),
+            ("kind",),
+            ("study", "participant"),
+            ("study", "kind"),
+            ("participant", "kind"),
+            ("study", "participant", "kind"),
+        ):
             where = sql.SQL(" AND ").join(sql.SQL("{} = %s").format(sql.Identifier(f)) for f in filters)
-            self._select[filters] = sql.SQL("SELECT data FROM {t}{w} ORDER BY id").format(
-                t=name, w=sql.SQL(" WHERE ") + where if filters else sql.SQL("")).as_string(None)
+            self._select[filters] = (
+                sql.SQL("SELECT data FROM {t}{w} ORDER BY id")
+                .format(t=name, w=sql.SQL(" WHERE ") + where if filters else sql.SQL(""))
+                .as_string(None)
+            )
         self.committer: GroupCommit[tuple] = GroupCommit(self._commit)
-        self._select_many = sql.SQL(
-            # = ANY(ARRAY(subquery)) probes the participant index; a join on jsonb_array_elements
-            # was planned as a sequential scan of the whole table (26 ms at 100,000 rows, 0.16 ms so).
-            "SELECT study, participant, json_agg(data ORDER BY id)::text FROM {t} "
-            "WHERE participant = ANY(ARRAY(SELECT jsonb_array_elements(%s::jsonb)->>1)) "
-            "GROUP BY study, participant").format(t=name).as_string(None)
+        self._select_many = (
+            sql.SQL(
+                # = ANY(ARRAY(subquery)) probes the participant index; a join on jsonb_array_elements
+                # was planned as a sequential scan of the whole table (26 ms at 100,000 rows, 0.16 ms so).
+                "SELECT study, participant, json_agg(data ORDER BY id)::text FROM {t} "
+                "WHERE participant = ANY(ARRAY(SELECT jsonb_array_elements(%s::jsonb)->>1)) "
+                "GROUP BY study, participant"
+            )
+            .format(t=name)
+            .as_string(None)
+        )
         self.readers: GroupCommit[tuple] = GroupCommit(self._read_many)
 
     def append(self, rows: list[tuple]) -> list[bool]:
@@ -152,8 +177,11 @@ class FastPath:
         unique = [rows[i] for i in sorted(first.values())]
         payload = "[" + ",".join(row[1] for row in unique) + "]"
         keys = ", ".join(repr(row[0]) for row in unique[:3]) + (", …" if len(unique) > 3 else "")
-        doing = (f"save record {keys}" if len(unique) == 1 else
-                 f"save {len(unique)} records sent together in one transaction ({keys}); none of them was stored")
+        doing = (
+            f"save record {keys}"
+            if len(unique) == 1
+            else f"save {len(unique)} records sent together in one transaction ({keys}); none of them was stored"
+        )
         with self._errors(doing):  # every caller of the batch gets this error
             added = self.pool.run(lambda conn: {r[0] for r in conn.execute(self._insert, [payload]).fetchall()})
         return [first[row[0]] == i and row[0] in added for i, row in enumerate(rows)]

@@ -28,8 +28,9 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import sqlalchemy as sa
 from filelock import FileLock
@@ -44,8 +45,8 @@ from infact.stores.records import StorageError, check_record, indexed_arrival, p
 from infact.stores.sql import summaries as sql_summaries
 from infact.stores.sql.errors import database_errors, reason
 from infact.stores.sql.fast import FastPath, PgPool, encode_row
-from infact.stores.summary import ParticipantSummary, light
 from infact.stores.sql.urls import SECRETS_HINT, mask_url, normalise_url, storage_url_from_secrets
+from infact.stores.summary import ParticipantSummary, light
 
 __all__ = ["SQLStorage", "SECRETS_HINT", "mask_url", "normalise_url", "storage_url_from_secrets"]
 
@@ -61,16 +62,27 @@ def _lock_key(*parts: str) -> int:
 class SQLStorage:
     """The storage protocol on one SQL table (see module docstring)."""
 
-    def __init__(self, url: str | URL, *, schema: str | None = None, table: str = "infact_records",
-                 drop_on_close: bool = False, pool_size: int = 10, max_overflow: int = 10,
-                 connect_timeout: int = 10, lock_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        url: str | URL,
+        *,
+        schema: str | None = None,
+        table: str = "infact_records",
+        drop_on_close: bool = False,
+        pool_size: int = 10,
+        max_overflow: int = 10,
+        connect_timeout: int = 10,
+        lock_timeout: float = 60.0,
+    ) -> None:
         self.url = mask_url(url)  # never holds the password: safe to show
         parsed = normalise_url(url)
         self._password = parsed.password
         self.dialect = parsed.get_backend_name()
         for what, name in (("schema", schema), ("table", table)):
             if name is not None and not _IDENT.match(name):
-                raise StorageError(Problem(self.url, f"{what} name {name!r} must be 1-40 lower-case letters, digits or '_'"))
+                raise StorageError(
+                    Problem(self.url, f"{what} name {name!r} must be 1-40 lower-case letters, digits or '_'")
+                )
         if schema and self.dialect != "postgresql":
             raise StorageError(Problem(self.url, "schema= is only supported on PostgreSQL"))
         self.schema, self.table_name = schema, table
@@ -82,8 +94,11 @@ class SQLStorage:
         # connection the server dropped while idle is replaced and the statement run again (_run).
         kwargs: dict[str, Any] = {}
         if self.dialect == "postgresql":
-            kwargs.update(pool_size=pool_size, max_overflow=max_overflow,
-                          connect_args={"connect_timeout": connect_timeout, "application_name": "infact"})
+            kwargs.update(
+                pool_size=pool_size,
+                max_overflow=max_overflow,
+                connect_args={"connect_timeout": connect_timeout, "application_name": "infact"},
+            )
         elif parsed.database in (None, "", ":memory:"):
             # One shared in-memory database instead of one per pooled connection.
             kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
@@ -92,14 +107,15 @@ class SQLStorage:
         try:
             self.engine = sa.create_engine(parsed, **kwargs)
         except (sa_exc.SQLAlchemyError, ImportError) as exc:
-            raise StorageError(Problem(self.url, f"cannot use this database URL ({reason(exc, self._password)}); {SECRETS_HINT}")) from exc
+            raise StorageError(
+                Problem(self.url, f"cannot use this database URL ({reason(exc, self._password)}); {SECRETS_HINT}")
+            ) from exc
         self._auto = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         # PostgreSQL's appends and reads by participant: plain psycopg, group-committed (sql_fast.py).
         self._fast = None
         if self.dialect == "postgresql":
             conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
-            self._fast = FastPath(PgPool(conninfo, pool_size, connect_timeout, wait_s=30.0),
-                                  schema, table, self.errors)
+            self._fast = FastPath(PgPool(conninfo, pool_size, connect_timeout, wait_s=30.0), schema, table, self.errors)
         self.table = self._define_table()
         insert = pg_dialect.insert if self.dialect == "postgresql" else sqlite_dialect.insert
         # RETURNING tells whether a row went in (rowcount is -1 here with psycopg 3).
@@ -141,9 +157,15 @@ class SQLStorage:
         ]
         if self.dialect == "postgresql":
             # The writing transaction, as a bigint; see changes().
-            columns += [sa.Column("txid", sa.BigInteger, nullable=False,
-                                  server_default=sa.text("(pg_current_xact_id()::text::bigint)")),
-                        sa.Index(f"{t}_txid_ix", "txid")]
+            columns += [
+                sa.Column(
+                    "txid",
+                    sa.BigInteger,
+                    nullable=False,
+                    server_default=sa.text("(pg_current_xact_id()::text::bigint)"),
+                ),
+                sa.Index(f"{t}_txid_ix", "txid"),
+            ]
         return sa.Table(t, sa.MetaData(schema=self.schema), *columns)
 
     def _create(self, ddl_key: int) -> None:
@@ -152,8 +174,13 @@ class SQLStorage:
                 # Concurrent CREATE … IF NOT EXISTS can still collide in the catalog:
                 # processes starting together take turns.
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": ddl_key})
-                if self.schema and conn.execute(sa.text("SELECT 1 FROM pg_namespace WHERE nspname = :s"),
-                                                {"s": self.schema}).first() is None:
+                if (
+                    self.schema
+                    and conn.execute(
+                        sa.text("SELECT 1 FROM pg_namespace WHERE nspname = :s"), {"s": self.schema}
+                    ).first()
+                    is None
+                ):
                     conn.execute(sa.schema.CreateSchema(self.schema))
             self.table.metadata.create_all(conn, checkfirst=True)
             sql_summaries.add_light_column(conn, self)  # tables made before it get it here
@@ -166,8 +193,15 @@ class SQLStorage:
 
     def _later_indexes(self) -> list[sa.Index]:
         t = self.table
-        return [sa.Index(f"{self.table_name}_platform_ix", t.c.study, self._platform_expr(),
-                         postgresql_where=t.c.kind == "arrival", sqlite_where=t.c.kind == "arrival")]
+        return [
+            sa.Index(
+                f"{self.table_name}_platform_ix",
+                t.c.study,
+                self._platform_expr(),
+                postgresql_where=t.c.kind == "arrival",
+                sqlite_where=t.c.kind == "arrival",
+            )
+        ]
 
     def errors(self, doing: str):
         """A context in which database failures become a StorageError naming the (masked) URL and a fix."""
@@ -177,8 +211,14 @@ class SQLStorage:
     @staticmethod
     def _row(record: dict) -> dict:
         check_record(record)
-        return {"key": str(record["key"]), "study": str(record["study"]), "participant": str(record["participant"]),
-                "kind": str(record["kind"]), "data": record, "light": light(record)}
+        return {
+            "key": str(record["key"]),
+            "study": str(record["study"]),
+            "participant": str(record["participant"]),
+            "kind": str(record["kind"]),
+            "data": record,
+            "light": light(record),
+        }
 
     def run(self, doing: str, work, *, transaction: bool = False):
         """work(connection) on a pooled connection; once more on a fresh one if the server had
@@ -186,7 +226,7 @@ class SQLStorage:
         with self.errors(doing):
             for attempt in (1, 2):
                 try:
-                    with (self.engine.begin() if transaction else self._auto.connect()) as conn:
+                    with self.engine.begin() if transaction else self._auto.connect() as conn:
                         return work(conn)
                 except sa_exc.DBAPIError as exc:
                     if attempt == 2 or not exc.connection_invalidated:
@@ -214,14 +254,15 @@ class SQLStorage:
         added = 0
         stmt = self._insert
         for start in range(0, len(rows), batch):
-            chunk = rows[start:start + batch]
+            chunk = rows[start : start + batch]
             added += self.run("save records", lambda conn: len(conn.execute(stmt, chunk).all()), transaction=True)
         return added
 
     def records(self, *, study=None, participant=None, kind=None) -> list[dict]:
         if self._fast is not None:
-            filters = {k: str(v) for k, v in (("study", study), ("participant", participant), ("kind", kind))
-                       if v is not None}
+            filters = {
+                k: str(v) for k, v in (("study", study), ("participant", participant), ("kind", kind)) if v is not None
+            }
             with self.errors("read records"):
                 return self._fast.records(filters)
         t = self.table
@@ -238,11 +279,16 @@ class SQLStorage:
         if pid is None:
             return None
         t = self.table
-        query = (sa.select(t.c.data).where(t.c.study == str(study), t.c.kind == "arrival",
-                                           self._platform_expr() == pid).order_by(t.c.id))
+        query = (
+            sa.select(t.c.data)
+            .where(t.c.study == str(study), t.c.kind == "arrival", self._platform_expr() == pid)
+            .order_by(t.c.id)
+        )
         # previews are few: filtered here, so the index expression stays simple
-        return self.run("look up a platform ID",
-                         lambda conn: next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None))
+        return self.run(
+            "look up a platform ID",
+            lambda conn: next((d for d in conn.execute(query).scalars() if indexed_arrival(d) == pid), None),
+        )
 
     def summaries(self, study: str, cls=ParticipantSummary) -> dict:
         """{participant: funnel facts} of one study (infact.stores.sql.summaries)."""
@@ -258,9 +304,11 @@ class SQLStorage:
     def purge(self, participant: str) -> int:
         """Delete every record of one participant (withdrawal with deletion); returns how many."""
         t = self.table
-        return self.run(f"delete the records of {participant!r}",
-                         lambda conn: conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount,
-                         transaction=True)
+        return self.run(
+            f"delete the records of {participant!r}",
+            lambda conn: conn.execute(sa.delete(t).where(t.c.participant == str(participant))).rowcount,
+            transaction=True,
+        )
 
     def changes(self, cursor: Any = None) -> tuple[list[dict], Any]:
         """PostgreSQL cursor: (horizon, ids of rows at or above it already returned).
@@ -277,9 +325,14 @@ class SQLStorage:
             rows = self.run("read new records", lambda conn: conn.execute(query).all())
             return [r.data for r in rows], (rows[-1].id if rows else start)
         # One round trip: the horizon and the rows come from the same snapshot.
-        now = sa.select(sa.literal_column("pg_snapshot_xmin(pg_current_snapshot())::text::bigint").label("h")).subquery()
-        query = (sa.select(now.c.h, t.c.id, t.c.txid, t.c.data)
-                 .select_from(now.outerjoin(t, t.c.txid >= start)).order_by(t.c.id))
+        now = sa.select(
+            sa.literal_column("pg_snapshot_xmin(pg_current_snapshot())::text::bigint").label("h")
+        ).subquery()
+        query = (
+            sa.select(now.c.h, t.c.id, t.c.txid, t.c.data)
+            .select_from(now.outerjoin(t, t.c.txid >= start))
+            .order_by(t.c.id)
+        )
         rows = self.run("read new records", lambda conn: conn.execute(query).all())
         horizon = max(rows[0].h, start)
         rows = [r for r in rows if r.id is not None]
@@ -298,7 +351,9 @@ class SQLStorage:
     @contextmanager
     def lock(self) -> Iterator[None]:
         if not self._thread_lock.acquire(timeout=self.lock_timeout):
-            raise StorageError(Problem(self.url, f"another thread held the study lock for over {self.lock_timeout:g} s"))
+            raise StorageError(
+                Problem(self.url, f"another thread held the study lock for over {self.lock_timeout:g} s")
+            )
         try:
             outer = self._depth == 0
             if outer:
@@ -380,7 +435,7 @@ class SQLStorage:
                 self._fast.pool.close()
             self.engine.dispose()
 
-    def __enter__(self) -> "SQLStorage":
+    def __enter__(self) -> SQLStorage:
         return self
 
     def __exit__(self, *exc: object) -> None:

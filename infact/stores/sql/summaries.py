@@ -16,8 +16,9 @@ every record.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import orjson
 import sqlalchemy as sa
@@ -25,7 +26,6 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 
 from infact.stores.summary import LIGHT_FIELDS, ParticipantSummary, fold, gc_paused
-
 
 
 class SQLStorage(Protocol):
@@ -41,11 +41,12 @@ class SQLStorage(Protocol):
 
     def run(self, doing: str, work: Callable, *, transaction: bool = False) -> Any: ...
 
+
 S = TypeVar("S", bound=ParticipantSummary)
 JSONB = pg_dialect.JSONB
 
 
-def add_light_column(conn: sa.Connection, store: "SQLStorage") -> None:
+def add_light_column(conn: sa.Connection, store: SQLStorage) -> None:
     """Give a table made before the `light` column that column (its old rows stay NULL)."""
     columns = {c["name"] for c in sa.inspect(conn).get_columns(store.table_name, schema=store.schema)}
     if "light" not in columns:
@@ -54,11 +55,11 @@ def add_light_column(conn: sa.Connection, store: "SQLStorage") -> None:
         conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN light {kind}"))
 
 
-def summaries(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
+def summaries(store: SQLStorage, study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
     return _fold(store.run("read participant summaries", lambda conn: _read(store, conn, study)), study, cls)
 
 
-def summaries_since(store: "SQLStorage", study: str, cls: type[S] = ParticipantSummary) -> tuple[dict[str, S], Any]:
+def summaries_since(store: SQLStorage, study: str, cls: type[S] = ParticipantSummary) -> tuple[dict[str, S], Any]:
     """`summaries`, and a `changes()` cursor that continues after them: both from one snapshot
     (REPEATABLE READ), so what it misses is exactly what commits after it."""
     t = store.table
@@ -76,7 +77,7 @@ def summaries_since(store: "SQLStorage", study: str, cls: type[S] = ParticipantS
     return _fold(data, study, cls), cursor
 
 
-def _read(store: "SQLStorage", conn: sa.Connection, study: str) -> tuple:
+def _read(store: SQLStorage, conn: sa.Connection, study: str) -> tuple:
     t = store.table
     mine = t.c.study == str(study)
     if store.dialect != "postgresql":  # SQLite: a single-machine store, the plain fold
@@ -85,21 +86,30 @@ def _read(store: "SQLStorage", conn: sa.Connection, study: str) -> tuple:
     built = sa.func.jsonb_build_object(*[part for name in LIGHT_FIELDS for part in (name, t.c.data[name])], type_=JSONB)
     light = sa.type_coerce(sa.func.coalesce(t.c.light, built), JSONB)
     # One JSON array as text, parsed by orjson: several times faster than a decoded row per record.
-    others = sa.select(sa.func.string_agg(sa.cast(light, sa.Text), aggregate_order_by(sa.literal_column("','"), t.c.id))
-                       ).where(mine, t.c.kind != "shown")
+    others = sa.select(
+        sa.func.string_agg(sa.cast(light, sa.Text), aggregate_order_by(sa.literal_column("','"), t.c.id))
+    ).where(mine, t.c.kind != "shown")
     # The same order as the fold's `answered_at or shown_at or at`, compared as text byte by byte
     # (COLLATE "C") as Python compares the ISO strings.
     stamp = sa.func.coalesce(light["answered_at"].astext, light["shown_at"].astext, light["at"].astext)
-    shown = (sa.select(t.c.participant, sa.func.max(stamp.collate("C")),
-                       sa.func.bool_or(sa.func.coalesce(light["preview"].astext.cast(sa.Boolean), False)))
-             .where(mine, t.c.kind == "shown").group_by(t.c.participant))
+    shown = (
+        sa.select(
+            t.c.participant,
+            sa.func.max(stamp.collate("C")),
+            sa.func.bool_or(sa.func.coalesce(light["preview"].astext.cast(sa.Boolean), False)),
+        )
+        .where(mine, t.c.kind == "shown")
+        .group_by(t.c.participant)
+    )
     return conn.execute(others).scalar(), conn.execute(shown).all()
 
 
 def _fold(data: tuple, study: str, cls: type[S]) -> dict[str, S]:
     rows, pages = data
-    latest = [{"study": str(study), "participant": p, "kind": "shown", "shown_at": at, "preview": preview}
-              for p, at, preview in pages]
+    latest = [
+        {"study": str(study), "participant": p, "kind": "shown", "shown_at": at, "preview": preview}
+        for p, at, preview in pages
+    ]
     with gc_paused():
         if isinstance(rows, str) or rows is None:  # PostgreSQL's one JSON text
             rows = orjson.loads(f"[{rows or ''}]")

@@ -4,7 +4,7 @@ they are shown (never with the password)."""
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, make_url
@@ -12,8 +12,10 @@ from sqlalchemy.engine import URL, make_url
 from infact.errors import Problem
 from infact.stores.records import StorageError
 
-SECRETS_HINT = ('set url = "postgresql://USER:PASSWORD@HOST:5432/DATABASE" under [connections.infact] '
-                "in .streamlit/secrets.toml (or pass it with --db or the INFACT_DB environment variable)")
+SECRETS_HINT = (
+    'set url = "postgresql://USER:PASSWORD@HOST:5432/DATABASE" under [connections.infact] '
+    "in .streamlit/secrets.toml (or pass it with --db or the INFACT_DB environment variable)"
+)
 _PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
 
 
@@ -40,8 +42,13 @@ def normalise_url(url: str | URL) -> URL:
         if not parsed.database:
             raise StorageError(Problem(shown, f"names no database (…/DATABASE at the end); {SECRETS_HINT}"))
     elif backend != "sqlite":
-        raise StorageError(Problem(shown, f"uses {backend!r}; INFACT stores answers in PostgreSQL "
-                                          f"(postgresql://…) or a TinyDB directory — {SECRETS_HINT}"))
+        raise StorageError(
+            Problem(
+                shown,
+                f"uses {backend!r}; INFACT stores answers in PostgreSQL "
+                f"(postgresql://…) or a TinyDB directory — {SECRETS_HINT}",
+            )
+        )
     return parsed
 
 
@@ -54,28 +61,53 @@ def storage_url_from_secrets(secrets: Mapping, name: str = "infact") -> str | No
     where = f"[connections.{name}]"
     try:
         section = secrets["connections"][name]
-    except (KeyError, TypeError, FileNotFoundError):  # no secrets.toml (Streamlit raises a FileNotFoundError) or no section
+    except (
+        KeyError,
+        TypeError,
+        FileNotFoundError,
+    ):  # no secrets.toml (Streamlit raises a FileNotFoundError) or no section
         return None
     if not isinstance(section, Mapping):
-        raise StorageError(Problem(".streamlit/secrets.toml", f"{where} must be a table; {SECRETS_HINT}", key=f"connections.{name}"))
+        raise StorageError(
+            Problem(".streamlit/secrets.toml", f"{where} must be a table; {SECRETS_HINT}", key=f"connections.{name}")
+        )
     if "url" in section:
         url = str(section["url"] or "").strip()
         if not url:
-            raise StorageError(Problem(".streamlit/secrets.toml", f"url in {where} is empty; {SECRETS_HINT}", key=f"connections.{name}.url"))
+            raise StorageError(
+                Problem(
+                    ".streamlit/secrets.toml", f"url in {where} is empty; {SECRETS_HINT}", key=f"connections.{name}.url"
+                )
+            )
         return url
     dialect = section.get("dialect")
     if not dialect:
-        raise StorageError(Problem(".streamlit/secrets.toml", f"{where} needs url, or dialect, host, port, database, username and password; {SECRETS_HINT}", key=f"connections.{name}"))
+        raise StorageError(
+            Problem(
+                ".streamlit/secrets.toml",
+                f"{where} needs url, or dialect, host, port, database, username and password; {SECRETS_HINT}",
+                key=f"connections.{name}",
+            )
+        )
     driver = section.get("driver")
     port = section.get("port")
     try:
         port = int(port) if port not in (None, "") else None
     except (TypeError, ValueError):
-        raise StorageError(Problem(".streamlit/secrets.toml", f"port in {where} must be a number, got {port!r}", key=f"connections.{name}.port")) from None
+        raise StorageError(
+            Problem(
+                ".streamlit/secrets.toml",
+                f"port in {where} must be a number, got {port!r}",
+                key=f"connections.{name}.port",
+            )
+        ) from None
     url = URL.create(
         f"{dialect}+{driver}" if driver else str(dialect),
-        username=section.get("username"), password=section.get("password"),
-        host=section.get("host"), port=port, database=section.get("database"),
+        username=section.get("username"),
+        password=section.get("password"),
+        host=section.get("host"),
+        port=port,
+        database=section.get("database"),
         query={str(k): str(v) for k, v in dict(section.get("query") or {}).items()},
     )
     return url.render_as_string(hide_password=False)

@@ -77,9 +77,9 @@ class ChatLog:
     def __init__(self, path: Path, lock_path: Path) -> None:
         self.path = path
         self._file_lock = FileLock(str(lock_path), poll_interval=0.001, thread_local=False)
-        self._index: dict[str, list[tuple[int, int, str]]] = {}   # participant -> (offset, length, key)
-        self._file: tuple = ()     # (st_dev, st_ino) the index was built from
-        self._offset = 0           # bytes of the file indexed so far
+        self._index: dict[str, list[tuple[int, int, str]]] = {}  # participant -> (offset, length, key)
+        self._file: tuple = ()  # (st_dev, st_ino) the index was built from
+        self._offset = 0  # bytes of the file indexed so far
         self._index_lock = threading.Lock()
         # A FileLock made with thread_local=False is reentrant across threads: this makes it exclusive.
         self._write_lock = threading.Lock()
@@ -112,8 +112,12 @@ class ChatLog:
         obj = decode(line)
         if obj is None:
             if line.strip():
-                log.warning("INFACT store: %s has a torn line at byte %d (a writer killed mid-write; it was "
-                            "never acknowledged): skipped", self.path, offset)
+                log.warning(
+                    "INFACT store: %s has a torn line at byte %d (a writer killed mid-write; it was "
+                    "never acknowledged): skipped",
+                    self.path,
+                    offset,
+                )
         elif "purged" in obj and "key" not in obj:
             self._index.pop(str(obj["purged"]), None)
         elif "key" in obj:
@@ -190,7 +194,7 @@ class ChatLog:
                 data = b"\n" + data  # end a killed writer's torn line first
             view = memoryview(data)
             while view:  # a regular file takes it in one write unless the disk is full
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fdatasync(fd)
         finally:
             os.close(fd)

@@ -20,7 +20,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tinydb.storages import Storage as TinyStorage
@@ -70,7 +70,7 @@ def parse_shard(path: Path) -> list[dict]:
 def quarantine(path: Path, folder: Path, reason: str) -> Path:
     """Move a damaged file into `folder` under a new name, with a note on why."""
     folder.mkdir(exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     target = folder / f"{path.stem}.{stamp}{path.suffix}"
     os.replace(path, target)
     note = {"file": path.name, "moved_to": target.name, "reason": f"{path.name} {reason}", "at": stamp}
@@ -86,8 +86,8 @@ def quarantined(folder: Path) -> list[dict]:
         try:
             info = json.loads(note.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            info = {"file": note.name[:-len(".why.json")], "reason": "set aside (its note is unreadable)"}
-        out.append({**info, "moved_to": str(folder / info.get("moved_to", note.name[:-len(".why.json")]))})
+            info = {"file": note.name[: -len(".why.json")], "reason": "set aside (its note is unreadable)"}
+        out.append({**info, "moved_to": str(folder / info.get("moved_to", note.name[: -len(".why.json")]))})
     return sorted(out, key=lambda p: str(p.get("at", "")))
 
 

@@ -32,23 +32,38 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator
 
 from filelock import FileLock, Timeout
 from tinydb import TinyDB
 
 from infact.errors import Problem
 from infact.fileio import atomic_write_text, fsync_dir
-from infact.stores.tinydb.chat_log import LOG_KINDS, LOG_NAMES, LOGGED_ELSEWHERE, ChatLog, in_log
-from infact.stores.records import (PARTICIPANT_NAME, StorageError, check_record, copy_record, indexed_arrival,
-                                   matches, platform_key)
+from infact.stores.records import (
+    PARTICIPANT_NAME,
+    StorageError,
+    check_record,
+    copy_record,
+    indexed_arrival,
+    matches,
+    platform_key,
+)
 from infact.stores.summary import ParticipantSummary
+from infact.stores.tinydb.chat_log import LOG_KINDS, LOG_NAMES, LOGGED_ELSEWHERE, ChatLog, in_log
+from infact.stores.tinydb.files import (
+    AtomicJSONStorage,
+    DamagedShard,
+    Journal,
+    ShardCache,
+    orphan_target,
+    parse_shard,
+    quarantine,
+    quarantined,
+)
 from infact.stores.tinydb.summaries import SummaryFiles, read_all, read_counted
-from infact.stores.tinydb.files import (AtomicJSONStorage, DamagedShard, Journal, ShardCache, orphan_target,
-                                        parse_shard, quarantine, quarantined)
 
 STRIPES = 64
 CACHE_SHARDS = 2000  # parsed shards kept in memory: the active participants, not all 10,000
@@ -77,12 +92,19 @@ class TinyDBStorage:
         self.index = self.path / "index" / "platform_id"
         self.quarantine = self.path / "quarantine"
         if self.path.is_file():
-            raise StorageError(Problem(str(self.path), "is a file; the TinyDB store is a directory — pass a directory path"))
+            raise StorageError(
+                Problem(str(self.path), "is a file; the TinyDB store is a directory — pass a directory path")
+            )
         try:
             for folder in (self.shards, self.locks, self.index):
                 folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StorageError(Problem(str(self.path), f"cannot create the data directory ({exc.strerror}); choose a writable path with --db or INFACT_DB")) from exc
+            raise StorageError(
+                Problem(
+                    str(self.path),
+                    f"cannot create the data directory ({exc.strerror}); choose a writable path with --db or INFACT_DB",
+                )
+            ) from exc
         self._store_thread_lock = threading.RLock()
         # fcntl-based: the kernel releases it if a process dies holding it.
         self._store_file_lock = FileLock(str(self.path / ".lock"), poll_interval=0.002, thread_local=False)
@@ -328,8 +350,9 @@ class TinyDBStorage:
     def _arrival_of(self, participant: str | None, study: str, pid: str) -> dict | None:
         if not participant or not PARTICIPANT_NAME.match(participant):
             return None
-        return next((r for r in self._read_shard(participant)
-                     if r.get("study") == study and indexed_arrival(r) == pid), None)
+        return next(
+            (r for r in self._read_shard(participant) if r.get("study") == study and indexed_arrival(r) == pid), None
+        )
 
     def _index_arrival(self, study: str, pid: str, participant: str) -> None:
         """Point (study, pid) at `participant` unless it points at a real arrival already."""
@@ -365,8 +388,10 @@ class TinyDBStorage:
                 with self._striped("i", path.name):
                     if self._arrival_of(self._indexed_participant(path), str(rec["study"]), pid) is None:
                         tmp = path.with_name(f".{path.name}.build.tmp")
-                        tmp.write_text(json.dumps({"study": rec["study"], "platform_id": pid,
-                                                   "participant": rec["participant"]}), encoding="utf-8")
+                        tmp.write_text(
+                            json.dumps({"study": rec["study"], "platform_id": pid, "participant": rec["participant"]}),
+                            encoding="utf-8",
+                        )
                         os.replace(tmp, path)
             os.sync()
             self._mark_index_built()

@@ -21,21 +21,22 @@ from typing import Protocol, TypeVar
 
 import orjson
 
-from infact.stores.tinydb.chat_log import LOG_KINDS, ChatLog
 from infact.stores.records import PARTICIPANT_NAME
 from infact.stores.summary import ParticipantSummary, fold, gc_paused
-
+from infact.stores.tinydb.chat_log import LOG_KINDS, ChatLog
 
 
 class TinyDBStorage(Protocol):
     """What the summaries need of the TinyDB store (infact.stores.tinydb.store, which imports this module)."""
 
     shards: Path
-    summary_files: "SummaryFiles"
+    summary_files: SummaryFiles
     chat_log: ChatLog
 
-    def records(self, *, study: str | None = None, participant: str | None = None,
-                kind: str | None = None) -> list[dict]: ...
+    def records(
+        self, *, study: str | None = None, participant: str | None = None, kind: str | None = None
+    ) -> list[dict]: ...
+
 
 VERSION = 2  # bump when ParticipantSummary's fold changes: older files are then rebuilt from their shards
 S = TypeVar("S", bound=ParticipantSummary)
@@ -77,14 +78,15 @@ class SummaryFiles:
         return data
 
 
-def read_all(store: "TinyDBStorage", study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
+def read_all(store: TinyDBStorage, study: str, cls: type[S] = ParticipantSummary) -> dict[str, S]:
     """{participant: summary} of one study from the summary files, each checked against its
     shard; a missing or stale one is rebuilt from the shard (store's reader: locks, quarantine)."""
     return read_counted(store, study, cls)[0]
 
 
-def read_counted(store: "TinyDBStorage", study: str,
-                 cls: type[S] = ParticipantSummary) -> tuple[dict[str, S], dict[str, int], int]:
+def read_counted(
+    store: TinyDBStorage, study: str, cls: type[S] = ParticipantSummary
+) -> tuple[dict[str, S], dict[str, int], int]:
     """`read_all`, plus how many records of each shard the summaries cover and the bytes of the
     chat log folded in: where a change cursor continues after them (`summaries_since`)."""
     files: SummaryFiles = store.summary_files
@@ -113,7 +115,7 @@ def read_counted(store: "TinyDBStorage", study: str,
     return out, seen, chat_offset
 
 
-def _rebuild(store: "TinyDBStorage", files: SummaryFiles, shard: str, sig: list[int]) -> dict:
+def _rebuild(store: TinyDBStorage, files: SummaryFiles, shard: str, sig: list[int]) -> dict:
     # the shard's own records (the store's reader adds the participant's chat-log records)
     records = [r for r in store.records(participant=shard) if r.get("kind") not in LOG_KINDS]
     try:
@@ -123,4 +125,7 @@ def _rebuild(store: "TinyDBStorage", files: SummaryFiles, shard: str, sig: list[
     if unchanged:  # files are replaced, never changed in place: these records are that file's
         files.write(shard, sig, records)
     by_study = fold(records)
-    return {"n": len(records), "studies": {s: {p: x.to_json() for p, x in people.items()} for s, people in by_study.items()}}
+    return {
+        "n": len(records),
+        "studies": {s: {p: x.to_json() for p, x in people.items()} for s, people in by_study.items()},
+    }

@@ -31,15 +31,24 @@ class Aspect(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(description="Aspect identifier used in annotations.csv and the aggregated JSON (e.g. `relevance`).")
-    level: Literal["turn", "dialogue"] = Field(description="`turn`: asked under every system turn; `dialogue`: asked "
-                                                           "once, after the last turn.")
+    level: Literal["turn", "dialogue"] = Field(
+        description="`turn`: asked under every system turn; `dialogue`: asked once, after the last turn."
+    )
     question: str = Field(min_length=1, description="Question shown with the aspect's scale (Markdown).")
-    labels: list[str] = Field(min_length=2, max_length=11, description="Labels of the aspect's scale, lowest first; "
-                                                                       "their number is its number of points.")
-    first: int = Field(default=1, ge=0, le=1, description="Value of the lowest label: 1 (a 1–k scale) or 0 (a "
-                                                          "zero-based scale such as CRSArena-Eval's 0–3).")
-    tolerance: float = Field(default=1, ge=0, description="Gold conversations: an answer within this many points of "
-                                                          "the gold answer passes.")
+    labels: list[str] = Field(
+        min_length=2,
+        max_length=11,
+        description="Labels of the aspect's scale, lowest first; their number is its number of points.",
+    )
+    first: int = Field(
+        default=1,
+        ge=0,
+        le=1,
+        description="Value of the lowest label: 1 (a 1–k scale) or 0 (a zero-based scale such as CRSArena-Eval's 0–3).",
+    )
+    tolerance: float = Field(
+        default=1, ge=0, description="Gold conversations: an answer within this many points of the gold answer passes."
+    )
 
     @field_validator("id")
     @classmethod
@@ -92,7 +101,11 @@ def crs_arena_eval_aspects() -> list[Aspect]:
     """CRSArena-Eval's aspects (Joko & Hasibi): relevance 0–3 and interestingness 0–2 per turn; five
     dialogue aspects 0–4. Used by `import annotated` when a file carries no study.toml."""
     five = ["0", "1", "2", "3", "4"]
-    return [Aspect(id="relevance", level="turn", question="Relevance", labels=["0", "1", "2", "3"], first=0),
-            Aspect(id="interestingness", level="turn", question="Interestingness", labels=["0", "1", "2"], first=0),
-            *(Aspect(id=a, level="dialogue", question=a.replace("_", " ").capitalize(), labels=five, first=0)
-              for a in ("understanding", "task_completion", "interest_arousal", "efficiency", "overall_impression"))]
+    return [
+        Aspect(id="relevance", level="turn", question="Relevance", labels=["0", "1", "2", "3"], first=0),
+        Aspect(id="interestingness", level="turn", question="Interestingness", labels=["0", "1", "2"], first=0),
+        *(
+            Aspect(id=a, level="dialogue", question=a.replace("_", " ").capitalize(), labels=five, first=0)
+            for a in ("understanding", "task_completion", "interest_arousal", "efficiency", "overall_impression")
+        ),
+    ]

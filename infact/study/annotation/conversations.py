@@ -44,13 +44,14 @@ def _system_of(obj: dict, file: str) -> str:
 
 def parse_conversation(obj: Any, file: str, line: int) -> tuple[Situation | None, list[Problem]]:
     if not isinstance(obj, dict):
-        return None, [Problem(file, "expected a JSON object per line: {\"dialog_id\": …, \"turns\": [...]}", line)]
+        return None, [Problem(file, 'expected a JSON object per line: {"dialog_id": …, "turns": [...]}', line)]
     problems = []
     did = obj.get("dialog_id")
     did = str(did).strip() if isinstance(did, (str, int)) and not isinstance(did, bool) else ""
     if not did:
-        problems.append(Problem(file, "missing 'dialog_id' (e.g. the user who had the conversation)", line,
-                                "dialog_id"))
+        problems.append(
+            Problem(file, "missing 'dialog_id' (e.g. the user who had the conversation)", line, "dialog_id")
+        )
     turns, why = parse_turns(obj.get("turns"))
     if why:
         problems.append(Problem(file, f"'turns' {why}", line, "turns"))
@@ -63,14 +64,25 @@ def parse_conversation(obj: Any, file: str, line: int) -> tuple[Situation | None
     cid = str(obj.get("conversation_id") or f"{system}-{did}")
     dataset = obj.get("dataset") if isinstance(obj.get("dataset"), str) else dataset_of(cid)
     meta = {"system": system, "topic": obj.get("topic") or "", "items": list(items), "dataset": dataset}
-    return Situation(situation_id=cid, dialog_id=did, context=(), responses={system: bot_text(turns)},
-                     source={"file": Path(file).name, "line": line}, meta=meta, conversations={system: turns}), []
+    return Situation(
+        situation_id=cid,
+        dialog_id=did,
+        context=(),
+        responses={system: bot_text(turns)},
+        source={"file": Path(file).name, "line": line},
+        meta=meta,
+        conversations={system: turns},
+    ), []
 
 
 def read_conversations(paths: Iterable[str | Path]) -> tuple[list[Situation], list[Problem]]:
-    return read_situations(paths, parse_conversation, id_key="conversation_id",
-                           expected="one conversation (a JSON object) per line",
-                           missing="run `python -m infact import crs-arena` or write one file per system")
+    return read_situations(
+        paths,
+        parse_conversation,
+        id_key="conversation_id",
+        expected="one conversation (a JSON object) per line",
+        missing="run `python -m infact import crs-arena` or write one file per system",
+    )
 
 
 def system_of(conversation: Situation) -> str:
@@ -90,8 +102,14 @@ def read_gold(folder: str | Path, file: str, aspects) -> tuple[tuple[Situation, 
     """The gold conversations with their expected answers; DatasetError naming file, line and key."""
     path = Path(folder) / file
     if not path.is_file():
-        raise DatasetError(Problem(str(path), "gold file not found; create it (one gold conversation per line with "
-                                   "'expected' answers) or remove `gold` from [protocol].", key="protocol.gold"))
+        raise DatasetError(
+            Problem(
+                str(path),
+                "gold file not found; create it (one gold conversation per line with "
+                "'expected' answers) or remove `gold` from [protocol].",
+                key="protocol.gold",
+            )
+        )
     return _read_gold(str(path), path.stat().st_mtime, json.dumps([a.model_dump() for a in aspects]))
 
 
@@ -119,8 +137,15 @@ def _read_gold(path: str, mtime: float, aspects_json: str) -> tuple[tuple[Situat
 
 def _expected(raw: Any, conv: Situation, by_id: dict, path: str, line: int) -> tuple[dict, list[Problem]]:
     if not isinstance(raw, dict) or not (raw.get("turns") or raw.get("dialogue")):
-        return {}, [Problem(path, "'expected' must be {\"turns\": {turn_ind: {aspect: value}}, \"dialogue\": "
-                                  "{aspect: value}} with at least one answer", line, "expected")]
+        return {}, [
+            Problem(
+                path,
+                '\'expected\' must be {"turns": {turn_ind: {aspect: value}}, "dialogue": '
+                "{aspect: value}} with at least one answer",
+                line,
+                "expected",
+            )
+        ]
     problems: list[Problem] = []
     bot = set(system_turns(conv))
 
@@ -132,11 +157,18 @@ def _expected(raw: Any, conv: Situation, by_id: dict, path: str, line: int) -> t
         for aspect, value in values.items():
             a = by_id.get(aspect)
             if a is None or a.level != level:
-                problems.append(Problem(path, f"{where}: '{aspect}' is not a {level}-level aspect of [[aspects]]",
-                                        line, "expected"))
+                problems.append(
+                    Problem(path, f"{where}: '{aspect}' is not a {level}-level aspect of [[aspects]]", line, "expected")
+                )
             elif a.value_of(value) is None or isinstance(value, str):
-                problems.append(Problem(path, f"{where}: {aspect} = {value!r} is not a value of its scale "
-                                              f"({a.lowest}–{a.highest})", line, "expected"))
+                problems.append(
+                    Problem(
+                        path,
+                        f"{where}: {aspect} = {value!r} is not a value of its scale ({a.lowest}–{a.highest})",
+                        line,
+                        "expected",
+                    )
+                )
             else:
                 good[aspect] = int(value)
         return good
@@ -144,15 +176,22 @@ def _expected(raw: Any, conv: Situation, by_id: dict, path: str, line: int) -> t
     turns = {}
     for key, values in (raw.get("turns") or {}).items():
         if not str(key).isdigit() or int(key) not in bot:
-            problems.append(Problem(path, f"expected turn {key!r} is not a system turn (system turns: "
-                                          f"{sorted(bot)}; turn_ind is 0-based)", line, "expected"))
+            problems.append(
+                Problem(
+                    path,
+                    f"expected turn {key!r} is not a system turn (system turns: {sorted(bot)}; turn_ind is 0-based)",
+                    line,
+                    "expected",
+                )
+            )
             continue
         turns[str(int(key))] = check(values, "turn", f"turn {key}")
     return {"turns": turns, "dialogue": check(raw.get("dialogue") or {}, "dialogue", "dialogue")}, problems
 
 
-def of_systems(conversations: list[Situation], systems: list[str], toml: str,
-               has_files: bool) -> tuple[list[Situation], list[Problem]]:
+def of_systems(
+    conversations: list[Situation], systems: list[str], toml: str, has_files: bool
+) -> tuple[list[Situation], list[Problem]]:
     """The conversations of the study's systems, and a note per other system found (left out)."""
     from infact.errors import ConfigError
 
@@ -161,9 +200,19 @@ def of_systems(conversations: list[Situation], systems: list[str], toml: str,
     for c in conversations:
         if system_of(c) not in systems:
             others[system_of(c)] = others.get(system_of(c), 0) + 1
-    notes = [Problem(toml, f"{n} conversation(s) of system '{s}' are left out: it is not in study.systems",
-                     key="study.systems") for s, n in sorted(others.items())]
+    notes = [
+        Problem(
+            toml, f"{n} conversation(s) of system '{s}' are left out: it is not in study.systems", key="study.systems"
+        )
+        for s, n in sorted(others.items())
+    ]
     if not kept and has_files:
-        raise ConfigError(Problem(toml, f"no conversation is of a system in study.systems {systems}; the files hold "
-                                        f"{sorted(others)}. Fix the names in [study] systems.", key="study.systems"))
+        raise ConfigError(
+            Problem(
+                toml,
+                f"no conversation is of a system in study.systems {systems}; the files hold "
+                f"{sorted(others)}. Fix the names in [study] systems.",
+                key="study.systems",
+            )
+        )
     return kept, notes

@@ -11,20 +11,20 @@ import pytest
 from infact.participation.bots import default_quality, run_bots
 from infact.results.judges.agreement import read_judge
 from infact.results.judges.alignment import align, weighted_kappa
-from infact.results.judges.alignment_report import (align_by_criterion, humans_of, render_markdown,
-                                                    situation_features)
+from infact.results.judges.alignment_report import align_by_criterion, humans_of, render_markdown, situation_features
 from infact.results.judges.runner import run_judge
+from infact.results.ranking.features import response_features
 from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from infact.results.ranking.features import response_features
 from tests.support.llm_judges import judge_rule
 from tests.support.openai_stub import serve_openai
-
 from tests.support.paths import DEMO_STUDY
 
-JUDGE = ('\n[endpoints.judge-llm]\nbase_url = "{url}"\nmodel = "stub-judge"\nmax_concurrency = 8\n'
-         '\n[judges.stubby]\nendpoint = "judge-llm"\n')
+JUDGE = (
+    '\n[endpoints.judge-llm]\nbase_url = "{url}"\nmodel = "stub-judge"\nmax_concurrency = 8\n'
+    '\n[judges.stubby]\nendpoint = "judge-llm"\n'
+)
 
 
 def study_and_humans(tmp_path, url: str, protocol: str = "", bots: int = 24):
@@ -50,8 +50,11 @@ def judged(study, stub, mode: str):
 def test_a_judge_following_the_true_quality_lands_at_tau_1_and_a_reversed_one_at_minus_1(tmp_path):
     with serve_openai() as stub:
         study, kind, humans = study_and_humans(tmp_path, stub.url)
-        extra = {"features": response_features(study.situations),
-                 "situation_features": situation_features(study.situations), "scale_points": 5}
+        extra = {
+            "features": response_features(study.situations),
+            "situation_features": situation_features(study.situations),
+            "scale_points": 5,
+        }
         true = align_by_criterion(humans, kind, *judged(study, stub, "follow")[::-1], **extra)["meaningful"]
         reverse = align_by_criterion(humans, kind, *judged(study, stub, "reverse")[::-1], **extra)["meaningful"]
     assert kind == "ratings"
@@ -92,9 +95,18 @@ def test_weighted_kappa_is_1_for_agreement_and_penalises_far_misses_more():
 def test_the_split_half_rule_compares_the_judge_with_half_the_humans():
     rng = np.random.default_rng(0)
     quality = {"s0": 4.0, "s1": 3.0, "s2": 2.0}
-    rows = [{"participant": f"p{p}", "situation_id": f"x{i}", "system": s, "criterion": "c",
-             "rating": int(np.clip(round(q + rng.normal(0, 1.2)), 1, 5))}
-            for p in range(20) for i in range(10) for s, q in quality.items()]
+    rows = [
+        {
+            "participant": f"p{p}",
+            "situation_id": f"x{i}",
+            "system": s,
+            "criterion": "c",
+            "rating": int(np.clip(round(q + rng.normal(0, 1.2)), 1, 5)),
+        }
+        for p in range(20)
+        for i in range(10)
+        for s, q in quality.items()
+    ]
     humans = pd.DataFrame(rows)
     judge = humans.groupby(["situation_id", "system", "criterion"])["rating"].mean().round().rename("score")
     out = align(humans, "ratings", judge.reset_index(), "scores")

@@ -17,8 +17,15 @@ def unequal_votes() -> pd.DataFrame:
     rows = []
     for (a, b), n in {("A", "B"): 40, ("A", "C"): 10, ("B", "C"): 5, ("A", "D"): 5}.items():
         for i in range(n):
-            rows.append({"participant": f"p{i % 7}", "situation_id": f"s{i % 3 if n > 5 else 9}", "system_a": a,
-                         "system_b": b, "winner": a if i % 5 < 3 else b})
+            rows.append(
+                {
+                    "participant": f"p{i % 7}",
+                    "situation_id": f"s{i % 3 if n > 5 else 9}",
+                    "system_a": a,
+                    "system_b": b,
+                    "winner": a if i % 5 < 3 else b,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -34,7 +34,7 @@ def independent_strengths(votes: pd.DataFrame) -> dict[str, float]:
         mid = np.exp(log_nu) * np.sqrt(pa * pb)
         den = pa + pb + mid
         ll = np.log(np.where(win_a, pa, np.where(win_b, pb, mid)) / den)
-        return -ll.sum() + 0.5 * 0.01 * (th ** 2).sum()
+        return -ll.sum() + 0.5 * 0.01 * (th**2).sum()
 
     x0 = np.zeros(len(systems) + 1)
     if not tie.any():
@@ -73,8 +73,9 @@ def test_removing_the_named_votes_or_participants_changes_a_near_tied_top(near_t
 def test_each_adjacent_order_is_swapped_by_its_named_votes(near_tie):
     votes, res = near_tie
     adjacent = res["fragility"]["adjacent"]
-    assert [(a["higher"], a["lower"]) for a in adjacent] == \
-        [(u["system"], v["system"]) for u, v in zip(res["ranking"], res["ranking"][1:])]
+    assert [(a["higher"], a["lower"]) for a in adjacent] == [
+        (u["system"], v["system"]) for u, v in zip(res["ranking"], res["ranking"][1:])
+    ]
     for a in adjacent:
         s = independent_strengths(without_lines(votes, a["votes"]))
         assert s[a["lower"]] > s[a["higher"]], a
@@ -127,8 +128,11 @@ def test_line_numbers_survive_dropped_flagged_rows_and_the_report_says_fragile()
 
 
 def test_one_decisive_participant_makes_the_top_fragile():
-    rows = [("p1", "A", "B", "A")] * 3 + [("p2", "A", "B", "B"), ("p3", "A", "B", "B")] + \
-           [(f"q{i}", x, "C", x) for i, x in enumerate(["A", "B"] * 4)]
+    rows = (
+        [("p1", "A", "B", "A")] * 3
+        + [("p2", "A", "B", "B"), ("p3", "A", "B", "B")]
+        + [(f"q{i}", x, "C", x) for i, x in enumerate(["A", "B"] * 4)]
+    )
     votes = pd.DataFrame(rows, columns=["participant", "system_a", "system_b", "winner"]).assign(situation_id="s")
     res = analyze_votes(votes, n_boot=200, seed=0)
     top = res["fragility"]["top"]

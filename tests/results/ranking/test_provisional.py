@@ -16,9 +16,16 @@ def with_newcomer(n_decisive: int, seed: int = 0) -> pd.DataFrame:
     base = simulate_votes([1.5, 0.5, -0.5, -1.5], 0.3, 1200, 60, seed=seed)
     rng = np.random.default_rng(seed)
     opp = [f"S{i}" for i in rng.integers(1, 5, n_decisive + 2)]
-    extra = pd.DataFrame({"participant": [f"p{i:04d}" for i in rng.integers(0, 60, len(opp))], "situation_id": "s00",
-                          "criterion": "meaningful", "system_a": "NEW", "system_b": opp,
-                          "winner": ["NEW"] * n_decisive + ["tie", "tie"]})
+    extra = pd.DataFrame(
+        {
+            "participant": [f"p{i:04d}" for i in rng.integers(0, 60, len(opp))],
+            "situation_id": "s00",
+            "criterion": "meaningful",
+            "system_a": "NEW",
+            "system_b": opp,
+            "winner": ["NEW"] * n_decisive + ["tie", "tie"],
+        }
+    )
     return pd.concat([base, extra], ignore_index=True)
 
 

@@ -19,8 +19,23 @@ def test_the_report_quotes_n_exclusions_design_and_statistics_and_embeds_the_dat
     run_bots(study, TinyDBStorage(db), 4, strategy="attentive", seed=1)
     run_bots(study, TinyDBStorage(db), 2, strategy="straightliner", seed=2)
     out = tmp_path / "report.md"
-    assert main(["analyze", "--study", str(folder), "--db", str(db), "--report", str(out), "--no-mixed-model",
-                 "--n-boot", "200"]) == 0
+    assert (
+        main(
+            [
+                "analyze",
+                "--study",
+                str(folder),
+                "--db",
+                str(db),
+                "--report",
+                str(out),
+                "--no-mixed-model",
+                "--n-boot",
+                "200",
+            ]
+        )
+        == 0
+    )
     assert main(["export", "--study", str(folder), "--db", str(db), "--out", str(tmp_path / "export")]) == 0
     capsys.readouterr()
     text = out.read_text(encoding="utf-8")
@@ -34,12 +49,17 @@ def test_the_report_quotes_n_exclusions_design_and_statistics_and_embeds_the_dat
     assert study.config.criteria[0].question in para and "3 systems (CineMate, FlickBot, ReelTalk)" in para
     assert "participant-cluster bootstrap intervals (200 replicates)" in para and "Friedman" in para
     for key, title in SECTIONS.items():
-        assert f"### {key} {title}" in text   # the datasheet, one heading level down
+        assert f"### {key} {title}" in text  # the datasheet, one heading level down
 
 
 def test_without_a_study_the_paragraph_says_the_design_is_not_recorded():
-    result = {"kind": "pairwise", "n_participants": 12, "bootstrap": {"n_boot": 500, "confidence": 0.9},
-              "min_votes": 30, "fragility": {"top": {}}}
+    result = {
+        "kind": "pairwise",
+        "n_participants": 12,
+        "bootstrap": {"n_boot": 500, "confidence": 0.9},
+        "min_votes": 30,
+        "fragility": {"top": {}},
+    }
     text = methods_paragraph(result)
     assert "12 participants" in text and "not recorded" in text
     assert "90% intervals" in text and "500 replicates" in text and "fewer than 30 decisive votes" in text

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import frictionless
 import pandas as pd
@@ -28,10 +29,15 @@ from infact.table_schema import Column, TableSchema
 from tests.support.studies import FakeClock, make_study
 
 REPO = Path(__file__).resolve().parents[3]
-FEEDBACK = TableSchema("feedback", "Test-only: one sentence of feedback per participant.",
-                       (Column("participant", "string", "random participant token", True),
-                        Column("text", "string", "the sentence", True),
-                        Column("seconds", "number", "seconds on the page")))
+FEEDBACK = TableSchema(
+    "feedback",
+    "Test-only: one sentence of feedback per participant.",
+    (
+        Column("participant", "string", "random participant token", True),
+        Column("text", "string", "the sentence", True),
+        Column("seconds", "number", "seconds on the page"),
+    ),
+)
 
 
 class Feedback(StepKind):
@@ -150,8 +156,9 @@ def test_the_data_model_doc_is_generated_from_the_declarations(tmp_path, feedbac
 
 def test_analyze_reads_back_with_the_declared_types_and_names_a_missing_column(tmp_path):
     path = tmp_path / "ratings.csv"
-    pd.DataFrame({"participant": ["007", "008"], "situation_id": ["1e3", "1e3"], "system": ["A", "B"],
-                  "rating": [4, 2]}).to_csv(path, index=False)
+    pd.DataFrame(
+        {"participant": ["007", "008"], "situation_id": ["1e3", "1e3"], "system": ["A", "B"], "rating": [4, 2]}
+    ).to_csv(path, index=False)
     table = analyze.read_table(path)
     assert list(table["participant"]) == ["007", "008"] and list(table["situation_id"]) == ["1e3", "1e3"]
     assert table["rating"].dtype.kind == "i"

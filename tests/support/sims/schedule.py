@@ -16,8 +16,8 @@ from collections import deque
 import numpy as np
 import pandas as pd
 
-from infact.scheduling import pairs as pair_schedule
 from infact.results.tables import comparisons as pt
+from infact.scheduling import pairs as pair_schedule
 from infact.stats import bradley_terry as ranking
 from infact.stats import sandwich as ranking_robust
 from tests.support.sims.votes import PLANTED, PLANTED_NU, draw_outcomes
@@ -35,8 +35,10 @@ def adjacent_widths(d: ranking.Design, n_boot: int = 0, seed: int = 0) -> dict[s
     x = ranking.quick_fit(d)
     k = len(d.systems)
     contrasts = pair_schedule.adjacent_contrasts(x[:k])
-    out = {name: 2 * 1.96 * float(np.sqrt(np.einsum("ak,kl,al->a", contrasts, cov, contrasts).max()))
-           for name, cov in zip(("model", "robust"), ranking_robust.covariances(d, x))}
+    out = {
+        name: 2 * 1.96 * float(np.sqrt(np.einsum("ak,kl,al->a", contrasts, cov, contrasts).max()))
+        for name, cov in zip(("model", "robust"), ranking_robust.covariances(d, x))
+    }
     if n_boot:
         diffs = ranking.bootstrap(d, n_boot, seed, x)[:, :k] @ contrasts.T
         lo, hi = np.percentile(diffs, [2.5, 97.5], axis=0)
@@ -44,9 +46,20 @@ def adjacent_widths(d: ranking.Design, n_boot: int = 0, seed: int = 0) -> dict[s
     return out
 
 
-def sequential_study(mode: str, target_width: float, seed: int = 0, *, strengths=PLANTED, nu: float = PLANTED_NU,
-                     per_participant: int = 9, in_flight: int = 3, check_every: int = 3, max_votes: int = 8000,
-                     width: str = "model", n_boot: int = 1000) -> int:
+def sequential_study(
+    mode: str,
+    target_width: float,
+    seed: int = 0,
+    *,
+    strengths=PLANTED,
+    nu: float = PLANTED_NU,
+    per_participant: int = 9,
+    in_flight: int = 3,
+    check_every: int = 3,
+    max_votes: int = 8000,
+    width: str = "model",
+    n_boot: int = 1000,
+) -> int:
     """Votes a study needs until the 95% interval of every difference between adjacent ranks
     (what decides whether the ranking is settled) is at most `target_width` wide.
 
@@ -63,8 +76,9 @@ def sequential_study(mode: str, target_width: float, seed: int = 0, *, strengths
     arrived = finished = 0
     while len(votes) < max_votes:
         pending = [p for _, pairs in working for p in pairs]
-        pairs = pair_schedule.choose_pairs(names, [(*v, p) for v, p in zip(votes, who)], per_participant,
-                                           mode=mode, rng=rng, pending=pending)
+        pairs = pair_schedule.choose_pairs(
+            names, [(*v, p) for v, p in zip(votes, who)], per_participant, mode=mode, rng=rng, pending=pending
+        )
         rng.shuffle(pairs)
         working.append((f"p{arrived:05d}", pairs))
         arrived += 1
@@ -78,8 +92,16 @@ def sequential_study(mode: str, target_width: float, seed: int = 0, *, strengths
         finished += 1
         if finished % check_every:
             continue
-        d = pt.votes_design(pd.DataFrame({"participant": who, "system_a": [v[0] for v in votes],
-                                          "system_b": [v[1] for v in votes], "winner": [v[2] for v in votes]}))
+        d = pt.votes_design(
+            pd.DataFrame(
+                {
+                    "participant": who,
+                    "system_a": [v[0] for v in votes],
+                    "system_b": [v[1] for v in votes],
+                    "winner": [v[2] for v in votes],
+                }
+            )
+        )
         widths = adjacent_widths(d)
         if width == "bootstrap":
             if widths["model"] > BOOTSTRAP_GATE * target_width:

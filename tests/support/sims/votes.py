@@ -32,8 +32,9 @@ def balanced_pairs(n_systems: int, n_votes: int, rng: np.random.Generator) -> tu
     return np.where(flip, j[idx], i[idx]), np.where(flip, i[idx], j[idx])
 
 
-def simulate_votes(strengths, nu: float, n_votes: int, n_participants: int, seed: int = 0,
-                   names: list[str] | None = None) -> pd.DataFrame:
+def simulate_votes(
+    strengths, nu: float, n_votes: int, n_participants: int, seed: int = 0, names: list[str] | None = None
+) -> pd.DataFrame:
     """A pairwise.csv-shaped table of balanced votes from `n_participants` (votes dealt round-robin)."""
     rng = np.random.default_rng(seed)
     theta = np.asarray(strengths, dtype=float)
@@ -42,13 +43,19 @@ def simulate_votes(strengths, nu: float, n_votes: int, n_participants: int, seed
     outcome = draw_outcomes(theta[a] - theta[b], nu, rng)
     names_arr = np.asarray(names, dtype=object)
     winner = np.where(outcome == 0, names_arr[a], np.where(outcome == 1, names_arr[b], "tie"))
-    return pd.DataFrame({
-        "participant": [f"p{k:04d}" for k in rng.permutation(np.arange(n_votes) % n_participants)],
-        "situation_id": [f"s{k % 50:02d}" for k in range(n_votes)],
-        "criterion": "meaningful", "system_a": names_arr[a], "system_b": names_arr[b],
-        "shown_left": np.where(rng.random(n_votes) < 0.5, names_arr[a], names_arr[b]),
-        "winner": winner, "seconds": 10.0, "justification": "",
-    })
+    return pd.DataFrame(
+        {
+            "participant": [f"p{k:04d}" for k in rng.permutation(np.arange(n_votes) % n_participants)],
+            "situation_id": [f"s{k % 50:02d}" for k in range(n_votes)],
+            "criterion": "meaningful",
+            "system_a": names_arr[a],
+            "system_b": names_arr[b],
+            "shown_left": np.where(rng.random(n_votes) < 0.5, names_arr[a], names_arr[b]),
+            "winner": winner,
+            "seconds": 10.0,
+            "justification": "",
+        }
+    )
 
 
 PLANTED = np.array([1.2, 0.7, 0.3, 0.0, -0.6, -1.6])  # six systems, spaced unevenly; centred below
@@ -56,8 +63,9 @@ PLANTED = PLANTED - PLANTED.mean()
 PLANTED_NU = 0.6
 
 
-def simulate_style_votes(strengths, nu: float, length_effect: float, n_votes: int, n_participants: int,
-                         long_system: int, seed: int = 0) -> pd.DataFrame:
+def simulate_style_votes(
+    strengths, nu: float, length_effect: float, n_votes: int, n_participants: int, long_system: int, seed: int = 0
+) -> pd.DataFrame:
     """Votes whose raters also prefer longer responses: d = θ_a − θ_b + γ (ℓ_a − ℓ_b)/(ℓ_a + ℓ_b).
 
     System `long_system` writes about three times longer responses than the others; item
@@ -73,12 +81,23 @@ def simulate_style_votes(strengths, nu: float, length_effect: float, n_votes: in
     theta = np.asarray(strengths, dtype=float)
     outcome = draw_outcomes(theta[a] - theta[b] + length_effect * (la - lb) / (la + lb), nu, rng)
     names_arr = np.asarray(names, dtype=object)
-    return df.assign(winner=np.where(outcome == 0, names_arr[a], np.where(outcome == 1, names_arr[b], "tie")),
-                     length_a=la, length_b=lb, items_a=rng.integers(0, 3, len(df)), items_b=rng.integers(0, 3, len(df)))
+    return df.assign(
+        winner=np.where(outcome == 0, names_arr[a], np.where(outcome == 1, names_arr[b], "tie")),
+        length_a=la,
+        length_b=lb,
+        items_a=rng.integers(0, 3, len(df)),
+        items_b=rng.integers(0, 3, len(df)),
+    )
 
 
-def judge_world(n_situations: int = 60, means=(2.0, 2.6, 3.0, 3.4, 4.0), sd_item: float = 0.6,
-                raters_per_situation: int = 5, sd_noise: float = 0.7, seed: int = 0) -> dict:
+def judge_world(
+    n_situations: int = 60,
+    means=(2.0, 2.6, 3.0, 3.4, 4.0),
+    sd_item: float = 0.6,
+    raters_per_situation: int = 5,
+    sd_noise: float = 0.7,
+    seed: int = 0,
+) -> dict:
     """Humans rating items (situation × system) of known quality, and the items' lengths.
 
     quality = mean[system] + N(0, sd_item); each rater's rating = round(quality + N(0, sd_noise))
@@ -89,14 +108,18 @@ def judge_world(n_situations: int = 60, means=(2.0, 2.6, 3.0, 3.4, 4.0), sd_item
     systems = [f"sys{i}" for i in range(len(means))]
     s, y = (a.ravel() for a in np.meshgrid(np.arange(n_situations), np.arange(len(means)), indexing="ij"))
     quality = np.asarray(means, dtype=float)[y] + rng.normal(0, sd_item, s.size)
-    truth = pd.DataFrame({"situation_id": [f"s{i:03d}" for i in s], "system": np.asarray(systems)[y], "quality": quality})
+    truth = pd.DataFrame(
+        {"situation_id": [f"s{i:03d}" for i in s], "system": np.asarray(systems)[y], "quality": quality}
+    )
     rows = []
     for r in range(raters_per_situation):
         # a different crowd for every situation, like a balanced assignment
         rating = np.clip(np.rint(quality + rng.normal(0, sd_noise, s.size)), 1, 5).astype(int)
         rows.append(truth.assign(participant=[f"p{i:03d}-{r}" for i in s], rating=rating))
     ratings = pd.concat(rows, ignore_index=True)[["participant", "situation_id", "system", "rating"]]
-    features = truth[["situation_id", "system"]].assign(length=rng.integers(5, 80, s.size), items=rng.integers(0, 3, s.size))
+    features = truth[["situation_id", "system"]].assign(
+        length=rng.integers(5, 80, s.size), items=rng.integers(0, 3, s.size)
+    )
     return {"ratings": ratings, "truth": truth, "features": features}
 
 
@@ -110,6 +133,12 @@ def pairwise_judge(truth: pd.DataFrame, prefer, seed: int = 0) -> pd.DataFrame:
         for x in items:
             for y in items:
                 if x.system != y.system:
-                    rows.append({"situation_id": sid, "system_a": x.system, "system_b": y.system,
-                                 "winner": x.system if prefer(x, y) else y.system})
+                    rows.append(
+                        {
+                            "situation_id": sid,
+                            "system_a": x.system,
+                            "system_b": y.system,
+                            "winner": x.system if prefer(x, y) else y.system,
+                        }
+                    )
     return pd.DataFrame(rows)
