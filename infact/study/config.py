@@ -53,13 +53,15 @@ class StudySection(Section):
     )
     systems: list[str] = Field(
         min_length=1,
-        description="Names of the compared systems, as they appear in the situations' `responses`. Participants never see these names.",
+        description="Names of the compared systems, as they appear in the situations' `responses`. Participants never "
+        "see these names.",
     )
     situations_per_participant: int = Field(
         default=10,
         ge=0,
         le=100,
-        description="Situations each participant rates, including the attention check. 0 for a study of live chats only (`[live.systems]`, attention check off); its situations files are then not read.",
+        description="Situations each participant rates, including the attention check. 0 for a study of live chats "
+        "only (`[live.systems]`, attention check off); its situations files are then not read.",
     )
     expected_minutes: float = Field(
         default=15,
@@ -68,7 +70,9 @@ class StudySection(Section):
     )
     delete_on_withdraw: bool = Field(
         default=False,
-        description="If true, a participant who withdraws has every answer deleted from the store (only a tombstone remains so the same platform ID is not admitted twice); otherwise the answers are kept, marked withdrawn, and left out of coverage, analysis and exports unless requested.",
+        description="If true, a participant who withdraws has every answer deleted from the store (only a tombstone "
+        "remains so the same platform ID is not admitted twice); otherwise the answers are kept, marked withdrawn, and "
+        "left out of coverage, analysis and exports unless requested.",
     )
 
     @field_validator("id")
@@ -97,7 +101,8 @@ class SamplingSection(Section):
     seed: int = Field(default=0, description="Seed of the sample: the same seed gives the same situations.")
     stratify: Literal["position", "item_mentioned"] | None = Field(
         default=None,
-        description="Stratify the sample by turn position in the dialog (early/middle/late) or by whether an item was already mentioned.",
+        description="Stratify the sample by turn position in the dialog (early/middle/late) or by whether an item was "
+        "already mentioned.",
     )
 
     @model_validator(mode="after")
@@ -147,7 +152,8 @@ class AttentionCheckSection(Section):
     )
     text: str = Field(
         default='I am reading this carefully, and I give a rating of "Meaningless" to this response.',
-        description="The instructed response that replaces one system's response; it must say explicitly what to select.",
+        description="The instructed response that replaces one system's response; it must say explicitly what to "
+        "select.",
     )
     expected: list[str] = Field(default=["Meaningless"], min_length=1, description="Scale labels that pass the check.")
 
@@ -163,7 +169,8 @@ class Texts(Section):
     )
     situation_help: str = Field(
         default="Read the dialog, then rate how meaningful each possible next chatbot response is.",
-        description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get their own default (infact/study/protocol_config.py).",
+        description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get "
+        "their own default (infact/study/protocol_config.py).",
     )
     questionnaire_intro: str = Field(
         default="Almost done! Please tell us what you thought of the chatbot responses overall.",
@@ -210,10 +217,12 @@ def _default_questionnaire() -> list[QuestionnaireItem]:
 class QuestionnaireComment(Section):
     enabled: bool = Field(
         default=False,
-        description="Ask for an optional free-text comment below the questionnaire statements; it is stored with the questionnaire answers and exported in questionnaire.csv as item `comment`.",
+        description="Ask for an optional free-text comment below the questionnaire statements; it is stored with the "
+        "questionnaire answers and exported in questionnaire.csv as item `comment`.",
     )
     question: str = Field(
-        default="Is there anything else you would like to tell us about the chatbot responses or this study? (optional)",
+        default="Is there anything else you would like to tell us about the chatbot responses or this study? "
+        "(optional)",
         min_length=1,
         description="Label of the comment box (Markdown).",
     )
@@ -221,7 +230,8 @@ class QuestionnaireComment(Section):
         default=1000,
         ge=1,
         le=20000,
-        description="Longest comment accepted, in characters (the box stops typing there; longer submissions are refused with a message).",
+        description="Longest comment accepted, in characters (the box stops typing there; longer submissions are "
+        "refused with a message).",
     )
 
 
@@ -231,7 +241,8 @@ class QuestionnaireSection(Section):
     )
     items: list[QuestionnaireItem] = Field(
         default_factory=_default_questionnaire,
-        description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison protocols get their own default list, worded for several chatbots (infact/study/protocol_config.py).",
+        description="Post-task statements (`[[questionnaire.items]]`: id, text, optional expected). Comparison "
+        "protocols get their own default list, worded for several chatbots (infact/study/protocol_config.py).",
     )
     comment: QuestionnaireComment = Field(
         default_factory=QuestionnaireComment, description="Optional free-text comment at the end of the questionnaire."
@@ -241,7 +252,8 @@ class QuestionnaireSection(Section):
     def _comment_id_free(self):
         if self.comment.enabled and any(i.id == "comment" for i in self.items):
             raise ValueError(
-                'an item with id "comment" clashes with the free-text comment\'s item in questionnaire.csv: rename the item or disable [questionnaire.comment]'
+                'an item with id "comment" clashes with the free-text comment\'s item in questionnaire.csv: rename the '
+                "item or disable [questionnaire.comment]"
             )
         return self
 
@@ -329,7 +341,8 @@ class StudyConfig(Section):
     )
     endpoints: dict[str, Endpoint] = Field(
         default_factory=dict,
-        description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).",
+        description="OpenAI-compatible servers (`[endpoints.NAME]`: base_url, model, api_key_env, max_concurrency, "
+        "timeout_s, sampling) used by endpoint systems, `generate`, judges and LLM bots (docs/llm.md).",
     )
     flow: FlowConfig = Field(
         default_factory=FlowConfig,
@@ -337,11 +350,13 @@ class StudyConfig(Section):
     )
     aspects: list[Aspect] = Field(
         default_factory=list,
-        description='Conversation protocol: the aspects asked per system turn (`level = "turn"`) and about the whole dialog (`level = "dialogue"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).',
+        description='Conversation protocol: the aspects asked per system turn (`level = "turn"`) and about the whole '
+        'dialog (`level = "dialogue"`), each with its own labelled scale (`[[aspects]]`, docs/protocols.md).',
     )
     judges: dict[str, JudgeSettings] = Field(
         default_factory=dict,
-        description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).",
+        description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, "
+        "samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).",
     )
 
     @model_validator(mode="before")
@@ -355,17 +370,20 @@ class StudyConfig(Section):
         ac = self.attention_check
         if n == 0 and not self.live.systems:
             raise ValueError(
-                "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live chats ([live.systems], docs/live.md)"
+                "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
+                "chats ([live.systems], docs/live.md)"
             )
         if n == 0 and ac.enabled:
             raise ValueError(
-                "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set attention_check.enabled = false"
+                "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
+                "attention_check.enabled = false"
             )
         if ac.enabled:
             lo, hi = ac.positions
             if not (1 <= lo <= hi <= n):
                 raise ValueError(
-                    f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= study.situations_per_participant ({n})"
+                    f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
+                    f"study.situations_per_participant ({n})"
                 )
             unknown = [e for e in ac.expected if e not in self.scale.labels]
             if unknown:
@@ -398,7 +416,8 @@ class StudyConfig(Section):
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
                 raise ValueError(
-                    f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale {self.questionnaire.scale}"
+                    f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale "
+                    f"{self.questionnaire.scale}"
                 )
         for name, ids in (
             ("criteria", [c.id for c in self.criteria]),

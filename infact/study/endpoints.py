@@ -73,18 +73,21 @@ class Sampling(_Section):
 
 class _Connection(_Section):
     base_url: str = Field(
-        description="The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`."
+        description="The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8000/v1` (vLLM), "
+        "`http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`."
     )
     model: str = Field(min_length=1, description="Model name as the server knows it (`GET /v1/models` lists them).")
     api_key_env: str | None = Field(
         default=None,
-        description="NAME of the environment variable (or top-level secret) holding the API key; the key itself is never written to study.toml, the store, exports or logs. Unset: no key (local servers).",
+        description="NAME of the environment variable (or top-level secret) holding the API key; the key itself is "
+        "never written to study.toml, the store, exports or logs. Unset: no key (local servers).",
     )
     max_concurrency: int = Field(
         default=4,
         ge=1,
         le=256,
-        description="Calls in flight to this endpoint at once, across all chats, judges and generators of the process; more wait their turn.",
+        description="Calls in flight to this endpoint at once, across all chats, judges and generators of the process; "
+        "more wait their turn.",
     )
     timeout_s: float = Field(
         default=30.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout."
@@ -93,7 +96,8 @@ class _Connection(_Section):
         default=3,
         ge=0,
         le=10,
-        description="Retries after HTTP 429 or 5xx (or a dropped connection), with exponential backoff that honours `Retry-After`.",
+        description="Retries after HTTP 429 or 5xx (or a dropped connection), with exponential backoff that honours "
+        "`Retry-After`.",
     )
 
     @field_validator("base_url")
@@ -174,9 +178,11 @@ class JudgeSettings(Sampling):
         default=1,
         ge=1,
         le=20,
-        description="Answers drawn per item (each its own call, its own row in judges/NAME.csv); use temperature > 0 for samples > 1.",
+        description="Answers drawn per item (each its own call, its own row in judges/NAME.csv); use temperature > 0 "
+        "for samples > 1.",
     )
     preamble: str | None = Field(
         default=None,
-        description="Extra text put before the study's instructions in the judge's system message (e.g. a persona); the instructions, criteria and scale are always the study's own.",
+        description="Extra text put before the study's instructions in the judge's system message (e.g. a persona); "
+        "the instructions, criteria and scale are always the study's own.",
     )

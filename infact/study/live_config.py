@@ -43,15 +43,18 @@ class _Section(BaseModel):
 class _Reach(_Section):
     url: str | None = Field(
         default=None,
-        description="HTTP endpoint that answers the chat contract (POST JSON; see docs/live.md). Give one of `url`, `callable` or `endpoint`.",
+        description="HTTP endpoint that answers the chat contract (POST JSON; see docs/live.md). Give one of `url`, "
+        "`callable` or `endpoint`.",
     )
     callable: str | None = Field(
         default=None,
-        description='In-process system as `module:function`, called with the request dict and returning `{"text", "items"}` (or plain text).',
+        description='In-process system as `module:function`, called with the request dict and returning `{"text", '
+        '"items"}` (or plain text).',
     )
     endpoint: str | None = Field(
         default=None,
-        description="An OpenAI-compatible LLM: the name of an `[endpoints.NAME]` table (docs/llm.md); the conversation is sent as chat messages.",
+        description="An OpenAI-compatible LLM: the name of an `[endpoints.NAME]` table (docs/llm.md); the conversation "
+        "is sent as chat messages.",
     )
     system_prompt: str | None = Field(
         default=None,
@@ -61,7 +64,8 @@ class _Reach(_Section):
         default=15.0,
         gt=0,
         le=300,
-        description="Seconds to wait for an answer before the participant is offered to try again or skip (an endpoint system's retries included).",
+        description="Seconds to wait for an answer before the participant is offered to try again or skip (an endpoint "
+        "system's retries included).",
     )
 
 
@@ -123,7 +127,8 @@ def _default_rubric() -> list[RubricItem]:
 class LiveConfig(_Section):
     systems: dict[str, LiveSystem] = Field(
         default_factory=dict,
-        description="How each system under test is reached (`[live.systems.NAME]`); NAME is one of `study.systems`. Empty: no live chat.",
+        description="How each system under test is reached (`[live.systems.NAME]`); NAME is one of `study.systems`. "
+        "Empty: no live chat.",
     )
     max_turns: int = Field(
         default=5,
@@ -139,12 +144,15 @@ class LiveConfig(_Section):
     )
     arena: bool = Field(
         default=True,
-        description="Chat with two systems (A, then B) and vote A / B / tie, as in CRS Arena; false: one system per participant.",
+        description="Chat with two systems (A, then B) and vote A / B / tie, as in CRS Arena; false: one system per "
+        "participant.",
     )
     allow_tie: bool = Field(default=True, description='Offer "tie" in the arena vote.')
     pairs: Literal["balanced", "adaptive"] = Field(
         default="balanced",
-        description="Arena: which two systems a participant meets, as `protocol.pairs` for pairwise studies. `balanced`: every pair equally often; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.",
+        description="Arena: which two systems a participant meets, as `protocol.pairs` for pairwise studies. "
+        "`balanced`: every pair equally often; `adaptive`: once every pair has a few votes, the pairs where the "
+        "ranking is least certain.",
     )
     vote_reason_min_chars: int = Field(
         default=0,
@@ -167,10 +175,12 @@ class LiveConfig(_Section):
     )
     identity_words: list[str] = Field(
         default_factory=list,
-        description="Extra words that give a system away (model or lab names); answers naming one, or a system name, are flagged `identity_leak` and the vote is marked.",
+        description="Extra words that give a system away (model or lab names); answers naming one, or a system name, "
+        "are flagged `identity_leak` and the vote is marked.",
     )
     task: str = Field(
-        default="Imagine you are looking for a movie to watch tonight. Tell the chatbot what you like and find a movie you would really watch.",
+        default="Imagine you are looking for a movie to watch tonight. Tell the chatbot what you like and find a movie "
+        "you would really watch.",
         description="The task shown above the chat (Markdown).",
     )
 

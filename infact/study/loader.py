@@ -104,7 +104,8 @@ def load_study(folder: str | Path) -> Study:
         raise ConfigError(
             Problem(
                 toml,
-                f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are usable; lower study.situations_per_participant or add situations",
+                f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are "
+                "usable; lower study.situations_per_participant or add situations",
                 key="study.situations_per_participant",
             )
         )
@@ -165,7 +166,8 @@ def _complete(
     notes = [
         Problem(
             toml,
-            f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with `python -m infact import responses`",
+            f"{count} situation(s) have no response from system '{system}' and are left out; import its outputs with "
+            "`python -m infact import responses`",
             key="study.systems",
         )
         for system, count in sorted(lacking.items())
@@ -175,7 +177,8 @@ def _complete(
         raise ConfigError(
             Problem(
                 toml,
-                f"no situation has a response from every system {systems}; the situations files contain systems {found}. Fix the names in [study] systems.",
+                f"no situation has a response from every system {systems}; the situations files contain systems "
+                f"{found}. Fix the names in [study] systems.",
                 key="study.systems",
             )
         )
@@ -213,7 +216,10 @@ def _attention_check(
 
 
 def pool_explanation(study: Study) -> str:
-    """Why the pool holds fewer situations than the files, e.g. 'the files hold 40; 2 of dialog x are kept for the check'."""
+    """Why the pool holds fewer situations than the files.
+
+    E.g. 'the files hold 40; 2 of dialog x are kept for the check'.
+    """
     c = study.pool_counts
     if not c or c["in_files"] == len(study.situations):
         return ""

@@ -24,8 +24,9 @@ class ProtocolConfig(BaseModel):
     kind: Literal["rating", "pairwise", "pairwise_dialog", "best_worst", "conversation"] = Field(
         default="rating",
         description="How responses are judged: `rating` (each response on the scale, INFACT's protocol), "
-        "`pairwise` (two systems' responses side by side: which is more …?), `pairwise_dialog` (ACUTE-style: two systems' "
-        "whole conversations side by side; `study.situations` are then dialogs files from `import conversations`) or "
+        "`pairwise` (two systems' responses side by side: which is more …?), `pairwise_dialog` (ACUTE-style: two "
+        "systems' whole conversations side by side; `study.situations` are then dialogs files from "
+        "`import conversations`) or "
         "`best_worst` (pick the best and the worst of `set_size` responses) or `conversation` (one system's whole "
         "conversation, each system turn and then the dialog rated on the `[[aspects]]`; `study.situations` are "
         "conversations files, one per system). See docs/ranking.md and docs/protocols.md.",

@@ -111,7 +111,7 @@ def parse_situation(obj: Any, file: str, line: int) -> tuple[Situation | None, l
             situation_id=sid,
             dialog_id=did,
             context=tuple(turns),
-            responses={k: v for k, v in resp.items()},
+            responses=dict(resp),
             source=dict(obj.get("source") or {}),
             meta=dict(obj.get("meta") or {}),
         ),
@@ -173,7 +173,8 @@ def read_situations(
                 problems.append(
                     Problem(
                         name,
-                        f"duplicate {id_key} '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be unique",
+                        f"duplicate {id_key} '{sit.situation_id}' (first at {seen[sit.situation_id]}): ids must be "
+                        "unique",
                         lineno,
                         id_key,
                     )

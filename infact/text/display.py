@@ -27,7 +27,8 @@ STYLE = {
     "dialog": "border:1px solid #d0d4dc;border-radius:.6rem;padding:.8rem 1rem;background:#fafbfc;margin-bottom:.5rem",
     "user": "margin:.35rem 15% .35rem 0;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#e8f0fe",
     "bot": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#f1f3f4",
-    "next": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#fff;border:2px dashed #9aa0a6",
+    "next": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#fff;"
+    "border:2px dashed #9aa0a6",
     "role_user": "font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#1a56c4",
     "role_bot": "font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#5f6368",
     "item": "background:#fff2b3;padding:0 .15em;border-radius:.2em;font-weight:600",
@@ -83,7 +84,8 @@ def response_html(letter: str, text: str, items: Iterable[str] = (), *, card: bo
     """One response; a `card` is framed together with the scales that follow it (see CSS)."""
     cls = "infact-response infact-card" if card else "infact-response"
     return (
-        f'<div class="{cls}" style="{STYLE["response"]}"><span class="infact-letter" style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
+        f'<div class="{cls}" style="{STYLE["response"]}"><span class="infact-letter" '
+        f'style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
         f'<div class="infact-text">{highlight_items(text, items)}</div></div>'
     )
 
@@ -135,23 +137,28 @@ CSS = f"""<style>
 {_BW} {_RADIOS}{{flex-direction:row;flex-wrap:wrap;gap:.6rem}}
 {_BW} [data-testid="stRadioOption"]{{min-height:44px;min-width:72px;box-sizing:border-box;padding:.35rem .9rem;
   border:1px solid {EDGE};border-radius:.5rem;align-items:center;margin:0}}
-{_BW} {_RADIOS} [data-testid="stRadioOption"], {_BW} {_RADIOS} [data-testid="stRadioOption"] > div{{align-items:center;cursor:pointer}}
+{_BW} {_RADIOS} [data-testid="stRadioOption"], {_BW} {_RADIOS} [data-testid="stRadioOption"] > div\
+{{align-items:center;cursor:pointer}}
 {_BW} [data-testid="stRadioOption"]:has(input:checked){{border-color:{FOCUS};background:#eef3fd}}
 /* The study title, drawn in the head element: sized like st.title. */
 .infact-title{{font-size:2.75rem;font-weight:700;line-height:1.2;padding:1.25rem 0 1rem;margin:0}}
 /* A rated response and its scales are one card, drawn here rather than by a bordered container
    per response (each element costs every rerun): the response's top, then its scales. */
-{_CARD}{{border:1px solid {EDGE};border-bottom:0;border-radius:.5rem .5rem 0 0;padding:calc(1rem - 1px) calc(1rem - 1px) 0}}
+{_CARD}{{border:1px solid {EDGE};border-bottom:0;border-radius:.5rem .5rem 0 0;\
+padding:calc(1rem - 1px) calc(1rem - 1px) 0}}
 {_SCALE}{{border:1px solid {EDGE};border-top:0;border-bottom:0;margin-top:-1rem;padding:.5rem calc(1rem - 1px) 0}}
-{_SCALE}:not(:has(+ [data-testid="stElementContainer"] > [data-testid="stRadio"])){{border-bottom:1px solid {EDGE};border-radius:0 0 .5rem .5rem;padding-bottom:calc(1rem - 1px)}}
+{_SCALE}:not(:has(+ [data-testid="stElementContainer"] > [data-testid="stRadio"]))\
+{{border-bottom:1px solid {EDGE};border-radius:0 0 .5rem .5rem;padding-bottom:calc(1rem - 1px)}}
 /* The completion code in the text font: a code font draws its dashes like minus signs. */
-.st-key-infact-completion-code code{{font-family:"Source Sans Pro","Source Sans",sans-serif;font-size:1.35rem;letter-spacing:.08em}}
+.st-key-infact-completion-code code{{font-family:"Source Sans Pro","Source Sans",sans-serif;\
+font-size:1.35rem;letter-spacing:.08em}}
 /* The withdraw box, set apart from the step (instead of a divider element). */
 .st-key-infact-withdraw{{margin-top:1.5rem}}
 .st-key-infact-withdraw::before{{content:"";display:block;border-top:1px solid {EDGE};margin-bottom:1.5rem}}
 /* Keyboard focus is clearly visible on scales, boxes, buttons and links. */
 [data-testid="stRadioOption"]:has(input:focus-visible),
-[data-testid="stCheckbox"] label:has(input:focus-visible){{outline:3px solid {FOCUS};outline-offset:2px;border-radius:.3rem}}
+[data-testid="stCheckbox"] label:has(input:focus-visible)\
+{{outline:3px solid {FOCUS};outline-offset:2px;border-radius:.3rem}}
 button:focus-visible,a:focus-visible,summary:focus-visible{{outline:3px solid {FOCUS} !important;outline-offset:2px}}
 /* Captions are read, not decoration: enough contrast (axe: color-contrast). */
 [data-testid="stCaptionContainer"]{{color:#4a4f57;opacity:1}}
