@@ -64,7 +64,7 @@ fi
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 
-# With no arguments, two phases: the real-browser tests alone (a browser's clicks must not compete
+# With no arguments: ruff check, then two phases: the real-browser tests alone (a browser's clicks must not compete
 # with other tests for the 2 cores: under that load first clicks were lost), then every other test
 # on INFACT_TEST_WORKERS (default 2) pytest-xdist workers, each test file one unit of work
 # (tests/conftest.py). With arguments, one plain pytest run with them.
@@ -75,6 +75,8 @@ if [ $# -gt 0 ]; then
 fi
 WORKERS=${INFACT_TEST_WORKERS:-2}
 status=0
+log "ruff check (the linter; [tool.ruff] in pyproject.toml)"
+"$VENV_PYTHON" -m ruff check --quiet . || status=$?
 "$VENV_PYTHON" -m pytest -m e2e -n 0 || status=$?
 "$VENV_PYTHON" -m pytest -m "not e2e" -n "$WORKERS" --dist loadgroup || status=$?
 exit $status
