@@ -21,7 +21,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("foundations", ["infact.errors", "infact.values", "infact.fileio", "infact.text", "infact.stats"]),
+    (
+        "foundations",
+        ["infact.errors", "infact.values", "infact.fileio", "infact.table_schema", "infact.text", "infact.stats"],
+    ),
     ("study", ["infact.deployment", "infact.study"]),
     # the backends, then the facade that picks one, then what works on any store through it
     ("stores", ["infact.stores", "infact.storage", "infact.stores.live", "infact.stores.migrate"]),

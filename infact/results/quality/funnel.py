@@ -25,11 +25,22 @@ from datetime import datetime, timedelta
 import pandas as pd
 
 from infact.participation.visits import VISITS
+
+# VISIT_COLUMNS, visits_became and visits_table are re-exported: the visit counts are part of the funnel.
+from infact.results.quality.visit_counts import (
+    VISIT_COLUMNS as VISIT_COLUMNS,
+)
 from infact.results.quality.visit_counts import (
     Visits,
     fold_visits,
     left_before_consent,
     visits_from_summaries,
+)
+from infact.results.quality.visit_counts import (
+    visits_became as visits_became,
+)
+from infact.results.quality.visit_counts import (
+    visits_table as visits_table,
 )
 from infact.stores.summary import ParticipantSummary, summaries
 from infact.values import bool_column

@@ -460,6 +460,6 @@ def position_bias(df: pd.DataFrame) -> dict:
             "df": len(terms),
             "p": float(np.squeeze(wald.pvalue)),
         }
-    except (ValueError, np.linalg.LinAlgError) as exc:
+    except (ValueError, ZeroDivisionError, np.linalg.LinAlgError) as exc:  # too few ratings for the model
         out["effect"] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
