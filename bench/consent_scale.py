@@ -11,8 +11,9 @@ kept situation load has new records to read at every consent, as in a live study
 Figures per backend and size: consent_p95_ms (Flow.submit of the consent step:
 consent record, lock, situation load, plan, assignment record, state re-read),
 consent_first_ms (the first consent of a process: the situation load reads the
-study once — on TinyDB from the participant summaries, see infact/participation/situation_load.py), arrival_pid_p95_ms (Flow.arrive with a new Prolific ID: the indexed
-lookup plus the arrival record), append_p95_ms (one durable append, timed right
+study once — on TinyDB from the participant summaries, see
+infact/participation/situation_load.py), arrival_pid_p95_ms (Flow.arrive with a
+new Prolific ID: the indexed lookup plus the arrival record), append_p95_ms (one durable append, timed right
 after each consent: a consent makes two, so consent ≈ 2-3 appends when nothing else
 costs), and full_read_plan_ms (the old way, for comparison: plan from every record
 of the study, under the lock).
@@ -101,8 +102,8 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
     flow = Flow(study, store, clock=lambda: datetime.now(UTC))
     consent_ms, arrival_ms, append_ms, tokens = [], [], [], []
     for i in range(samples + 1):
-        a_ms, token = _ms(lambda: flow.arrive({"PROLIFIC_PID": f"new{i:05d}{rng.randrange(10**6):06d}"}))
-        c_ms, result = _ms(lambda: flow.submit(token, "consent", {"consent": True}))
+        a_ms, token = _ms(lambda i=i: flow.arrive({"PROLIFIC_PID": f"new{i:05d}{rng.randrange(10**6):06d}"}))
+        c_ms, result = _ms(lambda token=token: flow.submit(token, "consent", {"consent": True}))
         assert result.ok, result.errors
         if i:  # the first arrival and consent of a process are reported apart
             arrival_ms.append(a_ms)
@@ -111,7 +112,7 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
         # the unit a consent is made of, timed in the same moment: one durable append
         append_ms.append(
             _ms(
-                lambda: store.append(
+                lambda i=i: store.append(
                     {"key": f"baseline/b{i}/x", "study": "baseline", "participant": f"b{i}", "kind": "x"}
                 )
             )[0]

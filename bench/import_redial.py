@@ -52,7 +52,7 @@ def synthetic(rng: random.Random) -> dict:
 
 def build(path: Path, n: int) -> None:
     rng = random.Random(0)
-    base = [json.loads(l) for l in SAMPLE.read_text().splitlines() if l.strip()] if SAMPLE.is_file() else None
+    base = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()] if SAMPLE.is_file() else None
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
             d = dict(base[i % len(base)]) if base else synthetic(rng)

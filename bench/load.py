@@ -20,8 +20,9 @@ participants already stored. Per backend: consent_p95_ms_100=, consent_p95_ms_10
 consent_growth_10k_vs_100= (target <= 2; consent_p95_ms_10k target <= 50),
 consent_first_ms_10k= (first consent of a process), arrival_pid_p95_ms_100=/_10k=
 (arrival with a Prolific ID), append_p95_ms_10k= and consent_vs_append_p95_10k= (one
-durable append timed in the same moments: what a consent is made of), full_read_plan_ms_10k= (planning from every record,
-the way before: the baseline measured in the same run), ratio_full_read_vs_kept=, and
+durable append timed in the same moments: what a consent is made of),
+full_read_plan_ms_10k= (planning from every record, the way before: the baseline
+measured in the same run), ratio_full_read_vs_kept=, and
 platform_index_build_ms_10k= (once, for a TinyDB store written before the index existed).
 
 PostgreSQL comes from --pg or INFACT_TEST_PG_URL (scripts/pg_test_server.sh);

@@ -57,7 +57,7 @@ def alternating(messages: list[dict]) -> list[str]:
 
 
 def load_ievalm(args: list[str]) -> Respond:
-    from src.model.crs_model import CRSModel  # noqa: import from the iEvaLM / CRS Arena checkout
+    from src.model.crs_model import CRSModel  # import from the iEvaLM / CRS Arena checkout
 
     model = CRSModel(*args)
     id2entity: dict = getattr(model.crs_model, "id2entity", {}) or {}

@@ -212,7 +212,7 @@ def test_no_folder_holds_more_than_about_twelve_modules(folder):
 def test_no_module_uses_another_modules_private_names():
     """`from infact.x import _name` or `x._name` on an imported INFACT module: make the name public or move it."""
     found = []
-    for module, path in source_files().items():
+    for path in source_files().values():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         modules = set()
         for node in ast.walk(tree):

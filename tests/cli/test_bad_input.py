@@ -144,9 +144,9 @@ CASES = {
     ),
     **{
         f"export: a store file {d}": (
-            lambda d: (
+            lambda damage: (
                 lambda tmp: (
-                    ["export", "--study", DEMO_STUDY, "--db", damaged_store(tmp, d), "--out", tmp / "o"],
+                    ["export", "--study", DEMO_STUDY, "--db", damaged_store(tmp, damage), "--out", tmp / "o"],
                     "quarantine",
                 )
             )
@@ -155,7 +155,12 @@ CASES = {
     },
     **{
         f"migrate: a store file {d}": (
-            lambda d: lambda tmp: (["migrate", "--from", damaged_store(tmp, d), "--to", tmp / "copy"], "quarantine")
+            lambda damage: (
+                lambda tmp: (
+                    ["migrate", "--from", damaged_store(tmp, damage), "--to", tmp / "copy"],
+                    "quarantine",
+                )
+            )
         )(d)
         for d in DAMAGES
     },

@@ -18,7 +18,7 @@ def test_verify_codes_matches_stored_completions(tmp_path, capsys):
     assert rc == 1  # one code does not match
     lines = out.strip().splitlines()
     assert lines[0].startswith("worker_id,submitted,matched,participant")
-    assert [l.split(",")[2] for l in lines[1:]] == ["True", "True", "False"]
+    assert [line.split(",")[2] for line in lines[1:]] == ["True", "True", "False"]
     assert results[0].token in lines[1] and results[1].token in lines[2]
     assert "2 of 3 codes match" in err
 

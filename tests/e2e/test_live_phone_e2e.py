@@ -40,7 +40,9 @@ def flaky_server(tmp_path_factory):
             "situations_per_participant = 3   # including the attention check": "situations_per_participant = 0",
             "[attention_check]\nenabled = true": "[attention_check]\nenabled = false",
             '[live.systems.RetrievalBot]\ncallable = "infact.chat.demo_systems:retrieval_bot"\n': "",
-            '[live.systems.PopBot]\ncallable = "infact.chat.demo_systems:popular_recommender"\n': f'[live.systems.FlakyBot]\nurl = "{stub.url}"\ntimeout_s = 5\n',
+            '[live.systems.PopBot]\ncallable = "infact.chat.demo_systems:popular_recommender"\n': (
+                f'[live.systems.FlakyBot]\nurl = "{stub.url}"\ntimeout_s = 5\n'
+            ),
         }
         study = copy_study(DEMO_STUDY.parent / "demo-live", work / "study", edits)  # the live demo, one system failing
         server = start_server(work, study)

@@ -69,7 +69,7 @@ def test_reload_midway_resumes_exactly(app_server, page):
     keys = [r["key"] for r in app_server.records(participant=token)]
     assert len(keys) == len(set(keys)), "a record was stored twice"
     assert sorted(r["index"] for r in sits) == list(range(1, 11)), f"situations lost or repeated: {steps}"
-    assert len(set(r["situation_id"] for r in sits)) == 10
+    assert len({r["situation_id"] for r in sits}) == 10
     [complete] = app_server.records(participant=token, kind="complete")
     assert complete["completion_code"] == code
     # The situation shown at 4 before and after the reload is the one stored at index 4.

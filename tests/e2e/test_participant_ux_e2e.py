@@ -207,14 +207,20 @@ def test_rating_groups_are_named_focus_is_visible_text_is_readable(ux_server, de
 
     page.locator('[data-testid="stRadioOption"] input').first.focus()
     page.keyboard.press("ArrowRight")
-    outline = page.evaluate("""() => { const l = document.activeElement.closest('[data-testid="stRadioOption"]');
-                                        const s = getComputedStyle(l); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }""")
+    outline = page.evaluate(
+        """() => { const l = document.activeElement.closest('[data-testid="stRadioOption"]');
+                                        const s = getComputedStyle(l); """
+        "return [s.outlineStyle, parseFloat(s.outlineWidth)]; }"
+    )
     assert outline[0] != "none" and outline[1] >= 2, f"keyboard focus is not clearly visible: {outline}"
 
     if device == "phone":
-        sizes = page.evaluate("""() => [...document.querySelectorAll(
-            '.infact-text, [data-testid="stRadioOption"] p, [data-testid="stWidgetLabel"] p, [data-testid="stMarkdownContainer"] p')]
-            .filter(e => e.offsetParent).map(e => parseFloat(getComputedStyle(e).fontSize))""")
+        sizes = page.evaluate(
+            """() => [...document.querySelectorAll(
+            '.infact-text, [data-testid="stRadioOption"] p, [data-testid="stWidgetLabel"] p, """
+            """[data-testid="stMarkdownContainer"] p')]
+            .filter(e => e.offsetParent).map(e => parseFloat(getComputedStyle(e).fontSize))"""
+        )
         assert sizes and min(sizes) >= 16, f"body text below 16 px on a phone: {sorted(set(sizes))}"
         title = page.locator("h1").first.bounding_box()
         assert title["y"] + title["height"] <= 844 * 0.15, f"the title takes {title} of the first screen"

@@ -188,8 +188,11 @@ def show_section(page) -> None:
     )
     if below.count():
         below.first.scroll_into_view_if_needed()
-        page.evaluate("""() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, [data-testid="stMain"] h3')]
-            .find(e => !e.textContent.startsWith('Dashboard')); if (h) h.scrollIntoView({block: 'start'}); }""")
+        page.evaluate(
+            """() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, """
+            """[data-testid="stMain"] h3')]
+            .find(e => !e.textContent.startsWith('Dashboard')); if (h) h.scrollIntoView({block: 'start'}); }"""
+        )
     wait_idle(page)  # the live part reruns every 5 s: not greyed out in the screenshot
 
 

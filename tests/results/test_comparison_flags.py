@@ -165,7 +165,9 @@ def votes_table(picks: dict[str, list], criteria=("meaningful",)) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-def assess_votes(picks, cfg=QualityConfig(), **kw):
+def assess_votes(picks, cfg=None, **kw):
+    if cfg is None:
+        cfg = QualityConfig()
     parts = pd.DataFrame({"participant": list(picks), "status": "completed", "total_seconds": 600.0})
     out = assess_store({"participants": parts, "pairwise": votes_table(picks, **kw)}, [], cfg)
     return out.set_index("participant")

@@ -91,7 +91,7 @@ store.append({"key": "s/stuck/1", "study": "s", "participant": "stuck", "kind": 
 
 
 def _temp_files(db: Path) -> list[Path]:
-    return [p for p in db.rglob(".*.tmp")]
+    return list(db.rglob(".*.tmp"))
 
 
 @pytest.mark.slow

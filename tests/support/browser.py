@@ -353,13 +353,16 @@ def small_study(workdir: Path, *, per_participant: int = 3, check_at: int = 2, p
 # The element that actually scrolls is Streamlit's `stMain`, not the window: read every
 # element that scrolls a good part of the window (not a 1-px "skip to content" link) and
 # the window itself, and report the largest offset.
-_SCROLL_JS = """() => {
+_SCROLL_JS = (
+    """() => {
   let top = Math.max(window.scrollY, document.scrollingElement ? document.scrollingElement.scrollTop : 0);
   for (const el of document.querySelectorAll('*')) {
-    if (el.scrollTop > top && el.scrollHeight > el.clientHeight && el.clientHeight >= window.innerHeight / 3) top = el.scrollTop;
+    if (el.scrollTop > top && el.scrollHeight > el.clientHeight && """
+    """el.clientHeight >= window.innerHeight / 3) top = el.scrollTop;
   }
   return top;
 }"""
+)
 
 
 def scroll_position(page) -> float:
