@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 
 from infact.chat.arena import TIE, LiveRun, Phase
-from infact.chat.conversation import Conversation
+from infact.chat.conversation import Conversation, play_live
 from infact.chat.demo_systems import GENRE_WORDS, catalogue
 
 OPENERS = (
@@ -40,18 +40,7 @@ class ChattingBot:
         self.scores: dict[str, float] = {}
 
     def play(self) -> Phase:
-        """Play until the live step is done (or a step cannot progress); returns the last phase."""
-        for _ in range(200):  # a bound, not an expectation: each loop stores something
-            phase = self.run.phase()
-            if phase.name == "done":
-                return phase
-            if phase.name == "chat":
-                self.chat(phase.slot)
-            elif phase.name == "rubric":
-                self.rubric(phase.slot)
-            else:
-                self.vote()
-        return self.run.phase()
+        return play_live(self)
 
     def _message(self, conv: Conversation) -> str:
         if conv.user_turns == 0:

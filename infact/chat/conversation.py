@@ -148,3 +148,20 @@ def read_conversation(records: list[dict], conv_id: str, system: str, slot: str)
         elif r["kind"] == "chat_rubric":
             conv.rubric = r
     return conv
+
+
+# One loop for every kind of player of a live step (the scripted bot, the LLM participant): each supplies
+# `run` (the live run) and `chat(slot)`, `rubric(slot)`, `vote()`.
+def play_live(player):
+    """Play until the live step is done (or a step cannot progress); returns the last phase."""
+    for _ in range(200):  # a bound, not an expectation: each loop stores something
+        phase = player.run.phase()
+        if phase.name == "done":
+            return phase
+        if phase.name == "chat":
+            player.chat(phase.slot)
+        elif phase.name == "rubric":
+            player.rubric(phase.slot)
+        else:
+            player.vote()
+    return player.run.phase()

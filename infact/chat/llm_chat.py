@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from infact.chat.contract import Reply, parse_reply
-from infact.chat.conversation import Conversation
+from infact.chat.conversation import Conversation, play_live
 from infact.errors import SystemFailure
 from infact.llm.client import LLMClient
 from infact.study.endpoints import Sampling
@@ -89,17 +89,7 @@ class LLMChattingBot:
         self.fallbacks = 0  # answers that were not one label even when re-asked
 
     def play(self):
-        for _ in range(200):
-            phase = self.run.phase()
-            if phase.name == "done":
-                return phase
-            if phase.name == "chat":
-                self.chat(phase.slot)
-            elif phase.name == "rubric":
-                self.rubric(phase.slot)
-            else:
-                self.vote()
-        return self.run.phase()
+        return play_live(self)
 
     def _as_user(self, conv: Conversation) -> list[dict]:
         """The chat from the simulated user's side: the chatbot's messages are its `user` turns."""
