@@ -1,4 +1,5 @@
-"""`import redial | responses | infact-txt | infact-export | transcripts | conversations | crs-arena | annotated`: real data into a study folder or tables.
+"""`import redial | responses | infact-txt | infact-export | transcripts | conversations | crs-arena | annotated`:
+real data into a study folder or tables.
 
 The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
 the importers that create a study); each import writes to a staging folder and moves
@@ -142,7 +143,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--systems",
         default="",
-        help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD (required when the export has responses)",
+        help="KEY=NAME pairs mapping response keys to system names, e.g. Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD "
+        "(required when the export has responses)",
     )
     p.add_argument(
         "--out",

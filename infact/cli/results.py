@@ -80,7 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--delta",
         type=float,
-        help="smallest difference between two systems' mean ratings worth detecting, in scale points (turns on the power answer)",
+        help="smallest difference between two systems' mean ratings worth detecting, in scale points "
+        "(turns on the power answer)",
     )
     p.add_argument("--sd", type=float, help="SD of a single rating (about 1 on a 5-point scale; needed with --delta)")
     p.add_argument(

@@ -81,7 +81,8 @@ class CheckRule:
     responses: dict[str, str] = field(
         default_factory=lambda: {
             "Deep_crs": "What kind of movies are you looking for?",
-            "Our": 'I am reading this carefully, and I give a rating of "Meaningless" to all three responses here, "The Godfather (1972)"',
+            "Our": 'I am reading this carefully, and I give a rating of "Meaningless" to all three responses here, '
+            '"The Godfather (1972)"',
         }
     )
     rated: str = "Our"  # whose rating is checked
@@ -154,7 +155,7 @@ def parse_rating(value: Any) -> int | None:
     """'4', 4, '4.0', ' 4 ' or a scale label in any case -> 4; anything else (or out of 1..5) -> None."""
     number = _int(value)
     if number is None and isinstance(value, str):  # exports hold labels in any letter case
-        return label_to_point(next((l for l in LABELS if l.lower() == value.strip().lower()), None), LABELS)
+        return label_to_point(next((lab for lab in LABELS if lab.lower() == value.strip().lower()), None), LABELS)
     return label_to_point(number, LABELS)
 
 

@@ -50,7 +50,8 @@ def parse_blocks(path: Path, prefixes: dict[str, str], other: str | None) -> tup
                 problems.append(
                     Problem(
                         file,
-                        f"CONVERSATION:{m.group(1)} already starts at line {blocks[m.group(1)].line}; this block is skipped",
+                        f"CONVERSATION:{m.group(1)} already starts at line {blocks[m.group(1)].line}; "
+                        "this block is skipped",
                         lineno,
                     )
                 )
@@ -128,7 +129,9 @@ def align_block(
                 problems.append(
                     Problem(
                         file,
-                        f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog (not in the dialog file, or an extra turn){'; the system line after it is not used' if kind == 'user' else ''}",
+                        f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog "
+                        "(not in the dialog file, or an extra turn)"
+                        f"{'; the system line after it is not used' if kind == 'user' else ''}",
                         line,
                     )
                 )
@@ -146,7 +149,8 @@ def align_block(
             problems.append(
                 Problem(
                     file,
-                    f"placeholder {response or 'empty line'!r} instead of a {name} response (to the SEEKER line {seeker_line}); that situation lacks {name}",
+                    f"placeholder {response or 'empty line'!r} instead of a {name} response "
+                    f"(to the SEEKER line {seeker_line}); that situation lacks {name}",
                     line,
                 )
             )
@@ -186,7 +190,8 @@ def import_infact_txt(
             + [
                 Problem(
                     str(dialogs),
-                    "no situation has a response from every system: check that the system files belong to this dialog file",
+                    "no situation has a response from every system: "
+                    "check that the system files belong to this dialog file",
                 )
             ]
         )

@@ -66,7 +66,8 @@ def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> 
             problems.append(
                 Problem(
                     file,
-                    f"messages[{i}] senderWorkerId {msg.get('senderWorkerId')!r} is neither initiatorWorkerId nor respondentWorkerId; message skipped",
+                    f"messages[{i}] senderWorkerId {msg.get('senderWorkerId')!r} is neither initiatorWorkerId "
+                    "nor respondentWorkerId; message skipped",
                     line,
                     "messages",
                 )
@@ -78,7 +79,8 @@ def dialog_turns(dialog: dict, movies: dict[str, str], file: str, line: int) -> 
             problems.append(
                 Problem(
                     file,
-                    f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: left as '@{mid}'{'' if movies else ' (pass --movies movies_with_mentions.csv)'}",
+                    f"movie @{mid} is not in movieMentions{' nor in the movies CSV' if movies else ''}: "
+                    f"left as '@{mid}'{'' if movies else ' (pass --movies movies_with_mentions.csv)'}",
                     line,
                     "movieMentions",
                 )
@@ -174,7 +176,8 @@ def import_redial(
             + [
                 Problem(
                     file,
-                    "no situation could be made: need dialogs in which a seeker message is followed by a recommender message",
+                    "no situation could be made: "
+                    "need dialogs in which a seeker message is followed by a recommender message",
                 )
             ]
         )

@@ -132,7 +132,8 @@ class _Index:
             if len(found) > 1:
                 return (
                     None,
-                    f"context matches {len(found)} situations ({', '.join(s.situation_id for s in found[:3])}): add dialog_id",
+                    f"context matches {len(found)} situations "
+                    f"({', '.join(s.situation_id for s in found[:3])}): add dialog_id",
                 )
             if did is not None:  # near match within the dialog, same length only
                 joined = "|".join(key)
@@ -147,7 +148,8 @@ class _Index:
                     return best, ""
             return (
                 None,
-                f"no situation{' of dialog ' + repr(did) if did else ''} has this context ({len(ctx)} utterances, ending {ctx[-1][:40]!r})",
+                f"no situation{' of dialog ' + repr(did) if did else ''} has this context "
+                f"({len(ctx)} utterances, ending {ctx[-1][:40]!r})",
             )
         turn = row.get("turn", row.get("turn_id"))
         if did is None:
@@ -163,7 +165,8 @@ class _Index:
             turns = sorted(int(x.meta.get("turn", len(x.context))) for x in self.by_dialog[did])
             return (
                 None,
-                f"dialog '{did}' has no situation with turn={turn} (turns there: {', '.join(map(str, turns))}); turn counts the context turns before the response",
+                f"dialog '{did}' has no situation with turn={turn} (turns there: {', '.join(map(str, turns))}); "
+                "turn counts the context turns before the response",
             )
         return s, ""
 
@@ -206,7 +209,8 @@ def import_responses(
             + [
                 Problem(
                     file,
-                    f"no row matched a situation of {target}: check dialog_id and turn/context against the study's situations",
+                    f"no row matched a situation of {target}: "
+                    "check dialog_id and turn/context against the study's situations",
                 )
             ]
         )
@@ -261,7 +265,8 @@ def _matched_responses(
             report.problems.append(
                 Problem(
                     file,
-                    f"duplicate response for situation {sit.situation_id} (first at line {first_line[sit.situation_id]}); kept the first",
+                    f"duplicate response for situation {sit.situation_id} "
+                    f"(first at line {first_line[sit.situation_id]}); kept the first",
                     lineno,
                 )
             )

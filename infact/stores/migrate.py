@@ -35,7 +35,8 @@ def open_store(spec: str | os.PathLike, *, must_exist: bool, option: str) -> Sto
             raise InfactError(
                 Problem(
                     text,
-                    f"cannot read it ({exc.strerror}); {option} takes a store directory, a database URL or a secrets.toml",
+                    f"cannot read it ({exc.strerror}); "
+                    f"{option} takes a store directory, a database URL or a secrets.toml",
                 )
             ) from exc
         except tomllib.TOMLDecodeError as exc:

@@ -6,7 +6,8 @@ import streamlit as st
 
 
 def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
-    """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix (results/ranking_dashboard.py)."""
+    """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix
+    (results/ranking_dashboard.py)."""
     from infact.results.dashboard.ranking import strength_chart, win_rate_matrix
 
     if result is None:

@@ -21,8 +21,9 @@ How to add a step kind (e.g. "pairwise"):
    `bot_seconds`, and `table`/`scale`/`rows` if its records become a table. Override
    `store` only if a submit must store more than the step's one record.
 2. Register it below, at its place in the sequence: `register(Pairwise(), before="questionnaire")`.
-3. Add its renderer in `infact/ui/` (a module imported by `infact/ui/__init__.py`): a function decorated `@renderer("pairwise")` that
-   draws the page and calls `submit(flow, progress, step, answers)`. Optionally, `@page_top("pairwise")`
+3. Add its renderer in `infact/ui/` (a module imported by `infact/ui/__init__.py`): a function decorated
+   `@renderer("pairwise")` that draws the page and calls `submit(flow, progress, step, answers)`. Optionally,
+   `@page_top("pairwise")`
    returns HTML for the top of its page (progress, dialog…), drawn in the page's one head element:
    every element is paid for on every rerun.
 
@@ -67,7 +68,8 @@ __all__ = [
 ]
 
 # pairwise, pairwise_dialog (ACUTE-style) and best_worst sit beside situation: a study's
-# [protocol] decides which of the four its assignment fills (infact/participation/protocols.py); the others plan no steps.
+# [protocol] decides which of the four its assignment fills (infact/participation/protocols.py);
+# the others plan no steps.
 for _kind in (
     Consent(),
     Onboarding(),

@@ -117,7 +117,8 @@ PAIRWISE = TableSchema(
         C(
             "excluded",
             "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+            "the quality decision: true when the participant is excluded (docs/quality.md); "
+            "analysis leaves them out unless asked",
         ),
     ),
 )
@@ -138,7 +139,8 @@ BEST_WORST = TableSchema(
         C(
             "excluded",
             "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+            "the quality decision: true when the participant is excluded (docs/quality.md); "
+            "analysis leaves them out unless asked",
         ),
     ),
 )
@@ -167,7 +169,8 @@ class Pairwise(StepKind):
                 choices[crit.id] = TIE
             else:
                 errors.append(
-                    f"Please choose {self.noun} A or B{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}."
+                    f"Please choose {self.noun} A or B"
+                    f"{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}."
                 )
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:

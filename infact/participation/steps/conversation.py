@@ -134,7 +134,8 @@ ANNOTATIONS = TableSchema(
         C(
             "excluded",
             "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); analysis leaves them out unless asked",
+            "the quality decision: true when the participant is excluded (docs/quality.md); "
+            "analysis leaves them out unless asked",
         ),
     ),
 )

@@ -3,8 +3,8 @@
 A study's protocols decide what it collects — ratings (the rating protocol, and a live
 chat's rubric), votes (pairwise and ACUTE-style), best–worst choices, conversation annotations,
 live chats and their arena votes — and one study can mix them (`[flow]` blocks; the live demo
-rates situations, then chats and votes). Each section shows a part per collected kind; a section none of them fills is not
-offered, nor is a download whose table has no rows. No Streamlit here: pages/dashboard.py
+rates situations, then chats and votes). Each section shows a part per collected kind; a section
+none of them fills is not offered, nor is a download whose table has no rows. No Streamlit here: pages/dashboard.py
 lays these out, tests call them directly.
 """
 

@@ -8,6 +8,8 @@ infact/ui/rankings.py (`show_ranking`) puts them on the page.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import altair as alt
 import pandas as pd
 

@@ -273,5 +273,8 @@ def _split_half(units: _Units, seed: int) -> dict:
         first, second = units.human_means(half.astype(float)), units.human_means((~half).astype(float))
         hh.append(_rank_corr(first, second, "spearman"))
         jh += [_rank_corr(units.judge, first, "spearman"), _rank_corr(units.judge, second, "spearman")]
-    mean = lambda v: float(np.mean([x for x in v if x is not None])) if any(x is not None for x in v) else None
+
+    def mean(v):
+        return float(np.mean([x for x in v if x is not None])) if any(x is not None for x in v) else None
+
     return {"spearman_split_half": mean(hh), "spearman_judge_vs_half": mean(jh)}

@@ -67,7 +67,10 @@ def render_markdown(result: dict) -> str:
     systems = sorted(
         set(h["win_rate"]) | set(s["win_rate"]) | set(h["satisfaction_rate"]) | set(s["satisfaction_rate"])
     )
-    pct = lambda d, k: "–" if k not in d else f"{d[k]:.0%}"
+
+    def pct(d, k):
+        return "–" if k not in d else f"{d[k]:.0%}"
+
     tau = result["kendall_tau_win_rates"]
     lines = [
         "## Simulated participants vs humans",

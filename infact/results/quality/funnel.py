@@ -10,8 +10,9 @@ counts a test compares with `analyze` come from the functions here:
 
 *Visited* counts every participant plus every visit to the study page that left before
 consenting (infact.participation.visits: a visit stores a small record under `_visits`,
-never a participant; a flood is counted in aggregate: infact.results.quality.visit_counts). A participant is in exactly one *stage*: visited (arrival stored, never
-consented; the web page stores the arrival with the consent, so this holds bots and older data),
+never a participant; a flood is counted in aggregate: infact.results.quality.visit_counts).
+A participant is in exactly one *stage*: visited (arrival stored, never consented; the web page stores
+the arrival with the consent, so this holds bots and older data),
 in_progress, stalled (consented, unfinished, lease expired: their situations are
 offered to others), completed, screened_out or withdrawn. *Active now* is an
 unfinished participant whose last record is at most ACTIVE_MINUTES old.

@@ -101,7 +101,8 @@ def power_participants(
             raise InfactError(
                 _problem(
                     "--delta",
-                    f"the effect (dz = {dz:.4g}) is too small to detect with any study size; raise --delta or lower --sd",
+                    f"the effect (dz = {dz:.4g}) is too small to detect with any study size; "
+                    "raise --delta or lower --sd",
                 )
             )
     while lo < hi:
@@ -225,12 +226,14 @@ def format_plan(r: dict) -> str:
     i, b, rs = r["inputs"], r["balanced"], r["random_sampling"]
     exclusions = f", then ÷ (1 − {i['exclusion_rate']}) for exclusions" if i["exclusion_rate"] else ""
     lines = [
-        f"{i['situations']} situations, {i['ratings_per_situation']} ratings each; every participant sees {i['per_participant']} "
+        f"{i['situations']} situations, {i['ratings_per_situation']} ratings each; "
+        f"every participant sees {i['per_participant']} "
         f"situations ({i['attention_checks']} attention check(s), {i['rated_per_participant']} rated).",
         "",
         f"Balanced assignment:  {b['participants']} participants  (⌈{i['ratings_per_situation']}·{i['situations']}/"
         f"{i['rated_per_participant']}⌉ = {b['participants_before_exclusions']}{exclusions})",
-        f"INFACT random sampling: {rs['participants']} participants  (every situation ≥ {i['ratings_per_situation']} ratings "
+        f"INFACT random sampling: {rs['participants']} participants  "
+        f"(every situation ≥ {i['ratings_per_situation']} ratings "
         f"with probability ≥ {rs['coverage']:.0%}; {rs['extra_vs_balanced']:+d} vs balanced)",
     ]
     if "power" in r:
@@ -241,8 +244,10 @@ def format_plan(r: dict) -> str:
             else f", alpha {p['alpha']}"
         )
         lines.append(
-            f"Power:                {p['participants']} participants  (difference {p['delta']} scale points, SD {p['sd']}, "
-            f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; paired t-test on participant means)"
+            f"Power:                {p['participants']} participants  "
+            f"(difference {p['delta']} scale points, SD {p['sd']}, "
+            f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; "
+            "paired t-test on participant means)"
         )
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
     return "\n".join(lines)

@@ -166,7 +166,8 @@ def render_judges(judges: dict) -> str:
     lines = [
         "## Automatic judges beside the humans",
         "",
-        "| judge | items | Kendall τ (systems) | Spearman (items) | α with humans | α humans only | position bias | length bias |",
+        "| judge | items | Kendall τ (systems) | Spearman (items) | α with humans | α humans only "
+        "| position bias | length bias |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, j in judges.items():

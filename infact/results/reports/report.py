@@ -69,7 +69,8 @@ def _criterion(name, r: dict) -> list[str]:
     flagged = "included" if r.get("include_flagged") else "excluded"
     lines += [
         f"{r['n_ratings']} ratings from {r['n_participants']} participants on {r['n_situations']} situations "
-        f"(scale 1–{r['scale_points']}). Flagged participants {flagged} ({r.get('n_flagged_participants', 0)} flagged); "
+        f"(scale 1–{r['scale_points']}). Flagged participants {flagged} "
+        f"({r.get('n_flagged_participants', 0)} flagged); "
         f"{r.get('n_attention_check_rows_dropped', 0)} attention-check rows left out.",
         "",
     ]

@@ -29,7 +29,8 @@ from infact.table_schema import TableSchema, datapackage
 FILES = {
     "ratings.csv": "long: one row per participant × situation × system × criterion",
     "ratings_wide.csv": "one row per participant × situation, one column per system",
-    "participants.csv": "one row per participant: status, funnel stage, last activity, completion code, timings, flags, decision",
+    "participants.csv": "one row per participant: status, funnel stage, last activity, completion code, timings, "
+    "flags, decision",
     "visits.csv": "one row per visit to the study page, consented or not (no personal data): the funnel's Visited",
     "questionnaire.csv": "post-task questionnaire answers, long",
     "demographics.csv": "demographics answers, long",

@@ -2,8 +2,8 @@
 
 Pure functions of the record list, used by the exports, the analysis, the quality
 checks and the dashboard. Each step kind turns its own records into rows
-(`StepKind.rows`, infact/participation/steps/); `kind_tables` gives every kind's table. Previews are always left out; withdrawn participants
-are left out unless `include_withdrawn`.
+(`StepKind.rows`, infact/participation/steps/); `kind_tables` gives every kind's table. Previews are always left
+out; withdrawn participants are left out unless `include_withdrawn`.
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def funnel(records: list[dict], n_situations: int) -> pd.DataFrame:
         + ["questionnaire", "completed"]
     )
     counts = dict.fromkeys(stages, 0)
-    for p, recs in _kept(records, include_withdrawn=True).items():
+    for _p, recs in _kept(records, include_withdrawn=True).items():
         kinds = {r["kind"] for r in recs}
         n_sit = sum(1 for r in recs if r["kind"] in steps.situation_kinds())
         counts["arrived"] += 1

@@ -22,7 +22,8 @@ BEST_WORST_EXTRA = [c for c in BEST_WORST.names[len(BEST_WORST_COLUMNS) :] if c 
 FILES = {
     "pairwise.csv": "one row per vote (pairwise protocol: per criterion; live arena: per chat pair): winner a system "
     "or `tie`, which was shown left, justification",
-    "best_worst.csv": "best–worst protocol: one row per choice and criterion (shown systems joined with `|`, best, worst)",
+    "best_worst.csv": "best–worst protocol: one row per choice and criterion "
+    "(shown systems joined with `|`, best, worst)",
 }
 
 

@@ -24,8 +24,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import ContextManager
+from contextlib import AbstractContextManager, contextmanager
 
 import orjson
 import psycopg
@@ -119,7 +118,7 @@ class FastPath:
     """Group-committed appends and plain reads on one table (`schema` may be None)."""
 
     def __init__(
-        self, pool: PgPool, schema: str | None, table: str, errors: Callable[[str], ContextManager[None]]
+        self, pool: PgPool, schema: str | None, table: str, errors: Callable[[str], AbstractContextManager[None]]
     ) -> None:
         """`errors(doing)`: a context that turns database failures into the store's StorageError."""
         self.pool = pool

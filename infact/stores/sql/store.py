@@ -255,7 +255,9 @@ class SQLStorage:
         stmt = self._insert
         for start in range(0, len(rows), batch):
             chunk = rows[start : start + batch]
-            added += self.run("save records", lambda conn: len(conn.execute(stmt, chunk).all()), transaction=True)
+            added += self.run(
+                "save records", lambda conn, chunk=chunk: len(conn.execute(stmt, chunk).all()), transaction=True
+            )
         return added
 
     def records(self, *, study=None, participant=None, kind=None) -> list[dict]:
