@@ -183,16 +183,13 @@ def open_section(page, name: str) -> None:
 
 def show_section(page) -> None:
     """Scroll the section's own content (below the cards and the 'Updated …' line) into view."""
-    below = page.locator('[data-testid="stMain"] h2, [data-testid="stMain"] h3').filter(
-        has_not_text=re.compile("^Dashboard")
+    # One query in the page, at the moment of scrolling: the dashboard's live part reruns every few seconds
+    # and replaces its headings, so a locator found a moment before can be detached by now.
+    page.evaluate(
+        """() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, """
+        """[data-testid="stMain"] h3')]
+        .find(e => !e.textContent.startsWith('Dashboard')); if (h) h.scrollIntoView({block: 'start'}); }"""
     )
-    if below.count():
-        below.first.scroll_into_view_if_needed()
-        page.evaluate(
-            """() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, """
-            """[data-testid="stMain"] h3')]
-            .find(e => !e.textContent.startsWith('Dashboard')); if (h) h.scrollIntoView({block: 'start'}); }"""
-        )
     wait_idle(page)  # the live part reruns every 5 s: not greyed out in the screenshot
 
 
