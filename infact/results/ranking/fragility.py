@@ -19,7 +19,8 @@ removal, refitted, answers "no":
    refitted the size is exact; otherwise each set of up to `ruled_out_up_to` units is ruled out
    and the found set is an upper bound that a refit confirmed.
 
-Votes are named by their line in the input file (header = line 1), participants by id.
+A removal that leaves an exact tie (margin within 1e-9) does not count as a change: another system
+must end strictly above. Votes are named by their line in the input file (header = line 1), participants by id.
 """
 
 from __future__ import annotations

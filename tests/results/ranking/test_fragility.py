@@ -28,18 +28,25 @@ def independent_strengths(votes: pd.DataFrame) -> dict[str, float]:
     win_b = (votes["winner"] == votes["system_b"]).to_numpy()
     tie = ~(win_a | win_b)
 
+    k = len(systems)
+
     def nll(p):
         th, log_nu = p[:-1], p[-1]
         pa, pb = np.exp(th[a]), np.exp(th[b])
         mid = np.exp(log_nu) * np.sqrt(pa * pb)
         den = pa + pb + mid
         ll = np.log(np.where(win_a, pa, np.where(win_b, pb, mid)) / den)
-        return -ll.sum() + 0.5 * 0.01 * (th**2).sum()
+        # gradient: d log(numerator) − d log(denominator), per vote, summed onto θ_a, θ_b and log ν
+        ga = win_a + 0.5 * tie - (pa + 0.5 * mid) / den
+        gb = win_b + 0.5 * tie - (pb + 0.5 * mid) / den
+        grad = np.bincount(a, ga, k) + np.bincount(b, gb, k)
+        g_nu = (tie - mid / den).sum()
+        return -ll.sum() + 0.5 * 0.01 * (th**2).sum(), np.append(-grad + 0.01 * th, -g_nu)
 
-    x0 = np.zeros(len(systems) + 1)
+    x0 = np.zeros(k + 1)
     if not tie.any():
         x0[-1] = -30.0
-    res = minimize(nll, x0, method="BFGS", options={"gtol": 1e-10})
+    res = minimize(nll, x0, jac=True, method="BFGS", options={"gtol": 1e-10})
     return dict(zip(systems, res.x[:-1]))
 
 
@@ -94,9 +101,36 @@ def test_a_clear_top_needs_a_large_set_and_is_not_called_fragile():
     assert "fragile**" not in ranking_fragility.in_words(res["fragility"])
 
 
+def tops(votes: pd.DataFrame, tol: float = 1e-6) -> set[str]:
+    """Systems whose independent strength is the highest, within the BFGS fit's precision (an exact tie: both)."""
+    s = independent_strengths(votes)
+    best = max(s.values())
+    return {k for k, v in s.items() if v >= best - tol}
+
+
+def every_removal(votes: pd.DataFrame, key: str, below: int):
+    """Every removal of 1 … below−1 rows (key=None) or participants, each distinct one for the fit once.
+
+    Rows with the same pair and winner are interchangeable in the likelihood, so removals that take
+    the same multiset of (system_a, system_b, winner) leave the same data and are refitted once."""
+    cells = list(zip(votes.index, zip(votes["system_a"], votes["system_b"], votes["winner"])))
+    rows_of = {}
+    for (row, cell), unit in zip(cells, votes[key] if key else votes.index):
+        rows_of.setdefault(unit, []).append((row, cell))
+    seen = set()
+    for size in range(1, below):
+        for picked in combinations(sorted(rows_of), size):
+            gone = [rc for u in picked for rc in rows_of[u]]
+            sig = tuple(sorted(cell for _, cell in gone))
+            if sig not in seen:
+                seen.add(sig)
+                yield picked, votes.drop(index=[row for row, _ in gone])
+
+
 @pytest.mark.slow
 def test_the_exact_search_is_exact_on_a_small_study():
-    """Every subset of fewer votes than reported, refitted independently, keeps the top."""
+    """Every smaller removal, refitted independently, keeps the top on top. A removal that leaves an exact tie
+    does not count as a change (INFACT asks for another system strictly above), so a tie passes here too."""
     votes = simulate_votes([0.3, 0.1, -0.4], 0.5, 21, 7, seed=5)
     d = pt.votes_design(votes)
     order = [r["system"] for r in ranking.rank_systems(d, n_boot=0)["ranking"]]
@@ -104,13 +138,13 @@ def test_the_exact_search_is_exact_on_a_small_study():
     top = frag["top"]
     assert top["method"]["votes"]["search"] == "exact"
     assert top_of(without_lines(votes, top["votes"])) != order[0]
-    for size in range(1, top["n_votes"]):
-        for rows in combinations(votes.index, size):
-            assert top_of(votes.drop(index=list(rows))) == order[0], rows
+    for rows, left in every_removal(votes, None, top["n_votes"]):
+        assert order[0] in tops(left), rows
     assert top["method"]["participants"]["search"] == "exact"
-    for size in range(1, top["n_participants"]):
-        for people in combinations(sorted(set(votes["participant"])), size):
-            assert top_of(votes[~votes["participant"].isin(people)]) == order[0], people
+    gone = votes["participant"].isin(top["participants"])
+    assert top_of(votes[~gone]) != order[0]
+    for people, left in every_removal(votes, "participant", top["n_participants"]):
+        assert order[0] in tops(left), people
 
 
 def test_line_numbers_survive_dropped_flagged_rows_and_the_report_says_fragile():
