@@ -394,6 +394,16 @@ def visits_note(visits) -> None:
         )
 
 
+def simulated_note(progress) -> None:
+    """LLM-played participants are shown apart (Live chats section), never in the figures above."""
+    n = sum(1 for p in progress.values() if p.simulated and not p.preview)
+    if n:
+        st.caption(
+            f"🤖 {n} simulated participant(s) (`infact bots --strategy llm`) are not counted in these figures "
+            "or tables; the *Live chats* section compares them with the people."
+        )
+
+
 @st.fragment(run_every=5)
 def live() -> None:
     feed = live_feed(target, study.id, study.dataset_version)
@@ -418,6 +428,7 @@ def live() -> None:
         )
     duration_note(data.progress())
     visits_note(data.visits())
+    simulated_note(data.progress())
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(data.records())} records")
     if section == "Progress":
         show_progress(data, overview, now)

@@ -60,6 +60,7 @@ class ParticipantSummary:
 
     participant: str
     preview: bool = False
+    simulated: bool = False  # played by an LLM (`bots --strategy llm`): shown apart, never counted as a person
     platform_id: str | None = None
     started_at: datetime | None = None
     last_stamp: str | None = None  # newest timestamp seen, as stored
@@ -77,6 +78,11 @@ class ParticipantSummary:
     # participants it became by consenting (none: left before consenting).
     visit: str | None = None
     became: set[str] = field(default_factory=set)
+
+    @property
+    def person(self) -> bool:
+        """A real participant: neither a researcher's preview nor a simulated one (both shown apart)."""
+        return not self.preview and not self.simulated
 
     @property
     def last_activity(self) -> datetime | None:
@@ -111,6 +117,8 @@ class ParticipantSummary:
             self.total_seconds = rec.get("total_seconds")
         elif kind == "withdraw":
             self.withdrawn = True
+        elif kind == "simulated":
+            self.simulated = True
         elif rec.get("step") and kind not in ("shown", "event"):
             self.answered.add(rec["step"])
             self.consented = self.consented or kind == "consent"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from infact.cli.main import main
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
 from infact.results.live.simulated import render_markdown, simulated_vs_human
+from infact.results.quality import funnel
 from infact.results.tables.export import collect
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
@@ -58,6 +61,27 @@ def test_an_llm_plays_the_persona_through_chats_rubric_and_vote_and_is_kept_apar
     assert cmp["simulated"]["participants"] == 3 and cmp["human"]["participants"] == 4
     assert all(rate == 1.0 for rate in cmp["simulated"]["satisfaction_rate"].values())
     assert "Simulated participants vs humans" in render_markdown(cmp)
+    # The dashboard's funnel counts people only: 4 completed, not 7 (the simulated ones are shown apart).
+    progress = funnel.progress_from_store(storage, study.id)
+    assert {p for p, s in progress.items() if s.simulated} == simulated
+    counts = funnel.stage_counts(progress, datetime.now(UTC))
+    assert counts["completed"] == 4 and counts["consented"] == 4
+    assert not set(funnel.progress_table(progress, datetime.now(UTC))["participant"]) & simulated
+
+
+def test_a_tinydb_store_summary_marks_simulated_participants_apart(tmp_path, monkeypatch):
+    """TinyDB keeps per-participant summary files: the mark must reach them, and survive a reopen."""
+    monkeypatch.setenv(KEY_ENV, "sk-sim-test-0002")
+    with serve_openai(rule=rule) as stub:
+        study = load_study(endpoint_live_study(tmp_path / "study", stub.url))
+        storage = open_storage(f"tinydb://{tmp_path / 'db'}")
+        run_bots(study, storage, 2, strategy="attentive", seed=1)
+        simulator = (LLMClient("sim", Endpoint(base_url=stub.url, model="stub-user")), PERSONA)
+        sims = run_bots(study, storage, 1, strategy="llm", seed=2, simulator=simulator)
+    reopened = open_storage(f"tinydb://{tmp_path / 'db'}")
+    progress = funnel.progress_from_store(reopened, study.id)
+    assert [p for p, s in progress.items() if s.simulated] == [sims[0].token]
+    assert funnel.stage_counts(progress, datetime.now(UTC))["completed"] == 2
 
 
 def test_the_bots_command_plays_llm_participants_and_prints_the_comparison(tmp_path, monkeypatch, capsys):

@@ -19,11 +19,11 @@ ESTIMATE_TOO_LONG = 0.5  # median under half the estimate: the advertised time s
 
 
 def completions_over_time(progress: Mapping[str, Progress]) -> pd.DataFrame:
-    """ended_at, outcome and the running count of completions (previews left out)."""
+    """ended_at, outcome and the running count of completions (previews and simulated participants left out)."""
     rows = sorted(
         (p.ended_at, p.outcome)
         for p in progress.values()
-        if p.outcome and p.ended_at is not None and not p.preview and not p.withdrawn
+        if p.outcome and p.ended_at is not None and p.person and not p.withdrawn
     )
     out = pd.DataFrame(rows, columns=["ended_at", "outcome"])
     out["completed"] = (out["outcome"] == "completed").cumsum()
@@ -36,7 +36,7 @@ def duration_check(progress: Mapping[str, Progress], expected_minutes: float) ->
         [
             p.total_seconds / 60
             for p in progress.values()
-            if p.outcome == "completed" and p.total_seconds is not None and not p.preview and not p.withdrawn
+            if p.outcome == "completed" and p.total_seconds is not None and p.person and not p.withdrawn
         ],
         dtype=float,
     )
@@ -119,7 +119,7 @@ def comments(progress: Mapping[str, Progress]) -> pd.DataFrame:
     rows = [
         (p.last_activity, p.platform_id, p.participant, p.comment)
         for p in progress.values()
-        if p.comment and not p.preview
+        if p.comment and p.person
     ]
     out = pd.DataFrame(rows, columns=["at", "platform_id", "participant", "comment"])
     return out.sort_values("at", ascending=False).reset_index(drop=True)

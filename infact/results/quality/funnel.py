@@ -144,8 +144,9 @@ def stage_counts(
 
 
 def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:
-    """One row per non-preview participant: stage, consented, active now, last activity, step."""
-    shown = [p for p in progress.values() if not p.preview]
+    """One row per participant who is a person (no previews, no simulated ones): stage, consented, active now,
+    last activity, step."""
+    shown = [p for p in progress.values() if p.person]
     if not shown:
         return pd.DataFrame(columns=PROGRESS_COLUMNS)
     return pd.DataFrame(

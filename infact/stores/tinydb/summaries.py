@@ -38,7 +38,7 @@ class TinyDBStorage(Protocol):
     ) -> list[dict]: ...
 
 
-VERSION = 2  # bump when ParticipantSummary's fold changes: older files are then rebuilt from their shards
+VERSION = 3  # bump when ParticipantSummary's fold changes: older files are then rebuilt from their shards
 S = TypeVar("S", bound=ParticipantSummary)
 
 
