@@ -131,6 +131,18 @@ class TableSchema:
         return "\n".join(lines) + "\n"
 
 
+# Columns every step kind's table shares, described once (each kind lists them where it wants them).
+STUDY = Column("study", "string", "study id from study.toml")
+SECONDS = Column("seconds", "number", "seconds from the page being shown to its submit")
+STEP_INDEX = Column("step_index", "integer", "1-based number of the situation in the participant's run")
+EXCLUDED = Column(
+    "excluded",
+    "boolean",
+    "the quality decision: true when the participant is excluded (docs/quality.md); "
+    "analysis leaves them out unless asked",
+)
+
+
 def datapackage(name: str, title: str, resources: list[tuple[TableSchema, list[str]]], others: dict[str, str]) -> dict:
     """A Frictionless Data Package describing an export set: each CSV with its schema, other files by path."""
     out = [

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import EXCLUDED, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
 
@@ -101,25 +101,20 @@ PAIRWISE = TableSchema(
         C("system_b", "string", "the other system of the pair", True),
         C("shown_left", "string", "the system shown on the left (first on a phone)"),
         C("winner", "string", "the system preferred, or `tie`", True),
-        C("seconds", "number", "seconds from the page being shown to its submit"),
+        SECONDS,
         C("justification", "string", "the participant's reason, when asked"),
         C("length_a", "number", "words in system_a's response (style covariate)"),
         C("length_b", "number", "words in system_b's response"),
         C("items_a", "number", "item names (movie titles) system_a's response recommends"),
         C("items_b", "number", "item names system_b's response recommends"),
-        C("step_index", "integer", "1-based number of the situation in the participant's run"),
+        STEP_INDEX,
         C("dialog_id", "string", "the source dialog"),
-        C("study", "string", "study id from study.toml"),
+        STUDY,
         C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
         C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
         C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
         C("conversation_b", "string", "live arena: id of the chat with system_b"),
-        C(
-            "excluded",
-            "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); "
-            "analysis leaves them out unless asked",
-        ),
+        EXCLUDED,
     ),
 )
 BEST_WORST = TableSchema(
@@ -132,16 +127,11 @@ BEST_WORST = TableSchema(
         C("systems", "string", "the systems shown, in display order, joined with `|`", True),
         C("best", "string", "the system chosen as best", True),
         C("worst", "string", "the system chosen as worst", True),
-        C("seconds", "number", "seconds from the page being shown to its submit"),
-        C("step_index", "integer", "1-based number of the situation in the participant's run"),
+        SECONDS,
+        STEP_INDEX,
         C("dialog_id", "string", "the source dialog"),
-        C("study", "string", "study id from study.toml"),
-        C(
-            "excluded",
-            "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); "
-            "analysis leaves them out unless asked",
-        ),
+        STUDY,
+        EXCLUDED,
     ),
 )
 

@@ -21,8 +21,8 @@ from typing import Any
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.annotation.aspects import Aspect, of_level
 from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
+from infact.table_schema import EXCLUDED, STUDY, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 
 GOLD_PREFIX = "gold:"
 CARELESS = ("straightliner", "speeder", "fails-attention")  # bots that do not answer the gold as its answers
@@ -129,14 +129,9 @@ ANNOTATIONS = TableSchema(
         C("label", "string", "the label of the point chosen"),
         C("step_index", "integer", "1-based number of the conversation in the participant's run"),
         C("is_gold", "boolean", "true on the hidden gold conversation (left out of the analysis)"),
-        C("study", "string", "study id from study.toml"),
+        STUDY,
         C("dataset_version", "string", "content hash of the conversations files shown"),
-        C(
-            "excluded",
-            "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); "
-            "analysis leaves them out unless asked",
-        ),
+        EXCLUDED,
     ),
 )
 ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c != "excluded"]

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import EXCLUDED, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
 
 
@@ -37,9 +37,9 @@ RATINGS = TableSchema(
     "Long: one row per participant × situation × system × criterion (rating protocol).",
     (
         C("participant", "string", "random participant token (the ?p= of their link)", True),
-        C("study", "string", "study id from study.toml"),
+        STUDY,
         C("dataset_version", "string", "content hash of the situations files shown"),
-        C("step_index", "integer", "1-based number of the situation in the participant's run"),
+        STEP_INDEX,
         C("situation_id", "string", "the situation's id in the situations file", True),
         C("dialog_id", "string", "the source dialog the situation was cut from"),
         C("system", "string", "the system whose response was rated", True),
@@ -47,16 +47,11 @@ RATINGS = TableSchema(
         C("rating", "integer", "the point chosen, 1..k (k = scale points)", True),
         C("rating_label", "string", "the label of that point as shown"),
         C("position", "integer", "1-based place of the response on the page (the order was random)"),
-        C("seconds", "number", "seconds from the page being shown to its submit"),
+        SECONDS,
         C("is_attention_check", "boolean", "true on the instructed-response check; analysis leaves these rows out"),
         C("shown_at", "datetime", "when the page was first shown (UTC, ISO 8601)"),
         C("answered_at", "datetime", "when it was submitted (UTC, ISO 8601)"),
-        C(
-            "excluded",
-            "boolean",
-            "the quality decision: true when the participant is excluded (docs/quality.md); "
-            "analysis leaves them out unless asked",
-        ),
+        EXCLUDED,
     ),
 )
 

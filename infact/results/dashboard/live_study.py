@@ -117,9 +117,7 @@ def exclusion_choices(overview: pd.DataFrame) -> dict[str, str]:
 def comments(progress: Mapping[str, Progress]) -> pd.DataFrame:
     """The questionnaire's free-text comments, newest first."""
     rows = [
-        (p.last_activity, p.platform_id, p.participant, p.comment)
-        for p in progress.values()
-        if p.comment and p.person
+        (p.last_activity, p.platform_id, p.participant, p.comment) for p in progress.values() if p.comment and p.person
     ]
     out = pd.DataFrame(rows, columns=["at", "platform_id", "participant", "comment"])
     return out.sort_values("at", ascending=False).reset_index(drop=True)
