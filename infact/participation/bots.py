@@ -127,17 +127,13 @@ class Bot:
         token = flow.arrive(self.query, preview=self.preview)
         if self.simulator is not None:  # marked at once: simulated data is left out of human results
             llm, persona = self.simulator
-            self.storage.append(
-                flow._record(
-                    token,
-                    "simulated",
-                    "simulated",
-                    self.preview,
-                    by="llm",
-                    endpoint=llm.name,
-                    model=llm.endpoint.model,
-                    persona_sha256=hashlib.sha256(persona.encode()).hexdigest()[:16],
-                )
+            flow.mark_simulated(
+                token,
+                self.preview,
+                by="llm",
+                endpoint=llm.name,
+                model=llm.endpoint.model,
+                persona_sha256=hashlib.sha256(persona.encode()).hexdigest()[:16],
             )
         situations_done = 0
         abandon_after = self.rng.randint(2, 5)

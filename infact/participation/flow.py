@@ -110,6 +110,10 @@ class Flow:
             **fields,
         }
 
+    def mark_simulated(self, token: str, preview: bool, **fields: Any) -> None:
+        """Mark a participant as played by an LLM (`bots --strategy llm`): shown apart, left out of human results."""
+        self.storage.append(self._record(token, "simulated", "simulated", preview, **fields))
+
     # -- arrival and resume --------------------------------------------------
     def admit(self, query: Mapping[str, Any], *, preview: bool = False) -> tuple[Arrival, str | None]:
         """Check an arrival without storing anything: (arrival, token of the participant to resume).
