@@ -40,6 +40,7 @@ def _answer(behaviour: str, request: dict) -> dict:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # kept-alive connection: no ~40 ms Nagle/delayed-ACK wait on the body
 
     def log_message(self, *args) -> None:  # keep test output clean
         pass
