@@ -26,6 +26,7 @@ from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import START, submit_consent
+from tests.support.paths import DEMO_STUDY
 from tests.support.studies import make_study
 
 LEFT, LEFT_AGAIN, JOINED = ("b" + c * 24 for c in "123")
@@ -130,6 +131,19 @@ def test_progress_names_the_current_step_and_last_activity(demo):
     later = prog.last_activity + timedelta(minutes=funnel.ACTIVE_MINUTES + 1)
     assert not prog.active(later) and prog.stage(later) == "in_progress"
     assert prog.stage(prog.lease_until + timedelta(seconds=1)) == "stalled"
+
+
+def test_a_conversation_participant_is_at_a_conversation_not_a_situation():
+    study = load_study(DEMO_STUDY.parent / "demo-conversations")
+    storage = MemoryStorage()
+    run_bots(study, storage, 1, strategy="attentive", seed=3, start=START)
+    records = storage.records()
+    (done,) = funnel.progress_from_records(records).values()
+    first = done.plan[0]
+    # the participant's records up to their first annotated conversation: one answered, the next one open
+    cut = next(i for i, r in enumerate(records) if r.get("step") == first and r["kind"] not in ("shown", "event"))
+    (prog,) = funnel.progress_from_records(records[: cut + 1]).values()
+    assert prog.current_step() == f"conversation 2 of {len(done.plan)}", prog.plan
 
 
 def test_previews_and_researcher_events_are_never_counted(demo):

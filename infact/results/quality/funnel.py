@@ -100,8 +100,9 @@ class Progress(ParticipantSummary):
         if not self.consented:
             return "consent"
         for n, step in enumerate(self.plan, start=1):
-            if step not in self.answered:
-                return f"situation {n} of {len(self.plan)}"
+            if step not in self.answered:  # the step's own noun: situation-3 → "situation 3 of 10", conversation-…
+                noun = step.rsplit("-", 1)[0] if "-" in step else "situation"
+                return f"{noun} {n} of {len(self.plan)}"
         for step in ("questionnaire", "demographics"):
             if step not in self.answered:
                 return step
