@@ -111,7 +111,8 @@ def import_target(tmp_path) -> Path:
 
 def pytest_collection_modifyitems(config, items):
     """Groups for `pytest -n 2 --dist loadgroup` (scripts/test.sh): every real-browser test in one
-    group, so browsers never run two modules at once, and every other file as its own group, so a
+    group, so browsers never run two modules at once beside other tests (scripts/test.sh runs them on their own,
+    two files at a time), and every other file as its own group, so a
     module's fixtures (bot-played stores, servers) are built once, as in a serial run. A file's group is
     its path under tests/ (two folders may hold files of the same name)."""
     here = Path(__file__).parent
