@@ -57,6 +57,18 @@ class QualityConfig(BaseModel, extra="forbid"):
         description="Minimum number of compared situations (attention check not counted) before the "
         "comparison straight-lining check applies.",
     )
+    annotation_straightline_share: float = Field(
+        1.0,
+        description="Conversation annotation: flag a participant who gave every turn of a conversation the "
+        "same answer (per turn-level aspect) in at least this share of their annotated conversations (the "
+        "gold conversation not counted). A good system's turns may deserve the same answer, so the default "
+        "asks for every conversation.",
+    )
+    annotation_straightline_min: int = Field(
+        3,
+        description="Minimum number of annotated conversations (with two or more annotated turns counted "
+        "as uniform or not) before the annotation straight-lining check applies.",
+    )
     min_situation_seconds: float = Field(
         3.0,
         description="A situation answered faster than this many seconds is implausibly fast "
@@ -98,14 +110,19 @@ class QualityConfig(BaseModel, extra="forbid"):
             raise ValueError(f"quality.min_total_fraction_of_median = {v} must be in [0, 1), e.g. 0.3; 0 turns it off")
         return v
 
-    @field_validator("straightline_share", "max_fast_situations_share", "comparison_straightline_share")
+    @field_validator(
+        "straightline_share",
+        "max_fast_situations_share",
+        "comparison_straightline_share",
+        "annotation_straightline_share",
+    )
     @classmethod
     def _share(cls, v: float, info) -> float:
         if not 0 < v <= 1:
             raise ValueError(f"quality.{info.field_name} = {v} must be a share in (0, 1], e.g. 0.8")
         return v
 
-    @field_validator("straightline_min_situations", "comparison_straightline_min")
+    @field_validator("straightline_min_situations", "comparison_straightline_min", "annotation_straightline_min")
     @classmethod
     def _min_sit(cls, v: int, info) -> int:
         if v < 1:

@@ -228,3 +228,23 @@ def test_speeders_through_conversations_are_flagged_for_their_seconds_per_conver
     from_records = sorted((s["participant"], s["step_index"], s["seconds"]) for s in summaries if s is not None)
     rows = situations_from_comparisons({"annotations.csv": t.compare["annotations.csv"]})
     assert from_records == sorted(zip(rows["participant"], rows["step_index"], rows["seconds"]))
+
+
+def test_annotation_straightliners_are_flagged_and_the_dashboard_rows_agree(study):
+    """Bots that give one value everywhere are flagged annotation_straightliner; attentive bots, whose turns
+    follow the system's planted quality with noise, are not; the records' rows equal annotations.csv's."""
+    from infact.results.quality.flags import situation_summary, situations_from_comparisons
+
+    storage = MemoryStorage()
+    honest = {r.token for r in run_bots(study, storage, 8, strategy="attentive", seed=8, start=T0)}
+    flat = {r.token for r in run_bots(study, storage, 3, strategy="straightliner", seed=9, start=T0)}
+    t = export.collect(study, storage.records(study=study.id))
+    flagged = {p for p, f in zip(t.flags["participant"], t.flags["flags"]) if "annotation_straightliner" in f}
+    assert flagged == flat and not flagged & honest
+    [reason] = [r for r in t.flags.set_index("participant").loc[sorted(flat)[0], "reasons"] if "every turn" in r]
+    assert reason.startswith("gave every turn the same answers in 3 of 3 conversations")
+    summaries = [situation_summary(r) for r in storage.records() if r["kind"] == "conversation"]
+    from_records = sorted((s["participant"], s["step_index"], s["straight"]) for s in summaries if s is not None)
+    rows = situations_from_comparisons({"annotations.csv": t.compare["annotations.csv"]})
+    assert from_records == sorted(zip(rows["participant"], rows["step_index"], rows["straight"]))
+    assert {p for p, _, straight in from_records if straight} >= flat

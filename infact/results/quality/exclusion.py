@@ -32,6 +32,7 @@ FLAGS = (
     "speeder_total_time",
     "straightliner",
     "comparison_straightliner",
+    "annotation_straightliner",
     "fast_situations",
     "withdrawn",
     "incomplete",

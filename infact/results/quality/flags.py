@@ -24,7 +24,9 @@ MIN_PAGE_SECONDS = 0.5  # a 0 s page (refresh artefact) would make the RSI infin
 # `choice` is None for rated situations; for a comparison (pairwise / best–worst) step it is
 # what the participant picked by *display position*, the same on every criterion (see
 # `comparison_choice`), or "mixed".
-SITUATION_COLUMNS = ["participant", "step_index", "n_systems", "straight", "seconds", "choice"]
+# `unit`: "situation" (rated), "comparison" (pairwise / best–worst) or "conversation" (annotated; `straight`:
+# every turn-level aspect got one value on every annotated turn, see `uniform_turns`).
+SITUATION_COLUMNS = ["participant", "step_index", "n_systems", "straight", "seconds", "choice", "unit"]
 COMPARISON_KINDS = ("pairwise", "best_worst")
 COMPARISON_RECORDS = (*COMPARISON_KINDS, "pairwise_dialog")  # dialog-level votes share pairwise.csv
 MIXED = "mixed"
@@ -73,6 +75,7 @@ def situations_from_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
             "straight": per_crit,
             "seconds": r.groupby(keys)["seconds"].first(),
             "choice": None,
+            "unit": "situation",
         }
     ).reset_index()[SITUATION_COLUMNS]
 
@@ -108,7 +111,7 @@ def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataF
         per = rows.groupby(keys, sort=False).agg(
             n_systems=("n_systems", "first"), seconds=("seconds", "first"), choice=("picked", lambda v: _same(list(v)))
         )
-        frames.append(per.reset_index().assign(straight=False))
+        frames.append(per.reset_index().assign(straight=False, unit="comparison"))
     if not frames:
         return pd.DataFrame(columns=SITUATION_COLUMNS)
     return pd.concat(frames, ignore_index=True)[SITUATION_COLUMNS]
@@ -116,10 +119,32 @@ def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataF
 
 def _annotated_steps(df: pd.DataFrame) -> pd.DataFrame:
     """One row per participant × annotated (non-gold) conversation of annotations.csv: one system, so no
-    straight-lining across systems; its seconds count for the speed checks."""
+    straight-lining across systems, but `straight` when every turn was given the same values; its seconds
+    count for the speed checks."""
     d = df[~df["is_gold"].map(lambda v: parse_bool(v) is True)] if "is_gold" in df else df
-    per = d.groupby(["participant", "step_index"], sort=False)["seconds"].first().reset_index()
-    return per.assign(n_systems=1, straight=False, choice=None)[SITUATION_COLUMNS]
+    keys = ["participant", "step_index"]
+    per = d.groupby(keys, sort=False)["seconds"].first().reset_index()
+    turns = d[d["level"].astype(str) == "turn"] if "level" in d else d.iloc[0:0]
+    if len(turns):
+        by_aspect = turns.groupby(keys + ["aspect"], sort=False).agg(
+            values=("value", "nunique"), turns=("turn", "nunique")
+        )
+        uniform = by_aspect.groupby(level=[0, 1]).agg(
+            same=("values", lambda v: bool((v == 1).all())), turns=("turns", "min")
+        )
+        straight = uniform["same"] & (uniform["turns"] >= 2)
+        per["straight"] = [bool(straight.get((p, i), False)) for p, i in zip(per["participant"], per["step_index"])]
+    else:
+        per["straight"] = False
+    return per.assign(n_systems=1, choice=None, unit="conversation")[SITUATION_COLUMNS]
+
+
+def uniform_turns(turns: Mapping) -> bool:
+    """Two or more annotated turns, and every turn-level aspect got the same value on all of them
+    ({turn: {aspect: value}}, a conversation record's `annotations.turns`)."""
+    answers = [t for t in turns.values() if isinstance(t, Mapping)]
+    aspects = {a for t in answers for a in t}
+    return len(answers) >= 2 and bool(aspects) and all(len({t.get(a) for t in answers}) == 1 for a in aspects)
 
 
 def _pairwise_position(left: str, winner: str) -> str:
@@ -158,15 +183,17 @@ def situation_summary(record: Mapping) -> dict | None:
             "straight": False,
             "seconds": record.get("seconds"),
             "choice": comparison_choice(record),
+            "unit": "comparison",
         }
     if record.get("kind") == "conversation":  # one system's whole conversation (see _annotated_steps)
         return {
             "participant": record["participant"],
             "step_index": record.get("index"),
             "n_systems": 1,
-            "straight": False,
+            "straight": uniform_turns((record.get("annotations") or {}).get("turns") or {}),
             "seconds": record.get("seconds"),
             "choice": None,
+            "unit": "conversation",
         }
     if record.get("kind") != "situation":
         return None
@@ -180,6 +207,7 @@ def situation_summary(record: Mapping) -> dict | None:
         "straight": straight,
         "seconds": record.get("seconds"),
         "choice": None,
+        "unit": "situation",
     }
 
 
@@ -247,6 +275,7 @@ def straightliner(ev: Evidence) -> dict[str, str]:
     cfg = ev.cfg
     judged = ev.situations[
         (ev.situations["n_systems"] >= 2)
+        & (ev.situations["unit"] == "situation")
         & ev.situations["choice"].isna()
         & ev.situations["participant"].isin(ev.participants.index)
     ]
@@ -255,6 +284,25 @@ def straightliner(ev: Evidence) -> dict[str, str]:
     return {
         pid: f"rated all responses identically in {int(n)} of {int(of)} situations "
         f"(threshold {_pct(cfg.straightline_share)})"
+        for pid, n, of in zip(per.index, per["sum"], per["size"])
+    }
+
+
+def annotation_straightliner(ev: Evidence) -> dict[str, str]:
+    """Conversation annotation: the same value on every turn (per turn-level aspect) in at least
+    `annotation_straightline_share` of at least `annotation_straightline_min` annotated conversations
+    (the gold conversation not counted)."""
+    cfg = ev.cfg
+    s = ev.situations
+    judged = s[(s["unit"] == "conversation") & s["participant"].isin(ev.participants.index)]
+    per = judged.groupby("participant")["straight"].agg(["sum", "size"])
+    per = per[
+        (per["size"] >= cfg.annotation_straightline_min)
+        & (per["sum"] >= cfg.annotation_straightline_share * per["size"])
+    ]
+    return {
+        pid: f"gave every turn the same answers in {int(n)} of {int(of)} conversations "
+        f"(threshold {_pct(cfg.annotation_straightline_share)} of at least {cfg.annotation_straightline_min})"
         for pid, n, of in zip(per.index, per["sum"], per["size"])
     }
 
@@ -341,6 +389,7 @@ CHECKS: tuple[tuple[str, Callable[[Evidence], dict[str, str]]], ...] = (
     ("questionnaire_attention_failed", questionnaire_attention_failed),
     ("straightliner", straightliner),
     ("comparison_straightliner", comparison_straightliner),
+    ("annotation_straightliner", annotation_straightliner),
     ("speeder_rsi", speeder_rsi),
     ("speeder_total_time", speeder_total_time),
     ("fast_situations", fast_situations),
