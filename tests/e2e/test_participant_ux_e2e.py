@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.browser import (
     SCALE,
@@ -199,9 +200,10 @@ def test_rating_groups_are_named_focus_is_visible_text_is_readable(ux_server, de
     page = device_page
     open_study(page, ux_server.url)
     consent(page, TOTAL)
-    names = page.locator('[data-testid="stForm"] [role="radiogroup"]').evaluate_all(
-        "gs => gs.map(g => g.getAttribute('aria-label'))"
-    )
+    groups = page.locator('[data-testid="stForm"] [role="radiogroup"]')
+    # under load the heading is drawn a moment before the scales: wait for the three (retried), then read them
+    expect(groups).to_have_count(3)
+    names = groups.evaluate_all("gs => gs.map(g => g.getAttribute('aria-label'))")
     assert len(names) == 3 and len(set(names)) == 3, names
     assert [n.split(":")[0] for n in names] == ["Response A", "Response B", "Response C"], names
 
