@@ -182,6 +182,24 @@ def test_a_lost_journal_falls_back_to_reading_every_shard(tmp_path):
     assert [r["key"] for r in new] == ["s/p2/a"]
 
 
+def test_a_journal_begun_again_in_the_same_file_is_still_seen_as_lost(tmp_path):
+    """The file's inode is no identity (emptied in place here; a deleted file's inode is also reused): the
+    journal's own id on its first line is, so the reader scans instead of reading on from a stale offset."""
+    store = TinyDBStorage(tmp_path / "db")
+    store.append(rec("p1", "a"))
+    _, cursor = store.changes()
+    journal = tmp_path / "db" / "journal.log"
+    assert journal.read_text().startswith("# journal ")
+    with open(journal, "r+b") as fh:  # same inode, no id: written by something else, or an older INFACT
+        fh.truncate(0)
+    written = [f"p{i}" for i in range(2, 10)]
+    for p in written:
+        store.append(rec(p, "a"))
+    assert journal.stat().st_size > cursor.offset  # reading on from the old offset would skip records
+    new, _ = store.changes(cursor)
+    assert sorted(r["key"] for r in new) == [f"s/{p}/a" for p in written]
+
+
 def test_platform_index_of_a_store_made_before_the_index(tmp_path):
     db = tmp_path / "db"
     store = TinyDBStorage(db)

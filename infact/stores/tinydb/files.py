@@ -1,7 +1,8 @@
 """The files of the TinyDB store besides the shards: a change journal, a quarantine for
 damaged shards, and the clean-up of what killed writers leave behind.
 
-- `journal.log`: one line per write (`a <shard> <n>`: the shard now holds n records;
+- `journal.log`: a first line with the journal's random id (`# journal <id>`: a journal begun again is
+  another one, whatever its inode), then one line per write (`a <shard> <n>`: the shard now holds n records;
   `p <shard>`: purged), added with O_APPEND after the shard is in place. `changes()` reads it from where it stopped,
   so it re-reads only the shards that changed instead of stat'ing every file. The
   journal is a hint, not the data: a reader that starts from nothing scans the shards.
@@ -19,6 +20,7 @@ import json
 import logging
 import os
 import threading
+import uuid
 from collections import OrderedDict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -100,6 +102,9 @@ def orphan_target(tmp: Path) -> str | None:
     return base or None
 
 
+HEADER = "# journal "  # the journal's first line: "# journal <random id>" (readers skip it: not an entry)
+
+
 class Journal:
     """The append-only change journal (see the module docstring)."""
 
@@ -107,19 +112,40 @@ class Journal:
         self.path = path
 
     def add(self, op: str, shard: str, count: int = 0) -> None:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        except FileNotFoundError:
+            self._begin()
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             os.write(fd, f"{op} {shard} {count}\n".encode())  # one small write: never interleaved
         finally:
             os.close(fd)
 
-    def position(self) -> tuple[tuple, int]:
-        """(which file, its size): a journal deleted and begun again is another file."""
+    def _begin(self) -> None:
+        """A new journal, its first line a random id — linked into place whole, so no other process's entry
+        can come before the id, and a process that lost the race simply appends to the winner's."""
+        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}.tmp")
+        tmp.write_bytes(f"{HEADER}{uuid.uuid4().hex}\n".encode())
         try:
-            st = self.path.stat()
+            os.link(tmp, self.path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def position(self) -> tuple[tuple, int]:
+        """(which journal, its size): a journal deleted and begun again is another one. The file system's
+        inode alone does not say so (a deleted file's inode is often reused at once), so the id on its first
+        line is part of it (journals written before it had one: inode only)."""
+        try:
+            with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                first = fh.readline(80)
         except FileNotFoundError:
             return (), 0
-        return (st.st_dev, st.st_ino), st.st_size
+        ident = first[len(HEADER) :].strip().decode("ascii", "replace") if first.startswith(HEADER.encode()) else ""
+        return (st.st_dev, st.st_ino, ident), st.st_size
 
     def read_from(self, offset: int) -> tuple[list[tuple[str, str, int]], int]:
         """Complete lines after `offset` as (op, shard, count), and the offset after them."""
