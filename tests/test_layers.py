@@ -14,6 +14,7 @@ A module belongs to the longest prefix listed (`infact.participation.steps` befo
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -52,16 +53,23 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def source_files() -> dict[str, Path]:
     files = [*(REPO / "infact").rglob("*.py"), *(REPO / "pages").glob("*.py"), REPO / "streamlit_app.py"]
     return {module_name(p): p for p in files}
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """Each file is parsed once per test run (the checks below all walk the same trees)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def imports_of(name: str, path: Path, known: set[str]) -> dict[str, int]:
     """Every project module `name` imports (anywhere in the file), with the line of the first import."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: dict[str, int] = {}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -171,7 +179,7 @@ def test_streamlit_only_in_the_interface():
     for module, path in source_files().items():
         if module.startswith(allowed):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             names = (
                 [a.name for a in node.names]
                 if isinstance(node, ast.Import)
@@ -213,7 +221,7 @@ def test_no_module_uses_another_modules_private_names():
     """`from infact.x import _name` or `x._name` on an imported INFACT module: make the name public or move it."""
     found = []
     for path in source_files().values():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         modules = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("infact"):

@@ -8,6 +8,7 @@ Imports are read with ast, function-local ones included. A test module is any `t
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def names_a_test_module(name: str) -> bool:
     return parts[0] in _local_names()
 
 
+@functools.cache
 def _local_names() -> set[str]:
     """Names that only mean something with tests/ (or a folder of it) on sys.path: its folders and files."""
     return ({p.stem for p in python_files()} | {p.name for p in TESTS.rglob("*") if p.is_dir()}) - {"__pycache__"}

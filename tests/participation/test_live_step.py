@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps.live import UNFINISHED
@@ -54,6 +56,7 @@ def test_the_live_page_cannot_be_submitted_before_the_chats_are_done():
     assert not result.ok and result.errors == (UNFINISHED,)
 
 
+@pytest.mark.slow  # a simulated crowd of bots
 def test_arena_votes_rank_the_planted_quality_blind():
     from infact.results.live.analysis import render_markdown
     from infact.results.live.overview import arena_ranking

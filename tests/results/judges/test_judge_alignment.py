@@ -47,6 +47,7 @@ def judged(study, stub, mode: str):
     return read_judge(run_judge(study, "stubby").csv_path)
 
 
+@pytest.mark.slow  # bots play a study, then two judges answer every item
 def test_a_judge_following_the_true_quality_lands_at_tau_1_and_a_reversed_one_at_minus_1(tmp_path):
     with serve_openai() as stub:
         study, kind, humans = study_and_humans(tmp_path, stub.url)
@@ -72,6 +73,7 @@ def test_a_judge_following_the_true_quality_lands_at_tau_1_and_a_reversed_one_at
     assert "| stubby | meaningful |" in text and "Confusion of stubby" in text and "Rule:" in text
 
 
+@pytest.mark.slow  # bots play a pairwise study first
 def test_an_always_first_pairwise_judge_has_position_consistency_0(tmp_path):
     with serve_openai() as stub:
         study, kind, humans = study_and_humans(tmp_path, stub.url, protocol='\n[protocol]\nkind = "pairwise"\n')
