@@ -22,6 +22,7 @@ import pandas as pd
 from infact.errors import DatasetError, Problem
 from infact.fileio import atomic_write_text, loads_json
 from infact.importers.common import ImportReport, read_text
+from infact.participation.steps.situation import RATINGS
 from infact.results.tables.formats import infact_workbook
 from infact.values import label_to_point, point_to_label
 
@@ -36,27 +37,8 @@ LABELS = [
     "Perfectly meaningful",
 ]
 TRIAL_FIELDS = {"Dialog_ID", "Fragment", "Time"}
-RATINGS_COLUMNS = [
-    "participant",
-    "study",
-    "dataset_version",
-    "step_index",
-    "situation_id",
-    "dialog_id",
-    "system",
-    "criterion",
-    "rating",
-    "rating_label",
-    "position",
-    "seconds",
-    "is_attention_check",
-    "shown_at",
-    "answered_at",
-    "excluded",
-    "exclusion_reason",
-    "response",
-    "context",
-]
+# The ratings table's own columns (the step kind's schema), then what the original INFACT export adds.
+RATINGS_COLUMNS = [*RATINGS.names, "exclusion_reason", "response", "context"]
 PARTICIPANT_COLUMNS = [
     "participant",
     "study",
