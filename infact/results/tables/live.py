@@ -12,27 +12,10 @@ import json
 import pandas as pd
 
 from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
+from infact.participation.steps.compare import PAIRWISE
 
-PAIRWISE_COLUMNS = [
-    "participant",
-    "situation_id",
-    "criterion",
-    "system_a",
-    "system_b",
-    "shown_left",
-    "winner",
-    "seconds",
-    "justification",
-    "length_a",
-    "length_b",
-    "items_a",
-    "items_b",
-    "identity_leak",
-    "system_skipped",
-    "conversation_a",
-    "conversation_b",
-    "excluded",
-]
+# The pairwise table's schema without what a live arena vote does not have (no situation step, no source dialog).
+PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study")]
 
 
 def add_live(t, records: list[dict], excluded: set[str]) -> None:
