@@ -38,7 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="one strategy for all bots (default: a realistic mix); llm: simulated participants played by "
         "an LLM (--endpoint, --persona), marked and kept out of human results (docs/llm.md)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed plays the same answers")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="random seed: the same seed plays the same situations, orders and answers (one at a time; "
+        "tokens stay random, so a second run adds new participants)",
+    )
     p.add_argument("--concurrency", type=int, default=1, help="bots playing at the same time")
     p.add_argument("--endpoint", help="--strategy llm: the [endpoints.NAME] LLM that plays the participants' chats")
     p.add_argument(

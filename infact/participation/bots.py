@@ -109,7 +109,8 @@ class Bot:
         self.submitted = 0
 
     def flow(self) -> Flow:
-        return Flow(self.study, self.storage, clock=self.clock)
+        # The flow draws its assignment from the bot's seed: a single-threaded run gets the same situations again.
+        return Flow(self.study, self.storage, clock=self.clock, rng=random.Random(self.rng.getrandbits(64)))
 
     # -- timing and answers: each step kind says how a bot answers it -----------
     def _seconds(self, step: Step) -> float:

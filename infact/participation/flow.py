@@ -90,10 +90,13 @@ class FlowError(InfactError):
 class Flow:
     """Study logic for one study and one store; no Streamlit here."""
 
-    def __init__(self, study: Study, storage: Storage, clock: Clock = utcnow):
+    def __init__(self, study: Study, storage: Storage, clock: Clock = utcnow, rng: random.Random | None = None):
         self.study = study
         self.storage = storage
         self.clock = clock
+        # The assignment's random choices; a simulation passes a seeded Random so that its bots get the same
+        # situations and orders on every run. Tokens and completion codes are credentials: always from `secrets`.
+        self.rng = rng or secrets.SystemRandom()
         self.cfg = study.config
         self.kinds = kinds_in_order(study)  # the registered kinds, in [flow] steps' order when given
 
@@ -259,7 +262,7 @@ class Flow:
 
     def assign(self, st: State) -> None:
         now = self.clock()
-        rng = random.Random(secrets.randbits(64))
+        rng = random.Random(self.rng.getrandbits(64))
         # Kept up to date from the store's change feed: a consent does not read the whole study.
         load = situation_load.for_store(self.storage, self.study.id).current(now) if not st.preview else ({}, {})
         history = None

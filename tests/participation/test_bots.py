@@ -188,6 +188,26 @@ def test_strategy_mix_is_seeded(demo):
     assert pick_strategies(3, "speeder", random.Random(0)) == ["speeder"] * 3
 
 
+def test_a_seed_replays_the_same_situations_orders_and_answers(demo):
+    """The same seed gives the same bots the same situations, display orders and ratings (the tokens,
+    credentials, stay random); another seed does not."""
+
+    def played(seed):
+        storage = MemoryStorage()
+        bots = run_bots(demo, storage, 4, seed=seed, start=FakeClock()())
+        ratings = collect(demo, storage.records()).ratings
+        bot_of = {b.token: i for i, b in enumerate(bots)}
+        ratings = ratings.assign(participant=ratings["participant"].map(bot_of))
+        return [b.token for b in bots], ratings.sort_values(["participant", "step_index", "position"])
+
+    tokens, first = played(5)
+    tokens_again, again = played(5)
+    assert not set(tokens) & set(tokens_again)  # a second run into the same store adds new participants
+    pd.testing.assert_frame_equal(first.reset_index(drop=True), again.reset_index(drop=True))
+    other = played(6)[1]
+    assert not first[["situation_id", "position", "rating"]].equals(other[["situation_id", "position", "rating"]])
+
+
 def test_unknown_strategy_is_refused(demo):
     with pytest.raises(ValueError, match="attentive"):
         Bot(demo, MemoryStorage(), "lazy", seed=0)

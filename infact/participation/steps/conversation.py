@@ -199,7 +199,7 @@ class Conversation(StepKind):
         share = (bot.quality.get(system_of(conv), (k + 1) / 2) + bot.bias - 1) / max(1, k - 1)
         flat = bot.rng.random()
 
-        def answer(a: Aspect, gold: int | None) -> str:
+        def answer(a: Aspect, gold: int | None, turn_offset: float = 0.0) -> str:
             if gold is not None and bot.strategy not in CARELESS:
                 value = gold  # a careful reader agrees with the gold answers
             elif gold is not None and bot.strategy == "fails-attention":  # the far end of the scale
@@ -209,15 +209,20 @@ class Conversation(StepKind):
             elif bot.strategy == "speeder":
                 value = bot.rng.randint(a.lowest, a.highest)
             else:
-                mean = a.lowest + min(1.0, max(0.0, share)) * (a.highest - a.lowest)
+                mean = a.lowest + min(1.0, max(0.0, share + turn_offset)) * (a.highest - a.lowest)
                 value = int(min(a.highest, max(a.lowest, round(bot.rng.gauss(mean, 0.5)))))
             return a.labels[value - a.first]
 
         gold_turns = (expected or {}).get("turns", {})
         gold_dialogue = (expected or {}).get("dialogue", {})
         aspects = study.config.aspects
+        # A conversation's messages are not equally good: each turn moves the planted quality a little (both
+        # aspects alike), so an attentive reader's turn answers vary as a person's do.
+        offsets = {ind: bot.rng.gauss(0, 0.15) for ind in system_turns(conv)}
         turns = {
-            str(ind): {a.id: answer(a, gold_turns.get(str(ind), {}).get(a.id)) for a in of_level(aspects, "turn")}
+            str(ind): {
+                a.id: answer(a, gold_turns.get(str(ind), {}).get(a.id), offsets[ind]) for a in of_level(aspects, "turn")
+            }
             for ind in system_turns(conv)
         }
         dialogue = {a.id: answer(a, gold_dialogue.get(a.id)) for a in of_level(aspects, "dialogue")}
