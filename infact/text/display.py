@@ -190,8 +190,9 @@ def page_script(
 
     - A new step opens at its top: Streamlit keeps the scroll position of the element that
       scrolls (`stMain`) across reruns, so the next situation opened at its responses.
-    - For `guard_ms` after a step change, clicks on buttons and scale options are dropped: a late
-      second click on Submit must not land on the next page. `<html data-infact-guard>` marks it.
+    - Until `guard_ms` after a step change has been drawn, clicks on buttons and scale options are
+      dropped: a late second click on Submit must not land on the next page. `<html data-infact-guard>`
+      marks it.
     - `cookie` (name, token, max-age seconds) remembers the participant in this browser, so Back,
       reload or the reopened bare link resume them instead of starting a second participant.
     - `redirect_url` (Prolific's completion URL) is opened in the same tab after `redirect_ms`,
@@ -241,9 +242,17 @@ if (w.__infactStep !== step) {
   };
   keep();
   if (changed) {
-    w.__infactGuardUntil = Date.now() + GUARD_MS;
+    // The guard lasts until GUARD_MS after this run has drawn the page (at most 10 s): on a busy
+    // server drawing the next page can take longer than the guard, which then ended unseen.
     root.dataset.infactGuard = "on";
-    setTimeout(() => { delete root.dataset.infactGuard; }, GUARD_MS);
+    w.__infactGuardUntil = Date.now() + GUARD_MS;
+    const hold = () => {
+      const running = app && app.getAttribute("data-test-script-state") === "running";
+      if (running && Date.now() - t0 < 10000) w.__infactGuardUntil = Date.now() + GUARD_MS;
+      if (Date.now() < w.__infactGuardUntil) setTimeout(hold, 50);
+      else delete root.dataset.infactGuard;
+    };
+    hold();
   }
 }
 if (!w.__infactGuarded) {

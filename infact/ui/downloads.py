@@ -11,11 +11,13 @@ rerun and lives as long as the page that shows it, then a while longer. So inste
 - the callable refuses unless the session is still signed in: the store's session
   generation (infact.access.session) must be the one the page was drawn in, so a sign-out
   anywhere ends the downloads of every open dashboard too;
-- a made file is never referenced by any session, so Streamlit's own clean-up drops it at
-  the second sweep after it was made (sweeps run at the end of every script and fragment
-  run: within about 10 s while the dashboard is open); `EXPIRY_SECONDS` after a click two
-  sweeps are run anyway, so a link copied from the browser stops answering even when
-  nobody uses the app any more.
+- a made file is never referenced by any session, so Streamlit's own clean-up marks it at
+  one sweep and drops it at the next. Sweeps run at the end of every script and fragment run
+  of *any* session: on a live study two can come milliseconds apart, and the file was gone
+  before the browser fetched it (a browser test saw `Download.path: canceled`). So sweeps
+  are spaced `GRACE_SECONDS` apart (`SpacedSweeps`): a made file answers at least that long.
+  `EXPIRY_SECONDS` after a click INFACT sweeps, and once more a grace later, so a link copied
+  from the browser stops answering within `LINK_LIFETIME_MAX` even when nobody uses the app.
 
 Streamlit has no way to tie a `/media` URL to a session: in those seconds the link works
 for whoever has it (docs/deploying.md). Draw these buttons outside a `run_every` fragment:
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 import streamlit as st
@@ -34,25 +37,60 @@ from infact.access import session as researcher_session
 from infact.ui.resources import get_storage, get_study
 
 log = logging.getLogger("infact")
-EXPIRY_SECONDS = 30.0
+GRACE_SECONDS = 10.0  # a made file answers at least this long: time for the browser to fetch it
+EXPIRY_SECONDS = 20.0  # after a click INFACT sweeps itself, and again a grace later
+LINK_LIFETIME_MAX = EXPIRY_SECONDS + GRACE_SECONDS + 1.0
+_install = threading.Lock()
 
 
-def sweep_media() -> None:
-    """Two of Streamlit's clean-up sweeps: files no session references are marked, then removed."""
+class SpacedSweeps:
+    """Streamlit's `remove_orphaned_files`, run at most once per `grace` seconds (calls in between
+    are dropped). A file is marked at one run and removed at the next, so it lives at least `grace`."""
+
+    def __init__(self, sweep: Callable[[], None], grace: float, clock: Callable[[], float] = time.monotonic):
+        self.sweep, self.grace, self.clock = sweep, grace, clock
+        self._last = float("-inf")
+        self._lock = threading.Lock()
+
+    def __call__(self) -> bool:
+        with self._lock:
+            now = self.clock()
+            if now - self._last < self.grace:
+                return False
+            self._last = now
+        self.sweep()
+        return True
+
+
+def space_sweeps() -> None:
+    """Space this server's media sweeps (once per process; before the first download button is drawn)."""
     from streamlit import runtime
 
     if not runtime.exists():
         return
     manager = runtime.get_instance().media_file_mgr
-    manager.remove_orphaned_files()
-    manager.remove_orphaned_files()
+    with _install:
+        if not isinstance(manager.remove_orphaned_files, SpacedSweeps):
+            # Streamlit calls `runtime.media_file_mgr.remove_orphaned_files()`: the instance attribute wins.
+            manager.remove_orphaned_files = SpacedSweeps(manager.remove_orphaned_files, GRACE_SECONDS)
 
 
-def expire_later(delay: float = EXPIRY_SECONDS) -> threading.Timer:
-    timer = threading.Timer(delay, sweep_media)
-    timer.daemon = True
-    timer.start()
-    return timer
+def sweep_media() -> None:
+    """One (spaced) clean-up sweep: files no session references are marked, or removed if marked before."""
+    from streamlit import runtime
+
+    if runtime.exists():
+        runtime.get_instance().media_file_mgr.remove_orphaned_files()
+
+
+def expire_later(delay: float = EXPIRY_SECONDS) -> list[threading.Timer]:
+    """Two sweeps, `delay` and a grace later: the first (or one in the grace before it) marks the file,
+    the second — at least a grace after any other — removes it."""
+    timers = [threading.Timer(at, sweep_media) for at in (delay, delay + GRACE_SECONDS + 0.5)]
+    for timer in timers:
+        timer.daemon = True
+        timer.start()
+    return timers
 
 
 def guarded(
@@ -93,6 +131,7 @@ def researcher_download(
     label: str, make: Callable[[], bytes], *, file_name: str, key: str, mime: str | None = None
 ) -> None:
     """A download button whose file is made on click by a signed-in session and expires soon after."""
+    space_sweeps()
     st.download_button(
         label, guarded(make, signed_in_check()), file_name=file_name, key=key, mime=mime, on_click="ignore"
     )

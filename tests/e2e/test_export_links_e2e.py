@@ -14,7 +14,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
-from infact.ui.downloads import EXPIRY_SECONDS
+from infact.ui.downloads import LINK_LIFETIME_MAX
 from tests.support.browser import RESEARCHER_PASSWORD, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
@@ -64,7 +64,7 @@ def test_an_export_link_stops_answering_after_the_tab_is_closed(app_server, brow
     link = download.url
     assert "/media/" in link
     context.close()  # the researcher leaves: the session ends
-    time.sleep(EXPIRY_SECONDS + 10)
+    time.sleep(LINK_LIFETIME_MAX + 4)
     assert status(link) == 404, "the export link still answers after the researcher left"
 
 

@@ -26,8 +26,61 @@ def test_a_download_after_sign_out_is_refused_unmade():
     assert made == [] and expiries == []
 
 
-def test_sweeping_without_a_running_server_does_nothing():
+def test_sweeping_without_a_running_server_does_nothing(monkeypatch):
+    monkeypatch.setattr(downloads, "GRACE_SECONDS", 0.01)
     downloads.sweep_media()  # no Streamlit runtime in a plain test process
-    timer = downloads.expire_later(0.01)
-    timer.join(2)
-    assert not timer.is_alive()
+    downloads.space_sweeps()
+    timers = downloads.expire_later(0.01)
+    assert len(timers) == 2
+    for timer in timers:
+        timer.join(2)
+        assert not timer.is_alive()
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def made_file():
+    """A deferred download clicked once, in Streamlit's own media manager and store (no server needed)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    store = MemoryMediaFileStorage("/media")
+    manager = MediaFileManager(store)
+    url = manager.execute_deferred(manager.add_deferred(lambda: b"a,b\n1,2\n", "text/csv", "coord", "x.csv"))
+    name = url.rsplit("/", 1)[1]
+
+    def served() -> bool:
+        try:
+            return store.get_file(name).content == b"a,b\n1,2\n"
+        except Exception:
+            return False
+
+    return manager, served
+
+
+def test_two_quick_sweeps_remove_a_made_file_before_the_browser_fetched_it():
+    """Why sweeps are spaced: unspaced, two script runs ending close together drop a just-made file."""
+    manager, served = made_file()
+    assert served()
+    manager.remove_orphaned_files()
+    manager.remove_orphaned_files()
+    assert not served()
+
+
+def test_spaced_sweeps_keep_a_made_file_for_the_grace_then_remove_it():
+    manager, served = made_file()
+    clock = Clock()
+    sweep = downloads.SpacedSweeps(manager.remove_orphaned_files, grace=10, clock=clock)
+    assert sweep() is True  # marks the file
+    for dt in (0.01, 3, 9.9):  # other sessions' runs end: dropped
+        clock.now = 100 + dt
+        assert sweep() is False
+        assert served()
+    clock.now = 110.0
+    assert sweep() is True and not served()  # a grace after the marking sweep: removed
