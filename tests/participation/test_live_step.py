@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,13 @@ def test_bots_chat_through_a_live_study_and_complete():
         s["winner"] == v["winner"]
         for s, v in zip(sorted(steps, key=lambda r: r["participant"]), sorted(votes, key=lambda r: r["participant"]))
     )
-    # The chat time is spent on the bot's own clock: message timestamps move forward.
-    msgs = [r for r in storage.records(kind="chat_message") if r["participant"] == done[0].token]
-    assert len({m["at"] for m in msgs}) > 2
+    # The chat time is spent on the bot's own clock: message timestamps move forward (a reply comes at the
+    # instant of its message on that clock, and one exchange per chat is a satisfied bot's whole chat).
+    for bot in done:
+        ats = [r["at"] for r in storage.records(kind="chat_message") if r["participant"] == bot.token]
+        assert ats == sorted(ats) and len(set(ats)) >= 2, ats
+        spent = datetime.fromisoformat(ats[-1]) - datetime.fromisoformat(ats[0])
+        assert spent >= timedelta(seconds=5), ats  # simulated reading and typing, not the real seconds
     t = collect(study, storage.records(study=study.id))
     assert len(t.transcripts) == 2 * len(done) and len(t.votes) == len(done)
     assert {c["ended_by"] for c in t.transcripts} <= {"satisfied", "frustrated", "max_turns", "skipped"}
