@@ -72,13 +72,18 @@ trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 # tests: under that load first clicks were lost), two browser test files at a time (INFACT_TEST_E2E_WORKERS, default
 # 2: they mostly wait for Streamlit's reruns, ~0.8 cores busy on average, so two halve the phase), then every other
 # test on INFACT_TEST_WORKERS (default 2) pytest-xdist workers, each test file one unit of work
-# (tests/conftest.py). With arguments, one plain pytest run with them.
+# (tests/conftest.py). With arguments, one pytest run with them, on the same workers unless the arguments pick
+# their own (-n, --numprocesses, -p no:xdist) or need one process (--pdb, --trace).
+WORKERS=${INFACT_TEST_WORKERS:-2}
 if [ $# -gt 0 ]; then
+    parallel=(-n "$WORKERS" --dist loadgroup)
+    for arg in "$@"; do
+        case "$arg" in -n | -n[0-9]* | --numprocesses* | no:xdist | --pdb | --trace) parallel=() ;; esac
+    done
     status=0
-    "$VENV_PYTHON" -m pytest "$@" || status=$?
+    "$VENV_PYTHON" -m pytest "${parallel[@]}" "$@" || status=$?
     exit $status
 fi
-WORKERS=${INFACT_TEST_WORKERS:-2}
 status=0
 log "ruff check (the linter; [tool.ruff] in pyproject.toml)"
 "$VENV_PYTHON" -m ruff check --quiet . || status=$?

@@ -115,6 +115,8 @@ def pytest_collection_modifyitems(config, items):
     two files at a time), and every other file as its own group, so a
     module's fixtures (bot-played stores, servers) are built once, as in a serial run. A file's group is
     its path under tests/ (two folders may hold files of the same name)."""
+    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: no groups, and no unknown-mark warning
+        return
     here = Path(__file__).parent
     e2e = here / "e2e"
     for item in items:
