@@ -17,8 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "files, with provenance per response. NAME is reached through --endpoint (an [endpoints.NAME] "
         "table: an OpenAI-compatible LLM), --url (an HTTP system speaking the chat contract), --callable "
         "(module:function), or else its own [live.systems.NAME] table. Resumable: answers are appended to "
-        "generated/NAME.jsonl as they come, so a killed run continues without repeating a finished call. "
-        "Existing responses of NAME are replaced only with --force. See docs/llm.md.",
+        "generated/NAME.jsonl as they come, so a killed run continues without repeating a finished call, and "
+        "the same command again asks only for the situations still without a response of NAME (the failed "
+        "calls). Existing responses of NAME are replaced only with --force. See docs/llm.md.",
     )
     add_study(p)
     p.add_argument("--system", required=True, metavar="NAME", help="the system's name in the situations' responses")
@@ -31,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers", type=int, default=4, help="calls at once for --url/--callable (endpoints: their max_concurrency)"
     )
-    p.add_argument("--force", action="store_true", help="replace existing responses of the system")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="ask again for every situation and replace existing responses of the system",
+    )
     p.set_defaults(func=run_generate)
 
     p = command(
@@ -70,6 +75,8 @@ def run_generate(args) -> int:
     )
     for line in report.summary.lines():
         print(line)
+    if report.kept:
+        print(f"kept {report.kept} existing responses of {args.system} (--force asks for them again)")
     for path, n in report.written.items():
         print(f"wrote {n} responses of {args.system} to {path}")
     for error in report.errors[:10]:

@@ -71,6 +71,10 @@ def run_validate(args) -> int:
     if errors:
         print(f"{len(errors)} problem(s) in {folder}", file=sys.stderr)
         return 1
+    from infact.importers.generate import missing_generated
+
+    for p in missing_generated(folder, study.config):
+        print(f"warning: {p}", file=sys.stderr)
     cfg = study.config
     why = pool_explanation(study)
     print(

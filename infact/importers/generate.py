@@ -9,7 +9,9 @@ Resumable: every answer is appended to `generated/NAME.jsonl` in the study folde
 (infact/llm/checkpoint.py), keyed by the situation and what the system is, so a killed run
 continues where it stopped and a changed model or prompt asks again. Only when every call
 has been made are the answers merged into the situations files (atomically), each response's
-provenance under `source.generated.NAME`. Existing responses of NAME are kept unless `force`.
+provenance under `source.generated.NAME`. A rerun asks only for the situations without a response of
+NAME (the calls that failed, situations added since): existing responses are kept unless `force`,
+which asks again for every situation whatever the checkpoint holds.
 """
 
 from __future__ import annotations
@@ -149,6 +151,7 @@ class GenerateReport:
     written: dict[str, int]  # situations file → responses written
     checkpoint: Path
     errors: list[str]
+    kept: int = 0  # situations that already had a response of the system (not asked again without force)
 
 
 def generate(
@@ -178,20 +181,15 @@ def generate(
         if problems:
             raise InfactError(problems)
         files[path] = situations
-    existing = [(p, s.situation_id) for p, ss in files.items() for s in ss if name in s.responses]
-    if existing and not force:
-        raise InfactError(
-            Problem(
-                str(existing[0][0]),
-                f"{len(existing)} situation(s) already have a response of "
-                f"'{name}' (e.g. {existing[0][1]}): pass --force to replace them",
-            )
-        )
     target = target or resolve_target(config, name, **resolve)
-    jobs = [
-        _Job(job_key(name, target.identity, s), s, request_for(config.study.id, s)) for ss in files.values() for s in ss
-    ]
+    # Without --force a rerun asks only what is missing (the calls that failed, the situations added since);
+    # the responses already there, generated or imported, are kept.
+    todo = [s for ss in files.values() for s in ss if force or name not in s.responses]
+    jobs = [_Job(job_key(name, target.identity, s), s, request_for(config.study.id, s)) for s in todo]
     checkpoint = Checkpoint(study / CHECKPOINT_DIR / f"{name}.jsonl")
+    if force:  # regenerate everything: earlier answers in the checkpoint do not count (its file keeps them)
+        for job in jobs:
+            checkpoint.records.pop(job.key, None)
     summary = run_batch(jobs, _call(name, target), checkpoint, target.workers, progress)
     written = {}
     for path, situations in files.items():
@@ -203,7 +201,8 @@ def generate(
         f"{r['situation_id']}: {r['error']['kind']}: {r['error']['detail']}"
         for r in (checkpoint.records[k] for k in summary.failed_keys)
     ]
-    return GenerateReport(summary, written, checkpoint.path, errors)
+    kept = sum(len(ss) for ss in files.values()) - len(todo)
+    return GenerateReport(summary, written, checkpoint.path, errors, kept)
 
 
 def _merged(
@@ -234,3 +233,30 @@ def _merged(
         )
         n += 1
     return out, n
+
+
+def missing_generated(folder: str | Path, config: StudyConfig) -> list[Problem]:
+    """For `validate`: a system `generate` wrote (a `source.generated.NAME` on some situation) that lacks a
+    response in other situations of the same file (its failed calls), one warning per system and file."""
+    folder = Path(folder)
+    problems = []
+    try:
+        paths = situation_paths(folder, config.study.situations, str(folder / "study.toml"))
+    except InfactError:  # validate reports the files' own problems
+        return []
+    for path in paths:
+        situations, _ = read_situations([path])
+        generated = {n for s in situations for n in (s.source.get("generated") or {})}
+        for name in sorted(generated):
+            lacking = [s.situation_id for s in situations if name not in s.responses]
+            if lacking:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"system '{name}' was generated for {len(situations) - len(lacking)} of {len(situations)} "
+                        f"situations; {len(lacking)} lack a response (e.g. {', '.join(lacking[:3])}): run "
+                        f"`python -m infact generate --study {folder} --system {name}` again to ask only for those",
+                        key=name,
+                    )
+                )
+    return problems

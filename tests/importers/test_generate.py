@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
-
 from infact.cli.main import main
-from infact.errors import InfactError
 from infact.importers.generate import generate
 from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage
@@ -61,12 +58,14 @@ def test_every_situation_gets_the_endpoints_answer_with_provenance_and_the_study
     assert "Llama" in shown
 
 
-def test_existing_responses_are_refused_without_force(tmp_path):
+def test_existing_responses_are_kept_without_force_and_replaced_with_it(tmp_path):
     with serve_openai(rule=rule) as stub:
         folder = study_with(tmp_path, stub.url, system="CineMate")
-        with pytest.raises(InfactError, match="already have a response of 'CineMate'.*--force"):
-            generate(folder, "CineMate", endpoint="llm")
-        assert stub.requests == []
+        before = {s.situation_id: s.responses["CineMate"] for s in load_situations([folder / "situations.jsonl"])}
+        report = generate(folder, "CineMate", endpoint="llm")
+        assert stub.requests == [] and report.kept == len(before) and report.summary.calls == 0
+        after = {s.situation_id: s.responses["CineMate"] for s in load_situations([folder / "situations.jsonl"])}
+        assert after == before
         generate(folder, "CineMate", endpoint="llm", force=True)
     assert all(s.responses["CineMate"].startswith("LLM answer") for s in load_situations([folder / "situations.jsonl"]))
 
@@ -82,10 +81,51 @@ def test_a_killed_run_resumes_without_repeating_finished_calls(tmp_path):
         with open(folder / "generated" / "Llama.jsonl", "a") as f:
             f.write('{"key": "torn li')  # a line cut by a kill
         asked = len(stub.requests)
-        again = generate(folder, "Llama", endpoint="llm", force=True)
-    assert again.summary.resumed == total - 3 and again.summary.calls == 3 and len(stub.requests) == asked + 3
+        again = generate(folder, "Llama", endpoint="llm")
+    assert again.kept == total - 3 and again.summary.calls == 3 and len(stub.requests) == asked + 3
     assert len(lines) == total and not again.errors
     assert all("Llama" in s.responses for s in load_situations([folder / "situations.jsonl"]))
+
+
+def test_the_same_command_again_makes_exactly_the_failed_calls_and_validate_warns_meanwhile(tmp_path, capsys):
+    """F2: 2 of N calls fail; `validate` warns about the gap; the same command then makes those 2 calls only."""
+    with serve_openai(rule=rule) as stub:
+        folder = study_with(tmp_path, stub.url)
+        total = len(load_situations([folder / "situations.jsonl"]))
+        stub.fail(500, times=2)
+        command = ["generate", "--study", str(folder), "--system", "Llama", "--endpoint", "llm"]
+        assert main(command) == 1
+        assert len(stub.requests) == total
+        capsys.readouterr()
+        assert main(["validate", str(folder)]) == 0
+        err = capsys.readouterr().err
+        assert f"warning: {folder / 'situations.jsonl'}" in err and f"'Llama' was generated for {total - 2} of" in err
+        failed = {
+            json.loads(line)["situation_id"]
+            for line in (folder / "generated" / "Llama.jsonl").read_text().splitlines()
+            if "error" in json.loads(line)
+        }
+        assert len(failed) == 2
+        asked = len(stub.requests)
+        assert main(command) == 0
+        out = capsys.readouterr().out
+        resent = [r["messages"] for r in stub.requests[asked:]]
+        assert len(resent) == 2 and f"kept {total - 2} existing responses" in out
+        situations = {s.situation_id: s for s in load_situations([folder / "situations.jsonl"])}
+        assert all("Llama" in s.responses for s in situations.values())
+        assert {rule({"messages": m}).strip() for m in resent} == {situations[i].responses["Llama"] for i in failed}
+        assert main(["validate", str(folder)]) == 0
+        assert "was generated for" not in capsys.readouterr().err
+        assert main(command) == 0 and len(stub.requests) == asked + 2  # nothing left to ask
+
+
+def test_force_regenerates_everything_even_what_the_checkpoint_holds(tmp_path):
+    with serve_openai(rule=rule) as stub:
+        folder = study_with(tmp_path, stub.url)
+        total = len(load_situations([folder / "situations.jsonl"]))
+        generate(folder, "Llama", endpoint="llm")
+        again = generate(folder, "Llama", endpoint="llm", force=True)
+    assert again.summary.calls == total and len(stub.requests) == 2 * total and again.kept == 0
 
 
 def test_a_system_with_a_live_table_uses_its_connection_and_the_cli_prints_a_summary(tmp_path, capsys):
