@@ -82,52 +82,139 @@ def replace_dir(staging: Path, target: Path) -> None:
     fsync_dir(target.parent)
 
 
-def write_file_set(folder: str | os.PathLike, files: dict[str, bytes], *, ours: Iterable[str] = ()) -> list[Path]:
-    """Write files as one set: into a staging folder beside `folder`, which then replaces it.
+MANIFEST = ".infact-export.json"  # what `export` wrote into a folder: the files it may replace next time
+PLACEHOLDERS = frozenset({".gitkeep", ".keep"})  # what a repository keeps in an empty folder: never touched
 
-    A failure part-way (a full disk) leaves the previous set untouched and no mix of
-    old and new files. `folder` may hold only files of the set (`files` and `ours`,
-    e.g. names an earlier version wrote): anything else is refused, never deleted.
+
+def swap_in(folder: str | os.PathLike, files: dict[str, bytes], *, remove: Iterable[str] = ()) -> list[Path]:
+    """Write `files` (paths relative to `folder`, subfolders allowed) as one set and touch nothing else.
+
+    Everything is written into a staging folder beside `folder` first; only then is each file moved into
+    place, the version it replaces moved aside. A failure at any point puts every earlier version back,
+    so `folder` holds the old set or the new one, never a mix. `remove` names earlier files of the same
+    writer that the new set no longer has. Files of `folder` not named here are never read or moved.
     """
     from infact.errors import InfactError, Problem
 
     folder = Path(folder)
-    known = set(files) | set(ours)
+    names = [_relative(name, folder) for name in files]
+    gone = [_relative(name, folder) for name in remove if name not in files and (folder / name).is_file()]
     if folder.exists() and not folder.is_dir():
         raise InfactError(Problem(str(folder), "exists and is not a folder: choose another output folder"))
-    others = (
-        sorted(p.name for p in folder.iterdir() if p.name not in known and not p.name.startswith("."))
-        if folder.is_dir()
-        else []
-    )
-    if others:
-        raise InfactError(
-            Problem(
-                str(folder),
-                f"holds other files ({', '.join(others[:3])}{', …' if len(others) > 3 else ''}); "
-                "the export replaces the whole folder, so give it a folder of its own",
-            )
-        )
-    staging = None
+    staging, created = None, not folder.exists()
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.staging-", dir=folder.parent))
-        for name, data in files.items():
-            atomic_write_bytes(staging / name, data)
-        os.chmod(staging, 0o777 & ~_umask())  # mkdtemp makes it 0700
-        replace_dir(staging, folder)
+        for name, data in zip(names, files.values(), strict=True):
+            atomic_write_bytes(staging / "new" / name, data)
+        folder.mkdir(exist_ok=True)
+        _move_in(folder, staging, names, gone)
     except OSError as exc:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
+        if created and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
         where = exc.filename if exc.filename and staging is None else folder
         raise InfactError(
             Problem(
                 str(where),
                 f"nothing written ({exc.strerror or exc}): check the path, the permissions and "
-                "the free disk space; a previous export there is unchanged",
+                "the free disk space; the files there are unchanged",
             )
         ) from None
-    return [folder / name for name in files]
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    return [folder / name for name in names]
+
+
+def _relative(name: str, folder: Path) -> str:
+    from infact.errors import InfactError, Problem
+
+    parts = Path(name).parts
+    if not parts or Path(name).is_absolute() or ".." in parts:
+        raise InfactError(Problem(str(folder), f"{name!r} is not a file name inside the folder"))
+    return str(Path(*parts))
+
+
+def _move_in(folder: Path, staging: Path, names: list[str], gone: list[str]) -> None:
+    """Move every staged file into `folder` (old versions aside into staging/old), or undo all of it."""
+    moved: list[tuple[str, bool, bool]] = []  # (name, had an old version, new one moved in)
+    try:
+        for name in [*gone, *names]:
+            target, old = folder / name, staging / "old" / name
+            had = target.exists() or target.is_symlink()
+            if had:
+                old.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, old)
+            moved.append((name, had, False))
+            if name in gone:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / "new" / name, target)
+            moved[-1] = (name, had, True)
+    except BaseException:
+        for name, had, new in reversed(moved):
+            if new:
+                os.unlink(folder / name)
+            if had:
+                os.replace(staging / "old" / name, folder / name)
+        raise
+    for parent in {(folder / name).parent for name in names}:
+        fsync_dir(parent)
+
+
+def export_folder_check(folder: Path, files: Iterable[str], legacy: Iterable[str], *, force: bool) -> tuple[set, list]:
+    """(the names an earlier export wrote here, the files `force` replaces) for an export into `folder`.
+
+    "Its own files" are the names in the folder's MANIFEST, written with every export. A folder without
+    one counts as an earlier export's only when every file in it has an export's name (`legacy`).
+    Anything else, hidden files included, is refused unless `force`: then files named like the export's
+    are replaced (and listed) and the others are left untouched.
+    """
+    from infact.errors import InfactError, Problem
+
+    if not folder.is_dir():
+        return set(), []
+    present = {p.name for p in folder.iterdir()} - PLACEHOLDERS - {MANIFEST}
+    ours = _manifest(folder)
+    if ours is None:
+        ours = present if present <= set(legacy) else set()
+    others = sorted(present - ours)
+    if others and not force:
+        shown = ", ".join(others[:4]) + (", …" if len(others) > 4 else "")
+        raise InfactError(
+            Problem(
+                str(folder),
+                f"holds {len(others)} file(s) an export did not write ({shown}): give the export a folder of "
+                "its own, or pass --force to write beside them (files with an export's name are then replaced, "
+                "the others are left as they are)",
+            )
+        )
+    return ours, sorted(set(others) & set(files))
+
+
+def _manifest(folder: Path) -> set[str] | None:
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return set()  # unreadable: nothing is known to be ours
+    names = data.get("files") if isinstance(data, dict) else None
+    return {n for n in names if isinstance(n, str) and "/" not in n} if isinstance(names, list) else set()
+
+
+def write_export_folder(
+    folder: str | os.PathLike, files: dict[str, bytes], *, legacy: Iterable[str] = (), force: bool = False
+) -> tuple[list[Path], list[str]]:
+    """Write an export's files into `folder` as one set (`swap_in`) with its MANIFEST; returns the paths
+    written and the names of files it did not write that `force` replaced. Files an earlier export wrote
+    that this one has not are removed; nothing else in the folder is touched."""
+    folder = Path(folder)
+    ours, replaced = export_folder_check(folder, files, legacy, force=force)
+    manifest = {"written_by": "infact export", "files": sorted(files)}
+    data = {**files, MANIFEST: (json.dumps(manifest, indent=1) + "\n").encode("utf-8")}
+    written = swap_in(folder, data, remove=sorted(ours - set(files)))
+    return [p for p in written if p.name != MANIFEST], replaced
 
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # far above ReDial's full train split (~30 MB); refuses runaway inputs

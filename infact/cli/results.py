@@ -21,11 +21,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "export",
         "Write every export (ratings.csv, ratings_wide.csv, participants.csv, questionnaire.csv, "
         "demographics.csv, flags.csv, records.json, infact_sheets.xlsx) into one folder, as a set: the files "
-        "are written to a staging folder that replaces the previous export only when all are written.",
+        "are written to a staging folder and swapped in only when all are written. Only files an export wrote "
+        "there (listed in the folder's .infact-export.json) are replaced; a folder holding other files is "
+        "refused unless --force.",
     )
     add_study(p)
     add_db(p)
-    p.add_argument("--out", metavar="DIR", default=str(REPO / "exports"), help="output folder, replaced as a whole")
+    p.add_argument("--out", metavar="DIR", default=str(REPO / "exports"), help="output folder (default: exports/)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder holding files an export did not write: files with an export's name "
+        "(ratings.csv, …) are replaced and listed; the others are left as they are",
+    )
     p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
     p.set_defaults(func=run_export)
 
@@ -111,9 +119,14 @@ def run_export(args) -> int:
     try:
         storage.records(study=study.id)  # reads every file once: damaged ones are found before anything is written
         refuse_set_aside_files(storage)
-        written = write_exports(study, storage, args.out, include_withdrawn=args.include_withdrawn)
+        replaced: list[str] = []
+        written = write_exports(
+            study, storage, args.out, include_withdrawn=args.include_withdrawn, force=args.force, replaced=replaced
+        )
     finally:
         storage.close()
+    for name in replaced:
+        print(f"warning: {Path(args.out) / name}: replaced (--force): an export had not written it", file=sys.stderr)
     for path in written:
         print(f"{path}  — {describe(path.name)}")
     return 0

@@ -7,6 +7,7 @@ import json
 import pandas as pd
 import pytest
 
+from infact.fileio import MANIFEST
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.results.tables.export import FILES, collect, export_bytes, write_exports
@@ -57,7 +58,7 @@ def test_write_exports_writes_every_documented_file(study, played, tmp_path):
     out = tmp_path / "exports"
     written = write_exports(study, storage, out)
     assert {p.name for p in written} == DOC_FILES == set(FILES)
-    assert {p.name for p in out.iterdir()} == DOC_FILES
+    assert {p.name for p in out.iterdir()} == DOC_FILES | {MANIFEST}  # the manifest: what the export wrote
     assert all(p.stat().st_size > 0 for p in written)
 
 

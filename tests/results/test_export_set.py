@@ -8,6 +8,7 @@ import pytest
 
 import infact.fileio
 from infact.cli.main import main
+from infact.fileio import MANIFEST
 from infact.results.tables.export import FILES
 from tests.support.paths import DEMO_STUDY
 
@@ -24,7 +25,8 @@ def export(store, out, *extra) -> int:
 
 
 def snapshot(folder):
-    return {p.name: p.read_bytes() for p in folder.iterdir()}
+    """The export's files (its manifest, .infact-export.json, aside)."""
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.name != MANIFEST}
 
 
 def test_a_full_disk_leaves_the_previous_export_intact(store, tmp_path, monkeypatch, capsys):
@@ -57,7 +59,7 @@ def test_an_export_never_deletes_files_it_did_not_write(store, tmp_path, capsys)
     out.mkdir()
     (out / "my-notes.txt").write_text("keep me")
     assert export(store, out) == 2
-    assert "holds other files (my-notes.txt)" in capsys.readouterr().err
+    assert "holds 1 file(s) an export did not write (my-notes.txt)" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["my-notes.txt"]
 
 
@@ -67,3 +69,52 @@ def test_a_new_export_replaces_every_file_of_the_old_one(store, tmp_path):
     (out / "ratings_wide.csv").write_text("stale")
     assert export(store, out) == 0
     assert (out / "ratings_wide.csv").read_text() != "stale" and set(snapshot(out)) == set(FILES)
+
+
+def test_hidden_files_are_never_deleted_and_refused_without_force(store, tmp_path, capsys):
+    """F8: a folder holding only .git/ and .env: refused by name; with --force written beside them, both kept."""
+    out = tmp_path / "results"
+    (out / ".git").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (out / ".env").write_text("SECRET=1\n")
+    assert export(store, out) == 2
+    err = capsys.readouterr().err
+    assert f"error: {out}: holds 2 file(s) an export did not write (.env, .git)" in err and "--force" in err
+    assert sorted(p.name for p in out.iterdir()) == [".env", ".git"]
+    assert export(store, out, "--force") == 0
+    assert (out / ".env").read_text() == "SECRET=1\n" and (out / ".git" / "HEAD").exists()
+    assert {p.name for p in out.iterdir()} == set(FILES) | {".env", ".git", MANIFEST}
+    assert export(store, out) == 2  # still not the export's own: refused again without --force
+    assert (out / ".env").exists()
+
+
+def test_force_replaces_only_files_with_an_exports_name_and_says_so(store, tmp_path, capsys):
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "ratings.csv").write_text("my own ratings")
+    (out / "notes.txt").write_text("keep")
+    assert export(store, out) == 2 and (out / "ratings.csv").read_text() == "my own ratings"
+    capsys.readouterr()
+    assert export(store, out, "--force") == 0
+    assert f"warning: {out / 'ratings.csv'}: replaced (--force)" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "keep" and (out / "ratings.csv").read_text() != "my own ratings"
+
+
+def test_the_default_folders_gitkeep_survives(store, tmp_path):
+    """F8: the repository's exports/ holds a tracked .gitkeep; an export keeps it, and so does the next one."""
+    out = tmp_path / "exports"
+    out.mkdir()
+    (out / ".gitkeep").write_text("")
+    assert export(store, out) == 0 and export(store, out) == 0
+    assert (out / ".gitkeep").exists() and set(snapshot(out)) == set(FILES) | {".gitkeep"}
+
+
+def test_the_manifest_lists_the_export_and_an_old_export_without_one_is_still_replaced(store, tmp_path):
+    import json
+
+    out = tmp_path / "exports"
+    assert export(store, out) == 0
+    assert json.loads((out / MANIFEST).read_text())["files"] == sorted(FILES)
+    (out / MANIFEST).unlink()  # as an export before manifests left it
+    (out / "pairwise.csv").write_text("an older export's table")
+    assert export(store, out) == 0 and set(snapshot(out)) == set(FILES)  # the stale table of the set is gone

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from infact.fileio import write_file_set
+from infact.fileio import write_export_folder
 from infact.participation import steps
 from infact.results.conversations import tables as conversation_annotations
 from infact.results.quality import exclusion as quality
@@ -273,12 +273,23 @@ def _live_bytes(t: Tables) -> dict[str, bytes]:
 
 
 def write_exports(
-    study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False
+    study: Study,
+    storage: Storage,
+    out_dir: str | Path,
+    *,
+    include_withdrawn: bool = False,
+    force: bool = False,
+    replaced: list[str] | None = None,
 ) -> list[Path]:
-    """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
+    """Every export file into `out_dir`, written as a set beside whatever else is there (see
+    fileio.write_export_folder; `force` and the names it replaced, appended to `replaced`)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
     files = export_bytes(t, study.systems, study_id=study.id)
-    return write_file_set(out_dir, files, ours=[*DESCRIPTIONS, *schemas.all_schemas()])
+    legacy = [*DESCRIPTIONS, *schemas.all_schemas()]  # an export from before manifests wrote only these
+    written, forced = write_export_folder(out_dir, files, legacy=legacy, force=force)
+    if replaced is not None:
+        replaced.extend(forced)
+    return written
 
 
 def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from infact.access.auth import hash_password
 from infact.errors import InfactError
+from infact.fileio import MANIFEST
 from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.participation.steps import Checked, Step, StepKind
@@ -106,7 +107,7 @@ def test_every_export_validates_as_a_frictionless_data_package(played, tmp_path)
     report = frictionless.validate(str(out / "datapackage.json"))
     assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])[:10]
     described = {r["path"] for r in json.loads((out / "datapackage.json").read_text())["resources"]}
-    assert described == {p.name for p in out.iterdir()} - {"datapackage.json"}
+    assert described == {p.name for p in out.iterdir()} - {"datapackage.json", MANIFEST}
 
 
 def test_a_broken_export_fails_the_validation(played, tmp_path):
