@@ -6,7 +6,9 @@ A crash at any moment leaves either the old file or the new one, never a mix.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -263,4 +265,78 @@ def loads_json(text: str) -> Any:
     try:
         return json.loads(text)
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply (more than about 1,000 levels of [ or {)", text, 0) from None
+        raise json.JSONDecodeError(_TOO_DEEP, text, 0) from None
+
+
+_TOO_DEEP = "nested too deeply (more than about 1,000 levels of [ or {)"
+
+
+class NonFinite:
+    """Where a JSON file wrote NaN, Infinity or a number too large for a float (1e999): never a number,
+    so every `isinstance(v, numbers.Real)` check refuses it; `str()` is the literal as written."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _float(text: str) -> float | NonFinite:
+    value = float(text)
+    return value if math.isfinite(value) else NonFinite(text)
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def json_entries(text: str) -> list[tuple[int, Any]] | None:
+    """A JSON list's entries, each with the line it starts on; None when the text holds valid JSON that is
+    not a list. NaN, Infinity and 1e999 become NonFinite; invalid JSON and absurd nesting raise
+    JSONDecodeError (with its line), never a RecursionError."""
+    decoder = json.JSONDecoder(parse_float=_float, parse_constant=NonFinite)
+    i = _SPACE.match(text).end()
+    if not text.startswith("[", i):
+        try:
+            decoder.decode(text)
+        except RecursionError:
+            raise json.JSONDecodeError(_TOO_DEEP, text, i) from None
+        return None
+    entries: list[tuple[int, Any]] = []
+    line, counted = 1, 0
+    i = _SPACE.match(text, i + 1).end()
+    if text.startswith("]", i):
+        i += 1
+    else:
+        while True:
+            line += text.count("\n", counted, i)
+            counted = i
+            try:
+                obj, i = decoder.raw_decode(text, i)
+            except RecursionError:
+                raise json.JSONDecodeError(_TOO_DEEP, text, i) from None
+            entries.append((line, obj))
+            i = _SPACE.match(text, i).end()
+            if text.startswith("]", i):
+                i += 1
+                break
+            if not text.startswith(",", i):
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, i)
+            i = _SPACE.match(text, i + 1).end()
+    if _SPACE.match(text, i).end() != len(text):
+        raise json.JSONDecodeError("Extra data", text, i)
+    return entries
+
+
+def non_finite(obj: Any, where: str = "") -> str | None:
+    """The path of the first NonFinite value in a decoded entry (`turns[2].score`), or None."""
+    stack = [(obj, where)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, NonFinite):
+            return f"{path or 'a value'} = {value.text}"
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{n}]") for n, v in reversed(list(enumerate(value))))
+    return None

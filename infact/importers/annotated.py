@@ -6,7 +6,8 @@ also writes: `[{"conv_id", "dialogue": [{"turn_ind", "role": "USER"|"ASST", "utt
 `DIR/annotations.csv` (the export's columns) with participant `aggregated`, one row per item, ready for
 `python -m infact analyze DIR/annotations.csv --judge NAME=RUN.json`. The system is the entry's
 `system` when given (INFACT's export adds it), else the conv id's first two `_`-separated fields
-(`barcor_redial_…` → `barcor_redial`); `dataset` is the second (`redial`).
+(`barcor_redial_…` → `barcor_redial`); `dataset` is the second (`redial`). A non-object entry or turn,
+a repeated conv_id, a NaN or Infinity and a `turn_ind` that is not an integer are warnings at their line.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from infact.errors import DatasetError, Problem
-from infact.fileio import atomic_write_text
+from infact.fileio import NonFinite, json_entries, swap_in
 from infact.importers.common import ImportReport, read_text
 from infact.participation.steps.conversation import ANNOTATION_COLUMNS
 from infact.study.annotation.conversations import dataset_of
@@ -35,21 +36,24 @@ def _number(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-def _values(values, where: str, file: str, report: ImportReport) -> dict:
+def _values(values, where: str, file: str, line: int, report: ImportReport) -> dict:
     if not isinstance(values, dict):
-        report.problems.append(Problem(file, f"{where}: expected an object {{aspect: value}}; skipped"))
+        report.problems.append(Problem(file, f"{where}: expected an object {{aspect: value}}; skipped", line))
         return {}
     good = {a: v for a, v in values.items() if _number(v)}
     for a in sorted(set(values) - set(good)):
-        if values[a] is not None:
-            report.problems.append(Problem(file, f"{where}: {a} = {values[a]!r} is not a number; skipped", key=a))
+        if isinstance(values[a], NonFinite):
+            why = f"{values[a]} is not a finite number (write a number, or null for no value)"
+            report.problems.append(Problem(file, f"{where}: {a} = {why}; skipped", line, a))
+        elif values[a] is not None:
+            report.problems.append(Problem(file, f"{where}: {a} = {values[a]!r} is not a number; skipped", line, a))
     return good
 
 
-def rows_of(entry: dict, i: int, file: str, report: ImportReport) -> list[dict]:
+def rows_of(entry: dict, i: int, file: str, line: int, report: ImportReport) -> list[dict]:
     cid = entry.get("conv_id")
     if not isinstance(cid, str) or not cid.strip():
-        report.problems.append(Problem(file, f"entry {i}: missing 'conv_id'; skipped", key="conv_id"))
+        report.problems.append(Problem(file, f"entry {i}: missing 'conv_id'; skipped", line, "conv_id"))
         return []
     system = entry.get("system") if isinstance(entry.get("system"), str) else system_of_id(cid)
     common = {
@@ -67,15 +71,56 @@ def rows_of(entry: dict, i: int, file: str, report: ImportReport) -> list[dict]:
     }
     rows = []
     for t in entry.get("dialogue") or []:
-        if not isinstance(t, dict) or "turn_level_aggregated" not in t:
+        if not isinstance(t, dict):
+            report.problems.append(Problem(file, f"entry {i} ({cid}): a turn that is not an object; skipped", line))
             continue
-        if not isinstance(t.get("turn_ind"), int):
-            report.problems.append(Problem(file, f"entry {i} ({cid}): a turn without an integer turn_ind; skipped"))
+        if "turn_level_aggregated" not in t:
+            continue  # a turn nobody annotated (the user's)
+        turn = t.get("turn_ind")
+        if not isinstance(turn, int) or isinstance(turn, bool):  # true is not turn 1
+            report.problems.append(
+                Problem(file, f"entry {i} ({cid}): turn_ind {turn!r} is not an integer; turn skipped", line, "turn_ind")
+            )
             continue
-        for aspect, v in _values(t["turn_level_aggregated"], f"{cid} turn {t['turn_ind']}", file, report).items():
-            rows.append({**common, "turn": t["turn_ind"], "aspect": aspect, "level": "turn", "value": v})
-    for aspect, v in _values(entry.get("dial_level_aggregated") or {}, f"{cid} dialogue", file, report).items():
+        for aspect, v in _values(t["turn_level_aggregated"], f"{cid} turn {turn}", file, line, report).items():
+            rows.append({**common, "turn": turn, "aspect": aspect, "level": "turn", "value": v})
+    for aspect, v in _values(entry.get("dial_level_aggregated") or {}, f"{cid} dialogue", file, line, report).items():
         rows.append({**common, "turn": None, "aspect": aspect, "level": "dialogue", "value": v})
+    return rows
+
+
+def _entries(path: Path) -> list[tuple[int, object]]:
+    try:
+        entries = json_entries(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(Problem(str(path), f"not valid JSON ({exc.msg})", exc.lineno)) from None
+    if entries is None:
+        raise DatasetError(Problem(str(path), "expected a JSON list of {conv_id, dialogue, dial_level_aggregated}"))
+    return entries
+
+
+def _rows(path: Path, report: ImportReport) -> list[dict]:
+    """Every entry's rows; a non-object or a repeated conv_id is a warning at its line, and skipped."""
+    file, rows, seen = str(path), [], {}
+    for i, (line, entry) in enumerate(_entries(path), start=1):
+        if not isinstance(entry, dict):
+            report.problems.append(
+                Problem(
+                    file, f"entry {i}: expected an object {{conv_id, dialogue, …}}, not {entry!r:.40}; skipped", line
+                )
+            )
+            continue
+        cid = entry.get("conv_id")
+        if isinstance(cid, str) and cid in seen:
+            report.problems.append(
+                Problem(
+                    file, f"entry {i}: conv_id {cid!r} repeats the entry at line {seen[cid]}; skipped", line, "conv_id"
+                )
+            )
+            continue
+        if isinstance(cid, str):
+            seen[cid] = line
+        rows.extend(rows_of(entry, i, file, line, report))
     return rows
 
 
@@ -89,20 +134,13 @@ def import_annotated(file: str | Path, out: str | Path) -> ImportReport:
                 "shape, or INFACT's annotations_aggregated.json)",
             )
         )
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise DatasetError(Problem(str(path), f"not valid JSON ({exc.msg})", exc.lineno)) from None
-    if not isinstance(data, list):
-        raise DatasetError(Problem(str(path), "expected a JSON list of {conv_id, dialogue, dial_level_aggregated}"))
     report = ImportReport(out)
-    rows = [r for i, e in enumerate(data, start=1) if isinstance(e, dict) for r in rows_of(e, i, str(path), report)]
+    rows = _rows(path, report)
     if not rows:
         raise DatasetError([Problem(str(path), "no annotation in the file"), *report.problems])
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df["turn"] = df["turn"].astype("Int64")
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "annotations.csv", df.to_csv(index=False))
+    swap_in(out, {"annotations.csv": df.to_csv(index=False).encode("utf-8")})
     report.counts = {
         "conversations": df["conversation_id"].nunique(),
         "annotations": len(df),

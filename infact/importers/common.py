@@ -4,6 +4,7 @@ import report and the staging-dir write that never half-writes a study."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
 import shutil
@@ -187,3 +188,73 @@ def cut_meta(turns: list[Turn], k: int) -> dict:
         "relative_position": round(k / len(turns), 4),
         "item_mentioned": any(mentions_item(t.text) for t in turns[:k]),
     }
+
+
+MAX_NAME = 100  # characters of a file name made from an id (file systems allow 255 bytes; leave room)
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def has_control(text: str) -> bool:
+    """A NUL or another control character: never part of an id or a name a person reads."""
+    return bool(_CONTROL.search(text))
+
+
+def short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def file_names(
+    ids: Iterable[str], suffix: str, file: str, what: str = "system"
+) -> tuple[dict[str, str], list[Problem]]:
+    """A distinct, safe file name for each id, and a warning for every name that is not the plain one.
+
+    Letters, digits, '.', '_' and '-' are kept, anything else becomes '_' (a leading '.' too: no hidden
+    files). Ids that would share a name (`a/b`, `a_b`, `a:b`; `café`, `cafè`; `KBRD` and `kbrd`, one file
+    on macOS and Windows) keep it only for the id that is its name exactly; the others get a short hash of
+    the id, and a warning names both. A name longer than MAX_NAME is cut and given the hash as well."""
+    ids = sorted(set(ids))
+    base = {i: re.sub(r"^\.", "_", _UNSAFE.sub("_", i)) for i in ids}
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        groups.setdefault(base[i][:MAX_NAME].casefold(), []).append(i)
+    names, problems = {}, []
+    for members in groups.values():
+        plain = next((i for i in members if base[i] == i and len(i) <= MAX_NAME), None)
+        if plain is None and len(members) == 1 and len(base[members[0]]) <= MAX_NAME:
+            plain = members[0]  # alone with its name: `a b` alone is simply `a_b`
+        for i in members:
+            if i == plain:
+                names[i] = base[i] + suffix
+                continue
+            names[i] = f"{base[i][: MAX_NAME - 9]}-{short_hash(i)}{suffix}"
+            if len(base[i]) > MAX_NAME and len(members) == 1:
+                why = f"{what} id of {len(i)} characters: its file name is cut to {names[i]}"
+            else:
+                other = plain if plain is not None else next(m for m in members if m != i)
+                why = f"{what}s {other!r} and {i!r} would share the file name {base[other][:MAX_NAME]}{suffix}"
+                why += f": {i!r} is written to {names[i]}"
+            problems.append(Problem(file, why, key=what))
+    if len({n.casefold() for n in names.values()}) != len(names):  # a hashed name met a plain one: never merge
+        raise DatasetError(Problem(file, f"{what} ids give clashing file names even with a hash: rename them"))
+    return names, problems
+
+
+def csv_rows(reader, file: str):
+    """Iterate a csv reader, turning its errors (a cell over the field size limit, often a quote left open,
+    which makes the rest of the file one cell) into one DatasetError naming file:line."""
+    rows = iter(reader)
+    while True:
+        try:
+            yield next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DatasetError(
+                Problem(
+                    file,
+                    f"unreadable CSV ({exc}): check for a quote left open or a cell of more than "
+                    f"{csv.field_size_limit():,} characters, and save the file as plain CSV",
+                    reader.line_num,
+                )
+            ) from None

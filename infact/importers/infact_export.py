@@ -20,10 +20,10 @@ from typing import Any
 import pandas as pd
 
 from infact.errors import DatasetError, Problem
-from infact.fileio import atomic_write_text, loads_json
+from infact.fileio import loads_json, swap_in
 from infact.importers.common import ImportReport, read_text
 from infact.participation.steps.situation import RATINGS
-from infact.results.tables.formats import infact_workbook
+from infact.results.tables.formats import infact_workbook_bytes
 from infact.values import label_to_point, point_to_label
 
 STUDY = "infact-import"
@@ -406,17 +406,16 @@ def import_infact_export(
 
 
 def write_tables(out: Path, tables: ImportedTables) -> list[Path]:
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise DatasetError(Problem(str(out), "exists and is not a folder: choose another --out"))
-    written = []
-    for name in ("ratings", "participants", "questionnaire", "demographics"):
-        target = out / f"{name}.csv"
-        atomic_write_text(target, getattr(tables, name).to_csv(index=False))
-        written.append(target)
-    workbook = out / "infact_sheets.xlsx"
-    infact_workbook(workbook, tables.ratings, tables.participants, tables.questionnaire, tables.demographics)
-    return written + [workbook]
+    """The four tables and INFACT's workbook into `out`, all or nothing (fileio.swap_in); other files there
+    are left as they are."""
+    files = {f"{name}.csv": getattr(tables, name).to_csv(index=False).encode("utf-8") for name in TABLES}
+    files["infact_sheets.xlsx"] = infact_workbook_bytes(
+        tables.ratings, tables.participants, tables.questionnaire, tables.demographics
+    )
+    return swap_in(Path(out), files)
+
+
+TABLES = ("ratings", "participants", "questionnaire", "demographics")
 
 
 def parse_systems(text: str) -> dict[str, str]:
