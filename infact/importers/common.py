@@ -71,7 +71,7 @@ def read_text(path: Path) -> str:
 def load_movies_csv(path: Path) -> tuple[dict[str, str], list[Problem]]:
     """ReDial's movies_with_mentions.csv (movieId,movieName,nbMentions) -> {id: title}."""
     name = str(path)
-    rows = list(csv.reader(read_text(path).splitlines()))
+    rows = list(csv_rows(csv.reader(read_text(path).splitlines()), name))
     problems: list[Problem] = []
     if not rows:
         raise DatasetError(
@@ -255,6 +255,6 @@ def csv_rows(reader, file: str):
                     file,
                     f"unreadable CSV ({exc}): check for a quote left open or a cell of more than "
                     f"{csv.field_size_limit():,} characters, and save the file as plain CSV",
-                    reader.line_num,
+                    reader.line_num + 1,  # the lines read so far; the bad row starts on the next
                 )
             ) from None

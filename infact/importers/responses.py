@@ -26,6 +26,7 @@ from infact.importers.common import (
     ImportReport,
     clean_text,
     context_key,
+    csv_rows,
     load_movies_csv,
     loose_key,
     read_text,
@@ -48,7 +49,7 @@ def _rows(path: Path) -> tuple[list[tuple[int, dict]], list[Problem]]:
             raise DatasetError(
                 Problem(file, "CSV needs a header with 'dialog_id', 'response' and 'turn' or 'context'", 1)
             )
-        for row in reader:
+        for row in csv_rows(reader, file):
             row = {(k or "").strip(): v for k, v in row.items()}
             ctx = row.get("context")
             if ctx not in (None, ""):

@@ -80,7 +80,34 @@ def damaged_store(tmp: Path, damage: str) -> Path:
     return db
 
 
+HOSTILE_VOTES = "session_id,user_id,crs1,crs2,vote,feedback\ns1,u1,a,b,a,ok\ns2,u2,a,b,a," + "x" * 140_000 + "\n"
+
 CASES = {
+    # issue 29 F6: the importers of CRS Arena's files, fed 200,000 `[` or a cell over csv's 131,072 characters
+    "import crs-arena: 200,000 [": lambda tmp: (
+        ["import", "crs-arena", write(tmp, "dial.json", "[" * 200_000), "--out", tmp / "o"],
+        "dial.json:1: not valid JSON (nested too deeply",
+    ),
+    "import annotated: 200,000 [": lambda tmp: (
+        ["import", "annotated", write(tmp, "agg.json", "[" * 200_000), "--out", tmp / "o"],
+        "agg.json:1: not valid JSON (nested too deeply",
+    ),
+    "import crs-arena: a votes cell over 131,072 characters": lambda tmp: (
+        ["import", "crs-arena", write(tmp, "votes.csv", HOSTILE_VOTES), "--out", tmp / "o"],
+        "votes.csv:3: unreadable CSV",
+    ),
+    "import responses: a CSV cell over 131,072 characters": lambda tmp: (
+        [
+            "import",
+            "responses",
+            write(tmp, "r.csv", "dialog_id,turn,response\nd1,1," + "x" * 140_000 + "\n"),
+            "--study",
+            study(tmp),
+            "--system",
+            "X",
+        ],
+        "r.csv:2: unreadable CSV",
+    ),
     "validate: deeply nested situations": deep_situations,
     "validate: deeply nested study.toml": lambda tmp: (
         ["validate", study(tmp, toml="a = " + "[" * 100_000)],
