@@ -3,7 +3,8 @@ real data into a study folder or tables.
 
 The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
 the importers that create a study); each import writes to a staging folder and moves
-it into place only on success.
+its files into place only on success (importers/common.write_study, fileio.swap_in): all or nothing.
+One `_add_FORMAT` function per format declares its options; FORMATS lists them.
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Problems are printed as `warning: FILE:LINE: …`. Formats: docs/importing.md.",
     )
     formats = imp.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    for add in FORMATS:
+        add(formats)
 
+
+def _add_redial(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "redial",
@@ -44,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=run_redial)
 
+
+def _add_responses(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "responses",
@@ -61,6 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--movies", metavar="CSV", help="movies_with_mentions.csv, to turn @ids in responses into titles")
     p.set_defaults(func=run_responses)
 
+
+def _add_infact_txt(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "infact-txt",
@@ -82,6 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
     p.set_defaults(func=run_infact_txt)
 
+
+def _add_transcripts(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "transcripts",
@@ -93,6 +104,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--system", help="the system whose chats to import (required when the file holds several)")
     p.set_defaults(func=run_transcripts)
 
+
+def _add_conversations(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "conversations",
@@ -109,6 +122,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dialogs", default=DIALOGS_FILE, help="dialogs file in the study")
     p.set_defaults(func=run_conversations)
 
+
+def _add_crs_arena(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "crs-arena",
@@ -119,6 +134,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _out_or_study(p)
     p.set_defaults(func=run_crs_arena)
 
+
+def _add_annotated(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "annotated",
@@ -131,6 +148,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _out_or_study(p)
     p.set_defaults(func=run_annotated)
 
+
+def _add_infact_export(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "infact-export",
@@ -174,6 +193,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="highest rating that passes the check (default: INFACT's, 2, or the --check-rule's)",
     )
     p.set_defaults(func=run_infact_export)
+
+
+FORMATS = (
+    _add_redial,
+    _add_responses,
+    _add_infact_txt,
+    _add_transcripts,
+    _add_conversations,
+    _add_crs_arena,
+    _add_annotated,
+    _add_infact_export,
+)  # the order of `import --help`
 
 
 def _out_or_study(p: argparse.ArgumentParser) -> None:

@@ -16,6 +16,13 @@ from infact.study.loader import load_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    _add_export(sub)
+    _add_verify_codes(sub)
+    _add_plan(sub)
+    register_datasheet(sub)
+
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "export",
@@ -37,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
     p.set_defaults(func=run_export)
 
+
+def _add_verify_codes(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "verify-codes",
@@ -53,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db(p)
     p.set_defaults(func=run_verify_codes)
 
+
+def _add_plan(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "plan",
@@ -108,7 +119,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pairs", type=int, default=1, help="number of pairwise contrasts; alpha is split over them")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run_plan)
-    register_datasheet(sub)
 
 
 def run_export(args) -> int:
