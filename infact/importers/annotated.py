@@ -20,7 +20,7 @@ import pandas as pd
 
 from infact.errors import DatasetError, Problem
 from infact.fileio import NonFinite, json_entries, swap_in
-from infact.importers.common import ImportReport, read_text
+from infact.importers.common import ImportReport, read_text, refuse_foreign
 from infact.participation.steps.conversation import ANNOTATION_COLUMNS
 from infact.study.annotation.conversations import dataset_of
 
@@ -140,7 +140,9 @@ def import_annotated(file: str | Path, out: str | Path) -> ImportReport:
         raise DatasetError([Problem(str(path), "no annotation in the file"), *report.problems])
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df["turn"] = df["turn"].astype("Int64")
-    swap_in(out, {"annotations.csv": df.to_csv(index=False).encode("utf-8")})
+    files = {"annotations.csv": df.to_csv(index=False).encode("utf-8")}
+    refuse_foreign(out, files, "annotated", lambda _, first: first == ",".join(ANNOTATION_COLUMNS))
+    swap_in(out, files)
     report.counts = {
         "conversations": df["conversation_id"].nunique(),
         "annotations": len(df),

@@ -258,3 +258,25 @@ def csv_rows(reader, file: str):
                     reader.line_num + 1,  # the lines read so far; the bad row starts on the next
                 )
             ) from None
+
+
+def refuse_foreign(out: Path, files: dict[str, bytes], command: str, ours: Callable[[str, str], bool]) -> None:
+    """Refuse to overwrite a file of `out` that `command` did not write: `ours(name, first_line)` says
+    whether an existing file's first line is what this importer writes there (an earlier import)."""
+    for name in files:
+        path = out / name
+        if not path.exists():
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                first = fh.readline(100_000).rstrip("\r\n")
+        except OSError:
+            first = None
+        if first is None or not ours(name, first):
+            raise DatasetError(
+                Problem(
+                    str(path),
+                    f"exists and was not written by `python -m infact import {command}`: move it away or "
+                    "choose another folder (an import replaces only its own files)",
+                )
+            )

@@ -35,6 +35,7 @@ from infact.importers.common import (
     file_names,
     has_control,
     read_text,
+    refuse_foreign,
     study_id,
 )
 from infact.study.annotation.conversations import dataset_of
@@ -159,6 +160,7 @@ def import_dialogs(path: Path, out: Path, *, study: bool) -> ImportReport:
     if study and not (out / "study.toml").exists():
         files["study.toml"] = starter_toml(study_id(out.name), sorted(by_system), names).encode("utf-8")
         report.notes.append("wrote a starter study.toml (conversation protocol): edit its texts and aspects")
+    refuse_foreign(out, files, "crs-arena", _ours)
     swap_in(out, files)  # all or nothing: a failure leaves every earlier file as it was
     report.counts = {
         "conversations": sum(map(len, by_system.values())),
@@ -248,13 +250,28 @@ def import_votes(path: Path, out: Path) -> ImportReport:
     writer = csv.DictWriter(buf, fieldnames=PAIRWISE_OUT, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    swap_in(out, {"pairwise.csv": buf.getvalue().encode("utf-8")})
+    files = {"pairwise.csv": buf.getvalue().encode("utf-8")}
+    refuse_foreign(out, files, "crs-arena", _ours)
+    swap_in(out, files)
     report.counts = {
         "votes": len(rows),
         "ties": sum(r["winner"] == "tie" for r in rows),
         "systems": len({r["system_a"] for r in rows} | {r["system_b"] for r in rows}),
     }
     return report
+
+
+def _ours(name: str, first_line: str) -> bool:
+    """Whether an existing file is one an earlier `import crs-arena` wrote (its first line says so)."""
+    if name == "pairwise.csv":
+        return first_line == ",".join(PAIRWISE_OUT)
+    if name == "study.toml":
+        return False  # written only when absent
+    try:
+        entry = json.loads(first_line)
+    except ValueError:
+        return False
+    return isinstance(entry, dict) and {"conversation_id", "dialog_id", "system", "turns"} <= set(entry)
 
 
 def import_crs_arena(file: str | Path, out: str | Path, *, study: bool = False) -> ImportReport:

@@ -260,3 +260,34 @@ def test_f6_annotated_non_finite_numbers_and_a_boolean_turn_ind_are_refused(tmp_
     assert any("Infinity is not a finite number" in m for m in messages)
     assert any("turn_ind True is not an integer" in m for m in messages)
     assert all(p.line for p in report.problems)
+
+
+# No import overwrites a file it did not write (an earlier import's own files are replaced)
+
+
+def test_an_import_replaces_its_own_files_but_not_a_file_of_the_same_name_it_did_not_write(tmp_path, capsys):
+    out = tmp_path / "o"
+    dial = write_json(tmp_path / "dial.json", [dialogue("kbrd", 1)])
+    votes = votes_file(tmp_path, ["s1,u1,kbrd_redial,barcor_redial,tie,"])
+    agg = write_json(tmp_path / "a.json", [annotated_entry("kbrd_redial_1")])
+    for src in (dial, votes):
+        assert main(["import", "crs-arena", str(src), "--out", str(out)]) == 0
+        assert main(["import", "crs-arena", str(src), "--out", str(out)]) == 0  # again: its own files
+    assert main(["import", "annotated", str(agg), "--out", str(out)]) == 0
+    assert main(["import", "annotated", str(agg), "--out", str(out)]) == 0
+    mine = {
+        out / "pairwise.csv": "winner,notes\n",
+        out / "annotations.csv": "mine\n",
+        out / "conversations/kbrd.jsonl": "x",
+    }
+    for path, text in mine.items():
+        path.write_text(text)
+    for command, src, path in (
+        ("crs-arena", votes, out / "pairwise.csv"),
+        ("annotated", agg, out / "annotations.csv"),
+        ("crs-arena", dial, out / "conversations/kbrd.jsonl"),
+    ):
+        capsys.readouterr()
+        assert main(["import", command, str(src), "--out", str(out)]) == 2
+        assert f"error: {path}: exists and was not written by `python -m infact import {command}`" in errors(capsys)
+    assert all(path.read_text() == text for path, text in mine.items())
