@@ -10,6 +10,7 @@ import sys
 import pandas as pd
 
 from infact.cli.main import main
+from infact.fileio import MANIFEST
 from infact.results.tables.export import FILES
 from infact.storage import TinyDBStorage
 from tests.support.paths import DEMO_STUDY, REPO
@@ -94,7 +95,7 @@ def test_bots_then_export(tmp_path, capsys):
     out_dir = tmp_path / "exports"
     code, out, _ = run(capsys, "export", "--study", folder, "--db", db, "--out", out_dir)
     assert code == 0
-    assert {p.name for p in out_dir.iterdir()} == set(FILES)
+    assert {p.name for p in out_dir.iterdir()} == set(FILES) | {MANIFEST}  # the manifest: what the export wrote
     for name in FILES:
         assert str(out_dir / name) in out
     ratings = pd.read_csv(out_dir / "ratings.csv")
