@@ -135,14 +135,16 @@ def write_study(
     file: str = SITUATIONS_FILE,
     write=write_situations,
     starter: Callable[[str], str] | None = None,
+    extra: dict[str, str] | None = None,
 ) -> bool:
     """Write situations.jsonl (and study.toml when absent) into a staging dir next
     to `out` and swap it into place only once everything is written.
 
     Files already in `out` (its study.toml, stored answers) are carried over. Another
     data file (`file`, written by `write`) and starter study.toml (`starter(study_id)`)
-    serve other study kinds (importers/conversations.py). Returns True when a new
-    study.toml was written."""
+    serve other study kinds (importers/conversations.py); `extra` (name -> text) replaces
+    other files of the folder in the same swap (an edited study.toml). Returns True when a
+    new study.toml was written."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
@@ -159,6 +161,8 @@ def write_study(
         elif out.exists():
             raise DatasetError(Problem(str(out), "exists and is not a folder: choose another --out"))
         write(staging / file, situations)
+        for name, text in (extra or {}).items():
+            (staging / name).write_text(text, encoding="utf-8")
         new_toml = not (staging / "study.toml").exists()
         if new_toml and starter is not None:
             (staging / "study.toml").write_text(starter(study_id(out.name)), encoding="utf-8")

@@ -19,7 +19,6 @@ import re
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
-from infact.fileio import atomic_write_text
 from infact.importers.common import ImportReport, clean_text, read_text, write_study
 from infact.study.dialogs import DIALOGS_FILE, bot_text, parse_turns, read_dialogs, write_dialogs
 from infact.study.situations import Situation, Turn, json_lines
@@ -173,8 +172,14 @@ def import_conversations(
     merged = _merge(existing, found, system, path)
     replaced = sum(1 for d in existing if system in d.conversations)
     systems = list(dict.fromkeys(s for d in merged for s in d.conversations))
+    listed, notes = _list_system(out / "study.toml", system) if (out / "study.toml").exists() else (None, [])
     new_toml = write_study(
-        out, merged, file=dialogs_file, write=write_dialogs, starter=starter_toml(systems, merged[0].dialog_id)
+        out,
+        merged,
+        file=dialogs_file,
+        write=write_dialogs,
+        starter=starter_toml(systems, merged[0].dialog_id),
+        extra={"study.toml": listed} if listed is not None else None,  # in the same swap: all or nothing
     )
     report.counts = {"conversations": len(found), "dialogs": len(merged), "lines_skipped": len(report.problems)}
     if replaced:
@@ -185,7 +190,7 @@ def import_conversations(
     if new_toml:
         report.notes.append("wrote a starter study.toml (ACUTE-style): edit its texts and add onboarding gold pairs")
     else:
-        report.notes.extend(_list_system(out / "study.toml", system))
+        report.notes.extend(notes)
     return report
 
 
@@ -211,8 +216,9 @@ def _refuse_other_kinds(toml: Path) -> None:
         )
 
 
-def _list_system(toml: Path, system: str) -> list[str]:
-    """Add `system` to study.toml's `[study] systems` (a one-line list) so the pairs include it."""
+def _list_system(toml: Path, system: str) -> tuple[str | None, list[str]]:
+    """study.toml's text with `system` added to its `[study] systems` (a one-line list) so the pairs include
+    it (None: leave the file as it is), and what to tell the researcher."""
     import json
     import tomllib
 
@@ -220,16 +226,17 @@ def _list_system(toml: Path, system: str) -> list[str]:
         text = toml.read_text(encoding="utf-8")
         systems = tomllib.loads(text).get("study", {}).get("systems")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return [f"could not read {toml}: add {system!r} to [study] systems by hand"]
+        return None, [f"could not read {toml}: add {system!r} to [study] systems by hand"]
     if not isinstance(systems, list) or system in systems:
-        return []
+        return None, []
     new, n = re.subn(
         r"(?m)^systems = \[.*\]", "systems = " + json.dumps([*systems, system], ensure_ascii=False), text, count=1
     )
     if not n:
-        return [f"add {system!r} to [study] systems in {toml} (its list spans several lines, so it was left as it is)"]
-    atomic_write_text(toml, new)
-    return [f"added {system!r} to [study] systems in {toml}"]
+        return None, [
+            f"add {system!r} to [study] systems in {toml} (its list spans several lines, so it was left as it is)"
+        ]
+    return new, [f"added {system!r} to [study] systems in {toml}"]
 
 
 def _merge(existing: list[Situation], found: dict, system: str, path: Path) -> list[Situation]:
