@@ -92,9 +92,11 @@ def swap_in(folder: str | os.PathLike, files: dict[str, bytes], *, remove: Itera
     """Write `files` (paths relative to `folder`, subfolders allowed) as one set and touch nothing else.
 
     Everything is written into a staging folder beside `folder` first; only then is each file moved into
-    place, the version it replaces moved aside. A failure at any point puts every earlier version back,
-    so `folder` holds the old set or the new one, never a mix. `remove` names earlier files of the same
-    writer that the new set no longer has. Files of `folder` not named here are never read or moved.
+    place, the version it replaces moved aside. A failure at any point (a full disk, a permission) puts
+    every earlier version back, so `folder` holds the old set or the new one, never a mix; a process
+    killed during the moves (milliseconds) leaves the earlier versions in the hidden staging folder.
+    `remove` names earlier files of the same writer that the new set no longer has. Files of `folder`
+    not named here are never read or moved.
     """
     from infact.errors import InfactError, Problem
 
@@ -202,7 +204,13 @@ def _manifest(folder: Path) -> set[str] | None:
     except (OSError, ValueError):
         return set()  # unreadable: nothing is known to be ours
     names = data.get("files") if isinstance(data, dict) else None
-    return {n for n in names if isinstance(n, str) and "/" not in n} if isinstance(names, list) else set()
+    # an export never writes hidden files or subfolders: a manifest naming one is not trusted for it
+    own = (
+        {n for n in names if isinstance(n, str) and "/" not in n and not n.startswith(".")}
+        if isinstance(names, list)
+        else set()
+    )
+    return own
 
 
 def write_export_folder(

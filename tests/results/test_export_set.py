@@ -118,3 +118,14 @@ def test_the_manifest_lists_the_export_and_an_old_export_without_one_is_still_re
     (out / MANIFEST).unlink()  # as an export before manifests left it
     (out / "pairwise.csv").write_text("an older export's table")
     assert export(store, out) == 0 and set(snapshot(out)) == set(FILES)  # the stale table of the set is gone
+
+
+def test_a_manifest_naming_a_hidden_file_does_not_make_it_the_exports(store, tmp_path, capsys):
+    import json
+
+    out = tmp_path / "exports"
+    assert export(store, out) == 0
+    (out / ".env").write_text("SECRET=1\n")
+    (out / MANIFEST).write_text(json.dumps({"files": [*FILES, ".env"]}))
+    assert export(store, out) == 2 and "(.env)" in capsys.readouterr().err
+    assert (out / ".env").read_text() == "SECRET=1\n"
