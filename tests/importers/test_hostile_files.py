@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -123,8 +124,7 @@ def test_f5_a_failure_part_way_writes_no_file_and_keeps_the_earlier_import(tmp_p
 
 
 def test_f5_infact_export_writes_its_tables_all_or_nothing(tmp_path, monkeypatch, capsys):
-    from tests.importers.test_infact_export import EXPORT, SYSTEMS
-
+    export = Path(__file__).parents[1] / "fixtures" / "infact_export" / "crsframework-export.json"
     real, calls = infact.fileio.atomic_write_bytes, []
 
     def fails_at_the_third(path, data):
@@ -135,8 +135,15 @@ def test_f5_infact_export_writes_its_tables_all_or_nothing(tmp_path, monkeypatch
 
     monkeypatch.setattr(infact.fileio, "atomic_write_bytes", fails_at_the_third)
     out = tmp_path / "tables"
-    systems = ",".join(f"{k}={v}" for k, v in SYSTEMS.items())
-    argv = ["import", "infact-export", str(EXPORT), "--systems", systems, "--out", str(out)]
+    argv = [
+        "import",
+        "infact-export",
+        str(export),
+        "--systems",
+        "Our=RB-CRS,Deep_crs=KGSF,Kbrd=KBRD",
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 2
     assert not out.exists() or list(out.iterdir()) == []
 
