@@ -19,12 +19,13 @@ human results unless asked for.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from infact.chat.contract import Reply, parse_reply
 from infact.chat.conversation import Conversation, play_live
-from infact.errors import SystemFailure
+from infact.errors import SystemFailure, SystemTimeout
 from infact.llm.client import LLMClient
 from infact.study.endpoints import Sampling
 
@@ -48,8 +49,38 @@ class LLMSystem:
         self.sampling, self.timeout_s = sampling or Sampling(), timeout_s
 
     def reply(self, request: dict) -> Reply:
-        done = self.llm.complete(chat_messages(request, self.system_prompt), self.sampling, deadline_s=self.timeout_s)
+        """The answer within `timeout_s` from now (slot waits, retries and a slow body included), as any
+        live system's. The call streams, so at the deadline its stream is closed and the server stops;
+        the participant is told at the deadline even while a silent server holds the last read."""
+        messages = chat_messages(request, self.system_prompt)
+        if self.timeout_s is None:
+            done = self.llm.complete(messages, self.sampling, stream=True)
+        else:
+            done = _within(
+                self.name,
+                self.timeout_s,
+                lambda: self.llm.complete(messages, self.sampling, deadline_s=self.timeout_s, stream=True),
+            )
         return parse_reply(self.name, {"text": done.text, "llm": done.record.to_dict()}, done.record.latency_ms or 0.0)
+
+
+def _within(name: str, seconds: float, work: Callable[[], Any]) -> Any:
+    """`work()`'s result, or SystemTimeout at `seconds` (the work, which has the same deadline, ends on its own)."""
+    done, box = threading.Event(), {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # raised again in the caller's thread
+            box["error"] = exc
+        done.set()
+
+    threading.Thread(target=run, daemon=True, name=f"infact-llm-{name}").start()
+    if not done.wait(seconds + 0.05):  # the work's own deadline error, when it comes on time, says more
+        raise SystemTimeout(name, f"no whole answer within timeout_s = {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 SATISFIED, FRUSTRATED = "[SATISFIED]", "[FRUSTRATED]"
