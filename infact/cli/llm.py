@@ -74,6 +74,9 @@ def run_generate(args) -> int:
         print(f"wrote {n} responses of {args.system} to {path}")
     for error in report.errors[:10]:
         print(f"failed: {error}")
+    _stopped(report.summary)
+    if report.summary.cut:
+        print(f"{report.summary.cut} answers were cut at max_tokens (finish_reason = length): raise max_tokens")
     if report.errors:
         print(
             f"{len(report.errors)} calls failed; run the same command again to retry only those "
@@ -96,7 +99,16 @@ def run_judge(args) -> int:
         from infact.results.judges.alignment_report import alignment_from_store, render_markdown
 
         print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}))
+    _stopped(report.summary)
     if report.summary.failures:
         print(f"{report.summary.failures} items failed; run the same command again to retry only those")
         return 1
     return 0
+
+
+def _stopped(summary) -> None:
+    if summary.stopped:
+        print(
+            f"stopped: {summary.stopped}; {summary.not_tried} calls were not tried. Is the server running "
+            "at the endpoint's base_url? Run the same command again once it is."
+        )

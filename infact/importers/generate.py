@@ -29,7 +29,7 @@ from infact.llm.calls import utc_iso
 from infact.llm.checkpoint import Checkpoint
 from infact.llm.client import open_client
 from infact.study.config import StudyConfig, load_config
-from infact.study.endpoints import endpoints_from_secrets, merged
+from infact.study.endpoints import GENERATE_MAX_TOKENS, capped, endpoints_from_secrets, merged
 from infact.study.situations import Situation, read_situations, situation_paths, write_situations
 
 CHECKPOINT_DIR = "generated"
@@ -83,14 +83,15 @@ def resolve_target(
         llm = open_client(
             endpoint, merged(config.endpoints, endpoints_from_secrets(secrets)), secrets=secrets, label=name
         )
-        sampling = live.sampling if live is not None and live.endpoint == endpoint else None
+        own = live.sampling if live is not None and live.endpoint == endpoint else None
+        sampling = capped(own, llm.endpoint.sampling, GENERATE_MAX_TOKENS)
         client = LLMSystem(name, llm, system_prompt=system_prompt, sampling=sampling)
         prompt_id = hashlib.sha256((system_prompt or "").encode()).hexdigest()[:16] if system_prompt else None
         identity = {
             "via": "endpoint",
             "endpoint": endpoint,
             "model": llm.endpoint.model,
-            "params": (sampling or llm.endpoint.sampling).over(llm.endpoint.sampling).params(),
+            "params": sampling.params(),
             **({"system_prompt_sha256": prompt_id} if prompt_id else {}),
         }
         return Target(client, identity, llm.endpoint.max_concurrency)
@@ -224,7 +225,7 @@ def _merged(
             "latency_ms": record.get("latency_ms"),
             **{
                 k: call[k]
-                for k in ("prompt_hash", "prompt_tokens", "completion_tokens", "response_model")
+                for k in ("prompt_hash", "prompt_tokens", "completion_tokens", "response_model", "finish_reason")
                 if call.get(k) is not None
             },
         }
