@@ -95,11 +95,19 @@ def run_judge(args) -> int:
     for line in report.lines():
         print(line)
     print(f"wrote {report.rows} judgements to {report.csv_path} (raw outputs: {report.raw_path})")
+    from infact.results.judges.alignment_report import coverage_lines, judge_coverage
+
+    coverage = {args.judge: judge_coverage(report.csv_path)}
     if args.db:
         from infact.results.judges.alignment_report import alignment_from_store, render_markdown
 
-        print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}))
+        print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}, coverage))
+    else:
+        print("\n".join(coverage_lines(coverage)))
     _stopped(report.summary)
+    if not coverage[args.judge]["usable"]:
+        print(f"error: none of judge {args.judge}'s answers is a label: see {report.raw_path}")
+        return 1
     if report.summary.failures:
         print(f"{report.summary.failures} items failed; run the same command again to retry only those")
         return 1
