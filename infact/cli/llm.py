@@ -68,6 +68,8 @@ def run_generate(args) -> int:
         workers=args.workers,
         secrets=deployment.load_secrets(),
     )
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     for line in report.summary.lines():
         print(line)
     for path, n in report.written.items():
@@ -92,6 +94,8 @@ def run_judge(args) -> int:
 
     study = load_study(study_folder(args))
     report = judge(study, args.judge, secrets=deployment.load_secrets(), progress=ProgressBar(f"judge {args.judge}"))
+    for warning in report.extra.get("warnings", []):
+        print(f"warning: {warning}")
     for line in report.lines():
         print(line)
     print(f"wrote {report.rows} judgements to {report.csv_path} (raw outputs: {report.raw_path})")

@@ -156,4 +156,7 @@ def _simulator(args, study):
         secrets=secrets,
         label="simulated participant",
     )
+    warning = llm.model_warning()
+    if warning:
+        print(f"warning: {warning}")
     return llm, persona.read_text(encoding="utf-8")

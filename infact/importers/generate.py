@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from infact.chat.client import CallableSystem, HttpSystem, SystemClient, connect, load_callable
@@ -150,6 +150,7 @@ class GenerateReport:
     written: dict[str, int]  # situations file → responses written
     checkpoint: Path
     errors: list[str]
+    warnings: list[str] = field(default_factory=list)
 
 
 def generate(
@@ -189,6 +190,8 @@ def generate(
             )
         )
     target = target or resolve_target(config, name, **resolve)
+    llm = getattr(target.client, "llm", None)  # an endpoint system: is its model the server's?
+    warnings = [w for w in [llm.model_warning()] if w] if llm is not None else []
     jobs = [
         _Job(job_key(name, target.identity, s), s, request_for(config.study.id, s)) for ss in files.values() for s in ss
     ]
@@ -204,7 +207,7 @@ def generate(
         f"{r['situation_id']}: {r['error']['kind']}: {r['error']['detail']}"
         for r in (checkpoint.records[k] for k in summary.failed_keys)
     ]
-    return GenerateReport(summary, written, checkpoint.path, errors)
+    return GenerateReport(summary, written, checkpoint.path, errors, warnings)
 
 
 def _merged(

@@ -135,6 +135,26 @@ class LLMClient:
                 self._sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def model_warning(self, timeout_s: float = 5.0) -> str | None:
+        """A warning when the server's `GET /models` does not list the configured `model`, else None.
+
+        llama.cpp (and others) answer under any model name and echo it back, so a typo'd name would be
+        recorded as the model that answered. A server without the route (or down) gives no warning here:
+        its calls will say what is wrong."""
+        import openai
+
+        try:
+            names = sorted(m.id for m in self._api.models.list(timeout=timeout_s))
+        except (openai.APIError, ValueError, TypeError):
+            return None
+        if not names or self.endpoint.model in names:
+            return None
+        return scrub(
+            f"endpoint '{self.name}': model = \"{self.endpoint.model}\" is not among the models "
+            f"{self.endpoint.base_url}/models lists ({', '.join(names[:10])}); a server that answers under any "
+            "name would record this one as the model that answered"
+        )
+
     def _backoff(self, attempt: int) -> float:
         return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt) * (0.5 + 0.5 * self._jitter())
 

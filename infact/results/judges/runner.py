@@ -203,6 +203,7 @@ def run_judge(
         secrets=secrets,
         label=f"judge {name}",
     )
+    warning = llm.model_warning()
     items = judge_items(study, llm, settings)
     unique = list({i.key: i for i in items}.values())
     folder = study.folder / "judges"
@@ -212,7 +213,8 @@ def run_judge(
     csv_path = folder / f"{name}.csv"
     columns = RATING_COLUMNS if cfg.protocol.kind == "rating" else PAIR_COLUMNS
     atomic_write_text(csv_path, _csv(rows, columns))
-    return JudgeReport(summary, csv_path, checkpoint.path, len(rows), unparseable, len(items))
+    extra = {"warnings": [warning]} if warning else {}
+    return JudgeReport(summary, csv_path, checkpoint.path, len(rows), unparseable, len(items), extra)
 
 
 def _rows(items: list[JudgeItem], checkpoint: Checkpoint) -> tuple[list[dict], int]:
