@@ -9,7 +9,7 @@ from infact.importers.generate import generate
 from infact.llm.batch import STOP_AFTER_UNREACHABLE
 from infact.study.endpoints import GENERATE_MAX_TOKENS
 from infact.study.situations import load_situations
-from tests.importers.test_generate import rule, study_with
+from tests.support.generating import rule, study_with
 from tests.support.openai_stub import serve_openai
 
 

@@ -195,9 +195,9 @@ def test_a_model_the_server_does_not_list_gets_a_warning(stub):
 
 def test_generate_prints_the_model_warning(stub, tmp_path, capsys):
     from infact.cli.main import main
-    from tests.importers.test_generate import study_with
+    from tests.support.generating import study_with
 
     stub.models = ["tiny-random-llama"]
     folder = study_with(tmp_path, stub.url)
     assert main(["generate", "--study", str(folder), "--system", "Llama", "--endpoint", "llm"]) == 0
-    assert 'warning: endpoint \'llm\': model = "stub-model" is not among' in capsys.readouterr().out
+    assert "warning: endpoint 'llm': model = \"stub-model\" is not among" in capsys.readouterr().out

@@ -12,8 +12,8 @@ from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
-from tests.participation.test_llm_bots import PERSONA, rule
-from tests.support.llm_studies import KEY_ENV, endpoint_live_study
+from tests.support.llm_studies import KEY_ENV, PERSONA, endpoint_live_study
+from tests.support.llm_studies import simulated_user_rule as rule
 from tests.support.openai_stub import serve_openai
 
 

@@ -8,7 +8,7 @@ import time
 
 from infact.chat.stub_server import serve
 from tests.support.app import open_app, run, token_of
-from tests.ui.test_live_app import chat_texts, live_records, say, stub_study, through_situations
+from tests.support.live_pages import chat_texts, live_records, say, stub_study, through_situations
 
 
 def ask_elsewhere(db, token: str, text: str) -> threading.Thread:

@@ -9,13 +9,12 @@ from infact.cli.main import main
 from infact.participation.bots import default_quality, run_bots
 from infact.storage import open_storage
 from infact.study.loader import load_study
-from tests.results.judges.test_judge_requests import study_with
-from tests.support.llm_judges import judge_rule
+from tests.support.llm_judges import judge_rule, judge_study
 from tests.support.openai_stub import serve_openai
 
 
 def played(tmp_path, url: str):
-    study = study_with(tmp_path, url, "")
+    study = judge_study(tmp_path, url, "")
     db = tmp_path / "store"
     storage = open_storage(str(db))
     run_bots(study, storage, 6, strategy="attentive", seed=3)

@@ -4,7 +4,6 @@ answer to the item's labels, pass-through fields, all recorded in the parameters
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
@@ -12,21 +11,8 @@ from infact.errors import ConfigError
 from infact.participation.bots import default_quality
 from infact.results.judges.runner import run_judge
 from infact.study.endpoints import JUDGE_MAX_TOKENS
-from infact.study.loader import load_study
-from tests.support.llm_judges import judge_rule
+from tests.support.llm_judges import judge_rule, judge_study
 from tests.support.openai_stub import serve_openai
-from tests.support.paths import DEMO_STUDY
-
-ENDPOINT = '\n[endpoints.judge-llm]\nbase_url = "{url}"\nmodel = "stub-judge"\nmax_concurrency = 4\nmax_retries = 0\n'
-
-
-def study_with(tmp_path, url: str, judge: str):
-    folder = tmp_path / "study"
-    shutil.copytree(DEMO_STUDY, folder)
-    toml = folder / "study.toml"
-    extra = ENDPOINT.format(url=url) + '\n[judges.j]\nendpoint = "judge-llm"\n' + judge
-    toml.write_text(toml.read_text(encoding="utf-8") + extra, encoding="utf-8")
-    return load_study(folder)
 
 
 def raw_records(report) -> list[dict]:
@@ -35,12 +21,12 @@ def raw_records(report) -> list[dict]:
 
 def test_a_judge_gets_a_default_max_tokens_and_its_own_wins(tmp_path):
     with serve_openai() as stub:
-        study = study_with(tmp_path, stub.url, "")
+        study = judge_study(tmp_path, stub.url, "")
         stub.rule = judge_rule(study, default_quality(study))
         run_judge(study, "j")
         assert {r["max_tokens"] for r in stub.requests} == {JUDGE_MAX_TOKENS}
     with serve_openai() as stub:
-        study = study_with(tmp_path / "b", stub.url, "max_tokens = 7\n")
+        study = judge_study(tmp_path / "b", stub.url, "max_tokens = 7\n")
         stub.rule = judge_rule(study, default_quality(study))
         run_judge(study, "j")
         assert {r["max_tokens"] for r in stub.requests} == {7}
@@ -48,7 +34,7 @@ def test_a_judge_gets_a_default_max_tokens_and_its_own_wins(tmp_path):
 
 def test_grammar_constrains_each_answer_to_the_items_labels_and_is_in_the_prompt_hash(tmp_path):
     with serve_openai() as stub:
-        study = study_with(tmp_path, stub.url, 'constrain = "grammar"\n')
+        study = judge_study(tmp_path, stub.url, 'constrain = "grammar"\n')
         stub.rule = judge_rule(study, default_quality(study))
         report = run_judge(study, "j")
         labels = study.config.scale.labels
@@ -56,7 +42,7 @@ def test_grammar_constrains_each_answer_to_the_items_labels_and_is_in_the_prompt
         record = raw_records(report)[0]["call_records"][0]
         assert record["params"]["grammar"] == stub.requests[0]["grammar"]
     with serve_openai() as stub:  # the same items unconstrained are other calls (other hashes)
-        free = study_with(tmp_path / "free", stub.url, "")
+        free = judge_study(tmp_path / "free", stub.url, "")
         stub.rule = judge_rule(free, default_quality(free))
         other = raw_records(run_judge(free, "j"))[0]["call_records"][0]
         assert other["prompt_hash"] != record["prompt_hash"] and "grammar" not in stub.requests[0]
@@ -64,7 +50,7 @@ def test_grammar_constrains_each_answer_to_the_items_labels_and_is_in_the_prompt
 
 def test_a_json_schema_judge_is_asked_for_a_label_object_and_its_answer_is_read(tmp_path):
     with serve_openai() as stub:
-        study = study_with(tmp_path, stub.url, 'constrain = "json_schema"\n')
+        study = judge_study(tmp_path, stub.url, 'constrain = "json_schema"\n')
         plain = judge_rule(study, default_quality(study))
         stub.rule = lambda request: json.dumps({"label": plain(request)})
         report = run_judge(study, "j")
@@ -77,17 +63,17 @@ def test_a_json_schema_judge_is_asked_for_a_label_object_and_its_answer_is_read(
 
 def test_request_fields_pass_through_and_cannot_override_the_protocol(tmp_path):
     with serve_openai() as stub:
-        study = study_with(tmp_path, stub.url, "request = { top_k = 1, grammar = 'root ::= \"x\"' }\n")
+        study = judge_study(tmp_path, stub.url, "request = { top_k = 1, grammar = 'root ::= \"x\"' }\n")
         stub.rule = judge_rule(study, default_quality(study))
         run_judge(study, "j")
         assert stub.requests[0]["top_k"] == 1 and stub.requests[0]["grammar"] == 'root ::= "x"'
     with pytest.raises(ConfigError, match="temperature"):
-        study_with(tmp_path / "bad", "http://127.0.0.1:9/v1", "request = { temperature = 1 }\n")
+        judge_study(tmp_path / "bad", "http://127.0.0.1:9/v1", "request = { temperature = 1 }\n")
 
 
 def test_answers_cut_at_max_tokens_are_counted(tmp_path):
     with serve_openai() as stub:
-        study = study_with(tmp_path, stub.url, "")
+        study = judge_study(tmp_path, stub.url, "")
         rule = judge_rule(study, default_quality(study))
         stub.rule = lambda request: {"content": rule(request), "finish_reason": "length"}
         report = run_judge(study, "j")
