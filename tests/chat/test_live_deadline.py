@@ -82,3 +82,46 @@ def test_the_timeout_text_is_rounded():
         _, error = timed_reply(system(stub, timeout_s=0.7))
         assert isinstance(error, SystemTimeout)
         assert "0.69999" not in error.detail and "0.7 s" in error.detail, error.detail
+
+
+@pytest.mark.parametrize("kind", ["http", "endpoint-stream", "endpoint-body"])
+def test_one_deadline_from_send_to_the_stored_timeout_whatever_kind_the_system_is(kind):
+    """The participant's whole wait — send, the system's headers and trickling body, the failure stored —
+    stays within timeout_s (plus the store's write), for an HTTP-contract system as for an endpoint."""
+    from infact.chat.client import HttpSystem
+    from infact.chat.identity import LeakDetector
+    from infact.chat.session import ChatSession
+    from infact.chat.stub_server import serve
+    from infact.storage import MemoryStorage
+
+    def session(client) -> ChatSession:
+        return ChatSession(
+            MemoryStorage(),
+            study_id="s",
+            dataset_version="v",
+            token="t",
+            slot="A",
+            system=client.name,
+            client=client,
+            detector=LeakDetector([]),
+            max_turns=3,
+        )
+
+    server = serve("trickle", trickle_s=0.2) if kind == "http" else serve_openai(rule=lambda r: LONG, trickle_s=0.2)
+    with server as stub:
+        if kind == "http":
+            client = HttpSystem("Trickle", stub.url, 1.0)
+        else:
+            stub.ignore_stream = kind == "endpoint-body"
+            client = system(stub, timeout_s=1.0)
+        chat = session(client)
+        box: dict = {}
+        start = time.monotonic()
+        thread = threading.Thread(target=lambda: box.update(outcome=chat.send("hello?")), daemon=True)
+        thread.start()
+        thread.join(6)
+        waited = time.monotonic() - start
+    assert "outcome" in box, f"the participant still waits after {waited:.1f} s"
+    assert box["outcome"].failure is not None and box["outcome"].failure.kind == "timeout"
+    assert waited < 1.6, f"{kind}: {waited:.2f} s for timeout_s = 1"
+    assert chat.load().last_error["kind"] == "timeout"
