@@ -95,3 +95,14 @@ class SystemCrashed(SystemFailure):
     """An in-process callable raised an exception."""
 
     kind = "crashed"
+
+
+class SimulatorFailed(Exception):
+    """A simulated participant's own LLM (`bots --strategy llm`) gave no answer: the bot stops there.
+
+    Nothing is made up in its place: the chat is not ended for it (a failed call is not a participant
+    giving up) and no rubric or vote answer is stored; the run reports and counts the failure."""
+
+    def __init__(self, failure: SystemFailure):
+        self.failure = failure
+        super().__init__(f"the simulator's endpoint failed: {failure.kind}: {failure.detail}")

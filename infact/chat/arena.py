@@ -140,7 +140,10 @@ class LiveRun:
     def can_end(self, conv: Conversation) -> bool:
         return conv.user_turns >= self.live.min_turns and not conv.awaiting_reply
 
-    def submit_rubric(self, slot: str, answers: Mapping[str, Any], seconds: float | None = None) -> list[str]:
+    def submit_rubric(
+        self, slot: str, answers: Mapping[str, Any], seconds: float | None = None, fallback: list[str] | None = None
+    ) -> list[str]:
+        """`fallback`: items a simulated participant did not answer with a label (a stand-in was taken)."""
         scale = self.live.rubric_scale
         points: dict[str, int] = {}
         errors = []
@@ -152,7 +155,7 @@ class LiveRun:
                 points[item.id] = p
         if errors:
             return errors
-        self.session(slot).submit_rubric(points, {k: scale[v - 1] for k, v in points.items()}, seconds)
+        self.session(slot).submit_rubric(points, {k: scale[v - 1] for k, v in points.items()}, seconds, fallback)
         return []
 
     def unanswered(self, records: list[dict] | None = None) -> list[str]:

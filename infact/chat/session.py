@@ -194,5 +194,12 @@ class ChatSession:
     def rate_turn(self, turn: int, helpful: bool) -> bool:
         return self._append("chat_turn_rating", f"{turn}/rating", turn=turn, value=bool(helpful))
 
-    def submit_rubric(self, answers: dict[str, int], labels: dict[str, str], seconds: float | None = None) -> bool:
-        return self._append("chat_rubric", "rubric", answers=answers, labels=labels, seconds=seconds)
+    def submit_rubric(
+        self,
+        answers: dict[str, int],
+        labels: dict[str, str],
+        seconds: float | None = None,
+        fallback: list[str] | None = None,
+    ) -> bool:
+        marked = {"fallback": list(fallback)} if fallback else {}  # a simulator's stand-in answers, named
+        return self._append("chat_rubric", "rubric", answers=answers, labels=labels, seconds=seconds, **marked)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
@@ -147,4 +148,14 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(result, allow_nan=False, indent=2) if args.json else analyze.render(result, "md", table))
     if args.report and not args.json:
         print(f"report written to {args.report}")
-    return 0
+    return _judges_usable(result)
+
+
+def _judges_usable(result: dict) -> int:
+    """1 when a compared judge has no usable answer (its table would be empty), else 0."""
+    from infact.results.judges.alignment_report import unusable_judges
+
+    empty = unusable_judges(result.get("judge_coverage") or {})
+    for name in empty:
+        print(f"error: judge {name} has no usable answer (no label): nothing was compared", file=sys.stderr)
+    return 1 if empty else 0

@@ -73,6 +73,8 @@ def run_generate(args) -> int:
         workers=args.workers,
         secrets=deployment.load_secrets(),
     )
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     for line in report.summary.lines():
         print(line)
     if report.kept:
@@ -81,6 +83,9 @@ def run_generate(args) -> int:
         print(f"wrote {n} responses of {args.system} to {path}")
     for error in report.errors[:10]:
         print(f"failed: {error}")
+    _stopped(report.summary)
+    if report.summary.cut:
+        print(f"{report.summary.cut} answers were cut at max_tokens (finish_reason = length): raise max_tokens")
     if report.errors:
         print(
             f"{len(report.errors)} calls failed; run the same command again to retry only those "
@@ -96,14 +101,33 @@ def run_judge(args) -> int:
 
     study = load_study(study_folder(args))
     report = judge(study, args.judge, secrets=deployment.load_secrets(), progress=ProgressBar(f"judge {args.judge}"))
+    for warning in report.extra.get("warnings", []):
+        print(f"warning: {warning}")
     for line in report.lines():
         print(line)
     print(f"wrote {report.rows} judgements to {report.csv_path} (raw outputs: {report.raw_path})")
+    from infact.results.judges.alignment_report import coverage_lines, judge_coverage
+
+    coverage = {args.judge: judge_coverage(report.csv_path)}
     if args.db:
         from infact.results.judges.alignment_report import alignment_from_store, render_markdown
 
-        print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}))
+        print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}, coverage))
+    else:
+        print("\n".join(coverage_lines(coverage)))
+    _stopped(report.summary)
+    if not coverage[args.judge]["usable"]:
+        print(f"error: none of judge {args.judge}'s answers is a label: see {report.raw_path}")
+        return 1
     if report.summary.failures:
         print(f"{report.summary.failures} items failed; run the same command again to retry only those")
         return 1
     return 0
+
+
+def _stopped(summary) -> None:
+    if summary.stopped:
+        print(
+            f"stopped: {summary.stopped}; {summary.not_tried} calls were not tried. Is the server running "
+            "at the endpoint's base_url? Run the same command again once it is."
+        )

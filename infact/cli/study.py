@@ -111,6 +111,22 @@ def run_bots_cmd(args) -> int:
     counts = Counter(r.strategy for r in results)
     done = sum(r.completed for r in results)
     print(f"{len(results)} bots played ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))}); {done} completed")
+    return _simulator_failures(results)
+
+
+def _simulator_failures(results) -> int:
+    """Say how many simulated participants stopped or answered by fallback; 1 when any simulator call failed."""
+    failed = [r for r in results if r.failure]
+    fallbacks = sum(r.fallbacks for r in results)
+    if fallbacks:
+        print(f"{fallbacks} simulated answers were not a label: a stand-in was stored and marked (fallback)")
+    if failed:
+        print(
+            f"error: {len(failed)} of {len(results)} simulated participants stopped, unfinished: "
+            f"{failed[0].failure}. Is the simulator's endpoint running?",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -144,4 +160,7 @@ def _simulator(args, study):
         secrets=secrets,
         label="simulated participant",
     )
+    warning = llm.model_warning()
+    if warning:
+        print(f"warning: {warning}")
     return llm, persona.read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from infact.chat.client import CallableSystem, HttpSystem, SystemClient, connect, load_callable
@@ -31,7 +31,7 @@ from infact.llm.calls import utc_iso
 from infact.llm.checkpoint import Checkpoint
 from infact.llm.client import open_client
 from infact.study.config import StudyConfig, load_config
-from infact.study.endpoints import endpoints_from_secrets, merged
+from infact.study.endpoints import GENERATE_MAX_TOKENS, capped, endpoints_from_secrets, merged
 from infact.study.situations import Situation, read_situations, situation_paths, write_situations
 
 CHECKPOINT_DIR = "generated"
@@ -85,14 +85,15 @@ def resolve_target(
         llm = open_client(
             endpoint, merged(config.endpoints, endpoints_from_secrets(secrets)), secrets=secrets, label=name
         )
-        sampling = live.sampling if live is not None and live.endpoint == endpoint else None
+        own = live.sampling if live is not None and live.endpoint == endpoint else None
+        sampling = capped(own, llm.endpoint.sampling, GENERATE_MAX_TOKENS)
         client = LLMSystem(name, llm, system_prompt=system_prompt, sampling=sampling)
         prompt_id = hashlib.sha256((system_prompt or "").encode()).hexdigest()[:16] if system_prompt else None
         identity = {
             "via": "endpoint",
             "endpoint": endpoint,
             "model": llm.endpoint.model,
-            "params": (sampling or llm.endpoint.sampling).over(llm.endpoint.sampling).params(),
+            "params": sampling.params(),
             **({"system_prompt_sha256": prompt_id} if prompt_id else {}),
         }
         return Target(client, identity, llm.endpoint.max_concurrency)
@@ -152,6 +153,7 @@ class GenerateReport:
     checkpoint: Path
     errors: list[str]
     kept: int = 0  # situations that already had a response of the system (not asked again without force)
+    warnings: list[str] = field(default_factory=list)
 
 
 def generate(
@@ -182,6 +184,8 @@ def generate(
             raise InfactError(problems)
         files[path] = situations
     target = target or resolve_target(config, name, **resolve)
+    llm = getattr(target.client, "llm", None)  # an endpoint system: is its model the server's?
+    warnings = [w for w in [llm.model_warning()] if w] if llm is not None else []
     # Without --force a rerun asks only what is missing (the calls that failed, the situations added since);
     # the responses already there, generated or imported, are kept.
     todo = [s for ss in files.values() for s in ss if force or name not in s.responses]
@@ -202,7 +206,7 @@ def generate(
         for r in (checkpoint.records[k] for k in summary.failed_keys)
     ]
     kept = sum(len(ss) for ss in files.values()) - len(todo)
-    return GenerateReport(summary, written, checkpoint.path, errors, kept)
+    return GenerateReport(summary, written, checkpoint.path, errors, kept, warnings)
 
 
 def _merged(
@@ -223,7 +227,7 @@ def _merged(
             "latency_ms": record.get("latency_ms"),
             **{
                 k: call[k]
-                for k in ("prompt_hash", "prompt_tokens", "completion_tokens", "response_model")
+                for k in ("prompt_hash", "prompt_tokens", "completion_tokens", "response_model", "finish_reason")
                 if call.get(k) is not None
             },
         }

@@ -3,6 +3,10 @@
 `run_batch(jobs, call, checkpoint, workers)` runs `call(job)` for every job whose key the
 checkpoint does not hold as done, on `workers` threads (the endpoint's limiter still caps
 what is in flight), appending each result to the checkpoint as it finishes.
+
+After `STOP_AFTER_UNREACHABLE` results in a row fail as `unreachable` (no server listening, a wrong
+port), the jobs not yet started are not tried: each would spend its retries on the same closed port.
+The summary says so (`stopped`, `not_tried`); a rerun tries them.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from infact.llm.checkpoint import Checkpoint
+
+STOP_AFTER_UNREACHABLE = 5
 
 
 class Job(Protocol):
@@ -30,6 +36,9 @@ class BatchSummary:
     completion_tokens: int = 0
     seconds: float = 0.0
     failed_keys: list[str] = field(default_factory=list)
+    cut: int = 0  # answers the server cut at max_tokens (finish_reason "length")
+    not_tried: int = 0  # jobs left when the batch stopped
+    stopped: str | None = None  # why the batch stopped before its last job
 
     def lines(self) -> list[str]:
         return [
@@ -39,7 +48,9 @@ class BatchSummary:
             f"failures={self.failures}",
             f"prompt_tokens={self.prompt_tokens}",
             f"completion_tokens={self.completion_tokens}",
+            f"cut_at_max_tokens={self.cut}",
             f"seconds={self.seconds:.1f}",
+            *([f"not_tried={self.not_tried}"] if self.stopped else []),
         ]
 
 
@@ -49,6 +60,7 @@ def run_batch(
     checkpoint: Checkpoint,
     workers: int,
     progress: Callable[[int, int], None] | None = None,
+    stop_after_unreachable: int = STOP_AFTER_UNREACHABLE,
 ) -> BatchSummary:
     jobs = list(jobs)
     todo = [j for j in jobs if not checkpoint.done(j.key)]
@@ -56,20 +68,32 @@ def run_batch(
     start, finished = time.monotonic(), summary.resumed
     if progress:
         progress(finished, len(jobs))
+    unreachable = 0  # results in a row that could not reach the server
     with checkpoint, ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="infact-batch") as pool:
         futures = {pool.submit(call, job): job for job in todo}
         for future in as_completed(futures):
+            if future.cancelled():
+                continue
             record = {"key": futures[future].key, **future.result()}
             checkpoint.append(record)
-            summary.calls += int(record.get("calls", 1))
-            call_info = record.get("call") or {}
-            summary.prompt_tokens += int(call_info.get("prompt_tokens") or 0)
-            summary.completion_tokens += int(call_info.get("completion_tokens") or 0)
-            if record.get("error"):
-                summary.failures += 1
-                summary.failed_keys.append(record["key"])
+            _count(summary, record)
+            unreachable = unreachable + 1 if (record.get("error") or {}).get("kind") == "unreachable" else 0
+            if unreachable >= stop_after_unreachable and summary.stopped is None:
+                summary.not_tried = sum(f.cancel() for f in futures)
+                summary.stopped = f"{unreachable} calls in a row could not reach the server"
             finished += 1
             if progress:
                 progress(finished, len(jobs))
     summary.seconds = time.monotonic() - start
     return summary
+
+
+def _count(summary: BatchSummary, record: dict) -> None:
+    summary.calls += int(record.get("calls", 1))
+    call_info = record.get("call") or {}
+    summary.prompt_tokens += int(call_info.get("prompt_tokens") or 0)
+    summary.completion_tokens += int(call_info.get("completion_tokens") or 0)
+    summary.cut += int(call_info.get("finish_reason") == "length")
+    if record.get("error"):
+        summary.failures += 1
+        summary.failed_keys.append(record["key"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import email.utils
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,18 @@ from infact.study.endpoints import Endpoint, Sampling
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 BACKOFF_BASE_S, BACKOFF_MAX_S, RETRY_AFTER_MAX_S = 0.5, 8.0, 60.0
+# llama.cpp (and llama-cpp-python) answer 500 to a request they cannot read — a field of the wrong type,
+# an unknown grammar — which is the request's fault: asking again gives the same 500. Their bodies say so.
+_REQUEST_FAULT = re.compile(
+    r"validation error|invalid_request_error|\[json\.exception|invalid argument|"
+    r"extra inputs are not permitted|failed to parse grammar|must be (a|an) ",
+    re.IGNORECASE,
+)
+
+
+def seconds(value: float) -> str:
+    """A duration as read by a person: 4.99999 → "5", 0.25 → "0.25"."""
+    return f"{round(value, 2):g}"
 
 
 @dataclass(frozen=True)
@@ -76,21 +89,32 @@ class LLMClient:
         self._sleep, self._jitter = sleep, jitter
 
     def complete(
-        self, messages: list[dict], sampling: Sampling | None = None, *, deadline_s: float | None = None, salt: str = ""
+        self,
+        messages: list[dict],
+        sampling: Sampling | None = None,
+        *,
+        deadline_s: float | None = None,
+        salt: str = "",
+        stream: bool = False,
+        extra: dict | None = None,
     ) -> Completion:
         """The answer's text, or a `SystemFailure` (with `.call`, its CallRecord) after the retries.
 
         `deadline_s` bounds the whole call, waits and retries included (a live chat's participant
-        is waiting); without it each attempt may take `timeout_s`.
+        is waiting); without it each attempt may take `timeout_s`. `stream` asks for server-sent
+        events and closes the stream once the deadline (or `timeout_s`) has passed: the server then
+        stops generating at once (llama.cpp, vLLM), where an abandoned plain call generates on.
+        `extra` fields go into the request as they are (a judge's `grammar`, `response_format`) and
+        into the record's parameters and the prompt hash.
         """
-        params = (sampling or Sampling()).over(self.endpoint.sampling).params()
+        params = {**(sampling or Sampling()).over(self.endpoint.sampling).params(), **(extra or {})}
         record = CallRecord(
             self.name, self.endpoint.model, params, prompt_hash(self.endpoint.model, messages, params, salt)
         )
         start = time.monotonic()
         end = None if deadline_s is None else start + deadline_s
         try:
-            text = self._attempts(messages, params, record, end)
+            text = self._attempts(messages, params, record, end, stream)
         except SystemFailure as failure:
             record.error = failure.as_record()
             failure.call = record  # type: ignore[attr-defined]
@@ -99,10 +123,10 @@ class LLMClient:
             record.latency_ms = round((time.monotonic() - start) * 1000, 1)
         return Completion(text, record)
 
-    def _attempts(self, messages: list[dict], params: dict, record: CallRecord, end: float | None) -> str:
+    def _attempts(self, messages: list[dict], params: dict, record: CallRecord, end: float | None, stream: bool) -> str:
         for attempt in range(self.endpoint.max_retries + 1):
             try:
-                return self._attempt(messages, params, record, end)
+                return self._attempt(messages, params, record, end, stream)
             except _Retry as retry:
                 wait = retry.wait_s if retry.wait_s is not None else self._backoff(attempt)
                 left = None if end is None else end - time.monotonic()
@@ -111,10 +135,30 @@ class LLMClient:
                 self._sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def model_warning(self, timeout_s: float = 5.0) -> str | None:
+        """A warning when the server's `GET /models` does not list the configured `model`, else None.
+
+        llama.cpp (and others) answer under any model name and echo it back, so a typo'd name would be
+        recorded as the model that answered. A server without the route (or down) gives no warning here:
+        its calls will say what is wrong."""
+        import openai
+
+        try:
+            names = sorted(m.id for m in self._api.models.list(timeout=timeout_s))
+        except (openai.APIError, ValueError, TypeError):
+            return None
+        if not names or self.endpoint.model in names:
+            return None
+        return scrub(
+            f"endpoint '{self.name}': model = \"{self.endpoint.model}\" is not among the models "
+            f"{self.endpoint.base_url}/models lists ({', '.join(names[:10])}); a server that answers under any "
+            "name would record this one as the model that answered"
+        )
+
     def _backoff(self, attempt: int) -> float:
         return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt) * (0.5 + 0.5 * self._jitter())
 
-    def _attempt(self, messages: list[dict], params: dict, record: CallRecord, end: float | None) -> str:
+    def _attempt(self, messages: list[dict], params: dict, record: CallRecord, end: float | None, stream: bool) -> str:
         import openai
 
         left = None if end is None else max(0.0, end - time.monotonic())
@@ -128,18 +172,12 @@ class LLMClient:
                 )
             record.attempts += 1
             try:
-                # `post` with the protocol's own body: `chat.completions.create` would first walk the messages
-                # through the package's type-directed transform (~3 ms of CPU per call, a bottleneck at 16 calls
-                # in flight) to rename nothing; the transport, errors and typed parsing are the package's.
-                response = self._api.post(
-                    "/chat/completions",
-                    cast_to=self._completion,
-                    body={"model": self.endpoint.model, "messages": messages, **params},
-                    options={"timeout": timeout},
-                )
+                if stream:  # read inside the slot: the slot is held until the stream is closed
+                    return self._read_stream(self._post(messages, params, timeout, True), record, timeout)
+                response = self._post(messages, params, timeout, False)
             except openai.APITimeoutError:
                 raise SystemTimeout(
-                    self.label, f"no answer from {self.endpoint.base_url} within {timeout:g} s"
+                    self.label, f"no answer from {self.endpoint.base_url} within {seconds(timeout)} s"
                 ) from None
             except openai.APIConnectionError as exc:
                 raise _Retry(
@@ -147,15 +185,74 @@ class LLMClient:
                 ) from None
             except openai.APIStatusError as exc:
                 raise self._status_failure(exc) from None
-            except (openai.APIResponseValidationError, ValueError) as exc:  # a body that is not the protocol
+            except (openai.APIResponseValidationError, openai.APIError, ValueError) as exc:  # not the protocol
                 raise SystemBadReply(self.label, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
         return self._read(response, record)
+
+    def _post(self, messages: list[dict], params: dict, timeout: float, stream: bool):
+        # `post` with the protocol's own body: `chat.completions.create` would first walk the messages
+        # through the package's type-directed transform (~3 ms of CPU per call, a bottleneck at 16 calls
+        # in flight) to rename nothing; the transport, errors and typed parsing are the package's.
+        body = {"model": self.endpoint.model, "messages": messages, **params}
+        if not stream:
+            return self._api.post(
+                "/chat/completions", cast_to=self._completion, body=body, options={"timeout": timeout}
+            )
+        import openai
+        from openai.types.chat import ChatCompletionChunk
+
+        return self._api.post(
+            "/chat/completions",
+            cast_to=ChatCompletionChunk,
+            body={**body, "stream": True, "stream_options": {"include_usage": True}},  # the token counts, last
+            options={"timeout": timeout},
+            stream=True,
+            stream_cls=openai.Stream[ChatCompletionChunk],
+        )
+
+    def _read_stream(self, events, record: CallRecord, timeout: float) -> str:
+        """The streamed answer, the stream closed as soon as `timeout` has passed (each event is a token or
+        so: a trickling server is cut within one event of the deadline, and its slot comes free)."""
+        stop = time.monotonic() + timeout
+        parts: list[str] = []
+        refusal, finish = "", None
+        events.response.iter_bytes = _until(stop, events.response.iter_bytes, self._overdue(timeout))
+        if "json" in events.response.headers.get("content-type", ""):  # a server that ignores "stream"
+            try:
+                body = b"".join(events.response.iter_bytes())
+            finally:
+                events.close()
+            return self._read(self._completion.model_validate_json(body), record)
+        try:
+            for chunk in events:
+                if time.monotonic() > stop:
+                    raise self._overdue(timeout)
+                record.response_model = getattr(chunk, "model", None) or record.response_model
+                usage = getattr(chunk, "usage", None)
+                if usage is not None:
+                    record.prompt_tokens, record.completion_tokens = usage.prompt_tokens, usage.completion_tokens
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = choice.delta
+                    parts.append(getattr(delta, "content", None) or "")
+                    refusal += getattr(delta, "refusal", None) or ""
+                    finish = choice.finish_reason or finish
+        finally:
+            events.close()
+        record.finish_reason = finish
+        return self._text("".join(parts), refusal, finish)
+
+    def _overdue(self, timeout: float) -> SystemTimeout:
+        return SystemTimeout(
+            self.label,
+            f"no whole answer from {self.endpoint.base_url} within {seconds(timeout)} s "
+            "(the stream was closed, so the server stops generating)",
+        )
 
     def _status_failure(self, exc) -> Exception:
         status = exc.status_code
         body = scrub(getattr(exc.response, "text", "") or exc.message)[:300]
         failure = SystemHTTPError(self.label, f"HTTP {status} from {self.endpoint.base_url}: {body}", status)
-        if status in RETRY_STATUSES:
+        if status in RETRY_STATUSES and not (status == 500 and _REQUEST_FAULT.search(body)):
             return _Retry(failure, retry_after(exc.response.headers))
         return failure
 
@@ -170,13 +267,28 @@ class LLMClient:
         choice = choices[0]
         record.finish_reason = choice.finish_reason
         message = choice.message
-        refusal = getattr(message, "refusal", None)
-        if refusal or choice.finish_reason == "content_filter":
+        return self._text(message.content or "", getattr(message, "refusal", None), choice.finish_reason)
+
+    def _text(self, content: str, refusal: str | None, finish_reason: str | None) -> str:
+        if refusal or finish_reason == "content_filter":
             raise SystemBadReply(self.label, scrub(f"the model refused: {refusal or 'content filter'}")[:300])
-        text = (message.content or "").strip()
+        text = content.strip()
         if not text:
-            raise SystemBadReply(self.label, f"empty answer (finish_reason = {choice.finish_reason})")
+            raise SystemBadReply(self.label, f"empty answer (finish_reason = {finish_reason})")
         return scrub(text)
+
+
+def _until(stop: float, iter_bytes: Callable, overdue: Exception) -> Callable:
+    """The response's bytes as they come, cut at `stop`: the deadline is checked at every piece read, not
+    only at every whole event (a server that sends one event slowly, or a plain body, byte by byte)."""
+
+    def pieces(*args, **kw):
+        for piece in iter_bytes(*args, **kw):
+            if time.monotonic() > stop:
+                raise overdue
+            yield piece
+
+    return pieces
 
 
 def retry_after(headers) -> float | None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from infact.errors import SimulatorFailed
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
 from infact.participation.steps import Step
@@ -55,6 +56,8 @@ class BotResult:
     completion_code: str | None
     steps_submitted: int
     outcome: str | None = None  # "completed", "screened_out" or None (unfinished)
+    failure: str | None = None  # why a simulated participant stopped: its own LLM failed (SimulatorFailed)
+    fallbacks: int = 0  # a simulated participant's answers that were not a label (a stand-in was stored)
 
 
 class SimClock:
@@ -107,6 +110,7 @@ class Bot:
         self.preview = preview
         self.bias = self.rng.gauss(0, 0.4)  # a participant's own leniency
         self.submitted = 0
+        self.fallbacks = 0  # added to by an LLM-played live step (infact/participation/steps/live.py)
 
     def flow(self) -> Flow:
         # The flow draws its assignment from the bot's seed: a single-threaded run gets the same situations again.
@@ -124,8 +128,14 @@ class Bot:
 
     # -- playing -----------------------------------------------------------------
     def run(self) -> BotResult:
+        try:
+            return self._play()
+        except SimulatorFailed as exc:  # nothing made up in its place: the participant stays unfinished
+            return BotResult(self._token, self.strategy, False, None, self.submitted, None, str(exc), self.fallbacks)
+
+    def _play(self) -> BotResult:
         flow = self.flow()
-        token = flow.arrive(self.query, preview=self.preview)
+        token = self._token = flow.arrive(self.query, preview=self.preview)
         if self.simulator is not None:  # marked at once: simulated data is left out of human results
             llm, persona = self.simulator
             flow.mark_simulated(
@@ -166,7 +176,8 @@ class Bot:
         st = flow.state(token)
         code = st.complete.get("completion_code") if st and st.complete else None
         outcome = st.complete.get("outcome") if st and st.complete else None
-        return BotResult(token, self.strategy, bool(st and st.complete), code, self.submitted, outcome)
+        complete = bool(st and st.complete)
+        return BotResult(token, self.strategy, complete, code, self.submitted, outcome, fallbacks=self.fallbacks)
 
 
 def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[str]:

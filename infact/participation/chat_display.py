@@ -1,8 +1,10 @@
 """A live chat as one safe HTML block: the page draws the whole conversation in one element.
 
 Used by the chat itself and by the vote, where each conversation can be opened again.
-Every text is escaped (a system's answer is data, never Markdown or HTML) and quoted item
-names are highlighted as in situations (`highlight_items`). Failed answer attempts are
+Every text is escaped (a system's answer is data, never Markdown or HTML), its control characters
+dropped from what is drawn (`displayable`: an LLM's stray ESC or NUL, a U+202E that would reverse the
+rest of the chat; the stored answer keeps them) and quoted item names are highlighted as in situations
+(`highlight_items`). Failed answer attempts are
 stored but not drawn: the page's warning says what happened.
 """
 
@@ -13,6 +15,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from infact.text.display import highlight_items
+from infact.text.neutral import displayable
 
 TYPING = "The chatbot is typing…"
 _BUBBLE = "padding:.45rem .7rem;border-radius:.7rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere;"
@@ -46,7 +49,8 @@ def _line(line: ChatLine, slot: str) -> str:
     return (
         f'<div class="infact-chat-turn infact-chat-{style}" style="{STYLE[style]}">'
         f'<span class="infact-role" style="{STYLE["role"]}">{who}</span>'
-        f'<span class="infact-text">{highlight_items(line.text, line.items)}</span></div>'
+        f'<span class="infact-text">{highlight_items(displayable(line.text), [displayable(i) for i in line.items])}'
+        "</span></div>"
     )
 
 

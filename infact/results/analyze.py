@@ -110,7 +110,7 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
         )
     if options.judges:
         from infact.results.judges.agreement import parse_judge_option
-        from infact.results.judges.alignment_report import situation_features_from_path
+        from infact.results.judges.alignment_report import judge_coverage, situation_features_from_path
 
         named = [parse_judge_option(v) for v in options.judges]
         features = _features(options.responses)
@@ -129,6 +129,7 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
             seed=options.seed,
             situation_features=situation_features_from_path(where) if where else None,
         )
+        result["judge_coverage"] = {name: judge_coverage(path) for name, path in named}
     return result
 
 
@@ -332,7 +333,7 @@ def alignment_section(result: dict) -> str:
         return ""
     from infact.results.judges.alignment_report import render_markdown
 
-    return "\n" + render_markdown(result["judge_alignment"])
+    return "\n" + render_markdown(result["judge_alignment"], result.get("judge_coverage"))
 
 
 def _pre(markdown: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -69,6 +69,18 @@ class Sampling(_Section):
     def over(self, base: Sampling) -> Sampling:
         """These settings where set, `base`'s elsewhere (a system's or judge's own over its endpoint's)."""
         return Sampling(**{**base.params(), **self.params()})
+
+
+# Batch callers bound every answer, so a model that rambles (or never stops: a random-weight model)
+# cannot hold the server for minutes per call. A judge answers one label; a generated response is a
+# chatbot's turn. Set `max_tokens` on the judge, the system or the endpoint to change them.
+JUDGE_MAX_TOKENS, GENERATE_MAX_TOKENS = 64, 512
+
+
+def capped(own: Sampling | None, base: Sampling, default_max_tokens: int) -> Sampling:
+    """`own`'s settings over `base`'s, with `max_tokens = default_max_tokens` when neither sets it."""
+    both = (own or Sampling()).over(base)
+    return both if both.max_tokens is not None else Sampling(**{**both.params(), "max_tokens": default_max_tokens})
 
 
 class _Connection(_Section):
@@ -186,3 +198,24 @@ class JudgeSettings(Sampling):
         description="Extra text put before the study's instructions in the judge's system message (e.g. a persona); "
         "the instructions, criteria and scale are always the study's own.",
     )
+    constrain: Literal["grammar", "json_schema", "json_object"] | None = Field(
+        default=None,
+        description="Constrain each answer to the item's labels: `grammar` (a GBNF grammar of the labels: llama.cpp), "
+        '`json_schema` (`response_format` with an enum of the labels, answered as `{"label": …}`: OpenAI, vLLM, '
+        "llama.cpp) or `json_object` (any JSON object, the labels asked for in the prompt). Recorded in the calls' "
+        "parameters and prompt hash. Unset: free text, re-asked once when it is not a label.",
+    )
+    request: dict[str, Any] = Field(
+        default_factory=dict,
+        description='Extra fields sent as they are in every request body (e.g. `{ grammar = "root ::= ..." }`, '
+        "`{ top_k = 1 }`); recorded in the calls' parameters and prompt hash. Must not repeat `model`, `messages`, "
+        "`stream` or a sampling setting.",
+    )
+
+    @field_validator("request")
+    @classmethod
+    def _request(cls, v: dict[str, Any]) -> dict[str, Any]:
+        taken = sorted(set(v) & ({"model", "messages", "stream", "stream_options"} | set(Sampling.model_fields)))
+        if taken:
+            raise ValueError(f"{', '.join(taken)} cannot be set here: set sampling settings on the judge itself")
+        return v

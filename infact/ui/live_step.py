@@ -55,18 +55,66 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     live = flow.cfg.live
     action = _waiting_for(slot) if conv.ended is None else None
     pending = action[1] if action and action[0] == "send" and not conv.awaiting_reply else None
+    # A reload while another run of this participant still asks the system: wait for that answer here.
+    due = _answer_due(live, conv) if action is None and conv.ended is None else 0.0
     _progress(run, Phase("chat", slot))
     st.markdown(live.task)
     st.subheader(f"Chatbot {slot}")
     sent = conv.user_turns + (1 if pending else 0)
     st.html(
         caption_html(f"{sent} of at most {live.max_turns} messages sent.")
-        + chat_html(lines_of(conv.turns), slot, pending=pending, typing=action is not None)
+        + chat_html(lines_of(conv.turns), slot, pending=pending, typing=action is not None or due > 0)
     )
-    if action is not None:  # shown waiting, the input disabled, while the system answers
+    if action is not None or due > 0:  # shown waiting, the input disabled, while the system answers
+        # An empty slot where the warning and buttons were: the browser keeps a run's old elements
+        # until they are replaced, so "Try again" and the timeout warning would stay beside "typing…".
+        st.empty()
         st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000, disabled=True)
-        _ask(run, slot, action)
+        if action is not None:
+            _ask(run, slot, action)
+        else:
+            _await_answer(run, slot, conv, due)
         return
+    with st.container():  # one slot for everything under the chat (see the st.empty above)
+        _chat_controls(live, run, slot, conv)
+    if not conv.awaiting_reply:  # else: answer the waiting message first (try again or skip)
+        st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000)  # read at the top of the next run
+        show_errors()
+
+
+ANSWER_GRACE_S = 2.0  # past the system's timeout, the asking run has stored its answer or its failure
+
+
+def _answer_due(live, conv) -> float:
+    """Seconds left for an answer another run is still waiting for (a reload mid-call), else 0."""
+    if not conv.awaiting_reply or conv.last_error or not conv.turns or conv.turns[-1].role != "user":
+        return 0.0
+    system = live.systems.get(conv.system)
+    sent = conv.turns[-1].at
+    if system is None or not sent:
+        return 0.0
+    from datetime import UTC, datetime
+
+    try:
+        age = (datetime.now(UTC) - datetime.fromisoformat(sent)).total_seconds()
+    except (TypeError, ValueError):
+        return 0.0
+    return max(0.0, system.timeout_s + ANSWER_GRACE_S - age)
+
+
+def _await_answer(run, slot: str, conv, seconds: float) -> None:
+    """Read the conversation until the other run's answer (or failure) is stored, at most `seconds`; redraw."""
+    import time
+
+    end, seen = time.monotonic() + seconds, len(conv.turns)
+    while time.monotonic() < end:
+        time.sleep(min(0.3, max(0.0, end - time.monotonic())))
+        if len(run.conversation(slot).turns) != seen:
+            break
+    st.rerun()
+
+
+def _chat_controls(live, run, slot: str, conv) -> None:
     session = run.session(slot)
     answered = [t for t in conv.turns if t.role == "assistant" and t.ok]
     if live.turn_rating and answered and answered[-1].turn not in conv.turn_ratings and not conv.awaiting_reply:
@@ -76,7 +124,7 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
             session.rate_turn(last, choice == "Yes")
             st.rerun()
     if conv.awaiting_reply:
-        # The words of the stored failure (a timeout says so), or a reload while the system was asked.
+        # The words of the stored failure (a timeout says so), or a reload after the system was asked.
         st.warning(
             failure_message(conv.last_error)
             if conv.last_error
@@ -97,8 +145,6 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
         if right.button("I give up: end the chat", key=f"live-frustrated-{slot}"):
             session.end("frustrated")
             st.rerun()
-    st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000)  # read at the top of the next run
-    show_errors()
 
 
 def _live_rubric(flow: Flow, run, slot: str) -> None:

@@ -110,11 +110,26 @@ def show_judges(result: dict) -> None:
         "length_bias",
     ]
     st.dataframe(
-        [{"judge": name, **{c: j.get(c) for c in cols}} for name, j in result.items()],
+        [{"judge": name, "usable answers": _usable(j), **{c: j.get(c) for c in cols}} for name, j in result.items()],
         hide_index=True,
         key="judges_table",
     )
+    from infact.results.judges.alignment_report import coverage_lines
+
+    low = [
+        line.strip(" -*") for line in coverage_lines({n: j["coverage"] for n, j in result.items() if "coverage" in j})
+    ]
+    for line in low:
+        if line.startswith(("**Warning", "**Error", "Warning", "Error")):
+            st.warning(line.replace("**", ""))
     _show_alignment(result)
+
+
+def _usable(judge: dict) -> str:
+    c = judge.get("coverage") or {}
+    if not c:
+        return ""
+    return f"{c['usable']} of {c['total']}" if c.get("total") is not None else str(c["usable"])
 
 
 def _show_alignment(result: dict) -> None:

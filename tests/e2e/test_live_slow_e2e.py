@@ -2,12 +2,13 @@
 
 Two stub systems on 127.0.0.1 speak the chat contract: SlowBot answers every message after
 2.5 s; StallBot overruns its 2 s `timeout_s` on a conversation's first message (it would answer
-after 15 s), then answers in 0.3 s. What a person sees is asserted:
+after 15 s), then answers in 1.2 s. What a person sees is asserted:
 
 - after Enter their own message stays on screen with "The chatbot is typing…", and the chat
   input is disabled, until the slow answer arrives;
 - StallBot's timeout message ("…taking too long…") shows on time: after about 2 s (under 10 s
-  on a loaded machine), well before the stalled system would answer; Try again then gets one;
+  on a loaded machine), well before the stalled system would answer; Try again then gets one, and
+  while it is asked the timeout message and its buttons are gone from beside "typing…" (issue 29);
 - every screen of the live step says where the participant is ("Step 2 of 5: …");
 - the vote page lets each conversation be opened again, its movie titles highlighted.
 
@@ -34,7 +35,7 @@ from tests.support.browser import (
 )
 
 pytestmark = pytest.mark.e2e
-SLOW_S, TIMEOUT_S, STALL_S = 2.5, 2.0, 15.0
+SLOW_S, TIMEOUT_S, STALL_S, RETRY_S = 2.5, 2.0, 15.0, 1.2
 INPUT = "Type your message…"
 
 
@@ -47,7 +48,7 @@ def slow_server(tmp_path_factory):
     work = tmp_path_factory.mktemp("e2e-live-slow")
     study = work / "study"
     shutil.copytree(DEMO_STUDY.parent / "demo-live", study)
-    with serve("normal", delay_s=SLOW_S) as slow, serve("normal", delay_s=0.3, first_delay_s=STALL_S) as stall:
+    with serve("normal", delay_s=SLOW_S) as slow, serve("normal", delay_s=RETRY_S, first_delay_s=STALL_S) as stall:
         toml = (study / "study.toml").read_text(encoding="utf-8")
         systems = (
             f'[live.systems.SlowBot]\nurl = "{slow.url}"\ntimeout_s = 15\n\n'
@@ -129,6 +130,10 @@ def chat_with_stallbot(page, device: str) -> None:
     page.get_by_role("button", name="Try again").click()
     page.locator(".infact-typing").wait_for()
     assert page.get_by_placeholder(INPUT).is_disabled()
+    # While the system is asked again (RETRY_S), nothing of the failed attempt stays beside "typing…".
+    assert page.locator(".infact-typing").is_visible()
+    assert not message.count() and not page.get_by_role("button", name="Try again").count()
+    assert not page.get_by_role("button", name="Skip this chatbot").count()
     wait_answer(page, 1)
     assert not message.count()
 

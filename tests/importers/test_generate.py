@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 from infact.cli.main import main
 from infact.importers.generate import generate
@@ -11,29 +10,8 @@ from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from infact.study.situations import load_situations
+from tests.support.generating import rule, study_with
 from tests.support.openai_stub import serve_openai
-from tests.support.paths import DEMO_STUDY
-
-ENDPOINT = '\n[endpoints.llm]\nbase_url = "{url}"\nmodel = "stub-model"\nmax_concurrency = 4\nmax_retries = 0\n'
-
-
-def study_with(tmp_path, url: str, system: str = "Llama", extra: str = ""):
-    folder = tmp_path / "study"
-    shutil.copytree(DEMO_STUDY, folder)
-    toml = folder / "study.toml"
-    text = toml.read_text(encoding="utf-8")
-    if system not in ("CineMate", "FlickBot", "ReelTalk"):
-        text = text.replace(
-            'systems = ["CineMate", "FlickBot", "ReelTalk"]',
-            f'systems = ["CineMate", "FlickBot", "ReelTalk", "{system}"]',
-        )
-    toml.write_text(text + ENDPOINT.format(url=url) + extra, encoding="utf-8")
-    return folder
-
-
-def rule(request: dict) -> str:
-    last = [m for m in request["messages"] if m["role"] == "user"][-1]["content"]
-    return f"LLM answer to: {last[:40]}"
 
 
 def test_every_situation_gets_the_endpoints_answer_with_provenance_and_the_study_runs(tmp_path):

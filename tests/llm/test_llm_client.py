@@ -172,3 +172,32 @@ def test_the_stub_lists_its_model(stub):
 
     with urllib.request.urlopen(stub.url + "/models") as resp:
         assert json.load(resp)["data"][0]["id"] == "stub-model"
+
+
+def test_a_500_that_says_the_request_is_invalid_is_not_retried(stub):
+    # llama.cpp and llama-cpp-python answer 500 to a request they cannot read: asking again gives the same.
+    sleeps: list[float] = []
+    stub.fail(500, times=1, message="1 validation error for CreateChatCompletionRequest\nmax_tokens: Input should be")
+    with pytest.raises(SystemHTTPError) as err:
+        client(stub, sleeps=sleeps, max_retries=3).complete(HELLO)
+    assert err.value.status == 500 and err.value.call.attempts == 1 and sleeps == []
+    stub.fail(500, times=1, message="CUDA out of memory")  # a server's own trouble is still retried
+    assert client(stub, sleeps=sleeps, max_retries=3).complete(HELLO).record.attempts == 2
+
+
+def test_a_model_the_server_does_not_list_gets_a_warning(stub):
+    assert client(stub).model_warning() is None  # stub-model is listed
+    stub.models = ["tiny-random-llama"]
+    warning = client(stub).model_warning()
+    assert warning and '"stub-model"' in warning and "tiny-random-llama" in warning
+    assert LLMClient("x", Endpoint(base_url="http://127.0.0.1:9/v1", model="m")).model_warning() is None
+
+
+def test_generate_prints_the_model_warning(stub, tmp_path, capsys):
+    from infact.cli.main import main
+    from tests.support.generating import study_with
+
+    stub.models = ["tiny-random-llama"]
+    folder = study_with(tmp_path, stub.url)
+    assert main(["generate", "--study", str(folder), "--system", "Llama", "--endpoint", "llm"]) == 0
+    assert "warning: endpoint 'llm': model = \"stub-model\" is not among" in capsys.readouterr().out

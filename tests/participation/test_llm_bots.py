@@ -13,24 +13,9 @@ from infact.results.tables.export import collect
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
-from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
+from tests.support.llm_studies import KEY_ENV, PERSONA, endpoint_live_study
+from tests.support.llm_studies import simulated_user_rule as rule
 from tests.support.openai_stub import serve_openai
-
-PERSONA = "You are Sam, 34, a nurse. You love slow, creepy horror films and hate gore. You have seen The Conjuring."
-
-
-def rule(request: dict) -> str:
-    """Systems answer as the demo systems; the simulated user chats twice, then is satisfied, agrees, votes A."""
-    messages = request["messages"]
-    if not messages[0]["content"].startswith("You are taking part in a study"):
-        return demo_rule(request)
-    last = messages[-1]["content"]
-    if "How much do you agree" in last or "one of these only" in last and "Agree" in last:
-        return "Agree"
-    if "Which chatbot helped you better?" in last:
-        return "A"
-    said = sum(1 for m in messages if m["role"] == "assistant")
-    return "[SATISFIED]" if said >= 2 else "Something creepy but not gory, please."
 
 
 def test_an_llm_plays_the_persona_through_chats_rubric_and_vote_and_is_kept_apart(tmp_path, monkeypatch):

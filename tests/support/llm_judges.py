@@ -9,6 +9,9 @@ answers with a label.
 from __future__ import annotations
 
 import re
+import shutil
+
+from tests.support.paths import DEMO_STUDY
 
 _RESPONSE = re.compile(r"A possible next chatbot response:\n(.*?)\n\n", re.S)
 _PAIR = re.compile(r"Response A:\n(.*?)\n\nResponse B:\n(.*?)\n\n", re.S)
@@ -33,3 +36,20 @@ def judge_rule(study, quality: dict[str, float], mode: str = "follow"):
         return "A" if sign * (quality[author[a]] - quality[author[b]]) > 0 else "B"
 
     return rule
+
+
+JUDGE_ENDPOINT = (
+    '\n[endpoints.judge-llm]\nbase_url = "{url}"\nmodel = "stub-judge"\nmax_concurrency = 4\nmax_retries = 0\n'
+)
+
+
+def judge_study(tmp_path, url: str, judge: str):
+    """The demo study with a `[judges.j]` table on endpoint `judge-llm` at `url`; `judge`: its extra lines."""
+    from infact.study.loader import load_study
+
+    folder = tmp_path / "study"
+    shutil.copytree(DEMO_STUDY, folder)
+    toml = folder / "study.toml"
+    extra = JUDGE_ENDPOINT.format(url=url) + '\n[judges.j]\nendpoint = "judge-llm"\n' + judge
+    toml.write_text(toml.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    return load_study(folder)

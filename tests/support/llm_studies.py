@@ -48,3 +48,20 @@ def endpoint_live_study(
     )
     (folder / "study.toml").write_text(text, encoding="utf-8")
     return folder
+
+
+PERSONA = "You are Sam, 34, a nurse. You love slow, creepy horror films and hate gore. You have seen The Conjuring."
+
+
+def simulated_user_rule(request: dict) -> str:
+    """Systems answer as the demo systems; the simulated user chats twice, then is satisfied, agrees, votes A."""
+    messages = request["messages"]
+    if not messages[0]["content"].startswith("You are taking part in a study"):
+        return demo_rule(request)
+    last = messages[-1]["content"]
+    if "How much do you agree" in last or "one of these only" in last and "Agree" in last:
+        return "Agree"
+    if "Which chatbot helped you better?" in last:
+        return "A"
+    said = sum(1 for m in messages if m["role"] == "assistant")
+    return "[SATISFIED]" if said >= 2 else "Something creepy but not gory, please."

@@ -4,14 +4,17 @@
         Endpoint(base_url=stub.url, model="stub-model")
 
 - `POST /v1/chat/completions` answers with `rule(request_body)`: a string (the content) or
-  a dict with any of `content`, `refusal`, `finish_reason`, `delay_s` (this answer's own latency).
-  The default rule echoes the last user message.
-- `GET /v1/models` lists `model`.
-- `stub.fail(status, times=1, retry_after=None)` makes the next `times` completions fail with
-  that HTTP status (429 with a `Retry-After` header when given); `stub.malformed(times)` answers
-  200 with a body that is not JSON.
+  a dict with any of `content`, `refusal`, `finish_reason`, `delay_s` (this answer's own latency),
+  `trickle_s` (headers at once, then the body one piece per `trickle_s`: a byte of JSON, or one
+  word's SSE event). The default rule echoes the last user message. A request with `"stream": true`
+  is answered as server-sent events (`chat.completion.chunk`s, one per word, then `[DONE]`), as
+  llama.cpp and vLLM do; a client that closes the stream stops the answer (`stub.cut` counts them).
+- `GET /v1/models` lists `stub.models`.
+- `stub.fail(status, times=1, retry_after=None, message=None)` makes the next `times` completions fail
+  with that HTTP status (429 with a `Retry-After` header when given; `message` the error's text);
+  `stub.malformed(times)` answers 200 with a body that is not JSON.
 - `stub.requests` keeps every completion request body, `stub.auth` its Authorization header,
-  `stub.peak_in_flight` the most requests served at once.
+  `stub.peak_in_flight` the most requests served at once, `stub.in_flight` those being answered.
 Threaded, bound to 127.0.0.1 on a free port. `GET /stub/stats` gives the counters.
 
     python -m tests.support.openai_stub --delay 0.2 --answer "Meaningless"
@@ -60,7 +63,11 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if self.path.rstrip("/") == "/v1/models":
             return self._json(
-                200, {"object": "list", "data": [{"id": stub.model, "object": "model", "owned_by": "infact-stub"}]}
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model", "owned_by": "infact-stub"} for m in stub.models],
+                },
             )
         self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -87,17 +94,24 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"Retry-After": str(scripted["retry_after"])} if scripted["retry_after"] is not None else {}
             return self._json(
                 scripted["status"],
-                {"error": {"message": f"stub error {scripted['status']}", "type": "server_error"}},
+                {
+                    "error": {
+                        "message": scripted.get("message") or f"stub error {scripted['status']}",
+                        "type": "server_error",
+                    }
+                },
                 headers,
             )
         answer = stub.rule(request)
         answer = {"content": answer} if isinstance(answer, str) else dict(answer)
         time.sleep(answer.get("delay_s", stub.delay_s))
         content = answer.get("content")
+        trickle = answer.get("trickle_s", stub.trickle_s)
+        if request.get("stream") and not stub.ignore_stream:
+            return self._stream(stub, request, answer, trickle)
         prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
         message = {"role": "assistant", "content": content, "refusal": answer.get("refusal")}
-        self._json(
-            200,
+        payload = json.dumps(
             {
                 "id": f"chatcmpl-stub-{stub.served}",
                 "object": "chat.completion",
@@ -109,8 +123,58 @@ class _Handler(BaseHTTPRequestHandler):
                     "completion_tokens": _words(content or ""),
                     "total_tokens": _words(prompt) + _words(content or ""),
                 },
-            },
+            }
+        ).encode("utf-8")
+        if trickle:
+            return self._trickle(stub, payload, trickle)
+        self._send(200, payload, "application/json")
+
+    def _trickle(self, stub: OpenAIStub, body: bytes, gap_s: float) -> None:
+        """Headers at once, then the body one byte per `gap_s`: every read is quick, the whole is slow."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self._pieces(stub, [body[i : i + 1] for i in range(len(body))], gap_s)
+
+    def _stream(self, stub: OpenAIStub, request: dict, answer: dict, gap_s: float | None) -> None:
+        """Server-sent events, one chunk per word (with `gap_s` between them), then `[DONE]`."""
+        base = {"id": f"chatcmpl-stub-{stub.served}", "object": "chat.completion.chunk", "created": int(time.time())}
+        base["model"] = request.get("model", stub.model)
+        words = str(answer.get("content") or "").split(" ")
+        deltas = [{"role": "assistant", "content": ""}] + [
+            {"content": w if i == 0 else " " + w} for i, w in enumerate(words) if answer.get("content")
+        ]
+        if answer.get("refusal"):
+            deltas.append({"refusal": answer["refusal"]})
+        chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        chunks.append(
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": answer.get("finish_reason", "stop")}]}
         )
+        if (request.get("stream_options") or {}).get("include_usage"):
+            prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
+            used = {"prompt_tokens": _words(prompt), "completion_tokens": len(deltas) - 1}
+            chunks.append({**base, "choices": [], "usage": {**used, "total_tokens": sum(used.values())}})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        events = [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]
+        self._pieces(stub, events, gap_s or 0.0)
+        self.close_connection = True
+
+    def _pieces(self, stub: OpenAIStub, pieces: list[bytes], gap_s: float) -> None:
+        """Write each piece, waiting `gap_s` between them; a client that went away stops the answer."""
+        try:
+            for i, piece in enumerate(pieces):
+                if i and gap_s:
+                    time.sleep(gap_s)
+                self.wfile.write(piece)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            with stub._lock:
+                stub.cut += 1
 
     def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
         self._send(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
@@ -132,9 +196,19 @@ class OpenAIStub(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
 
-    def __init__(self, rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model", port: int = 0):
+    def __init__(
+        self,
+        rule: Rule | None = None,
+        delay_s: float = 0.0,
+        model: str = "stub-model",
+        port: int = 0,
+        trickle_s: float | None = None,
+    ):
         super().__init__(("127.0.0.1", port), _Handler)
-        self.rule, self.delay_s, self.model = rule or echo_rule, delay_s, model
+        self.rule, self.delay_s, self.model, self.trickle_s = rule or echo_rule, delay_s, model, trickle_s
+        self.models = [model]
+        self.ignore_stream = False  # True: answer `"stream": true` with a plain completion, as some servers do
+        self.cut = 0  # answers the client stopped reading (closed the stream or the connection)
         self.requests: list[dict] = []
         self.auth: list[str | None] = []
         self._script: deque[dict] = deque()
@@ -151,9 +225,11 @@ class OpenAIStub(ThreadingHTTPServer):
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # a client that went away: quiet
             super().handle_error(request, client_address)
 
-    def fail(self, status: int, times: int = 1, retry_after: float | None = None) -> None:
+    def fail(self, status: int, times: int = 1, retry_after: float | None = None, message: str | None = None) -> None:
         with self._lock:
-            self._script.extend({"status": status, "retry_after": retry_after} for _ in range(times))
+            self._script.extend(
+                {"status": status, "retry_after": retry_after, "message": message} for _ in range(times)
+            )
 
     def malformed(self, times: int = 1) -> None:
         with self._lock:
@@ -174,8 +250,10 @@ class OpenAIStub(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_openai(rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model") -> Iterator[OpenAIStub]:
-    stub = OpenAIStub(rule, delay_s, model)
+def serve_openai(
+    rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model", trickle_s: float | None = None
+) -> Iterator[OpenAIStub]:
+    stub = OpenAIStub(rule, delay_s, model, trickle_s=trickle_s)
     thread = threading.Thread(target=stub.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -67,7 +67,11 @@ class Live(StepKind):
         run = live_run(flow, step, connect_all(study.config.live.systems, study.config.endpoints))
         if getattr(bot, "simulator", None) is not None:  # an LLM plays this participant's chats
             llm, persona = bot.simulator
-            LLMChattingBot(run, llm, persona, spend=bot.clock.spend).play()
+            chatter = LLMChattingBot(run, llm, persona, spend=bot.clock.spend)
+            try:
+                chatter.play()
+            finally:
+                bot.fallbacks += chatter.fallbacks
             return {}
         patience = 0 if bot.strategy == "speeder" else 2
         ChattingBot(run, random.Random(bot.rng.random()), spend=bot.clock.spend, patience=patience).play()

@@ -85,7 +85,7 @@ def judge_files(study) -> list[tuple[str, Path]]:
 def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
     """Each judge file of the study beside the human results of `criterion` (the same call as `analyze --judge`)."""
     from infact.results.analyze import align_judges, compare_judges
-    from infact.results.judges.alignment_report import situation_features
+    from infact.results.judges.alignment_report import judge_coverage, situation_features
     from infact.results.ranking.features import response_features
 
     votes = tables.compare.get("pairwise.csv")
@@ -112,6 +112,9 @@ def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
         for name, by_criterion in alignment.items():
             if name in out:
                 out[name]["alignment"] = by_criterion.get(criterion) or next(iter(by_criterion.values()), None)
+        for name, path in judge_files(study):  # how many of its answers the figures rest on (docs/llm.md)
+            if name in out:
+                out[name]["coverage"] = judge_coverage(path)
         return out
     except InfactError as exc:
         return {"error": str(exc)}

@@ -1,13 +1,81 @@
-"""Judge alignment per criterion, from files or a store, as data and as Markdown (alignment.py computes)."""
+"""Judge alignment per criterion, from files or a store, as data and as Markdown (alignment.py computes).
+
+Every report says how many of the judge's answers were usable (one label, no failed call), per judge
+and criterion, read from `judges/NAME.raw.jsonl` beside the CSV: the figures rest on those only. Below
+`COVERAGE_WARN` of them the report warns; with none, `unusable_judges` names the judge and the command
+fails rather than print an empty table.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 
 from infact.results.judges.agreement import read_judge
 from infact.results.judges.alignment import RULE, align
+
+COVERAGE_WARN = 0.8  # usable share below which the report warns
+
+
+def judge_coverage(judge_csv: str | Path) -> dict:
+    """{usable, total, by_criterion: {criterion: {usable, total}}} of a judge's answers.
+
+    `total` counts the items asked (judges/NAME.raw.jsonl, the last record of each key); without that
+    file (a CSV made elsewhere) every CSV row is an answer and `total` is None."""
+    judge_csv = Path(judge_csv)
+    raw = judge_csv.with_name(judge_csv.stem + ".raw.jsonl")
+    if not raw.is_file():
+        try:
+            n = len(pd.read_csv(judge_csv))
+        except (OSError, ValueError):
+            n = 0
+        return {"usable": n, "total": None, "by_criterion": {}}
+    last: dict[str, dict] = {}
+    for line in raw.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:  # a line cut by a kill: the checkpoint ignores it too
+            continue
+        if isinstance(record, dict) and "key" in record:
+            last[record["key"]] = record
+    by: dict[str, dict] = {}
+    for record in last.values():
+        counts = by.setdefault(str(record.get("criterion")), {"usable": 0, "total": 0})
+        counts["total"] += 1
+        counts["usable"] += int(record.get("label") is not None and not record.get("error"))
+    return {
+        "usable": sum(c["usable"] for c in by.values()),
+        "total": sum(c["total"] for c in by.values()),
+        "by_criterion": dict(sorted(by.items())),
+    }
+
+
+def unusable_judges(coverage: dict) -> list[str]:
+    """The judges (of {judge: judge_coverage}) none of whose answers is usable."""
+    return [name for name, c in coverage.items() if not c.get("usable")]
+
+
+def coverage_lines(coverage: dict) -> list[str]:
+    """Markdown lines: usable/total per judge, a warning below COVERAGE_WARN."""
+    lines = []
+    for name, c in coverage.items():
+        usable, total = c["usable"], c["total"]
+        if total is None:
+            lines.append(f"- {name}: {usable} answers (no raw file: how many items were asked is unknown)")
+            continue
+        share = usable / total if total else 0.0
+        parts = ", ".join(f"{k} {v['usable']} of {v['total']}" for k, v in c["by_criterion"].items())
+        lines.append(f"- {name}: {usable} of {total} answers usable ({share:.0%})" + (f": {parts}" if parts else ""))
+        if usable == 0:
+            lines.append(f"  - **Error: none of {name}'s answers is a label**: there is nothing to compare.")
+        elif share < COVERAGE_WARN:
+            lines.append(
+                f"  - **Warning: only {share:.0%} of {name}'s answers are usable**; the figures below rest on "
+                "those alone (see the raw outputs, or constrain the answers: docs/llm.md)."
+            )
+    return lines
 
 
 def situation_features(situations) -> pd.DataFrame:
@@ -119,13 +187,12 @@ def _ci(value) -> str:
     return "–" if not value else f"[{value[0]:.2f}, {value[1]:.2f}]"
 
 
-def render_markdown(results: dict) -> str:
-    """results = {judge: {criterion: alignment}}."""
-    lines = [
-        "## Judge alignment",
-        "",
-        f"Rule: {RULE}.",
-        "",
+def render_markdown(results: dict, coverage: dict | None = None) -> str:
+    """results = {judge: {criterion: alignment}}; coverage = {judge: judge_coverage(...)}."""
+    lines = ["## Judge alignment", "", f"Rule: {RULE}.", ""]
+    if coverage:
+        lines += ["Usable judge answers:", "", *coverage_lines(coverage), ""]
+    lines += [
         "| judge | criterion | items | ρ items [95% CI] | r | τ systems [95% CI] | κ_w | split-half ρ | "
         "judge–half ρ | position consistency | length bias | stand-in |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -10,6 +10,7 @@ then stored as unparseable: never guessed.
 
 from __future__ import annotations
 
+import json
 import re
 
 from infact.study.config import StudyConfig
@@ -57,8 +58,34 @@ def reminder(labels: list[str]) -> str:
     return "That answer is not one of the labels. " + _labels(labels) + "\nReply with the label only."
 
 
+JSON_ASK = 'Answer with a JSON object {"label": "<the label>"} and nothing else.'
+
+
+def constraint(mode: str | None, labels: list[str]) -> dict:
+    """Request fields that constrain the answer to `labels` (`[judges.NAME] constrain`), {} for free text."""
+    if mode == "grammar":  # GBNF, llama.cpp's `grammar` field
+        return {"grammar": "root ::= " + " | ".join(json.dumps(label) for label in labels)}
+    if mode == "json_schema":
+        schema = {
+            "type": "object",
+            "properties": {"label": {"type": "string", "enum": list(labels)}},
+            "required": ["label"],
+            "additionalProperties": False,
+        }
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": "label", "schema": schema}}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
 def parse_label(answer: str, labels: list[str]) -> str | None:
-    """The label the answer is, or None (no partial matches, no guessing)."""
+    """The label the answer is (or a JSON object's "label" is), or None (no partial matches, no guessing)."""
+    try:
+        data = json.loads(answer or "")
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("label"), str):
+        answer = data["label"]
     cleaned = _DECOR.sub("", answer or "").casefold()
     for label in labels:
         if cleaned == _DECOR.sub("", label).casefold():

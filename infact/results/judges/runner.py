@@ -28,7 +28,7 @@ from infact.llm.calls import prompt_hash, utc_iso
 from infact.llm.checkpoint import Checkpoint
 from infact.llm.client import LLMClient, open_client
 from infact.results.judges import prompts
-from infact.study.endpoints import endpoints_from_secrets, merged
+from infact.study.endpoints import JUDGE_MAX_TOKENS, Sampling, capped, endpoints_from_secrets, merged
 from infact.study.loader import Study
 
 TIE = "tie"
@@ -67,11 +67,14 @@ class JudgeReport:
 def judge_items(study: Study, llm: LLMClient, settings) -> list[JudgeItem]:
     cfg = study.config
     system = {"role": "system", "content": prompts.system_message(cfg, settings.preamble)}
-    params = settings.sampling.over(llm.endpoint.sampling).params()
+    sampled = judge_sampling(settings, llm).params()
     items: list[JudgeItem] = []
 
     def add(kind: str, sid: str, crit: str, text: str, labels: list[str], **who) -> None:
+        if settings.constrain in ("json_schema", "json_object"):
+            text += "\n\n" + prompts.JSON_ASK
         messages = (system, {"role": "user", "content": text})
+        params = {**sampled, **request_fields(settings, labels)}
         for k in range(settings.samples):
             key = prompt_hash(llm.endpoint.model, list(messages), params, salt=f"sample={k}")
             items.append(JudgeItem(key, kind, sid, crit, k, messages, tuple(labels), **who))
@@ -120,15 +123,30 @@ def judge_items(study: Study, llm: LLMClient, settings) -> list[JudgeItem]:
     return items
 
 
+def judge_sampling(settings, llm: LLMClient) -> Sampling:
+    """The judge's sampling over its endpoint's, answers bounded to JUDGE_MAX_TOKENS unless either sets one."""
+    return capped(settings.sampling, llm.endpoint.sampling, JUDGE_MAX_TOKENS)
+
+
+def request_fields(settings, labels) -> dict:
+    """What the judge's requests carry beyond messages and sampling: its constraint, then its own fields."""
+    return {**prompts.constraint(settings.constrain, list(labels)), **settings.request}
+
+
 def _ask(llm: LLMClient, settings) -> Callable[[JudgeItem], dict]:
-    sampling = settings.sampling
+    sampling = judge_sampling(settings, llm)
 
     def call(item: JudgeItem) -> dict:
         messages, raw, calls = list(item.messages), [], []
         out = {"at": utc_iso(), "situation_id": item.situation_id, "criterion": item.criterion, "sample": item.sample}
         try:
             for attempt in range(2):  # the answer, then one re-ask with a reminder of the labels
-                done = llm.complete(messages, sampling, salt=f"sample={item.sample}/ask={attempt}")
+                done = llm.complete(
+                    messages,
+                    sampling,
+                    salt=f"sample={item.sample}/ask={attempt}",
+                    extra=request_fields(settings, item.labels),
+                )
                 raw.append(done.text)
                 calls.append(done.record.to_dict())
                 label = prompts.parse_label(done.text, list(item.labels))
@@ -154,6 +172,7 @@ def _totals(calls: list[dict]) -> dict:
             "prompt_tokens": sum(c.get("prompt_tokens") or 0 for c in calls),
             "completion_tokens": sum(c.get("completion_tokens") or 0 for c in calls),
             "latency_ms": sum(c.get("latency_ms") or 0 for c in calls),
+            **({"finish_reason": calls[-1].get("finish_reason")} if calls else {}),
         },
         "call_records": calls,
     }
@@ -184,6 +203,7 @@ def run_judge(
         secrets=secrets,
         label=f"judge {name}",
     )
+    warning = llm.model_warning()
     items = judge_items(study, llm, settings)
     unique = list({i.key: i for i in items}.values())
     folder = study.folder / "judges"
@@ -193,7 +213,8 @@ def run_judge(
     csv_path = folder / f"{name}.csv"
     columns = RATING_COLUMNS if cfg.protocol.kind == "rating" else PAIR_COLUMNS
     atomic_write_text(csv_path, _csv(rows, columns))
-    return JudgeReport(summary, csv_path, checkpoint.path, len(rows), unparseable, len(items))
+    extra = {"warnings": [warning]} if warning else {}
+    return JudgeReport(summary, csv_path, checkpoint.path, len(rows), unparseable, len(items), extra)
 
 
 def _rows(items: list[JudgeItem], checkpoint: Checkpoint) -> tuple[list[dict], int]:
