@@ -1,4 +1,4 @@
-"""A small client for Prolific's public API (docs.prolific.com, API reference), over httpx.
+"""A small client for Prolific's public API (docs.prolific.com, API reference), over httpx (openai's own).
 
 Prolific keeps no Python SDK, so this module is the one place that speaks HTTP to it. Every failure
 becomes a typed `ProlificError` whose text never holds the token: the token is sent only in the
@@ -17,7 +17,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import httpx
+try:  # openai's HTTP stack: `httpx2` in openai 3.x (installed with it), `httpx` before
+    import httpx2 as httpx
+except ModuleNotFoundError:  # pragma: no cover - depends on the installed openai
+    import httpx  # type: ignore[no-redef]
 
 from infact.errors import InfactError, Problem
 
