@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from infact.errors import InfactError, Problem
-from infact.prolific.client import NotFound, ProlificError, Unavailable, WrongState, expect
+from infact.prolific.client import ProlificError, Unavailable, expect
 from infact.prolific.session import Session
 from infact.stores import prolific_records as rec
 
@@ -129,8 +129,8 @@ def state(session: Session, name: str) -> BonusState:
     return st
 
 
-def _put(session: Session, name: str, stage: str, **fields) -> bool:
-    return session.put(KIND, f"{name}/{stage}", name=name, **fields)
+def _put(session: Session, name: str, key_end: str, **fields) -> bool:
+    return session.put(KIND, f"{name}/{key_end}", name=name, **fields)
 
 
 def ensure_created(session: Session, rows: list[tuple[str, float]], name: str, prolific_id: str) -> BonusState:
@@ -164,7 +164,7 @@ def pay(session: Session, st: BonusState) -> BonusState:
         if not exc.maybe_done:  # refused (429) or never connected: surely not paid
             _put(session, st.name, f"unpaid/{bid}/{k}", stage="unpaid", bonus_id=bid, attempt=k)
         raise
-    except (NotFound, WrongState, ProlificError) as exc:
+    except ProlificError as exc:  # 401/403/404/400: Prolific refused it, so it did not pay
         if exc.status is not None and 400 <= exc.status < 500:
             _put(session, st.name, f"unpaid/{bid}/{k}", stage="unpaid", bonus_id=bid, attempt=k)
         raise

@@ -34,9 +34,9 @@ class Session:
         """The study's `_prolific` records (read afresh: another process may have written some)."""
         return self.storage.records(study=self.study.id, participant=rec.PARTICIPANT)
 
-    def put(self, kind: str, name: str, **fields) -> bool:
+    def put(self, kind: str, ident: str, /, **fields) -> bool:
         """Store one `_prolific` record; False when its key was already stored (the step was done)."""
-        return self.storage.append(rec.record(self.study.id, kind, name, self.clock(), **fields))
+        return self.storage.append(rec.record(self.study.id, kind, ident, self.clock(), **fields))
 
     def prolific_id(self, given: str | None = None) -> str:
         """The Prolific study id: the one given, else the one `create` recorded."""

@@ -55,10 +55,10 @@ def now_iso(now: datetime | None = None) -> str:
     return (now or datetime.now(UTC)).astimezone(UTC).isoformat()
 
 
-def record(study: str, kind: str, name: str, now: datetime | None = None, **fields) -> dict:
-    """A `_prolific` record of `kind` whose key ends with `name` (its identity: stored once)."""
+def record(study: str, kind: str, ident: str, now: datetime | None = None, /, **fields) -> dict:
+    """A `_prolific` record of `kind` whose key ends with `ident` (its identity: stored once)."""
     return {
-        "key": f"{study}/{PARTICIPANT}/{kind}/{name}",
+        "key": f"{study}/{PARTICIPANT}/{kind}/{ident}",
         "study": study,
         "participant": PARTICIPANT,
         "kind": kind,
