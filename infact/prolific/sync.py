@@ -68,7 +68,14 @@ def sync(session: Session, prolific_id: str | None = None, *, force: bool = True
                 result.changed.append((sub["id"], sub["status"]))
         if sub["status"] in rec.RELEASING:
             _release(session, sub, result)
-    session.put("prolific_sync", rec.now_iso(now), prolific_id=pid, submissions=len(subs))
+    session.put(
+        "prolific_sync",
+        rec.now_iso(now),
+        prolific_id=pid,
+        submissions=len(subs),
+        changed=len(result.changed),
+        released=len(result.released),
+    )
     return result
 
 

@@ -126,8 +126,14 @@ def status_counts(records: Iterable[Mapping]) -> dict[str, int]:
 
 
 def last_sync(records: Iterable[Mapping]) -> datetime | None:
-    stamps = [r.get("at") for r in of_kind(records, "prolific_sync") if r.get("at")]
-    return datetime.fromisoformat(max(stamps)) if stamps else None
+    found = last_sync_record(records)
+    return datetime.fromisoformat(found["at"]) if found else None
+
+
+def last_sync_record(records: Iterable[Mapping]) -> Mapping | None:
+    """The newest `prolific_sync` record (when, how many submissions, how many changed or were released)."""
+    found = [r for r in of_kind(records, "prolific_sync") if r.get("at")]
+    return max(found, key=lambda r: r["at"]) if found else None
 
 
 def stages(records: Iterable[Mapping], kind: str, prefix: str) -> set[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import datetime
 
 import pandas as pd
 import streamlit as st
@@ -39,12 +40,7 @@ def show(study: Study, storage: Storage, stages: Mapping[str, int]) -> None:
     if message:
         (st.warning if pressed or message.startswith("Prolific") else st.caption)(message)
     records = storage.records(study=study.id, participant=rec.PARTICIPANT)
-    last = rec.last_sync(records)
-    st.caption(
-        f"Prolific study `{prolific_id}` · last synced {last:%H:%M:%S} UTC"
-        if last
-        else f"Prolific study `{prolific_id}`"
-    )
+    st.caption(f"Prolific study `{prolific_id}` · {_last_sync_line(records)}")
     left, right = st.columns(2)
     with left:
         st.markdown("**INFACT stages**")
@@ -83,3 +79,15 @@ def _sync(study: Study, storage: Storage, prolific_id: str) -> str | None:
         return f"Synced less than a minute ago; the next sync is at {done.next_at:%H:%M:%S} UTC."
     freed = f"; freed the reserved situations of {len(done.released)} participant(s)" if done.released else ""
     return f"Synced {done.submissions} submission(s), {len(done.changed)} new status(es){freed}."
+
+
+def _last_sync_line(records: list[dict]) -> str:
+    last = rec.last_sync_record(records)
+    if last is None:
+        return "not synced yet"
+    at = datetime.fromisoformat(last["at"])
+    freed = f", freed the situations of {last['released']} participant(s)" if last.get("released") else ""
+    return (
+        f"last synced {at:%H:%M:%S} UTC: {last.get('submissions', 0)} submission(s), "
+        f"{last.get('changed', 0)} new status(es){freed}"
+    )

@@ -268,7 +268,7 @@ def test_the_prolific_section_syncs_from_the_api_at_most_once_a_minute(tmp_path,
             submissions(stub, prolific_id, ["AWAITING REVIEW", "RETURNED"])
             sign_in_and_open_dashboard(page, server.url)
             open_section(page, "Prolific")
-            page.get_by_text(re.compile(r"Synced 2 submission\(s\)")).wait_for(timeout=30_000)
+            page.get_by_text(re.compile(r"last synced .*: 2 submission\(s\), 2 new status\(es\), freed")).wait_for()
             statuses = page.get_by_test_id("stTable").filter(has_text="RETURNED")
             expect(statuses).to_contain_text("AWAITING REVIEW")
             expect(page.get_by_test_id("stTable").filter(has_text="completed")).to_have_count(1)
