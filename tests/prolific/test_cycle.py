@@ -177,3 +177,24 @@ def test_messages_are_sent_once(session, stub):
     assert stub.messages[-1] == {"recipient_id": pid(0), "study_id": stub.messages[0]["study_id"], "body": "Thank you!"}
     with pytest.raises(InfactError, match="empty"):
         messages.send(session, [pid(0)], " ")
+
+
+def test_a_fresh_process_reading_tinydb_summaries_sees_the_freed_place(tmp_path, stub, study):
+    """TinyDB starts a process's situation load from its participant summaries: they carry the lease end too."""
+    from infact.participation.assignment import load
+    from infact.participation.situation_load import SituationLoad
+    from infact.prolific.session import open_session
+    from infact.storage import TinyDBStorage
+    from tests.support.prolific import TOKEN
+
+    storage = TinyDBStorage(tmp_path / "db")
+    play(study, storage, ["attentive", "abandons"])
+    now = datetime(2026, 3, 2, 9, 5, tzinfo=UTC)
+    s = open_session(study, storage, base_url=stub.url, environ={"PROLIFIC_TOKEN": TOKEN}, clock=lambda: now)
+    submissions(stub, setup.create(s).prolific_id, ["AWAITING REVIEW", "RETURNED"])
+    reserved = sum(load(study, storage.records(study=study.id), now)[1].values())
+    assert reserved > 0 and sync.sync(s).released
+    s.client.close()
+    fresh = TinyDBStorage(tmp_path / "db")
+    assert sum(SituationLoad(fresh, study.id).current(now)[1].values()) == 0
+    assert sum(load(study, fresh.records(study=study.id), now)[1].values()) == 0
