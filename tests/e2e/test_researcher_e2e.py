@@ -11,6 +11,7 @@ import csv
 import io
 import re
 import threading
+import time
 
 import pandas as pd
 import pytest
@@ -267,16 +268,23 @@ def test_the_prolific_section_syncs_from_the_api_at_most_once_a_minute(tmp_path,
             prolific_id = setup.create(session).prolific_id
             submissions(stub, prolific_id, ["AWAITING REVIEW", "RETURNED"])
             sign_in_and_open_dashboard(page, server.url)
+            started = time.monotonic()
             open_section(page, "Prolific")
-            page.get_by_text(re.compile(r"last synced .*: 2 submission\(s\), 2 new status\(es\), freed")).wait_for()
+            synced = page.get_by_text(re.compile(r"last synced .*: 2 submission\(s\), 2 new status\(es\), freed"))
+            synced.wait_for(timeout=60_000)
             statuses = page.get_by_test_id("stTable").filter(has_text="RETURNED")
             expect(statuses).to_contain_text("AWAITING REVIEW")
             expect(page.get_by_test_id("stTable").filter(has_text="completed")).to_have_count(1)
             shot(page, "researcher-dashboard-prolific")
             page.wait_for_timeout(11_000)  # two more runs of the 5-second fragment
             page.get_by_role("button", name="Sync now").click()
-            page.get_by_text("Synced less than a minute ago").wait_for()
-            assert len(stub.calls("GET", "/submissions/$")) == 1, "polled more than once a minute"
+            answered = page.get_by_text("Synced less than a minute ago").or_(page.get_by_text(re.compile("^Synced 2")))
+            answered.first.wait_for(timeout=60_000)
+            # at most one poll a minute (a loaded machine may take over a minute to get here: then two)
+            allowed = 1 + int((time.monotonic() - started) // 60)
+            assert 1 <= len(stub.calls("GET", "/submissions/$")) <= allowed, "polled more than once a minute"
+            if allowed == 1:
+                expect(page.get_by_text("Synced less than a minute ago")).to_be_visible()
             ends = server.records(participant=people[1][1], kind="lease_end")
             assert len(ends) == 1 and "RETURNED" in ends[0]["reason"]
             assert page.get_by_text("This app has encountered an error").count() == 0, server.log_tail()
