@@ -17,10 +17,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-try:  # openai's HTTP stack: `httpx2` in openai 3.x (installed with it), `httpx` before
-    import httpx2 as httpx
-except ModuleNotFoundError:  # pragma: no cover - depends on the installed openai
-    import httpx  # type: ignore[no-redef]
+import httpx2 as httpx  # openai's own HTTP stack (httpx's successor), installed with it
 
 from infact.errors import InfactError, Problem
 
