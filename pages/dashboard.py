@@ -27,6 +27,7 @@ from infact.results.tables.export import describe, export_bytes
 from infact.storage import TinyDBStorage
 from infact.stores.config import on_community_cloud
 from infact.stores.live import LiveFeed
+from infact.ui import prolific_section
 from infact.ui.downloads import researcher_download
 
 # Normally decided by streamlit_app.py before anything is drawn; a fresh server serves this file
@@ -435,6 +436,7 @@ def live() -> None:
     elif section == "Participants":
         show_participants(overview)
     elif section == "Prolific":
+        prolific_section.show(study, storage, data.counts(now))  # the API's view (issue 26), then the ID lists
         show_prolific(overview)
     elif section == "Comments":
         st.dataframe(live_study.comments(data.progress()), hide_index=True, key="comments_table")

@@ -41,7 +41,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.access",
         ],
     ),
-    ("results", ["infact.results", "infact.importers"]),
+    ("results", ["infact.results", "infact.importers", "infact.prolific"]),
     ("interfaces", ["infact.ui", "infact.cli", "infact.__main__", "infact", "pages", "streamlit_app"]),
 ]
 ORDER = [part for _, parts in LAYERS for part in parts]

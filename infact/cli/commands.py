@@ -37,4 +37,5 @@ COMMANDS: dict[str, Command] = {
     "chat-stub": Command("chat", "serve a built-in demo or test chat system over HTTP on 127.0.0.1"),
     "generate": Command("llm", "write a system's response to every situation (an LLM endpoint, URL or callable)"),
     "judge": Command("llm", "let an LLM judge answer the study's own items (judges/NAME.csv)"),
+    "prolific": Command("prolific", "run the study on Prolific: create, publish, sync, review, bonus, message"),
 }

@@ -38,6 +38,9 @@ def _participants(records: list[dict]) -> dict[str, dict]:
             p["complete"] = rec
         elif kind == "withdraw":
             p["withdrawn"] = True
+        elif kind == "lease_end":  # Prolific says the place was returned or timed out (infact.prolific.sync)
+            ends = (p.get("lease_end"), rec["lease_until"])
+            p["lease_end"] = min(filter(None, ends), key=datetime.fromisoformat)
     return by
 
 
@@ -53,7 +56,8 @@ def load(study: Study, records: list[dict], now: datetime) -> tuple[Counter, Cou
         a = p["assignment"]
         if a is None or p["complete"] is not None:
             continue
-        if datetime.fromisoformat(a["lease_until"]) <= now:
+        ends = min(filter(None, (a["lease_until"], p.get("lease_end"))), key=datetime.fromisoformat)
+        if datetime.fromisoformat(ends) <= now:
             continue
         for s in a["steps"]:
             if not s.get("attention_check") and s["situation_id"] not in p["answered"]:

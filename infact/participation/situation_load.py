@@ -39,6 +39,7 @@ class _Participant:
     answered: set[str] = field(default_factory=set)
     complete: bool = False
     withdrawn: bool = False
+    lease_end: datetime | None = None  # a `lease_end` record: the lease ends then, whatever the assignment says
     counted: tuple[frozenset, frozenset] = (frozenset(), frozenset())  # (answered, reserved) in the counters
 
 
@@ -126,6 +127,8 @@ class SituationLoad:
             p.complete = True
         elif kind == "withdraw":
             p.withdrawn = True
+        elif kind == "lease_end":  # returned or timed out on Prolific: the lease ends now (infact.prolific.sync)
+            p.lease_end = datetime.fromisoformat(rec["lease_until"])
         else:
             return None
         return rec["participant"]
@@ -134,11 +137,12 @@ class SituationLoad:
         p = self._people[token]
         answered: frozenset = frozenset() if p.withdrawn else frozenset(p.answered)
         reserved: frozenset = frozenset()
-        active = p.lease_until is not None and p.lease_until > now and not (p.complete or p.withdrawn)
+        until = p.lease_until if p.lease_end is None or p.lease_until is None else min(p.lease_until, p.lease_end)
+        active = until is not None and until > now and not (p.complete or p.withdrawn)
         if active:
             reserved = frozenset(s for s in p.assigned if s not in p.answered)
             if reserved:
-                heapq.heappush(self._expiries, (p.lease_until, token))
+                heapq.heappush(self._expiries, (until, token))
         old_answered, old_reserved = p.counted
         self.answered.subtract(old_answered)
         self.reserved.subtract(old_reserved)

@@ -117,6 +117,10 @@ class ParticipantSummary:
             self.total_seconds = rec.get("total_seconds")
         elif kind == "withdraw":
             self.withdrawn = True
+        elif kind == "lease_end":  # returned or timed out on Prolific (infact.prolific.sync): the lease ends then
+            ends = _time(rec.get("lease_until"))
+            if ends is not None and (self.lease_until is None or ends < self.lease_until):
+                self.lease_until = ends
         elif kind == "simulated":
             self.simulated = True
         elif rec.get("step") and kind not in ("shown", "event"):

@@ -19,7 +19,7 @@ from infact.errors import ConfigError, Problem
 from infact.study.annotation.aspects import Aspect
 from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.live_config import LiveConfig, RubricItem, check_systems
-from infact.study.platform_config import PlatformConfig
+from infact.study.platform_config import PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
     PAIRWISE_KINDS,
     FlowConfig,
@@ -329,6 +329,10 @@ class StudyConfig(Section):
         description="Demographic questions (`[[demographics]]`: id, text, options).",
     )
     platform: PlatformConfig = Field(default_factory=PlatformConfig, description="Crowdsourcing platform handshake.")
+    prolific: ProlificConfig = Field(
+        default_factory=ProlificConfig,
+        description="Running the study on Prolific from INFACT: `infact prolific …` (docs/prolific.md).",
+    )
     quality: QualityConfig = Field(
         default_factory=QualityConfig, description="Data-quality checks and what a failed check does."
     )

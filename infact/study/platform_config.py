@@ -1,4 +1,5 @@
-"""The `[platform]` table of study.toml: where participants come from, and the URL names INFACT reads.
+"""The `[platform]` and `[prolific]` tables of study.toml: where participants come from, the URL names INFACT
+reads, and what `infact prolific …` asks Prolific for (the calls: infact/prolific/, docs/prolific.md).
 
 The behaviour (reading a study link, the completion target) lives in infact/participation/platforms.py;
 this module is only the schema and the names, so the study layer can check a study without it.
@@ -93,4 +94,76 @@ class PlatformConfig(BaseModel, extra="forbid"):
                 raise ValueError(
                     f"platform.group_values {bad} must be 1-64 letters, digits, '_' or '-' (they appear in URLs)."
                 )
+        return self
+
+
+# Prolific's rejection categories (API reference, submission transition)
+REJECTION_CATEGORIES = (
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
+)
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+class ProlificConfig(BaseModel, extra="forbid"):
+    """The `[prolific]` table of study.toml (used only by `infact prolific …`)."""
+
+    token_env: str = Field(
+        "PROLIFIC_TOKEN",
+        description="Name of the environment variable or Streamlit secret holding the Prolific API token "
+        "(the token itself never goes in study.toml, the store or any export).",
+    )
+    base_url: str = Field(
+        "https://api.prolific.com",
+        description="Prolific's API address; `--base-url` overrides it (the test stub, docs/prolific.md).",
+    )
+    study_url: str | None = Field(
+        None,
+        description="Public address of this INFACT study (the app's URL); Prolific appends PROLIFIC_PID, STUDY_ID "
+        "and SESSION_ID to it. Required by `infact prolific create`.",
+    )
+    name: str | None = Field(None, description="Study name shown on Prolific (default: `[study] title`).")
+    description: str | None = Field(
+        None, description="Study description shown on Prolific (default: the first paragraph of the welcome text)."
+    )
+    places: int = Field(10, ge=1, description="Number of participants Prolific recruits (total_available_places).")
+    reward_cents: int = Field(
+        150, ge=1, description="Reward per submission in the workspace currency's cents (e.g. 150 = £1.50)."
+    )
+    devices: list[Literal["desktop", "tablet", "mobile"]] = Field(
+        default_factory=lambda: ["desktop"], min_length=1, description="Devices participants may use."
+    )
+    rejection_category: Literal[REJECTION_CATEGORIES] = Field(  # type: ignore[valid-type]
+        "FAILED_CHECK",
+        description="Category of the rejections `infact prolific review --apply` makes (only where INFACT's rules "
+        "call a submission eligible for rejection).",
+    )
+    bonus_per_completed: float | None = Field(
+        None,
+        gt=0,
+        description="Bonus rule for `infact prolific bonus` without `--csv`: this amount (workspace currency, e.g. "
+        "0.50) for every completed participant (per completed conversation in a live-chat study).",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> ProlificConfig:
+        if not _ENV_NAME.match(self.token_env):
+            raise ValueError(
+                f"prolific.token_env = {self.token_env!r} must be an environment variable name "
+                '(letters, digits, "_"), e.g. "PROLIFIC_TOKEN" — never the token itself.'
+            )
+        for key in ("base_url", "study_url"):
+            value = getattr(self, key)
+            if value is not None and not re.match(r"^https?://[^\s{}]+$", value):
+                raise ValueError(f"prolific.{key} = {value!r} must be an http(s) address without spaces or braces.")
         return self

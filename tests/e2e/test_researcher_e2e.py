@@ -11,6 +11,7 @@ import csv
 import io
 import re
 import threading
+import time
 
 import pandas as pd
 import pytest
@@ -225,3 +226,68 @@ def test_sign_out_ends_the_remembered_sign_in(app_server, page):
     page.goto(f"{app_server.url}/dashboard")
     page.get_by_text("Please sign in first.").wait_for()
     assert page.get_by_test_id("stMetric").count() == 0
+
+
+def prolific_demo_copy(tmp_path, stub_url: str):
+    """The demo study, run on Prolific through the API stub (its own server: the module's demo is not on Prolific)."""
+    import shutil
+
+    from tests.support.paths import DEMO_STUDY
+    from tests.support.prolific import CODE
+
+    folder = tmp_path / "prolific-demo"
+    shutil.copytree(DEMO_STUDY, folder)
+    toml = folder / "study.toml"
+    text = toml.read_text(encoding="utf-8").replace(
+        '[platform]\nkind = "none"', f'[platform]\nkind = "prolific"\ncompletion_code = "{CODE}"'
+    )
+    text += f'\n[prolific]\nbase_url = "{stub_url}"\nstudy_url = "https://study.example.org/"\n'
+    toml.write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_the_prolific_section_syncs_from_the_api_at_most_once_a_minute(tmp_path, page, monkeypatch):
+    """Against the API stub: the section polls once (not on every 5-second rerun), shows Prolific's statuses
+    beside INFACT's stages, and the returned participant's lease is ended in the server's store."""
+    from infact.prolific import setup
+    from infact.prolific.session import open_session
+    from tests.support.browser import require_chromium, start_server, stop_server
+    from tests.support.prolific import TOKEN, play, submissions
+    from tests.support.prolific_stub import ProlificStub
+
+    require_chromium()
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)  # the server reads it from its environment
+    with ProlificStub(TOKEN) as stub:
+        folder = prolific_demo_copy(tmp_path, stub.url)
+        server = start_server(tmp_path / "app", folder)
+        try:
+            study = load_study(folder)
+            storage = server.storage()
+            people = play(study, storage, ["attentive", "abandons"])
+            session = open_session(study, storage, base_url=stub.url)
+            prolific_id = setup.create(session).prolific_id
+            submissions(stub, prolific_id, ["AWAITING REVIEW", "RETURNED"])
+            sign_in_and_open_dashboard(page, server.url)
+            started = time.monotonic()
+            open_section(page, "Prolific")
+            synced = page.get_by_text(re.compile(r"last synced .*: 2 submission\(s\), 2 new status\(es\), freed"))
+            synced.wait_for(timeout=60_000)
+            statuses = page.get_by_test_id("stTable").filter(has_text="RETURNED")
+            expect(statuses).to_contain_text("AWAITING REVIEW")
+            expect(page.get_by_test_id("stTable").filter(has_text="completed")).to_have_count(1)
+            shot(page, "researcher-dashboard-prolific")
+            page.wait_for_timeout(11_000)  # two more runs of the 5-second fragment
+            page.get_by_role("button", name="Sync now").click()
+            answered = page.get_by_text("Synced less than a minute ago").or_(page.get_by_text(re.compile("^Synced 2")))
+            answered.first.wait_for(timeout=60_000)
+            # at most one poll a minute (a loaded machine may take over a minute to get here: then two)
+            allowed = 1 + int((time.monotonic() - started) // 60)
+            assert 1 <= len(stub.calls("GET", "/submissions/$")) <= allowed, "polled more than once a minute"
+            if allowed == 1:
+                expect(page.get_by_text("Synced less than a minute ago")).to_be_visible()
+            ends = server.records(participant=people[1][1], kind="lease_end")
+            assert len(ends) == 1 and "RETURNED" in ends[0]["reason"]
+            assert page.get_by_text("This app has encountered an error").count() == 0, server.log_tail()
+            assert TOKEN not in server.log.read_text(errors="replace")
+        finally:
+            stop_server(server)

@@ -23,6 +23,7 @@ from infact.results.tables import records as tables
 from infact.results.tables import schemas, votes
 from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
 from infact.storage import Storage, open_storage
+from infact.stores import prolific_records
 from infact.study.loader import Study, load_study
 from infact.table_schema import TableSchema, datapackage
 
@@ -155,6 +156,7 @@ def collect(
         how="left",
     )
     participants["excluded"] = participants["participant"].isin(excluded)
+    participants["prolific_status"] = prolific_status(participants, own)
     if gone and include_withdrawn:
         participants = pd.concat(
             [participants, pd.DataFrame({"participant": sorted(gone), "status": "withdrawn", "excluded": True})],
@@ -187,6 +189,14 @@ def collect(
 
 # Tables built by their own code above; any other registered kind's table is exported from its rows.
 BUILT_IN_TABLES = ("ratings", "questionnaire", "demographics", "pairwise", "best_worst", "annotations")
+
+
+def prolific_status(participants: pd.DataFrame, records: list[dict]) -> pd.Series:
+    """Each participant's Prolific submission status from the synced `_prolific` records (infact.prolific)."""
+    by_pid = prolific_records.status_by_platform_id(records)
+    if "platform_id" not in participants or not by_pid:
+        return pd.Series([None] * len(participants), index=participants.index, dtype=object)
+    return participants["platform_id"].map(lambda p: by_pid.get(str(p).lower()) if isinstance(p, str) else None)
 
 
 def other_kind_tables(records: list[dict], cfg, done: set[str], include_withdrawn: bool) -> dict[str, pd.DataFrame]:

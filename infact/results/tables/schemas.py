@@ -44,6 +44,11 @@ PARTICIPANTS = TableSchema(
         C("decision", "string", "`include` or `exclude` (manual decisions override)"),
         C("prolific_action", "string", "what to do on Prolific: approve, reject, ask to return"),
         C("excluded", "boolean", "true when the analysis leaves the participant out", True),
+        C(
+            "prolific_status",
+            "string",
+            "the submission's status on Prolific at the last `infact prolific sync` (AWAITING REVIEW, RETURNED, …)",
+        ),
         C("data_deleted", "boolean", "withdrew and asked for deletion: no answer of theirs is in any file"),
         C("stage", "string", "funnel stage now: consented, in progress, stalled, completed, withdrawn, …"),
         C("consented", "boolean", "gave consent"),

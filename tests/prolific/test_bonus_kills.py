@@ -1,0 +1,105 @@
+"""The pay call is not idempotent: `infact prolific bonus --apply` killed at each point between (and during) its
+calls, then run again, sends exactly one pay call per paid bulk bonus — counted in the stub's log.
+
+Each run is a real process (`python -m infact`) on a TinyDB store; the stub kills it with SIGKILL when a
+call arrives, before or after carrying it out.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.paths import REPO
+from tests.support.prolific import TOKEN, pid, prolific_study_folder
+
+pytestmark = pytest.mark.slow
+
+CREATE, PAY = "/submissions/bonus-payments/$", "/pay/$"
+
+
+@pytest.fixture
+def cli(tmp_path, stub):
+    folder = prolific_study_folder(tmp_path)
+    db = tmp_path / "db"
+    csv = tmp_path / "bonus.csv"
+    csv.write_text(f"{pid(0)},0.50\n{pid(1)},1.00\n")
+    env = {**os.environ, "PROLIFIC_TOKEN": TOKEN, "INFACT_DB": "", "PYTHONPATH": str(REPO)}
+
+    def run(*extra: str) -> subprocess.CompletedProcess:
+        args = ["--study", str(folder), "--db", str(db), "--base-url", stub.url]
+        cmd = [sys.executable, "-m", "infact", "prolific", *extra[:1], *args, *extra[1:]]
+        stub.victim = None
+        proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stub.victim = proc.pid
+        out, err = proc.communicate(timeout=120)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+    made = run("create")
+    assert made.returncode == 0, made.stderr
+    run.bonus = lambda *more: run("bonus", "--csv", str(csv), *more)
+    return run
+
+
+def pays(stub) -> dict[str, int]:
+    return {bid: len(stub.pay_calls(bid)) for bid in stub.bonuses}
+
+
+def test_killed_before_create(cli, stub):
+    stub.kill("POST", CREATE, "before")
+    assert cli.bonus("--apply").returncode == -9 and not stub.bonuses
+    again = cli.bonus("--apply")
+    assert again.returncode == 0, again.stderr
+    assert list(pays(stub).values()) == [1]
+
+
+def test_killed_during_create_leaves_an_unpaid_orphan_and_says_so(cli, stub):
+    stub.kill("POST", CREATE, "after")  # Prolific created it; the id never reached the store
+    assert cli.bonus("--apply").returncode == -9 and len(stub.bonuses) == 1
+    again = cli.bonus("--apply")
+    assert again.returncode == 0, again.stderr
+    assert "unpaid" in again.stdout and "costs nothing" in again.stdout
+    assert sorted(pays(stub).values()) == [0, 1]  # the orphan is never paid; the new bonus once
+
+
+def test_killed_between_create_and_pay_stops_then_pays_once_on_the_researchers_word(cli, stub):
+    stub.kill("POST", PAY, "before")  # pay_sent stored; the call never carried out
+    assert cli.bonus("--apply").returncode == -9
+    (bid,) = stub.bonuses
+    again = cli.bonus("--apply")
+    assert again.returncode == 2 and "may have paid" in again.stderr and f"--confirm-unpaid {bid}" in again.stderr
+    assert pays(stub) == {bid: 0}
+    confirmed = cli.bonus("--confirm-unpaid", bid, "--apply")
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert pays(stub) == {bid: 1}
+    assert cli.bonus("--apply").returncode == 0 and pays(stub) == {bid: 1}
+
+
+def test_killed_during_pay_never_pays_twice(cli, stub):
+    stub.kill("POST", PAY, "after")  # paid on Prolific; the answer lost
+    assert cli.bonus("--apply").returncode == -9
+    (bid,) = stub.bonuses
+    assert pays(stub) == {bid: 1}
+    again = cli.bonus("--apply")
+    assert again.returncode == 2 and pays(stub) == {bid: 1}
+    assert cli.bonus("--confirm-paid", bid).returncode == 0
+    done = cli.bonus("--apply")
+    assert done.returncode == 0 and "already paid" in done.stdout and pays(stub) == {bid: 1}
+
+
+def test_after_pay_a_rerun_sends_nothing(cli, stub):
+    first = cli.bonus("--apply")
+    assert first.returncode == 0 and "paid" in first.stdout
+    calls = len(stub.log)
+    again = cli.bonus("--apply")
+    assert "already paid" in again.stdout and list(pays(stub).values()) == [1]
+    assert len(stub.log) == calls  # not even a create
+
+
+def test_without_apply_it_shows_the_cost_and_pays_nothing(cli, stub):
+    shown = cli.bonus()
+    assert shown.returncode == 0 and "total 2.00" in shown.stdout and "--apply" in shown.stdout
+    assert list(pays(stub).values()) == [0]
