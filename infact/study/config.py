@@ -180,7 +180,7 @@ class Texts(Section):
         default="Finally, a few questions about you.", description="Text above the demographics questions."
     )
     completion: str = Field(
-        default="Thank you for taking part! Your answers are saved.",
+        default="Thank you for taking part!",
         description="Completion page text, shown with the completion code.",
     )
     screened_out: str = Field(

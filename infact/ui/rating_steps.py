@@ -104,13 +104,14 @@ def done_step(flow: Flow, progress: Progress, step: Step) -> None:
     if completion is None:  # cannot happen once every step is stored; never show a code early
         st.warning("Saving your answers… please reload the page.")
         return
-    if state.complete.get("outcome") == "screened_out":
+    screened_out = state.complete.get("outcome") == "screened_out"
+    if screened_out:
         st.warning(texts.screened_out)
     else:
         st.success("All your answers are saved.")
         st.markdown(texts.completion)
     if completion.code:
-        st.markdown("**Your completion code**")
+        st.markdown("**Your participant code**" if screened_out else "**Your completion code**")
         with st.container(key="infact-completion-code"):  # drawn in the text font (display.CSS): "-" not "−"
             st.code(completion.code, language=None)
     st.write(completion.text)
