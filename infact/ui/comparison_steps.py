@@ -11,7 +11,7 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
 from infact.state import Progress
-from infact.text.display import STYLE, dialog_html
+from infact.text.display import STYLE, dialog_html, escape
 from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
 from infact.values import response_letter
 
@@ -71,7 +71,7 @@ def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]
     """The topic (if any), then each conversation under its label ("Conversation A"), so stacked
     on a phone each stays named. Dataset text is escaped (dialog_html), never Markdown."""
     intro = (
-        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
+        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {escape(topic)}</p>'
         if topic
         else ""
     )
