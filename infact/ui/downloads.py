@@ -117,8 +117,11 @@ def signed_in_check() -> Callable[[], bool]:
     issued = st.session_state.get("researcher_generation")
     if issued is None:
         issued = researcher_session.generation(storage, study.id)
+    since = st.session_state.get("researcher_since")
 
     def check() -> bool:
+        if researcher_session.LOCAL_SIGN_OUTS.ends(since):  # a sign-out the store could not record
+            return False
         try:
             return researcher_session.generation(storage, study.id) == issued
         except Exception:
