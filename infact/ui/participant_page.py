@@ -21,6 +21,7 @@ from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
 from infact.stores.records import StorageError
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
+from infact.ui import resources
 from infact.ui.resources import get_flow, is_researcher, log
 
 
@@ -41,6 +42,11 @@ STALE_TAB = (
 NOT_SAVED = (
     "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
     "moment and press the button again; your earlier answers are kept."
+)
+# More consents this minute than the process (or this address) may take (visits.ConsentGate).
+BUSY = (
+    "Many people are starting this study at this moment. Please wait a minute, then press the button "
+    "again. Nothing has been stored yet."
 )
 
 
@@ -117,6 +123,10 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     checked = steps.get(step.kind).check(flow, step, answers)
     if checked.errors:
         return None, checked.errors
+    source = resources.client_source()  # None: no browser connection (AppTest), no bound to apply
+    if source is not None and not visitor.preview and not visits.consent_gate(flow.study).admit(source):
+        log.warning("INFACT: a consent was refused: more than the per-minute bound (visits.ConsentGate)")
+        return None, (BUSY,)
     try:
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile

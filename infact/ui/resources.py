@@ -110,6 +110,21 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
         st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")
 
 
+def client_source() -> str | None:
+    """Where this session's connection comes from, for per-source limits: the address the nearest
+    proxy saw (the last X-Forwarded-For entry), else the socket's peer ("local": Streamlit gives no
+    address for localhost). None without a browser connection (AppTest, bare runs: no headers).
+    Spoofable, which only lets a client dodge a per-source limit, never the process-wide one."""
+    try:
+        headers = st.context.headers
+        if not headers:
+            return None
+        forwarded = (headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+        return forwarded or st.context.ip_address or "local"
+    except Exception:  # no browser connection (bare script runs)
+        return None
+
+
 def _signing_key() -> bytes | None:
     # Once per session: every rerun of every page asks for it (keep_researcher_signed_in).
     return per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
