@@ -21,6 +21,7 @@ from infact.participation.flow import Flow, utcnow
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
+from infact.ui import media_guard
 
 log = logging.getLogger("infact")
 
@@ -235,6 +236,7 @@ def keep_researcher_signed_in() -> None:
         return
     state = st.session_state
     if state.get("researcher_signed_in"):
+        media_guard.install_on_server()  # before any download button of the researcher pages is drawn
         state.pop("researcher_signed_out", None)
         state.pop("researcher_sign_out_problem", None)
         state.setdefault("researcher_since", time.time())  # a sign-in on this page (password, OIDC)
