@@ -9,6 +9,7 @@ from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM
 from infact.participation.steps.situation import response_text
 from infact.state import Progress
+from infact.study.protocol_config import block_texts
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
 from infact.ui.participant_page import page_top, renderer, start_over_button, submit_button
 from infact.values import response_letter
@@ -40,7 +41,7 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
     situation = flow.study.situation(step.situation_id)
     return (
         progress_html(f"Situation {step.index} of {total}", done, total)
-        + caption_html(flow.cfg.texts.situation_help)
+        + caption_html(block_texts(flow.cfg, "rating").situation_help)
         + dialog_html([(t.role, t.text) for t in situation.context], items=_items(situation))
     )
 
@@ -50,7 +51,7 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
     situation = flow.study.situation(step.situation_id)
     with st.expander("Reminder: what does *meaningful* mean?"):
-        st.markdown(cfg.texts.instructions)
+        st.markdown(block_texts(cfg, "rating").instructions)  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
         for pos, system in enumerate(step.order, start=1):
