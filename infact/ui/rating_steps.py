@@ -11,7 +11,7 @@ from infact.participation.steps.situation import response_text
 from infact.state import Progress
 from infact.study.protocol_config import block_texts
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
-from infact.ui.participant_page import page_top, renderer, start_over_button, submit_button
+from infact.ui.participant_page import page_top, renderer, show_errors, start_over_button, submit, submit_button
 from infact.values import response_letter
 
 
@@ -25,9 +25,14 @@ def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.markdown(texts.terms)
     with st.expander("Data privacy"):
         st.markdown(texts.privacy)
-    with st.form("form-consent", border=False):
-        agreed = st.checkbox(texts.consent, key="consent")
-        submit_button(flow, progress, step, "Start the study", "consent_submit", {"consent": agreed})
+    # Not in a form: the tick is the session's as soon as it is given, so a rerun between the tick and
+    # the click (the page's first run still drawing on a busy server) cannot drop it: a first "Start the
+    # study" was once ignored with the box ticked.
+    agreed = st.checkbox(texts.consent, key="consent")
+    show_errors()
+    if st.button("Start the study", type="primary", key="consent_submit"):
+        submit(flow, progress, step, {"consent": agreed})
+        show_errors()
 
 
 def _items(situation) -> tuple[str, ...]:
