@@ -121,7 +121,7 @@ def caption_html(text: str) -> str:
 
 
 # Injected as the first element of every participant page. The page layout (stylesheet,
-# title, …, form, divider, withdraw box) is kept the same on every step on purpose: with
+# title, …, the step's form or controls, divider, withdraw box) is kept the same on every step on purpose: with
 # other layouts, ten concurrent browsers in tests/e2e/test_concurrent_e2e.py lost the
 # clicks on a just-rendered situation form in about half the runs.
 FOCUS = "#1a56c4"
