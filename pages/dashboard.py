@@ -218,8 +218,14 @@ def show_situations(tables, include_flagged: bool, criterion: str) -> None:
 
     kind = vote_table(cfg.protocol.kind) or cfg.protocol.kind
     if kind == "pairwise":
+        shown = (  # a dialog-level (ACUTE) study compares whole conversations, not one turn's responses
+            "Each dialog and pair of systems beside the votes on their whole conversations (response_a and response_b: "
+            "each system's chatbot turns)"
+            if cfg.protocol.kind == "pairwise_dialog"
+            else "Each situation's last user turn and the two responses beside the votes"
+        )
         st.caption(
-            "Each situation's last user turn and the two responses beside the votes; the most disputed first "
+            f"{shown}; the most disputed first "
             "(majority share: the share of votes for the most chosen answer; 0.5 is an even split)."
         )
         table = cs.pairwise_overview(kept(tables.compare.get("pairwise.csv")), study, criterion)

@@ -31,7 +31,9 @@ if ui.is_researcher():
             pass
     st.page_link("pages/dashboard.py", label="Open the dashboard", icon="📊")
     if st.button("Sign out", key="sign_out", help="Signs out every browser signed in to this study."):
-        ui.sign_out()  # revoked on the server too: a copied cookie no longer signs anyone in
+        # Revoked on the server too: a copied cookie no longer signs anyone in. If the store refuses the
+        # record, this process still ends the sign-in and the next run says what is left (ui.sign_out).
+        ui.sign_out()
         st.rerun()
     st.stop()
 

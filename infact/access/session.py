@@ -17,12 +17,19 @@ under the researcher name `_researcher` (tables and exports skip `_…` names). 
 carries the generation it was issued in and is valid only while that is still the
 current one, so a sign-out revokes every token issued before it, in every browser and in
 every app process sharing the store.
+
+When the store cannot record a sign-out (read-only disk, database down) the sign-out still
+fails safe, within this process only (`LocalSignOuts`): every token issued before it is
+refused here from then on, and the browser deletes its cookie. Another app process sharing
+the store (a replica) accepts a kept copy until the token expires (at most `LIFETIME_SECONDS`)
+or a sign-out is recorded; a restart of this process forgets it too (docs/deploying.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -97,6 +104,37 @@ def sign_out(storage: Records, study_id: str, at: datetime | None = None) -> int
         }
     )
     return generation(storage, study_id)
+
+
+def issued_at(value: str | None) -> float | None:
+    """When a token was issued (to the second): its expiry less `LIFETIME_SECONDS`; None if unreadable."""
+    try:
+        return int(str(value).split(".")[1]) - LIFETIME_SECONDS
+    except (IndexError, ValueError):
+        return None
+
+
+class LocalSignOuts:
+    """Sign-outs the store could not record, kept by this process: sign-ins (tokens, sessions)
+    from before the latest one are refused here. Thread-safe: one object serves every session."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._latest: float | None = None
+
+    def record(self, at: float | None = None) -> None:
+        with self._lock:
+            at = time.time() if at is None else at
+            self._latest = at if self._latest is None else max(self._latest, at)
+
+    def ends(self, signed_in_at: float | None) -> bool:
+        """True if a sign-in made at `signed_in_at` (unix seconds; None: unknown) was ended here."""
+        with self._lock:
+            latest = self._latest
+        return latest is not None and (signed_in_at is None or signed_in_at <= latest)
+
+
+LOCAL_SIGN_OUTS = LocalSignOuts()  # this process's; the store's generation is every process's
 
 
 def cookie_script(value: str | None, max_age: int = LIFETIME_SECONDS) -> str:

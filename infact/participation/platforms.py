@@ -236,4 +236,11 @@ def completion_target(
             f"You will be sent back to Prolific. If that does not happen, enter the code {code} on Prolific.",
         )
     where = "in the HIT on Mechanical Turk" if cfg.kind == "mturk" else "where the researcher asks for it"
+    if outcome == "screened_out":  # not a completion: the code only shows that this person took part
+        return Completion(
+            participant_code,
+            None,
+            f"The study has ended early for you. Your participant code is {participant_code}: please enter it "
+            f"{where}, so that your time is recorded.",
+        )
     return Completion(participant_code, None, f"Your completion code is {participant_code}. Please enter it {where}.")

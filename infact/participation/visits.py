@@ -19,6 +19,12 @@ individually. The counts of the last busy minute are written when the minute is 
 
 Older stores hold one `_v<visit id>` name per visit; both are read the same way.
 
+Consents are bounded too, since each one makes a participant (files on TinyDB, rows on
+PostgreSQL): `ConsentGate` admits at most `CONSENTS_PER_SOURCE` consents a minute from one
+source (the client's address) and `CONSENTS_PER_MINUTE` a minute in the whole process. Past
+either, the consent page says calmly to wait a minute and press Start again; nothing is stored
+for the refused ones. Like every per-process count, replicas each have their own allowance.
+
 One visit is one browser (a cookie the page sets, so Back, Forward and a reload are the
 same visit) or, with a platform, one platform session (ID + SESSION_ID / assignmentId,
 hashed: the same session on a second device is still one visit). A signed-in
@@ -31,11 +37,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import secrets
 import threading
+import time
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from infact.participation.flow import iso
@@ -50,6 +59,12 @@ VISIT_ID = re.compile(r"^[bs][0-9a-f]{24}$")
 VISITS = "_visits"  # the one store name of every visit record
 PER_MINUTE = 60  # visits a process records individually per minute; the rest are counted
 REMEMBERED = 10_000  # visit ids a process remembers, so a reload in a busy minute is not counted twice
+# Consents a minute: from one source (a lab or class behind one address is a few dozen at most), and in
+# the whole process (a busy Prolific launch is a few a second). Beyond them, the consent page asks to wait.
+# Environment variables INFACT_CONSENTS_PER_SOURCE / INFACT_CONSENTS_PER_MINUTE change them (0: no bound),
+# e.g. for a load test whose participants all come from one address.
+CONSENTS_PER_SOURCE = 30
+CONSENTS_PER_MINUTE = 120
 
 
 def cookie_name(study: Study) -> str:
@@ -200,3 +215,71 @@ def recorder(storage: Storage, study: Study) -> VisitRecorder:
         if found is None or found.study.dataset_version != study.dataset_version:
             found = per_study[study.id] = VisitRecorder(storage, study)
         return found
+
+
+class ConsentGate:
+    """Consents admitted in the last minute, per source and in the process (thread-safe). Only
+    admitted consents count: a refused one stores nothing, so it takes no room in the bound."""
+
+    WINDOW = 60.0
+
+    def __init__(
+        self, per_source: int | None = None, per_minute: int | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.per_source = (
+            _bound("INFACT_CONSENTS_PER_SOURCE", CONSENTS_PER_SOURCE) if per_source is None else per_source
+        )
+        self.per_minute = (
+            _bound("INFACT_CONSENTS_PER_MINUTE", CONSENTS_PER_MINUTE) if per_minute is None else per_minute
+        )
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._all: deque[float] = deque()
+        self._by_source: OrderedDict[str, deque[float]] = OrderedDict()
+        self.refused = 0  # for the log and the tests
+
+    def admit(self, source: str | None) -> bool:
+        """Count a consent from `source` (None: unknown, the process bound only) if both bounds allow it."""
+        with self._lock:
+            now = self.clock()
+            self._expire(self._all, now)
+            mine = self._by_source.get(source) if source else None
+            if mine is not None:
+                self._expire(mine, now)
+            full = 0 < self.per_minute <= len(self._all) or (mine is not None and 0 < self.per_source <= len(mine))
+            if full:
+                self.refused += 1
+                return False
+            self._all.append(now)
+            if source:
+                if mine is None:
+                    mine = self._by_source[source] = deque()
+                mine.append(now)
+                self._by_source.move_to_end(source)
+                while len(self._by_source) > REMEMBERED:  # bounded memory: the oldest sources are forgotten
+                    self._by_source.popitem(last=False)
+            return True
+
+    def _expire(self, times: deque[float], now: float) -> None:
+        while times and now - times[0] >= self.WINDOW:
+            times.popleft()
+
+
+def _bound(variable: str, default: int) -> int:
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        return default
+    try:
+        return max(0, int(value))
+    except ValueError:
+        log.warning("INFACT: %s=%r is not a whole number; using %d", variable, value, default)
+        return default
+
+
+_gates: dict[str, ConsentGate] = {}
+
+
+def consent_gate(study: Study) -> ConsentGate:
+    """This process's ConsentGate of `study`."""
+    with _recorders_lock:
+        return _gates.setdefault(study.id, ConsentGate())

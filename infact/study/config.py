@@ -22,6 +22,8 @@ from infact.study.live_config import LiveConfig, RubricItem, check_systems
 from infact.study.platform_config import PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
     PAIRWISE_KINDS,
+    RATING_HELP,
+    BlockTexts,
     FlowConfig,
     ProtocolConfig,
     blocks_of,
@@ -168,7 +170,7 @@ class Texts(Section):
         description="Label of the informed-consent checkbox.",
     )
     situation_help: str = Field(
-        default="Read the dialog, then rate how meaningful each possible next chatbot response is.",
+        default=RATING_HELP,
         description="Short reminder shown above every situation (plain text, not Markdown). Comparison protocols get "
         "their own default (infact/study/protocol_config.py).",
     )
@@ -180,7 +182,7 @@ class Texts(Section):
         default="Finally, a few questions about you.", description="Text above the demographics questions."
     )
     completion: str = Field(
-        default="Thank you for taking part! Your answers are saved.",
+        default="Thank you for taking part!",
         description="Completion page text, shown with the completion code.",
     )
     screened_out: str = Field(
@@ -190,6 +192,11 @@ class Texts(Section):
     withdrawn: str = Field(
         default="You have withdrawn from the study. Thank you for your time.",
         description="Shown after a participant withdraws.",
+    )
+    blocks: dict[str, BlockTexts] = Field(
+        default_factory=dict,
+        description="A `[flow]` study's texts per protocol block (`[texts.blocks.pairwise]` …): instructions, "
+        "situation_help and the task-change screen's intro (infact/study/protocol_config.py).",
     )
 
 
@@ -417,6 +424,10 @@ class StudyConfig(Section):
         _conversation_checks(self)
         if (problem := flow_problem(self.flow.steps, self.protocol.kind)) is not None:
             raise ValueError(problem)
+        if unknown := sorted(set(self.texts.blocks) - set(self.blocks)):
+            raise ValueError(
+                f"texts.blocks.{unknown[0]}: not a block of this study; its blocks are {list(self.blocks)}"
+            )
         for item in self.questionnaire.items:
             if item.expected is not None and item.expected not in self.questionnaire.scale:
                 raise ValueError(

@@ -6,6 +6,7 @@ as `protocol`; the README's settings reference is generated from these fields.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -262,3 +263,72 @@ def fill_defaults(data: Any) -> Any:
             "items": [{"id": i, "text": t, **({"expected": e} if e else {})} for i, t, e in QUESTIONNAIRES[kind]],
         }
     return data
+
+
+# ---------------------------------------------------------------- texts per block of a [flow] study
+# The participant texts of each protocol block of a `[flow]` study (rating, then pairwise, …).
+#
+# A study with one protocol has one set of texts: `[texts] instructions` and `situation_help`.
+# A study that mixes blocks (`[flow] steps = [..., "situation", "pairwise", ...]`) gives a
+# different task in each, so each block gets its own instructions and short help, from
+# `[texts.blocks.<protocol kind>]` (`rating`, `pairwise`, `best_worst`) or the kind's default,
+# and each block after the first opens with a short screen saying that the task changes
+# (`intro`, with the block's instructions). The first block keeps `[texts] instructions` (the
+# consent page shows them); `[texts] situation_help` belongs to `[protocol] kind`'s block.
+RATING_HELP = "Read the dialog, then rate how meaningful each possible next chatbot response is."
+
+INSTRUCTIONS = {
+    "rating": "For each possible next chatbot response, choose how **meaningful** it is as the next turn of the "
+    "conversation: does it make sense there and fit what the user said?",
+    "pairwise": "You see the same kind of conversation, now with **two** possible next chatbot responses side by "
+    "side. Choose the one that fits the conversation better. Choose *About the same* only if you really cannot "
+    "decide.",
+    "best_worst": "You see several possible next chatbot responses at a time. Pick the **best** and the **worst** "
+    "of them for the conversation.",
+}
+INTRO = {
+    "rating": "The task changes: from now on you **rate** each chatbot response on its own.",
+    "pairwise": "The task changes: from now on you **compare two** chatbot responses and choose the better one.",
+    "best_worst": "The task changes: from now on you pick the **best** and the **worst** of several responses.",
+}
+
+
+class BlockTexts(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    instructions: str | None = Field(
+        default=None, description="This block's instructions (Markdown); default: the protocol's own."
+    )
+    situation_help: str | None = Field(
+        default=None, description="Short reminder above each of this block's pages (plain text)."
+    )
+    intro: str | None = Field(
+        default=None, description="The short screen when this block starts after another one (Markdown)."
+    )
+
+
+@dataclass(frozen=True)
+class ForBlock:
+    instructions: str
+    situation_help: str
+    intro: str | None  # None: no task-change screen (the first block, or a study of one block)
+    number: int  # 1-based
+    count: int
+
+
+def block_texts(cfg, kind: str) -> ForBlock:
+    """The texts of the block of protocol `kind` ("rating", "pairwise", …) in study config `cfg`."""
+    blocks = cfg.blocks
+    texts = cfg.texts
+    if len(blocks) < 2 or kind not in blocks:
+        return ForBlock(texts.instructions, texts.situation_help, None, 1, 1)
+    own = texts.blocks.get(kind) or BlockTexts()
+    number = blocks.index(kind) + 1
+    default_help = texts.situation_help if kind == cfg.protocol.kind else SITUATION_HELP.get(kind, RATING_HELP)
+    return ForBlock(
+        instructions=own.instructions or (texts.instructions if number == 1 else INSTRUCTIONS.get(kind, "")),
+        situation_help=own.situation_help or default_help,
+        intro=None if number == 1 else (own.intro or INTRO.get(kind, "The task changes from here on.")),
+        number=number,
+        count=len(blocks),
+    )

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable
 
 from infact.text.items import QUOTED, is_item
+from infact.text.neutral import displayable
 
 ROLE_LABELS = {"user": "USER", "bot": "CHAT-BOT"}
 
@@ -24,7 +25,9 @@ ROLE_LABELS = {"user": "USER", "bot": "CHAT-BOT"}
 # Inline styles on our own markup.
 STYLE = {
     "intro": "color:#5f6368;font-size:.9rem;margin:0 0 .5rem 0",
-    "dialog": "border:1px solid #d0d4dc;border-radius:.6rem;padding:.8rem 1rem;background:#fafbfc;margin-bottom:.5rem",
+    # overflow-wrap (inherited by every turn): a 20,000-character "word" wraps instead of running off the card.
+    "dialog": "border:1px solid #d0d4dc;border-radius:.6rem;padding:.8rem 1rem;background:#fafbfc;margin-bottom:.5rem;"
+    "overflow-wrap:anywhere;min-width:0",
     "user": "margin:.35rem 15% .35rem 0;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#e8f0fe",
     "bot": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#f1f3f4",
     "next": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#fff;"
@@ -32,7 +35,7 @@ STYLE = {
     "role_user": "font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#1a56c4",
     "role_bot": "font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#5f6368",
     "item": "background:#fff2b3;padding:0 .15em;border-radius:.2em;font-weight:600",
-    "response": "font-size:1.05rem;margin-bottom:.2rem",
+    "response": "font-size:1.05rem;margin-bottom:.2rem;overflow-wrap:anywhere;min-width:0",
     "letter": "font-weight:700;color:#5f6368;font-size:.85rem;display:block",
     "progress_text": "margin:0 0 .35rem 0;font-size:.875rem",
     "progress": "height:.5rem;border-radius:.25rem;background:#e6e9ef;overflow:hidden;margin-bottom:.75rem",
@@ -43,8 +46,15 @@ STYLE = {
 }
 
 
+def escape(text: str) -> str:
+    """Dataset text as HTML text: escaped, and without the controls that would reorder the page (neutral.py)."""
+    return html.escape(displayable(text))
+
+
 def highlight_items(text: str, items: Iterable[str] = ()) -> str:
-    items = tuple(items)
+    # The controls go before the titles are found: an RLO inside a quoted title reverses it too.
+    text = displayable(text)
+    items = tuple(displayable(i) for i in items)
     out: list[str] = []
     pos = 0
     for m in QUOTED.finditer(text):
@@ -73,7 +83,7 @@ def dialog_html(
     turns: Iterable[tuple[str, str]], placeholder: bool = True, intro: str | None = None, items: Iterable[str] = ()
 ) -> str:
     items = tuple(items)
-    body = f'<p class="infact-intro" style="{STYLE["intro"]}">{html.escape(intro)}</p>' if intro else ""
+    body = f'<p class="infact-intro" style="{STYLE["intro"]}">{escape(intro)}</p>' if intro else ""
     body += "".join(turn_html(role, text, items=items) for role, text in turns)
     if placeholder:
         body += turn_html("bot", "", next_turn=True)
@@ -92,7 +102,7 @@ def response_html(letter: str, text: str, items: Iterable[str] = (), *, card: bo
 
 def title_html(title: str) -> str:
     """The study title as the page's heading (drawn with the stylesheet, not as its own element)."""
-    return f'<h1 class="infact-title">{html.escape(title)}</h1>'
+    return f'<h1 class="infact-title">{escape(title)}</h1>'
 
 
 def progress_html(text: str, done: int, total: int) -> str:
@@ -107,11 +117,11 @@ def progress_html(text: str, done: int, total: int) -> str:
 
 
 def caption_html(text: str) -> str:
-    return f'<p class="infact-caption" style="{STYLE["caption"]}">{html.escape(text)}</p>'
+    return f'<p class="infact-caption" style="{STYLE["caption"]}">{escape(text)}</p>'
 
 
 # Injected as the first element of every participant page. The page layout (stylesheet,
-# title, …, form, divider, withdraw box) is kept the same on every step on purpose: with
+# title, …, the step's form or controls, divider, withdraw box) is kept the same on every step on purpose: with
 # other layouts, ten concurrent browsers in tests/e2e/test_concurrent_e2e.py lost the
 # clicks on a just-rendered situation form in about half the runs.
 FOCUS = "#1a56c4"
@@ -123,6 +133,10 @@ _BW = '[class*="st-key-infact-bw-"]'  # best–worst choices (comparison_steps.p
 _SCALE = f'{_CARD} ~ [data-testid="stElementContainer"]:has(> [data-testid="stRadio"])'
 CSS = f"""<style>
 .infact-dialog mark{{color:inherit}}
+/* Dataset text wraps anywhere when a word is wider than its box (a URL, a 20,000-character token):
+   cards, turns and conversations never grow past the page. Grid and flex children need min-width:0. */
+.infact-text,.infact-intro,.infact-topic,.infact-title{{overflow-wrap:anywhere}}
+.infact-conversation,.infact-annotated-turn,.infact-pair{{min-width:0;overflow-wrap:anywhere}}
 /* Scales keep their order in one row: each option as wide as its label where the row has room
    (no "About the same" on two lines), all narrowed alike and wrapping inside their own width only
    where it has not; one column from six options on. Streamlit's default wraps in flex order: 3+2,

@@ -11,7 +11,8 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
 from infact.state import Progress
-from infact.text.display import STYLE, dialog_html
+from infact.study.protocol_config import PROTOCOL_OF, block_texts
+from infact.text.display import STYLE, dialog_html, escape
 from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
 from infact.values import response_letter
 
@@ -20,11 +21,12 @@ def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "respon
     done, total = flow.progress(progress.state)
     unit = "Situation" if what == "responses" else "Pair of conversations"
     st.progress(done / total, text=f"{unit} {step.index} of {total}")
-    st.caption(flow.cfg.texts.situation_help)
+    texts = block_texts(flow.cfg, PROTOCOL_OF.get(step.kind, step.kind))  # a [flow] study's block has its own
+    st.caption(texts.situation_help)
     if what == "responses":
         render_dialog(flow.study.situation(step.situation_id).context)
     with st.expander(f"Reminder: how to judge the {what}"):
-        st.markdown(flow.cfg.texts.instructions)
+        st.markdown(texts.instructions)
 
 
 def _compared_situation(flow: Flow, progress: Progress, step: Step) -> list[dict]:
@@ -71,7 +73,7 @@ def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]
     """The topic (if any), then each conversation under its label ("Conversation A"), so stacked
     on a phone each stays named. Dataset text is escaped (dialog_html), never Markdown."""
     intro = (
-        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
+        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {escape(topic)}</p>'
         if topic
         else ""
     )

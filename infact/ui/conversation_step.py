@@ -7,8 +7,6 @@ on a phone the page is a single column, so every turn's scales stay next to (bel
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from infact.participation.flow import Flow
@@ -17,7 +15,7 @@ from infact.participation.steps.conversation import conversation_of, message_num
 from infact.state import Progress
 from infact.study.annotation.aspects import of_level
 from infact.study.annotation.conversations import turns_of
-from infact.text.display import STYLE, caption_html, progress_html, turn_html
+from infact.text.display import STYLE, caption_html, escape, progress_html, turn_html
 from infact.ui.participant_page import page_top, renderer, submit_button
 
 
@@ -27,7 +25,7 @@ def conversation_top(flow: Flow, progress: Progress, step: Step) -> str:
     conv, _ = conversation_of(flow.study, step.situation_id)
     topic = conv.meta.get("topic") or ""
     intro = (
-        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {html.escape(topic)}</p>'
+        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {escape(topic)}</p>'
         if topic
         else ""
     )

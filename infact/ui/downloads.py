@@ -19,6 +19,12 @@ rerun and lives as long as the page that shows it, then a while longer. So inste
   `EXPIRY_SECONDS` after a click INFACT sweeps, and once more a grace later, so a link copied
   from the browser stops answering within `LINK_LIFETIME_MAX` even when nobody uses the app.
 
+And infact/ui/media_guard.py (installed by `space_sweeps`) makes the media manager run a
+deferred download only for the session that drew its button, name every downloadable file by
+a random id (not its content hash: a dead link stays dead) and delete it `LINK_LIFETIME`
+after it was made, whoever still references it (report.html too, and a closed tab's session
+that Streamlit keeps for two minutes).
+
 Streamlit has no way to tie a `/media` URL to a session: in those seconds the link works
 for whoever has it (docs/deploying.md). Draw these buttons outside a `run_every` fragment:
 every rerun registers a new id, and a click still holding the old one fails.
@@ -34,12 +40,15 @@ from collections.abc import Callable
 import streamlit as st
 
 from infact.access import session as researcher_session
+from infact.ui import media_guard
 from infact.ui.resources import get_storage, get_study
 
 log = logging.getLogger("infact")
 GRACE_SECONDS = 10.0  # a made file answers at least this long: time for the browser to fetch it
 EXPIRY_SECONDS = 20.0  # after a click INFACT sweeps itself, and again a grace later
-LINK_LIFETIME_MAX = EXPIRY_SECONDS + GRACE_SECONDS + 1.0
+LINK_LIFETIME = media_guard.LIFETIME  # every downloadable file is deleted this long after it was made
+assert LINK_LIFETIME >= EXPIRY_SECONDS + GRACE_SECONDS  # never before INFACT's own sweeps are due
+LINK_LIFETIME_MAX = LINK_LIFETIME + 1.0  # media_guard's sweeper looks every second
 _install = threading.Lock()
 
 
@@ -73,6 +82,7 @@ def space_sweeps() -> None:
         if not isinstance(manager.remove_orphaned_files, SpacedSweeps):
             # Streamlit calls `runtime.media_file_mgr.remove_orphaned_files()`: the instance attribute wins.
             manager.remove_orphaned_files = SpacedSweeps(manager.remove_orphaned_files, GRACE_SECONDS)
+    media_guard.install(manager, LINK_LIFETIME)  # the asking session only, random ids, a lifetime
 
 
 def sweep_media() -> None:
@@ -94,12 +104,20 @@ def expire_later(delay: float = EXPIRY_SECONDS) -> list[threading.Timer]:
 
 
 def guarded(
-    make: Callable[[], bytes], still_signed_in: Callable[[], bool], expire: Callable[[], object] = expire_later
+    make: Callable[[], bytes],
+    still_signed_in: Callable[[], bool],
+    expire: Callable[[], object] = expire_later,
+    owner: str | None = None,
 ) -> Callable[[], bytes]:
-    """The callable a download button gets: checks the sign-in, makes the file, schedules its expiry.
+    """The callable a download button gets: checks the asking session (`owner`: the one that drew the
+    button) and the sign-in, makes the file, schedules its expiry.
     Runs on Streamlit's worker thread, outside the script: no st.* calls in here."""
 
     def generate() -> bytes:
+        requester = media_guard.REQUESTER.get()
+        if owner is not None and requester is not None and requester != owner:
+            log.warning("INFACT: a download was refused: asked by another session than the one that drew it")
+            raise PermissionError("this download belongs to another session")
         if not still_signed_in():
             log.warning("INFACT: a download was refused: the researcher session has ended")
             raise PermissionError("the researcher session has ended: sign in again to download")
@@ -117,8 +135,11 @@ def signed_in_check() -> Callable[[], bool]:
     issued = st.session_state.get("researcher_generation")
     if issued is None:
         issued = researcher_session.generation(storage, study.id)
+    since = st.session_state.get("researcher_since")
 
     def check() -> bool:
+        if researcher_session.LOCAL_SIGN_OUTS.ends(since):  # a sign-out the store could not record
+            return False
         try:
             return researcher_session.generation(storage, study.id) == issued
         except Exception:
@@ -131,7 +152,16 @@ def researcher_download(
     label: str, make: Callable[[], bytes], *, file_name: str, key: str, mime: str | None = None
 ) -> None:
     """A download button whose file is made on click by a signed-in session and expires soon after."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
     space_sweeps()
+    ctx = get_script_run_ctx()
+    owner = ctx.session_id if ctx is not None else None
     st.download_button(
-        label, guarded(make, signed_in_check()), file_name=file_name, key=key, mime=mime, on_click="ignore"
+        label,
+        guarded(make, signed_in_check(), owner=owner),
+        file_name=file_name,
+        key=key,
+        mime=mime,
+        on_click="ignore",
     )

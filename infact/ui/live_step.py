@@ -152,24 +152,26 @@ def _live_rubric(flow: Flow, run, slot: str) -> None:
     _progress(run, Phase("rubric", slot))
     st.subheader(f"About chatbot {slot}")
     st.markdown("How much do you agree with each statement about the conversation you just had?")
-    with st.form(f"form-live-rubric-{slot}"):
-        answers = {
-            item.id: st.radio(
-                f"{n}. {item.question}",
-                live.rubric_scale,
-                index=None,
-                horizontal=True,
-                key=f"live-rubric-{slot}-{item.id}",
-            )
-            for n, item in enumerate(live.rubric, start=1)
-        }
+    # Not in a form: an answer is the session's as soon as it is given, so a rerun before Continue (the
+    # run chain after "end the chat", a late second click, a busy server) redraws it instead of wiping it.
+    # A form keeps its answers in the browser until submitted: 4 of ~14 rubrics under load lost them.
+    answers = {
+        item.id: st.radio(
+            f"{n}. {item.question}",
+            live.rubric_scale,
+            index=None,
+            horizontal=True,
+            key=f"live-rubric-{slot}-{item.id}",
+        )
+        for n, item in enumerate(live.rubric, start=1)
+    }
+    show_errors()
+    if st.button("Continue", type="primary", key=f"live-rubric-submit-{slot}"):
+        errors = run.submit_rubric(slot, answers)
+        if not errors:
+            st.rerun()
+        st.session_state["errors"] = errors
         show_errors()
-        if st.form_submit_button("Continue", type="primary", key=f"live-rubric-submit-{slot}"):
-            errors = run.submit_rubric(slot, answers)
-            if not errors:
-                st.rerun()
-            st.session_state["errors"] = errors
-            show_errors()
 
 
 def _reopen(conv) -> None:

@@ -20,7 +20,9 @@ from infact.participation.platforms import IdInUse, PlatformError, same_id
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
 from infact.stores.records import StorageError
+from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
+from infact.ui import resources
 from infact.ui.resources import get_flow, is_researcher, log
 
 
@@ -41,6 +43,11 @@ STALE_TAB = (
 NOT_SAVED = (
     "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
     "moment and press the button again; your earlier answers are kept."
+)
+# More consents this minute than the process (or this address) may take (visits.ConsentGate).
+BUSY = (
+    "Many people are starting this study at this moment. Please wait a minute, then press the button "
+    "again. Nothing has been stored yet."
 )
 
 
@@ -117,6 +124,10 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     checked = steps.get(step.kind).check(flow, step, answers)
     if checked.errors:
         return None, checked.errors
+    source = resources.client_source()  # None: no browser connection (AppTest), no bound to apply
+    if source is not None and not visitor.preview and not visits.consent_gate(flow.study).admit(source):
+        log.warning("INFACT: a consent was refused: more than the per-minute bound (visits.ConsentGate)")
+        return None, (BUSY,)
     try:
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
@@ -325,6 +336,34 @@ def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw)
         st.html(top)
 
 
+def _new_block(flow: Flow, progress: Progress | Visitor, step: Step):
+    """The texts of the block `step` opens, when it is the first step of a later block of a `[flow]`
+    study whose task-change screen this tab has not shown yet; else None."""
+    kind = PROTOCOL_OF.get(step.kind)
+    if kind is None or len(flow.cfg.blocks) < 2 or progress.state is None:
+        return None
+    texts = block_texts(flow.cfg, kind)
+    if texts.intro is None or (progress.token, kind) in st.session_state.get("infact_blocks_seen", set()):
+        return None
+    first = next((s for s in flow.steps(progress.state) if s.kind == step.kind), None)
+    return texts if first is not None and first.name == step.name else None
+
+
+def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) -> None:
+    """ "Part 2 of 2: the task changes", the block's instructions and Continue (nothing is stored)."""
+    draw(
+        CSS + page_script(f"{progress.token}/{step.name}/intro") + title_html(flow.cfg.study.title),
+        unsafe_allow_javascript=True,
+    )
+    st.subheader(f"Part {texts.number} of {texts.count}")
+    st.markdown(texts.intro)
+    st.markdown(texts.instructions)
+    if st.button("Continue", type="primary", key=f"block-intro-{step.kind}"):
+        st.session_state.setdefault("infact_blocks_seen", set()).add((progress.token, PROTOCOL_OF[step.kind]))
+        st.rerun()
+    withdraw_box(flow, progress.token)
+
+
 def participant_page() -> None:
     try:
         flow = get_flow()
@@ -339,6 +378,9 @@ def participant_page() -> None:
     if progress is None:
         return
     step = progress.current
+    if (block := _new_block(flow, progress, step)) is not None:
+        _task_change(flow, progress, step, block, draw)  # a short screen before a [flow] study's next block
+        return
     _draw_head(flow, progress, step, draw)
     answered = steps.get(step.kind).answered
     if answered and progress.state is not None:

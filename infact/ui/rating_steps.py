@@ -9,8 +9,9 @@ from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM
 from infact.participation.steps.situation import response_text
 from infact.state import Progress
+from infact.study.protocol_config import block_texts
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
-from infact.ui.participant_page import page_top, renderer, start_over_button, submit_button
+from infact.ui.participant_page import page_top, renderer, show_errors, start_over_button, submit, submit_button
 from infact.values import response_letter
 
 
@@ -24,9 +25,14 @@ def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.markdown(texts.terms)
     with st.expander("Data privacy"):
         st.markdown(texts.privacy)
-    with st.form("form-consent", border=False):
-        agreed = st.checkbox(texts.consent, key="consent")
-        submit_button(flow, progress, step, "Start the study", "consent_submit", {"consent": agreed})
+    # Not in a form: the tick is the session's as soon as it is given, so a rerun between the tick and
+    # the click (the page's first run still drawing on a busy server) cannot drop it: a first "Start the
+    # study" was once ignored with the box ticked.
+    agreed = st.checkbox(texts.consent, key="consent")
+    show_errors()
+    if st.button("Start the study", type="primary", key="consent_submit"):
+        submit(flow, progress, step, {"consent": agreed})
+        show_errors()
 
 
 def _items(situation) -> tuple[str, ...]:
@@ -40,7 +46,7 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
     situation = flow.study.situation(step.situation_id)
     return (
         progress_html(f"Situation {step.index} of {total}", done, total)
-        + caption_html(flow.cfg.texts.situation_help)
+        + caption_html(block_texts(flow.cfg, "rating").situation_help)
         + dialog_html([(t.role, t.text) for t in situation.context], items=_items(situation))
     )
 
@@ -50,7 +56,7 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
     situation = flow.study.situation(step.situation_id)
     with st.expander("Reminder: what does *meaningful* mean?"):
-        st.markdown(cfg.texts.instructions)
+        st.markdown(block_texts(cfg, "rating").instructions)  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
         for pos, system in enumerate(step.order, start=1):
@@ -104,13 +110,14 @@ def done_step(flow: Flow, progress: Progress, step: Step) -> None:
     if completion is None:  # cannot happen once every step is stored; never show a code early
         st.warning("Saving your answers… please reload the page.")
         return
-    if state.complete.get("outcome") == "screened_out":
+    screened_out = state.complete.get("outcome") == "screened_out"
+    if screened_out:
         st.warning(texts.screened_out)
     else:
         st.success("All your answers are saved.")
         st.markdown(texts.completion)
     if completion.code:
-        st.markdown("**Your completion code**")
+        st.markdown("**Your participant code**" if screened_out else "**Your completion code**")
         with st.container(key="infact-completion-code"):  # drawn in the text font (display.CSS): "-" not "−"
             st.code(completion.code, language=None)
     st.write(completion.text)

@@ -21,6 +21,7 @@ from infact.participation.flow import Flow, utcnow
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
+from infact.ui import media_guard
 
 log = logging.getLogger("infact")
 
@@ -110,6 +111,21 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
         st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")
 
 
+def client_source() -> str | None:
+    """Where this session's connection comes from, for per-source limits: the address the nearest
+    proxy saw (the last X-Forwarded-For entry), else the socket's peer ("local": Streamlit gives no
+    address for localhost). None without a browser connection (AppTest, bare runs: no headers).
+    Spoofable, which only lets a client dodge a per-source limit, never the process-wide one."""
+    try:
+        headers = st.context.headers
+        if not headers:
+            return None
+        forwarded = (headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+        return forwarded or st.context.ip_address or "local"
+    except Exception:  # no browser connection (bare script runs)
+        return None
+
+
 def _signing_key() -> bytes | None:
     # Once per session: every rerun of every page asks for it (keep_researcher_signed_in).
     return per_session("signing_key", lambda: researcher_session.signing_key(secrets()))
@@ -133,16 +149,23 @@ def _still_current() -> bool:
     """A signed-in session's generation is re-read every GENERATION_CHECK_SECONDS: a sign-out in
     another browser or process ends this session too."""
     state = st.session_state
+    if researcher_session.LOCAL_SIGN_OUTS.ends(state.get("researcher_since", 0.0)):
+        _end_sign_in()  # a sign-out here the store could not record: at once, no store read needed
+        return False
     issued = state.get("researcher_generation")
     if issued is None or time.monotonic() - state.get("researcher_generation_at", 0.0) < GENERATION_CHECK_SECONDS:
         return True
     state["researcher_generation_at"] = time.monotonic()
     if _generation() == issued:
         return True
-    for key in ("researcher_signed_in", "researcher_by_password", "researcher_generation"):
-        state.pop(key, None)
-    state["researcher_signed_out"] = True  # and the browser forgets its cookie
+    _end_sign_in()
     return False
+
+
+def _end_sign_in() -> None:
+    for key in ("researcher_signed_in", "researcher_by_password", "researcher_generation", "researcher_since"):
+        st.session_state.pop(key, None)
+    st.session_state["researcher_signed_out"] = True  # and the browser forgets its cookie
 
 
 def is_researcher() -> bool:
@@ -159,8 +182,13 @@ def is_researcher() -> bool:
     if not cookie or _signing_key() is None:
         return False
     current = _generation()
-    if current is not None and researcher_session.valid(cookie, _signing_key(), generation=current):
+    if (
+        current is not None
+        and researcher_session.valid(cookie, _signing_key(), generation=current)
+        and not researcher_session.LOCAL_SIGN_OUTS.ends(researcher_session.issued_at(cookie))
+    ):
         st.session_state["researcher_signed_in"] = True
+        st.session_state["researcher_since"] = researcher_session.issued_at(cookie)
         st.session_state["researcher_cookie_set"] = True  # the browser has it already
         st.session_state["researcher_generation"] = current
         st.session_state["researcher_generation_at"] = time.monotonic()
@@ -168,14 +196,37 @@ def is_researcher() -> bool:
     return False
 
 
-def sign_out() -> None:
+# Shown (keep_researcher_signed_in) until the next sign-in when the store refused the sign-out record.
+SIGN_OUT_NOT_RECORDED = (
+    "**The sign-out could not be recorded in the study's store** (it refused the write: read-only disk or "
+    "database down; the details are in the server log). This browser is signed out and its sign-in cookie is "
+    "deleted, and this app process refuses every sign-in made before now. But another app process (a replica "
+    "behind a load balancer) still accepts a copy of the old cookie until it expires, at most "
+    f"{researcher_session.LIFETIME_SECONDS // 3600} hours from sign-in, and a restart of this process forgets "
+    "the sign-out. Once the store accepts writes again, sign in and sign out once more to end it everywhere."
+)
+
+
+def sign_out() -> bool:
     """End the sign-in here and on the server: a new session generation revokes every token
-    issued before (a copied cookie too), then the browser is told to forget its cookie."""
-    study = get_study()
-    researcher_session.sign_out(get_storage(study), study.id)
-    for key in ("researcher_signed_in", "researcher_by_password", "researcher_generation"):
-        st.session_state.pop(key, None)
-    st.session_state["researcher_signed_out"] = True  # also forgets the sign-in cookie (keep_researcher_signed_in)
+    issued before (a copied cookie too), then the browser is told to forget its cookie.
+    Fails safe when the store refuses the record: this process ends every earlier sign-in
+    (`LOCAL_SIGN_OUTS`), the cookie is deleted all the same, and the page says what is left
+    (`SIGN_OUT_NOT_RECORDED`). Returns whether the sign-out was recorded in the store."""
+    recorded = True
+    try:
+        study = get_study()
+        researcher_session.sign_out(get_storage(study), study.id)
+    except Exception:
+        log.error("INFACT: the sign-out could not be recorded in the store", exc_info=True)
+        recorded = False
+        researcher_session.LOCAL_SIGN_OUTS.record()
+    _end_sign_in()  # also forgets the sign-in cookie (keep_researcher_signed_in)
+    if recorded:
+        st.session_state.pop("researcher_sign_out_problem", None)
+    else:
+        st.session_state["researcher_sign_out_problem"] = SIGN_OUT_NOT_RECORDED
+    return recorded
 
 
 def keep_researcher_signed_in() -> None:
@@ -185,7 +236,10 @@ def keep_researcher_signed_in() -> None:
         return
     state = st.session_state
     if state.get("researcher_signed_in"):
+        media_guard.install_on_server()  # before any download button of the researcher pages is drawn
         state.pop("researcher_signed_out", None)
+        state.pop("researcher_sign_out_problem", None)
+        state.setdefault("researcher_since", time.time())  # a sign-in on this page (password, OIDC)
         if not state.get("researcher_cookie_set"):
             current = _generation()
             if current is None:
@@ -199,3 +253,21 @@ def keep_researcher_signed_in() -> None:
             )
     elif state.get("researcher_signed_out") and state.pop("researcher_cookie_set", True):
         st.html(researcher_session.cookie_script(None), unsafe_allow_javascript=True)
+    if state.get("researcher_sign_out_problem") and not state.get("researcher_signed_in") and _first_call_this_run():
+        st.error(state["researcher_sign_out_problem"])  # on every page (dashboard too) until the next sign-in
+
+
+def _first_call_this_run() -> bool:
+    """True once per script run: keep_researcher_signed_in runs in streamlit_app.py and again in the
+    researcher pages (a fresh server serves them directly). Streamlit makes a new `cursors` dict for
+    every run; the session keeps the last one seen (a reference, so its id is never reused)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    run = getattr(ctx, "cursors", None)
+    if run is None:
+        return True
+    if st.session_state.get("infact_notice_run") is run:
+        return False
+    st.session_state["infact_notice_run"] = run
+    return True

@@ -76,3 +76,14 @@ def test_two_sign_outs_at_once_both_revoke():
         t.join()
     current = rs.generation(storage, "demo")
     assert 1 <= current <= 8 and not rs.valid(old, key, generation=current)
+
+
+def test_local_sign_outs_end_earlier_sign_ins_only():
+    local = rs.LocalSignOuts()
+    assert not local.ends(1_000.0) and not local.ends(None)
+    local.record(at=2_000.0)
+    assert local.ends(1_999.5) and local.ends(2_000.0) and local.ends(None)  # unknown: refused, fail safe
+    assert not local.ends(2_000.5)
+    token = rs.token(b"k" * 32, now=1_500.0)
+    assert rs.issued_at(token) == 1_500 and local.ends(rs.issued_at(token))
+    assert rs.issued_at("garbage") is None

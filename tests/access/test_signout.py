@@ -85,3 +85,52 @@ def test_a_dashboard_open_elsewhere_is_signed_out_at_its_next_check(env, monkeyp
         ok(browser.run())
         monkeypatch.setattr(resources, "GENERATION_CHECK_SECONDS", 0)
         assert refused(ok(other.run()))
+
+
+@pytest.fixture
+def unwritable(monkeypatch):
+    """The store refuses every write from now on, as a read-only disk does; this process's own
+    record of unrecorded sign-outs starts empty and is dropped after the test."""
+    import errno
+
+    from infact.storage import TinyDBStorage
+
+    monkeypatch.setattr(researcher_session, "LOCAL_SIGN_OUTS", researcher_session.LocalSignOuts())
+
+    def refuse(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    def turn_on():
+        monkeypatch.setattr(TinyDBStorage, "append", refuse)
+        monkeypatch.setattr(TinyDBStorage, "append_many", refuse, raising=False)
+
+    return turn_on
+
+
+def test_sign_out_on_an_unwritable_store_fails_safe(env, monkeypatch, unwritable):
+    browser, cookie = signed_in_browser()
+    unwritable()
+    browser.button(key="sign_out").click()
+    ok(browser.run())  # no redacted Streamlit error
+    assert not any("You are signed in." in s.value for s in browser.success)
+    (shown,) = [e.value for e in browser.error]  # said once and plainly, with what is left
+    assert "could not be recorded" in shown and "another app process" in shown
+    assert any("max-age=0" in h.proto.body for h in browser.get("html"))  # the cookie is deleted anyway
+    assert refused(replay(monkeypatch, cookie))  # and this process refuses a copy that was kept
+    # The sign-in form is back, the notice stays on the next run, and the session is not signed in.
+    ok(browser.run())
+    assert browser.text_input(key="password") is not None and [e.value for e in browser.error] == [shown]
+
+
+def test_an_unrecorded_sign_out_ends_the_dashboards_open_in_this_process_at_once(env, monkeypatch, unwritable):
+    browser, cookie = signed_in_browser()
+    with monkeypatch.context() as m:
+        m.setattr("streamlit.context", type("C", (), {"cookies": {researcher_session.COOKIE: cookie}})())
+        other = AppTest.from_file(str(DASHBOARD), default_timeout=90)
+        other.secrets["researcher"] = {"password_hash": HASH}
+        assert not refused(ok(other.run()))
+        unwritable()
+        browser.button(key="sign_out").click()
+        ok(browser.run())
+        assert not other.run().exception  # no generation check wait: the sign-out was here
+        assert "Please sign in first." in [e.value for e in other.error]

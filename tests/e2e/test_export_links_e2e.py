@@ -1,6 +1,7 @@
-"""Export links in a real browser (infact/ui/downloads.py): a download's `/media/<id>` link,
-which Streamlit serves to anyone without a session, stops answering soon after the click —
-also once the researcher's tab is closed — and a sign-out ends an open dashboard's downloads."""
+"""Export links in a real browser (infact/ui/downloads.py, media_guard.py): a download's `/media/<id>`
+link, which Streamlit serves to anyone without a session, stops answering soon after the click —
+also once the researcher's tab is closed, report.html included — and a sign-out ends an open
+dashboard's downloads."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def status(url: str) -> int:
         return exc.code
 
 
-def sign_in_to_exports(page, url: str) -> None:
+def sign_in_to_exports(page, url: str, section: str = "Exports") -> None:
     page.goto(url)
     page.locator(".st-key-consent_submit").wait_for()
     wait_idle(page)
@@ -41,7 +42,7 @@ def sign_in_to_exports(page, url: str) -> None:
     wait_idle(page)
     page.get_by_role("link", name=re.compile("Open the dashboard")).click()
     page.get_by_role("heading", name=re.compile("Dashboard")).wait_for()
-    page.locator(".st-key-section").get_by_text("Exports", exact=True).click()
+    page.locator(".st-key-section").get_by_text(section, exact=True).click()
     page.get_by_test_id("stDownloadButton").first.wait_for()
     wait_idle(page)
 
@@ -66,6 +67,23 @@ def test_an_export_link_stops_answering_after_the_tab_is_closed(app_server, brow
     context.close()  # the researcher leaves: the session ends
     time.sleep(LINK_LIFETIME_MAX + 4)
     assert status(link) == 404, "the export link still answers after the researcher left"
+
+
+def test_report_html_stops_answering_within_the_link_lifetime_after_the_tab_is_closed(app_server, browser):
+    """report.html is a plain button in the dashboard's live part: it answered 200 at 195 s after the tab
+    closed (Streamlit keeps a closed tab's session two minutes, and sweeps only when a script runs)."""
+    run_bots(load_study(app_server.study_dir), app_server.storage(), 3, strategy="attentive", seed=5)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    sign_in_to_exports(page, app_server.url, "Statistics")
+    with page.expect_download(timeout=30_000) as info:
+        page.get_by_role("button", name="report.html (with charts)").click()
+    link = info.value.url
+    assert "/media/" in link and len(link.rsplit("/", 1)[1].split(".")[0]) == 32  # a random id, not a hash
+    assert status(link) == 200
+    context.close()
+    time.sleep(LINK_LIFETIME_MAX + 4)  # nobody uses the app meanwhile: no script run sweeps
+    assert status(link) == 404, "report.html still answers after the researcher left"
 
 
 def test_a_sign_out_elsewhere_ends_the_downloads_of_an_open_dashboard(app_server, browser):

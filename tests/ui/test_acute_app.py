@@ -96,3 +96,9 @@ def test_the_dashboard_ranks_a_dialog_study_from_its_votes(played, monkeypatch):
     # any, in a table of their own after the ranking)
     tables = [d.value for d in at.dataframe]
     assert len(tables) in (3, 4) and list(tables[-1].columns[:2]) == ["higher", "lower"]
+
+
+def test_the_situations_caption_speaks_of_whole_conversations(played, monkeypatch):
+    at = open_dashboard(DEMO_ACUTE, played, monkeypatch, "Situations")
+    captions = " ".join(c.value for c in at.caption)
+    assert "whole conversations" in captions and "last user turn" not in captions, captions

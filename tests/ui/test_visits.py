@@ -101,3 +101,20 @@ def test_visits_table_counts_each_visit_once():
         {"visit": b, "first_seen": at, "became": "tok1", "visits": 1},
     ]
     assert funnel.visits_became(table) == {a: False, b: True}
+
+
+def test_consents_past_the_per_source_bound_get_a_calm_page_and_store_nothing(store, monkeypatch):
+    from infact.ui import resources
+    from infact.ui.participant_page import BUSY
+
+    monkeypatch.setenv("INFACT_CONSENTS_PER_SOURCE", "3")
+    monkeypatch.setattr(visits, "_gates", {})  # this test's own gate
+    monkeypatch.setattr(resources, "client_source", lambda: "198.51.100.7")  # one address, many browsers
+    for _ in range(3):
+        token_of(give_consent(open_app()))
+    consented = {r["participant"] for r in records(store) if r["kind"] == "consent"}
+    assert len(consented) == 3
+    at = give_consent(open_app())  # the fourth within the minute
+    assert [e.value for e in at.error] == [BUSY] and not at.exception
+    assert "p" not in at.query_params and at.button(key="consent_submit")  # still on the consent page
+    assert {r["participant"] for r in records(store) if r["kind"] == "consent"} == consented  # nothing stored
