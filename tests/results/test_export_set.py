@@ -8,7 +8,8 @@ import pytest
 
 import infact.fileio
 from infact.cli.main import main
-from infact.results.tables.export import FILES
+from infact.results.tables.export import files_of
+from infact.study.loader import load_study
 from tests.support.paths import DEMO_STUDY
 
 
@@ -31,7 +32,7 @@ def test_a_full_disk_leaves_the_previous_export_intact(store, tmp_path, monkeypa
     out = tmp_path / "exports"
     assert export(store, out) == 0
     before = snapshot(out)
-    assert set(before) == set(FILES)
+    assert set(before) == set(files_of(load_study(DEMO_STUDY).config))
     main(["bots", "--study", str(DEMO_STUDY), "-n", "2", "--db", str(store), "--strategy", "attentive", "--seed", "9"])
     real, calls = infact.fileio.atomic_write_bytes, []
 
@@ -66,4 +67,6 @@ def test_a_new_export_replaces_every_file_of_the_old_one(store, tmp_path):
     assert export(store, out) == 0
     (out / "ratings_wide.csv").write_text("stale")
     assert export(store, out) == 0
-    assert (out / "ratings_wide.csv").read_text() != "stale" and set(snapshot(out)) == set(FILES)
+    assert (out / "ratings_wide.csv").read_text() != "stale" and set(snapshot(out)) == set(
+        files_of(load_study(DEMO_STUDY).config)
+    )

@@ -14,16 +14,19 @@ import pandas as pd
 from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
 from infact.participation.steps.compare import PAIRWISE
 
-# The pairwise table's schema without what a live arena vote does not have (no situation step, no source dialog).
+# The pairwise table's columns a live arena vote fills (no situation step, no source dialog, no study column).
 PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study")]
 
 
 def add_live(t, records: list[dict], excluded: set[str]) -> None:
-    """Fill the live parts of an export `Tables` (t.transcripts, t.votes; rubric rows into t.ratings)."""
+    """Fill the live parts of an export `Tables` (t.transcripts, t.votes; rubric rows into t.ratings). One
+    pairwise.csv holds both kinds of vote: a protocol's votes, if any, come first."""
     t.live = True
     t.transcripts = transcripts(records)
     votes = pd.DataFrame(pairwise_rows(records), columns=PAIRWISE_COLUMNS[:-1])
-    t.votes = votes.assign(excluded=votes["participant"].isin(excluded))
+    votes = votes.assign(excluded=votes["participant"].isin(excluded))
+    protocol = t.kind_tables.pop("pairwise", None)
+    t.votes = pd.concat([protocol, votes], ignore_index=True) if protocol is not None else votes
     rubric = pd.DataFrame(rubric_rows(records))
     if len(rubric):
         rubric = rubric.assign(excluded=rubric["participant"].isin(excluded))
@@ -32,5 +35,7 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
 
 
 def live_bytes(t) -> dict[str, bytes]:
+    from infact.results.tables.export import csv_bytes
+
     text = "".join(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n" for c in t.transcripts)
-    return {"transcripts.jsonl": text.encode("utf-8"), "pairwise.csv": t.votes.to_csv(index=False).encode("utf-8")}
+    return {"transcripts.jsonl": text.encode("utf-8"), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv")}
