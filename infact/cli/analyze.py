@@ -45,7 +45,16 @@ def register(subparsers) -> None:
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    g = p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)")
+    _preference_arguments(p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)"))
+    p.add_argument(
+        "--group-by",
+        metavar="COLUMN",
+        help="annotations.csv with --judge: the judges' figures also per value of this column (e.g. dataset)",
+    )
+    p.set_defaults(func=run)
+
+
+def _preference_arguments(g) -> None:
     g.add_argument(
         "--as-pairwise",
         action="store_true",
@@ -88,12 +97,6 @@ def register(subparsers) -> None:
         default=0.95,
         help="confidence of the ranking intervals and of 'settled' (default 0.95)",
     )
-    p.add_argument(
-        "--group-by",
-        metavar="COLUMN",
-        help="annotations.csv with --judge: the judges' figures also per value of this column (e.g. dataset)",
-    )
-    p.set_defaults(func=run)
 
 
 def options(args: argparse.Namespace):

@@ -25,23 +25,13 @@ from pathlib import Path
 from infact.errors import DatasetError, Problem
 from infact.fileio import atomic_write_text
 from infact.importers.common import ImportReport, clean_text, read_text, study_id
+from infact.participation.steps.compare import PAIRWISE
 from infact.study.annotation.conversations import dataset_of
 
 ROLES = {"USER": "user", "AGENT": "bot", "ASSISTANT": "bot", "SYSTEM": "bot"}
 VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote", "feedback")
-PAIRWISE_OUT = [
-    "participant",
-    "situation_id",
-    "dialog_id",
-    "criterion",
-    "system_a",
-    "system_b",
-    "shown_left",
-    "winner",
-    "seconds",
-    "justification",
-    "dataset",
-]
+# pairwise.csv as declared (infact/participation/steps/compare.py): the columns an import fills, the rest empty.
+PAIRWISE_OUT = PAIRWISE.names
 STARTER = Path(__file__).resolve().parents[2] / "data" / "demo-conversations" / "study.toml"
 
 
@@ -190,7 +180,7 @@ def import_votes(path: Path, out: Path) -> ImportReport:
         raise DatasetError([Problem(str(path), "no usable vote in the file"), *report.problems])
     out.mkdir(parents=True, exist_ok=True)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=PAIRWISE_OUT, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=PAIRWISE_OUT, restval="", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     atomic_write_text(out / "pairwise.csv", buf.getvalue())

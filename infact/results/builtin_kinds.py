@@ -1,5 +1,5 @@
 """The built-in kinds of answer, each registered once with its table, analysis and extra files
-(the extension points are described in infact/results/kinds.py).
+(the extension points are described in infact/results/hookspecs.py; infact/results/kinds.py registers these).
 
 Analyses are imported when called: exporting a table needs no statistics package loaded.
 """
@@ -11,7 +11,7 @@ from infact.participation.steps.conversation import ANNOTATIONS
 from infact.participation.steps.demographics import DEMOGRAPHICS
 from infact.participation.steps.questionnaire import QUESTIONNAIRE
 from infact.participation.steps.situation import RATINGS
-from infact.results.kinds import Answers, KindResults, register
+from infact.results.hookspecs import Answers, KindResults
 from infact.results.tables.schemas import RATINGS_WIDE
 
 
@@ -46,18 +46,17 @@ def _annotations(answers: Answers):
     return annotations_frame(answers.rows("conversation", answers.cfg.aspects))
 
 
+def _common(options, source: str) -> dict:
+    """What every analysis takes from `analyze`'s options."""
+    keep = ("criterion", "include_flagged", "n_boot", "seed")
+    return {**{name: getattr(options, name) for name in keep}, "source": source}
+
+
 def _preference_options(options, source: str) -> dict:
     from infact.results.ranking.provisional import MIN_VOTES
 
-    return dict(
-        criterion=options.criterion,
-        include_flagged=options.include_flagged,
-        n_boot=options.n_boot,
-        seed=options.seed,
-        confidence=options.confidence,
-        source=source,
-        min_votes=MIN_VOTES if options.min_votes is None else options.min_votes,
-    )
+    min_votes = MIN_VOTES if options.min_votes is None else options.min_votes
+    return {**_common(options, source), "confidence": options.confidence, "min_votes": min_votes}
 
 
 def analyze_ratings(table, options, source: str) -> dict:
@@ -67,15 +66,7 @@ def analyze_ratings(table, options, source: str) -> dict:
 
     if options.as_pairwise:
         return preference_analysis.analyze_ratings_as_pairwise(table, **_preference_options(options, source))
-    return ratings_analysis.analyze(
-        table,
-        criterion=options.criterion,
-        include_flagged=options.include_flagged,
-        mixed_model=options.mixed_model,
-        n_boot=options.n_boot,
-        seed=options.seed,
-        source=source,
-    )
+    return ratings_analysis.analyze(table, mixed_model=options.mixed_model, **_common(options, source))
 
 
 def analyze_pairwise(table, options, source: str) -> dict:
@@ -122,7 +113,8 @@ def _aggregated(table, tables) -> dict[str, bytes]:
     return {"annotations_aggregated.json": aggregated_json(table, tables.records).encode("utf-8")}
 
 
-register(
+# In the order a participant meets them; kinds.py registers them.
+BUILT_IN = (
     KindResults(
         RATINGS,
         ("situation",),
@@ -136,9 +128,7 @@ register(
         section="ratings",
         collected="ratings",
         always=True,
-    )
-)
-register(
+    ),
     KindResults(
         PAIRWISE,
         ("pairwise", "pairwise_dialog"),
@@ -147,9 +137,7 @@ register(
         ranks=True,
         section="votes",
         collected="votes",
-    )
-)
-register(
+    ),
     KindResults(
         BEST_WORST,
         ("best_worst",),
@@ -158,9 +146,7 @@ register(
         ranks=True,
         section="best_worst",
         collected="best_worst",
-    )
-)
-register(
+    ),
     KindResults(
         ANNOTATIONS,
         ("conversation",),
@@ -172,7 +158,7 @@ register(
         },
         section="annotations",
         collected="annotations",
-    )
+    ),
+    KindResults(QUESTIONNAIRE, ("questionnaire",), build=_answers_of("questionnaire"), always=True),
+    KindResults(DEMOGRAPHICS, ("demographics",), build=_answers_of("demographics"), always=True),
 )
-register(KindResults(QUESTIONNAIRE, ("questionnaire",), build=_answers_of("questionnaire"), always=True))
-register(KindResults(DEMOGRAPHICS, ("demographics",), build=_answers_of("demographics"), always=True))

@@ -54,13 +54,13 @@ class StudyResults:
     def tables(self) -> Tables:
         return collect(self.study, self.records, include_withdrawn=self.include_withdrawn)
 
-    def kind_tables(self) -> list[ResultTable]:
+    def with_kinds(self) -> list[ResultTable]:
         """Every kind's table of this study, in the order a participant meets the kinds."""
-        return [ResultTable(kinds.for_table(name), frame) for name, frame in self.tables.kind_tables.items()]
+        return [ResultTable(kinds.for_table(name), frame) for name, frame in self.tables.by_kind.items()]
 
     def table(self, name: str) -> ResultTable:
         kind = kinds.for_table(name)
-        frame = self.tables.kind_tables.get(kind.name)
+        frame = self.tables.by_kind.get(kind.name)
         if frame is None and kind.name == "pairwise" and self.tables.votes is not None:
             frame = self.tables.votes  # a live study: every vote is in pairwise.csv
         return ResultTable(kind, frame if frame is not None else kind.schema.conform(_empty()))
@@ -70,7 +70,7 @@ class StudyResults:
         the study's [flow] asks for beyond ratings (votes, choices, annotations); else the ratings."""
         if kind:
             return self.table(kind)
-        for table in self.kind_tables():
+        for table in self.with_kinds():
             if not table.kind.always and table.kind.analyze is not None and len(table.frame):
                 return table
         return self.table("ratings")

@@ -110,6 +110,7 @@ PAIRWISE = TableSchema(
         STEP_INDEX,
         C("dialog_id", "string", "the source dialog"),
         STUDY,
+        C("dataset", "string", "CRS Arena votes (`import crs-arena`): the dataset both systems were built on"),
         C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
         C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
         C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),

@@ -31,9 +31,6 @@ MAX_SCALE_POINTS = 100
 MIXED_MODEL_MAX_CELLS = 10_000_000
 
 
-# --------------------------------------------------------------------------- input
-
-
 def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points: int | None = None) -> None:
     """Raise InfactError naming the file, column, first bad line and the fix."""
     RATINGS.check_columns(df.columns, source)
@@ -217,9 +214,6 @@ def analyze_one(
     return json_ready(out)
 
 
-# --------------------------------------------------------------------------- descriptives
-
-
 def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
     g = df.groupby("system")["rating"]
     desc = g.agg(["count", "mean", "median", "std"])
@@ -239,9 +233,6 @@ def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
         }
         for j, s in enumerate(systems)
     }
-
-
-# --------------------------------------------------------------------------- tests
 
 
 def friedman_test(wide: np.ndarray, n_dropped: int = 0) -> dict | None:
@@ -298,9 +289,6 @@ def _pairwise(systems, pmeans, weights) -> list[dict]:
     for r, q in zip(rows, adj):
         r["p_holm"] = q
     return rows
-
-
-# --------------------------------------------------------------------------- models
 
 
 def fit_mixed_model(df: pd.DataFrame) -> dict:

@@ -245,6 +245,16 @@ def completions_chart(completions: pd.DataFrame) -> alt.Chart:
     )
 
 
+def _answer_order(answers: pd.Series) -> tuple[pd.Series, list[str]]:
+    """Answers as text and their order: scale points (floats once a NaN was in the column) numerically,
+    then option labels."""
+    text = answers.map(lambda a: str(int(a)) if isinstance(a, (int, float)) and float(a).is_integer() else str(a))
+    order = sorted(
+        text.unique(), key=lambda a: (not a.lstrip("-").isdigit(), int(a) if a.lstrip("-").isdigit() else 0, a)
+    )
+    return text, order
+
+
 def questionnaire_chart(
     questionnaire_long: pd.DataFrame, scale: list[str] | None = None, items: dict[str, str] | None = None
 ) -> alt.Chart:
@@ -275,14 +285,7 @@ def questionnaire_chart(
             legend=alt.Legend(title="Answer", orient="bottom", direction="horizontal", columns=len(order)),
         )
     else:
-        # answers are scale points (floats once a NaN was in the column) or option labels
-        counts["answer"] = counts["answer"].map(
-            lambda a: str(int(a)) if isinstance(a, (int, float)) and float(a).is_integer() else str(a)
-        )
-        order = sorted(
-            counts["answer"].unique(),
-            key=lambda a: (not a.lstrip("-").isdigit(), int(a) if a.lstrip("-").isdigit() else 0, a),
-        )
+        counts["answer"], order = _answer_order(counts["answer"])
         counts["rank"] = counts["answer"].map(order.index)
         color = alt.Color("answer:O", sort=order, scale=alt.Scale(domain=order), title="Answer")
     return (

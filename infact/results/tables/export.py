@@ -41,7 +41,7 @@ def describe(name: str) -> str:
     """What an export file holds (the CLI's list and the dashboard's download labels), from its declaration."""
     if name in FILES:
         return FILES[name]
-    schema = schemas.schema_for(name)
+    schema = kinds.schema_for(name)
     if schema is not None:
         return schema.description
     return next((k.extra_descriptions[name] for k in kinds.kinds() if name in k.extra_descriptions), "")
@@ -58,15 +58,15 @@ def files_of(cfg) -> list[str]:
 def known_files() -> list[str]:
     """Every file an export can hold (the write step replaces only these)."""
     extra = [f for k in kinds.kinds() for f in k.extra_names]
-    return [*FILES, *schemas.all_schemas(), *extra]
+    return [*FILES, *kinds.all_schemas(), *extra]
 
 
 @dataclass
 class Tables:
-    """One study's tables. `kind_tables` maps a table's name to its kind's table: the kind travels with the
+    """One study's tables. `by_kind` maps a table's name to its kind's table: the kind travels with the
     table (`kinds.for_table(name)` says what it is), nothing guesses it from the columns."""
 
-    kind_tables: dict[str, pd.DataFrame]
+    by_kind: dict[str, pd.DataFrame]
     participants: pd.DataFrame
     steps: pd.DataFrame
     flags: pd.DataFrame
@@ -80,27 +80,27 @@ class Tables:
 
     @property
     def ratings(self) -> pd.DataFrame:
-        return self.kind_tables["ratings"]
+        return self.by_kind["ratings"]
 
     @ratings.setter
     def ratings(self, frame: pd.DataFrame) -> None:
-        self.kind_tables["ratings"] = frame
+        self.by_kind["ratings"] = frame
 
     @property
     def questionnaire(self) -> pd.DataFrame:
-        return self.kind_tables["questionnaire"]
+        return self.by_kind["questionnaire"]
 
     @property
     def demographics(self) -> pd.DataFrame:
-        return self.kind_tables["demographics"]
+        return self.by_kind["demographics"]
 
     @property
     def compare(self) -> dict[str, pd.DataFrame]:
         """The tables of every other kind (pairwise.csv, best_worst.csv, annotations.csv, a new kind's), by file."""
-        return {f"{n}.csv": df for n, df in self.kind_tables.items() if n not in KIND_TABLES_LEVEL}
+        return {f"{n}.csv": df for n, df in self.by_kind.items() if n not in KIND_TABLES_LEVEL}
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
-        return {**self.kind_tables, "participants": self.participants, "steps": self.steps, "flags": self.flags}
+        return {**self.by_kind, "participants": self.participants, "steps": self.steps, "flags": self.flags}
 
 
 def _own(study: Study, records: list[dict], include_simulated: bool) -> tuple[list[dict], list[dict], set[str]]:
@@ -120,7 +120,7 @@ def _own(study: Study, records: list[dict], include_simulated: bool) -> tuple[li
     return own, counted, gone
 
 
-def kind_tables(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
+def tables_by_kind(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
     """Every kind's table the study asks for or has rows of, built through its declaration; the records are
     grouped by participant once for all of them."""
     answers = kinds.Answers(cfg, own, include_withdrawn, tables.kept(own, include_withdrawn))
@@ -172,7 +172,7 @@ def collect(
     own, counted, gone = _own(study, records, include_simulated)
     participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
     steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
-    by_kind = kind_tables(cfg, own, include_withdrawn)
+    by_kind = tables_by_kind(cfg, own, include_withdrawn)
     flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own))
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
     shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
@@ -200,7 +200,7 @@ def collect(
 
 def csv_bytes(df: pd.DataFrame, name: str, repeated=()) -> bytes:
     """A table as written: exactly its declared columns, typed by its declaration."""
-    schema = schemas.schema_for(name)
+    schema = kinds.schema_for(name)
     return schema.conform(schema.typed(df), repeated).to_csv(index=False).encode("utf-8")
 
 
@@ -215,7 +215,7 @@ def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str =
         "flags.csv": csv_bytes(flags, "flags.csv"),
         "records.json": records_json(t.records).encode("utf-8"),
     }
-    for name, df in t.kind_tables.items():
+    for name, df in t.by_kind.items():
         kind = kinds.for_table(name)
         files[kind.schema.file] = csv_bytes(df, kind.schema.file)
         if kind.extra_files is not None:
@@ -236,7 +236,7 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
             continue
         if name.endswith(".csv"):
             header = data.decode("utf-8").split("\n", 1)[0].strip()
-            resources.append((schemas.schema_for(name), next(csv_reader([header]), []) if header else []))
+            resources.append((kinds.schema_for(name), next(csv_reader([header]), []) if header else []))
         else:
             others[name] = describe(name)
     package = datapackage(f"infact-{study_id}", f"INFACT export of study {study_id}", resources, others)
@@ -244,16 +244,15 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
 
 
 def _live_bytes(t: Tables) -> dict[str, bytes]:
-    from infact.results.tables.live import live_bytes
+    from infact.results.tables.live import transcripts_bytes
 
-    return live_bytes(t)
+    return {"transcripts.jsonl": transcripts_bytes(t), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv")}
 
 
 def write_exports(
     study: Study, storage: Storage, out_dir: str | Path, *, include_withdrawn: bool = False
 ) -> list[Path]:
     """Every export file into `out_dir`, written as a set (see fileio.write_file_set)."""
-    from infact.results.study_results import open_results
-
-    files = open_results(study, storage, include_withdrawn=include_withdrawn).files()
+    t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
+    files = export_bytes(t, study.systems, study_id=study.id)
     return write_file_set(out_dir, files, ours=known_files())

@@ -25,7 +25,7 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
     t.transcripts = transcripts(records)
     votes = pd.DataFrame(pairwise_rows(records), columns=PAIRWISE_COLUMNS[:-1])
     votes = votes.assign(excluded=votes["participant"].isin(excluded))
-    protocol = t.kind_tables.pop("pairwise", None)
+    protocol = t.by_kind.pop("pairwise", None)
     t.votes = pd.concat([protocol, votes], ignore_index=True) if protocol is not None else votes
     rubric = pd.DataFrame(rubric_rows(records))
     if len(rubric):
@@ -34,8 +34,6 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
         t.ratings = pd.concat([t.ratings, rubric], ignore_index=True) if len(t.ratings) else rubric
 
 
-def live_bytes(t) -> dict[str, bytes]:
-    from infact.results.tables.export import csv_bytes
-
-    text = "".join(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n" for c in t.transcripts)
-    return {"transcripts.jsonl": text.encode("utf-8"), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv")}
+def transcripts_bytes(t) -> bytes:
+    """transcripts.jsonl: one conversation per line."""
+    return "".join(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n" for c in t.transcripts).encode("utf-8")

@@ -1,13 +1,12 @@
 """The study-level export tables, declared once (the step kinds declare their own: `StepKind.schema`).
 
-`all_schemas()` is every exported CSV's declaration — every kind's (infact/results/kinds.py) and these —
-which the export (its columns exactly, types, datapackage.json), `analyze` (reading back) and
+`kinds.all_schemas()` (infact/results/kinds.py) is every exported CSV's declaration — every kind's and
+these — which the export (its columns exactly, types, datapackage.json), `analyze` (reading back) and
 docs/data-model.md use.
 """
 
 from __future__ import annotations
 
-from infact.study.settings_doc import Block
 from infact.table_schema import Column as C
 from infact.table_schema import TableSchema
 
@@ -104,26 +103,3 @@ RATINGS_WIDE = TableSchema(
 )
 
 STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS)
-
-
-def all_schemas() -> dict[str, TableSchema]:
-    """file name -> schema of every table an export can hold (a new kind's table included: infact/results/kinds.py)."""
-    from infact.results import kinds
-
-    out = {}
-    for kind in kinds.kinds():
-        out.update({s.file: s for s in (kind.schema, *kind.extra_tables)})
-    return {**out, **{s.file: s for s in STUDY_TABLES}}
-
-
-def schema_for(file: str) -> TableSchema | None:
-    return all_schemas().get(file)
-
-
-def data_model_markdown() -> str:
-    """docs/data-model.md's generated column tables, one per exported CSV (kinds first, in flow order)."""
-    return "\n".join(schema.markdown() for schema in all_schemas().values())
-
-
-# The column tables in docs/data-model.md (`infact settings-doc --write` rewrites them; a test checks they are current).
-DATA_MODEL_BLOCK = Block("table-columns", "docs/data-model.md", data_model_markdown)
