@@ -156,6 +156,7 @@ class TableSchema:
 
 
 # Columns every step kind's table shares, described once (each kind lists them where it wants them).
+PARTICIPANT = Column("participant", "string", "random participant token (the ?p= of their link)", True)
 STUDY = Column("study", "string", "study id from study.toml")
 SECONDS = Column("seconds", "number", "seconds from the page being shown to its submit")
 STEP_INDEX = Column("step_index", "integer", "1-based number of the situation in the participant's run")

@@ -134,6 +134,26 @@ class StepKind:
         return []
 
 
+def assigned_steps(kind: str, st: StepState) -> list[Step] | None:
+    """The assignment's steps of `kind`: the situations (rating) or comparisons a participant was handed
+    (None before the assignment is drawn: the sequence stops at consent)."""
+    if st.assignment is None:
+        return None
+    return [
+        Step(
+            s["step"],
+            kind,
+            s["index"],
+            s["situation_id"],
+            tuple(s["order"]),
+            bool(s.get("attention_check")),
+            s.get("instructed_system"),
+        )
+        for s in st.assignment["steps"]
+        if s.get("kind", "situation") == kind
+    ]
+
+
 _KINDS: dict[str, StepKind] = {}
 
 

@@ -7,8 +7,8 @@ docs/data-model.md use.
 
 from __future__ import annotations
 
+from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 
 PARTICIPANTS = TableSchema(
     "participants",
@@ -16,7 +16,7 @@ PARTICIPANTS = TableSchema(
     "where they are in the funnel. With `delete_on_withdraw`, someone who withdrew keeps a row with only their "
     "token, status `withdrawn` and `data_deleted`.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("status", "string", "`in_progress`, `completed`, `screened_out` or `withdrawn`", True),
         C("platform", "string", "`prolific`, `mturk` or `none`"),
         C("platform_id", "string", "the platform's worker id (PROLIFIC_PID, workerId), if any"),
@@ -73,7 +73,7 @@ FLAGS = TableSchema(
     "flags",
     "Quality checks: one row per participant with their flags, reasons, decision and Prolific action.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("status", "string", "the participant's status"),
         C("flags", "string", "flags raised, `; `-joined"),
         C("reasons", "string", "why, `; `-joined"),
@@ -90,7 +90,7 @@ RATINGS_WIDE = TableSchema(
     "ratings_wide",
     "One row per participant × situation × criterion, one column per system with its rating.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("step_index", "integer", "1-based number of the situation in the participant's run"),
         C("situation_id", "string", "the situation", True),
         C("criterion", "string", "criterion id the ratings of this row answer"),
