@@ -44,14 +44,11 @@ def shown_texts(flow, step: Step) -> list[dict]:
 
 def _common(flow, step: Step) -> dict:
     situation = flow.study.situation(step.situation_id)
-    return {
-        "index": step.index,
-        "situation_id": step.situation_id,
-        "dialog_id": situation.dialog_id,
-        "attention_check": step.attention_check,
-        "context": [t.to_dict() for t in situation.context],
-        "responses": shown_texts(flow, step),
-    }
+    return step.answer_fields(
+        dialog_id=situation.dialog_id,
+        context=[t.to_dict() for t in situation.context],
+        responses=shown_texts(flow, step),
+    )
 
 
 def _checked(flow, step: Step, errors: list[str], picked, **answer) -> Checked:

@@ -77,6 +77,16 @@ class Step:
     instructed_system: str | None = None  # the check: whose response is replaced by the instruction
     data: Mapping[str, Any] = field(default_factory=dict, hash=False)  # anything else a kind plans
 
+    def answer_fields(self, **fields: Any) -> dict[str, Any]:
+        """What every answer to an assigned step stores (its number, situation, whether it is the check), then
+        the kind's own `fields`."""
+        return {
+            "index": self.index,
+            "situation_id": self.situation_id,
+            "attention_check": self.attention_check,
+            **fields,
+        }
+
 
 @dataclass(frozen=True)
 class Checked:

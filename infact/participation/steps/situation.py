@@ -90,14 +90,9 @@ class Situation(StepKind):
             )
         if errors:
             return Checked.refuse(*errors)
-        fields: dict[str, Any] = {
-            "index": step.index,
-            "situation_id": step.situation_id,
-            "dialog_id": situation.dialog_id,
-            "attention_check": step.attention_check,
-            "context": [t.to_dict() for t in situation.context],
-            "responses": responses,
-        }
+        fields = step.answer_fields(
+            dialog_id=situation.dialog_id, context=[t.to_dict() for t in situation.context], responses=responses
+        )
         if step.attention_check:
             expected = points_of(cfg.attention_check.expected, cfg.scale.labels)
             check = next(r for r in responses if r["instructed"])
