@@ -18,7 +18,7 @@ from pathlib import Path
 
 from infact.errors import InfactError, Problem
 
-TYPES = ("string", "integer", "number", "boolean", "datetime", "any")
+TYPES = ("string", "integer", "number", "boolean", "datetime")  # no `any`: every written column is declared
 # pandas dtypes used when a file is read back: text stays text ("007" is a token, not 7)
 _READ_DTYPES = {"string": "string", "datetime": "string"}
 
@@ -42,7 +42,9 @@ class TableSchema:
     name: str
     description: str
     columns: tuple[Column, ...]
-    extra_columns: str | None = None  # columns that depend on the study (e.g. one per system), described once
+    # Columns that repeat once per system (ratings_wide.csv): one declaration, one meaning, its name a pattern
+    # (`<system>`); each written column is typed and described by it.
+    repeated: Column | None = None
     primary_key: tuple[str, ...] = field(default=())
 
     @property
@@ -64,22 +66,41 @@ class TableSchema:
         """pandas dtypes for `read_csv`: text columns stay text."""
         return {c.name: _READ_DTYPES[c.type] for c in self.columns if c.type in _READ_DTYPES}
 
-    def check_columns(self, present: Iterable[str], source: str) -> None:
-        """InfactError naming the file and every required column it lacks."""
-        missing = [c for c in self.required if c not in set(present)]
+    def check_columns(self, present: Iterable[str], source: str, needed: Iterable[str] | None = None) -> None:
+        """InfactError naming the file and every column it lacks of `needed` (default: the required ones),
+        each with what it means: the one message a missing column gets, wherever a table is read."""
+        have = set(present)
+        missing = [c for c in (self.required if needed is None else needed) if c not in have]
         if missing:
-            raise InfactError(
-                [
-                    Problem(
-                        source,
-                        f"column '{c}' is missing: {self.file} needs it "
-                        f"({self.column(c).description}); export the file again with "
-                        "`infact export` or add the column",
-                        key=c,
-                    )
-                    for c in missing
-                ]
-            )
+            raise InfactError([self.missing(c, source) for c in missing])
+
+    def missing(self, name: str, source: str) -> Problem:
+        col = self.column(name)
+        meaning = f" ({col.description})" if col else ""
+        return Problem(
+            source,
+            f"missing column: {self.file} needs `{name}`{meaning}; export the file again with "
+            "`infact export` or add the column",
+            line=1,
+            key=name,
+        )
+
+    def read(self, path, **kwargs):
+        """The file read back through this declaration: text columns stay text, required columns checked."""
+        import pandas as pd
+
+        frame = pd.read_csv(path, dtype=self.read_dtypes(), **kwargs)
+        self.check_columns(frame.columns, str(path))
+        return frame
+
+    def conform(self, frame, repeated: Iterable[str] = ()):
+        """The frame with exactly the declared columns, in their order (then one column per `repeated` name):
+        a column nobody declared is a defect, raised, never written as `any`."""
+        extra = list(repeated)
+        undeclared = [c for c in frame.columns if self.column(c) is None and c not in extra]
+        if undeclared:
+            raise ValueError(f"{self.file}: column(s) {', '.join(map(str, undeclared))} are not declared")
+        return frame.reindex(columns=[*self.names, *extra])
 
     def typed(self, frame):
         """The frame as written: integer columns that pandas made float (a missing value) back to integers."""
@@ -101,13 +122,15 @@ class TableSchema:
         present = list(present) if present is not None else self.names
         fields = []
         for name in present:
-            col = self.column(name)
+            col = self.column(name) or (self.repeated and Column(name, self.repeated.type, self.repeated.description))
+            if not col:
+                raise ValueError(f"{self.file}: column {name!r} is written but not declared")
             fields.append(
                 {
                     "name": name,
-                    "type": col.type if col else "any",
-                    "description": col.description if col else (self.extra_columns or ""),
-                    **({"constraints": {"required": True}} if col and col.required else {}),
+                    "type": col.type,
+                    "description": col.description,
+                    **({"constraints": {"required": True}} if col.required else {}),
                 }
             )
         schema = {"fields": fields, "missingValues": [""]}
@@ -126,12 +149,14 @@ class TableSchema:
             "|---|---|---|---|",
         ]
         lines += [f"| `{c.name}` | {c.type} | {'yes' if c.required else ''} | {c.description} |" for c in self.columns]
-        if self.extra_columns:
-            lines.append(f"| … | | | {self.extra_columns} |")
+        if self.repeated:
+            r = self.repeated
+            lines.append(f"| `{r.name}` … | {r.type} | | {r.description} |")
         return "\n".join(lines) + "\n"
 
 
 # Columns every step kind's table shares, described once (each kind lists them where it wants them).
+PARTICIPANT = Column("participant", "string", "random participant token (the ?p= of their link)", True)
 STUDY = Column("study", "string", "study id from study.toml")
 SECONDS = Column("seconds", "number", "seconds from the page being shown to its submit")
 STEP_INDEX = Column("step_index", "integer", "1-based number of the situation in the participant's run")
@@ -141,6 +166,19 @@ EXCLUDED = Column(
     "the quality decision: true when the participant is excluded (docs/quality.md); "
     "analysis leaves them out unless asked",
 )
+
+
+# The files that are not tables, as what they are: frictionless reads a `.jsonl` as a table (and asks for an
+# extra package) unless told it is a file of JSON lines.
+_FILE_TYPES = {
+    ".json": {"type": "json", "format": "json", "mediatype": "application/json"},
+    ".jsonl": {"type": "file", "format": "jsonl", "mediatype": "application/jsonl"},
+    ".xlsx": {
+        "type": "file",
+        "format": "xlsx",
+        "mediatype": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    },
+}
 
 
 def datapackage(name: str, title: str, resources: list[tuple[TableSchema, list[str]]], others: dict[str, str]) -> dict:
@@ -162,6 +200,7 @@ def datapackage(name: str, title: str, resources: list[tuple[TableSchema, list[s
         {
             "name": Path(path).stem.replace("_", "-") + "-" + Path(path).suffix.lstrip("."),
             "path": path,
+            **_FILE_TYPES.get(Path(path).suffix, {"type": "file"}),
             "description": description,
         }
         for path, description in others.items()

@@ -64,7 +64,7 @@ def run_hash_password(args) -> int:
 
 
 def run_settings_doc(args) -> int:
-    from infact.results.tables.schemas import DATA_MODEL_BLOCK
+    from infact.results.kinds import DATA_MODEL_BLOCK
     from infact.study import settings_doc
 
     blocks = (*settings_doc.BLOCKS, DATA_MODEL_BLOCK)

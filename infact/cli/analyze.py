@@ -32,6 +32,13 @@ def register(subparsers) -> None:
     )
     add_study(p, help="read the ratings from this study's store instead of a CSV")
     add_db(p)
+    p.add_argument(
+        "--kind",
+        metavar="TABLE",
+        help="the table's declared kind: ratings, pairwise, best_worst, annotations, … (default: the file's name; "
+        "a file named after no table is read as ratings; with --study: its votes, choices or annotations, "
+        "else its ratings)",
+    )
     p.add_argument("--criterion", help="analyse only this criterion (default: every criterion)")
     p.add_argument("--include-flagged", action="store_true", help="keep participants flagged for exclusion")
     p.add_argument("--json", action="store_true", help="print the full result as one JSON object")
@@ -39,7 +46,16 @@ def register(subparsers) -> None:
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    g = p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)")
+    _preference_arguments(p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)"))
+    p.add_argument(
+        "--group-by",
+        metavar="COLUMN",
+        help="annotations.csv with --judge: the judges' figures also per value of this column (e.g. dataset)",
+    )
+    p.set_defaults(func=run)
+
+
+def _preference_arguments(g) -> None:
     g.add_argument(
         "--as-pairwise",
         action="store_true",
@@ -82,12 +98,6 @@ def register(subparsers) -> None:
         default=0.95,
         help="confidence of the ranking intervals and of 'settled' (default 0.95)",
     )
-    p.add_argument(
-        "--group-by",
-        metavar="COLUMN",
-        help="annotations.csv with --judge: the judges' figures also per value of this column (e.g. dataset)",
-    )
-    p.set_defaults(func=run)
 
 
 def options(args: argparse.Namespace):
@@ -126,16 +136,21 @@ def run(args: argparse.Namespace) -> int:
     from infact.results import analyze
 
     opts = options(args)
+    results = None
     if args.study:
+        from infact.results.study_results import open_results
         from infact.study.loader import load_study
 
-        # The store resolved once (--db, else INFACT_DB, secrets, db/<study id>/); the live-chat analysis reads it too.
+        # The store resolved and read once (--db, else INFACT_DB, secrets, db/<study id>/): the analysis, the
+        # live chats and the report's datasheet all read the same results.
         folder = study_folder(args)
-        args.study, args.db = str(folder), store_target(args, load_study(folder).id)
-        result, table = analyze.analyze_study(args.study, args.db, opts)
+        study = load_study(folder)
+        args.study, args.db = str(folder), store_target(args, study.id)
+        results = open_results(study, args.db)
+        result, table = analyze.analyze_study(args.study, args.db, opts, results=results, kind=args.kind)
     else:
-        table = analyze.read_table(args.ratings)
-        result = analyze.analyze_table(table, opts, str(args.ratings))
+        table = analyze.read_table(args.ratings, args.kind)
+        result = analyze.analyze_table(table, opts, str(args.ratings), kind=args.kind)
     if args.report:
         from infact.cli.results import report_extras
         from infact.fileio import atomic_write_text
@@ -143,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         path = Path(args.report)
         md = path.suffix.lower() == ".md"
         text = analyze.render(result, "md" if md else "html", table)
-        extras = report_extras(args, result, html=not md)  # the methods paragraph; with --study the datasheet
+        # the methods paragraph; with --study the datasheet
+        extras = report_extras(args, result, html=not md, results=results)
         atomic_write_text(path, text.replace("</body>", extras + "</body>", 1) if "</body>" in text else text + extras)
     print(json.dumps(result, allow_nan=False, indent=2) if args.json else analyze.render(result, "md", table))
     if args.report and not args.json:

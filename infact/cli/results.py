@@ -144,7 +144,7 @@ def run_export(args) -> int:
 
 def run_verify_codes(args) -> int:
     from infact.participation.codes import read_submissions, verify_codes
-    from infact.results.tables.export import collect
+    from infact.results.study_results import open_results
 
     study = load_study(study_folder(args))
     try:
@@ -162,7 +162,7 @@ def run_verify_codes(args) -> int:
         ) from None
     storage = open_store(args, study.id)
     try:
-        participants = collect(study, storage.records(study=study.id), include_withdrawn=True).participants
+        participants = open_results(study, storage, include_withdrawn=True).tables.participants
     finally:
         storage.close()
     result = verify_codes(codes, participants)
@@ -214,19 +214,21 @@ def register_datasheet(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_datasheet)
 
 
-def build_datasheet(args: argparse.Namespace) -> dict:
-    """The datasheet of --study on its store (also used by `analyze --report --study`)."""
+def build_datasheet(args: argparse.Namespace, results=None) -> dict:
+    """The datasheet of --study on its store (also used by `analyze --report --study`, which passes the
+    study's results it has read already)."""
     from infact.results.reports.datasheet import datasheet
-    from infact.results.tables.export import collect
+    from infact.results.study_results import open_results
     from infact.study.loader import load_study
 
-    study = load_study(study_folder(args))
-    storage = open_store(args, study.id)
-    try:
-        tables = collect(study, storage.records(study=study.id))
-    finally:
-        storage.close()
-    return datasheet(study, tables)
+    if results is None:
+        study = load_study(study_folder(args))
+        storage = open_store(args, study.id)
+        try:
+            results = open_results(study, storage)
+        finally:
+            storage.close()
+    return datasheet(results.study, results.tables)
 
 
 def run_datasheet(args: argparse.Namespace) -> int:
@@ -243,11 +245,11 @@ def run_datasheet(args: argparse.Namespace) -> int:
     return 0
 
 
-def report_extras(args: argparse.Namespace, result: dict, *, html: bool) -> str:
+def report_extras(args: argparse.Namespace, result: dict, *, html: bool, results=None) -> str:
     """For `analyze --report`: the quotable methods paragraph and, with --study, the embedded datasheet."""
     from infact.results.reports.methods import report_section
 
-    text = report_section(result, build_datasheet(args) if getattr(args, "study", None) else None)
+    text = report_section(result, build_datasheet(args, results) if getattr(args, "study", None) else None)
     if not html:
         return text
     import html as h

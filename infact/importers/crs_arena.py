@@ -38,23 +38,13 @@ from infact.importers.common import (
     refuse_foreign,
     study_id,
 )
+from infact.participation.steps.compare import PAIRWISE
 from infact.study.annotation.conversations import dataset_of
 
 ROLES = {"USER": "user", "AGENT": "bot", "ASSISTANT": "bot", "SYSTEM": "bot"}
 VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote", "feedback")
-PAIRWISE_OUT = [
-    "participant",
-    "situation_id",
-    "dialog_id",
-    "criterion",
-    "system_a",
-    "system_b",
-    "shown_left",
-    "winner",
-    "seconds",
-    "justification",
-    "dataset",
-]
+# pairwise.csv as declared (infact/participation/steps/compare.py): the columns an import fills, the rest empty.
+PAIRWISE_OUT = PAIRWISE.names
 STARTER = Path(__file__).resolve().parents[2] / "data" / "demo-conversations" / "study.toml"
 
 
@@ -247,7 +237,7 @@ def import_votes(path: Path, out: Path) -> ImportReport:
     if not rows:
         raise DatasetError([Problem(file, "no usable vote in the file"), *report.problems])
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=PAIRWISE_OUT, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=PAIRWISE_OUT, restval="", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     files = {"pairwise.csv": buf.getvalue().encode("utf-8")}

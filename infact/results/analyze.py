@@ -1,11 +1,12 @@
 """The one analysis entry point: `analyze` (the CLI) and the dashboard both call these functions.
 
-`analyze_table` takes any table a study exports — ratings.csv, pairwise.csv, best_worst.csv — and
-returns the statistics a reviewer expects for it (ratings: bootstrap intervals, Friedman, Wilcoxon,
-mixed model, agreement; preferences: Bradley–Terry–Davidson ranking, win rates, fragility where
-available), with every automatic judge compared with the humans. `analyze_study` reads the same
-table straight from a study's store and adds the live chats. `render` turns a result into the
-Markdown or HTML report. The CLI (infact/cli/analyze.py) only parses arguments into `Options`.
+`analyze_table` takes any table a study exports — ratings.csv, pairwise.csv, best_worst.csv,
+annotations.csv, a new kind's — and runs its kind's analysis (infact/results/kinds.py: ratings:
+bootstrap intervals, Friedman, Wilcoxon, mixed model, agreement; preferences: Bradley–Terry–Davidson
+ranking, win rates, fragility where available), with every automatic judge compared with the humans.
+The kind is the table's declared one (its file name, or `kind`), never guessed from its columns.
+`analyze_study` reads the same table straight from a study's store and adds the live chats. `render`
+turns a result into the Markdown or HTML report. The CLI (infact/cli/analyze.py) only parses arguments into `Options`.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from infact.errors import InfactError, Problem
-from infact.results.ranking import analysis as preference_analysis
+from infact.results import kinds
 from infact.results.ratings import analysis as ratings_analysis
-from infact.results.tables.comparisons import STYLE_COVARIATES, prepare_pairwise, table_kind
+from infact.results.tables.comparisons import STYLE_COVARIATES, prepare_pairwise
 from infact.stats import N_BOOT
 from infact.values import json_ready
 
@@ -67,92 +68,53 @@ class Options:
             )
 
 
-def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = "RATINGS.csv") -> dict:
-    """The full result for one exported table (its kind is read from its columns)."""
+def analyze_table(
+    df: pd.DataFrame, options: Options = Options(), source: str = "ratings.csv", kind: str | None = None
+) -> dict:
+    """The full result for one exported table, analysed as its declared kind: `kind` (a table's name,
+    `analyze --kind`), else the kind the file's name declares (infact/results/kinds.py)."""
     options.check()
-    from infact.results.conversations import analysis as annotations
-
-    if annotations.is_annotations(df):  # a conversation study's annotations.csv
-        return _annotations(df, options, source)
-    kind = table_kind(df)
-    if options.covariates and kind != "pairwise":
+    table_kind = kinds.for_file(source, kind)
+    if options.covariates and table_kind.name != "pairwise":
         raise InfactError(Problem("--covariates", "style control needs a pairwise table (pairwise.csv)."))
-    if options.reweight and kind != "pairwise":
+    if options.reweight and table_kind.name != "pairwise":
         raise InfactError(Problem("--reweight", "reweighting pairs needs a pairwise table (pairwise.csv)."))
-    from infact.results.ranking.provisional import MIN_VOTES
+    result = table_kind.analysis(df, options, source)
+    if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
+        result.update(judged(df, table_kind.name, options))
+    return result
 
-    prefs = dict(
-        criterion=options.criterion,
-        include_flagged=options.include_flagged,
-        n_boot=options.n_boot,
-        seed=options.seed,
-        confidence=options.confidence,
-        source=source,
-        min_votes=MIN_VOTES if options.min_votes is None else options.min_votes,
-    )
-    if kind == "pairwise":
-        result = preference_analysis.analyze_votes(
-            df, covariates=options.covariates, reweight=options.reweight, **prefs
-        )
-    elif kind == "best_worst":
-        result = preference_analysis.analyze_best_worst(df, **prefs)
-    elif options.as_pairwise:
-        result = preference_analysis.analyze_ratings_as_pairwise(df, **prefs)
-    else:
-        result = ratings_analysis.analyze(
-            df,
-            criterion=options.criterion,
-            include_flagged=options.include_flagged,
-            mixed_model=options.mixed_model,
-            n_boot=options.n_boot,
-            seed=options.seed,
-            source=source,
-        )
-    if options.judges:
-        from infact.results.judges.agreement import parse_judge_option
-        from infact.results.judges.alignment_report import judge_coverage, situation_features_from_path
 
-        named = [parse_judge_option(v) for v in options.judges]
-        features = _features(options.responses)
-        result["judges"] = compare_judges(
-            df, kind, named, options.criterion, options.include_flagged, features=features
-        )
-        where = options.responses or options.extra.get("study")
-        result["judge_alignment"] = align_judges(
-            df,
+def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
+    """The judges' agreement with the humans and their alignment report (`analyze --judge`)."""
+    from infact.results.judges.agreement import parse_judge_option
+    from infact.results.judges.alignment_report import judge_coverage, situation_features_from_path
+
+    named = [parse_judge_option(v) for v in options.judges]
+    features = _features(options.responses)
+    where = options.responses or options.extra.get("study")
+    humans = judge_humans(df, kind, options.criterion, options.include_flagged)
+    return {
+        "judges": compare_judges(humans, kind, named, options.criterion, features=features),
+        "judge_alignment": align_judges(
+            humans,
             kind,
             named,
             options.criterion,
-            options.include_flagged,
             features=features,
             n_boot=min(options.n_boot, 500),
             seed=options.seed,
             situation_features=situation_features_from_path(where) if where else None,
-        )
-        result["judge_coverage"] = {name: judge_coverage(path) for name, path in named}
-    return result
+        ),
+        "judge_coverage": {name: judge_coverage(path) for name, path in named},
+    }
 
 
-def _annotations(df: pd.DataFrame, options: Options, source: str) -> dict:
-    """A conversation study: per aspect and system, α, halo, rankings; FACE run files as judges."""
-    from infact.results.conversations import analysis as aa
-
-    result = aa.analyze_annotations(
-        df, include_flagged=options.include_flagged, n_boot=options.n_boot, seed=options.seed, source=source
-    )
-    if options.judges:
-        named = [aa.parse_run_option(v) for v in options.judges]
-        result["judges"] = aa.compare_judges(
-            df, named, group_by=options.group_by, include_flagged=options.include_flagged, source=source
-        )
-    return result
-
-
-def _humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
+def judge_humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
     """The human answers a judge is compared with: prepared as the analysis prepares them, one criterion."""
-    if kind == "best_worst":
+    if kind not in ("ratings", "pairwise"):
         raise InfactError(
-            Problem("--judge", "judges are compared with ratings or pairwise votes, not best–worst choices.")
+            Problem("--judge", f"judges are compared with ratings or pairwise votes, not a {kind} table.")
         )
     if kind == "pairwise":
         data = prepare_pairwise(humans, include_flagged=include_flagged)
@@ -163,58 +125,43 @@ def _humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flag
     return data
 
 
+def _judge_features(data: pd.DataFrame, kind: str, features: pd.DataFrame | None) -> pd.DataFrame | None:
+    from infact.results.judges import agreement
+
+    return agreement.features_from_votes(data) if features is None and kind == "pairwise" else features
+
+
 def compare_judges(
-    humans: pd.DataFrame,
+    data: pd.DataFrame,
     kind: str,
     judges: Sequence[tuple[str, Path]],
     criterion: str | None,
-    include_flagged: bool,
     *,
     features: pd.DataFrame | None = None,
 ) -> dict:
-    """{judge name: its agreement with the humans} for ratings or pairwise votes (`analyze --judge`)."""
+    """{judge name: its agreement with the humans} for prepared ratings or pairwise votes (`analyze --judge`)."""
     from infact.results.judges import agreement
 
-    data = _humans(humans, kind, criterion, include_flagged)
-    if features is None and kind == "pairwise":
-        features = agreement.features_from_votes(data)
+    features = _judge_features(data, kind, features)
     return json_ready(agreement.compare_files(data, kind, list(judges), criterion, features))
 
 
 def align_judges(
-    humans: pd.DataFrame,
+    data: pd.DataFrame,
     kind: str,
     judges: Sequence[tuple[str, Path]],
     criterion: str | None,
-    include_flagged: bool,
     *,
     features: pd.DataFrame | None = None,
-    n_boot: int = 500,
-    seed: int = 0,
-    situation_features: pd.DataFrame | None = None,
     scale_points: int | None = None,
+    **kw,
 ) -> dict:
     """{judge name: {criterion: alignment}}: may the judge stand in for the humans (docs/llm.md)."""
-    from infact.results.judges import agreement
     from infact.results.judges.alignment_report import align_files
 
-    data = _humans(humans, kind, criterion, include_flagged)
-    if features is None and kind == "pairwise":
-        features = agreement.features_from_votes(data)
     extra = {"scale_points": scale_points} if scale_points else {}
-    return json_ready(
-        align_files(
-            data,
-            kind,
-            list(judges),
-            criterion,
-            features=features,
-            n_boot=n_boot,
-            seed=seed,
-            situation_features=situation_features,
-            **extra,
-        )
-    )
+    features = _judge_features(data, kind, features)
+    return json_ready(align_files(data, kind, list(judges), criterion, features=features, **kw, **extra))
 
 
 def _features(responses: str | None) -> pd.DataFrame | None:
@@ -225,24 +172,16 @@ def _features(responses: str | None) -> pd.DataFrame | None:
     return features_from_path(responses)
 
 
-def text_columns() -> dict[str, type]:
-    """Columns every declared table keeps as text: participant tokens like "007", situation ids like "1e3"."""
-    from infact.results.tables.schemas import all_schemas
-
-    return {
-        c.name: str for schema in all_schemas().values() for c in schema.columns if c.type in ("string", "datetime")
-    }
-
-
-def read_table(path: str | Path) -> pd.DataFrame:
-    """An exported table read back with its text columns as text; a clear error for a missing or unreadable file."""
+def read_table(path: str | Path, kind: str | None = None) -> pd.DataFrame:
+    """An exported table read back through its declaration (text columns as text, required columns named);
+    a clear error for a missing or unreadable file."""
     path = Path(path)
     if not path.is_file():
         raise InfactError(
             Problem(str(path), "file not found; pass the ratings.csv written by `python -m infact export`.")
         )
     try:
-        return pd.read_csv(path, dtype=text_columns())
+        return kinds.for_file(str(path), kind).schema.read(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InfactError(
             Problem(
@@ -253,31 +192,22 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ) from None
 
 
-def study_table(study_dir: str, db: str) -> tuple[pd.DataFrame, str]:
-    """The table a study's analysis reads from its store: its votes or choices, else its ratings.
+def analyze_study(
+    study_dir: str, db: str, options: Options = Options(), *, results=None, kind: str | None = None
+) -> tuple[dict, pd.DataFrame]:
+    """`analyze --study DIR`: the study's table analysed as its kind (votes, choices or annotations before
+    ratings), with its live chats when it has any; the store is read once (infact/results/study_results.py)."""
+    from infact.results.study_results import open_results
 
-    Flagged participants are always loaded; the analysis drops them unless told to keep them."""
-    from infact.results.tables.export import tables_from_store
-
-    found = tables_from_store(study_dir, db, include_flagged=True)
-    table = next(
-        (found[k] for k in ("annotations", "pairwise", "best_worst") if k in found and len(found[k])), found["ratings"]
-    )
-    return table, f"{study_dir} (store {db})"
-
-
-def analyze_study(study_dir: str, db: str, options: Options = Options()) -> tuple[dict, pd.DataFrame]:
-    """`analyze --study DIR`: the study's table analysed, with its live chats when it has any."""
-    from infact.results.live.overview import live_from_store
-
-    table, source = study_table(study_dir, db)
+    results = results or open_results(study_dir, db)
+    table = results.main_table(kind)
     if options.judges and not options.responses:  # the study's situations give the judges' features
         options = Options(**{**options.__dict__, "extra": {**options.extra, "study": study_dir}})
-    result = analyze_table(table, options, source)
-    live = live_from_store(study_dir, db)
+    result = analyze_table(table.frame, options, f"{study_dir} (store {db})", kind=table.kind.name)
+    live = results.live_overview()
     if live is not None:
         result["live"] = live
-    return result, table
+    return result, table.frame
 
 
 def is_preferences(result: dict) -> bool:

@@ -94,7 +94,7 @@ def test_bad_csv_contents(tmp_path, capsys):
 def test_study_and_store_input(tmp_path, capsys):
     if not (DEMO / "study.toml").is_file():
         pytest.skip("demo study not present")
-    assert hasattr(pytest.importorskip("infact.results.tables.export"), "tables_from_store")
+    assert hasattr(pytest.importorskip("infact.results.study_results"), "open_results")
     from infact.participation.bots import run_bots
     from infact.storage import open_storage
     from infact.study.loader import load_study

@@ -11,8 +11,9 @@ import pandas as pd
 
 from infact.cli.main import main
 from infact.fileio import MANIFEST
-from infact.results.tables.export import FILES
+from infact.results.tables.export import files_of
 from infact.storage import TinyDBStorage
+from infact.study.loader import load_study
 from tests.support.paths import DEMO_STUDY, REPO
 from tests.support.studies import make_study
 
@@ -95,8 +96,9 @@ def test_bots_then_export(tmp_path, capsys):
     out_dir = tmp_path / "exports"
     code, out, _ = run(capsys, "export", "--study", folder, "--db", db, "--out", out_dir)
     assert code == 0
-    assert {p.name for p in out_dir.iterdir()} == set(FILES) | {MANIFEST}  # the manifest: what the export wrote
-    for name in FILES:
+    files = files_of(load_study(folder).config)
+    assert {p.name for p in out_dir.iterdir()} == set(files) | {MANIFEST}  # the manifest: what the export wrote
+    for name in files:
         assert str(out_dir / name) in out
     ratings = pd.read_csv(out_dir / "ratings.csv")
     assert len(ratings) == 6 * 4 * 2 and ratings["participant"].nunique() == 6

@@ -3,20 +3,29 @@ bots, the tables and the participant page without touching a core module."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+import frictionless
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from infact import ui
+from infact.cli.main import main
 from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps import Checked, Step, StepKind
+from infact.results import kinds
+from infact.results.dashboard import offer
+from infact.results.study_results import open_results
 from infact.results.tables import records as tables
+from infact.results.tables.export import write_exports
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
+from tests.support.feedback_kind import FEEDBACK
 from tests.support.participants import submit_consent
 from tests.support.paths import DEMO_STUDY, REPO
 from tests.support.studies import FakeClock, make_study, walk
@@ -40,7 +49,7 @@ class Feedback(StepKind):
     """Test-only: one free-text sentence of feedback, after demographics."""
 
     name = "feedback"
-    table = "feedback"
+    schema = FEEDBACK  # its table, declared once: the results half needs nothing else (infact/results/kinds.py)
     bot_seconds = 20.0
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
@@ -146,14 +155,21 @@ def test_bots_answer_the_new_kind_and_tables_show_it(feedback, study):
     results = run_bots(study, storage, 3, strategy="attentive", seed=5, start=FakeClock()())
     assert all(r.outcome == "completed" for r in results)
     records = storage.records()
-    table = tables.kind_tables(records, study.config)["feedback"]
+    found = open_results(study, storage)
+    table = found.table("feedback").frame
     assert sorted(table["participant"]) == sorted(r.token for r in results)
     assert set(table["text"]) == {"attentive bot: fine"}
     assert (table["seconds"] >= 3).all()
     step_rows = tables.steps_table(records)
     assert (step_rows["kind"] == "feedback").sum() == 3
     # The built-in tables are unchanged by the new kind.
-    assert set(tables.kind_tables(records, study.config)) == {
+    assert {t.kind.name for t in found.with_kinds()} == {
+        "ratings",
+        "questionnaire",
+        "demographics",
+        "feedback",
+    }
+    assert {k.name for k in kinds.kinds()} == {
         "ratings",
         "pairwise",
         "best_worst",
@@ -162,6 +178,37 @@ def test_bots_answer_the_new_kind_and_tables_show_it(feedback, study):
         "demographics",
         "feedback",
     }
+
+
+def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboard_with_no_core_edit(
+    feedback, study, tmp_path, capsys
+):
+    storage = TinyDBStorage(tmp_path / "db")
+    run_bots(study, storage, 3, strategy="attentive", seed=5, start=FakeClock()())
+    out = tmp_path / "export"
+    write_exports(study, storage, out)
+    written = pd.read_csv(out / "feedback.csv")
+    assert list(written.columns) == ["participant", "text", "seconds", "excluded"]  # declared + the decision
+    package = json.loads((out / "datapackage.json").read_text())
+    [resource] = [r for r in package["resources"] if r["path"] == "feedback.csv"]
+    assert [f["name"] for f in resource["schema"]["fields"]] == ["participant", "text", "seconds", "excluded"]
+    assert [f["type"] for f in resource["schema"]["fields"]] == ["string", "string", "number", "boolean"]
+    assert frictionless.validate(str(out / "datapackage.json")).valid
+    # analyze FILE.csv: the file's name declares its kind; the default analysis describes it
+    storage.close()
+    assert main(["analyze", str(out / "feedback.csv"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["kind"] == "table" and result["rows"] == 3 and result["participants"] == 3
+    assert result["columns"]["text"] == {"filled": 3, "distinct": 1}
+    # the dashboard: its download, and a section (the results side: its name and summary)
+    offered, _ = offer.offered_files(study.config, open_results(study, tmp_path / "db").files())
+    assert "feedback.csv" in offered
+    kind = kinds.for_table("feedback")
+    assert kind.section == "feedback" and kind.summarise(written) == {"rows": 3, "participants": 3}
+    # a missing column is named, with its meaning
+    written.drop(columns=["text"]).to_csv(out / "feedback.csv", index=False)
+    assert main(["analyze", str(out / "feedback.csv")]) == 2
+    assert "[text] missing column: feedback.csv needs `text` (the sentence)" in capsys.readouterr().err
 
 
 def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_path, monkeypatch):

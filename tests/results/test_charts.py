@@ -54,8 +54,12 @@ def test_mean_chart_without_result_computes_it_and_facets_criteria(ratings):
     assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in rows)
 
 
+# a study's own scale, as the caller passes it (cfg.scale.labels)
+LABELS = ["Entirely meaningless", "Rather meaningless", "Neutral", "Rather meaningful", "Perfectly meaningful"]
+
+
 def test_distribution_chart_shares_and_labels(ratings):
-    spec, rows = spec_and_rows(charts.distribution_chart(ratings, charts.DEFAULT_LABELS))
+    spec, rows = spec_and_rows(charts.distribution_chart(ratings, LABELS))
     enc = encoding(spec)
     assert enc["x"]["stack"] == "normalize"
     assert enc["color"]["scale"]["domain"][0] == "1 Entirely meaningless"
@@ -168,3 +172,21 @@ def test_questionnaire_chart_shows_statements_not_item_ids():
     q = pd.DataFrame({"participant": list("ab"), "item": ["human_like", "human_like"], "answer": ["Agree", "Disagree"]})
     _, rows = spec_and_rows(charts.questionnaire_chart(q, scale, {"human_like": "The responses sounded human."}))
     assert {r["item"] for r in rows} == {"The responses sounded human."}
+
+
+def test_without_the_study_s_labels_a_chart_shows_the_table_s_labels_or_bare_numbers(ratings):
+    """No built-in scale is ever drawn: labels a participant never saw cannot reach a chart."""
+    assert not hasattr(charts, "DEFAULT_LABELS")
+    spec, _ = spec_and_rows(charts.distribution_chart(ratings))
+    assert encoding(spec)["color"]["scale"]["domain"] == ["1", "2", "3", "4", "5"]
+    shown = ratings.assign(rating_label=ratings["rating"].map(lambda v: f"point {v}"))
+    spec, _ = spec_and_rows(charts.distribution_chart(shown))
+    assert encoding(spec)["color"]["scale"]["domain"][0] == "1 point 1"
+
+
+def test_a_chart_given_a_table_without_its_columns_names_the_column_and_its_meaning(ratings):
+    with pytest.raises(InfactError) as err:
+        charts.distribution_chart(ratings.drop(columns=["rating"]))
+    [problem] = err.value.problems
+    assert (problem.file, problem.key) == ("ratings table", "rating")
+    assert problem.message.startswith("missing column: ratings.csv needs `rating` (the point chosen")

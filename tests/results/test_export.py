@@ -10,7 +10,7 @@ import pytest
 from infact.fileio import MANIFEST
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
-from infact.results.tables.export import FILES, collect, export_bytes, write_exports
+from infact.results.tables.export import collect, export_bytes, files_of, write_exports
 from infact.results.tables.records import PARTICIPANT_COLUMNS, RATING_COLUMNS
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
@@ -57,7 +57,7 @@ def test_write_exports_writes_every_documented_file(study, played, tmp_path):
     storage, done, _, _ = played
     out = tmp_path / "exports"
     written = write_exports(study, storage, out)
-    assert {p.name for p in written} == DOC_FILES == set(FILES)
+    assert {p.name for p in written} == DOC_FILES == set(files_of(study.config))
     assert {p.name for p in out.iterdir()} == DOC_FILES | {MANIFEST}  # the manifest: what the export wrote
     assert all(p.stat().st_size > 0 for p in written)
 

@@ -9,8 +9,11 @@ import pytest
 import infact.fileio
 from infact.cli.main import main
 from infact.fileio import MANIFEST
-from infact.results.tables.export import FILES
+from infact.results.tables.export import files_of
+from infact.study.loader import load_study
 from tests.support.paths import DEMO_STUDY
+
+FILES = files_of(load_study(DEMO_STUDY).config)  # what an export of the demo holds
 
 
 @pytest.fixture
@@ -33,7 +36,7 @@ def test_a_full_disk_leaves_the_previous_export_intact(store, tmp_path, monkeypa
     out = tmp_path / "exports"
     assert export(store, out) == 0
     before = snapshot(out)
-    assert set(before) == set(FILES)
+    assert set(before) == set(files_of(load_study(DEMO_STUDY).config))
     main(["bots", "--study", str(DEMO_STUDY), "-n", "2", "--db", str(store), "--strategy", "attentive", "--seed", "9"])
     real, calls = infact.fileio.atomic_write_bytes, []
 

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from infact.errors import InfactError
+from infact.results import kinds
 from infact.results.ranking.analysis import analyze_best_worst, analyze_ratings_as_pairwise, left_side
 from infact.results.tables import comparisons as pt
 
@@ -14,10 +15,17 @@ def votes(rows):
     return pd.DataFrame(rows, columns=["participant", "system_a", "system_b", "winner"])
 
 
-def test_tables_are_recognised_by_their_columns():
-    assert pt.table_kind(pd.DataFrame(columns=pt.PAIRWISE_COLUMNS)) == "pairwise"
-    assert pt.table_kind(pd.DataFrame(columns=pt.BEST_WORST_COLUMNS)) == "best_worst"
-    assert pt.table_kind(pd.DataFrame(columns=["participant", "situation_id", "system", "rating"])) == "ratings"
+def test_tables_are_recognised_by_their_declared_kind_not_their_columns():
+    assert kinds.for_file("pairwise.csv").name == "pairwise"
+    assert kinds.for_file("out/best_worst.csv").name == "best_worst"
+    assert kinds.for_file("ratings.csv").name == "ratings"
+    assert kinds.for_file("study-2024_pairwise.csv").name == "pairwise"
+    assert kinds.for_file("votes.csv").name == "ratings"  # a file named after no table: ratings, unless told
+    assert kinds.for_file("votes.csv", "pairwise").name == "pairwise"  # `analyze --kind pairwise`
+    assert kinds.for_file("pairwise.csv").schema.names[: len(pt.PAIRWISE_COLUMNS)] == pt.PAIRWISE_COLUMNS
+    assert kinds.for_file("best_worst.csv").schema.names[: len(pt.BEST_WORST_COLUMNS)] == pt.BEST_WORST_COLUMNS
+    with pytest.raises(InfactError, match="no table kind 'votes'"):
+        kinds.for_file("x.csv", "votes")
 
 
 def test_win_rates_count_ties_half():

@@ -27,8 +27,9 @@ How to add a step kind (e.g. "pairwise"):
    returns HTML for the top of its page (progress, dialog…), drawn in the page's one head element:
    every element is paid for on every rerun.
 
-Nothing else changes: `tables.kind_tables` gives its table, the bots answer it, the
-page draws it. tests/test_step_registry.py registers a test-only kind this way.
+Nothing else changes: with a `schema`, its table reaches the export, datapackage.json, the dashboard's
+downloads and `analyze` (infact/results/kinds.py says how a kind's results are extended), the bots answer it,
+the page draws it. tests/test_step_registry.py registers a test-only kind this way.
 """
 
 from infact.participation.steps.compare import BestWorst, Pairwise

@@ -17,32 +17,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.table_schema import EXCLUDED, SECONDS, STEP_INDEX, STUDY, TableSchema
+from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
+from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
 
 TIE = "tie"
-
-
-def protocol_steps(kind: str, st) -> list[Step] | None:
-    """The assignment's steps of `kind` (None before the assignment is drawn)."""
-    if st.assignment is None:
-        return None
-    return [
-        Step(
-            s["step"],
-            kind,
-            s["index"],
-            s["situation_id"],
-            tuple(s["order"]),
-            bool(s.get("attention_check")),
-            s.get("instructed_system"),
-        )
-        for s in st.assignment["steps"]
-        if s.get("kind", "situation") == kind
-    ]
 
 
 def shown_texts(flow, step: Step) -> list[dict]:
@@ -63,14 +44,21 @@ def shown_texts(flow, step: Step) -> list[dict]:
 
 def _common(flow, step: Step) -> dict:
     situation = flow.study.situation(step.situation_id)
-    return {
-        "index": step.index,
-        "situation_id": step.situation_id,
-        "dialog_id": situation.dialog_id,
-        "attention_check": step.attention_check,
-        "context": [t.to_dict() for t in situation.context],
-        "responses": shown_texts(flow, step),
-    }
+    return step.answer_fields(
+        dialog_id=situation.dialog_id,
+        context=[t.to_dict() for t in situation.context],
+        responses=shown_texts(flow, step),
+    )
+
+
+def _checked(flow, step: Step, errors: list[str], picked, **answer) -> Checked:
+    """The errors, or the fields to store; on the attention check, whether every pick was the instructed system."""
+    if errors:
+        return Checked.refuse(*errors)
+    fields = {**_common(flow, step), **answer}
+    if step.attention_check:
+        fields["attention_passed"] = all(p == step.instructed_system for p in picked)
+    return Checked(fields=fields)
 
 
 def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
@@ -94,7 +82,7 @@ PAIRWISE = TableSchema(
     "One row per vote: per criterion in the pairwise and dialog-level (ACUTE-style) protocols, per chat "
     "pair in the live arena. winner is a system or `tie`.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("situation_id", "string", "the situation (dialog-level studies: the dialog id)"),
         C("criterion", "string", "criterion id the vote answers"),
         C("system_a", "string", "one system of the pair (alphabetically first)", True),
@@ -110,6 +98,7 @@ PAIRWISE = TableSchema(
         STEP_INDEX,
         C("dialog_id", "string", "the source dialog"),
         STUDY,
+        C("dataset", "string", "CRS Arena votes (`import crs-arena`): the dataset both systems were built on"),
         C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
         C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
         C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
@@ -121,7 +110,7 @@ BEST_WORST = TableSchema(
     "best_worst",
     "Best–worst protocol: one row per choice and criterion.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("situation_id", "string", "the situation"),
         C("criterion", "string", "criterion id the choice answers"),
         C("systems", "string", "the systems shown, in display order, joined with `|`", True),
@@ -143,7 +132,7 @@ class Pairwise(StepKind):
     noun = "response"  # what A and B are, in messages (pairwise_dialog: "conversation")
 
     def plan(self, flow, st) -> list[Step] | None:
-        return protocol_steps(self.name, st)
+        return assigned_steps(self.name, st)
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         proto = flow.cfg.protocol
@@ -165,12 +154,7 @@ class Pairwise(StepKind):
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:
             errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")
-        if errors:
-            return Checked.refuse(*errors)
-        fields = {**_common(flow, step), "choices": choices, "justification": text}
-        if step.attention_check:
-            fields["attention_passed"] = all(c == step.instructed_system for c in choices.values())
-        return Checked(fields=fields)
+        return _checked(flow, step, errors, choices.values(), choices=choices, justification=text)
 
     def bot_time(self, step: Step) -> float:
         return self.bot_seconds + 8
@@ -227,7 +211,7 @@ class BestWorst(StepKind):
     per_situation = True
 
     def plan(self, flow, st) -> list[Step] | None:
-        return protocol_steps(self.name, st)
+        return assigned_steps(self.name, st)
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         letters = {response_letter(i): s for i, s in enumerate(step.order, start=1)}
@@ -242,12 +226,7 @@ class BestWorst(StepKind):
                 errors.append(f"The best and the worst response must be different{what}.")
             else:
                 best[crit.id], worst[crit.id] = b, w
-        if errors:
-            return Checked.refuse(*errors)
-        fields = {**_common(flow, step), "best": best, "worst": worst}
-        if step.attention_check:
-            fields["attention_passed"] = all(v == step.instructed_system for v in best.values())
-        return Checked(fields=fields)
+        return _checked(flow, step, errors, best.values(), best=best, worst=worst)
 
     def bot_time(self, step: Step) -> float:
         return self.bot_seconds + 5 * len(step.order)

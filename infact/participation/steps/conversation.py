@@ -170,18 +170,15 @@ class Conversation(StepKind):
         comment = comment.strip()[:2000] if isinstance(comment, str) and flow.cfg.protocol.comment != "off" else ""
         if errors:
             return Checked.refuse(*errors)
-        fields: dict[str, Any] = {
-            "index": step.index,
-            "situation_id": step.situation_id,
-            "conversation_id": conv.situation_id,
-            "dialog_id": conv.dialog_id,
-            "system": system_of(conv),
-            "dataset": conv.meta.get("dataset", ""),
-            "attention_check": step.attention_check,
-            "turns": turns_of(conv),
-            "annotations": {"turns": turns, "dialogue": dialogue},
-            "comment": comment or None,
-        }
+        fields = step.answer_fields(
+            conversation_id=conv.situation_id,
+            dialog_id=conv.dialog_id,
+            system=system_of(conv),
+            dataset=conv.meta.get("dataset", ""),
+            turns=turns_of(conv),
+            annotations={"turns": turns, "dialogue": dialogue},
+            comment=comment or None,
+        )
         if expected is not None:
             misses = gold_misses(expected, turns, dialogue, aspects)
             fields.update(attention_passed=not misses, gold_misses=misses)

@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 
 DEMOGRAPHICS = TableSchema(
     "demographics",
     "Demographics answers, long: one row per participant × item.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("item", "string", "demographics item id (study.toml [demographics])", True),
         C("answer", "string", 'the option label chosen ("Prefer not to say" included)'),
     ),

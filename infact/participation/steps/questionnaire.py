@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 from infact.values import label_to_point, point_to_label
 
 COMMENT_ITEM = "comment"  # its item name in questionnaire.csv
@@ -33,7 +33,7 @@ QUESTIONNAIRE = TableSchema(
     "Post-task questionnaire, long: one row per participant × item; the free-text comment, when "
     "given, is one more row with item = comment, no value and the text as answer.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("item", "string", "questionnaire item id (study.toml [questionnaire])", True),
         C("value", "integer", "the point chosen, 1..k (empty for the comment)"),
         C("answer", "string", "the label chosen (the comment's text for item = comment)"),

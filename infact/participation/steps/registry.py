@@ -77,6 +77,16 @@ class Step:
     instructed_system: str | None = None  # the check: whose response is replaced by the instruction
     data: Mapping[str, Any] = field(default_factory=dict, hash=False)  # anything else a kind plans
 
+    def answer_fields(self, **fields: Any) -> dict[str, Any]:
+        """What every answer to an assigned step stores (its number, situation, whether it is the check), then
+        the kind's own `fields`."""
+        return {
+            "index": self.index,
+            "situation_id": self.situation_id,
+            "attention_check": self.attention_check,
+            **fields,
+        }
+
 
 @dataclass(frozen=True)
 class Checked:
@@ -132,6 +142,26 @@ class StepKind:
     def rows(self, record: dict, scale: Sequence[str] | None) -> list[dict]:
         """Rows of `table` for one stored record (the participant column is added by the caller)."""
         return []
+
+
+def assigned_steps(kind: str, st: StepState) -> list[Step] | None:
+    """The assignment's steps of `kind`: the situations (rating) or comparisons a participant was handed
+    (None before the assignment is drawn: the sequence stops at consent)."""
+    if st.assignment is None:
+        return None
+    return [
+        Step(
+            s["step"],
+            kind,
+            s["index"],
+            s["situation_id"],
+            tuple(s["order"]),
+            bool(s.get("attention_check")),
+            s.get("instructed_system"),
+        )
+        for s in st.assignment["steps"]
+        if s.get("kind", "situation") == kind
+    ]
 
 
 _KINDS: dict[str, StepKind] = {}

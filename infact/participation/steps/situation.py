@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.table_schema import EXCLUDED, SECONDS, STEP_INDEX, STUDY, TableSchema
+from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
+from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
 
@@ -36,7 +36,7 @@ RATINGS = TableSchema(
     "ratings",
     "Long: one row per participant × situation × system × criterion (rating protocol).",
     (
-        C("participant", "string", "random participant token (the ?p= of their link)", True),
+        PARTICIPANT,
         STUDY,
         C("dataset_version", "string", "content hash of the situations files shown"),
         STEP_INDEX,
@@ -62,21 +62,7 @@ class Situation(StepKind):
     per_situation = True
 
     def plan(self, flow, st) -> list[Step] | None:
-        if st.assignment is None:
-            return None  # not drawn yet: the sequence stops at consent
-        return [
-            Step(
-                s["step"],
-                self.name,
-                s["index"],
-                s["situation_id"],
-                tuple(s["order"]),
-                bool(s.get("attention_check")),
-                s.get("instructed_system"),
-            )
-            for s in st.assignment["steps"]
-            if s.get("kind", "situation") == self.name
-        ]
+        return assigned_steps(self.name, st)
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         cfg = flow.cfg
@@ -104,14 +90,9 @@ class Situation(StepKind):
             )
         if errors:
             return Checked.refuse(*errors)
-        fields: dict[str, Any] = {
-            "index": step.index,
-            "situation_id": step.situation_id,
-            "dialog_id": situation.dialog_id,
-            "attention_check": step.attention_check,
-            "context": [t.to_dict() for t in situation.context],
-            "responses": responses,
-        }
+        fields = step.answer_fields(
+            dialog_id=situation.dialog_id, context=[t.to_dict() for t in situation.context], responses=responses
+        )
         if step.attention_check:
             expected = points_of(cfg.attention_check.expected, cfg.scale.labels)
             check = next(r for r in responses if r["instructed"])

@@ -25,29 +25,14 @@ import pandas as pd
 from scipy import stats
 
 from infact.errors import InfactError, Problem
+from infact.participation.steps.conversation import ANNOTATIONS
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
 from infact.values import bool_column, json_ready
 
-REQUIRED = ("participant", "system", "aspect", "level", "value", "conversation_id")
-
-
-def is_annotations(df: pd.DataFrame) -> bool:
-    return {"aspect", "level", "value"} <= set(df.columns)
-
 
 def prepare(df: pd.DataFrame, include_flagged: bool = False, source: str = "annotations.csv") -> pd.DataFrame:
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
-        raise InfactError(
-            Problem(
-                source,
-                f"missing column(s) {', '.join(missing)}: an annotations table needs "
-                f"{', '.join(REQUIRED)} (export it with `python -m infact export`)",
-                1,
-                missing[0],
-            )
-        )
+    ANNOTATIONS.check_columns(df.columns, source)
     d = df.copy()
     d["value"] = pd.to_numeric(d["value"], errors="coerce")
     bad = d["value"].isna()

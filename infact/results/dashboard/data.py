@@ -6,9 +6,9 @@ row, their per-situation quality evidence and page times. The quality flags are
 computed once per data version from those small tables (not from 100,000
 ratings), so the cards and the participant table refresh in milliseconds.
 
-The full tables (ratings for the charts, statistics, export files) are rebuilt
-by `infact.results.tables.export.collect` — the same function the CLI exports use — at
-most once per data version and not more often than `results_interval` seconds.
+The full tables (ratings for the charts, statistics, export files) are the study's results
+(`infact.results.study_results.StudyResults` — the same object the CLI's export and analysis read),
+rebuilt at most once per data version and not more often than `results_interval` seconds.
 
 No Streamlit here: the page keeps one instance per store (thread-safe) and calls it.
 """
@@ -26,8 +26,9 @@ import pandas as pd
 from infact.results.quality import exclusion as quality
 from infact.results.quality import flags as quality_flags
 from infact.results.quality import funnel
+from infact.results.study_results import StudyResults
 from infact.results.tables import records as tables
-from infact.results.tables.export import Tables, collect
+from infact.results.tables.export import Tables
 from infact.study.loader import Study
 
 OVERVIEW_COLUMNS = [
@@ -232,8 +233,9 @@ class DashboardData:
         with self._lock:
             return dict(self._progress)
 
-    def results(self, *, force: bool = False) -> tuple[Tables, bool]:
-        """The full tables (charts, statistics, exports) and whether they are behind the data.
+    def study_results(self, *, force: bool = False) -> tuple[StudyResults, bool]:
+        """The study's results (infact/results/study_results.py: every kind's table with its kind, the export
+        files, the live overview) and whether they are behind the data.
 
         Rebuilt when the data changed, but at most every `results_interval` seconds
         unless `force`: building them reads every rating.
@@ -242,9 +244,16 @@ class DashboardData:
             cached = self._results
             stale = cached is None or cached[0] != self.version
             if stale and (force or cached is None or self._monotonic() - cached[1] >= self.results_interval):
-                cached = self._results = (self.version, self._monotonic(), collect(self.study, self.records()))
+                results = StudyResults(self.study, self.records())
+                results.tables  # built here, under the lock, once per version  # noqa: B018
+                cached = self._results = (self.version, self._monotonic(), results)
                 self._derived.clear()
             return cached[2], cached[0] != self.version
+
+    def results(self, *, force: bool = False) -> tuple[Tables, bool]:
+        """The full tables (charts, statistics, exports) and whether they are behind the data."""
+        results, behind = self.study_results(force=force)
+        return results.tables, behind
 
     def memo(self, name: str, build: Callable[[], object], *key) -> object:
         """`build()` once per data version and `key` (e.g. coverage per situation)."""

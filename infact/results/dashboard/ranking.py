@@ -14,20 +14,21 @@ import altair as alt
 import pandas as pd
 
 from infact.errors import InfactError
-from infact.study.protocol_config import vote_table
 
 
 def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
     """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
+    from infact.results import kinds
     from infact.results.analyze import Options, analyze_table
 
-    kind = vote_table(kind) or kind  # a pairwise_dialog study's votes are in pairwise.csv
+    found = kinds.for_step(kind)  # a pairwise_dialog study's votes are in pairwise.csv
+    kind = found.name if found else kind
     df = tables.compare.get(f"{kind}.csv")
     if df is None or df.empty:
         return None
     df = df[df["criterion"].astype(str) == criterion]
     try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
-        return analyze_table(df, Options(include_flagged=include_flagged, confidence=confidence), f"{kind}.csv")
+        return analyze_table(df, Options(include_flagged=include_flagged, confidence=confidence), f"{kind}.csv", kind)
     except InfactError as exc:
         return {"error": str(exc)}
 
@@ -84,7 +85,7 @@ def judge_files(study) -> list[tuple[str, Path]]:
 
 def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
     """Each judge file of the study beside the human results of `criterion` (the same call as `analyze --judge`)."""
-    from infact.results.analyze import align_judges, compare_judges
+    from infact.results.analyze import align_judges, compare_judges, judge_humans
     from infact.results.judges.alignment_report import judge_coverage, situation_features
     from infact.results.ranking.features import response_features
 
@@ -97,13 +98,13 @@ def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
         return {}
     try:
         features = response_features(study.situations)
-        out = compare_judges(humans, kind, judge_files(study), criterion, include_flagged, features=features)
+        humans = judge_humans(humans, kind, criterion, include_flagged)
+        out = compare_judges(humans, kind, judge_files(study), criterion, features=features)
         alignment = align_judges(
             humans,
             kind,
             judge_files(study),
             criterion,
-            include_flagged,
             features=features,
             n_boot=200,
             situation_features=situation_features(study.situations),

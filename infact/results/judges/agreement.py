@@ -260,15 +260,21 @@ def features_from_votes(votes: pd.DataFrame) -> pd.DataFrame | None:
     return f
 
 
+def judge_files(named: list[tuple[str, Path]], criterion: str | None = None):
+    """(name, path, kind, judge table) for each judge file given as (name, path), on `criterion` when given."""
+    for name, path in named:
+        judge_kind, judge = read_judge(Path(path))
+        if criterion and "criterion" in judge.columns:
+            judge = judge[judge["criterion"].astype(str) == criterion]
+        yield name, path, judge_kind, judge
+
+
 def compare_files(
     humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None, features: pd.DataFrame | None
 ) -> dict:
     """{name: compare(...)} for judge files given as (name, path); humans already prepared."""
     out = {}
-    for name, path in named:
-        judge_kind, judge = read_judge(Path(path))
-        if criterion and "criterion" in judge.columns:
-            judge = judge[judge["criterion"].astype(str) == criterion]
+    for name, path, judge_kind, judge in judge_files(named, criterion):
         if "criterion" in humans.columns and "criterion" not in judge.columns and humans["criterion"].nunique() > 1:
             raise InfactError(
                 Problem(

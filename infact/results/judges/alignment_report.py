@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from infact.results.judges.agreement import read_judge
+from infact.results.judges.agreement import judge_files, read_judge
 from infact.results.judges.alignment import RULE, align
 
 COVERAGE_WARN = 0.8  # usable share below which the report warns
@@ -131,13 +131,10 @@ def align_files(
     humans: pd.DataFrame, kind: str, named: list[tuple[str, Path]], criterion: str | None = None, **kw
 ) -> dict:
     """{judge name: {criterion: alignment}} for judge files (name, path)."""
-    out = {}
-    for name, path in named:
-        judge_kind, judge = read_judge(Path(path))
-        if criterion and "criterion" in judge.columns:
-            judge = judge[judge["criterion"].astype(str) == criterion]
-        out[name] = align_by_criterion(humans, kind, judge, judge_kind, **kw)
-    return out
+    return {
+        name: align_by_criterion(humans, kind, judge, judge_kind, **kw)
+        for name, _path, judge_kind, judge in judge_files(named, criterion)
+    }
 
 
 def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame] | None:
@@ -155,15 +152,9 @@ def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame]
 
 def alignment_from_store(study, db: str, judge_csv: Path) -> dict:
     from infact.results.ranking.features import response_features
-    from infact.results.tables.export import collect
-    from infact.storage import open_storage
+    from infact.results.study_results import open_results
 
-    storage = open_storage(db)
-    try:
-        tables = collect(study, storage.records(study=study.id))
-    finally:
-        storage.close()
-    found = humans_of(tables)
+    found = humans_of(open_results(study, db).tables)
     if found is None:
         return {}
     kind, humans = found

@@ -16,29 +16,6 @@ def analyze_transcripts(args) -> int:
     return 0
 
 
-def live_from_store(study_dir: str, db: str) -> dict | None:
-    """The live summary of a study's store, or None when the study has no live chats."""
-    from infact.results.tables.export import collect
-    from infact.storage import open_storage
-    from infact.study.loader import load_study
-
-    study = load_study(study_dir)
-    if not study.config.live.enabled:
-        return None
-    from infact.results.live.simulated import simulated_vs_human
-
-    storage = open_storage(db)
-    try:
-        records = storage.records(study=study.id)
-    finally:
-        storage.close()
-    out = live_overview(collect(study, records))
-    simulated = simulated_vs_human(records)  # simulated participants: left out above, compared here
-    if simulated is not None:
-        out["simulated_vs_human"] = simulated
-    return out
-
-
 def live_overview(t) -> dict:
     """Per-system chat statistics and the blind arena ranking of an export's `Tables`."""
     summary = live_summary(t.transcripts)

@@ -24,7 +24,6 @@ from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
 from infact.values import bool_column, json_ready
 
-REQUIRED = tuple(RATINGS.required)  # participant, situation_id, system, rating
 MAX_SCALE_POINTS = 100
 # statsmodels' MixedLM builds dense (rows x random-effect levels) matrices; time grows
 # steeply (measured: 10k ratings x 210 levels 5 s, 30k x 610 85 s), so past this many
@@ -32,23 +31,9 @@ MAX_SCALE_POINTS = 100
 MIXED_MODEL_MAX_CELLS = 10_000_000
 
 
-# --------------------------------------------------------------------------- input
-
-
 def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points: int | None = None) -> None:
     """Raise InfactError naming the file, column, first bad line and the fix."""
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
-        raise InfactError(
-            Problem(
-                source,
-                f"missing column(s) {', '.join(missing)}; the ratings table needs "
-                f"{', '.join(REQUIRED)} (criterion and position are optional). Export it with "
-                "`python -m infact export` or rename your columns.",
-                line=1,
-                key=missing[0],
-            )
-        )
+    RATINGS.check_columns(df.columns, source)
     problems = []
     rows = df[~bool_column(df["is_attention_check"])] if "is_attention_check" in df.columns else df
     for col in ("participant", "situation_id", "system"):
@@ -229,9 +214,6 @@ def analyze_one(
     return json_ready(out)
 
 
-# --------------------------------------------------------------------------- descriptives
-
-
 def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
     g = df.groupby("system")["rating"]
     desc = g.agg(["count", "mean", "median", "std"])
@@ -251,9 +233,6 @@ def _system_summary(df, systems, sums, cnt, weights, k) -> dict:
         }
         for j, s in enumerate(systems)
     }
-
-
-# --------------------------------------------------------------------------- tests
 
 
 def friedman_test(wide: np.ndarray, n_dropped: int = 0) -> dict | None:
@@ -310,9 +289,6 @@ def _pairwise(systems, pmeans, weights) -> list[dict]:
     for r, q in zip(rows, adj):
         r["p_holm"] = q
     return rows
-
-
-# --------------------------------------------------------------------------- models
 
 
 def fit_mixed_model(df: pd.DataFrame) -> dict:

@@ -17,28 +17,21 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from infact.errors import InfactError, Problem
-from infact.participation.steps.questionnaire import COMMENT_ITEM
+from infact.participation.steps.questionnaire import COMMENT_ITEM, QUESTIONNAIRE
+from infact.participation.steps.situation import RATINGS
+from infact.results.tables.schemas import PARTICIPANTS
 from infact.values import bool_column
 
-DEFAULT_LABELS = ["Entirely meaningless", "Rather meaningless", "Neutral", "Rather meaningful", "Perfectly meaningful"]
 DIVERGING = "redyellowgreen"  # Likert scales: low red, neutral yellow, high green
 
 
-def _need(df: pd.DataFrame, cols: list[str], what: str) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise InfactError(
-            Problem(
-                what,
-                f"missing column(s) {', '.join(missing)} needed for this chart; pass the exported table unchanged.",
-                key=missing[0],
-            )
-        )
+def _need(df: pd.DataFrame, schema, cols: list[str], what: str) -> None:
+    """The one missing-column message (infact/table_schema.py), naming the table the chart was given."""
+    schema.check_columns(df.columns, what, needed=cols)
 
 
 def _usable(ratings: pd.DataFrame) -> pd.DataFrame:
-    _need(ratings, ["participant", "system", "rating"], "ratings table")
+    _need(ratings, RATINGS, ["participant", "system", "rating"], "ratings table")
     if "is_attention_check" in ratings.columns:
         ratings = ratings[~bool_column(ratings["is_attention_check"])]
     crit = ratings["criterion"].astype(str) if "criterion" in ratings.columns else "rating"
@@ -115,11 +108,16 @@ def mean_ratings_chart(ratings: pd.DataFrame, ci: dict | pd.DataFrame | None = N
     return _panels(alt.layer(bars, points), data)
 
 
-def _labels(labels, k: int) -> dict[int, str]:
+def _labels(labels, k: int, ratings: pd.DataFrame) -> dict[int, str]:
+    """Each point's label as participants saw it: the study's labels, else the table's `rating_label`s, else
+    the bare numbers (never labels of some other scale)."""
+    if labels is None and "rating_label" in ratings.columns:
+        pairs = ratings.dropna(subset=["rating_label"]).drop_duplicates("rating")
+        labels = {int(r): str(t) for r, t in zip(pairs["rating"], pairs["rating_label"])}
     if isinstance(labels, dict):
         return {v: str(labels.get(v, labels.get(str(v), ""))) for v in range(1, k + 1)}
-    labels = list(labels) if labels is not None else (DEFAULT_LABELS if k <= 5 else [])
-    return {v: (labels[v - 1] if v - 1 < len(labels) else str(v)) for v in range(1, k + 1)}
+    labels = list(labels) if labels is not None else []
+    return {v: (labels[v - 1] if v - 1 < len(labels) else "") for v in range(1, k + 1)}
 
 
 def distribution_chart(ratings: pd.DataFrame, labels=None) -> alt.Chart:
@@ -128,7 +126,7 @@ def distribution_chart(ratings: pd.DataFrame, labels=None) -> alt.Chart:
     if df.empty:
         return _empty()
     k = max(5, int(df["rating"].max()))
-    names = _labels(labels, k)
+    names = _labels(labels, k, df)
     counts = df.groupby(["criterion", "system", "rating"]).size().rename("count").reset_index()
     counts["share"] = counts["count"] / counts.groupby(["criterion", "system"])["count"].transform("sum")
     counts["rating"] = counts["rating"].astype(int)
@@ -194,7 +192,7 @@ def completion_time_chart(
 ) -> alt.Chart:
     """Histogram of total completion time (minutes), binned here, not in the browser;
     with `expected_minutes` a dashed line marks the stated estimate."""
-    _need(participants, ["total_seconds"], "participants table")
+    _need(participants, PARTICIPANTS, ["total_seconds"], "participants table")
     minutes = pd.to_numeric(participants["total_seconds"], errors="coerce").dropna() / 60
     if minutes.empty:
         return _empty("No completed participants yet")
@@ -247,6 +245,16 @@ def completions_chart(completions: pd.DataFrame) -> alt.Chart:
     )
 
 
+def _answer_order(answers: pd.Series) -> tuple[pd.Series, list[str]]:
+    """Answers as text and their order: scale points (floats once a NaN was in the column) numerically,
+    then option labels."""
+    text = answers.map(lambda a: str(int(a)) if isinstance(a, (int, float)) and float(a).is_integer() else str(a))
+    order = sorted(
+        text.unique(), key=lambda a: (not a.lstrip("-").isdigit(), int(a) if a.lstrip("-").isdigit() else 0, a)
+    )
+    return text, order
+
+
 def questionnaire_chart(
     questionnaire_long: pd.DataFrame, scale: list[str] | None = None, items: dict[str, str] | None = None
 ) -> alt.Chart:
@@ -256,7 +264,7 @@ def questionnaire_chart(
     scale order with the diverging palette; otherwise numbers sort numerically. `items`
     maps item ids to the statements participants read, shown instead of the ids.
     """
-    _need(questionnaire_long, ["participant", "item", "answer"], "questionnaire table")
+    _need(questionnaire_long, QUESTIONNAIRE, ["participant", "item", "answer"], "questionnaire table")
     df = questionnaire_long.dropna(subset=["answer"])
     df = df[df["item"] != COMMENT_ITEM]  # free text: listed on the dashboard, not charted
     if scale is not None:
@@ -277,14 +285,7 @@ def questionnaire_chart(
             legend=alt.Legend(title="Answer", orient="bottom", direction="horizontal", columns=len(order)),
         )
     else:
-        # answers are scale points (floats once a NaN was in the column) or option labels
-        counts["answer"] = counts["answer"].map(
-            lambda a: str(int(a)) if isinstance(a, (int, float)) and float(a).is_integer() else str(a)
-        )
-        order = sorted(
-            counts["answer"].unique(),
-            key=lambda a: (not a.lstrip("-").isdigit(), int(a) if a.lstrip("-").isdigit() else 0, a),
-        )
+        counts["answer"], order = _answer_order(counts["answer"])
         counts["rank"] = counts["answer"].map(order.index)
         color = alt.Color("answer:O", sort=order, scale=alt.Scale(domain=order), title="Answer")
     return (

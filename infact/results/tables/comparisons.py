@@ -29,32 +29,8 @@ SEP = "|"
 STYLE_COVARIATES = ("length", "items")
 
 
-def table_kind(df: pd.DataFrame) -> str:
-    """'pairwise', 'best_worst' or 'ratings', by the columns present."""
-    cols = set(df.columns)
-    if {"system_a", "system_b", "winner"} <= cols:
-        return "pairwise"
-    if {"systems", "best", "worst"} <= cols:
-        return "best_worst"
-    return "ratings"
-
-
 def _line(df: pd.DataFrame, mask: pd.Series) -> int:
     return int(np.flatnonzero(mask.to_numpy())[0]) + 2  # header is line 1
-
-
-def _require(df: pd.DataFrame, required, source: str, what: str) -> None:
-    missing = [c for c in required if c not in df.columns]
-    if missing:
-        raise InfactError(
-            Problem(
-                source,
-                f"missing column(s) {', '.join(missing)}; a {what} table needs "
-                f"{', '.join(required)}. Export it with `python -m infact export`.",
-                line=1,
-                key=missing[0],
-            )
-        )
 
 
 def _blank(s: pd.Series) -> pd.Series:
@@ -63,7 +39,7 @@ def _blank(s: pd.Series) -> pd.Series:
 
 def prepare_pairwise(df: pd.DataFrame, source: str = "pairwise.csv", include_flagged: bool = False) -> pd.DataFrame:
     """Checked votes as text columns; flagged participants dropped unless asked. Raises naming the line."""
-    _require(df, PAIRWISE_REQUIRED, source, "pairwise")
+    PAIRWISE.check_columns(df.columns, source)
     problems = []
     for col in PAIRWISE_REQUIRED:
         blank = _blank(df[col])
@@ -111,7 +87,7 @@ def prepare_pairwise(df: pd.DataFrame, source: str = "pairwise.csv", include_fla
 
 def prepare_best_worst(df: pd.DataFrame, source: str = "best_worst.csv", include_flagged: bool = False) -> pd.DataFrame:
     """Checked best–worst choices with a `shown` list column."""
-    _require(df, BEST_WORST_REQUIRED, source, "best–worst")
+    BEST_WORST.check_columns(df.columns, source)
     out = df.assign(**{c: df[c].astype(str).str.strip() for c in BEST_WORST_REQUIRED})
     shown = out["systems"].str.split(SEP, regex=False).map(lambda xs: [x.strip() for x in xs if x.strip()])
     problems = []

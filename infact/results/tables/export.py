@@ -15,82 +15,150 @@ from pathlib import Path
 import pandas as pd
 
 from infact.fileio import write_export_folder
-from infact.participation import steps
-from infact.results.conversations import tables as conversation_annotations
+from infact.results import kinds
 from infact.results.quality import exclusion as quality
 from infact.results.quality import funnel
 from infact.results.tables import records as tables
-from infact.results.tables import schemas, votes
-from infact.results.tables.formats import infact_workbook_bytes, records_json, wide_ratings
-from infact.storage import Storage, open_storage
+from infact.results.tables import schemas
+from infact.results.tables.formats import records_json
+from infact.storage import Storage
 from infact.stores import prolific_records
-from infact.study.loader import Study, load_study
-from infact.table_schema import TableSchema, datapackage
+from infact.study.loader import Study
+from infact.table_schema import datapackage
 
+# The export's files that are not a kind's table (each table describes itself: its declaration, its kind's
+# `extra_descriptions`; infact/results/kinds.py).
 FILES = {
-    "ratings.csv": "long: one row per participant × situation × system × criterion",
-    "ratings_wide.csv": "one row per participant × situation, one column per system",
-    "participants.csv": "one row per participant: status, funnel stage, last activity, completion code, timings, "
-    "flags, decision",
-    "visits.csv": "one row per visit to the study page, consented or not (no personal data): the funnel's Visited",
-    "questionnaire.csv": "post-task questionnaire answers, long",
-    "demographics.csv": "demographics answers, long",
-    "flags.csv": "quality checks: flags, reasons, decision, Prolific action",
     "records.json": "every stored record, as stored",
-    "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
+    "transcripts.jsonl": "live chats (docs/live.md): one conversation per line, every message with items, "
+    "latency and error",
     "datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
     "(`frictionless validate datapackage.json`)",
 }
-COMPARE_FILES = votes.FILES  # written for pairwise / best–worst studies (docs/ranking.md)
-LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
-    "transcripts.jsonl": "live chats: one conversation per line, every message with items, latency and error",
-    "pairwise.csv": "arena votes: one row per vote (winner is a system or `tie`); identity leaks marked",
-}
-ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
-    "annotations.csv": "conversation annotations, long: participant × conversation × turn × aspect (dialogue "
-    "aspects with an empty turn)",
-    "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)",
-}
-# every file an export can hold, for listings
-DESCRIPTIONS = {**FILES, **LIVE_FILES, **COMPARE_FILES, **ANNOTATION_FILES}
+KIND_TABLES_LEVEL = ("ratings", "questionnaire", "demographics")  # kept as their own attributes of `Tables`
 
 
 def describe(name: str) -> str:
-    """What an export file holds (the CLI's list and the dashboard's download labels); a step kind's
-    own table is described by its declaration."""
-    if name in DESCRIPTIONS:
-        return DESCRIPTIONS[name]
-    schema = schemas.schema_for(name)
-    return schema.description if schema else ""
+    """What an export file holds (the CLI's list and the dashboard's download labels), from its declaration."""
+    if name in FILES:
+        return FILES[name]
+    schema = kinds.schema_for(name)
+    if schema is not None:
+        return schema.description
+    return next((k.extra_descriptions[name] for k in kinds.kinds() if name in k.extra_descriptions), "")
+
+
+def files_of(cfg) -> list[str]:
+    """The files every export of this study holds (a kind it does not ask for adds its table once it has rows)."""
+    asked = [k for k in kinds.kinds() if k.in_study(cfg)]
+    tables = [*(s.file for s in schemas.STUDY_TABLES), *(f for k in asked for f in (k.schema.file, *k.extra_names))]
+    live = ["transcripts.jsonl", "pairwise.csv"] if cfg.live.enabled else []
+    return list(dict.fromkeys([*tables, *live, "records.json", "datapackage.json"]))
+
+
+def known_files() -> list[str]:
+    """Every file an export can hold (the write step replaces only these)."""
+    extra = [f for k in kinds.kinds() for f in k.extra_names]
+    return [*FILES, *kinds.all_schemas(), *extra]
 
 
 @dataclass
 class Tables:
-    ratings: pd.DataFrame
+    """One study's tables. `by_kind` maps a table's name to its kind's table: the kind travels with the
+    table (`kinds.for_table(name)` says what it is), nothing guesses it from the columns."""
+
+    by_kind: dict[str, pd.DataFrame]
     participants: pd.DataFrame
-    questionnaire: pd.DataFrame
-    demographics: pd.DataFrame
     steps: pd.DataFrame
     flags: pd.DataFrame
     records: list[dict]
     funnel: pd.DataFrame | None = None  # how far participants got (dashboard)
     live: bool = False  # the study has live chats: transcripts and votes are exported
     transcripts: list[dict] = field(default_factory=list)
-    votes: pd.DataFrame | None = None
-    compare: dict[str, pd.DataFrame] = field(default_factory=dict)  # pairwise.csv / best_worst.csv (results/votes.py)
+    votes: pd.DataFrame | None = None  # live studies: every vote of pairwise.csv, the arena's included
     visits: pd.DataFrame | None = None  # visits.csv: visits to the study page, consented or not (funnel.visits_table)
-    kinds: dict[str, pd.DataFrame] = field(default_factory=dict)  # every other step kind's own table, by file name
+    systems: list[str] = field(default_factory=list)  # the study's systems (ratings_wide.csv's columns)
+
+    @property
+    def ratings(self) -> pd.DataFrame:
+        return self.by_kind["ratings"]
+
+    @ratings.setter
+    def ratings(self, frame: pd.DataFrame) -> None:
+        self.by_kind["ratings"] = frame
+
+    @property
+    def questionnaire(self) -> pd.DataFrame:
+        return self.by_kind["questionnaire"]
+
+    @property
+    def demographics(self) -> pd.DataFrame:
+        return self.by_kind["demographics"]
+
+    @property
+    def compare(self) -> dict[str, pd.DataFrame]:
+        """The tables of every other kind (pairwise.csv, best_worst.csv, annotations.csv, a new kind's), by file."""
+        return {f"{n}.csv": df for n, df in self.by_kind.items() if n not in KIND_TABLES_LEVEL}
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
-        return {
-            "ratings": self.ratings,
-            "participants": self.participants,
-            "questionnaire": self.questionnaire,
-            "demographics": self.demographics,
-            "steps": self.steps,
-            "flags": self.flags,
-            **{name.removesuffix(".csv"): df for name, df in {**self.compare, **self.kinds}.items()},
-        }
+        return {**self.by_kind, "participants": self.participants, "steps": self.steps, "flags": self.flags}
+
+
+def _own(study: Study, records: list[dict], include_simulated: bool) -> tuple[list[dict], list[dict], set[str]]:
+    """(the study's records, those the funnel counts, the withdrawn-with-deletion participants). Simulated
+    participants (`bots --strategy llm`, marked by a `simulated` record) are left out unless asked."""
+    own = [r for r in records if r.get("study") == study.id]
+    simulated = {r["participant"] for r in own if r.get("kind") == "simulated"}
+    if simulated and not include_simulated:
+        own = [r for r in own if r.get("participant") not in simulated]
+    counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
+    gone: set[str] = set()
+    if study.config.study.delete_on_withdraw:
+        # Withdrawn-with-deletion participants leave no data in any file, whatever is asked:
+        # participants.csv keeps only their pseudonymous token, status and `data_deleted`.
+        gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
+        own = [r for r in own if r["participant"] not in gone]
+    return own, counted, gone
+
+
+def tables_by_kind(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
+    """Every kind's table the study asks for or has rows of, built through its declaration; the records are
+    grouped by participant once for all of them."""
+    answers = kinds.Answers(cfg, own, include_withdrawn, tables.kept(own, include_withdrawn))
+    out = {}
+    for kind in kinds.kinds():
+        table = kind.table(answers)
+        if kind.in_study(cfg) or len(table):
+            out[kind.name] = table
+    return out
+
+
+def _decided(study: Study, t: dict, participants: pd.DataFrame, steps, events) -> tuple[pd.DataFrame, set[str]]:
+    """The quality assessment (flags, decisions) and the participants it excludes."""
+    cfg = study.config
+    if not len(participants):
+        return pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"]), set()
+    compare = {f"{n}.csv": df for n, df in t.items() if n not in KIND_TABLES_LEVEL}
+    flags = quality.assess(
+        t["ratings"], participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
+    )
+    return flags, set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
+
+
+def _participants(participants, flags, excluded, gone, include_withdrawn, progress, own) -> pd.DataFrame:
+    """participants.csv: the participants with their quality decision, Prolific status, deletion and funnel
+    stage."""
+    decided = ["participant", "flags", "reasons", "decision", "prolific_action"]
+    out = participants.merge(
+        quality.for_csv(flags)[decided] if len(flags) else flags[["participant"]], on="participant", how="left"
+    )
+    out["excluded"] = out["participant"].isin(excluded)
+    out["prolific_status"] = prolific_status(out, own)
+    if gone and include_withdrawn:
+        deleted = pd.DataFrame({"participant": sorted(gone), "status": "withdrawn", "excluded": True})
+        out = pd.concat([out, deleted], ignore_index=True)
+    out["data_deleted"] = out["participant"].isin(gone)
+    return out.merge(progress, on="participant", how="left")
 
 
 def collect(
@@ -104,91 +172,33 @@ def collect(
     """Every table from the records; participants carry their funnel stage as of `now`. Simulated participants
     (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`."""
     cfg = study.config
-    own = [r for r in records if r.get("study") == study.id]
-    simulated = {r["participant"] for r in own if r.get("kind") == "simulated"}
-    if simulated and not include_simulated:
-        own = [r for r in own if r.get("participant") not in simulated]
-    counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
-    gone: set[str] = set()
-    if cfg.study.delete_on_withdraw:
-        # Withdrawn-with-deletion participants leave no data in any file, whatever is asked:
-        # participants.csv keeps only their pseudonymous token, status and `data_deleted`.
-        gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
-        own = [r for r in own if r["participant"] not in gone]
-    ratings = tables.ratings_table(own, cfg.scale.labels, include_withdrawn=include_withdrawn)
+    own, counted, gone = _own(study, records, include_simulated)
     participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
     steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
-    questionnaire = tables.answers_table(
-        own, "questionnaire", cfg.questionnaire.scale, include_withdrawn=include_withdrawn
-    )
-    demographics = tables.answers_table(own, "demographics", include_withdrawn=include_withdrawn)
-    events = tables.events(own)
+    by_kind = tables_by_kind(cfg, own, include_withdrawn)
+    flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own))
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
-    kept = (
-        set(participants["participant"])
-        if include_withdrawn
-        else set(participants.loc[participants["status"] != "withdrawn", "participant"])
-    )
-    own_records = [r for r in own if r["participant"] in kept or r["kind"] == "event"]
-    compare = {
-        name: df
-        for kind in cfg.blocks  # every protocol block's votes (a rating block has none)
-        for name, df in votes.compare_tables(own, kind, set(), include_withdrawn=include_withdrawn).items()
-    }
-    if cfg.protocol.kind == "conversation" or any(r["kind"] == "conversation" for r in own):
-        compare["annotations.csv"] = conversation_annotations.annotations_frame(
-            tables.kind_rows(own, "conversation", cfg.aspects, include_withdrawn=include_withdrawn)
-        )
-    kinds = other_kind_tables(own, cfg, set(compare), include_withdrawn)
-    if len(participants):
-        flags = quality.assess(
-            ratings, participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
-        )
-    else:
-        flags = pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"])
-    excluded = set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
-    ratings = ratings.assign(excluded=ratings["participant"].isin(excluded))
-    participants = participants.merge(
-        quality.for_csv(flags)[["participant", "flags", "reasons", "decision", "prolific_action"]]
-        if len(flags)
-        else flags[["participant"]],
-        on="participant",
-        how="left",
-    )
-    participants["excluded"] = participants["participant"].isin(excluded)
-    participants["prolific_status"] = prolific_status(participants, own)
-    if gone and include_withdrawn:
-        participants = pd.concat(
-            [participants, pd.DataFrame({"participant": sorted(gone), "status": "withdrawn", "excluded": True})],
-            ignore_index=True,
-        )
-    participants["data_deleted"] = participants["participant"].isin(gone)
+    shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
+    kept = set(shown["participant"])
+    for name, df in by_kind.items():
+        if "excluded" in kinds.for_table(name).schema.names:
+            by_kind[name] = df.assign(excluded=df["participant"].isin(excluded))
     progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(UTC))
-    participants = participants.merge(progress, on="participant", how="left")
     t = Tables(
-        ratings,
-        participants,
-        questionnaire,
-        demographics,
+        by_kind,
+        _participants(participants, flags, excluded, gone, include_withdrawn, progress, own),
         steps,
         flags,
-        own_records,
+        [r for r in own if r["participant"] in kept or r["kind"] == "event"],
         tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
-        compare={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in compare.items()},
         visits=funnel.visits_table(own),
-        kinds={name: df.assign(excluded=df["participant"].isin(excluded)) for name, df in kinds.items()},
+        systems=list(study.systems),
     )
     if cfg.live.enabled:
         from infact.results.tables.live import add_live  # lazily: only live studies need it
 
-        add_live(t, own_records, excluded)
-        if "pairwise.csv" in t.compare and t.votes is not None:  # one pairwise.csv holds both kinds of vote
-            t.votes = pd.concat([t.compare.pop("pairwise.csv"), t.votes], ignore_index=True)
+        add_live(t, t.records, excluded)
     return t
-
-
-# Tables built by their own code above; any other registered kind's table is exported from its rows.
-BUILT_IN_TABLES = ("ratings", "questionnaire", "demographics", "pairwise", "best_worst", "annotations")
 
 
 def prolific_status(participants: pd.DataFrame, records: list[dict]) -> pd.Series:
@@ -199,62 +209,30 @@ def prolific_status(participants: pd.DataFrame, records: list[dict]) -> pd.Serie
     return participants["platform_id"].map(lambda p: by_pid.get(str(p).lower()) if isinstance(p, str) else None)
 
 
-def other_kind_tables(records: list[dict], cfg, done: set[str], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
-    """file name -> table for every registered step kind with a table of its own (a new kind's table reaches the
-    export, the dashboard's downloads and datapackage.json without a change here)."""
-    out: dict[str, pd.DataFrame] = {}
-    for kind in steps.kinds():
-        name = kind.table
-        if not name or name in BUILT_IN_TABLES or f"{name}.csv" in done or f"{name}.csv" in out:
-            continue
-        rows = tables.kind_rows(records, kind.name, kind.scale(cfg), include_withdrawn=include_withdrawn)
-        if not rows:
-            continue
-        frame = pd.DataFrame(rows)
-        if kind.schema is not None:  # declared columns first, in their order
-            frame = frame[
-                [c for c in kind.schema.names if c in frame.columns]
-                + [c for c in frame.columns if kind.schema.column(c) is None]
-            ]
-        out[f"{name}.csv"] = frame
-    return out
+def csv_bytes(df: pd.DataFrame, name: str, repeated=()) -> bytes:
+    """A table as written: exactly its declared columns, typed by its declaration."""
+    schema = kinds.schema_for(name)
+    return schema.conform(schema.typed(df), repeated).to_csv(index=False).encode("utf-8")
 
 
 def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str = "infact") -> dict[str, bytes]:
     """File name → content, for the CLI and the dashboard's download buttons; datapackage.json describes the set."""
-
-    def csv(df: pd.DataFrame, name: str | None = None) -> bytes:  # typed by the file's declaration
-        schema = schemas.schema_for(name) if name else None
-        return (schema.typed(df) if schema else df).to_csv(index=False).encode("utf-8")
-
+    if systems is not None:
+        t.systems = list(systems)
+    flags = quality.for_csv(t.flags) if len(t.flags) else t.flags
     files = {
-        "ratings.csv": csv(t.ratings, "ratings.csv"),
-        "ratings_wide.csv": csv(
-            wide_ratings(t.ratings)
-            if len(t.ratings)
-            else pd.DataFrame(columns=["participant", "step_index", "situation_id", "dialog_id", *(systems or [])]),
-            "ratings_wide.csv",
-        ),
-        "participants.csv": csv(t.participants, "participants.csv"),
-        "visits.csv": csv(t.visits if t.visits is not None else pd.DataFrame(columns=funnel.VISIT_COLUMNS)),
-        "questionnaire.csv": csv(t.questionnaire, "questionnaire.csv"),
-        "demographics.csv": csv(t.demographics),
-        "flags.csv": csv(quality.for_csv(t.flags) if len(t.flags) else t.flags),
+        "participants.csv": csv_bytes(t.participants, "participants.csv"),
+        "visits.csv": csv_bytes(t.visits if t.visits is not None else pd.DataFrame(), "visits.csv"),
+        "flags.csv": csv_bytes(flags, "flags.csv"),
         "records.json": records_json(t.records).encode("utf-8"),
-        "infact_sheets.xlsx": infact_workbook_bytes(t.ratings, t.participants, t.questionnaire, t.demographics),
-        **{name: csv(df, name) for name, df in t.compare.items()},
-        **(
-            {
-                "annotations_aggregated.json": conversation_annotations.aggregated_json(
-                    t.compare["annotations.csv"], t.records
-                ).encode("utf-8")
-            }
-            if "annotations.csv" in t.compare
-            else {}
-        ),
-        **{name: csv(df, name) for name, df in t.kinds.items()},
-        **(_live_bytes(t) if t.live else {}),
     }
+    for name, df in t.by_kind.items():
+        kind = kinds.for_table(name)
+        files[kind.schema.file] = csv_bytes(df, kind.schema.file)
+        if kind.extra_files is not None:
+            files.update(kind.extra_files(df, t))
+    if t.live:
+        files.update(_live_bytes(t))
     files["datapackage.json"] = package_json(files, study_id)
     return files
 
@@ -265,11 +243,11 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
 
     resources, others = [], {}
     for name, data in files.items():
+        if name == "datapackage.json":
+            continue
         if name.endswith(".csv"):
             header = data.decode("utf-8").split("\n", 1)[0].strip()
-            columns = next(csv_reader([header]), []) if header else []
-            schema = schemas.schema_for(name) or TableSchema(name.removesuffix(".csv"), describe(name), ())
-            resources.append((schema, columns))
+            resources.append((kinds.schema_for(name), next(csv_reader([header]), []) if header else []))
         else:
             others[name] = describe(name)
     package = datapackage(f"infact-{study_id}", f"INFACT export of study {study_id}", resources, others)
@@ -277,9 +255,9 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
 
 
 def _live_bytes(t: Tables) -> dict[str, bytes]:
-    from infact.results.tables.live import live_bytes
+    from infact.results.tables.live import transcripts_bytes
 
-    return live_bytes(t)
+    return {"transcripts.jsonl": transcripts_bytes(t), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv")}
 
 
 def write_exports(
@@ -295,19 +273,7 @@ def write_exports(
     fileio.write_export_folder; `force` and the names it replaced, appended to `replaced`)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
     files = export_bytes(t, study.systems, study_id=study.id)
-    legacy = [*DESCRIPTIONS, *schemas.all_schemas()]  # an export from before manifests wrote only these
-    written, forced = write_export_folder(out_dir, files, legacy=legacy, force=force)
+    written, forced = write_export_folder(out_dir, files, legacy=known_files(), force=force)
     if replaced is not None:
         replaced.extend(forced)
     return written
-
-
-def tables_from_store(study_dir: str | Path, db_path: str, include_flagged: bool = False) -> dict[str, pd.DataFrame]:
-    """For `python -m infact analyze --study DIR --db PATH`: ratings with an `excluded` column."""
-    study = load_study(study_dir)
-    storage = open_storage(db_path)
-    try:
-        t = collect(study, storage.records(study=study.id))
-    finally:
-        storage.close()
-    return t.as_dict()

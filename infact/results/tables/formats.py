@@ -16,6 +16,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.fileio import atomic_write_bytes
+from infact.participation.steps.situation import RATINGS
 from infact.values import bool_column
 
 SHEETS = ("valid trials", "invalid trials", "demographics", "feedback")
@@ -23,24 +24,21 @@ SHEETS = ("valid trials", "invalid trials", "demographics", "feedback")
 _META = ("dialog_id", "seconds", "is_attention_check", "excluded", "exclusion_reason")
 
 
-def _key_columns(ratings: pd.DataFrame) -> list[str]:
-    # step_index tells two showings of the same situation to one participant apart.
+def _key_columns(ratings: pd.DataFrame, every: bool = False) -> list[str]:
+    # step_index tells two showings of the same situation to one participant apart; `every` keys by step and
+    # criterion whatever the values, so the export's ratings_wide.csv always has its declared columns.
     keys = ["participant"]
-    if "step_index" in ratings.columns and ratings["step_index"].notna().any():
+    if "step_index" in ratings.columns and (every or ratings["step_index"].notna().any()):
         keys.append("step_index")
     keys.append("situation_id")
-    if "criterion" in ratings.columns and ratings["criterion"].nunique(dropna=True) > 1:
+    if "criterion" in ratings.columns and (every or ratings["criterion"].nunique(dropna=True) > 1):
         keys.append("criterion")
     return keys
 
 
-def _wide(ratings: pd.DataFrame, value: str, suffix: str, meta: Iterable[str]) -> pd.DataFrame:
-    missing = [c for c in ("participant", "situation_id", "system", value) if c not in ratings.columns]
-    if missing:
-        raise InfactError(
-            Problem("ratings", f"missing column(s) {', '.join(missing)} needed for the wide table", key=missing[0])
-        )
-    keys = _key_columns(ratings)
+def _wide(ratings: pd.DataFrame, value: str, suffix: str, meta: Iterable[str], every: bool = False) -> pd.DataFrame:
+    RATINGS.check_columns(ratings.columns, "ratings", needed=("participant", "situation_id", "system", value))
+    keys = _key_columns(ratings, every)
     dup = ratings.duplicated(keys + ["system"], keep=False)
     if dup.any():
         first = ratings[dup].iloc[0]
@@ -74,6 +72,16 @@ def wide_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
             columns=_key_columns(ratings) if "participant" in ratings.columns else ["participant", "situation_id"]
         )
     return _wide(ratings, "rating", "", _META)
+
+
+def export_wide_ratings(ratings: pd.DataFrame, systems: list[str]) -> bytes:
+    """ratings_wide.csv as the export writes it: its declared columns, then one column per system."""
+    from infact.results.tables.schemas import RATINGS_WIDE
+
+    wide = _wide(ratings, "rating", "", _META, every=True) if len(ratings) else pd.DataFrame()
+    shown = [str(c) for c in wide.columns if RATINGS_WIDE.column(str(c)) is None]
+    columns = [*shown, *(s for s in systems if s not in shown)]
+    return RATINGS_WIDE.conform(RATINGS_WIDE.typed(wide), columns).to_csv(index=False).encode("utf-8")
 
 
 def _participant_flags(ratings: pd.DataFrame, participants: pd.DataFrame) -> tuple[set[str], dict[str, str]]:

@@ -14,16 +14,19 @@ import pandas as pd
 from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
 from infact.participation.steps.compare import PAIRWISE
 
-# The pairwise table's schema without what a live arena vote does not have (no situation step, no source dialog).
+# The pairwise table's columns a live arena vote fills (no situation step, no source dialog, no study column).
 PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study")]
 
 
 def add_live(t, records: list[dict], excluded: set[str]) -> None:
-    """Fill the live parts of an export `Tables` (t.transcripts, t.votes; rubric rows into t.ratings)."""
+    """Fill the live parts of an export `Tables` (t.transcripts, t.votes; rubric rows into t.ratings). One
+    pairwise.csv holds both kinds of vote: a protocol's votes, if any, come first."""
     t.live = True
     t.transcripts = transcripts(records)
     votes = pd.DataFrame(pairwise_rows(records), columns=PAIRWISE_COLUMNS[:-1])
-    t.votes = votes.assign(excluded=votes["participant"].isin(excluded))
+    votes = votes.assign(excluded=votes["participant"].isin(excluded))
+    protocol = t.by_kind.pop("pairwise", None)
+    t.votes = pd.concat([protocol, votes], ignore_index=True) if protocol is not None else votes
     rubric = pd.DataFrame(rubric_rows(records))
     if len(rubric):
         rubric = rubric.assign(excluded=rubric["participant"].isin(excluded))
@@ -31,6 +34,6 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
         t.ratings = pd.concat([t.ratings, rubric], ignore_index=True) if len(t.ratings) else rubric
 
 
-def live_bytes(t) -> dict[str, bytes]:
-    text = "".join(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n" for c in t.transcripts)
-    return {"transcripts.jsonl": text.encode("utf-8"), "pairwise.csv": t.votes.to_csv(index=False).encode("utf-8")}
+def transcripts_bytes(t) -> bytes:
+    """transcripts.jsonl: one conversation per line."""
+    return "".join(json.dumps(c, ensure_ascii=False, allow_nan=False) + "\n" for c in t.transcripts).encode("utf-8")

@@ -2,24 +2,21 @@
 
 Pure functions of the record list, used by the exports, the analysis, the quality
 checks and the dashboard. Each step kind turns its own records into rows
-(`StepKind.rows`, infact/participation/steps/); `kind_tables` gives every kind's table. Previews are always left
-out; withdrawn participants are left out unless `include_withdrawn`.
+(`StepKind.rows`, infact/participation/steps/); infact/results/kinds.py says which rows make which table. Previews
+are always left out; withdrawn participants are left out unless `include_withdrawn`. A caller building several
+tables groups the records once (`kept`) and passes the groups.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from infact.participation import steps
 from infact.participation.steps.situation import RATINGS
 from infact.results.tables.schemas import PARTICIPANTS
-
-if TYPE_CHECKING:
-    from infact.study.config import StudyConfig
 
 # The columns each builder makes, in file order: the declarations less what the export adds later
 # (the quality decision, the funnel columns).
@@ -43,7 +40,8 @@ def _status(recs: list[dict]) -> str:
     return "in_progress"
 
 
-def _kept(records: list[dict], include_withdrawn: bool, include_preview: bool = False) -> dict[str, list[dict]]:
+def kept(records: list[dict], include_withdrawn: bool, include_preview: bool = False) -> dict[str, list[dict]]:
+    """participant -> their records, for the participants a table shows (no researcher events, no previews)."""
     groups = {}
     for p, recs in by_participant(records).items():
         if p.startswith("_"):
@@ -57,40 +55,29 @@ def _kept(records: list[dict], include_withdrawn: bool, include_preview: bool = 
 
 
 def kind_rows(
-    records: list[dict], kind: str, scale: Sequence[str] | None = None, *, include_withdrawn: bool = False
+    records: list[dict],
+    kind: str,
+    scale: Sequence[str] | None = None,
+    *,
+    include_withdrawn: bool = False,
+    groups: Mapping[str, list[dict]] | None = None,
 ) -> list[dict]:
-    """Rows of one step kind's table: the kind turns each of its records into rows."""
+    """Rows of one step kind's table: the kind turns each of its records into rows (`groups`: the records
+    already grouped by `kept`, so several tables group them once)."""
     step_kind = steps.get(kind)
     rows = []
-    for p, recs in _kept(records, include_withdrawn).items():
+    for p, recs in (groups or kept(records, include_withdrawn)).items():
         for r in recs:
             if r["kind"] == kind:
                 rows.extend({"participant": p, **row} for row in step_kind.rows(r, scale))
     return rows
 
 
-def kind_tables(records: list[dict], cfg: StudyConfig, *, include_withdrawn: bool = False) -> dict[str, pd.DataFrame]:
-    """Every registered step kind's table, by table name (a new kind's table appears here)."""
-    out = {}
-    for kind in steps.kinds():
-        if kind.table:
-            rows = kind_rows(records, kind.name, kind.scale(cfg), include_withdrawn=include_withdrawn)
-            if kind.table in out and not rows:  # pairwise and pairwise_dialog share a table
-                continue
-            out[kind.table] = (
-                pd.concat([out[kind.table], pd.DataFrame(rows)], ignore_index=True)
-                if kind.table in out and len(out[kind.table])
-                else pd.DataFrame(rows)
-            )
-    return out
-
-
 def ratings_table(
-    records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False
+    records: list[dict], labels: list[str] | None = None, *, include_withdrawn: bool = False, groups=None
 ) -> pd.DataFrame:
-    df = pd.DataFrame(
-        kind_rows(records, "situation", labels, include_withdrawn=include_withdrawn), columns=RATING_COLUMNS
-    )
+    rows = kind_rows(records, "situation", labels, include_withdrawn=include_withdrawn, groups=groups)
+    df = pd.DataFrame(rows, columns=RATING_COLUMNS)
     return df.sort_values(["participant", "step_index", "position", "criterion"], kind="stable").reset_index(drop=True)
 
 
@@ -98,7 +85,7 @@ def participants_table(
     records: list[dict], *, include_withdrawn: bool = True, include_preview: bool = False
 ) -> pd.DataFrame:
     rows = []
-    for p, recs in _kept(records, include_withdrawn, include_preview).items():
+    for p, recs in kept(records, include_withdrawn, include_preview).items():
         kinds = defaultdict(list)
         for r in recs:
             kinds[r["kind"]].append(r)
@@ -142,7 +129,7 @@ def steps_table(records: list[dict], *, include_withdrawn: bool = False) -> pd.D
     """One row per participant × answered page (every kind that takes an answer), for speed checks (RSI)."""
     answered = steps.answer_kinds()
     rows = []
-    for p, recs in _kept(records, include_withdrawn).items():
+    for p, recs in kept(records, include_withdrawn).items():
         for r in recs:
             if r["kind"] in answered:
                 rows.append(
@@ -159,11 +146,12 @@ def steps_table(records: list[dict], *, include_withdrawn: bool = False) -> pd.D
 
 
 def answers_table(
-    records: list[dict], kind: str, scale: list[str] | None = None, *, include_withdrawn: bool = False
+    records: list[dict], kind: str, scale: list[str] | None = None, *, include_withdrawn: bool = False, groups=None
 ) -> pd.DataFrame:
     """Questionnaire or demographics answers, long: participant, item, answer (+ value)."""
     cols = ["participant", "item", "value", "answer"] if scale is not None else ["participant", "item", "answer"]
-    return pd.DataFrame(kind_rows(records, kind, scale, include_withdrawn=include_withdrawn), columns=cols)
+    rows = kind_rows(records, kind, scale, include_withdrawn=include_withdrawn, groups=groups)
+    return pd.DataFrame(rows, columns=cols)
 
 
 def events(records: list[dict]) -> list[dict]:
@@ -178,7 +166,7 @@ def funnel(records: list[dict], n_situations: int) -> pd.DataFrame:
         + ["questionnaire", "completed"]
     )
     counts = dict.fromkeys(stages, 0)
-    for _p, recs in _kept(records, include_withdrawn=True).items():
+    for _p, recs in kept(records, include_withdrawn=True).items():
         kinds = {r["kind"] for r in recs}
         n_sit = sum(1 for r in recs if r["kind"] in steps.situation_kinds())
         counts["arrived"] += 1

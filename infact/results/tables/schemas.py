@@ -1,15 +1,14 @@
 """The study-level export tables, declared once (the step kinds declare their own: `StepKind.schema`).
 
-`all_schemas()` is every exported CSV's declaration — these plus every registered kind's — which the
-export (file order, types, datapackage.json), `analyze` (reading back) and docs/data-model.md use.
+`kinds.all_schemas()` (infact/results/kinds.py) is every exported CSV's declaration — every kind's and
+these — which the export (its columns exactly, types, datapackage.json), `analyze` (reading back) and
+docs/data-model.md use.
 """
 
 from __future__ import annotations
 
-from infact.participation import steps
-from infact.study.settings_doc import Block
+from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
-from infact.table_schema import TableSchema
 
 PARTICIPANTS = TableSchema(
     "participants",
@@ -17,7 +16,7 @@ PARTICIPANTS = TableSchema(
     "where they are in the funnel. With `delete_on_withdraw`, someone who withdrew keeps a row with only their "
     "token, status `withdrawn` and `data_deleted`.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("status", "string", "`in_progress`, `completed`, `screened_out` or `withdrawn`", True),
         C("platform", "string", "`prolific`, `mturk` or `none`"),
         C("platform_id", "string", "the platform's worker id (PROLIFIC_PID, workerId), if any"),
@@ -66,6 +65,12 @@ VISITS = TableSchema(
         C("visit", "string", "hashed visit id (a browser for a day, or one platform session)", True),
         C("first_seen", "datetime", "first time the visit was seen, UTC"),
         C("became", "string", "participant token(s) it became by consenting, `; `-joined; empty if it left before"),
+        C(
+            "visits",
+            "integer",
+            "visits the row stands for: 1, or on the `(aggregated)` row the visits counted in a flood that left "
+            "before consenting",
+        ),
     ),
 )
 
@@ -73,7 +78,7 @@ FLAGS = TableSchema(
     "flags",
     "Quality checks: one row per participant with their flags, reasons, decision and Prolific action.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("status", "string", "the participant's status"),
         C("flags", "string", "flags raised, `; `-joined"),
         C("reasons", "string", "why, `; `-joined"),
@@ -88,42 +93,18 @@ FLAGS = TableSchema(
 
 RATINGS_WIDE = TableSchema(
     "ratings_wide",
-    "One row per participant × situation, one column per system with its rating (first criterion).",
+    "One row per participant × situation × criterion, one column per system with its rating.",
     (
-        C("participant", "string", "random participant token", True),
+        PARTICIPANT,
         C("step_index", "integer", "1-based number of the situation in the participant's run"),
         C("situation_id", "string", "the situation", True),
+        C("criterion", "string", "criterion id the ratings of this row answer"),
         C("dialog_id", "string", "the source dialog"),
+        C("seconds", "number", "seconds from the page being shown to its submit"),
+        C("is_attention_check", "boolean", "true on the instructed-response check; analysis leaves these rows out"),
+        C("excluded", "boolean", "true when the participant is excluded by the quality decision (docs/quality.md)"),
     ),
-    extra_columns="one column per system: the rating it got in that situation",
+    repeated=C("<system>", "integer", "one column per system, named after it: the point it got, 1..k"),
 )
 
-STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS, RATINGS_WIDE)
-
-
-def all_schemas() -> dict[str, TableSchema]:
-    """file name -> schema of every table an export can hold (a new step kind's table included)."""
-    out = {s.file: s for s in STUDY_TABLES}
-    for kind in steps.kinds():
-        if kind.schema is not None:
-            out.setdefault(kind.schema.file, kind.schema)
-    return out
-
-
-def schema_for(file: str) -> TableSchema | None:
-    return all_schemas().get(file)
-
-
-def data_model_markdown() -> str:
-    """docs/data-model.md's generated column tables, one per exported CSV (kinds first, in flow order)."""
-    kinds = [k.schema for k in steps.kinds() if k.schema is not None]
-    seen, parts = set(), []
-    for schema in [*kinds, *STUDY_TABLES]:
-        if schema.file not in seen:
-            seen.add(schema.file)
-            parts.append(schema.markdown())
-    return "\n".join(parts)
-
-
-# The column tables in docs/data-model.md (`infact settings-doc --write` rewrites them; a test checks they are current).
-DATA_MODEL_BLOCK = Block("table-columns", "docs/data-model.md", data_model_markdown)
+STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS)

@@ -20,25 +20,15 @@ from infact.fileio import MANIFEST
 from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.participation.steps import Checked, Step, StepKind
-from infact.results import analyze
-from infact.results.tables import schemas
+from infact.results import analyze, kinds
 from infact.results.tables.export import collect, export_bytes, write_exports
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 from infact.study.settings_doc import write_blocks
-from infact.table_schema import Column, TableSchema
+from tests.support.feedback_kind import FEEDBACK
 from tests.support.studies import FakeClock, make_study
 
 REPO = Path(__file__).resolve().parents[3]
-FEEDBACK = TableSchema(
-    "feedback",
-    "Test-only: one sentence of feedback per participant.",
-    (
-        Column("participant", "string", "random participant token", True),
-        Column("text", "string", "the sentence", True),
-        Column("seconds", "number", "seconds on the page"),
-    ),
-)
 
 
 class Feedback(StepKind):
@@ -141,12 +131,12 @@ def test_the_dashboard_offers_the_new_kinds_table(played, monkeypatch):
 
 
 def test_the_data_model_doc_is_generated_from_the_declarations(tmp_path, feedback):
-    assert "### `feedback.csv`" in schemas.data_model_markdown()
+    assert "### `feedback.csv`" in kinds.data_model_markdown()
     steps.unregister("feedback")  # the committed doc holds the built-in kinds only
     doc = (REPO / "docs" / "data-model.md").read_text(encoding="utf-8")
-    block = schemas.DATA_MODEL_BLOCK
+    block = kinds.DATA_MODEL_BLOCK
     assert block.current(doc) == block.render(), "docs/data-model.md is stale: run `infact settings-doc --write`"
-    for schema in schemas.all_schemas().values():
+    for schema in kinds.all_schemas().values():
         for column in schema.columns:
             assert f"| `{column.name}` |" in block.current(doc)
     (tmp_path / "docs").mkdir()
@@ -173,7 +163,7 @@ def test_every_kind_with_a_table_declares_it_and_columns_are_unique():
     for kind in steps.kinds():
         if kind.table:
             assert kind.schema is not None, f"step kind {kind.name} has a table but no schema"
-    for schema in schemas.all_schemas().values():
+    for schema in kinds.all_schemas().values():
         assert len(schema.names) == len(set(schema.names)), schema.name
         assert all(c.description for c in schema.columns), schema.name
 
@@ -185,5 +175,5 @@ def test_memory_store_export_has_the_same_declared_columns():
     files = export_bytes(collect(study, storage.records(study=study.id)), study.systems, study_id=study.id)
     for name in ("ratings.csv", "participants.csv", "questionnaire.csv", "demographics.csv"):
         header = files[name].decode().splitlines()[0].split(",")
-        declared = schemas.schema_for(name).names
+        declared = kinds.schema_for(name).names
         assert header == [c for c in declared if c in header], name

@@ -1,0 +1,164 @@
+"""The built-in kinds of answer, each registered once with its table, analysis and extra files
+(the extension points are described in infact/results/hookspecs.py; infact/results/kinds.py registers these).
+
+Analyses are imported when called: exporting a table needs no statistics package loaded.
+"""
+
+from __future__ import annotations
+
+from infact.participation.steps.compare import BEST_WORST, PAIRWISE
+from infact.participation.steps.conversation import ANNOTATIONS
+from infact.participation.steps.demographics import DEMOGRAPHICS
+from infact.participation.steps.questionnaire import QUESTIONNAIRE
+from infact.participation.steps.situation import RATINGS
+from infact.results.hookspecs import Answers, KindResults
+from infact.results.tables.schemas import RATINGS_WIDE
+
+
+def _ratings(answers: Answers):
+    from infact.results.tables import records as tables
+
+    return tables.ratings_table(answers.records, answers.cfg.scale.labels, groups=answers.groups)
+
+
+def _answers_of(step: str):
+    def build(answers: Answers):
+        from infact.results.tables import records as tables
+
+        scale = answers.cfg.questionnaire.scale if step == "questionnaire" else None
+        return tables.answers_table(answers.records, step, scale, groups=answers.groups)
+
+    return build
+
+
+def _votes(table: str, *steps: str):
+    def build(answers: Answers):
+        from infact.results.tables.votes import vote_frame
+
+        return vote_frame(table, [row for step in steps for row in answers.rows(step)])
+
+    return build
+
+
+def _annotations(answers: Answers):
+    from infact.results.conversations.tables import annotations_frame
+
+    return annotations_frame(answers.rows("conversation", answers.cfg.aspects))
+
+
+def _common(options, source: str) -> dict:
+    """What every analysis takes from `analyze`'s options."""
+    keep = ("criterion", "include_flagged", "n_boot", "seed")
+    return {**{name: getattr(options, name) for name in keep}, "source": source}
+
+
+def _preference_options(options, source: str) -> dict:
+    from infact.results.ranking.provisional import MIN_VOTES
+
+    min_votes = MIN_VOTES if options.min_votes is None else options.min_votes
+    return {**_common(options, source), "confidence": options.confidence, "min_votes": min_votes}
+
+
+def analyze_ratings(table, options, source: str) -> dict:
+    """Ratings: bootstrap intervals, Friedman, Wilcoxon, mixed model, agreement — or, asked, a ranking."""
+    from infact.results.ranking import analysis as preference_analysis
+    from infact.results.ratings import analysis as ratings_analysis
+
+    if options.as_pairwise:
+        return preference_analysis.analyze_ratings_as_pairwise(table, **_preference_options(options, source))
+    return ratings_analysis.analyze(table, mixed_model=options.mixed_model, **_common(options, source))
+
+
+def analyze_pairwise(table, options, source: str) -> dict:
+    from infact.results.ranking import analysis as preference_analysis
+
+    opts = _preference_options(options, source)
+    return preference_analysis.analyze_votes(table, covariates=options.covariates, reweight=options.reweight, **opts)
+
+
+def analyze_best_worst(table, options, source: str) -> dict:
+    from infact.results.ranking import analysis as preference_analysis
+
+    return preference_analysis.analyze_best_worst(table, **_preference_options(options, source))
+
+
+def analyze_annotations(table, options, source: str) -> dict:
+    """A conversation study: per aspect and system, α, halo, rankings; FACE run files as judges."""
+    from infact.results.conversations import analysis as aa
+
+    result = aa.analyze_annotations(
+        table, include_flagged=options.include_flagged, n_boot=options.n_boot, seed=options.seed, source=source
+    )
+    if options.judges:
+        named = [aa.parse_run_option(v) for v in options.judges]
+        result["judges"] = aa.compare_judges(
+            table, named, group_by=options.group_by, include_flagged=options.include_flagged, source=source
+        )
+    return result
+
+
+def _rating_files(table, tables) -> dict[str, bytes]:
+    from infact.results.tables.formats import export_wide_ratings, infact_workbook_bytes
+
+    t = tables
+    return {
+        "ratings_wide.csv": export_wide_ratings(table, t.systems),
+        "infact_sheets.xlsx": infact_workbook_bytes(table, t.participants, t.questionnaire, t.demographics),
+    }
+
+
+def _aggregated(table, tables) -> dict[str, bytes]:
+    from infact.results.conversations.tables import aggregated_json
+
+    return {"annotations_aggregated.json": aggregated_json(table, tables.records).encode("utf-8")}
+
+
+# In the order a participant meets them; kinds.py registers them.
+BUILT_IN = (
+    KindResults(
+        RATINGS,
+        ("situation",),
+        build=_ratings,
+        analyze=analyze_ratings,
+        extra_files=_rating_files,
+        extra_tables=(RATINGS_WIDE,),
+        extra_descriptions={
+            "infact_sheets.xlsx": "INFACT's workbook: valid trials, invalid trials, demographics, feedback",
+        },
+        section="ratings",
+        collected="ratings",
+        always=True,
+    ),
+    KindResults(
+        PAIRWISE,
+        ("pairwise", "pairwise_dialog"),
+        build=_votes("pairwise", "pairwise", "pairwise_dialog"),
+        analyze=analyze_pairwise,
+        ranks=True,
+        section="votes",
+        collected="votes",
+    ),
+    KindResults(
+        BEST_WORST,
+        ("best_worst",),
+        build=_votes("best_worst", "best_worst"),
+        analyze=analyze_best_worst,
+        ranks=True,
+        section="best_worst",
+        collected="best_worst",
+    ),
+    KindResults(
+        ANNOTATIONS,
+        ("conversation",),
+        build=_annotations,
+        analyze=analyze_annotations,
+        extra_files=_aggregated,
+        extra_descriptions={
+            "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)"
+        },
+        section="annotations",
+        collected="annotations",
+    ),
+    KindResults(QUESTIONNAIRE, ("questionnaire",), build=_answers_of("questionnaire"), always=True),
+    KindResults(DEMOGRAPHICS, ("demographics",), build=_answers_of("demographics"), always=True),
+)
