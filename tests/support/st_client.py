@@ -159,7 +159,8 @@ class StreamlitClient:
             kind = msg.WhichOneof("type")
             if kind == "new_session":
                 started, elements = True, {}
-                self.page_script_hash = msg.new_session.page_script_hash
+            elif kind == "navigation":  # st.navigation's page: sent back on the next rerun, as a browser does
+                self.page_script_hash = msg.navigation.page_script_hash
             elif kind == "page_info_changed":
                 self.query_string = msg.page_info_changed.query_string
             elif kind == "delta" and started and msg.delta.WhichOneof("type") == "new_element":
