@@ -8,7 +8,9 @@ import streamlit as st
 
 from infact import ui
 from infact.access.auth import needs_rehash, oidc_refusal, parse_hash, researcher_settings, verify_password
-from infact.access.throttle import attempt, server_throttle
+from infact.access.shared_throttle import shared_throttle
+from infact.access.source import source_address
+from infact.access.throttle import attempt
 
 st.title("Researcher sign-in")
 settings = researcher_settings(ui.secrets())
@@ -64,12 +66,11 @@ if oidc:
 
 
 def client_source() -> str | None:
-    """Where this session's connection comes from, for the per-source limit: the address the
-    nearest proxy saw (the last X-Forwarded-For entry), else the socket's peer. Spoofable,
-    which only lets a guesser dodge the per-source limit, never the server-wide one."""
+    """Where this session's connection comes from, for the per-source limit: the address a trusted
+    proxy reports (infact/access/source.py: X-Forwarded-For only from loopback or
+    INFACT_TRUSTED_PROXIES), else the socket's peer."""
     try:
-        forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
-        return forwarded or st.context.ip_address or "local"
+        return source_address(st.context.headers.get("X-Forwarded-For"), st.context.ip_address)
     except Exception:  # no browser connection (bare script runs)
         return None
 
@@ -79,7 +80,10 @@ def check_password(password: str) -> None:
     The attempt is reserved before the check (infact/access/throttle.py): parallel tries cannot
     all get through."""
     session = st.session_state.setdefault("signin_session", secrets.token_hex(8))
-    result = attempt(server_throttle(), session, client_source(), lambda: verify_password(password, password_hash))
+    study = ui.get_study()
+    # The counts are the store's: every replica on it shares one allowance (infact/access/shared_throttle.py).
+    throttle = shared_throttle(ui.get_storage(study), study.id)
+    result = attempt(throttle, session, client_source(), lambda: verify_password(password, password_hash))
     if result.ok:
         st.session_state["researcher_signed_in"] = True
         st.session_state["researcher_by_password"] = True

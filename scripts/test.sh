@@ -8,11 +8,13 @@
 #
 # Python packages go into a project virtualenv, .venv/ (git-ignored), never into the
 # system Python: Debian 12's own python3 refuses `pip install` (PEP 668). The venv is
-# made with INFACT_PYTHON (default: python3; 3.11 or newer) and reused as long as the
-# requirements files and that Python are unchanged. Debian packages (apt-get,
-# --no-install-recommends; needs root or sudo): python3-venv when venv/ensurepip is
-# missing, chromium for the Playwright browser tests, and PostgreSQL (a throw-away
-# cluster is started for the storage tests and removed afterwards).
+# made with INFACT_PYTHON (default: python3; 3.11 or newer) when missing; an existing one
+# (the README's first command makes it) is reused, never deleted: what the tests need is
+# pip-installed into it. Debian packages (apt-get, --no-install-recommends; needs root or
+# sudo): python3-venv when venv/ensurepip is missing, chromium for the Playwright browser
+# tests, nginx for the deployment test (tests/test_nginx_replicas.py, run as the current
+# user with its own prefix) and PostgreSQL (a throw-away cluster is started for the storage
+# tests and removed afterwards).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Let Python keep its bytecode caches (the git-ignored __pycache__/ folders). Where PYTHONDONTWRITEBYTECODE is
@@ -45,16 +47,29 @@ if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
     apt_install python3-venv
 fi
 
-# Reuse .venv while its Python and the requirements are what it was built from.
-want=$({ echo "$PYTHON"; "$PYTHON" --version; cat requirements.txt requirements-dev.txt; } \
-       | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$VENV/.infact-requirements" 2>/dev/null)" != "$want" ] || [ ! -x "$VENV/bin/python" ]; then
-    if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ]; then
-        log "$VENV exists but is not a virtualenv; move it away or set INFACT_VENV"; exit 1
+# Reuse the venv: the README's first command makes .venv and may still be running the app from it, so a venv
+# that works with a Python of 3.11 or newer is kept and only gets what the tests need added (pip install is
+# additive); it is never deleted. Only a venv this script made itself (.infact-made-by-test-sh) whose Python
+# no longer runs is made again. The stamp skips pip when neither the requirements nor the venv's Python changed.
+venv_ok() { "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
+if [ -e "$VENV" ] && ! venv_ok; then
+    if [ -f "$VENV/.infact-made-by-test-sh" ] && [ -f "$VENV/pyvenv.cfg" ]; then
+        log "$VENV (made by this script) has no working Python 3.11+: making it again"
+        rm -rf "$VENV"
+    else
+        log "$VENV exists but is not a virtualenv with a working Python 3.11 or newer; this script did not"
+        log "make it, so it leaves it alone: move it away, or set INFACT_VENV to another folder"
+        exit 1
     fi
-    log "creating $VENV with $("$PYTHON" --version) and installing requirements-dev.txt (a few minutes)"
-    rm -rf "$VENV"
+fi
+if [ ! -e "$VENV" ]; then
+    log "creating $VENV with $("$PYTHON" --version)"
     "$PYTHON" -m venv "$VENV"
+    touch "$VENV/.infact-made-by-test-sh"
+fi
+want=$({ "$VENV/bin/python" --version; cat requirements.txt requirements-dev.txt; } | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$VENV/.infact-requirements" 2>/dev/null)" != "$want" ]; then
+    log "installing requirements-dev.txt into $VENV ($("$VENV/bin/python" --version); a few minutes the first time)"
     "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r requirements-dev.txt
     echo "$want" > "$VENV/.infact-requirements"
 fi
@@ -63,6 +78,10 @@ export INFACT_TEST_VENV=$(cd "$VENV" && pwd)  # tests/test_setup.py checks pytes
 
 if ! command -v chromium >/dev/null 2>&1; then
     apt_install chromium fonts-liberation
+fi
+# nginx sits in /usr/sbin, which is not on every user's PATH; the test looks there too.
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    apt_install nginx
 fi
 
 eval "$(bash scripts/pg_test_server.sh start)"

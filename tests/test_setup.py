@@ -136,3 +136,23 @@ def test_test_sh_never_deletes_a_folder_that_is_not_a_virtualenv(tmp_path):
     done = run_test_sh(tmp_path, INFACT_PYTHON=sys.executable, INFACT_VENV=str(precious))
     assert done.returncode == 1 and "is not a virtualenv" in done.stderr
     assert (precious / "notes.txt").read_text() == "keep me"
+
+
+def test_test_sh_never_deletes_a_virtualenv_it_did_not_make(tmp_path):
+    """The README's first command makes .venv and may be running the app from it: a venv test.sh did not make
+    is never deleted, even when its Python no longer works (here: a venv whose interpreter fails)."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /nowhere\n")
+    (venv / "bin" / "python").write_text("#!/bin/sh\nexit 1\n")
+    (venv / "bin" / "python").chmod(0o755)
+    (venv / "app-state.txt").write_text("the running app's")
+    done = run_test_sh(tmp_path, INFACT_PYTHON=sys.executable, INFACT_VENV=str(venv))
+    assert done.returncode == 1 and "this script did not" in done.stderr
+    assert (venv / "app-state.txt").read_text() == "the running app's"
+
+
+def test_readme_says_the_commands_go_in_a_second_terminal_with_the_venv_activated():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("To see the researcher dashboard") :][:600]
+    assert "second terminal" in section and ". .venv/bin/activate" in section

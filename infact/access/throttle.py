@@ -25,7 +25,8 @@ check itself (scrypt, half a second) runs outside the lock.
 While a wait runs, attempts are refused without checking the password (no scrypt
 work, no information). Every failure and every wait is logged on the `infact.access.auth`
 logger; passwords never are. Thread-safe: one object serves every Streamlit session
-of the process (`server_throttle()`); each app process has its own (docs/deploying.md).
+of the process (`server_throttle()`). The app uses the store-backed variant, whose per-source and
+server-wide counts every app process on the store shares (`infact/access/shared_throttle.py`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ log = logging.getLogger("infact.access.auth")
 
 
 @dataclass
-class _Count:
+class Count:
+    """Failures of one session or source and when the last one was."""
+
     failures: int = 0
     last_failure: float = 0.0
 
@@ -81,8 +84,8 @@ class SignInThrottle:
         self.session_max_delay, self.source_max_delay = session_max_delay, source_max_delay
         self.server_max_delay = server_max_delay
         self._lock = threading.Lock()
-        self._sessions: dict[str, _Count] = {}
-        self._sources: dict[str, _Count] = {}
+        self._sessions: dict[str, Count] = {}
+        self._sources: dict[str, Count] = {}
         self._server: deque[float] = deque()  # times of recent failures, oldest first
 
     def wait_seconds(self, session: str, source: str | None = None) -> float:
@@ -102,8 +105,8 @@ class SignInThrottle:
             if wait > 0:
                 return wait
             for count in (
-                self._sessions.setdefault(session, _Count()),
-                *([self._sources.setdefault(source, _Count())] if source else []),
+                self._sessions.setdefault(session, Count()),
+                *([self._sources.setdefault(source, Count())] if source else []),
             ):
                 count.failures += 1
                 count.last_failure = now
@@ -115,7 +118,7 @@ class SignInThrottle:
         the wait now imposed on this session."""
         with self._lock:
             now = self.clock()
-            state = self._sessions.get(session, _Count())
+            state = self._sessions.get(session, Count())
             wait = self._wait(session, source, now)
             log.warning(
                 "researcher sign-in: wrong password (session %s: %d in a row; source %s: %d; server: %d "
@@ -123,7 +126,7 @@ class SignInThrottle:
                 session[:8],
                 state.failures,
                 source or "unknown",
-                self._sources.get(source, _Count()).failures if source else 0,
+                self._sources.get(source, Count()).failures if source else 0,
                 len(self._server),
                 self.window // 60,
                 f"; next attempt allowed in {wait:.0f} s" if wait > 0 else "",
@@ -151,7 +154,7 @@ class SignInThrottle:
         )
         return max(0.0, until - now)
 
-    def _until(self, count: _Count | None, free: int, cap: float) -> float:
+    def _until(self, count: Count | None, free: int, cap: float) -> float:
         if count is None:
             return 0.0
         return count.last_failure + backoff(count.failures, free, self.base_delay, cap)

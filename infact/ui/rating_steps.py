@@ -107,7 +107,10 @@ def done_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.info(texts.withdrawn)
         return
     completion = flow.completion(state)
-    if completion is None:  # cannot happen once every step is stored; never show a code early
+    if completion is None:  # every step stored, the completion not: the process that stored them died
+        state = flow.finish_pending(state)
+        completion = flow.completion(state)
+    if completion is None:  # never show a code early
         st.warning("Saving your answers… please reload the page.")
         return
     screened_out = state.complete.get("outcome") == "screened_out"

@@ -111,15 +111,18 @@ class AppServer:
             return "(no server log)"
 
 
-def start_server(workdir: Path, study_dir: Path = DEMO_STUDY, app: Path | None = None) -> AppServer:
-    """`streamlit run` the app (or another script, e.g. a benchmark's baseline) headless on a free port."""
+def start_server(
+    workdir: Path, study_dir: Path = DEMO_STUDY, app: Path | None = None, *, store: str | None = None
+) -> AppServer:
+    """`streamlit run` the app (or another script, e.g. a benchmark's baseline) headless on a free port;
+    `store` (e.g. a PostgreSQL URL) instead of its own TinyDB folder."""
     workdir.mkdir(parents=True, exist_ok=True)
     secrets = workdir / "secrets.toml"
     secrets.write_text(f'[researcher]\npassword_hash = "{hash_password(RESEARCHER_PASSWORD)}"\n', encoding="utf-8")
     db = workdir / "db"
     log = workdir / "streamlit.log"
     port = free_port()
-    env = {**os.environ, "INFACT_DB": str(db), "INFACT_STUDY": str(study_dir), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "INFACT_DB": store or str(db), "INFACT_STUDY": str(study_dir), "PYTHONUNBUFFERED": "1"}
     cmd = [
         sys.executable,
         "-m",

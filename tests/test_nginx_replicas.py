@@ -1,0 +1,165 @@
+"""A real deployment, tested (issue 29, item 8): nginx from Debian's package, configured by
+deploy/nginx.conf (sticky by cookie, websocket upgrades), in front of three Streamlit replicas of the
+app on one PostgreSQL database (tests/support/deployment.py). Participants are driven through nginx over
+Streamlit's websocket (tests/support/ws_participants.py): they consent, answer every step with widget
+values and submit, as a person does; what a person *sees* stays with the browser tests (tests/e2e).
+
+Sizes are kept for 2 CI cores (the bench, bench/replicas.py, runs 300 participants, 30 at a time):
+30 participants 10 at a time, 3 × 40 parallel sign-in guesses, 12 participants around a SIGKILL.
+The tests share one deployment and run in file order: the dashboard before the guesses (whose waits would
+hold the researcher up), the replica killed last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import time
+from collections import Counter, defaultdict
+
+import pytest
+
+from tests.support.browser import RESEARCHER_PASSWORD
+from tests.support.deployment import deployment, nginx_binary
+from tests.support.st_client import StreamlitClient
+from tests.support.stores import postgres_url
+from tests.support.studies import make_study
+from tests.support.ws_participants import crowd
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(900)]
+STEPS = ["consent", "situation-1", "situation-2", "situation-3", "questionnaire", "demographics"]
+ANSWER_KINDS = {"consent", "situation", "questionnaire", "demographics"}
+COUNTS = re.compile(r"^(Visited|Consented|Completed|Included|Excluded|Screened out|Withdrawn): \d+$")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if nginx_binary() is None:
+        pytest.fail("nginx is not installed: apt-get install nginx (scripts/test.sh installs it)")
+    url = postgres_url()
+    tmp = tmp_path_factory.mktemp("nginx-replicas")
+    study = make_study(tmp, n_situations=12, per_participant=3, assignment={"ratings_per_situation": 50})
+    with deployment(tmp / "site", study, url, replicas=3) as dep:
+        yield dep
+
+
+def answers_by_step(store) -> dict[str, Counter]:
+    """participant -> how many answer records each step has."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for r in store.records():
+        if r.get("kind") in ANSWER_KINDS and not str(r["participant"]).startswith("_"):
+            out[r["participant"]][r["step"]] += 1
+    return out
+
+
+def check_nothing_lost(store, outcomes) -> None:
+    stored = answers_by_step(store)
+    for o in outcomes:
+        assert o.token, o
+        for step in o.acknowledged:
+            assert stored[o.token][step] == 1, (o.token, step, stored[o.token])  # 0: lost, 2: duplicated
+    assert all(n == 1 for steps in stored.values() for n in steps.values())
+
+
+def routes(dep) -> dict[str, set[str]]:
+    """route cookie -> the replicas (upstream addresses) that served its websockets."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for line in (dep.prefix / "access.log").read_text().splitlines():
+        if "/_stcore/stream" in line and " 101 " in line:
+            upstream = re.search(r"upstream=(\S+)", line)[1]
+            out[re.search(r"route=(\S+)", line)[1]].add(upstream.split(",")[-1].strip())
+    return out
+
+
+def test_participants_complete_through_nginx_sticky_balanced_and_nothing_lost(site):
+    outcomes = asyncio.run(crowd(site.url, 30, 10))
+    assert [o.error for o in outcomes if not o.completed] == []
+    assert all(o.acknowledged == STEPS for o in outcomes)
+    store = site.storage()
+    check_nothing_lost(store, outcomes)
+    ratings = Counter(r["situation_id"] for r in store.records(kind="situation") if not r.get("attention_check"))
+    assert len(ratings) == 12 and sum(ratings.values()) == 30 * 2
+    assert max(ratings.values()) - min(ratings.values()) <= 1, sorted(ratings.values())
+    # Sticky: each browser's websockets went to one replica; every replica had participants.
+    served = routes(site)
+    assert all(len(replicas) == 1 for replicas in served.values()), served
+    assert len({r for replicas in served.values() for r in replicas}) == 3, served
+
+
+async def dashboard_counts(url: str) -> list[str]:
+    client = StreamlitClient(url)
+    try:
+        await client.open(page_name="researcher")
+        screen = await client.rerun({"password": RESEARCHER_PASSWORD}, press="sign_in_submit")
+        assert screen.has("You are signed in"), screen.text()[-500:]
+        client.page_name, client.page_script_hash = "dashboard", ""
+        screen = await client.rerun()
+        return [t for t in screen.texts if COUNTS.match(t)]
+    finally:
+        await client.close()
+
+
+def test_the_dashboard_on_every_replica_shows_the_same_counts(site):
+    counts = [asyncio.run(dashboard_counts(server.url)) for server in site.replicas]
+    assert "Completed: 30" in counts[0] and len(counts[0]) == 7, counts[0]
+    assert counts[1] == counts[0] and counts[2] == counts[0], counts
+
+
+async def guess(url: str, forged: str) -> str:
+    """One wrong password on a fresh session, with a forged X-Forwarded-For; the page's answer."""
+    client = StreamlitClient(url, headers={"X-Forwarded-For": forged})
+    try:
+        await client.open(page_name="researcher")
+        screen = await client.rerun({"password": "not-the-password"}, press="sign_in_submit")
+        if screen.has("Too many wrong passwords"):
+            return "refused"
+        return "checked" if screen.has("Wrong password") else "?"
+    finally:
+        await client.close()
+
+
+def test_three_replicas_give_a_guesser_one_sign_in_allowance(site):
+    async def attack():
+        return await asyncio.gather(
+            *(guess(server.url, f"198.51.100.{i}") for server in site.replicas for i in range(40))
+        )
+
+    started = time.monotonic()
+    answers = Counter(asyncio.run(attack()))
+    took = time.monotonic() - started
+    assert answers["?"] == 0, answers
+    # One server-wide allowance, shared through the store, not 3 × 20: 20 free failures and the check that
+    # makes the 21st, then one more check after each doubling wait (2, 4, 8 … s) that ended during the attack.
+    later = int(math.log2(took + 2)) - 1
+    assert 1 <= answers["checked"] <= 21 + later, (answers, f"{took:.0f} s")
+    assert answers["refused"] == 120 - answers["checked"]
+
+
+def test_a_replica_killed_mid_study_loses_nothing_its_participants_resume_elsewhere(site):
+    served_before = routes(site)
+    done_before = len(site.storage().records(kind="complete"))
+    acked: list = []
+
+    def on_step(outcome) -> None:
+        acked.append(outcome.token)
+
+    async def study_with_a_crash():
+        run = asyncio.ensure_future(crowd(site.url, 12, 12, pause=0.5, on_step=on_step))
+        while len(acked) < 24:  # every participant is well into the study
+            await asyncio.sleep(0.1)
+        await asyncio.to_thread(site.kill, 0)
+        return await run
+
+    outcomes = asyncio.run(study_with_a_crash())
+    assert [o.error for o in outcomes if not o.completed] == []
+    assert all(o.acknowledged[-1] == "demographics" for o in outcomes)
+    moved = [o for o in outcomes if o.reconnects]
+    assert moved, "no participant was on the killed replica"
+    # They went on where they were: each step once, none of the acknowledged ones missing.
+    check_nothing_lost(site.storage(), outcomes)
+    assert len(site.storage().records(kind="complete")) == done_before + 12
+    dead = site.replicas[0].url.removeprefix("http://")
+    after = routes(site)
+    new_routes = {route: replicas for route, replicas in after.items() if route not in served_before}
+    assert any(dead in replicas and len(replicas) == 2 for replicas in new_routes.values()), new_routes
