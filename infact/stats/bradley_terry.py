@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
 
 from infact.stats import N_BOOT
+from infact.stats.pair_newton import PairModel
 
 RIDGE = 0.01
 NO_TIES_ETA = -30.0  # log ν when the data hold no tie: ν = 0 to double precision, and not fitted
@@ -50,6 +50,8 @@ class Design:
     clusters: list[str]
     covariates: list[str] = field(default_factory=list)
     with_ties: bool = True
+    # built once per design (not copied by dataclasses.replace): see `pair_model`
+    _pairs: PairModel | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def counts(self) -> np.ndarray:
@@ -153,6 +155,8 @@ def fit(d: Design, counts: np.ndarray | None = None, start: np.ndarray | None = 
 
     counts: (R, P, 3); default the observed totals (R = 1). Returns (R, K + 1 + q).
     """
+    from scipy.optimize import minimize  # imported here: Newton steps (`newton_refit`) answer most calls
+
     if counts is None:
         counts = d.counts[None]
     k, nrep = len(d.systems), counts.shape[0]
@@ -202,11 +206,32 @@ def design_matrix(d: Design) -> np.ndarray:
     return x
 
 
+def outcome_gradients(d: Design, T: dict) -> tuple[np.ndarray, np.ndarray]:
+    """∂LL/∂h and ∂LL/∂log ν of one vote, per replicate × pattern × outcome [a wins, b wins, tie]: (R, P, 3) each.
+
+    A vote's gradient in the parameters is ∂LL/∂h · X_p (+ ∂LL/∂log ν on the ν entry), so a unit's score
+    (a participant's, a cell's) is these summed over its votes."""
+    s = T["s"]
+    t = T["t"] if d.with_ties else np.zeros_like(s)
+    return np.stack([1 - s, -1 - s, -s], axis=-1), np.stack([-t, -t, 1 - t], axis=-1)
+
+
+def pair_model(d: Design) -> PairModel:
+    """The design's batched-refit machinery (pair patterns only), built once per design."""
+    if d._pairs is None:
+        d._pairs = PairModel(d.a, d.b, len(d.systems), d.with_ties, RIDGE)
+    return d._pairs
+
+
 def hessian(T: dict, X: np.ndarray, d: Design) -> np.ndarray:
     """(R, n, n) Hessian of −LL (no ridge) for `terms` T; expected and observed alike, since it
     depends on the counts only through their totals. Without ties the log ν row is the identity."""
     k = len(d.systems)
-    hess = np.einsum("rp,pi,pj->rij", T["n"] * (T["c"] - T["s"] ** 2), X, X, optimize=True)
+    w = T["n"] * (T["c"] - T["s"] ** 2)
+    if d.z.shape[1]:
+        hess = np.einsum("rp,pi,pj->rij", w, X, X, optimize=True)
+    else:  # X is the ±0.5 incidence: scatter each pattern's weight onto its four entries
+        hess = pair_model(d).theta_hessian(w)
     if d.with_ties:
         cross = -(T["n"] * T["s"] * T["t"]) @ X
         hess[:, :, k] += cross
@@ -218,18 +243,32 @@ def hessian(T: dict, X: np.ndarray, d: Design) -> np.ndarray:
 
 
 def newton_refit(d: Design, counts: np.ndarray, start: np.ndarray, max_iter: int = 30) -> np.ndarray:
-    """Refit many replicates at once, each near `start` (the point estimate).
+    """Refit many replicates at once, each near `start` (the point estimate; or (R, n): one start per replicate).
 
     scipy fits one problem at a time; stacked into one L-BFGS problem most of the time goes
     into L-BFGS's own bookkeeping over R × (K + 1 + q) variables. Each replicate has only
-    K + 1 + q parameters, so exact Newton steps with the analytic Hessian, solved for all
-    replicates in one batched `numpy.linalg.solve`, converge in a handful of iterations from
-    the point estimate. Replicates that do not converge (or go non-finite) are refitted with
-    `fit` (L-BFGS-B), so the result never depends on this shortcut working.
+    K + 1 + q parameters, so steps with the analytic Hessian converge in a handful of iterations
+    from the point estimate: for pair patterns shared-Hessian steps, then Newton steps where those
+    do not contract (infact/stats/pair_newton.py); with covariates Newton steps solved for all
+    replicates in one batched `numpy.linalg.solve`. Replicates that do not converge (or go
+    non-finite) are refitted with `fit` (L-BFGS-B), so the result never depends on this shortcut.
     """
     k = len(d.systems)
+    x = np.tile(start, (counts.shape[0], 1)) if start.ndim == 1 else start.copy()
+    if d.z.shape[1]:
+        x, step_size = _newton_general(d, counts, x, max_iter)
+    else:
+        x, step_size = pair_model(d).refit(counts, x, max_iter)
+    bad = ~(np.isfinite(x).all(axis=1) & (step_size < 1e-6))
+    if bad.any():
+        x[bad] = fit(d, counts[bad], start if start.ndim == 1 else start[bad])
+    return _centred(x, k)
+
+
+def _newton_general(d: Design, counts: np.ndarray, x: np.ndarray, max_iter: int):
+    """Newton steps for any design (style covariates: one pattern per vote)."""
+    k = len(d.systems)
     X = design_matrix(d)
-    x = np.tile(start, (counts.shape[0], 1))
     step_size = np.full(counts.shape[0], np.inf)
     for _ in range(max_iter):
         T = terms(x, counts, d)
@@ -246,10 +285,7 @@ def newton_refit(d: Design, counts: np.ndarray, start: np.ndarray, max_iter: int
         x = x - step / np.maximum(1.0, step_size)[:, None]
         if np.nanmax(step_size) < 1e-9:
             break
-    bad = ~(np.isfinite(x).all(axis=1) & (step_size < 1e-6))
-    if bad.any():
-        x[bad] = fit(d, counts[bad], start)
-    return _centred(x, k)
+    return x, step_size
 
 
 def boot_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
