@@ -70,9 +70,9 @@ class Options:
 def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = "RATINGS.csv") -> dict:
     """The full result for one exported table (its kind is read from its columns)."""
     options.check()
-    from infact.results.conversations import analysis as annotations
-
-    if annotations.is_annotations(df):  # a conversation study's annotations.csv
+    # conversations.analysis.is_annotations, read here so that other tables do not import that module
+    # (and scipy.stats with it: about a second of CPU before a pairwise analysis starts)
+    if {"aspect", "level", "value"} <= set(df.columns):  # a conversation study's annotations.csv
         return _annotations(df, options, source)
     kind = table_kind(df)
     if options.covariates and kind != "pairwise":

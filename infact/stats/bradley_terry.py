@@ -356,7 +356,7 @@ def rank_systems(
     Strengths are centred to mean 0 over `centre_on` (default every system): centring on a
     system with few votes would pass its wide uncertainty on to every other interval."""
     k = len(d.systems)
-    point = fit(d)[0]
+    point = quick_fit(d)
     reps = bootstrap(d, n_boot, seed, point) if n_boot else np.tile(point, (2, 1))
     if centre_on is not None and len(centre_on):
         point[:k] -= point[centre_on].mean()
