@@ -38,6 +38,11 @@ def register(subparsers) -> None:
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress bars on stderr (the default when stderr is a terminal; large pairwise tables)",
+    )
     g = p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)")
     g.add_argument(
         "--as-pairwise",
@@ -109,6 +114,19 @@ def options(args: argparse.Namespace):
     )
 
 
+def _progress(args: argparse.Namespace):
+    """Bars on stderr for the long parts (bootstrap, fragility) when asked or when stderr is a terminal."""
+    import contextlib
+    import sys
+
+    if not (getattr(args, "progress", False) or sys.stderr.isatty()):
+        return contextlib.nullcontext()
+    from infact.cli.progress import StageBars
+    from infact.stats.progress import reporting
+
+    return reporting(StageBars("analyze"))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.ratings and Path(args.ratings).suffix.lower() == ".jsonl":  # live chats (docs/live.md)
         from infact.results.live.overview import analyze_transcripts
@@ -131,10 +149,12 @@ def run(args: argparse.Namespace) -> int:
         # The store resolved once (--db, else INFACT_DB, secrets, db/<study id>/); the live-chat analysis reads it too.
         folder = study_folder(args)
         args.study, args.db = str(folder), store_target(args, load_study(folder).id)
-        result, table = analyze.analyze_study(args.study, args.db, opts)
+        with _progress(args):
+            result, table = analyze.analyze_study(args.study, args.db, opts)
     else:
         table = analyze.read_table(args.ratings)
-        result = analyze.analyze_table(table, opts, str(args.ratings))
+        with _progress(args):
+            result = analyze.analyze_table(table, opts, str(args.ratings))
     if args.report:
         from infact.cli.results import report_extras
         from infact.fileio import atomic_write_text

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from infact.stats import N_BOOT
 from infact.stats.pair_newton import PairModel
+from infact.stats.progress import report
 
 RIDGE = 0.01
 NO_TIES_ETA = -30.0  # log ν when the data hold no tie: ν = 0 to double precision, and not fitted
@@ -233,7 +234,7 @@ def hessian(T: dict, X: np.ndarray, d: Design) -> np.ndarray:
     else:  # X is the ±0.5 incidence: scatter each pattern's weight onto its four entries
         hess = pair_model(d).theta_hessian(w)
     if d.with_ties:
-        cross = -(T["n"] * T["s"] * T["t"]) @ X
+        cross = -np.einsum("rp,pi->ri", T["n"] * T["s"] * T["t"], X)  # numpy's loop: BLAS threads cost more here
         hess[:, :, k] += cross
         hess[:, k, :] += cross
         hess[:, k, k] = (T["n"] * (T["t"] - T["t"] ** 2)).sum(axis=1)
@@ -290,23 +291,33 @@ def _newton_general(d: Design, counts: np.ndarray, x: np.ndarray, max_iter: int)
 
 def boot_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, n) counts: how often each participant is drawn in each replicate."""
+    return next(_boot_weight_blocks(n, n_boot, seed, max(n_boot, 1)), np.zeros((0, n)))
+
+
+def _boot_weight_blocks(n: int, n_boot: int, seed: int, per: int):
+    """`boot_weights` in blocks of `per` replicates: the same draws (one generator, read in order)
+    without holding n_boot × n of them at once (2,000 × 20,000 participants: 320 MB per copy)."""
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_boot, n)) + (np.arange(n_boot) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(float)
+    for lo in range(0, n_boot, per):
+        rows = min(per, n_boot - lo)
+        idx = rng.integers(0, n, size=(rows, n)) + (np.arange(rows) * n)[:, None]
+        yield np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
 
 
 def bootstrap(d: Design, n_boot: int, seed: int, start: np.ndarray) -> np.ndarray:
-    """(n_boot, K + 1 + q) parameters refitted on participant-cluster bootstrap replicates."""
-    w = boot_weights(len(d.clusters), n_boot, seed)
-    m = d.cluster_counts
-    # (participants × 3 patterns) is small for pair patterns: a dense BLAS product beats sparse
-    m = m.toarray() if m.shape[0] * m.shape[1] <= 5_000_000 else m
+    """(n_boot, K + 1 + q) parameters refitted on participant-cluster bootstrap replicates.
+
+    A replicate's counts are its participant weights times their counts: a sparse product (the
+    counts hold one entry per participant × pattern × outcome voted; no BLAS threads, and a tenth
+    of a dense product's arithmetic at arena scale)."""
+    m_t = sp.csr_matrix(d.cluster_counts.T)
     per = max(1, CHUNK_ELEMENTS // (len(d.a) * (len(start) + 3)))
     out = []
-    for lo in range(0, n_boot, per):
-        block = np.asarray(w[lo : lo + per] @ m if isinstance(m, np.ndarray) else (m.T @ w[lo : lo + per].T).T)
-        block = block.reshape(-1, len(d.a), 3)
+    report("bootstrap", 0, n_boot)
+    for lo, w in zip(range(0, n_boot, per), _boot_weight_blocks(len(d.clusters), n_boot, seed, per)):
+        block = np.asarray(m_t @ w.T).T.reshape(-1, len(d.a), 3)
         out.append(newton_refit(d, block, start))
+        report("bootstrap", lo + len(w), n_boot)
     return np.vstack(out)
 
 

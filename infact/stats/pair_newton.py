@@ -9,8 +9,10 @@ Each refit starts near its optimum (the point estimate, or a fit of almost the s
   steps reach 1e-10 at a fraction of the cost of solving a system per replicate and step.
 - **Newton steps for the rest.** A replicate whose steps do not shrink fast enough (a removal that
   changed the data a lot) gets exact Newton steps with its own Hessian, from its own start.
-- **Blocks that fit in the CPU cache, sparse products.** The ±½ incidence of the pairs and the Hessian's
-  four entries per pattern are sparse products, not dense BLAS calls on small matrices, and replicates
+- **Blocks that fit in the CPU cache, sparse products, no BLAS.** The ±½ incidence of the pairs and the
+  Hessian's four entries per pattern are sparse products; on a shared machine a multi-threaded BLAS call
+  on a small matrix costs a hundred times its arithmetic in CPU time (threads woken and waited for), so the
+  small products are numpy's own loops (einsum, elementwise sums). Replicates
   are processed in blocks whose (replicates × patterns) arrays stay in cache (twice as fast per replicate
   as one large block on this machine). A replicate leaves the loop once its step is small enough.
 
@@ -104,7 +106,7 @@ class PairModel:
             if not len(live):
                 break
             grad, _ = self._pieces(x[live], n[live], dw[live], wt[live], with_hessian=False)
-            step = grad @ h0_inv
+            step = np.einsum("rn,nm->rm", grad, h0_inv)  # numpy's own loop: a BLAS call here costs more
             size = np.abs(step).max(axis=1)
             shrinking = size < 0.5 * last[live]  # a step at most half the last: the shared Hessian works here
             ok = np.isfinite(size) & (shrinking | ~np.isfinite(last[live]))

@@ -110,20 +110,25 @@ def influences(d: ranking.Design, units: Units, counts: np.ndarray, xs: np.ndarr
     c[:, :k] = cs
     v = np.linalg.solve(h + 1e-12 * np.eye(h.shape[1]), c[..., None])[..., 0]
     g_h, g_eta = ranking.outcome_gradients(d, T)
-    gv = g_h * (v @ X.T)[..., None]
+    gv = g_h * np.einsum("qn,pn->qp", v, X)[..., None]  # not BLAS: see infact/stats/pair_newton.py
     if d.with_ties:
         gv += g_eta * v[:, k, None, None]
-    return -np.asarray(units.rows @ gv.reshape(len(xs), -1).T).T
+    return np.ascontiguousarray(-np.asarray(units.rows @ gv.reshape(len(xs), -1).T).T)  # rows read one by one
 
 
-def _prefixes(order: np.ndarray, cap: np.ndarray, lengths: list[int], size: int) -> np.ndarray:
-    """(L, U): for each n in `lengths` the removal taking the first n copies of the units in `order`
+def _prefixes(order: np.ndarray, cap: np.ndarray, lengths: list[int], size: int) -> sp.csr_matrix:
+    """(L, U) sparse: for each n in `lengths` the removal taking the first n copies of the units in `order`
     (each unit's copies together)."""
     capped = cap[order]
-    before = np.cumsum(capped) - capped
-    out = np.zeros((len(lengths), size))
-    out[:, order] = np.clip(np.asarray(lengths)[:, None] - before[None], 0, capped[None])
-    return out
+    cum = np.cumsum(capped)
+    used = np.minimum(np.searchsorted(cum, lengths, side="left") + 1, len(order))  # units the n copies touch
+    vals = [np.minimum(capped[:u], np.maximum(n - (cum[:u] - capped[:u]), 0)) for u, n in zip(used, lengths)]
+    cols = np.concatenate([order[:u] for u in used])
+    return sp.csr_matrix((np.concatenate(vals), cols, np.r_[0, np.cumsum(used)]), shape=(len(lengths), size))
+
+
+def _row(m: sp.csr_matrix, j: int) -> np.ndarray:
+    return m[j].toarray()[0]
 
 
 class _Search:
@@ -142,25 +147,26 @@ class _Search:
     def candidates(self, infl: np.ndarray, cap: np.ndarray) -> tuple[np.ndarray, list[int]]:
         """Prefix lengths worth refitting, from the linear prediction at the current point."""
         margin = float(self.q.margins(self.x[None])[0])
-        need = float(self.removed @ -infl) + margin  # the removal r' must give r'·(−infl) > need
+        need = float((self.removed * -infl).sum()) + margin  # the removal r' must give r'·(−infl) > need
         order = np.flatnonzero(infl < 0)
         order = order[np.argsort(infl[order], kind="stable")]
-        drop = -infl[order] * cap[order]
-        top = int(cap[order].sum())
+        capped = cap[order]
+        top = int(capped.sum())
         if not top:
             return order, []
-        j = int(np.searchsorted(np.cumsum(drop), need, side="right"))
+        cum_drop = np.cumsum(-infl[order] * capped)
+        j = int(np.searchsorted(cum_drop, need, side="right"))
         if j >= len(order):
             predicted = top
         else:
-            before = float(np.cumsum(drop)[j - 1]) if j else 0.0
+            before = float(cum_drop[j - 1]) if j else 0.0
             copies = int(np.floor(max(need - before, 0.0) / -infl[order[j]])) + 1
-            predicted = int(cap[order[:j]].sum()) + min(copies, int(cap[order[j]]))
+            predicted = int(capped[:j].sum()) + min(copies, int(capped[j]))
         lengths = {round(predicted * f) for f in FACTORS} | {predicted + i for i in range(-3, 4)}
         high = min(top, self.best_size - 1)
         return order, sorted(n for n in lengths if 1 <= n <= high)
 
-    def step(self, lengths: list[int], removals: np.ndarray, xs: np.ndarray) -> None:
+    def step(self, lengths: list[int], removals: sp.csr_matrix, xs: np.ndarray) -> None:
         """Take the refitted prefixes: the shortest that flips is the best so far (every length tried is
         shorter than the best); otherwise move to the one nearest the boundary and linearise again there."""
         self.refits += len(lengths)
@@ -168,8 +174,8 @@ class _Search:
         flips = np.flatnonzero(margins < -TOL)
         if len(flips):
             j = int(flips[0])
-            self.best, self.best_x, self.stale = removals[j], xs[j], 0
-            self.removed, self.x = removals[j], xs[j]
+            self.best, self.best_x, self.stale = _row(removals, j), xs[j], 0
+            self.removed, self.x = self.best, xs[j]
             return
         j = int(np.argmin(margins))
         if self.best is None and margins[j] >= float(self.q.margins(self.x[None])[0]) - TOL:
@@ -177,7 +183,7 @@ class _Search:
             return
         self.stale += self.best is not None
         self.done = self.stale >= 2  # two rounds without a shorter set: converged
-        self.removed, self.x = removals[j], xs[j]
+        self.removed, self.x = _row(removals, j), xs[j]
 
 
 def influence_search(d: ranking.Design, units: Units, questions: list[Question], start: np.ndarray, stage: str = ""):
@@ -191,7 +197,7 @@ def influence_search(d: ranking.Design, units: Units, questions: list[Question],
         if not live:
             break
         xs = np.vstack([s.x for s in live])
-        counts = counts_after(total, units, np.vstack([s.removed for s in live]))
+        counts = counts_after(total, units, sp.csr_matrix(np.vstack([s.removed for s in live])))
         infl = influences(d, units, counts, xs, np.vstack([s.q.contrast(s.x, k) for s in live]))
         plan = []
         for s, row in zip(live, infl):
@@ -202,7 +208,7 @@ def influence_search(d: ranking.Design, units: Units, questions: list[Question],
             plan.append((s, lengths, _prefixes(order, units.cap, lengths, size)))
         if not plan:
             break
-        removals = np.vstack([r for _, _, r in plan])
+        removals = sp.vstack([r for _, _, r in plan], format="csr")
         starts = np.vstack([np.tile(s.x, (len(n), 1)) for s, n, _ in plan])
         fitted = refit(d, counts_after(total, units, removals), starts)
         at = 0
@@ -210,6 +216,7 @@ def influence_search(d: ranking.Design, units: Units, questions: list[Question],
             s.step(lengths, r, fitted[at : at + len(lengths)])
             at += len(lengths)
     _prune(d, units, searches, stage)
+    report(stage, ROUNDS + PRUNE_ROUNDS, ROUNDS + PRUNE_ROUNDS)
     return [s.best for s in searches], sum(s.refits for s in searches)
 
 
@@ -221,29 +228,30 @@ def _prune(d: ranking.Design, units: Units, searches: list[_Search], stage: str)
         live = [s for s in searches if s.best is not None and s.best.sum() > 1]
         if not live:
             return
-        counts = counts_after(total, units, np.vstack([s.best for s in live]))
+        counts = counts_after(total, units, sp.csr_matrix(np.vstack([s.best for s in live])))
         xs = np.vstack([s.best_x for s in live])
         infl = influences(d, units, counts, xs, np.vstack([s.q.contrast(s.best_x, k) for s in live]))
         plan = []
         for s, row in zip(live, infl):
             gone = np.flatnonzero(s.best > 0)
             back = gone[np.argsort(-row[gone], kind="stable")][:PRUNE_TRIES]
-            trial = np.tile(s.best, (len(back), 1))
-            trial[np.arange(len(back)), back] -= 1
-            plan.append((s, trial))
+            best = sp.csr_matrix(s.best[None])
+            one = sp.csr_matrix((np.ones(len(back)), (np.arange(len(back)), back)), shape=(len(back), len(s.best)))
+            plan.append((s, sp.csr_matrix(sp.vstack([best] * len(back)) - one)))
         fitted = refit(
             d,
-            counts_after(total, units, np.vstack([t for _, t in plan])),
-            np.vstack([np.tile(s.best_x, (len(t), 1)) for s, t in plan]),
+            counts_after(total, units, sp.vstack([t for _, t in plan], format="csr")),
+            np.vstack([np.tile(s.best_x, (t.shape[0], 1)) for s, t in plan]),
         )
         at, changed = 0, False
         for s, trial in plan:
-            margins = s.q.margins(fitted[at : at + len(trial)])
-            s.refits += len(trial)
+            n = trial.shape[0]
+            margins = s.q.margins(fitted[at : at + n])
+            s.refits += n
             j = int(np.argmin(margins))
             if margins[j] < -TOL:
-                s.best, s.best_x, changed = trial[j], fitted[at + j], True
-            at += len(trial)
+                s.best, s.best_x, changed = _row(trial, j), fitted[at + j], True
+            at += n
         if not changed:
             return
 
@@ -284,6 +292,7 @@ def exhaustive(d, units: Units, questions: list[Question], start, below: list[in
         if not open_q or refits + n > budget:
             break
         it, done = _sets(units.cap, size), 0
+        report(f"{stage}, every set of {size}", 0, n)
         while chunk := [c for _, c in zip(range(BATCH), it)]:
             rows = np.repeat(np.arange(len(chunk)), size)
             trial = sp.csr_matrix((np.ones(len(rows)), (rows, np.asarray(chunk).ravel())), (len(chunk), len(units.cap)))
@@ -293,7 +302,7 @@ def exhaustive(d, units: Units, questions: list[Question], start, below: list[in
                 if i not in found and (ms < -TOL).any():
                     found[i] = trial[int(np.argmin(ms))].toarray()[0]
             done += len(chunk)
-            report(stage, done, n)
+            report(f"{stage}, every set of {size}", done, n)
         refits += n
         checked = size
     return {"checked": checked, "refits": refits, "found": found}
