@@ -46,6 +46,11 @@ def register(subparsers) -> None:
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress bars on stderr (the default when stderr is a terminal; large pairwise tables)",
+    )
     _preference_arguments(p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)"))
     p.add_argument(
         "--group-by",
@@ -120,6 +125,19 @@ def options(args: argparse.Namespace):
     )
 
 
+def _progress(args: argparse.Namespace):
+    """Bars on stderr for the long parts (bootstrap, fragility) when asked or when stderr is a terminal."""
+    import contextlib
+    import sys
+
+    if not (getattr(args, "progress", False) or sys.stderr.isatty()):
+        return contextlib.nullcontext()
+    from infact.cli.progress import StageBars
+    from infact.stats.progress import reporting
+
+    return reporting(StageBars("analyze"))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.ratings and Path(args.ratings).suffix.lower() == ".jsonl":  # live chats (docs/live.md)
         from infact.results.live.overview import analyze_transcripts
@@ -147,10 +165,12 @@ def run(args: argparse.Namespace) -> int:
         study = load_study(folder)
         args.study, args.db = str(folder), store_target(args, study.id)
         results = open_results(study, args.db)
-        result, table = analyze.analyze_study(args.study, args.db, opts, results=results, kind=args.kind)
+        with _progress(args):
+            result, table = analyze.analyze_study(args.study, args.db, opts, results=results, kind=args.kind)
     else:
         table = analyze.read_table(args.ratings, args.kind)
-        result = analyze.analyze_table(table, opts, str(args.ratings), kind=args.kind)
+        with _progress(args):
+            result = analyze.analyze_table(table, opts, str(args.ratings), kind=args.kind)
     if args.report:
         from infact.cli.results import report_extras
         from infact.fileio import atomic_write_text

@@ -1,4 +1,4 @@
-"""A one-line progress bar on stderr for long batch commands (generate, judge)."""
+"""One-line progress bars on stderr for long batch commands (generate, judge) and long analyses (analyze)."""
 
 from __future__ import annotations
 
@@ -23,3 +23,22 @@ class ProgressBar:
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()
+
+
+class StageBars:
+    """A listener for `infact.stats.progress.reporting`: one bar per stage of a long analysis
+    (the bootstrap, each fragility search), a new one when a stage starts again (another criterion)."""
+
+    def __init__(self, prefix: str, stream=None):
+        self.prefix, self.stream = prefix, stream
+        self._bars: dict[str, ProgressBar] = {}
+        self._seen: dict[str, tuple[int, int]] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        last_done, last_total = self._seen.get(stage, (0, 1))
+        if stage in self._bars and last_done >= last_total and done >= total:
+            return  # the same stage reported finished twice
+        if stage not in self._bars or done < last_done or last_done >= last_total:
+            self._bars[stage] = ProgressBar(f"{self.prefix}: {stage}", self.stream)
+        self._seen[stage] = (done, total)
+        self._bars[stage](done, total)

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
 
 from infact.stats import N_BOOT
+from infact.stats.pair_newton import PairModel
+from infact.stats.progress import report
 
 RIDGE = 0.01
 NO_TIES_ETA = -30.0  # log ν when the data hold no tie: ν = 0 to double precision, and not fitted
@@ -50,6 +51,8 @@ class Design:
     clusters: list[str]
     covariates: list[str] = field(default_factory=list)
     with_ties: bool = True
+    # built once per design (not copied by dataclasses.replace): see `pair_model`
+    _pairs: PairModel | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def counts(self) -> np.ndarray:
@@ -153,6 +156,8 @@ def fit(d: Design, counts: np.ndarray | None = None, start: np.ndarray | None = 
 
     counts: (R, P, 3); default the observed totals (R = 1). Returns (R, K + 1 + q).
     """
+    from scipy.optimize import minimize  # imported here: Newton steps (`newton_refit`) answer most calls
+
     if counts is None:
         counts = d.counts[None]
     k, nrep = len(d.systems), counts.shape[0]
@@ -202,13 +207,34 @@ def design_matrix(d: Design) -> np.ndarray:
     return x
 
 
+def outcome_gradients(d: Design, T: dict) -> tuple[np.ndarray, np.ndarray]:
+    """∂LL/∂h and ∂LL/∂log ν of one vote, per replicate × pattern × outcome [a wins, b wins, tie]: (R, P, 3) each.
+
+    A vote's gradient in the parameters is ∂LL/∂h · X_p (+ ∂LL/∂log ν on the ν entry), so a unit's score
+    (a participant's, a cell's) is these summed over its votes."""
+    s = T["s"]
+    t = T["t"] if d.with_ties else np.zeros_like(s)
+    return np.stack([1 - s, -1 - s, -s], axis=-1), np.stack([-t, -t, 1 - t], axis=-1)
+
+
+def pair_model(d: Design) -> PairModel:
+    """The design's batched-refit machinery (pair patterns only), built once per design."""
+    if d._pairs is None:
+        d._pairs = PairModel(d.a, d.b, len(d.systems), d.with_ties, RIDGE)
+    return d._pairs
+
+
 def hessian(T: dict, X: np.ndarray, d: Design) -> np.ndarray:
     """(R, n, n) Hessian of −LL (no ridge) for `terms` T; expected and observed alike, since it
     depends on the counts only through their totals. Without ties the log ν row is the identity."""
     k = len(d.systems)
-    hess = np.einsum("rp,pi,pj->rij", T["n"] * (T["c"] - T["s"] ** 2), X, X, optimize=True)
+    w = T["n"] * (T["c"] - T["s"] ** 2)
+    if d.z.shape[1]:
+        hess = np.einsum("rp,pi,pj->rij", w, X, X, optimize=True)
+    else:  # X is the ±0.5 incidence: scatter each pattern's weight onto its four entries
+        hess = pair_model(d).theta_hessian(w)
     if d.with_ties:
-        cross = -(T["n"] * T["s"] * T["t"]) @ X
+        cross = -np.einsum("rp,pi->ri", T["n"] * T["s"] * T["t"], X)  # numpy's loop: BLAS threads cost more here
         hess[:, :, k] += cross
         hess[:, k, :] += cross
         hess[:, k, k] = (T["n"] * (T["t"] - T["t"] ** 2)).sum(axis=1)
@@ -218,18 +244,32 @@ def hessian(T: dict, X: np.ndarray, d: Design) -> np.ndarray:
 
 
 def newton_refit(d: Design, counts: np.ndarray, start: np.ndarray, max_iter: int = 30) -> np.ndarray:
-    """Refit many replicates at once, each near `start` (the point estimate).
+    """Refit many replicates at once, each near `start` (the point estimate; or (R, n): one start per replicate).
 
     scipy fits one problem at a time; stacked into one L-BFGS problem most of the time goes
     into L-BFGS's own bookkeeping over R × (K + 1 + q) variables. Each replicate has only
-    K + 1 + q parameters, so exact Newton steps with the analytic Hessian, solved for all
-    replicates in one batched `numpy.linalg.solve`, converge in a handful of iterations from
-    the point estimate. Replicates that do not converge (or go non-finite) are refitted with
-    `fit` (L-BFGS-B), so the result never depends on this shortcut working.
+    K + 1 + q parameters, so steps with the analytic Hessian converge in a handful of iterations
+    from the point estimate: for pair patterns shared-Hessian steps, then Newton steps where those
+    do not contract (infact/stats/pair_newton.py); with covariates Newton steps solved for all
+    replicates in one batched `numpy.linalg.solve`. Replicates that do not converge (or go
+    non-finite) are refitted with `fit` (L-BFGS-B), so the result never depends on this shortcut.
     """
     k = len(d.systems)
+    x = np.tile(start, (counts.shape[0], 1)) if start.ndim == 1 else start.copy()
+    if d.z.shape[1]:
+        x, step_size = _newton_general(d, counts, x, max_iter)
+    else:
+        x, step_size = pair_model(d).refit(counts, x, max_iter)
+    bad = ~(np.isfinite(x).all(axis=1) & (step_size < 1e-6))
+    if bad.any():
+        x[bad] = fit(d, counts[bad], start if start.ndim == 1 else start[bad])
+    return _centred(x, k)
+
+
+def _newton_general(d: Design, counts: np.ndarray, x: np.ndarray, max_iter: int):
+    """Newton steps for any design (style covariates: one pattern per vote)."""
+    k = len(d.systems)
     X = design_matrix(d)
-    x = np.tile(start, (counts.shape[0], 1))
     step_size = np.full(counts.shape[0], np.inf)
     for _ in range(max_iter):
         T = terms(x, counts, d)
@@ -246,31 +286,38 @@ def newton_refit(d: Design, counts: np.ndarray, start: np.ndarray, max_iter: int
         x = x - step / np.maximum(1.0, step_size)[:, None]
         if np.nanmax(step_size) < 1e-9:
             break
-    bad = ~(np.isfinite(x).all(axis=1) & (step_size < 1e-6))
-    if bad.any():
-        x[bad] = fit(d, counts[bad], start)
-    return _centred(x, k)
+    return x, step_size
 
 
 def boot_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
     """(n_boot, n) counts: how often each participant is drawn in each replicate."""
+    return next(_boot_weight_blocks(n, n_boot, seed, max(n_boot, 1)), np.zeros((0, n)))
+
+
+def _boot_weight_blocks(n: int, n_boot: int, seed: int, per: int):
+    """`boot_weights` in blocks of `per` replicates: the same draws (one generator, read in order)
+    without holding n_boot × n of them at once (2,000 × 20,000 participants: 320 MB per copy)."""
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_boot, n)) + (np.arange(n_boot) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(float)
+    for lo in range(0, n_boot, per):
+        rows = min(per, n_boot - lo)
+        idx = rng.integers(0, n, size=(rows, n)) + (np.arange(rows) * n)[:, None]
+        yield np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n).astype(float)
 
 
 def bootstrap(d: Design, n_boot: int, seed: int, start: np.ndarray) -> np.ndarray:
-    """(n_boot, K + 1 + q) parameters refitted on participant-cluster bootstrap replicates."""
-    w = boot_weights(len(d.clusters), n_boot, seed)
-    m = d.cluster_counts
-    # (participants × 3 patterns) is small for pair patterns: a dense BLAS product beats sparse
-    m = m.toarray() if m.shape[0] * m.shape[1] <= 5_000_000 else m
+    """(n_boot, K + 1 + q) parameters refitted on participant-cluster bootstrap replicates.
+
+    A replicate's counts are its participant weights times their counts: a sparse product (the
+    counts hold one entry per participant × pattern × outcome voted; no BLAS threads, and a tenth
+    of a dense product's arithmetic at arena scale)."""
+    m_t = sp.csr_matrix(d.cluster_counts.T)
     per = max(1, CHUNK_ELEMENTS // (len(d.a) * (len(start) + 3)))
     out = []
-    for lo in range(0, n_boot, per):
-        block = np.asarray(w[lo : lo + per] @ m if isinstance(m, np.ndarray) else (m.T @ w[lo : lo + per].T).T)
-        block = block.reshape(-1, len(d.a), 3)
+    report("bootstrap", 0, n_boot)
+    for lo, w in zip(range(0, n_boot, per), _boot_weight_blocks(len(d.clusters), n_boot, seed, per)):
+        block = np.asarray(m_t @ w.T).T.reshape(-1, len(d.a), 3)
         out.append(newton_refit(d, block, start))
+        report("bootstrap", lo + len(w), n_boot)
     return np.vstack(out)
 
 
@@ -320,7 +367,7 @@ def rank_systems(
     Strengths are centred to mean 0 over `centre_on` (default every system): centring on a
     system with few votes would pass its wide uncertainty on to every other interval."""
     k = len(d.systems)
-    point = fit(d)[0]
+    point = quick_fit(d)
     reps = bootstrap(d, n_boot, seed, point) if n_boot else np.tile(point, (2, 1))
     if centre_on is not None and len(centre_on):
         point[:k] -= point[centre_on].mean()

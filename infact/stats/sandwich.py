@@ -20,11 +20,8 @@ def cluster_scores(d: ranking.Design, x: np.ndarray) -> np.ndarray:
     """(participants, parameters): each participant's gradient of the log-likelihood at x."""
     k = len(d.systems)
     T = ranking.terms(x[None], d.counts[None], d)
-    s, t = T["s"][0], (T["t"][0] if d.with_ties else np.zeros(len(d.a)))
+    g_h, g_eta = (g[0] for g in ranking.outcome_gradients(d, T))
     X = ranking.design_matrix(d)
-    # per pattern, for the outcomes [a wins, b wins, tie]: ∂LL/∂h and ∂LL/∂log ν of one vote
-    g_h = np.stack([1 - s, -1 - s, -s], axis=1)
-    g_eta = np.stack([-t, -t, 1 - t], axis=1)
     per_outcome = g_h[:, :, None] * X[:, None, :]
     if d.with_ties:
         per_outcome[:, :, k] = g_eta

@@ -128,3 +128,12 @@ def test_reports_show_the_judges_beside_the_human_results(tmp_path, capsys):
         assert "Automatic judges beside the humans" in text and "| mean | 12 |" in text
     assert text.rstrip().endswith("</body></html>")
     assert "Automatic judges" in capsys.readouterr().out
+
+
+def test_progress_bars_go_to_stderr_only_when_asked_or_on_a_terminal(pairwise_csv, capsys):
+    assert main(["analyze", str(pairwise_csv), "--json", "--n-boot", "100", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["kind"] == "pairwise"  # stdout stays one JSON object
+    assert "analyze: bootstrap [" in err and "100/100" in err and "analyze: fragility by votes [" in err
+    assert main(["analyze", str(pairwise_csv), "--json", "--n-boot", "100"]) == 0
+    assert "analyze:" not in capsys.readouterr().err  # captured stderr is not a terminal

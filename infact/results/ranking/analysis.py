@@ -110,7 +110,7 @@ def left_side(votes: pd.DataFrame) -> dict | None:
     """Share of decisive votes won by the response shown on the left, with an exact binomial test, and the
     participants who chose the same side in at least 90% of 5 or more decisive votes (`same_side`:
     a pairwise straight-liner, since balanced sides make that unlikely for an attentive reader)."""
-    from scipy.stats import binomtest
+    from infact.stats.binomial import sign_test_p
 
     shown = votes["shown_left"].astype(str)
     known = (shown == votes["system_a"]) | (shown == votes["system_b"])
@@ -127,7 +127,7 @@ def left_side(votes: pd.DataFrame) -> dict | None:
     return {
         "n_decisive": n,
         "left_wins_share": k / n,
-        "p": binomtest(k, n).pvalue,
+        "p": float(sign_test_p(k, n)[0]),
         "same_side": {
             str(p): {"n_decisive": int(r["size"]), "left_share": float(r["mean"])} for p, r in per.iterrows()
         },

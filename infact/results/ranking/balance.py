@@ -33,17 +33,21 @@ def _spread(counts: pd.Series) -> dict:
 
 def balance(votes: pd.DataFrame) -> dict:
     """{pairs, situations, systems: {n, largest, smallest, ratio}, pairs_never_compared: [[a, b], …]}."""
-    lo = np.minimum(votes["system_a"], votes["system_b"])
-    hi = np.maximum(votes["system_a"], votes["system_b"])
-    pairs = pd.DataFrame({"a": lo, "b": hi}).value_counts()
-    systems = sorted(set(lo) | set(hi))
+    systems = sorted(set(votes["system_a"].unique()) | set(votes["system_b"].unique()))
+    a, b = (pd.Categorical(votes[c], categories=systems).codes.astype(np.int64) for c in ("system_a", "system_b"))
+    k = len(systems)
+    per_pair = np.bincount(np.minimum(a, b) * k + np.maximum(a, b), minlength=k * k)
     out = {
-        "pairs": _spread(pairs),
-        "systems": _spread(pd.concat([votes["system_a"], votes["system_b"]]).value_counts()),
-        "pairs_never_compared": [[a, b] for a, b in combinations(systems, 2) if (a, b) not in pairs.index],
+        "pairs": _spread(pd.Series(per_pair)),
+        "systems": _spread(pd.Series(np.bincount(a, minlength=k) + np.bincount(b, minlength=k))),
+        "pairs_never_compared": [
+            [systems[i], systems[j]] for i, j in combinations(range(k), 2) if not per_pair[i * k + j]
+        ],
     }
     out["situations"] = (
-        _spread(votes["situation_id"].astype(str).value_counts()) if "situation_id" in votes.columns else None
+        _spread(pd.Series(pd.factorize(votes["situation_id"].astype(str))[0]).value_counts())
+        if "situation_id" in votes.columns
+        else None
     )
     return out
 

@@ -206,59 +206,56 @@ def style_features(votes: pd.DataFrame, covariates, source: str) -> np.ndarray:
 # --------------------------------------------------------------------------- descriptive statistics
 
 
+def _codes(votes: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted systems and, per vote, the lower and higher system index and who won (+1 lower, −1 higher, 0 tie)."""
+    systems = sorted(set(votes["system_a"].unique()) | set(votes["system_b"].unique()))
+    a, b = (pd.Categorical(votes[c], categories=systems).codes.astype(np.int64) for c in ("system_a", "system_b"))
+    won = np.where(votes["winner"] == votes["system_a"], 1, np.where(votes["winner"] == votes["system_b"], -1, 0))
+    return systems, np.minimum(a, b), np.maximum(a, b), np.where(a < b, won, -won)
+
+
 def win_rates(votes: pd.DataFrame) -> dict[str, dict[str, float]]:
     """{a: {b: share of a's votes against b that a won, ties counted half}}."""
-    systems = sorted(set(votes["system_a"]) | set(votes["system_b"]))
-    score = {s: {t: 0.0 for t in systems if t != s} for s in systems}
-    n = {s: {t: 0 for t in systems if t != s} for s in systems}
-    for (sa, sb, w), c in votes.groupby(["system_a", "system_b", "winner"]).size().items():
-        for x, y in ((sa, sb), (sb, sa)):
-            n[x][y] += c
-            score[x][y] += c * (1.0 if w == x else 0.5 if w == TIE else 0.0)
-    return {s: {t: (score[s][t] / n[s][t] if n[s][t] else None) for t in score[s]} for s in systems}
+    systems, lo, hi, point = _codes(votes)
+    k = len(systems)
+    n = np.bincount(lo * k + hi, minlength=k * k).reshape(k, k)
+    lo_score = np.bincount(lo * k + hi, (point + 1) / 2.0, minlength=k * k).reshape(k, k)  # win 1, tie ½
+    n, score = n + n.T, lo_score + (n - lo_score).T  # the higher one scores what the lower did not
+    return {
+        s: {t: (float(score[i, j] / n[i, j]) if n[i, j] else None) for j, t in enumerate(systems) if j != i}
+        for i, s in enumerate(systems)
+    }
 
 
 def sign_tests(votes: pd.DataFrame) -> list[dict]:
     """Per pair: each participant's net preference (wins − losses, ties ignored) is one sign;
     exact binomial test of positive vs negative signs, Holm-adjusted over pairs."""
-    from scipy.stats import binomtest
-    from statsmodels.stats.multitest import multipletests
+    from infact.stats.binomial import holm, sign_test_p
 
-    systems = sorted(set(votes["system_a"]) | set(votes["system_b"]))
-    net = votes.assign(
-        point=np.where(votes["winner"] == votes["system_a"], 1, np.where(votes["winner"] == votes["system_b"], -1, 0))
-    )
-    flip = net["system_a"] > net["system_b"]
-    net = net.assign(
-        lo=np.where(flip, net["system_b"], net["system_a"]),
-        hi=np.where(flip, net["system_a"], net["system_b"]),
-        point=np.where(flip, -net["point"], net["point"]),
-    )
-    per = net.groupby(["lo", "hi", "participant"])["point"].sum()
-    out = []
-    for a, b in combinations(systems, 2):
-        s = per.loc[(a, b)] if (a, b) in per.index.droplevel(2) else pd.Series(dtype=float)
-        wins_a, wins_b = int((s > 0).sum()), int((s < 0).sum())
-        p = binomtest(wins_a, wins_a + wins_b).pvalue if wins_a + wins_b else np.nan
-        out.append(
-            {
-                "a": a,
-                "b": b,
-                "n_participants": int(len(s)),
-                "prefer_a": wins_a,
-                "prefer_b": wins_b,
-                "even": int((s == 0).sum()),
-                "p": p,
-            }
-        )
-    ps = np.array([r["p"] for r in out], dtype=float)
-    ok = ~np.isnan(ps)
-    adj = np.full(len(ps), np.nan)
-    if ok.any():
-        adj[ok] = multipletests(ps[ok], method="holm")[1]
-    for r, q in zip(out, adj):
-        r["p_holm"] = q
-    return out
+    systems, lo, hi, point = _codes(votes)
+    k = len(systems)
+    person, people = pd.factorize(votes["participant"])
+    key, where = np.unique((lo * k + hi) * len(people) + person, return_inverse=True)
+    net, pair = np.bincount(where, point), key // len(people)  # per pair × participant
+    count = [np.bincount(pair[m], minlength=k * k) for m in (net > 0, net < 0, net == 0)]
+    rows = [(i, j) for i, j in combinations(range(k), 2)]
+    at = np.array([i * k + j for i, j in rows], dtype=np.int64)
+    prefer_a, prefer_b, even = (c[at] if len(at) else c[:0] for c in count)
+    ps = sign_test_p(prefer_a, prefer_a + prefer_b)
+    adj = holm(ps)
+    return [
+        {
+            "a": systems[i],
+            "b": systems[j],
+            "n_participants": int(prefer_a[r] + prefer_b[r] + even[r]),
+            "prefer_a": int(prefer_a[r]),
+            "prefer_b": int(prefer_b[r]),
+            "even": int(even[r]),
+            "p": float(ps[r]),
+            "p_holm": float(adj[r]),
+        }
+        for r, (i, j) in enumerate(rows)
+    ]
 
 
 def best_worst_scores(bw: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> list[dict]:

@@ -172,3 +172,19 @@ def test_one_decisive_participant_makes_the_top_fragile():
     top = res["fragility"]["top"]
     assert top["system"] == "A" and top["participants"] == ["p1"] and top["fragile"]
     assert "fragile" in ranking_fragility.in_words(res["fragility"])
+
+
+def test_on_crs_arena_sized_votes_the_named_sets_flip_the_top_under_an_independent_refit():
+    """185 votes among nine close systems with 72 ties (CRS Arena's size; its real votes are not in
+    ../shared/data): what the influence-ordered search names really changes the top and each adjacent order."""
+    from bench.fragility import crs_arena_like
+
+    votes = crs_arena_like()
+    res = analyze_votes(votes, n_boot=200, seed=0)
+    top = res["fragility"]["top"]
+    assert top["system"] == top_of(votes)
+    assert top_of(without_lines(votes, top["votes"])) == top["becomes"]["votes"] != top["system"]
+    assert top_of(votes[~votes["participant"].isin(top["participants"])]) != top["system"]
+    for a in res["fragility"]["adjacent"]:
+        s = independent_strengths(without_lines(votes, a["votes"]))
+        assert s[a["lower"]] > s[a["higher"]], a
