@@ -86,6 +86,14 @@ def register(subparsers) -> None:
         metavar="COLUMN",
         help="annotations.csv with --judge: the judges' figures also per value of this column (e.g. dataset)",
     )
+    p.add_argument(
+        "--alt-epsilon",
+        type=float,
+        default=None,
+        metavar="EPS",
+        help="with --judge: the Alt-Test's cost-benefit allowance ε (default 0.1, the paper's value for crowd "
+        "workers; 0.15 skilled annotators, 0.2 experts; docs/llm.md)",
+    )
     p.set_defaults(func=run)
 
 
@@ -106,6 +114,7 @@ def options(args: argparse.Namespace):
         group_by=args.group_by,
         min_votes=args.min_votes,
         reweight=args.reweight,
+        extra={} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon},
     )
 
 

@@ -101,8 +101,10 @@ def run_judge(args) -> int:
     print(f"wrote {report.rows} judgements to {report.csv_path} (raw outputs: {report.raw_path})")
     if args.db:
         from infact.results.judges.alignment_report import alignment_from_store, render_markdown
+        from infact.results.judges.alt_report import render_verdicts
 
-        print(render_markdown({args.judge: alignment_from_store(study, args.db, report.csv_path)}))
+        aligned = {args.judge: alignment_from_store(study, args.db, report.csv_path)}
+        print(render_markdown(aligned) + render_verdicts(aligned))
     if report.summary.failures:
         print(f"{report.summary.failures} items failed; run the same command again to retry only those")
         return 1

@@ -128,6 +128,7 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
             n_boot=min(options.n_boot, 500),
             seed=options.seed,
             situation_features=situation_features_from_path(where) if where else None,
+            alt_epsilon=options.extra.get("alt_epsilon"),
         )
     return result
 
@@ -192,6 +193,7 @@ def align_judges(
     seed: int = 0,
     situation_features: pd.DataFrame | None = None,
     scale_points: int | None = None,
+    alt_epsilon: float | None = None,
 ) -> dict:
     """{judge name: {criterion: alignment}}: may the judge stand in for the humans (docs/llm.md)."""
     from infact.results.judges import agreement
@@ -211,6 +213,7 @@ def align_judges(
             n_boot=n_boot,
             seed=seed,
             situation_features=situation_features,
+            alt_epsilon=alt_epsilon,
             **extra,
         )
     )
@@ -331,8 +334,9 @@ def alignment_section(result: dict) -> str:
     if not result.get("judge_alignment"):
         return ""
     from infact.results.judges.alignment_report import render_markdown
+    from infact.results.judges.alt_report import render_verdicts
 
-    return "\n" + render_markdown(result["judge_alignment"])
+    return "\n" + render_markdown(result["judge_alignment"]) + render_verdicts(result["judge_alignment"])
 
 
 def _pre(markdown: str) -> str:

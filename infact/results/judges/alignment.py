@@ -136,8 +136,9 @@ def align(
     scale_points: int | None = None,
     n_boot: int = N_BOOT,
     seed: int = 0,
+    alt_epsilon: float | None = None,
 ) -> dict:
-    """Every alignment figure for one criterion (the module docstring says what each is)."""
+    """Every alignment figure for one criterion (the module docstring says what each is), and the Alt-Test."""
     keys = answer_keys(humans, judge)
     if human_kind == "ratings" and judge_kind == "scores":
         unit = [*keys, "system"]
@@ -171,7 +172,16 @@ def align(
         and low > 0
     )
     out["rule"] = RULE
+    out["alt_test"] = _alt_test(units, human_kind == "ratings" and judge_kind == "scores", scale_points, alt_epsilon)
     return out
+
+
+def _alt_test(units: _Units, numeric: bool, scale_points: int | None, epsilon: float | None) -> dict:
+    from infact.results.judges.alt_test import DEFAULT_EPSILON, alt_test_of_units
+
+    if numeric and scale_points is None and len(units.h):
+        scale_points = int(units.h["value"].max())  # as the ratings branch of align() reads the scale
+    return alt_test_of_units(units, numeric, scale_points, DEFAULT_EPSILON if epsilon is None else epsilon)
 
 
 def _agreement(units: _Units, categories: list, features, situation_features) -> dict:
