@@ -279,7 +279,19 @@ def analyze_study(study_dir: str, db: str, options: Options = Options()) -> tupl
     live = live_from_store(study_dir, db)
     if live is not None:
         result["live"] = live
+    simulated = _simulated_alignment(study_dir, db, options.include_flagged)
+    if simulated:
+        result["simulated_alignment"] = simulated
     return result, table
+
+
+def _simulated_alignment(study_dir: str, db: str, include_flagged: bool) -> dict | None:
+    """Simulated participants against the humans on the same items, as a judge's alignment (docs/llm.md)."""
+    from infact.results.judges.simulators import simulators_from_store
+    from infact.study.loader import load_study
+
+    found = simulators_from_store(load_study(study_dir), db, include_flagged)
+    return json_ready(found) if found else None
 
 
 def is_preferences(result: dict) -> bool:
@@ -298,12 +310,14 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
 
         return render_markdown(result)
     if is_preferences(result):
-        text = preferences.render_markdown(result) + alignment_section(result)
+        text = preferences.render_markdown(result) + alignment_section(result) + simulated_section(result)
         if html:
             text = f'<!doctype html><meta charset="utf-8"><title>INFACT preference analysis</title>\n{_pre(text)}'
         return text
     text = report.render_markdown(result) if not html else report.render_html(result, table)
     section = judges_section(result, html=html)
+    if result.get("simulated_alignment"):
+        section += _pre(simulated_section(result)) if html else simulated_section(result)
     if html and "</body>" in text:
         text = text.replace("</body>", section + "</body>", 1)
     else:
@@ -327,6 +341,15 @@ def judges_section(result: dict, html: bool = False) -> str:
 
     text = "\n" + render_judges(result["judges"]) + alignment_section(result)
     return _pre(text) if html else text
+
+
+def simulated_section(result: dict) -> str:
+    """Simulated participants vs the humans (docs/llm.md), '' when the study has none."""
+    if not result.get("simulated_alignment"):
+        return ""
+    from infact.results.judges.simulators import render_markdown
+
+    return "\n" + render_markdown(result["simulated_alignment"])
 
 
 def alignment_section(result: dict) -> str:
