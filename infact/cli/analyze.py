@@ -94,6 +94,12 @@ def register(subparsers) -> None:
         help="with --judge: the Alt-Test's cost-benefit allowance ε (default 0.1, the paper's value for crowd "
         "workers; 0.15 skilled annotators, 0.2 experts; docs/llm.md)",
     )
+    p.add_argument(
+        "--label-models",
+        action="store_true",
+        help="ratings: also Dawid-Skene and MACE beside the median, with the least reliable annotators (needs the "
+        "optional crowd-kit: pip install 'infact[crowd]'; docs/llm.md)",
+    )
     p.set_defaults(func=run)
 
 
@@ -114,7 +120,10 @@ def options(args: argparse.Namespace):
         group_by=args.group_by,
         min_votes=args.min_votes,
         reweight=args.reweight,
-        extra={} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon},
+        extra={
+            **({} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon}),
+            **({"label_models": True} if args.label_models else {}),
+        },
     )
 
 

@@ -108,6 +108,12 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
             seed=options.seed,
             source=source,
         )
+    if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
+        from infact.results.crowd.report import analysis as label_models
+
+        if kind != "ratings" or options.as_pairwise:
+            raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
+        result["label_models"] = json_ready(label_models(df, options.include_flagged))
     if options.judges:
         from infact.results.judges.agreement import parse_judge_option
         from infact.results.judges.alignment_report import situation_features_from_path
@@ -316,6 +322,14 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
         return text
     text = report.render_markdown(result) if not html else report.render_html(result, table)
     section = judges_section(result, html=html)
+    if result.get("label_models"):
+        from infact.results.crowd.report import render_markdown as label_models_markdown
+
+        section += (
+            _pre(label_models_markdown(result["label_models"]))
+            if html
+            else label_models_markdown(result["label_models"])
+        )
     if result.get("simulated_alignment"):
         section += _pre(simulated_section(result)) if html else simulated_section(result)
     if html and "</body>" in text:

@@ -42,6 +42,14 @@ PAPER_ITEMS = 50  # the paper asks 50–100 annotated items
 PAPER_ANNOTATORS = 3
 
 
+def majority(values: pd.Series) -> float:
+    """Most frequent value; a tie goes to the one nearest the median (then the lower)."""
+    counts = values.value_counts()
+    top = counts[counts == counts.max()].index.to_numpy(dtype=float)
+    median = float(values.median())
+    return float(sorted(top, key=lambda v: (abs(v - median), v))[0])
+
+
 def accuracy(pred, others: np.ndarray) -> float:
     return float(np.mean(others == pred))
 
@@ -157,10 +165,8 @@ def _warnings(n_items: int, n_annotators: int, skipped: list[dict], min_items: i
 
 def _per_coder(h: pd.DataFrame, unit: list[str], numeric: bool) -> dict[str, dict]:
     """{coder: {item: answer}}; a coder who answered an item twice gives their mean (scores) or majority (labels)."""
-    from infact.results.judges.alignment import _majority
-
     grouped = h.groupby(["coder", *unit])["value"]
-    values = grouped.mean() if numeric else grouped.apply(_majority)
+    values = grouped.mean() if numeric else grouped.apply(majority)
     out: dict[str, dict] = {}
     for key, value in values.items():
         out.setdefault(str(key[0]), {})[tuple(key[1:])] = float(value)
@@ -169,9 +175,7 @@ def _per_coder(h: pd.DataFrame, unit: list[str], numeric: bool) -> dict[str, dic
 
 def _judge_answers(j: pd.DataFrame, unit: list[str], numeric: bool, scale_points: int | None) -> dict:
     if not numeric:
-        from infact.results.judges.alignment import _majority
-
-        answers = j.groupby(unit)["value"].apply(_majority)
+        answers = j.groupby(unit)["value"].apply(majority)
         return {tuple(k) if isinstance(k, tuple) else (k,): float(v) for k, v in answers.items()}
     scores = j.groupby(unit)["value"].mean()
     rescaled = on_scale_continuous(scores, scale_points)

@@ -210,7 +210,9 @@ def other_kind_tables(records: list[dict], cfg, done: set[str], include_withdraw
     return out
 
 
-def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str = "infact") -> dict[str, bytes]:
+def export_bytes(
+    t: Tables, systems: list[str] | None = None, *, study_id: str = "infact", label_models: bool = False
+) -> dict[str, bytes]:
     """File name → content, for the CLI and the dashboard's download buttons; datapackage.json describes the set."""
 
     def csv(df: pd.DataFrame, name: str | None = None) -> bytes:  # typed by the file's declaration
@@ -245,6 +247,10 @@ def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str =
         **{name: csv(df, name) for name, df in t.kinds.items()},
         **(_live_bytes(t) if t.live else {}),
     }
+    if label_models:  # `export --label-models`: soft_labels.csv and the reliability columns (docs/llm.md)
+        from infact.results.crowd.report import export_files
+
+        files.update(export_files(t.ratings, t.participants, csv))
     files["datapackage.json"] = package_json(files, study_id)
     return files
 
@@ -280,11 +286,12 @@ def write_exports(
     include_withdrawn: bool = False,
     force: bool = False,
     replaced: list[str] | None = None,
+    label_models: bool = False,
 ) -> list[Path]:
     """Every export file into `out_dir`, written as a set beside whatever else is there (see
     fileio.write_export_folder; `force` and the names it replaced, appended to `replaced`)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    files = export_bytes(t, study.systems, study_id=study.id)
+    files = export_bytes(t, study.systems, study_id=study.id, label_models=label_models)
     legacy = [*DESCRIPTIONS, *schemas.all_schemas()]  # an export from before manifests wrote only these
     written, forced = write_export_folder(out_dir, files, legacy=legacy, force=force)
     if replaced is not None:

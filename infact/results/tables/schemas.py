@@ -7,6 +7,7 @@ export (file order, types, datapackage.json), `analyze` (reading back) and docs/
 from __future__ import annotations
 
 from infact.participation import steps
+from infact.results.crowd.schemas import RELIABILITY_COLUMNS, SOFT_LABELS
 from infact.study.settings_doc import Block
 from infact.table_schema import Column as C
 from infact.table_schema import TableSchema
@@ -50,6 +51,7 @@ PARTICIPANTS = TableSchema(
         C("active_now", "boolean", "did something in the last few minutes"),
         C("last_activity", "datetime", "time of their last stored record, UTC"),
         C("current_step", "string", "the page they are on (empty when finished)"),
+        *RELIABILITY_COLUMNS,
     ),
 )
 
@@ -93,7 +95,7 @@ RATINGS_WIDE = TableSchema(
     extra_columns="one column per system: the rating it got in that situation",
 )
 
-STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS, RATINGS_WIDE)
+STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS, RATINGS_WIDE, SOFT_LABELS)
 
 
 def all_schemas() -> dict[str, TableSchema]:
