@@ -100,27 +100,25 @@ def alt_test(
     """judge = {item: answer}; humans = {annotator: {item: answer}}. ω, ρ, the verdict and each annotator's test."""
     if scoring not in SCORING:
         raise ValueError(f"unknown Alt-Test scoring {scoring!r}; choose one of {', '.join(SCORING)}")
-    score = SCORING[scoring]
     on_item: dict = {}
     for h, answers in humans.items():
         for item in answers:
             on_item.setdefault(item, []).append(h)
-    kept = {i for i, hs in on_item.items() if len(hs) >= min_humans_per_item and i in judge}
+    kept = sorted((i for i, hs in on_item.items() if len(hs) >= min_humans_per_item and i in judge), key=str)
+    names = list(humans)
+    values, present, f = _matrix(judge, humans, names, kept, scoring)
     tested, skipped = [], []
-    for h, answers in humans.items():
-        items = [i for i in answers if i in kept]
-        if len(items) < min_items_per_human:
-            skipped.append({"annotator": str(h), "n_items": len(items)})
+    for j, h in enumerate(names):
+        rows = present[:, j]
+        if rows.sum() < min_items_per_human:
+            skipped.append({"annotator": str(h), "n_items": int(rows.sum())})
             continue
-        w_f, w_h = np.zeros(len(items)), np.zeros(len(items))
-        for n, i in enumerate(items):
-            others = np.array([humans[k][i] for k in on_item[i] if k != h])
-            s_f, s_h = score(judge[i], others), score(answers[i], others)
-            w_f[n], w_h[n] = s_f >= s_h, s_h >= s_f
+        s_f, s_h = _scores(values[rows], present[rows], f[rows], j, scoring)
+        w_f, w_h = (s_f >= s_h).astype(float), (s_h >= s_f).astype(float)
         tested.append(
             {
                 "annotator": str(h),
-                "n_items": len(items),
+                "n_items": int(rows.sum()),
                 "rho_judge": float(w_f.mean()),
                 "rho_human": float(w_h.mean()),
                 "p_value": _p_value(w_h - w_f, epsilon),
@@ -142,6 +140,37 @@ def alt_test(
         "skipped_annotators": skipped,
         "warnings": _warnings(len(kept), len(tested), skipped, min_items_per_human),
     }
+
+
+def _matrix(judge: Mapping, humans: Mapping, names: list, items: list, scoring: str):
+    """Items × annotators answers (labels as integer codes, so equality is exact), who answered, the judge's."""
+    row = {i: n for n, i in enumerate(items)}
+    cells = [(row[i], j, a) for j, h in enumerate(names) for i, a in humans[h].items() if i in row]
+    answers = [a for _, _, a in cells] + [judge[i] for i in items]
+    if scoring == "accuracy":
+        answers = pd.factorize(pd.Series(answers, dtype=object))[0].astype(float)
+    answers = np.asarray(answers, dtype=float)
+    values = np.zeros((len(items), len(names)))
+    present = np.zeros((len(items), len(names)), dtype=bool)
+    if cells:
+        r, c = np.array([x[0] for x in cells]), np.array([x[1] for x in cells])
+        values[r, c], present[r, c] = answers[: len(cells)], True
+    return values, present, answers[len(cells) :]
+
+
+def _scores(values: np.ndarray, present: np.ndarray, f: np.ndarray, j: int, scoring: str):
+    """Per item (rows annotator j answered): the judge's and j's alignment with the other annotators,
+    as accuracy() and neg_rmse() define it, for all items at once."""
+    others = present.copy()
+    others[:, j] = False
+    n = others.sum(axis=1)
+    mine = values[:, j]
+    if scoring == "accuracy":
+        return ((values == f[:, None]) & others).sum(1) / n, ((values == mine[:, None]) & others).sum(1) / n
+    return (
+        -np.sqrt((((values - f[:, None]) ** 2) * others).sum(1) / n),
+        -np.sqrt((((values - mine[:, None]) ** 2) * others).sum(1) / n),
+    )
 
 
 def _warnings(n_items: int, n_annotators: int, skipped: list[dict], min_items: int) -> list[str]:

@@ -126,3 +126,39 @@ def test_a_pairwise_judge_is_scored_by_accuracy_on_the_preferences_the_ratings_i
     bad = align(humans, "ratings", worse, "pairwise", n_boot=20)["alt_test"]
     assert good["scoring"] == "accuracy" and good["n_items"] == 90  # 30 situations × 3 pairs
     assert good["passed"] and not bad["passed"] and bad["winning_rate"] == 0.0
+
+
+def reference_rhos(judge, humans, score):
+    """The paper's procedure item by item (its reference loop), for the vectorised one to match."""
+    on_item = {}
+    for h, answers in humans.items():
+        for i in answers:
+            on_item.setdefault(i, []).append(h)
+    out = {}
+    for h, answers in humans.items():
+        wins = []
+        for i in answers:
+            if len(on_item[i]) < 2 or i not in judge:
+                continue
+            others = np.array([humans[k][i] for k in on_item[i] if k != h])
+            s_f, s_h = score(judge[i], others), score(answers[i], others)
+            wins.append((s_f >= s_h, s_h >= s_f))
+        if len(wins) >= 30:
+            out[h] = tuple(np.mean(w) for w in zip(*wins))
+    return out
+
+
+@pytest.mark.parametrize("scoring", ["accuracy", "neg_rmse"])
+def test_the_vectorised_test_matches_the_item_by_item_procedure(scoring):
+    from infact.results.judges.alt_test import SCORING
+
+    rng = np.random.default_rng(5)
+    humans = {
+        f"h{h}": {i: int(rng.integers(1, 4)) for i in range(70) if rng.random() < 0.7} for h in range(6)
+    }  # missing answers, overlaps of every size
+    judge = {i: int(rng.integers(1, 4)) for i in range(65)}  # the judge missed a few items
+    got = {a["annotator"]: (a["rho_judge"], a["rho_human"]) for a in alt_test(judge, humans, scoring)["annotators"]}
+    want = reference_rhos(judge, humans, SCORING[scoring])
+    assert got.keys() == want.keys() and len(got) == 6
+    for h in got:
+        assert got[h] == pytest.approx(want[h])
