@@ -73,3 +73,30 @@ def test_export_writes_soft_labels_and_reliability_declared_and_analyze_reports_
     result = json.loads(capsys.readouterr().out)["label_models"]
     assert result["models"]["dawid_skene"]["agreement_with_median"] > 0.5
     assert {r["participant"] for r in result["lowest_reliability"][:2]} == {"a4", "a5"}
+
+
+@pytest.mark.slow  # bots play the demo study, then crowd-kit fits both models
+def test_an_export_with_label_models_is_a_valid_data_package(tmp_path):
+    pytest.importorskip("crowdkit")
+    import shutil
+
+    from frictionless import validate
+
+    from infact.participation.bots import run_bots
+    from infact.results.tables.export import write_exports
+    from infact.storage import open_storage
+    from infact.study.loader import load_study
+    from tests.support.paths import DEMO_STUDY
+
+    shutil.copytree(DEMO_STUDY, tmp_path / "study")
+    study = load_study(tmp_path / "study")
+    storage = open_storage(str(tmp_path / "store"))
+    try:
+        run_bots(study, storage, 12, strategy="attentive", seed=2)
+        write_exports(study, storage, tmp_path / "out", label_models=True)
+    finally:
+        storage.close()
+    people = pd.read_csv(tmp_path / "out" / "participants.csv")
+    assert people["reliability_dawid_skene"].between(0, 1).all() and people["reliability_mace"].notna().all()
+    assert len(pd.read_csv(tmp_path / "out" / "soft_labels.csv"))
+    assert validate(str(tmp_path / "out" / "datapackage.json")).valid
