@@ -103,6 +103,20 @@ def _preference_arguments(g) -> None:
         default=0.95,
         help="confidence of the ranking intervals and of 'settled' (default 0.95)",
     )
+    g.add_argument(
+        "--alt-epsilon",
+        type=float,
+        default=None,
+        metavar="EPS",
+        help="with --judge: the Alt-Test's cost-benefit allowance ε (default 0.1, the paper's value for crowd "
+        "workers; 0.15 skilled annotators, 0.2 experts; docs/llm.md)",
+    )
+    g.add_argument(
+        "--label-models",
+        action="store_true",
+        help="ratings: also Dawid-Skene and MACE beside the median, with the least reliable annotators (needs the "
+        "optional crowd-kit: pip install 'infact[crowd]'; docs/llm.md)",
+    )
 
 
 def options(args: argparse.Namespace):
@@ -122,6 +136,10 @@ def options(args: argparse.Namespace):
         group_by=args.group_by,
         min_votes=args.min_votes,
         reweight=args.reweight,
+        extra={
+            **({} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon}),
+            **({"label_models": True} if args.label_models else {}),
+        },
     )
 
 

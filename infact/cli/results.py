@@ -42,6 +42,12 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "(ratings.csv, …) are replaced and listed; the others are left as they are",
     )
     p.add_argument("--include-withdrawn", action="store_true", help="also export participants who withdrew")
+    p.add_argument(
+        "--label-models",
+        action="store_true",
+        help="also fit Dawid-Skene and MACE to the ratings: soft_labels.csv and per-participant reliability in "
+        "participants.csv (needs the optional crowd-kit: pip install 'infact[crowd]'; docs/llm.md)",
+    )
     p.set_defaults(func=run_export)
 
 
@@ -131,7 +137,13 @@ def run_export(args) -> int:
         refuse_set_aside_files(storage)
         replaced: list[str] = []
         written = write_exports(
-            study, storage, args.out, include_withdrawn=args.include_withdrawn, force=args.force, replaced=replaced
+            study,
+            storage,
+            args.out,
+            include_withdrawn=args.include_withdrawn,
+            force=args.force,
+            replaced=replaced,
+            label_models=args.label_models,
         )
     finally:
         storage.close()

@@ -80,6 +80,12 @@ def analyze_table(
     if options.reweight and table_kind.name != "pairwise":
         raise InfactError(Problem("--reweight", "reweighting pairs needs a pairwise table (pairwise.csv)."))
     result = table_kind.analysis(df, options, source)
+    if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
+        from infact.results.crowd.report import analysis as label_models
+
+        if table_kind.name != "ratings" or options.as_pairwise:
+            raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
+        result["label_models"] = json_ready(label_models(df, options.include_flagged))
     if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
         result.update(judged(df, table_kind.name, options))
     return result
@@ -105,6 +111,7 @@ def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
             n_boot=min(options.n_boot, 500),
             seed=options.seed,
             situation_features=situation_features_from_path(where) if where else None,
+            alt_epsilon=options.extra.get("alt_epsilon"),
         ),
         "judge_coverage": {name: judge_coverage(path) for name, path in named},
     }
@@ -207,7 +214,19 @@ def analyze_study(
     live = results.live_overview()
     if live is not None:
         result["live"] = live
+    simulated = _simulated_alignment(study_dir, db, options.include_flagged)
+    if simulated:
+        result["simulated_alignment"] = simulated
     return result, table.frame
+
+
+def _simulated_alignment(study_dir: str, db: str, include_flagged: bool) -> dict | None:
+    """Simulated participants against the humans on the same items, as a judge's alignment (docs/llm.md)."""
+    from infact.results.judges.simulators import simulators_from_store
+    from infact.study.loader import load_study
+
+    found = simulators_from_store(load_study(study_dir), db, include_flagged)
+    return json_ready(found) if found else None
 
 
 def is_preferences(result: dict) -> bool:
@@ -226,12 +245,22 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
 
         return render_markdown(result)
     if is_preferences(result):
-        text = preferences.render_markdown(result) + alignment_section(result)
+        text = preferences.render_markdown(result) + alignment_section(result) + simulated_section(result)
         if html:
             text = f'<!doctype html><meta charset="utf-8"><title>INFACT preference analysis</title>\n{_pre(text)}'
         return text
     text = report.render_markdown(result) if not html else report.render_html(result, table)
     section = judges_section(result, html=html)
+    if result.get("label_models"):
+        from infact.results.crowd.report import render_markdown as label_models_markdown
+
+        section += (
+            _pre(label_models_markdown(result["label_models"]))
+            if html
+            else label_models_markdown(result["label_models"])
+        )
+    if result.get("simulated_alignment"):
+        section += _pre(simulated_section(result)) if html else simulated_section(result)
     if html and "</body>" in text:
         text = text.replace("</body>", section + "</body>", 1)
     else:
@@ -257,13 +286,27 @@ def judges_section(result: dict, html: bool = False) -> str:
     return _pre(text) if html else text
 
 
+def simulated_section(result: dict) -> str:
+    """Simulated participants vs the humans (docs/llm.md), '' when the study has none."""
+    if not result.get("simulated_alignment"):
+        return ""
+    from infact.results.judges.simulators import render_markdown
+
+    return "\n" + render_markdown(result["simulated_alignment"])
+
+
 def alignment_section(result: dict) -> str:
     """The judges' alignment report (docs/llm.md), '' when no judge was compared."""
     if not result.get("judge_alignment"):
         return ""
     from infact.results.judges.alignment_report import render_markdown
+    from infact.results.judges.alt_report import render_verdicts
 
-    return "\n" + render_markdown(result["judge_alignment"], result.get("judge_coverage"))
+    return (
+        "\n"
+        + render_markdown(result["judge_alignment"], result.get("judge_coverage"))
+        + render_verdicts(result["judge_alignment"])
+    )
 
 
 def _pre(markdown: str) -> str:

@@ -8,7 +8,7 @@ from infact.errors import InfactError, Problem
 from infact.participation import steps as step_kinds
 from infact.results.builtin_kinds import BUILT_IN
 from infact.results.hookspecs import Answers, KindResults, describe, summary, with_excluded
-from infact.results.tables.schemas import STUDY_TABLES
+from infact.results.tables.schemas import OPTIONAL_TABLES, STUDY_TABLES
 from infact.study.protocol_config import STEP_KIND_OF
 from infact.study.settings_doc import Block
 from infact.table_schema import TableSchema
@@ -92,7 +92,7 @@ def all_schemas() -> dict[str, TableSchema]:
     out = {}
     for kind in kinds():
         out.update({s.file: s for s in (kind.schema, *kind.extra_tables)})
-    return {**out, **{s.file: s for s in STUDY_TABLES}}
+    return {**out, **{s.file: s for s in (*STUDY_TABLES, *OPTIONAL_TABLES)}}
 
 
 def schema_for(file: str) -> TableSchema | None:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from infact.results.judges.agreement import answer_keys, position_bias, preferences
+from infact.results.judges.alt_test import DEFAULT_EPSILON, alt_test_of_units, majority
 
 N_BOOT = 200
 N_SPLITS = 100
@@ -71,14 +72,6 @@ def weighted_kappa(a: np.ndarray, b: np.ndarray, categories: list) -> float | No
     weights = (i - j) ** 2 / (k - 1) ** 2
     denominator = (weights * expected).sum()
     return None if denominator == 0 else float(1 - (weights * observed).sum() / denominator)
-
-
-def _majority(values: pd.Series) -> float:
-    """Most frequent value; a tie goes to the one nearest the median (then the lower)."""
-    counts = values.value_counts()
-    top = counts[counts == counts.max()].index.to_numpy(dtype=float)
-    median = float(values.median())
-    return float(sorted(top, key=lambda v: (abs(v - median), v))[0])
 
 
 class _Units:
@@ -136,8 +129,9 @@ def align(
     scale_points: int | None = None,
     n_boot: int = N_BOOT,
     seed: int = 0,
+    alt_epsilon: float | None = None,
 ) -> dict:
-    """Every alignment figure for one criterion (the module docstring says what each is)."""
+    """Every alignment figure for one criterion (the module docstring says what each is), and the Alt-Test."""
     keys = answer_keys(humans, judge)
     if human_kind == "ratings" and judge_kind == "scores":
         unit = [*keys, "system"]
@@ -171,15 +165,22 @@ def align(
         and low > 0
     )
     out["rule"] = RULE
+    out["alt_test"] = _alt_test(units, human_kind == "ratings" and judge_kind == "scores", scale_points, alt_epsilon)
     return out
+
+
+def _alt_test(units: _Units, numeric: bool, scale_points: int | None, epsilon: float | None) -> dict:
+    if numeric and scale_points is None and len(units.h):
+        scale_points = int(units.h["value"].max())  # as the ratings branch of align() reads the scale
+    return alt_test_of_units(units, numeric, scale_points, DEFAULT_EPSILON if epsilon is None else epsilon)
 
 
 def _agreement(units: _Units, categories: list, features, situation_features) -> dict:
     human = units.table["human"].to_numpy()
-    h_major = units.h.groupby(units.unit)["value"].apply(_majority).reindex(units.table.index).to_numpy()
+    h_major = units.h.groupby(units.unit)["value"].apply(majority).reindex(units.table.index).to_numpy()
     j_major = (
         units.j.groupby(units.unit)["category" if "category" in units.j else "value"]
-        .apply(_majority)
+        .apply(majority)
         .reindex(units.table.index)
         .to_numpy()
     )

@@ -215,7 +215,9 @@ def csv_bytes(df: pd.DataFrame, name: str, repeated=()) -> bytes:
     return schema.conform(schema.typed(df), repeated).to_csv(index=False).encode("utf-8")
 
 
-def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str = "infact") -> dict[str, bytes]:
+def export_bytes(
+    t: Tables, systems: list[str] | None = None, *, study_id: str = "infact", label_models: bool = False
+) -> dict[str, bytes]:
     """File name → content, for the CLI and the dashboard's download buttons; datapackage.json describes the set."""
     if systems is not None:
         t.systems = list(systems)
@@ -233,6 +235,10 @@ def export_bytes(t: Tables, systems: list[str] | None = None, *, study_id: str =
             files.update(kind.extra_files(df, t))
     if t.live:
         files.update(_live_bytes(t))
+    if label_models:  # `export --label-models`: soft_labels.csv and the reliability columns (docs/llm.md)
+        from infact.results.crowd.report import export_files
+
+        files.update(export_files(t.ratings, t.participants, csv_bytes))
     files["datapackage.json"] = package_json(files, study_id)
     return files
 
@@ -268,11 +274,12 @@ def write_exports(
     include_withdrawn: bool = False,
     force: bool = False,
     replaced: list[str] | None = None,
+    label_models: bool = False,
 ) -> list[Path]:
     """Every export file into `out_dir`, written as a set beside whatever else is there (see
     fileio.write_export_folder; `force` and the names it replaced, appended to `replaced`)."""
     t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    files = export_bytes(t, study.systems, study_id=study.id)
+    files = export_bytes(t, study.systems, study_id=study.id, label_models=label_models)
     written, forced = write_export_folder(out_dir, files, legacy=known_files(), force=force)
     if replaced is not None:
         replaced.extend(forced)

@@ -7,6 +7,7 @@ docs/data-model.md use.
 
 from __future__ import annotations
 
+from infact.results.crowd.schemas import RELIABILITY_COLUMNS, SOFT_LABELS
 from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 
@@ -54,6 +55,7 @@ PARTICIPANTS = TableSchema(
         C("active_now", "boolean", "did something in the last few minutes"),
         C("last_activity", "datetime", "time of their last stored record, UTC"),
         C("current_step", "string", "the page they are on (empty when finished)"),
+        *RELIABILITY_COLUMNS,
     ),
 )
 
@@ -108,3 +110,5 @@ RATINGS_WIDE = TableSchema(
 )
 
 STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS)
+# Written only when asked for (`export --label-models`): declared, but not part of every export.
+OPTIONAL_TABLES = (SOFT_LABELS,)

@@ -1,0 +1,68 @@
+"""The label models in an export (soft_labels.csv, reliability columns) and in `analyze --label-models`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from infact.results.crowd import label_models
+
+
+def _prepared(ratings: pd.DataFrame) -> pd.DataFrame:
+    from infact.results.ratings.analysis import prepare_ratings
+
+    return prepare_ratings(ratings, False)[0]  # flagged participants left out, as the analysis does
+
+
+def export_files(ratings: pd.DataFrame, participants: pd.DataFrame, csv: Callable) -> dict[str, bytes]:
+    """soft_labels.csv and participants.csv with the reliability columns; csv(df, name) types and encodes a table."""
+    label_models.require("export --label-models")
+    fitted = label_models.fit(_prepared(ratings)) if len(ratings) else {"reliability": pd.DataFrame()}
+    rel = fitted["reliability"]
+    merged = participants.drop(columns=[c for c in rel.columns if c != "participant"], errors="ignore")
+    if len(rel):
+        merged = merged.merge(rel, on="participant", how="left")
+    else:
+        merged = merged.assign(reliability_dawid_skene=None, reliability_mace=None)
+    soft = fitted.get("soft_labels")
+    if soft is None or soft.empty:
+        soft = pd.DataFrame(columns=["situation_id", "system", "criterion", "model", "label", "probability"])
+    return {"participants.csv": csv(merged, "participants.csv"), "soft_labels.csv": csv(soft, "soft_labels.csv")}
+
+
+def analysis(ratings: pd.DataFrame, include_flagged: bool = False) -> dict:
+    """`analyze --label-models`: each model's agreement with the median and the least reliable annotators."""
+    from infact.results.ratings.analysis import prepare_ratings
+
+    label_models.require()
+    fitted = label_models.fit(prepare_ratings(ratings, include_flagged)[0])
+    return {
+        "models": fitted["summary"],
+        "items": fitted.get("median_items", 0),
+        "annotators": int(len(fitted["reliability"])),
+        "lowest_reliability": label_models.lowest_reliability(fitted["reliability"]),
+    }
+
+
+def render_markdown(result: dict) -> str:
+    lines = [
+        "## Crowd label models",
+        "",
+        f"Dawid–Skene and MACE (crowd-kit) over {result['items']} items and {result['annotators']} annotators, "
+        "each rating taken as a category (docs/llm.md).",
+        "",
+        "| model | items | hard label = median | mean hard label |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {name} | {m['items']} | {m['agreement_with_median']:.0%} | {m['mean_label']:.2f} |"
+        for name, m in result["models"].items()
+    ]
+    if result["lowest_reliability"]:
+        lines += ["", "Least reliable annotators (Dawid–Skene expected accuracy; MACE P(knows)):", ""]
+        lines += [
+            f"- {r['participant']}: {r['reliability_dawid_skene']:.2f}; {r['reliability_mace']:.2f}"
+            for r in result["lowest_reliability"]
+        ]
+    return "\n".join(lines) + "\n"
