@@ -27,13 +27,15 @@ from infact.access.session import RESEARCHER
 from infact.access.throttle import Count, SignInThrottle
 
 FAILURE, OK = "signin_failure", "signin_ok"
+CLOCK = time.time  # wall-clock seconds; tests put a fake clock here
+SETTINGS: dict = {}  # SignInThrottle settings for the process's shared throttles (tests lower the allowances)
 
 
 class SharedThrottle(SignInThrottle):
     """`SignInThrottle` whose per-source and server-wide counts are the store's (module docstring)."""
 
     def __init__(self, storage, study_id: str, **settings):
-        settings.setdefault("clock", time.time)
+        settings.setdefault("clock", lambda: CLOCK())
         super().__init__(**settings)
         self.storage, self.study_id = storage, study_id
         self._reserved: dict[str, str] = {}  # session -> key of its reserved failure record
@@ -117,5 +119,5 @@ def shared_throttle(storage, study_id: str) -> SharedThrottle:
     with _SHARED_LOCK:
         key = (id(storage), study_id)
         if key not in _SHARED:
-            _SHARED[key] = SharedThrottle(storage, study_id)
+            _SHARED[key] = SharedThrottle(storage, study_id, **SETTINGS)
         return _SHARED[key]

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from infact.access import shared_throttle
 from infact.access import throttle as signin_throttle
 from infact.access.auth import hash_password
 
@@ -27,6 +28,10 @@ def clock(monkeypatch, tmp_path) -> Clock:
     """A fresh server-wide throttle on a fake clock, so waits pass without sleeping."""
     clock = Clock()
     monkeypatch.setattr(signin_throttle, "_SERVER", signin_throttle.SignInThrottle(clock=clock))
+    # The page's throttle keeps its counts in the store (infact/access/shared_throttle.py): a fresh one per test,
+    # on the same fake clock.
+    monkeypatch.setattr(shared_throttle, "CLOCK", clock)
+    monkeypatch.setattr(shared_throttle, "_SHARED", {})
     monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
     monkeypatch.setenv("INFACT_STUDY", str(REPO / "data" / "demo"))
     return clock
@@ -69,6 +74,7 @@ def test_repeated_wrong_passwords_lock_the_session_even_for_the_right_one(clock)
 
 def test_a_guesser_with_many_sessions_locks_every_session_briefly(clock, monkeypatch):
     monkeypatch.setattr(signin_throttle, "_SERVER", signin_throttle.SignInThrottle(server_free=2, clock=clock))
+    monkeypatch.setattr(shared_throttle, "SETTINGS", {"server_free": 2})
     for _ in range(3):  # a fresh session per guess: 2 free on the server
         errors = submit(sign_in_page(FAST_HASH), "wrong")
         assert errors[0].startswith("Wrong password.")

@@ -56,7 +56,7 @@ def test_export_writes_soft_labels_and_reliability_declared_and_analyze_reports_
 
     from infact.cli.main import main
     from infact.results.crowd.report import export_files
-    from infact.results.tables.schemas import schema_for
+    from infact.results.kinds import schema_for
 
     ratings, _ = planted(n_items=60)
     participants = pd.DataFrame({"participant": [f"a{a}" for a in range(6)] + ["late"], "status": "completed"})
