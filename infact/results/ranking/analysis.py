@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
-from infact.results.ranking import balance, provisional
+from infact.results.ranking import balance, both_bad, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ratings.analysis import criterion_names
 from infact.results.tables import comparisons as pt
@@ -71,11 +71,15 @@ def analyze_votes(
             "n_participants": res.pop("n_participants"),
             "n_situations": int(part["situation_id"].nunique()) if "situation_id" in part.columns else None,
             "n_ties": int((part["winner"] == pt.TIE).sum()),
+            "n_both_bad": int((part["winner"] == pt.BOTH_BAD).sum()),  # ties in the fit, counted apart
             **res,
             "win_rates": pt.win_rates(part),
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
         }
+        rates = both_bad.both_bad_rates(part, confidence)
+        if rates is not None:
+            out["both_bad"] = rates
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         if covariates:
@@ -114,7 +118,7 @@ def left_side(votes: pd.DataFrame) -> dict | None:
 
     shown = votes["shown_left"].astype(str)
     known = (shown == votes["system_a"]) | (shown == votes["system_b"])
-    decisive = known & (votes["winner"] != pt.TIE)
+    decisive = known & ~votes["winner"].isin(pt.NO_WINNER)
     n = int(decisive.sum())
     if not n:
         return None

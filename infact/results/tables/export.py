@@ -44,7 +44,7 @@ FILES = {
 COMPARE_FILES = votes.FILES  # written for pairwise / best–worst studies (docs/ranking.md)
 LIVE_FILES = {  # written only for studies with live chats (docs/live.md)
     "transcripts.jsonl": "live chats: one conversation per line, every message with items, latency and error",
-    "pairwise.csv": "arena votes: one row per vote (winner is a system or `tie`); identity leaks marked",
+    "pairwise.csv": "arena votes: one row per vote (winner is a system, `tie` or `both_bad`); identity leaks marked",
 }
 ANNOTATION_FILES = {  # written for conversation studies (docs/protocols.md)
     "annotations.csv": "conversation annotations, long: participant × conversation × turn × aspect (dialogue "

@@ -20,8 +20,8 @@ from infact.study.protocol_config import vote_table
 PAIRWISE_EXTRA = [c for c in PAIRWISE.names[len(PAIRWISE_COLUMNS) :] if c not in (*LIVE_VOTE_COLUMNS, "excluded")]
 BEST_WORST_EXTRA = [c for c in BEST_WORST.names[len(BEST_WORST_COLUMNS) :] if c != "excluded"]
 FILES = {
-    "pairwise.csv": "one row per vote (pairwise protocol: per criterion; live arena: per chat pair): winner a system "
-    "or `tie`, which was shown left, justification",
+    "pairwise.csv": "one row per vote (pairwise protocol: per criterion; live arena: per chat pair): winner a system, "
+    "`tie` or `both_bad`, which was shown left, justification",
     "best_worst.csv": "best–worst protocol: one row per choice and criterion "
     "(shown systems joined with `|`, best, worst)",
 }
