@@ -72,6 +72,22 @@ def register(subparsers) -> None:
         "(default 30, from bench/min_votes.py; docs/ranking.md)",
     )
     g.add_argument(
+        "--repeat-cap",
+        type=int,
+        default=1,
+        metavar="N",
+        help="vote integrity: a participant's votes on one pair and situation (live: one opening) that count; "
+        "later ones are flagged and the ranking is also given without them (default 1; docs/ranking.md)",
+    )
+    g.add_argument(
+        "--min-vote-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="vote integrity: pairwise votes faster than this are flagged (default: the study's "
+        "quality.min_situation_seconds with --study, else 3)",
+    )
+    g.add_argument(
         "--reweight",
         action="store_true",
         help="also fit with every pair weighted inversely to how often it was compared (as LMArena)",
@@ -107,6 +123,8 @@ def options(args: argparse.Namespace):
         group_by=args.group_by,
         min_votes=args.min_votes,
         reweight=args.reweight,
+        repeat_cap=args.repeat_cap,
+        min_vote_seconds=args.min_vote_seconds,
     )
 
 

@@ -41,6 +41,8 @@ class Options:
     group_by: str | None = None  # annotations: the judges' figures also per value of this column
     min_votes: int | None = None  # preferences: fewer decisive votes = provisional (None: default)
     reweight: bool = False  # pairwise: also fit with pairs weighted by 1 / their frequency
+    repeat_cap: int = 1  # pairwise: votes per participant on one pair and situation (or live opening) that count
+    min_vote_seconds: float | None = None  # pairwise: faster votes are flagged (None: the study's, else 3 s)
     extra: dict = field(default_factory=dict, hash=False)  # options of analyses added by later steps
 
     def check(self) -> None:
@@ -52,6 +54,8 @@ class Options:
             )
         if not 0.5 <= self.confidence < 1:
             raise InfactError(Problem("--confidence", f"{self.confidence} is not a confidence level; use e.g. 0.95."))
+        if self.repeat_cap < 1:
+            raise InfactError(Problem("--repeat-cap", f"{self.repeat_cap} would flag every vote; give 1 or more."))
         if self.min_votes is not None and self.min_votes < 0:
             raise InfactError(
                 Problem("--min-votes", f"{self.min_votes} is negative; give 0 (nothing provisional) or more.")
@@ -91,8 +95,17 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
         min_votes=MIN_VOTES if options.min_votes is None else options.min_votes,
     )
     if kind == "pairwise":
+        from infact.results.ranking.integrity import DEFAULT_MIN_SECONDS
+
+        seconds = options.min_vote_seconds
         result = preference_analysis.analyze_votes(
-            df, covariates=options.covariates, reweight=options.reweight, **prefs
+            df,
+            covariates=options.covariates,
+            reweight=options.reweight,
+            repeat_cap=options.repeat_cap,
+            min_seconds=options.extra.get("min_vote_seconds", DEFAULT_MIN_SECONDS) if seconds is None else seconds,
+            openings=options.extra.get("openings"),
+            **prefs,
         )
     elif kind == "best_worst":
         result = preference_analysis.analyze_best_worst(df, **prefs)
@@ -266,11 +279,30 @@ def study_table(study_dir: str, db: str) -> tuple[pd.DataFrame, str]:
     return table, f"{study_dir} (store {db})"
 
 
+def _integrity_inputs(study_dir: str, db: str) -> dict:
+    """The study's minimum reading time and, for live chats, each conversation's opening (vote integrity)."""
+    from infact.results.ranking.integrity import openings_from_records
+    from infact.study.loader import load_study
+
+    study = load_study(study_dir)
+    out = {"min_vote_seconds": study.config.quality.min_situation_seconds}
+    if study.config.live.enabled:
+        from infact.storage import open_storage
+
+        storage = open_storage(db)
+        try:
+            out["openings"] = openings_from_records(storage.records(study=study.id))
+        finally:
+            storage.close()
+    return out
+
+
 def analyze_study(study_dir: str, db: str, options: Options = Options()) -> tuple[dict, pd.DataFrame]:
     """`analyze --study DIR`: the study's table analysed, with its live chats when it has any."""
     from infact.results.live.overview import live_from_store
 
     table, source = study_table(study_dir, db)
+    options = Options(**{**options.__dict__, "extra": {**options.extra, **_integrity_inputs(study_dir, db)}})
     if options.judges and not options.responses:  # the study's situations give the judges' features
         options = Options(**{**options.__dict__, "extra": {**options.extra, "study": study_dir}})
     result = analyze_table(table, options, source)

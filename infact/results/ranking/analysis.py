@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
-from infact.results.ranking import balance, both_bad, provisional
+from infact.results.ranking import balance, both_bad, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ratings.analysis import criterion_names
 from infact.results.tables import comparisons as pt
@@ -54,9 +54,14 @@ def analyze_votes(
     prepared: bool = False,
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
+    repeat_cap: int = 1,
+    min_seconds: float | None = integrity.DEFAULT_MIN_SECONDS,
+    openings: dict[str, str] | None = None,
 ) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
-    pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional."""
+    pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
+    `integrity`: votes flagged (repeated situations or openings beyond `repeat_cap`, faster than `min_seconds`)
+    and the ranking without them (infact/results/ranking/integrity.py)."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
@@ -77,6 +82,15 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
         }
+        out["integrity"] = integrity.integrity(
+            part,
+            lambda kept: _fit(kept, min_votes, opts),
+            res["ranking"],
+            repeat_cap=repeat_cap,
+            min_seconds=min_seconds,
+            openings=openings,
+            line_offset=None if prepared else 2,  # votes read from a file: the header is line 1
+        )
         rates = both_bad.both_bad_rates(part, confidence)
         if rates is not None:
             out["both_bad"] = rates
@@ -104,6 +118,14 @@ def analyze_votes(
         return out
 
     return _by_criterion(df, criterion, source, one)
+
+
+def _fit(votes: pd.DataFrame, min_votes: int, opts: dict) -> dict:
+    """The ranking of `votes` as analyze_votes fits it (provisional systems marked)."""
+    d = pt.votes_design(votes)
+    res = ranking.rank_systems(d, centre_on=provisional.established(d, min_votes), **opts)
+    provisional.mark(res, votes, min_votes)
+    return res
 
 
 SAME_SIDE_MIN_VOTES = 5

@@ -71,6 +71,21 @@ def both_bad_lines(rates: list[dict] | None) -> list[str]:
     ]
 
 
+def integrity_lines(check: dict | None, min_votes: int | None = None) -> list[str]:
+    """Votes flagged by the integrity checks, by reason, and the ranking without them (docs/ranking.md)."""
+    if not check or not check["n_flagged"]:
+        return []
+    reasons = ", ".join(f"{n} {r}" for r, n in check["reasons"].items() if n)
+    lines = ["", f"Vote integrity: {check['n_flagged']} vote(s) flagged ({reasons}; repeat cap {check['repeat_cap']}"]
+    lines[-1] += f", minimum {check['min_seconds']} s)." if check.get("min_seconds") else ")."
+    without = check.get("without_flagged")
+    if without:
+        moved = "the order changes" if check["order_changed"] else "the order is the same"
+        lines += ["", f"Without them ({without['n_votes']} votes; {moved}):", ""]
+        lines += ranking_rows(without["ranking"], min_votes)
+    return lines
+
+
 def _one(res: dict) -> list[str]:
     title = f"## Criterion: {res['criterion']}" if res.get("criterion") else "## Ranking"
     lines = [title, ""]
@@ -99,6 +114,7 @@ def _one(res: dict) -> list[str]:
         ] + balance_lines(res.get("balance"))
         lines += ranking_rows(res["ranking"], res.get("min_votes"))
         lines += both_bad_lines(res.get("both_bad"))
+        lines += integrity_lines(res.get("integrity"), res.get("min_votes"))
         if res.get("style_controlled"):
             sc = res["style_controlled"]
             coefs = ", ".join(
