@@ -88,6 +88,14 @@ def register(subparsers) -> None:
         "quality.min_situation_seconds with --study, else 3)",
     )
     g.add_argument(
+        "--anomaly-quantile",
+        type=float,
+        default=0.99,
+        metavar="Q",
+        help="vote integrity: flag a participant whose votes are less likely, under the fit without them, than "
+        "this share of simulated participants' (default 0.99; docs/ranking.md)",
+    )
+    g.add_argument(
         "--reweight",
         action="store_true",
         help="also fit with every pair weighted inversely to how often it was compared (as LMArena)",
@@ -125,6 +133,7 @@ def options(args: argparse.Namespace):
         reweight=args.reweight,
         repeat_cap=args.repeat_cap,
         min_vote_seconds=args.min_vote_seconds,
+        anomaly_quantile=args.anomaly_quantile,
     )
 
 

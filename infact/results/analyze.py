@@ -43,6 +43,7 @@ class Options:
     reweight: bool = False  # pairwise: also fit with pairs weighted by 1 / their frequency
     repeat_cap: int = 1  # pairwise: votes per participant on one pair and situation (or live opening) that count
     min_vote_seconds: float | None = None  # pairwise: faster votes are flagged (None: the study's, else 3 s)
+    anomaly_quantile: float = 0.99  # pairwise: flag a participant whose votes are this unlikely under the others' fit
     extra: dict = field(default_factory=dict, hash=False)  # options of analyses added by later steps
 
     def check(self) -> None:
@@ -54,6 +55,12 @@ class Options:
             )
         if not 0.5 <= self.confidence < 1:
             raise InfactError(Problem("--confidence", f"{self.confidence} is not a confidence level; use e.g. 0.95."))
+        if not 0.5 <= self.anomaly_quantile < 1:
+            raise InfactError(
+                Problem(
+                    "--anomaly-quantile", f"{self.anomaly_quantile} is not a quantile to flag above; use e.g. 0.99."
+                )
+            )
         if self.repeat_cap < 1:
             raise InfactError(Problem("--repeat-cap", f"{self.repeat_cap} would flag every vote; give 1 or more."))
         if self.min_votes is not None and self.min_votes < 0:
@@ -105,6 +112,7 @@ def analyze_table(df: pd.DataFrame, options: Options = Options(), source: str = 
             repeat_cap=options.repeat_cap,
             min_seconds=options.extra.get("min_vote_seconds", DEFAULT_MIN_SECONDS) if seconds is None else seconds,
             openings=options.extra.get("openings"),
+            anomaly_quantile=options.anomaly_quantile,
             **prefs,
         )
     elif kind == "best_worst":

@@ -57,6 +57,7 @@ def analyze_votes(
     repeat_cap: int = 1,
     min_seconds: float | None = integrity.DEFAULT_MIN_SECONDS,
     openings: dict[str, str] | None = None,
+    anomaly_quantile: float | None = 0.99,
 ) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
     pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
@@ -90,6 +91,7 @@ def analyze_votes(
             min_seconds=min_seconds,
             openings=openings,
             line_offset=None if prepared else 2,  # votes read from a file: the header is line 1
+            anomaly_quantile=anomaly_quantile,
         )
         rates = both_bad.both_bad_rates(part, confidence)
         if rates is not None:

@@ -7,6 +7,8 @@ ranking refitted without them (issue 27; docs/ranking.md, "Vote integrity").
 - **Repeated opening** (live arena): a participant opening chats with the same first message in more than
   `repeat_cap` votes (the two chats of one vote naturally share it, so they count once). Needs the openings
   (conversation id → first user message, from transcripts.jsonl).
+- **Anomalous participant**: a participant whose votes are unlikely under the model fitted without them,
+  against simulated participants (infact/results/ranking/anomaly.py); all their votes are flagged.
 - **Faster than reading**: a pairwise vote given in fewer seconds than the study's minimum reading time
   (`quality.min_situation_seconds`). Live votes are not timed this way: the reading happened in the chats.
 
@@ -17,6 +19,8 @@ same fit without the flagged ones, and `order_changed` says whether the order of
 from __future__ import annotations
 
 import pandas as pd
+
+from infact.results.ranking.anomaly import ANOMALOUS, anomaly_scores
 
 REPEATED_SITUATION = "repeated situation"
 REPEATED_OPENING = "repeated opening"
@@ -51,7 +55,9 @@ def flag_votes(
     )
     keys = [c for c in ("participant", "situation_id", "criterion", "system_a", "system_b") if c in votes.columns]
     filled = votes.assign(criterion=votes["criterion"].fillna("")) if "criterion" in votes.columns else votes
-    checks = {REPEATED_SITUATION: _repeats(filled, keys, repeat_cap) & protocol}
+    # without situation ids (an imported table) a pair voted twice is no repeat: the check needs them
+    repeated = _repeats(filled, keys, repeat_cap) & protocol if "situation_id" in keys else protocol & False
+    checks = {REPEATED_SITUATION: repeated}
     checks[REPEATED_OPENING] = _opening_repeats(votes, openings or {}, repeat_cap)
     if min_seconds and "seconds" in votes.columns:
         seconds = pd.to_numeric(votes["seconds"], errors="coerce")
@@ -72,14 +78,26 @@ def integrity(
     min_seconds: float | None = DEFAULT_MIN_SECONDS,
     openings: dict[str, str] | None = None,
     line_offset: int | None = None,
+    anomaly_quantile: float | None = 0.99,
 ) -> dict:
     """The flags and the ranking without them. `refit(votes)` is the analysis' own fit (a result with
     `ranking`); `line_offset`: add it to a vote's index for its line in the file (None: votes have no line)."""
     flagged = flag_votes(votes, repeat_cap=repeat_cap, min_seconds=min_seconds, openings=openings)
+    scores = anomaly_scores(votes, quantile=anomaly_quantile, n_sim=200) if anomaly_quantile else []
+    odd = {r["participant"] for r in scores if r["flagged"]}
+    if odd:  # every vote of an anomalous participant, with the reason added to any it already has
+        theirs = votes[votes["participant"].isin(odd)]
+        columns = [c for c in ("participant", "situation_id", "system_a", "system_b") if c in votes.columns]
+        merged = pd.concat([flagged, theirs[columns].assign(reasons=ANOMALOUS)])
+        flagged = merged.groupby(level=0, sort=True).agg(
+            {**dict.fromkeys(columns, "first"), "reasons": lambda r: "; ".join(r)}
+        )
     counts = {r: int(flagged["reasons"].str.contains(r, regex=False).sum()) for r in CHECKS}
     out = {
         "repeat_cap": repeat_cap,
         "min_seconds": min_seconds,
+        "anomaly_quantile": anomaly_quantile,
+        "participants": scores,  # the anomaly score of each participant with enough votes, lowest p first
         "n_flagged": len(flagged),
         "reasons": counts,
         "flagged": [
@@ -105,7 +123,7 @@ def integrity(
     return out
 
 
-CHECKS = (REPEATED_SITUATION, REPEATED_OPENING, TOO_FAST)
+CHECKS = (REPEATED_SITUATION, REPEATED_OPENING, TOO_FAST, ANOMALOUS)
 
 
 def openings_from_records(records: list[dict]) -> dict[str, str]:
