@@ -50,3 +50,12 @@ def test_bots_vote_both_bad_on_weak_pairs_and_the_export_keeps_it(tmp_path):
     res = analyze_votes(votes, n_boot=50)
     rates = {r["system"]: r["rate"] for r in res["both_bad"]}
     assert rates["Alpha"] == 0 and rates["Delta"] > 0 and res["n_both_bad"] == len(bad[~bad["excluded"]])
+
+
+def test_the_datasheet_lists_the_both_bad_answer(tmp_path):
+    from infact.results.reports.datasheet import _criteria
+
+    [crit] = _criteria(study_with(tmp_path, allow_both_bad=True))
+    assert crit["options"] == ["A", "B", "About the same", "Both are bad"] and "both-bad" in crit["form"]
+    [plain] = _criteria(study_with(tmp_path / "plain"))
+    assert "Both are bad" not in plain["options"] and "both-bad" not in plain["form"]
