@@ -27,6 +27,7 @@ from infact.study.loader import Study
 from infact.values import label_to_point, response_letter
 
 TIE = "tie"
+BOTH_BAD = "both_bad"  # "both bad", kept apart from a tie (LMArena); offered with live.allow_both_bad
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ class LiveRun:
         return [s for s in self.slots(records) if self.conversation(s, records).never_answered]
 
     def submit_vote(self, choice: str, reason: str = "", seconds: float | None = None) -> list[str]:
-        """`choice` is what the participant picked: "A", "B" or "tie".
+        """`choice` is what the participant picked: "A", "B", "tie" or (if offered) "both_bad".
 
         When a chatbot never answered the participant is not asked to compare (the page says so):
         the vote is stored as a forfeit, `choice` null and `winner` the chatbot that answered
@@ -173,11 +174,13 @@ class LiveRun:
         slots = self.slots(records)
         if self.unanswered(records):
             return self._store_vote(records, None, "", seconds)
-        if choice not in (*slots, *([TIE] if self.live.allow_tie else [])):
-            return [
-                "Please choose which chatbot was better"
-                + (" (or that they were about the same)." if self.live.allow_tie else ".")
+        allowed = [TIE] * self.live.allow_tie + [BOTH_BAD] * self.live.allow_both_bad
+        if choice not in (*slots, *allowed):
+            also = [
+                *([" that they were about the same"] if self.live.allow_tie else []),
+                *([" that both were bad"] if self.live.allow_both_bad else []),
             ]
+            return ["Please choose which chatbot was better" + (f" (or{' or'.join(also)})." if also else ".")]
         reason = (reason or "").strip()
         need = self.live.vote_reason_min_chars
         if len(reason) < need:
@@ -192,7 +195,7 @@ class LiveRun:
             answered = [c.system for c in convs if not c.never_answered]
             winner = answered[0] if len(answered) == 1 else TIE
         else:
-            winner = TIE if choice == TIE else {"A": a.system, "B": b.system}[choice]
+            winner = choice if choice in (TIE, BOTH_BAD) else {"A": a.system, "B": b.system}[choice]
         self._append(
             "chat_vote",
             "vote",

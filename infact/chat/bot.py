@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from infact.chat.arena import TIE, LiveRun, Phase
+from infact.chat.arena import BOTH_BAD, TIE, LiveRun, Phase
 from infact.chat.conversation import Conversation, play_live
 from infact.chat.demo_systems import GENRE_WORDS, catalogue
 
@@ -93,12 +93,13 @@ class ChattingBot:
     def vote(self) -> None:
         a, b = self.scores.get("A", 0.0), self.scores.get("B", 0.0)
         choice = "A" if a > b else "B" if b > a else (TIE if self.run.live.allow_tie else "A")
+        if self.run.live.allow_both_bad and max(a, b) <= 0:  # neither found a fitting movie
+            choice = BOTH_BAD
         need = self.run.live.vote_reason_min_chars
-        reason = (
-            "It understood what I asked for and found a movie I would watch."
-            if choice != TIE
-            else "Both were about equally helpful for finding a movie."
-        )
+        reason = {
+            TIE: "Both were about equally helpful for finding a movie.",
+            BOTH_BAD: "Neither of them found a movie that fits what I asked for.",
+        }.get(choice, "It understood what I asked for and found a movie I would watch.")
         while len(reason) < need:  # a study that asks for a long reason gets a longer one
             reason += " " + reason
         self.spend(self.rng.uniform(5, 15))

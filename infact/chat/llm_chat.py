@@ -197,7 +197,7 @@ class LLMChattingBot:
         self.run.submit_rubric(slot, answers, seconds=None, fallback=fallback)
 
     def vote(self) -> None:
-        labels = ["A", "B"] + (["tie"] if self.run.live.allow_tie else [])
+        labels = ["A", "B"] + ["tie"] * self.run.live.allow_tie + ["both_bad"] * self.run.live.allow_both_bad
         chats = "\n\n".join(f"Chat with chatbot {s}:\n{self._transcript(s)}" for s in ("A", "B"))
         choice = self._choose(f"{chats}\n\nWhich chatbot helped you better?", labels)
         reason = "Simulated participant (LLM)."

@@ -93,6 +93,30 @@ def _preference_arguments(g) -> None:
         "(default 30, from bench/min_votes.py; docs/ranking.md)",
     )
     g.add_argument(
+        "--repeat-cap",
+        type=int,
+        default=1,
+        metavar="N",
+        help="vote integrity: a participant's votes on one pair and situation (live: one opening) that count; "
+        "later ones are flagged and the ranking is also given without them (default 1; docs/ranking.md)",
+    )
+    g.add_argument(
+        "--min-vote-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="vote integrity: pairwise votes faster than this are flagged (default: the study's "
+        "quality.min_situation_seconds with --study, else 3)",
+    )
+    g.add_argument(
+        "--anomaly-quantile",
+        type=float,
+        default=0.99,
+        metavar="Q",
+        help="vote integrity: flag a participant whose votes are less likely, under the fit without them, than "
+        "this share of simulated participants' (default 0.99; docs/ranking.md)",
+    )
+    g.add_argument(
         "--reweight",
         action="store_true",
         help="also fit with every pair weighted inversely to how often it was compared (as LMArena)",
@@ -136,6 +160,9 @@ def options(args: argparse.Namespace):
         group_by=args.group_by,
         min_votes=args.min_votes,
         reweight=args.reweight,
+        repeat_cap=args.repeat_cap,
+        min_vote_seconds=args.min_vote_seconds,
+        anomaly_quantile=args.anomaly_quantile,
         extra={
             **({} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon}),
             **({"label_models": True} if args.label_models else {}),

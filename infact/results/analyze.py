@@ -42,6 +42,9 @@ class Options:
     group_by: str | None = None  # annotations: the judges' figures also per value of this column
     min_votes: int | None = None  # preferences: fewer decisive votes = provisional (None: default)
     reweight: bool = False  # pairwise: also fit with pairs weighted by 1 / their frequency
+    repeat_cap: int = 1  # pairwise: votes per participant on one pair and situation (or live opening) that count
+    min_vote_seconds: float | None = None  # pairwise: faster votes are flagged (None: the study's, else 3 s)
+    anomaly_quantile: float = 0.99  # pairwise: flag a participant whose votes are this unlikely under the others' fit
     extra: dict = field(default_factory=dict, hash=False)  # options of analyses added by later steps
 
     def check(self) -> None:
@@ -53,6 +56,14 @@ class Options:
             )
         if not 0.5 <= self.confidence < 1:
             raise InfactError(Problem("--confidence", f"{self.confidence} is not a confidence level; use e.g. 0.95."))
+        if not 0.5 <= self.anomaly_quantile < 1:
+            raise InfactError(
+                Problem(
+                    "--anomaly-quantile", f"{self.anomaly_quantile} is not a quantile to flag above; use e.g. 0.99."
+                )
+            )
+        if self.repeat_cap < 1:
+            raise InfactError(Problem("--repeat-cap", f"{self.repeat_cap} would flag every vote; give 1 or more."))
         if self.min_votes is not None and self.min_votes < 0:
             raise InfactError(
                 Problem("--min-votes", f"{self.min_votes} is negative; give 0 (nothing provisional) or more.")
@@ -208,6 +219,7 @@ def analyze_study(
 
     results = results or open_results(study_dir, db)
     table = results.main_table(kind)
+    options = Options(**{**options.__dict__, "extra": {**options.extra, **_integrity_inputs(results)}})
     if options.judges and not options.responses:  # the study's situations give the judges' features
         options = Options(**{**options.__dict__, "extra": {**options.extra, "study": study_dir}})
     result = analyze_table(table.frame, options, f"{study_dir} (store {db})", kind=table.kind.name)
@@ -227,6 +239,17 @@ def _simulated_alignment(study_dir: str, db: str, include_flagged: bool) -> dict
 
     found = simulators_from_store(load_study(study_dir), db, include_flagged)
     return json_ready(found) if found else None
+
+
+def _integrity_inputs(results) -> dict:
+    """The study's minimum reading time and, for live chats, each conversation's opening (vote integrity)."""
+    from infact.results.ranking.integrity import openings_from_records
+
+    cfg = results.study.config
+    out = {"min_vote_seconds": cfg.quality.min_situation_seconds}
+    if cfg.live.enabled:
+        out["openings"] = openings_from_records(results.records)
+    return out
 
 
 def is_preferences(result: dict) -> bool:

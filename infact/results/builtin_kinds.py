@@ -71,9 +71,20 @@ def analyze_ratings(table, options, source: str) -> dict:
 
 def analyze_pairwise(table, options, source: str) -> dict:
     from infact.results.ranking import analysis as preference_analysis
+    from infact.results.ranking.integrity import DEFAULT_MIN_SECONDS
 
     opts = _preference_options(options, source)
-    return preference_analysis.analyze_votes(table, covariates=options.covariates, reweight=options.reweight, **opts)
+    seconds = options.min_vote_seconds  # else the study's minimum reading time (analyze --study), else the default
+    return preference_analysis.analyze_votes(
+        table,
+        covariates=options.covariates,
+        reweight=options.reweight,
+        repeat_cap=options.repeat_cap,
+        min_seconds=options.extra.get("min_vote_seconds", DEFAULT_MIN_SECONDS) if seconds is None else seconds,
+        openings=options.extra.get("openings"),
+        anomaly_quantile=options.anomaly_quantile,
+        **opts,
+    )
 
 
 def analyze_best_worst(table, options, source: str) -> dict:

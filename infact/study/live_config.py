@@ -148,6 +148,11 @@ class LiveConfig(_Section):
         "participant.",
     )
     allow_tie: bool = Field(default=True, description='Offer "tie" in the arena vote.')
+    allow_both_bad: bool = Field(
+        default=False,
+        description='Offer "both bad" in the arena vote (stored as winner `both_bad`, apart from "tie"; a tie in the '
+        "ranking fit, and a both-bad rate per system). See docs/ranking.md.",
+    )
     pairs: Literal["balanced", "adaptive"] = Field(
         default="balanced",
         description="Arena: which two systems a participant meets, as `protocol.pairs` for pairwise studies. "

@@ -46,6 +46,13 @@ class ProtocolConfig(BaseModel):
     )
     allow_tie: bool = Field(default=True, description="Pairwise: offer an 'about the same' answer.")
     tie_label: str = Field(default="About the same", min_length=1, description="Label of the tie answer.")
+    allow_both_bad: bool = Field(
+        default=False,
+        description="Pairwise: offer a fourth answer, 'both bad' (stored as winner `both_bad`, kept apart from a tie; "
+        "counted as a tie in the ranking fit, as LMArena does, and reported per system as a both-bad rate). See "
+        "docs/ranking.md.",
+    )
+    both_bad_label: str = Field(default="Both are bad", min_length=1, description="Label of the 'both bad' answer.")
     justification: Literal["off", "optional", "required"] = Field(
         default="off", description="Pairwise: ask for a short justification of the choice (stored and exported)."
     )

@@ -87,10 +87,10 @@ def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]
 
 
 def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> None:
-    """Per criterion "Which … is more …?" (A, B or the tie label) and the justification, if asked."""
+    """Per criterion "Which … is more …?" (A, B, the tie label, "both bad" if offered) and the justification."""
     proto = flow.cfg.protocol
     with st.form(f"form-{step.name}"):
-        options = ["A", "B"] + ([proto.tie_label] if proto.allow_tie else [])
+        options = ["A", "B"] + [proto.tie_label] * proto.allow_tie + [proto.both_bad_label] * proto.allow_both_bad
         choices = {
             crit.id: st.radio(
                 proto.question_for(crit.id),

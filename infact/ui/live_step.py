@@ -197,8 +197,8 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
             run.submit_vote("", "")
             st.rerun()
         return
-    options = ["A", "B", *(["tie"] if live.allow_tie else [])]
-    names = {"A": "Chatbot A", "B": "Chatbot B", "tie": "About the same"}
+    options = ["A", "B", *(["tie"] if live.allow_tie else []), *(["both_bad"] if live.allow_both_bad else [])]
+    names = {"A": "Chatbot A", "B": "Chatbot B", "tie": "About the same", "both_bad": "Both were bad"}
     with st.form("form-live-vote"):
         choice = st.radio(
             "Overall, which chatbot helped you better?",

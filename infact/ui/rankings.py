@@ -46,6 +46,7 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
             "count in the fit, but 'settled' and the fragility of the top leave them out."
         )
         st.dataframe(later, hide_index=True, key=f"{key}provisional_table")
+    _show_both_bad(result.get("both_bad"), key)
     matrix = win_rate_matrix(result)
     if matrix is not None:
         st.caption(
@@ -59,6 +60,30 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     else:
         st.dataframe(result["scores"], hide_index=True, key=f"{key}best_worst_scores")
     _show_fragility(result.get("fragility"), key)
+
+
+def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:
+    """Per system, the share of its votes found "both bad" (ties in the fit; docs/ranking.md, "Both bad")."""
+    if not rates:
+        return
+    st.caption(
+        "Both bad: the share of each system's votes where the participant found both answers bad "
+        "(counted as ties in the fit above), with a 95% Wilson interval."
+    )
+    st.dataframe(
+        [
+            {
+                "system": r["system"],
+                "both bad": r["n_both_bad"],
+                "votes": r["n_votes"],
+                "rate": f"{r['rate']:.0%}",
+                "interval": f"[{r['ci'][0]:.0%}, {r['ci'][1]:.0%}]",
+            }
+            for r in rates
+        ],
+        hide_index=True,
+        key=f"{key}both_bad_table",
+    )
 
 
 def _show_fragility(frag: dict | None, key: str = "") -> None:

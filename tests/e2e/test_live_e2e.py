@@ -6,6 +6,8 @@ test-artifacts/live-*.png.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.support.browser import (
@@ -100,3 +102,48 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
         "B": "frustrated",
     }
     assert live_server.records(participant=token, kind="live")
+
+
+@pytest.fixture(scope="module")
+def both_bad_server(tmp_path_factory):
+    """A copy of the live demo whose arena vote offers "both bad" (live.allow_both_bad)."""
+    from tests.support.browser import require_chromium
+
+    require_chromium()
+    root = tmp_path_factory.mktemp("e2e-live-both-bad")
+    study = shutil.copytree(DEMO_LIVE, root / "demo-live-both-bad")
+    toml = study / "study.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace("allow_tie = true\n", "allow_tie = true\nallow_both_bad = true\n", 1))
+    assert "allow_both_bad = true" in toml.read_text(encoding="utf-8")
+    server = start_server(root / "run", study)
+    yield server
+    stop_server(server)
+
+
+def test_the_arena_vote_offers_both_bad(both_bad_server, page):
+    open_study(page, both_bad_server.url)
+    n_situations = 3
+    token = consent(page, n_situations)
+    for n in range(1, n_situations + 1):
+        rate_all(page)
+        if n < n_situations:
+            submit_situation(page, n, n_situations)
+        else:
+            page.get_by_role("button", name="Submit and continue").click()
+    for slot in ("A", "B"):
+        page.get_by_role("heading", name=f"Chatbot {slot}", exact=True).wait_for()
+        wait_idle(page)
+        say(page, "a funny movie please", 0)
+        page.get_by_role("button", name="I give up: end the chat").click()
+        page.get_by_text(f"About chatbot {slot}").wait_for()
+        wait_idle(page)
+        rubric(page, slot, "Disagree")
+    page.get_by_text("Which chatbot was better?").wait_for()
+    wait_idle(page)
+    page.locator(".st-key-live-vote").get_by_text("Both were bad", exact=True).click()
+    shot(page, "live-vote-both-bad")
+    page.get_by_role("button", name="Submit my vote").click()
+    page.get_by_role("button", name="Continue", exact=True).wait_for()
+    [vote] = both_bad_server.records(participant=token, kind="chat_vote")
+    assert (vote["winner"], vote["choice"]) == ("both_bad", "both_bad")

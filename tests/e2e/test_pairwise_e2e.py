@@ -9,6 +9,7 @@ its left/right order. Screenshots: test-artifacts/pairwise-*.png.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -55,7 +56,8 @@ def layout(page) -> tuple[dict, dict, list[str], list[str]]:
     return responses.nth(0).bounding_box(), responses.nth(1).bounding_box(), letters, texts
 
 
-def play(page, url: str, name: str, *, side_by_side: bool) -> str:
+def play(page, url: str, name: str, *, side_by_side: bool, first_pick: str | None = None) -> str:
+    """Complete the study choosing response A (the instructed one on the check); `first_pick` on situation 1."""
     open_study(page, url)
     start_after_consent(page)
     # onboarding: four gold pairs with known answers (3 of 4 needed)
@@ -77,6 +79,8 @@ def play(page, url: str, name: str, *, side_by_side: bool) -> str:
         else:
             assert b["y"] >= a["y"] + a["height"] - 1 and b["width"] > 300
         pick = next((f"Response {'AB'[i]}" for i, t in enumerate(texts) if CHECK_MARK in t), "Response A")
+        if n == 1 and first_pick:  # situation 1 is never the check (positions 3 and 6)
+            pick = first_pick
         page.locator('[class*="st-key-pairwise-"][class*="-meaningful"]').get_by_text(pick, exact=True).click()
         if n == 1:
             page.get_by_label("Briefly, why? (optional)").fill("It recommends a film that fits.")
@@ -110,3 +114,36 @@ def test_a_participant_completes_the_pairwise_study(pairwise_server, browser, de
     assert regular[0]["justification"] == "It recommends a film that fits."
     assert any(r["kind"] == "complete" and r["outcome"] == "completed" for r in records)
     assert next(r for r in records if r["kind"] == "onboarding")["correct"] == 4
+
+
+@pytest.fixture(scope="module")
+def both_bad_server(tmp_path_factory):
+    """A copy of the pairwise demo that offers "both bad" (protocol.allow_both_bad)."""
+    from tests.support.browser import require_chromium
+
+    require_chromium()
+    root = tmp_path_factory.mktemp("e2e-pairwise-both-bad")
+    study = shutil.copytree(DEMO_PAIRWISE, root / "demo-pairwise-both-bad")
+    toml = study / "study.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(
+        text.replace('tie_label = "About the same"\n', 'tie_label = "About the same"\nallow_both_bad = true\n')
+    )
+    assert "allow_both_bad = true" in toml.read_text(encoding="utf-8")
+    server = start_server(root / "run", study)
+    yield server
+    stop_server(server)
+
+
+def test_both_bad_is_a_fourth_answer_stored_as_its_own_value(both_bad_server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(60_000)
+    try:
+        token = play(context.new_page(), both_bad_server.url, "both-bad", side_by_side=True, first_pick="Both are bad")
+    finally:
+        context.close()
+    regular = [
+        r for r in both_bad_server.records(participant=token) if r["kind"] == "pairwise" and not r["attention_check"]
+    ]
+    assert regular[0]["choices"]["meaningful"] == "both_bad"
+    assert all(r["choices"]["meaningful"] == r["responses"][0]["system"] for r in regular[1:])

@@ -107,3 +107,24 @@ def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, m
     assert table["n"].sum() == len(votes) and (table["wins_a"] + table["wins_b"] + table["ties"] == table["n"]).all()
     assert table["majority_share"].is_monotonic_increasing  # the most disputed first
     assert (table["response_a"].str.len() > 0).all() and (table["last_user_turn"].str.len() > 0).all()
+
+
+def test_the_ranking_section_shows_the_both_bad_rates(tmp_path, monkeypatch):
+    import shutil
+
+    study_dir = shutil.copytree(STUDY, tmp_path / "study")
+    toml = study_dir / "study.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace("allow_tie = true\n", "allow_tie = true\nallow_both_bad = true\n")
+    )
+    study = load_study(study_dir)
+    assert study.config.protocol.allow_both_bad
+    db = tmp_path / "db"
+    run_bots(study, TinyDBStorage(db), 16, strategy="attentive", seed=4)
+    at = open_dashboard(study_dir, db, monkeypatch, "Ranking")
+    tables = [d.value for d in at.dataframe]
+    [rates] = [t for t in tables if "both bad" in t.columns]
+    # attentive bots find both bad only between the two weakest systems (below the median planted quality)
+    rates = rates.set_index("system")
+    assert rates.loc["Static", "both bad"] > 0 and rates.loc["Marquee", "both bad"] == 0
+    assert any("Both bad" in c.value for c in at.caption)

@@ -14,6 +14,7 @@ Records become pairwise.csv / best_worst.csv rows (infact/results/tables/compari
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from infact.text.style import features_of
 from infact.values import response_letter, shown_response
 
 TIE = "tie"
+BOTH_BAD = "both_bad"  # its own answer, kept apart from a tie (LMArena's "both are bad")
 
 
 def shown_texts(flow, step: Step) -> list[dict]:
@@ -80,7 +82,7 @@ LIVE_VOTE_COLUMNS = ("identity_leak", "system_skipped", "conversation_a", "conve
 PAIRWISE = TableSchema(
     "pairwise",
     "One row per vote: per criterion in the pairwise and dialog-level (ACUTE-style) protocols, per chat "
-    "pair in the live arena. winner is a system or `tie`.",
+    "pair in the live arena. winner is a system, `tie` or `both_bad`.",
     (
         PARTICIPANT,
         C("situation_id", "string", "the situation (dialog-level studies: the dialog id)"),
@@ -88,7 +90,13 @@ PAIRWISE = TableSchema(
         C("system_a", "string", "one system of the pair (alphabetically first)", True),
         C("system_b", "string", "the other system of the pair", True),
         C("shown_left", "string", "the system shown on the left (first on a phone)"),
-        C("winner", "string", "the system preferred, or `tie`", True),
+        C(
+            "winner",
+            "string",
+            "the system preferred, `tie` (about the same) or `both_bad` (both bad, where the study offers it: "
+            "a tie in the ranking fit, counted apart in each system's both-bad rate)",
+            True,
+        ),
         SECONDS,
         C("justification", "string", "the participant's reason, when asked"),
         C("length_a", "number", "words in system_a's response (style covariate)"),
@@ -146,11 +154,11 @@ class Pairwise(StepKind):
                 choices[crit.id] = letters[value]
             elif proto.allow_tie and value == proto.tie_label:
                 choices[crit.id] = TIE
+            elif proto.allow_both_bad and value == proto.both_bad_label:
+                choices[crit.id] = BOTH_BAD
             else:
-                errors.append(
-                    f"Please choose {self.noun} A or B"
-                    f"{' or “' + proto.tie_label + '”' if proto.allow_tie else ''}{what}."
-                )
+                extra = [proto.tie_label] * proto.allow_tie + [proto.both_bad_label] * proto.allow_both_bad
+                errors.append(f"Please choose {self.noun} A or B{''.join(f' or “{x}”' for x in extra)}{what}.")
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:
             errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")
@@ -173,7 +181,16 @@ class Pairwise(StepKind):
                 and close
                 and bot.rng.random() < 0.3
             )
-            choices[crit.id] = proto.tie_label if tie else response_letter(step.order.index(pick) + 1)
+            # an attentive bot sometimes finds both bad when neither system is above the median planted quality
+            both_bad = (
+                proto.allow_both_bad
+                and not step.attention_check
+                and bot.strategy == "attentive"
+                and max(bot.quality.get(s, 0.0) for s in step.order) <= statistics.median(bot.quality.values())
+                and bot.rng.random() < 0.4
+            )
+            letter = response_letter(step.order.index(pick) + 1)
+            choices[crit.id] = proto.both_bad_label if both_bad else proto.tie_label if tie else letter
         justification = "" if proto.justification == "off" else "It answers the question and names a fitting movie."
         return {"choices": choices, "justification": justification}
 

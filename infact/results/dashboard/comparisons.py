@@ -11,7 +11,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from infact.results.tables.comparisons import SEP, TIE
+from infact.results.tables.comparisons import BOTH_BAD, NO_WINNER, SEP, TIE
 
 VOTE_COLUMNS = ["system", "votes", "won", "lost", "tied", "win_share"]
 BEST_WORST_COLUMNS = ["system", "shown", "best", "worst", "score"]
@@ -29,25 +29,30 @@ def kept(df: pd.DataFrame | None, criterion: str | None = None, include_flagged:
 
 
 def vote_counts(votes: pd.DataFrame) -> pd.DataFrame:
-    """Per system: votes it was in, won, lost, tied, and its win share (ties count ½), best first."""
+    """Per system: votes it was in, won, lost, tied, and its win share (ties count ½), best first; with a
+    `both_bad` column (votes found both bad, counted ½ like ties) when there are any."""
     rows = []
     if len(votes):
         for system in sorted(set(votes["system_a"]) | set(votes["system_b"])):
             mine = votes[(votes["system_a"] == system) | (votes["system_b"] == system)]
             won = int((mine["winner"] == system).sum())
-            tied = int((mine["winner"] == TIE).sum())
+            tied, bad = int((mine["winner"] == TIE).sum()), int((mine["winner"] == BOTH_BAD).sum())
             n = len(mine)
             rows.append(
                 {
                     "system": system,
                     "votes": n,
                     "won": won,
-                    "lost": n - won - tied,
+                    "lost": n - won - tied - bad,
                     "tied": tied,
-                    "win_share": (won + tied / 2) / n if n else None,
+                    "both_bad": bad,
+                    "win_share": (won + (tied + bad) / 2) / n if n else None,
                 }
             )
-    out = pd.DataFrame(rows, columns=VOTE_COLUMNS)
+    columns = [*VOTE_COLUMNS[:-1], "both_bad", VOTE_COLUMNS[-1]]
+    out = pd.DataFrame(rows, columns=columns)
+    if not (out["both_bad"] > 0).any():
+        out = out.drop(columns="both_bad")
     return out.sort_values("win_share", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -68,7 +73,7 @@ def left_share(votes: pd.DataFrame) -> dict | None:
     """The position effect: share of decisive votes won by the side shown left (None without any)."""
     if not len(votes) or "shown_left" not in votes.columns:
         return None
-    decisive = votes[votes["winner"] != TIE]
+    decisive = votes[~votes["winner"].isin(NO_WINNER)]
     if not len(decisive):
         return None
     return {"n": len(decisive), "left_share": float((decisive["winner"] == decisive["shown_left"]).mean())}

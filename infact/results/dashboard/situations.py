@@ -66,7 +66,7 @@ def pairwise_overview(votes: pd.DataFrame | None, study, criterion: str) -> pd.D
         b=b,
         win_a=(v["winner"] == a).astype(int),
         win_b=(v["winner"] == b).astype(int),
-        tie=(v["winner"] == "tie").astype(int),
+        tie=v["winner"].isin(("tie", "both_bad")).astype(int),  # both bad counts as a tie, as in the fit
     )
     g = (
         v.groupby(["situation_id", "a", "b"])

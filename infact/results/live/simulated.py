@@ -24,7 +24,9 @@ def _group_stats(records: list[dict], members: set[str]) -> dict:
             continue
         for s in systems_of.get(v["participant"], []):
             shown[s] = shown.get(s, 0) + 1
-            wins[s] = wins.get(s, 0.0) + (1.0 if v["winner"] == s else 0.5 if v["winner"] == "tie" else 0.0)
+            wins[s] = wins.get(s, 0.0) + (
+                1.0 if v["winner"] == s else 0.5 if v["winner"] in ("tie", "both_bad") else 0.0
+            )
     ended = [
         r
         for r in records

@@ -148,7 +148,7 @@ def uniform_turns(turns: Mapping) -> bool:
 
 
 def _pairwise_position(left: str, winner: str) -> str:
-    return "tie" if winner == "tie" else "left" if winner == left else "right"
+    return winner if winner in ("tie", "both_bad") else "left" if winner == left else "right"
 
 
 def _best_position(shown: list[str], best: str) -> str:

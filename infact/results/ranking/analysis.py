@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
-from infact.results.ranking import balance, provisional
+from infact.results.ranking import balance, both_bad, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ratings.analysis import criterion_names
 from infact.results.tables import comparisons as pt
@@ -54,9 +54,15 @@ def analyze_votes(
     prepared: bool = False,
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
+    repeat_cap: int = 1,
+    min_seconds: float | None = integrity.DEFAULT_MIN_SECONDS,
+    openings: dict[str, str] | None = None,
+    anomaly_quantile: float | None = 0.99,
 ) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
-    pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional."""
+    pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
+    `integrity`: votes flagged (repeated situations or openings beyond `repeat_cap`, faster than `min_seconds`)
+    and the ranking without them (infact/results/ranking/integrity.py)."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
@@ -71,11 +77,25 @@ def analyze_votes(
             "n_participants": res.pop("n_participants"),
             "n_situations": int(part["situation_id"].nunique()) if "situation_id" in part.columns else None,
             "n_ties": int((part["winner"] == pt.TIE).sum()),
+            "n_both_bad": int((part["winner"] == pt.BOTH_BAD).sum()),  # ties in the fit, counted apart
             **res,
             "win_rates": pt.win_rates(part),
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
         }
+        out["integrity"] = integrity.integrity(
+            part,
+            lambda kept: _fit(kept, min_votes, opts),
+            res["ranking"],
+            repeat_cap=repeat_cap,
+            min_seconds=min_seconds,
+            openings=openings,
+            line_offset=None if prepared else 2,  # votes read from a file: the header is line 1
+            anomaly_quantile=anomaly_quantile,
+        )
+        rates = both_bad.both_bad_rates(part, confidence)
+        if rates is not None:
+            out["both_bad"] = rates
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         if covariates:
@@ -102,6 +122,14 @@ def analyze_votes(
     return _by_criterion(df, criterion, source, one)
 
 
+def _fit(votes: pd.DataFrame, min_votes: int, opts: dict) -> dict:
+    """The ranking of `votes` as analyze_votes fits it (provisional systems marked)."""
+    d = pt.votes_design(votes)
+    res = ranking.rank_systems(d, centre_on=provisional.established(d, min_votes), **opts)
+    provisional.mark(res, votes, min_votes)
+    return res
+
+
 SAME_SIDE_MIN_VOTES = 5
 SAME_SIDE_SHARE = 0.9
 
@@ -114,7 +142,7 @@ def left_side(votes: pd.DataFrame) -> dict | None:
 
     shown = votes["shown_left"].astype(str)
     known = (shown == votes["system_a"]) | (shown == votes["system_b"])
-    decisive = known & (votes["winner"] != pt.TIE)
+    decisive = known & ~votes["winner"].isin(pt.NO_WINNER)
     n = int(decisive.sum())
     if not n:
         return None

@@ -30,8 +30,8 @@ def established(d: bradley_terry.Design, min_votes: int = MIN_VOTES) -> list[int
 
 
 def decisive_votes(votes: pd.DataFrame, systems: list[str]) -> dict[str, int]:
-    """Per system, the votes it took part in that were not ties."""
-    decisive = votes[votes["winner"] != "tie"]
+    """Per system, the votes it took part in that were not ties (nor both bad)."""
+    decisive = votes[~votes["winner"].isin(("tie", "both_bad"))]
     counts = pd.concat([decisive["system_a"], decisive["system_b"]]).value_counts()
     return {s: int(counts.get(s, 0)) for s in systems}
 

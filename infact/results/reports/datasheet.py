@@ -349,13 +349,15 @@ def _criteria(study) -> list[dict]:
                 "form": f"{len(cfg.scale.labels)}-point labelled rating scale per response, starting empty",
             }
         else:
-            options = ["A", "B"] + ([p.tie_label] if p.allow_tie else [])
+            options = ["A", "B"] + [p.tie_label] * p.allow_tie + [p.both_bad_label] * p.allow_both_bad
             if p.kind == "best_worst":
                 options = ["best", "worst"]
             item = {
                 "question": p.question.replace("{criterion}", c.id),
                 "options": options,
-                "form": "forced choice" + (" with a tie option" if p.allow_tie and p.kind != "best_worst" else ""),
+                "form": "forced choice"
+                + (" with a tie option" if p.allow_tie and p.kind != "best_worst" else "")
+                + (" and a both-bad option" if p.allow_both_bad and p.kind != "best_worst" else ""),
                 "justification": p.justification,
             }
         out.append({"name": c.id, "what_is_evaluated": "the system's output in the context shown", **item})

@@ -58,6 +58,34 @@ def balance_lines(b: dict | None) -> list[str]:
     ]
 
 
+def both_bad_lines(rates: list[dict] | None) -> list[str]:
+    """Per system, the share of its votes found "both bad" (ties in the fit, counted apart; docs/ranking.md)."""
+    if not rates:
+        return []
+    lines = ["", "Both bad (counted as ties in the fit): share of each system's votes, Wilson interval", ""]
+    lines += ["| system | both bad | votes | rate | interval |", "|---|---|---|---|---|"]
+    return lines + [
+        f"| {r['system']} | {r['n_both_bad']} | {r['n_votes']} | {r['rate']:.0%} | "
+        f"[{r['ci'][0]:.0%}, {r['ci'][1]:.0%}] |"
+        for r in rates
+    ]
+
+
+def integrity_lines(check: dict | None, min_votes: int | None = None) -> list[str]:
+    """Votes flagged by the integrity checks, by reason, and the ranking without them (docs/ranking.md)."""
+    if not check or not check["n_flagged"]:
+        return []
+    reasons = ", ".join(f"{n} {r}" for r, n in check["reasons"].items() if n)
+    lines = ["", f"Vote integrity: {check['n_flagged']} vote(s) flagged ({reasons}; repeat cap {check['repeat_cap']}"]
+    lines[-1] += f", minimum {check['min_seconds']} s)." if check.get("min_seconds") else ")."
+    without = check.get("without_flagged")
+    if without:
+        moved = "the order changes" if check["order_changed"] else "the order is the same"
+        lines += ["", f"Without them ({without['n_votes']} votes; {moved}):", ""]
+        lines += ranking_rows(without["ranking"], min_votes)
+    return lines
+
+
 def _one(res: dict) -> list[str]:
     title = f"## Criterion: {res['criterion']}" if res.get("criterion") else "## Ranking"
     lines = [title, ""]
@@ -78,11 +106,15 @@ def _one(res: dict) -> list[str]:
         )
     else:
         lines += [
-            f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties; "
+            f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties"
+            + (f", {res['n_both_bad']} both bad" if res.get("n_both_bad") else "")
+            + "; "
             f"Davidson tie parameter ν = {_f(res['tie_parameter'])}.",
             "",
         ] + balance_lines(res.get("balance"))
         lines += ranking_rows(res["ranking"], res.get("min_votes"))
+        lines += both_bad_lines(res.get("both_bad"))
+        lines += integrity_lines(res.get("integrity"), res.get("min_votes"))
         if res.get("style_controlled"):
             sc = res["style_controlled"]
             coefs = ", ".join(

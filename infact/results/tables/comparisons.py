@@ -1,8 +1,8 @@
 """pairwise.csv and best_worst.csv: recognising, checking and reshaping them.
 
 pairwise.csv has one row per vote: `participant, situation_id, criterion, system_a,
-system_b, shown_left, winner, seconds, justification` (`winner` is a system's name or
-`tie`), optionally followed by style covariates `length_a, length_b, items_a, items_b`.
+system_b, shown_left, winner, seconds, justification` (`winner` is a system's name,
+`tie` or `both_bad`), optionally followed by style covariates `length_a, length_b, items_a, items_b`.
 best_worst.csv has `participant, situation_id, criterion, systems` (names joined with `|`),
 `best, worst`. Both are written by `python -m infact export` and by `infact.results.tables.votes`.
 """
@@ -25,6 +25,8 @@ PAIRWISE_REQUIRED = tuple(PAIRWISE.required)
 BEST_WORST_COLUMNS = BEST_WORST.names[: BEST_WORST.names.index("worst") + 1]
 BEST_WORST_REQUIRED = tuple(BEST_WORST.required)
 TIE = "tie"
+BOTH_BAD = "both_bad"  # "both bad" (protocol/live `allow_both_bad`): a tie in the fit, counted apart
+NO_WINNER = (TIE, BOTH_BAD)
 SEP = "|"
 STYLE_COVARIATES = ("length", "items")
 
@@ -66,14 +68,15 @@ def prepare_pairwise(df: pd.DataFrame, source: str = "pairwise.csv", include_fla
                 key="system_b",
             )
         )
-    bad = ~(out["winner"].isin([TIE]) | (out["winner"] == out["system_a"]) | (out["winner"] == out["system_b"]))
+    bad = ~(out["winner"].isin(NO_WINNER) | (out["winner"] == out["system_a"]) | (out["winner"] == out["system_b"]))
     if bad.any():
         row = out[bad].iloc[0]
         problems.append(
             Problem(
                 source,
                 f"winner {row['winner']!r} is neither {row['system_a']!r}, {row['system_b']!r} "
-                f"nor 'tie' ({int(bad.sum())} row(s)); write the winning system's name or 'tie'.",
+                f"nor 'tie' or 'both_bad' ({int(bad.sum())} row(s)); write the winning system's name, 'tie' or "
+                "'both_bad'.",
                 line=_line(out, bad),
                 key="winner",
             )
@@ -215,7 +218,7 @@ def _codes(votes: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray, np.n
 
 
 def win_rates(votes: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """{a: {b: share of a's votes against b that a won, ties counted half}}."""
+    """{a: {b: share of a's votes against b that a won, ties and both-bad votes counted half}}."""
     systems, lo, hi, point = _codes(votes)
     k = len(systems)
     n = np.bincount(lo * k + hi, minlength=k * k).reshape(k, k)
