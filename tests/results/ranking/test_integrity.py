@@ -99,12 +99,12 @@ def test_the_report_and_the_cli_options_carry_the_integrity_checks():
     votes.loc[[0, 1, 2, 3], "seconds"] = 4.0
     again = votes.iloc[[4]].assign(step_index=99)
     votes = pd.concat([votes, again], ignore_index=True)
-    res = analyze_table(votes, Options(n_boot=100, min_vote_seconds=5.0), "t.csv")
+    res = analyze_table(votes, Options(n_boot=100, min_vote_seconds=5.0), "pairwise.csv")
     assert res["integrity"]["reasons"][ANOMALOUS] == 0  # honest participants (the chance of one: ~1 in 5)
     assert res["integrity"]["reasons"][TOO_FAST] == 4 and res["integrity"]["reasons"][REPEATED_SITUATION] == 1
     text = render(res)
     assert "Vote integrity: 5 vote(s) flagged" in text and "Without them (56 votes" in text
-    assert analyze_table(votes, Options(n_boot=100, repeat_cap=2), "t.csv")["integrity"]["n_flagged"] == 0
+    assert analyze_table(votes, Options(n_boot=100, repeat_cap=2), "pairwise.csv")["integrity"]["n_flagged"] == 0
     records = [
         {"kind": "chat_message", "role": "user", "conversation_id": "c1", "turn": 2, "text": "later"},
         {"kind": "chat_message", "role": "assistant", "conversation_id": "c1", "turn": 1, "text": "hello"},
