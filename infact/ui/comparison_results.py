@@ -12,6 +12,7 @@ import streamlit as st
 
 from infact.results.dashboard import comparisons as cr
 from infact.results.reports.preferences import render_markdown
+from infact.ui.rankings import fit_problem
 
 
 def show_votes(votes: pd.DataFrame, title: str, key: str) -> None:
@@ -54,6 +55,8 @@ def show_preferences(result: dict | None, title: str, what: str = "votes") -> No
         st.info(f"No {what} yet.")
     elif "error" in result or "problem" in result:
         st.info(f"Not available yet: {result.get('error') or result.get('problem')}")
+    elif (problem := fit_problem(result)) is not None:
+        st.warning(problem, icon="⚠️")
     else:
         text = render_markdown(result).removeprefix("# Preference analysis\n")
         st.markdown(text.replace("\n## ", "\n#### "))  # its criteria under this part's subheader
