@@ -29,8 +29,8 @@ from typing import Any
 
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
+from infact.participation.state import State
 from infact.participation.steps import Step
-from infact.state import State
 from infact.storage import Storage
 from infact.study.loader import Study
 
