@@ -17,8 +17,7 @@ from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.results.tables import export
 from infact.stores.memory import MemoryStorage
-from infact.study.config import parse_config
-from infact.study.loader import load_study
+from infact.study.loader import load_study, parse_config
 
 SYSTEMS = ("Alpha", "Beta", "Gamma")
 TOML = """
