@@ -74,18 +74,7 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
                 f"votes each: {', '.join(result['settled'].get('provisional') or [])})."
             )
     st.altair_chart(strength_chart(result), use_container_width=True, key=f"{key}strength_chart")
-    table = [
-        {
-            "rank": r["rank"],
-            "system": r["system"],
-            "strength": round(r["strength"], 2),
-            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
-            "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
-            "decisive votes": r.get("n_decisive"),
-            "provisional": bool(r.get("provisional")),
-        }
-        for r in result["ranking"]
-    ]
+    table = _ranking_rows(result)
     st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key=f"{key}ranking_table")
     later = [r for r in table if r["provisional"]]
     if later:
@@ -107,6 +96,22 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     else:
         st.dataframe(result["scores"], hide_index=True, key=f"{key}best_worst_scores")
     _show_fragility(result.get("fragility"), key)
+
+
+def _ranking_rows(result: dict) -> list[dict]:
+    """The ranking as table rows: strength with its interval, rank range, decisive votes, provisional."""
+    return [
+        {
+            "rank": r["rank"],
+            "system": r["system"],
+            "strength": round(r["strength"], 2),
+            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
+            "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
+            "decisive votes": r.get("n_decisive"),
+            "provisional": bool(r.get("provisional")),
+        }
+        for r in result["ranking"]
+    ]
 
 
 def _show_fragility(frag: dict | None, key: str = "") -> None:
