@@ -20,7 +20,7 @@ from infact.results.tables import export
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "tests" / "importers" / "data"
 
 
