@@ -76,3 +76,24 @@ def test_every_exception_still_applies():
         set(FUNCTION_EXCEPTIONS) - set(long_functions())
     )
     assert not stale, f"no longer over the limit: remove them from the exceptions in tests/test_house_rules.py: {stale}"
+
+
+# bench/participant_clicks.py drives Chromium with the e2e tests' own helpers (tests/support/browser.py, which
+# builds on the tests' study helpers): moving those is left to the lead with the e2e helpers' next change.
+BENCH_USES_TESTS = {"bench/participant_clicks.py": "the e2e browser helpers (tests/support/browser.py)"}
+
+
+def test_bench_imports_no_test_module():
+    """The simulators bench/ and tests/ share live in simulations/ (outside infact/ and tests/)."""
+    found = []
+    for path in sorted((REPO / "bench").glob("*.py")):
+        rel = str(path.relative_to(REPO))
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            found += [f"{rel}:{node.lineno}: {n}" for n in names if n.split(".")[0] == "tests"]
+        found += [f"{rel}: runs -m tests.…" for _ in range(text.count('"-m", "tests.'))]
+    found = [f for f in found if f.split(":")[0] not in BENCH_USES_TESTS]
+    assert not found, "bench/ imports test modules (share them through simulations/):\n" + "\n".join(found)

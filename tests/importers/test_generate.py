@@ -14,7 +14,7 @@ from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from infact.study.situations import load_situations
-from tests.support.openai_stub import serve_openai
+from simulations.openai_stub import serve_openai
 from tests.support.paths import DEMO_STUDY
 
 ENDPOINT = '\n[endpoints.llm]\nbase_url = "{url}"\nmodel = "stub-model"\nmax_concurrency = 4\nmax_retries = 0\n'

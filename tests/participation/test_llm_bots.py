@@ -13,8 +13,8 @@ from infact.results.tables.export import collect
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
-from tests.support.openai_stub import serve_openai
 
 PERSONA = "You are Sam, 34, a nurse. You love slow, creepy horror films and hate gore. You have seen The Conjuring."
 

@@ -17,8 +17,8 @@ from infact.results.ranking.features import response_features
 from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_judges import judge_rule
-from tests.support.openai_stub import serve_openai
 from tests.support.paths import DEMO_STUDY
 
 JUDGE = (
