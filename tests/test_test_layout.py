@@ -163,7 +163,7 @@ def mirrored_folders() -> list[tuple[Path, Path]]:
 
 def test_test_subfolders_mirror_the_subpackages():
     """tests/results/ranking/ holds the tests of infact/results/ranking/, at every depth; and a test folder split
-    into subfolders keeps beside them only the tests of its package's own modules (tests/results/test_analyze.py
+    into subfolders keeps beside them only the tests of its package's own modules (a `test_analyze.py` in tests/results/
     for infact/results/analyze.py), not tests of a subpackage left flat."""
     bad = []
     for tests, package in mirrored_folders():

@@ -12,7 +12,7 @@ rows (see `registry.StepKind`). `Flow`, `infact/participation/state.py`, the bot
 
 How to add a step kind (e.g. "pairwise"):
 
-1. Write `infact/participation/steps/pairwise.py` with a `StepKind` subclass: `name`,
+1. Write a module in infact/participation/steps/ (here `pairwise.py`) with a `StepKind` subclass: `name`,
    `plan` (its steps for a participant: from the assignment record, from the study
    config — [] when the study has none — or one page; per-step extras go in
    `Step.data`), `check` (answers as labels → `Checked.refuse(...)` or
@@ -28,7 +28,7 @@ How to add a step kind (e.g. "pairwise"):
    every element is paid for on every rerun.
 
 Nothing else changes: `tables.kind_tables` gives its table, the bots answer it, the
-page draws it. tests/test_step_registry.py registers a test-only kind this way.
+page draws it. tests/participation/test_step_registry.py registers a test-only kind this way.
 """
 
 from infact.participation.steps.compare import BestWorst, Pairwise
