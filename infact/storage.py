@@ -5,7 +5,7 @@ infact/stores/ itself imports infact/stores/store.py, so the stores and this mod
 other both ways (tests/test_layers.py).
 """
 
-from infact.stores.store import (
+from infact.stores.store import (  # noqa: F401  (re-exported: the names the rest of INFACT imports from here)
     REQUIRED_FIELDS,
     AtomicJSONStorage,
     MemoryStorage,
@@ -16,15 +16,3 @@ from infact.stores.store import (
     check_record,
     open_storage,
 )
-
-__all__ = [
-    "Storage",
-    "StorageError",
-    "check_record",
-    "open_storage",
-    "append_all",
-    "REQUIRED_FIELDS",
-    "MemoryStorage",
-    "TinyDBStorage",
-    "AtomicJSONStorage",
-]

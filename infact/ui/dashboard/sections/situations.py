@@ -16,32 +16,37 @@ def show_situations(view) -> None:
 
 @part("Situations", "ratings")
 def rated(view) -> None:
-    st.caption(
+    _show(
         "Each situation's last user turn and each system's response beside its ratings; the most "
-        "disputed first (sd: standard deviation between raters, range: highest minus lowest rating)."
+        "disputed first (sd: standard deviation between raters, range: highest minus lowest rating).",
+        live_study.situation_overview(view.shown_ratings(), view.study, view.criterion),
+        "situations_table",
     )
-    table = live_study.situation_overview(view.shown_ratings(), view.study, view.criterion)
-    st.dataframe(table, hide_index=True, key="situations_table")
 
 
 @part("Situations", "votes")
 def voted(view) -> None:
-    st.caption(
+    _show(
         "Each situation's last user turn and the two responses beside the votes; the most disputed first "
-        "(majority share: the share of votes for the most chosen answer; 0.5 is an even split)."
+        "(majority share: the share of votes for the most chosen answer; 0.5 is an even split).",
+        cs.pairwise_overview(_kept(view, "pairwise.csv"), view.study, view.criterion),
+        "situations_table_votes",
     )
-    table = cs.pairwise_overview(_kept(view, "pairwise.csv"), view.study, view.criterion)
-    st.dataframe(table, hide_index=True, key="situations_table_votes")
 
 
 @part("Situations", "best_worst")
 def chosen(view) -> None:
-    st.caption(
+    _show(
         "Each situation's last user turn and each response beside how often it was shown, chosen best "
-        "and chosen worst; the most disputed (best − worst share nearest 0) first."
+        "and chosen worst; the most disputed (best − worst share nearest 0) first.",
+        cs.best_worst_overview(_kept(view, "best_worst.csv"), view.study, view.criterion),
+        "situations_table_best_worst",
     )
-    table = cs.best_worst_overview(_kept(view, "best_worst.csv"), view.study, view.criterion)
-    st.dataframe(table, hide_index=True, key="situations_table_best_worst")
+
+
+def _show(caption: str, table, key: str) -> None:
+    st.caption(caption)
+    st.dataframe(table, hide_index=True, key=key)
 
 
 def _kept(view, name: str):
