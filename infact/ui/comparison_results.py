@@ -55,9 +55,12 @@ def show_preferences(result: dict | None, title: str, what: str = "votes") -> No
         st.info(f"No {what} yet.")
     elif "error" in result or "problem" in result:
         st.info(f"Not available yet: {result.get('error') or result.get('problem')}")
-    elif (problem := fit_problem(result)) is not None:
-        st.warning(problem, icon="⚠️")
     else:
+        if (problem := fit_problem(result)) is not None:  # the report as `analyze` prints it, said to be degenerate
+            st.warning(
+                problem + " `analyze`'s report of that fit follows: read its strengths and intervals as unsettled.",
+                icon="⚠️",
+            )
         text = render_markdown(result).removeprefix("# Preference analysis\n")
         st.markdown(text.replace("\n## ", "\n#### "))  # its criteria under this part's subheader
 
