@@ -121,18 +121,22 @@ def notes(view: View, feed: LiveFeed) -> None:
         )
 
 
+def behind_note(view: View) -> None:
+    """The full tables are rebuilt at most every 30 s: say when they are behind the data, with a button."""
+    if view.results()[1]:
+        st.caption("New answers arrived since these results were computed; they are recomputed every 30 seconds.")
+        st.button(
+            "Recompute now",
+            key="refresh_results_button",
+            on_click=lambda: st.session_state.update(refresh_results=True),
+        )
+
+
 def draw(view: View, name: str) -> None:
-    """One section; a section drawn from the full tables says when they are behind the data."""
+    """One section; a section drawn from the full tables in the fragment says when they are behind the data."""
     section, kind = registry.find(name)
-    if section.tables:
-        behind = view.results()[1]
-        if behind:
-            st.caption("New answers arrived since these results were computed; they are recomputed every 30 seconds.")
-            st.button(
-                "Recompute now",
-                key="refresh_results_button",
-                on_click=lambda: st.session_state.update(refresh_results=True),
-            )
+    if section.tables and section.live:
+        behind_note(view)
     section.draw(view, kind) if kind else section.draw(view)
 
 
@@ -154,8 +158,11 @@ def live(study, storage, target: str, include_flagged: bool, criterion: str, sec
         cards(view.data.counts(now))
     notes(view, feed)
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(view.records())} records")
-    if registry.find(section)[0].live:
+    chosen = registry.find(section)[0]
+    if chosen.live:
         draw(view, section)
+    elif chosen.tables:  # its body is drawn outside the fragment (offline), its note here with the figures
+        behind_note(view)
 
 
 def offline(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
