@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infact.results.ratings.analysis import analyze
-from tests.support.sims.ratings import simulate_ratings
+from simulations.ratings import simulate_ratings
 
 
 def best_of(fn, repeat: int) -> float:

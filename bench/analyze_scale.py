@@ -32,7 +32,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.sims.votes import simulate_votes  # noqa: E402
+from simulations.votes import simulate_votes  # noqa: E402
 
 BASELINE = "import sys, pandas as pd; pd.read_csv(sys.argv[1]).to_json(sys.argv[2])"
 

@@ -36,7 +36,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.sims.votes import draw_outcomes, simulate_votes  # noqa: E402
+from simulations.votes import draw_outcomes, simulate_votes  # noqa: E402
 
 VERSION = "0.1.1"
 DEFAULT_VENV = Path.home() / ".cache" / "infact-bench" / "arena-rank-venv"

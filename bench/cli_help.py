@@ -1,6 +1,7 @@
-"""Benchmark: `python -m infact --help` as a whole process vs a bare `python -c pass`.
+"""Benchmark: `python -m infact --help` and every `python -m infact COMMAND --help`, each as a whole process,
+vs a bare `python -c pass`.
 
-    python bench/cli_help.py [--runs 20]
+    python bench/cli_help.py [--runs 20] [--command-runs 5]
 
 Both commands are started by this script in turn (A B A B …, so a busy machine slows both
 alike), each timed from its start to its exit: interpreter start-up included, which is what a
@@ -42,7 +43,9 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20)
-    runs = parser.parse_args().runs
+    parser.add_argument("--command-runs", type=int, default=5, help="runs of each COMMAND --help")
+    opts = parser.parse_args()
+    runs = opts.runs
     timed(HELP), timed(BARE)  # warm the file cache and the .pyc files
     pairs = [(timed(HELP), timed(BARE)) for _ in range(runs)]
     for name, i in (("", 0), ("cpu_", 1)):
@@ -52,6 +55,25 @@ def main() -> None:
         print(f"baseline_{name}s={bare:.3f}")
         print(f"{name}ratio={statistics.median(a[i] / max(b[i], 1e-3) for a, b in pairs):.1f}")
     print(f"runs={runs}")
+    every_command(opts.command_runs)
+
+
+def every_command(runs: int) -> None:
+    """Each command's own help: it imports that command's module (infact/cli/commands.py), which must stay light."""
+    sys.path.insert(0, str(REPO))
+    from infact.cli.commands import COMMANDS
+
+    slowest = 0.0
+    for command in COMMANDS:
+        cmd = [sys.executable, "-m", "infact", command, "--help"]
+        timed(cmd)  # warm its .pyc files
+        pairs = [(timed(cmd), timed(BARE)) for _ in range(runs)]
+        wall = statistics.median(a[0] for a, _ in pairs)
+        cpu = statistics.median(a[1] for a, _ in pairs)
+        ratio = statistics.median(a[0] / max(b[0], 1e-3) for a, b in pairs)
+        slowest = max(slowest, wall)
+        print(f"help_{command}_s={wall:.3f} help_{command}_cpu_s={cpu:.3f} help_{command}_ratio={ratio:.1f}")
+    print(f"slowest_help_s={slowest:.3f}")
 
 
 if __name__ == "__main__":

@@ -126,9 +126,7 @@ def measure(study: Study, open_fresh, n_stored: int, samples: int, seed: int = 7
 
         def old_way():
             with store.lock():
-                return assignment.plan_assignment(
-                    study, store.records(study=study.id), rng=rng, now=datetime.now(UTC)
-                )
+                return assignment.plan_assignment(study, store.records(study=study.id), rng=rng, now=datetime.now(UTC))
 
         full_ms.append(_ms(old_way)[0])
     store.close()

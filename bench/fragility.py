@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.analysis import best_of
 from infact.cli.main import main as cli
 from infact.results.ranking import analysis, fragility
-from tests.support.sims.votes import simulate_votes
+from simulations.votes import simulate_votes
 
 # Nine close systems (CRS Arena's were within ~100 Elo) and ν giving ~39% ties (72 of 185).
 CRS_ARENA_THETA = np.array([0.55, 0.45, 0.3, 0.2, 0.05, -0.1, -0.25, -0.5, -0.7])

@@ -3,7 +3,7 @@
     python bench/judge.py [--items 1000] [--delay 0.2] [--concurrency 16]
 
 A rating study of 250 situations × 4 systems × 1 criterion (1,000 items) is judged by a local
-OpenAI-compatible stub (tests/support/openai_stub.py) that answers every call after `--delay` s.
+OpenAI-compatible stub (simulations/openai_stub.py) that answers every call after `--delay` s.
 
 1. `run_judge` in this process with `max_concurrency = --concurrency`, the stub in its own process
    (as a real server would be). The ideal is items × delay / concurrency (every slot busy all the
@@ -46,7 +46,7 @@ from infact.llm.checkpoint import Checkpoint  # noqa: E402
 from infact.llm.client import open_client  # noqa: E402
 from infact.results.judges.runner import judge_items, run_judge  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
-from tests.support.openai_stub import serve_openai  # noqa: E402
+from simulations.openai_stub import serve_openai  # noqa: E402
 
 SYSTEMS = ["S1", "S2", "S3", "S4"]
 LABELS = [
@@ -95,7 +95,7 @@ def rule(request: dict) -> str:
 def stub_process(delay: float) -> tuple[subprocess.Popen, str]:
     """The stub in its own process, so this one's interpreter serves only the judge (as with a real server)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay), "--answer", LABELS[1]],
+        [sys.executable, "-m", "simulations.openai_stub", "--delay", str(delay), "--answer", LABELS[1]],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,

@@ -3,7 +3,7 @@
     python bench/live.py [--chats 50] [--turns 5] [--delay 0.2] [--think 0] [--rounds 3]
                          [--store tinydb|memory|URL] [--systems http|endpoint]
 
-With `--systems endpoint` the two systems are OpenAI-compatible stubs (tests/support/openai_stub.py,
+With `--systems endpoint` the two systems are OpenAI-compatible stubs (simulations/openai_stub.py,
 each in its own process) reached as endpoint systems through infact.llm (the official openai
 client, limiter, call records), and the baseline is a bare urllib POST to /chat/completions.
 
@@ -162,9 +162,9 @@ class BareOpenAI:
 
 
 def start_openai_stub(delay: float) -> tuple[subprocess.Popen, str]:
-    """An OpenAI-compatible stub (tests/support/openai_stub.py) in its own process; its URL."""
+    """An OpenAI-compatible stub (simulations/openai_stub.py) in its own process; its URL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_stub", "--delay", str(delay)],
+        [sys.executable, "-m", "simulations.openai_stub", "--delay", str(delay)],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,

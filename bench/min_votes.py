@@ -2,7 +2,7 @@
 
     python bench/min_votes.py [--studies 150] [--n-boot 300]
 
-Six established systems (the planted strengths of tests/support/sims/votes.py, ν = 0.6) get
+Six established systems (the planted strengths of simulations/votes.py, ν = 0.6) get
 1,500 balanced votes from 100 participants. A newcomer, with a true strength drawn uniformly
 between the weakest and the strongest, then gets n *decisive* votes (plus ties at the model's
 rate) against random established opponents, from random participants of the same pool. For each
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as bt
-from tests.support.sims.votes import PLANTED, PLANTED_NU, draw_outcomes, simulate_votes
+from simulations.votes import PLANTED, PLANTED_NU, draw_outcomes, simulate_votes
 
 GRID = (3, 5, 8, 10, 15, 20, 30, 40, 60)
 COVERAGE_FLOOR = 0.90

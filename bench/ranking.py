@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.analysis import best_of
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
-from tests.support.sims.votes import simulate_votes
+from simulations.votes import simulate_votes
 
 
 def main() -> None:

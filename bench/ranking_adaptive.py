@@ -4,7 +4,7 @@
 
 Each simulated study (six planted strengths with Davidson ties, as in the coverage
 benchmark) is run twice from the same seed, once per schedule, by
-`tests.support.sims.schedule.sequential_study`: participants arrive one at a time and
+`simulations.schedule.sequential_study`: participants arrive one at a time and
 get `--per-participant` pairs from one `pair_schedule.choose_pairs` call, with the pairs of
 the `--in-flight` participants still working passed as pending, as the app assigns them.
 After every 3 finished participants the participant-cluster bootstrap `analyze` reports
@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.sims.schedule import sequential_study
+from simulations.schedule import sequential_study
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
     python bench/ranking_coverage.py [--studies 200] [--votes 2000] [--participants 100] [--n-boot 1000]
 
 Simulates `--studies` independent studies of six systems with planted Davidson strengths and
-ties (tests.support.sims.votes.PLANTED, ν = PLANTED_NU), ranks each with the cluster bootstrap
+ties (simulations.votes.PLANTED, ν = PLANTED_NU), ranks each with the cluster bootstrap
 and counts how often each system's ci95 contains its true (centred) strength. Prints
 `coverage=` (target 0.93–0.97), the tie parameter's coverage, the share of studies whose
 point order matches the truth's exactly, and `seconds=` per study.
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes
+from simulations.votes import PLANTED, PLANTED_NU, simulate_votes
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infact.results.ranking import balance
 from infact.stats import bradley_terry as bt
-from tests.support.sims.votes import davidson_probs, draw_outcomes
+from simulations.votes import davidson_probs, draw_outcomes
 
 THETA = np.array([0.8, 0.5, 0.2, 0.0, -0.5, -1.0])
 REVERSED = np.array([-0.4, 0.6, 0.8, 0.0, -0.2, -0.8])  # the minority's tastes

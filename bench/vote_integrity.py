@@ -2,7 +2,7 @@
 
     python bench/vote_integrity.py [--n-boot 200] [--sizes 185,100000]
 
-Votes from tests/support/sims/votes.py (six planted systems, every vote on its own situation, 10 s each).
+Votes from simulations/votes.py (six planted systems, every vote on its own situation, 10 s each).
 Per size: `analyze` with the time and anomaly checks off is the baseline; then the per-vote checks alone
 (`flag_votes`), `analyze` with every check (the anomaly score included) on the clean table, and on the
 same table with 2% planted repeats and fast votes (flagged, then refitted without them). Printed as
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from infact.results.ranking.analysis import analyze_votes
 from infact.results.ranking.integrity import flag_votes
 from infact.results.tables.comparisons import prepare_pairwise
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes
+from simulations.votes import PLANTED, PLANTED_NU, simulate_votes
 
 
 def timed(f, *args, **kw):

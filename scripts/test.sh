@@ -87,7 +87,7 @@ fi
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 
-# With no arguments: ruff check, then two phases: the real-browser tests on their own (never beside the CPU-bound
+# With no arguments: ruff check and ruff format --check, then two phases: the real-browser tests on their own (never beside the CPU-bound
 # tests: under that load first clicks were lost), two browser test files at a time (INFACT_TEST_E2E_WORKERS, default
 # 2: they mostly wait for Streamlit's reruns, ~0.8 cores busy on average, so two halve the phase), then every other
 # test on INFACT_TEST_WORKERS (default 2) pytest-xdist workers, each test file one unit of work
@@ -106,6 +106,8 @@ fi
 status=0
 log "ruff check (the linter; [tool.ruff] in pyproject.toml)"
 "$VENV_PYTHON" -m ruff check --quiet . || status=$?
+log "ruff format --check (every file as ruff format writes it)"
+"$VENV_PYTHON" -m ruff format --check --quiet . || status=$?
 "$VENV_PYTHON" -m pytest -m e2e -n "${INFACT_TEST_E2E_WORKERS:-2}" --dist loadfile || status=$?
 "$VENV_PYTHON" -m pytest -m "not e2e" -n "$WORKERS" --dist loadgroup || status=$?
 exit $status

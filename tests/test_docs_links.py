@@ -40,3 +40,35 @@ def test_the_benchmark_figures_carry_no_history():
     assert not re.search(r"\bcommit [0-9a-f]{7,40}\b|\(was |; was |\bwas \d", text), (
         "bench/README.md keeps the latest figures only: history belongs in the commit messages"
     )
+
+
+# A repository path as docstrings and documents write it: `infact/stores/store.py`, tests/results/ranking/.
+REPO_PATH = re.compile(r"(?<![\w/.<-])((?:infact|tests|bench|docs|pages|scripts|simulations|deploy)/[\w./-]*[\w/])")
+
+
+def _docstrings(path: Path):
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if doc := ast.get_docstring(node, clean=False):
+                yield doc
+
+
+def test_every_path_named_in_a_docstring_or_document_exists():
+    """Modules move; the docstrings and documents that name them must follow (the old path of the storage tests in the
+    storage docstring named a file that had moved)."""
+    code = [REPO / "streamlit_app.py"] + sorted(
+        p for folder in ("infact", "pages", "bench", "tests", "simulations") for p in (REPO / folder).rglob("*.py")
+    )
+    texts = [(p, doc) for p in code for doc in _docstrings(p)]
+    texts += [(doc, doc.read_text(encoding="utf-8")) for doc in DOCUMENTS]
+    stale = sorted(
+        {
+            f"{where.relative_to(REPO)}: {path}"
+            for where, text in texts
+            for path in (m.rstrip(".") for m in REPO_PATH.findall(text))
+            if not (REPO / path).exists() and "*" not in path
+        }
+    )
+    assert not stale, "paths that name no file or folder (moved?):\n" + "\n".join(stale)

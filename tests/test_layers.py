@@ -28,7 +28,10 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     ("study", ["infact.deployment", "infact.study"]),
     # the backends, then the facade that picks one, then what works on any store through it
-    ("stores", ["infact.stores", "infact.storage", "infact.stores.live", "infact.stores.migrate"]),
+    (
+        "stores",
+        ["infact.stores", "infact.stores.store", "infact.storage", "infact.stores.live", "infact.stores.migrate"],
+    ),
     (
         "run",
         [
@@ -36,14 +39,44 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.llm",
             "infact.chat",
             "infact.participation.steps",
-            "infact.state",
+            "infact.participation.state",
             "infact.participation",
             "infact.access",
         ],
     ),
-    ("results", ["infact.results", "infact.importers", "infact.prolific"]),
+    # results has an order of its own: the tables and their schemas at the bottom, the export that collects
+    # every table above the quality checks and annotations it joins, then each analysis, the CLI's
+    # `analyze` and the dashboard's data on top
+    (
+        "results",
+        [
+            "infact.results",
+            "infact.results.tables",
+            "infact.results.hookspecs",
+            "infact.results.quality",
+            "infact.results.conversations",
+            "infact.results.ratings",
+            "infact.results.ranking",
+            "infact.results.judges",
+            "infact.results.crowd",
+            "infact.results.builtin_kinds",
+            "infact.results.kinds",
+            "infact.results.export",
+            "infact.results.live",
+            "infact.results.study_results",
+            "infact.results.reports",
+            "infact.results.analyze",
+            "infact.results.dashboard",
+            "infact.importers",
+            "infact.prolific",
+        ],
+    ),
     ("interfaces", ["infact.ui", "infact.cli", "infact.__main__", "infact", "pages", "streamlit_app"]),
 ]
+# Parts that name one module only, not a folder: `infact` is the package's own __init__, not every module in it
+# (a new package would otherwise land silently in the top layer).
+EXACT = {"infact"}
+FORBIDDEN = {"tests", "bench"}  # the product never imports them (they import the product)
 ORDER = [part for _, parts in LAYERS for part in parts]
 LAYER_OF = {part: layer for layer, parts in LAYERS for part in parts}
 
@@ -91,7 +124,8 @@ def imports_of(name: str, path: Path, known: set[str]) -> dict[str, int]:
 def part_of(module: str) -> str:
     best = ""
     for part in ORDER:
-        if (module == part or module.startswith(part + ".")) and len(part) > len(best):
+        inside = module.startswith(part + ".") and part not in EXACT
+        if (module == part or inside) and len(part) > len(best):
             best = part
     if not best:
         raise AssertionError(f"{module} is in no layer: add it to LAYERS in tests/test_layers.py")
@@ -156,13 +190,13 @@ def test_no_module_circle_with_annotation_and_local_imports():
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
 
 
+def package(module: str) -> str:
+    path = source_files()[module]
+    return module if path.name == "__init__.py" else module.rpartition(".")[0] or module
+
+
 def test_no_package_circle():
     """Packages (folders) may not import each other both ways either, even through different modules."""
-
-    def package(module: str) -> str:
-        path = source_files()[module]
-        return module if path.name == "__init__.py" else module.rpartition(".")[0] or module
-
     edges: dict[str, set[str]] = {}
     for module, targets in graph().items():
         for target in targets:
@@ -171,6 +205,84 @@ def test_no_package_circle():
                 edges.setdefault(a, set()).add(b)
     cycle = find_cycle(edges)
     assert cycle is None, "package circle: " + " -> ".join(cycle or [])
+
+
+def sibling_edges() -> dict[str, set[str]]:
+    """Each import as an edge between the two entries of the lowest folder holding both: a module directly in
+    it (storage.py) or a whole subpackage (participation/, stores/). `infact.storage` -> `infact.stores.memory` and
+    `infact.stores.live` -> `infact.storage` are two ways between the same two siblings (storage.py, stores/)."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        here = module.split(".")
+        for target in targets:
+            there = target.split(".")
+            common = 0
+            while common < min(len(here), len(there)) and here[common] == there[common]:
+                common += 1
+            if common == len(here) or common == len(there):  # a package and its own module or child
+                continue
+            a, b = ".".join(here[: common + 1]), ".".join(there[: common + 1])
+            edges.setdefault(a, set()).add(b)
+    return edges
+
+
+def test_no_circle_between_siblings_or_top_level_modules():
+    cycle = find_cycle(sibling_edges())
+    assert cycle is None, "circle between the modules and subpackages of one folder: " + " -> ".join(cycle or [])
+
+
+# A folder's own modules and a child folder importing each other (parent/child). The ones below predate the
+# test: the parent holds both the records the backends build on and the facade that picks a backend.
+PARENT_CHILD_KNOWN = {
+    (
+        "infact.stores",
+        "infact.stores.sql",
+    ): "stores/ holds both the record helpers sql/ uses and config.py that picks it",
+    ("infact.stores", "infact.stores.tinydb"): "stores/ holds both the record helpers tinydb/ uses and live.py over it",
+    ("infact.study", "infact.study.annotation"): "study/ holds both dialogs.py that annotation/ reads and config.py",
+}
+
+
+def test_no_parent_child_circle():
+    """A folder's modules and a child folder's may not import each other both ways (except PARENT_CHILD_KNOWN)."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        for target in targets:
+            a, b = package(module), package(target)
+            # infact/ itself: its modules (errors.py, storage.py…) and packages are siblings (the test above)
+            if a != b and "infact" not in (a, b) and (b.startswith(a + ".") or a.startswith(b + ".")):
+                edges.setdefault(a, set()).add(b)
+    found = sorted(
+        (a, b)
+        for a, bs in edges.items()
+        for b in bs
+        if a < b and a in edges.get(b, ()) and (a, b) not in PARENT_CHILD_KNOWN and (b, a) not in PARENT_CHILD_KNOWN
+    )
+    assert not found, "a folder and its child folder import each other: " + ", ".join(f"{a} <-> {b}" for a, b in found)
+
+
+def test_no_product_module_imports_tests_or_bench():
+    found = []
+    for path in source_files().values():
+        for node in ast.walk(parsed(path)):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            found += [f"{path.relative_to(REPO)}:{node.lineno}: {n}" for n in names if n.split(".")[0] in FORBIDDEN]
+    assert not found, "the product imports test or bench code:\n" + "\n".join(found)
+
+
+def test_results_has_an_order_of_its_own():
+    """Every subpackage and module of infact/results/ has its own place in LAYERS (a new one must be placed)."""
+    inside = {
+        p.stem if p.suffix else p.name for p in (REPO / "infact" / "results").iterdir() if not p.name.startswith("_")
+    }
+    missing = sorted(f"infact.results.{n}" for n in inside if f"infact.results.{n}" not in ORDER)
+    assert not missing, f"not placed in results' own order (tests/test_layers.py LAYERS): {missing}"
 
 
 def test_streamlit_only_in_the_interface():

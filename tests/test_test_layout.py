@@ -144,3 +144,42 @@ def test_test_folders_mirror_the_packages():
     packages = {p.name for p in (REPO / "infact").iterdir() if (p / "__init__.py").is_file()}
     folders = {p.name for p in TESTS.iterdir() if p.is_dir() and p.name != "__pycache__"}
     assert folders - packages <= SHARED | {"e2e"}, f"no package infact/{sorted(folders - packages - SHARED - {'e2e'})}"
+
+
+DATA_FOLDERS = {"data", "__pycache__"}
+
+
+def mirrored_folders() -> list[tuple[Path, Path]]:
+    """(tests/<a>/<b>…, infact/<a>/<b>…) for every test folder under a mirrored package, at every depth."""
+    out, todo = [], [(TESTS / p.name, REPO / "infact" / p.name) for p in (REPO / "infact").iterdir()]
+    while todo:
+        tests, package = todo.pop()
+        if not tests.is_dir() or not (package / "__init__.py").is_file():
+            continue
+        out.append((tests, package))
+        todo += [(d, package / d.name) for d in tests.iterdir() if d.is_dir() and d.name not in DATA_FOLDERS]
+    return out
+
+
+def test_test_subfolders_mirror_the_subpackages():
+    """tests/results/ranking/ holds the tests of infact/results/ranking/, at every depth; and a test folder split
+    into subfolders keeps beside them only the tests of its package's own modules (a `test_analyze.py` in tests/results/
+    for infact/results/analyze.py), not tests of a subpackage left flat."""
+    bad = []
+    for tests, package in mirrored_folders():
+        subs = [d for d in tests.iterdir() if d.is_dir() and d.name not in DATA_FOLDERS]
+        bad += [
+            f"{d.relative_to(REPO)}: no package {(package / d.name).relative_to(REPO)}"
+            for d in subs
+            if not (package / d.name / "__init__.py").is_file()
+        ]
+        if not subs:
+            continue
+        modules = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+        for f in tests.glob("test_*.py"):
+            if not any(f.stem == f"test_{m}" or f.stem.startswith(f"test_{m}_") for m in modules):
+                bad.append(
+                    f"{f.relative_to(REPO)}: beside subfolders, but no module {package.relative_to(REPO)}/"
+                    f"{f.stem.removeprefix('test_')}.py: move it into the subfolder of the code it tests"
+                )
+    assert not bad, "test folders mirror the packages:\n" + "\n".join(bad)

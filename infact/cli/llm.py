@@ -110,10 +110,11 @@ def run_judge(args) -> int:
 
     coverage = {args.judge: judge_coverage(report.csv_path)}
     if args.db:
-        from infact.results.judges.alignment_report import alignment_from_store, render_markdown
+        from infact.results.judges.alignment_report import alignment_from_tables, render_markdown
         from infact.results.judges.alt_report import render_verdicts
+        from infact.results.study_results import open_results
 
-        aligned = {args.judge: alignment_from_store(study, args.db, report.csv_path)}
+        aligned = {args.judge: alignment_from_tables(study, open_results(study, args.db).tables, report.csv_path)}
         print(render_markdown(aligned, coverage) + render_verdicts(aligned))
     else:
         print("\n".join(coverage_lines(coverage)))

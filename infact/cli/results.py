@@ -12,7 +12,6 @@ from infact.cli.args import add_db, add_study, command, open_store, refuse_set_a
 from infact.deployment import REPO
 from infact.errors import InfactError, Problem
 from infact.fileio import read_input_text
-from infact.study.loader import load_study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -128,7 +127,8 @@ def _add_plan(sub: argparse._SubParsersAction) -> None:
 
 
 def run_export(args) -> int:
-    from infact.results.tables.export import describe, write_exports  # pandas and openpyxl: only when exporting
+    from infact.results.export import describe, write_exports  # pandas and openpyxl: only when exporting
+    from infact.study.loader import load_study  # here, not at the top: `--help` loads no pydantic
 
     study = load_study(study_folder(args))
     storage = open_store(args, study.id)
@@ -157,6 +157,7 @@ def run_export(args) -> int:
 def run_verify_codes(args) -> int:
     from infact.participation.codes import read_submissions, verify_codes
     from infact.results.study_results import open_results
+    from infact.study.loader import load_study  # here, not at the top: `--help` loads no pydantic
 
     study = load_study(study_folder(args))
     try:

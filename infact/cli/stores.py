@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 
 from infact.cli.args import command, refuse_set_aside_files
-from infact.storage import open_storage
 from infact.stores.config import URL, check_store_path
-from infact.stores.migrate import migrate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,6 +43,9 @@ def run(args) -> int:
     for spec, option in ((args.source, "--from"), (args.target, "--to")):
         if not str(spec).strip().endswith(".toml"):
             check_store_path(spec, option)
+    from infact.storage import open_storage  # here, not at the top: `migrate --help` loads no store
+    from infact.stores.migrate import migrate
+
     result = migrate(args.source, args.target, study=args.study_id)
     if not args.source.strip().endswith(".toml") and not URL.match(args.source.strip()):
         source = open_storage(args.source)  # files it could not read were set aside while copying: say so

@@ -8,9 +8,7 @@ from collections import Counter
 
 from infact.cli.args import add_db, add_study, command, open_store, study_folder
 from infact.errors import InfactError, Problem
-from infact.participation.bots import SIMULATED, STRATEGIES, run_bots
-from infact.participation.flow import kinds_in_order
-from infact.study.loader import load_study, pool_explanation, validate_study
+from infact.participation.strategies import SIMULATED, STRATEGIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_validate(args) -> int:
     folder = study_folder(args)
+    from infact.participation.flow import kinds_in_order  # here, not at the top: `validate --help` stays fast
+    from infact.study.loader import pool_explanation, validate_study
+
     study, errors, notes = validate_study(folder)
     if study is not None:  # [flow] steps against the registered step kinds (the study layer cannot see them)
         try:
@@ -86,6 +87,9 @@ def run_validate(args) -> int:
 
 
 def run_bots_cmd(args) -> int:
+    from infact.participation.bots import run_bots
+    from infact.study.loader import load_study
+
     study = load_study(study_folder(args))
     simulator = _simulator(args, study)
     storage = open_store(args, study.id)

@@ -30,8 +30,9 @@ from infact.llm.batch import BatchSummary, run_batch
 from infact.llm.calls import utc_iso
 from infact.llm.checkpoint import Checkpoint
 from infact.llm.client import open_client
-from infact.study.config import StudyConfig, load_config
+from infact.study.config import StudyConfig
 from infact.study.endpoints import GENERATE_MAX_TOKENS, capped, endpoints_from_secrets, merged
+from infact.study.loader import load_config
 from infact.study.situations import Situation, read_situations, situation_paths, write_situations
 
 CHECKPOINT_DIR = "generated"

@@ -80,12 +80,33 @@ def plan_from_load(
     given each situation's (answered, reserved) counts; for comparison protocols also the
     pairs handed out and votes so far (`protocols.History`)."""
     cfg = study.config
+    chosen = _least_loaded(study, answered, reserved, rng)
+    if cfg.protocol.kind == "conversation":  # one system's conversation per step, a gold one mixed in
+        from infact.participation.steps.conversation import conversation_steps
+
+        return conversation_steps(study, chosen, rng)
+    steps = _situation_steps(study, chosen, rng)
+    if cfg.blocks == ("rating",):
+        return steps
+    from infact.participation.protocols import compare_steps
+
+    # the same situations, compared instead of (or, in a further block, as well as) rated; numbered on
+    # across blocks, so "Situation 4 of 6" follows "Situation 3 of 6" and every step name is unique
+    out, n = [], cfg.study.situations_per_participant
+    for b, kind in enumerate(cfg.blocks):
+        block = [{**s, "index": s["index"] + b * n, "step": f"situation-{s['index'] + b * n}"} for s in steps]
+        out += block if kind == "rating" else compare_steps(study, history, block, rng, kind=kind)
+    return out
+
+
+def _least_loaded(study: Study, answered: Mapping[str, int], reserved: Mapping[str, int], rng: random.Random) -> list:
+    """The participant's regular situations: always the least-loaded first (this keeps max - min <= 1), shuffled."""
+    n = study.config.regular_per_participant
     pool = list(study.situations)
     rng.shuffle(pool)  # random tie-break among equally loaded situations
     levels: dict[int, list] = {}
     for s in pool:
         levels.setdefault(answered.get(s.situation_id, 0) + reserved.get(s.situation_id, 0), []).append(s)
-    n = cfg.regular_per_participant
     # Always the least-loaded situations first (this keeps max - min <= 1); within one
     # load level prefer dialogs not chosen yet: the same conversation twice primes the reader.
     chosen, dialogs = [], set()
@@ -101,10 +122,12 @@ def plan_from_load(
         if len(chosen) == n:
             break
     rng.shuffle(chosen)
-    if cfg.protocol.kind == "conversation":  # one system's conversation per step, a gold one mixed in
-        from infact.participation.steps.conversation import conversation_steps
+    return chosen
 
-        return conversation_steps(study, chosen, rng)
+
+def _situation_steps(study: Study, chosen: list, rng: random.Random) -> list[dict]:
+    """One rated step per situation, each with its own order of systems; the attention check at its drawn place."""
+    cfg = study.config
     systems = list(cfg.study.systems)
     steps = []
     check_at = None
@@ -137,17 +160,7 @@ def plan_from_load(
                     "attention_check": False,
                 }
             )
-    if cfg.blocks == ("rating",):
-        return steps
-    from infact.participation.protocols import compare_steps
-
-    # the same situations, compared instead of (or, in a further block, as well as) rated; numbered on
-    # across blocks, so "Situation 4 of 6" follows "Situation 3 of 6" and every step name is unique
-    out, n = [], cfg.study.situations_per_participant
-    for b, kind in enumerate(cfg.blocks):
-        block = [{**s, "index": s["index"] + b * n, "step": f"situation-{s['index'] + b * n}"} for s in steps]
-        out += block if kind == "rating" else compare_steps(study, history, block, rng, kind=kind)
-    return out
+    return steps
 
 
 def coverage(study: Study, records: list[dict], now: datetime) -> list[dict]:

@@ -30,13 +30,12 @@ from typing import Any
 from infact.errors import SimulatorFailed
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
+from infact.participation.state import State
 from infact.participation.steps import Step
-from infact.state import State
+from infact.participation.strategies import SIMULATED, STRATEGIES
 from infact.storage import Storage
 from infact.study.loader import Study
 
-STRATEGIES = ("attentive", "straightliner", "speeder", "fails-attention", "refresh-midway", "abandons")
-SIMULATED = "llm"  # an LLM plays the participant (`bots --strategy llm`); never part of the mix
 # A realistic crowd: most attentive, a quarter not (INFACT excluded 16-26%).
 MIX = {
     "attentive": 0.62,

@@ -9,7 +9,7 @@ assignment: 10,000 participants meant ~300,000 records per consent. `SituationLo
 asks the store only for what changed since its last call (`Storage.changes`) and keeps
 per-participant facts plus two counters; a consent costs what arrived since the
 previous one. It gives the same numbers as `assignment.load(records)`
-(tests/test_situation_load.py checks that, leases and withdrawals included).
+(tests/participation/test_situation_load.py checks that, leases and withdrawals included).
 
 One instance per (store, study) per process — `for_store` — shared by every session
 thread. Other processes' writes reach it through `changes()` as well; assignments are

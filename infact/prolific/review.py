@@ -59,7 +59,7 @@ def rejection_message(reasons: list[str], rule: str | None) -> str:
 
 def _quality_by_pid(session: Session) -> dict[str, Mapping]:
     """Prolific PID (lower case) -> the participant's row of the quality report, with their token."""
-    from infact.results.tables.export import collect
+    from infact.results.export import collect
 
     tables = collect(session.study, session.storage.records(study=session.study.id))
     people = tables.participants

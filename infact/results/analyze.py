@@ -226,18 +226,22 @@ def analyze_study(
     live = results.live_overview()
     if live is not None:
         result["live"] = live
-    simulated = _simulated_alignment(study_dir, db, options.include_flagged)
+    simulated = _simulated_alignment(results, options.include_flagged)
     if simulated:
         result["simulated_alignment"] = simulated
     return result, table.frame
 
 
-def _simulated_alignment(study_dir: str, db: str, include_flagged: bool) -> dict | None:
-    """Simulated participants against the humans on the same items, as a judge's alignment (docs/llm.md)."""
-    from infact.results.judges.simulators import simulators_from_store
-    from infact.study.loader import load_study
+def _simulated_alignment(results, include_flagged: bool) -> dict | None:
+    """Simulated participants against the humans on the same items, as a judge's alignment (docs/llm.md); the
+    store's records as read once, with the simulated participants kept in this time."""
+    from infact.results.export import collect
+    from infact.results.judges.simulators import simulated_participants, simulators_from_tables
 
-    found = simulators_from_store(load_study(study_dir), db, include_flagged)
+    if not simulated_participants(results.records):
+        return None
+    tables = collect(results.study, results.records, include_simulated=True)
+    found = simulators_from_tables(results.study, results.records, tables, include_flagged)
     return json_ready(found) if found else None
 
 

@@ -6,7 +6,7 @@ so nothing downstream guesses a table's kind from its columns. `analyze --study`
 `datasheet`, the judge's report and the dashboard's full tables all read from this object.
 
     results = open_results("data/demo", "db/demo")
-    results.tables.ratings            # the export's Tables (infact/results/tables/export.py)
+    results.tables.ratings            # the export's Tables (infact/results/export.py)
     results.table("pairwise")         # ResultTable(kind, frame)
     results.files()                   # the export's bytes, datapackage.json included
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from infact.results import kinds
-from infact.results.tables.export import Tables, collect, export_bytes
+from infact.results.export import Tables, collect, export_bytes
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -6,7 +6,7 @@ patterns, but calls its rank statistic once per pattern: 1.5-5 s per pair of sys
 so a 12-participant pilot took 7 s per criterion to analyse. The absolute differences'
 ranks do not change when signs flip, so the statistic (sum of the positive differences'
 ranks) vectorises over every pattern at once; scipy's permutation_test then gives the
-identical p-value (checked against scipy.stats.wilcoxon in tests/test_signed_rank.py).
+identical p-value (checked against scipy.stats.wilcoxon in tests/stats/test_signed_rank.py).
 """
 
 from __future__ import annotations

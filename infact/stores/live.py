@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from infact.storage import Storage, TinyDBStorage
+from infact.stores.store import Storage, TinyDBStorage
 from infact.stores.tinydb.chat_log import LOG_KINDS
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from infact.errors import InfactError, Problem
-from infact.storage import Storage, open_storage
+from infact.stores.store import Storage, open_storage
 
 _URL = re.compile(r"^[a-z][a-z0-9+]*://")
 
@@ -102,40 +102,45 @@ def migrate(
         append_many = getattr(dst, "append_many", None)  # SQL: few round trips
         copied = append_many(records) if append_many else sum(1 for r in records if dst.append(r))
 
-        stored = {r["key"]: r for r in dst.records(study=study)}
-        missing = [r["key"] for r in records if r["key"] not in stored]
-        differing = [r["key"] for r in records if r["key"] in stored and stored[r["key"]] != r]
-        source_kinds = Counter(r["kind"] for r in records)
-        found_kinds = Counter(r["kind"] for r in records if r["key"] in stored)
-        target_kinds = Counter(r["kind"] for r in stored.values())
-        summary = {
-            "study": study,
-            "source_records": len(records),
-            "copied": copied,
-            "already_present": len(records) - copied,
-            "target_records": len(stored),
-            "per_kind": {
-                k: {"source": source_kinds[k], "target": target_kinds[k]}
-                for k in sorted(set(source_kinds) | set(target_kinds))
-            },
-        }
-        problems = [
-            Problem(_label(target), f"has {found_kinds[k]} of the {n} {k!r} records of the source")
-            for k, n in sorted(source_kinds.items())
-            if found_kinds[k] != n
-        ]
-        if differing:
-            problems.append(
-                Problem(
-                    _label(target),
-                    f"already holds {len(differing)} record(s) with the same key but "
-                    f"different content (first: {differing[0]}); it is not a copy of "
-                    "this source — migrate into an empty store",
-                )
-            )
-        if problems or missing:
-            raise InfactError(problems)
-        return summary
+        return _verify(records, copied, dst, study, _label(target))
     finally:
         for store in opened:
             store.close()
+
+
+def _verify(records: list[dict], copied: int, dst: Storage, study: str | None, target: str) -> dict:
+    """The copy's summary per kind; raises InfactError when a source record is missing from the target or differs."""
+    stored = {r["key"]: r for r in dst.records(study=study)}
+    missing = [r["key"] for r in records if r["key"] not in stored]
+    differing = [r["key"] for r in records if r["key"] in stored and stored[r["key"]] != r]
+    source_kinds = Counter(r["kind"] for r in records)
+    found_kinds = Counter(r["kind"] for r in records if r["key"] in stored)
+    target_kinds = Counter(r["kind"] for r in stored.values())
+    summary = {
+        "study": study,
+        "source_records": len(records),
+        "copied": copied,
+        "already_present": len(records) - copied,
+        "target_records": len(stored),
+        "per_kind": {
+            k: {"source": source_kinds[k], "target": target_kinds[k]}
+            for k in sorted(set(source_kinds) | set(target_kinds))
+        },
+    }
+    problems = [
+        Problem(target, f"has {found_kinds[k]} of the {n} {k!r} records of the source")
+        for k, n in sorted(source_kinds.items())
+        if found_kinds[k] != n
+    ]
+    if differing:
+        problems.append(
+            Problem(
+                target,
+                f"already holds {len(differing)} record(s) with the same key but "
+                f"different content (first: {differing[0]}); it is not a copy of "
+                "this source — migrate into an empty store",
+            )
+        )
+    if problems or missing:
+        raise InfactError(problems)
+    return summary

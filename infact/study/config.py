@@ -7,18 +7,14 @@ every setting is documented). Errors name the file, the line, the key and the fi
 
 from __future__ import annotations
 
-import difflib
 import re
-import tomllib
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from infact.errors import ConfigError, Problem
-from infact.study.annotation.aspects import Aspect
+from infact.study.annotation.aspects import Aspect, check_conversation_settings
 from infact.study.endpoints import Endpoint, JudgeSettings, check_name
-from infact.study.live_config import LiveConfig, RubricItem, check_systems
+from infact.study.live_config import LiveConfig, RubricItem
 from infact.study.platform_config import PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
     PAIRWISE_KINDS,
@@ -30,7 +26,7 @@ from infact.study.protocol_config import (
     fill_defaults,
     flow_problem,
 )
-from infact.study.quality_config import QualityConfig, cross_check
+from infact.study.quality_config import QualityConfig
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -377,34 +373,7 @@ class StudyConfig(Section):
 
     @model_validator(mode="after")
     def _cross_checks(self):
-        n = self.study.situations_per_participant
-        ac = self.attention_check
-        if n == 0 and not self.live.systems:
-            raise ValueError(
-                "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
-                "chats ([live.systems], docs/live.md)"
-            )
-        if n == 0 and ac.enabled:
-            raise ValueError(
-                "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
-                "attention_check.enabled = false"
-            )
-        if ac.enabled:
-            lo, hi = ac.positions
-            if not (1 <= lo <= hi <= n):
-                raise ValueError(
-                    f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
-                    f"study.situations_per_participant ({n})"
-                )
-            unknown = [e for e in ac.expected if e not in self.scale.labels]
-            if unknown:
-                raise ValueError(
-                    f"attention_check.expected {unknown} must be labels of [scale] labels: {self.scale.labels}"
-                )
-            if n < 2:
-                raise ValueError(
-                    "study.situations_per_participant must be at least 2 when the attention check is enabled"
-                )
+        _situation_checks(self)
         if self.protocol.kind in PAIRWISE_KINDS and len(self.study.systems) < 2:
             raise ValueError(f'protocol.kind = "{self.protocol.kind}" needs at least 2 systems in study.systems')
         if self.protocol.kind == "pairwise_dialog" and self.sampling.stratify:
@@ -421,7 +390,7 @@ class StudyConfig(Section):
             for name in names:
                 if (problem := check_name(name)) is not None:
                     raise ValueError(f"{section}.{name}: {problem}")
-        _conversation_checks(self)
+        check_conversation_settings(self)
         if (problem := flow_problem(self.flow.steps, self.protocol.kind)) is not None:
             raise ValueError(problem)
         if unknown := sorted(set(self.texts.blocks) - set(self.blocks)):
@@ -455,136 +424,29 @@ class StudyConfig(Section):
         return self.study.situations_per_participant - (1 if self.attention_check.enabled or gold else 0)
 
 
-def _conversation_checks(cfg: StudyConfig) -> None:
-    ids = [a.id for a in cfg.aspects]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    if dupes:
-        raise ValueError(f"aspects: ids must be unique; repeated: {', '.join(dupes)}")
-    if cfg.protocol.kind != "conversation":
-        return
-    if not cfg.aspects:
+def _situation_checks(cfg: StudyConfig) -> None:
+    """Situations per participant against live chats and the attention check."""
+    n = cfg.study.situations_per_participant
+    ac = cfg.attention_check
+    if n == 0 and not cfg.live.systems:
         raise ValueError(
-            'aspects: protocol.kind = "conversation" needs at least one [[aspects]] (id, level = '
-            '"turn" or "dialogue", question, labels): see docs/protocols.md'
+            "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
+            "chats ([live.systems], docs/live.md)"
         )
-    if cfg.attention_check.enabled:
+    if n == 0 and ac.enabled:
         raise ValueError(
-            "attention_check.enabled: a conversation study checks attention with a gold conversation "
-            '([protocol] gold = "gold.jsonl"): set attention_check.enabled = false'
+            "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
+            "attention_check.enabled = false"
         )
-    if cfg.protocol.gold and cfg.study.situations_per_participant < 2:
-        raise ValueError("study.situations_per_participant must be at least 2 with a gold conversation (it counts it)")
-
-
-# -- loading and error reporting ----------------------------------------------
-
-
-def _line_of(text: str, loc: tuple) -> int | None:
-    """Best-effort line number of a dotted key in TOML source (for file:line errors)."""
-    lines = text.splitlines()
-    section = [str(p) for p in loc if not isinstance(p, int)]
-    if not section:
-        return None
-    # The last named part as a key, searched after the header of its table.
-    key = section[-1]
-    header_re = (
-        re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section[:-1])) + r"\s*\]\]?\s*$") if len(section) > 1 else None
-    )
-    start = 0
-    if header_re:
-        for i, line in enumerate(lines):
-            if header_re.match(line):
-                start = i
-                break
-    key_re = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
-    for i in range(start, len(lines)):
-        if key_re.match(lines[i]):
-            return i + 1
-    table_re = re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section)) + r"\s*\]\]?\s*$")
-    for i, line in enumerate(lines):
-        if table_re.match(line):
-            return i + 1
-    return start + 1 if header_re else None
-
-
-def _fix_for(err: dict, model_keys: list[str]) -> str:
-    typ = err["type"]
-    loc = err["loc"]
-    if typ == "extra_forbidden":
-        close = difflib.get_close_matches(str(loc[-1]), model_keys, n=1)
-        hint = f" — did you mean '{close[0]}'?" if close else ""
-        return f"unknown setting{hint} Remove it or check the spelling (see the settings reference in the README)."
-    if typ == "missing":
-        return "required setting is missing: add it (see the settings reference in the README)."
-    msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, ") :]
-    secret = bool(loc) and str(loc[-1]) == "api_key_env"  # a key pasted by mistake is not echoed back
-    if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)) and not secret:
-        msg += f" (got {err['input']!r})"
-    return msg
-
-
-def _model_keys(loc: tuple) -> list[str]:
-    model: Any = StudyConfig
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        field = getattr(model, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        args = getattr(ann, "__args__", ())
-        model = args[0] if args and hasattr(args[0], "model_fields") else ann
-    return list(getattr(model, "model_fields", {}).keys())
-
-
-_LEADING_KEY = re.compile(r"([a-z_]+(?:\.[a-z_]+)*)")
-
-
-def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)  # Python 3.14+; before, only the message has it
-        if line is None:
-            m = re.search(r"at line (\d+)", str(exc))
-            line = int(m.group(1)) if m else None
-        raise ConfigError(
-            Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)
-        ) from exc
-    try:
-        config = StudyConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            key = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
-            if not loc:  # a cross-section check: its message starts with the key it is about
-                m = _LEADING_KEY.match(err["msg"].removeprefix("Value error, "))
-                if m and m.group(1).split(".")[0] in StudyConfig.model_fields:
-                    loc = tuple(m.group(1).split("."))
-                    key = m.group(1)
-            problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
-        raise ConfigError(problems) from None
-    cross = [
-        Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
-        for p in cross_check(config.platform, config.quality, file)
-        + check_systems(config.live, config.study.systems, file)
-    ]
-    if cross:
-        raise ConfigError(cross)
-    return config
-
-
-def load_config(folder: str | Path) -> StudyConfig:
-    path = Path(folder) / "study.toml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(
-            Problem(str(path), "not found: a study folder needs a study.toml (copy data/demo/study.toml as a start)")
-        ) from None
-    except UnicodeDecodeError:
-        raise ConfigError(Problem(str(path), "is not UTF-8 text: save it as UTF-8")) from None
-    return parse_config(text, str(path))
+    if ac.enabled:
+        lo, hi = ac.positions
+        if not (1 <= lo <= hi <= n):
+            raise ValueError(
+                f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
+                f"study.situations_per_participant ({n})"
+            )
+        unknown = [e for e in ac.expected if e not in cfg.scale.labels]
+        if unknown:
+            raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {cfg.scale.labels}")
+        if n < 2:
+            raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")

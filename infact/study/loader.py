@@ -1,5 +1,8 @@
 """A study is a folder: `study.toml` plus its situations file(s).
 
+`parse_config`/`load_config` read study.toml into a checked `StudyConfig` (infact/study/config.py declares
+it), each error named by file, line and fix.
+
 `load_study` reads and checks both together, once. Problems in either are collected
 and raised as one ConfigError/DatasetError listing every `file:line: message`.
 Non-fatal findings (e.g. situations left out because a system has no response)
@@ -8,11 +11,19 @@ are kept in `Study.notes` for `validate` and the researcher dashboard.
 
 from __future__ import annotations
 
+import difflib
+import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from infact.errors import ConfigError, DatasetError, InfactError, Problem
-from infact.study.config import StudyConfig, load_config
+from infact.study.config import StudyConfig
+from infact.study.live_config import check_systems
+from infact.study.quality_config import cross_check
 from infact.study.situations import Situation, dataset_version, read_situations, situation_paths
 
 
@@ -263,3 +274,117 @@ def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], lis
     except InfactError as exc:
         return None, errors + exc.problems, []
     return study, errors, list(study.notes)
+
+
+# -- study.toml: parsed, checked, and every error named by file, line and fix -----------
+
+
+def _line_of(text: str, loc: tuple) -> int | None:
+    """Best-effort line number of a dotted key in TOML source (for file:line errors)."""
+    lines = text.splitlines()
+    section = [str(p) for p in loc if not isinstance(p, int)]
+    if not section:
+        return None
+    # The last named part as a key, searched after the header of its table.
+    key = section[-1]
+    header_re = (
+        re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section[:-1])) + r"\s*\]\]?\s*$") if len(section) > 1 else None
+    )
+    start = 0
+    if header_re:
+        for i, line in enumerate(lines):
+            if header_re.match(line):
+                start = i
+                break
+    key_re = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+    for i in range(start, len(lines)):
+        if key_re.match(lines[i]):
+            return i + 1
+    table_re = re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section)) + r"\s*\]\]?\s*$")
+    for i, line in enumerate(lines):
+        if table_re.match(line):
+            return i + 1
+    return start + 1 if header_re else None
+
+
+def _fix_for(err: dict, model_keys: list[str]) -> str:
+    typ = err["type"]
+    loc = err["loc"]
+    if typ == "extra_forbidden":
+        close = difflib.get_close_matches(str(loc[-1]), model_keys, n=1)
+        hint = f" — did you mean '{close[0]}'?" if close else ""
+        return f"unknown setting{hint} Remove it or check the spelling (see the settings reference in the README)."
+    if typ == "missing":
+        return "required setting is missing: add it (see the settings reference in the README)."
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    secret = bool(loc) and str(loc[-1]) == "api_key_env"  # a key pasted by mistake is not echoed back
+    if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)) and not secret:
+        msg += f" (got {err['input']!r})"
+    return msg
+
+
+def _model_keys(loc: tuple) -> list[str]:
+    model: Any = StudyConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        args = getattr(ann, "__args__", ())
+        model = args[0] if args and hasattr(args[0], "model_fields") else ann
+    return list(getattr(model, "model_fields", {}).keys())
+
+
+_LEADING_KEY = re.compile(r"([a-z_]+(?:\.[a-z_]+)*)")
+
+
+def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)  # Python 3.14+; before, only the message has it
+        if line is None:
+            m = re.search(r"at line (\d+)", str(exc))
+            line = int(m.group(1)) if m else None
+        raise ConfigError(
+            Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)
+        ) from exc
+    try:
+        config = StudyConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            key = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
+            if not loc:  # a cross-section check: its message starts with the key it is about
+                m = _LEADING_KEY.match(err["msg"].removeprefix("Value error, "))
+                if m and m.group(1).split(".")[0] in StudyConfig.model_fields:
+                    loc = tuple(m.group(1).split("."))
+                    key = m.group(1)
+            problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
+        raise ConfigError(problems) from None
+    cross = [
+        Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
+        for p in cross_check(config.platform, config.quality, file)
+        + check_systems(config.live, config.study.systems, file)
+    ]
+    if cross:
+        raise ConfigError(cross)
+    return config
+
+
+def load_config(folder: str | Path) -> StudyConfig:
+    path = Path(folder) / "study.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            Problem(str(path), "not found: a study folder needs a study.toml (copy data/demo/study.toml as a start)")
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(Problem(str(path), "is not UTF-8 text: save it as UTF-8")) from None
+    return parse_config(text, str(path))

@@ -2,7 +2,7 @@
 
 Every table lives in a document between `<!-- NAME:begin … -->` / `<!-- NAME:end -->`
 markers. `python -m infact settings-doc` prints them (`--write` updates the files) and
-tests/test_config_docs.py fails when a document and the code differ, so docs cannot drift.
+tests/study/test_config_docs.py fails when a document and the code differ, so docs cannot drift.
 """
 
 from __future__ import annotations

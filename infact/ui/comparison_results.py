@@ -12,6 +12,7 @@ import streamlit as st
 
 from infact.results.dashboard import comparisons as cr
 from infact.results.reports.preferences import render_markdown
+from infact.ui.rankings import fit_problem
 
 
 def show_votes(votes: pd.DataFrame, title: str, key: str) -> None:
@@ -55,25 +56,17 @@ def show_preferences(result: dict | None, title: str, what: str = "votes") -> No
     elif "error" in result or "problem" in result:
         st.info(f"Not available yet: {result.get('error') or result.get('problem')}")
     else:
+        if (problem := fit_problem(result)) is not None:  # the report as `analyze` prints it, said to be degenerate
+            st.warning(
+                problem + " `analyze`'s report of that fit follows: read its strengths and intervals as unsettled.",
+                icon="⚠️",
+            )
         text = render_markdown(result).removeprefix("# Preference analysis\n")
         st.markdown(text.replace("\n## ", "\n#### "))  # its criteria under this part's subheader
 
 
-def show_annotation_statistics(data, include_flagged: bool) -> None:
+def show_annotation_statistics(view) -> None:
     """Per aspect and system: means with intervals, agreement (α), halo, rankings (as `analyze annotations.csv`)."""
-    from infact.errors import InfactError
-    from infact.results.conversations import analysis as aa
-    from infact.stats import N_BOOT
-
-    def build(t):
-        df = t.compare.get("annotations.csv")
-        if df is None or df.empty:
-            return None
-        try:
-            return aa.render_markdown(aa.analyze_annotations(df, include_flagged=include_flagged, n_boot=N_BOOT))
-        except InfactError as exc:
-            return "Not available yet: " + "; ".join(p.message for p in exc.problems)
-
     st.subheader("Conversation annotations")
-    text = data.derived("annotation_report", build, include_flagged)
+    text = view.annotation_report()
     st.markdown(text.replace("\n## ", "\n#### ") if text else "No annotations yet.")

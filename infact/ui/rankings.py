@@ -4,6 +4,45 @@ from __future__ import annotations
 
 import streamlit as st
 
+# A Davidson tie parameter this large says nearly every vote is a tie; a log-strength this far from 0 says a system
+# won (or lost) every decisive vote, and the fit runs off towards infinity (separation). Healthy fits of the demos
+# stay well inside both.
+TIES_LIMIT = 10.0
+STRENGTH_LIMIT = 4.0
+
+
+def fit_problem(result: dict) -> str | None:
+    """What is wrong with a degenerate fit, in words (None when the fit is usable): too few decisive votes,
+    or separation. Read from the fit itself, so numbers that mean nothing are never shown as a result."""
+    rows = result.get("ranking") or []
+    n_votes, n_ties = result.get("n_votes"), result.get("n_ties")
+    if result.get("tie_parameter", 0.0) > TIES_LIMIT and n_votes is not None:
+        return (
+            f"Too few decisive votes to rank the systems: {n_votes - (n_ties or 0)} of {n_votes} votes are not "
+            "ties, so the fit cannot tell the systems apart. Strengths are shown once more votes pick a side."
+        )
+    won = [r["system"] for r in rows if r["strength"] > STRENGTH_LIMIT]
+    lost = [r["system"] for r in rows if r["strength"] < -STRENGTH_LIMIT]
+    if won or lost:
+        parts = [f"{', '.join(won)} won every decisive vote against some system"] if won else []
+        parts += [f"{', '.join(lost)} lost every decisive vote against some system"] if lost else []
+        return (
+            "The votes separate the systems completely (" + "; ".join(parts) + "), so their strengths have no "
+            "finite estimate. Strengths are shown once the votes overlap: more votes, or votes between other pairs."
+        )
+    return None
+
+
+def _show_degenerate(problem: str, result: dict, key: str) -> None:
+    st.warning(problem, icon="⚠️")
+    st.dataframe(
+        [{"system": r["system"], "decisive votes": r.get("n_decisive")} for r in result["ranking"]],
+        hide_index=True,
+        key=f"{key}degenerate_table",
+    )
+    if result.get("n_votes") is not None:
+        st.caption(f"{result['n_votes']} votes by {result.get('n_participants')} participants.")
+
 
 def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix
@@ -16,6 +55,9 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     if "error" in result:
         st.error(result["error"])
         return
+    if (problem := fit_problem(result)) is not None:
+        _show_degenerate(problem, result, key)
+        return
     level = f"{confidence:.0%}"
     if result["settled"]["settled"]:
         st.success(
@@ -24,20 +66,15 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
         )
     else:
         open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
-        st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
+        if open_pairs:
+            st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
+        else:  # no two established systems to compare: every one is provisional
+            st.info(
+                f"Not settled yet: every system is provisional (fewer than {result.get('min_votes')} decisive "
+                f"votes each: {', '.join(result['settled'].get('provisional') or [])})."
+            )
     st.altair_chart(strength_chart(result), use_container_width=True, key=f"{key}strength_chart")
-    table = [
-        {
-            "rank": r["rank"],
-            "system": r["system"],
-            "strength": round(r["strength"], 2),
-            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
-            "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
-            "decisive votes": r.get("n_decisive"),
-            "provisional": bool(r.get("provisional")),
-        }
-        for r in result["ranking"]
-    ]
+    table = _ranking_rows(result)
     st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key=f"{key}ranking_table")
     later = [r for r in table if r["provisional"]]
     if later:
@@ -84,6 +121,22 @@ def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:
         hide_index=True,
         key=f"{key}both_bad_table",
     )
+
+
+def _ranking_rows(result: dict) -> list[dict]:
+    """The ranking as table rows: strength with its interval, rank range, decisive votes, provisional."""
+    return [
+        {
+            "rank": r["rank"],
+            "system": r["system"],
+            "strength": round(r["strength"], 2),
+            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
+            "rank range": f"{r['rank_range'][0]}–{r['rank_range'][1]}",
+            "decisive votes": r.get("n_decisive"),
+            "provisional": bool(r.get("provisional")),
+        }
+        for r in result["ranking"]
+    ]
 
 
 def _show_fragility(frag: dict | None, key: str = "") -> None:

@@ -13,7 +13,7 @@ from infact.chat.llm_chat import LLMSystem
 from infact.errors import SystemTimeout
 from infact.llm.client import LLMClient
 from infact.study.endpoints import Endpoint
-from tests.support.openai_stub import serve_openai
+from simulations.openai_stub import serve_openai
 
 LONG = " ".join(f"word{i}" for i in range(200))  # 200 events of 0.2 s: 40 s when read whole
 REQUEST = {"study_id": "s", "conversation_id": "c", "turn": 1, "messages": [{"role": "user", "text": "hi"}]}

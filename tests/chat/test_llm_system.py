@@ -11,13 +11,13 @@ from infact.chat.session import ChatSession
 from infact.errors import ConfigError
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.storage import MemoryStorage
 from infact.study.endpoints import Endpoint, Sampling
 from infact.study.live_config import LiveSystem
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
-from tests.support.openai_stub import serve_openai
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from infact.cli.main import main
-from tests.support.sims.ratings import simulate_ratings
+from simulations.ratings import simulate_ratings
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
 

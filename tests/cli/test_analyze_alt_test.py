@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from infact.cli.main import main
-from tests.support.sims.ratings import simulate_ratings
+from simulations.ratings import simulate_ratings
 
 
 def test_the_report_gives_both_verdicts_and_the_epsilon_asked(tmp_path, capsys):

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from infact.cli.main import main
-from tests.support.sims.ratings import simulate_ratings
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes
+from simulations.ratings import simulate_ratings
+from simulations.votes import PLANTED, PLANTED_NU, simulate_style_votes
 
 
 def run_json(capsys, *argv):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from infact.cli.main import main
 from infact.fileio import MANIFEST
-from infact.results.tables.export import files_of
+from infact.results.export import files_of
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.paths import DEMO_STUDY, REPO

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from infact.participation.codes import verify_codes
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.study.loader import load_study
 from tests.support.browser import (
     DEVICES,

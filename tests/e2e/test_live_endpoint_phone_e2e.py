@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from simulations.openai_stub import serve_openai
 from tests.support.browser import DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server, stop_server, wait_idle
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
-from tests.support.openai_stub import serve_openai
 
 pytestmark = pytest.mark.e2e
 KEY = "sk-e2e-phone-31b7c0d9a2"

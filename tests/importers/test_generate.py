@@ -10,8 +10,8 @@ from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from infact.study.situations import load_situations
+from simulations.openai_stub import serve_openai
 from tests.support.generating import rule, study_with
-from tests.support.openai_stub import serve_openai
 
 
 def test_every_situation_gets_the_endpoints_answer_with_provenance_and_the_study_runs(tmp_path):

@@ -9,8 +9,8 @@ from infact.importers.generate import generate
 from infact.llm.batch import STOP_AFTER_UNREACHABLE
 from infact.study.endpoints import GENERATE_MAX_TOKENS
 from infact.study.situations import load_situations
+from simulations.openai_stub import serve_openai
 from tests.support.generating import rule, study_with
-from tests.support.openai_stub import serve_openai
 
 
 def test_generated_answers_are_bounded_and_keep_their_finish_reason(tmp_path):

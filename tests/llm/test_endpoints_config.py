@@ -7,8 +7,8 @@ import re
 import pytest
 
 from infact.errors import ConfigError
-from infact.study.config import parse_config
 from infact.study.endpoints import Endpoint, Sampling, endpoints_from_secrets, merged
+from infact.study.loader import parse_config
 from tests.support.paths import DEMO_STUDY
 
 

@@ -11,7 +11,7 @@ from infact.errors import SystemBadReply, SystemHTTPError, SystemTimeout, System
 from infact.llm.calls import prompt_hash
 from infact.llm.client import LLMClient, retry_after
 from infact.study.endpoints import Endpoint, Sampling
-from tests.support.openai_stub import serve_openai
+from simulations.openai_stub import serve_openai
 
 HELLO = [{"role": "user", "content": "hello there"}]
 

@@ -10,7 +10,7 @@ from infact.errors import ConfigError, SystemHTTPError
 from infact.llm.client import LLMClient, open_client
 from infact.llm.keys import MASK, read_key, scrub
 from infact.study.endpoints import Endpoint
-from tests.support.openai_stub import serve_openai
+from simulations.openai_stub import serve_openai
 
 KEY = "sk-test-4f9a7c21e0b3d8a6"
 

@@ -15,9 +15,9 @@ from infact.cli.main import main
 from infact.participation.bots import default_quality, run_bots
 from infact.storage import open_storage
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_judges import judge_rule
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
-from tests.support.openai_stub import serve_openai
 
 KEY = "sk-live-9c2e71b0d4f84a6e"
 JUDGE = '\n[judges.stubby]\nendpoint = "stub"\n'

@@ -13,8 +13,8 @@ from infact.cli.main import main
 from infact.errors import InfactError
 from infact.importers.conversations import import_conversations
 from infact.participation.bots import run_bots
+from infact.results.export import collect
 from infact.results.ranking.analysis import analyze_votes
-from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.dialogs import read_dialogs
 from infact.study.loader import load_study

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from infact.participation.bots import run_bots
+from infact.results.export import collect
 from infact.results.ranking.analysis import analyze_votes
-from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import start

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import MIX, STRATEGIES, Bot, pick_strategies, run_bots
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import submit_consent

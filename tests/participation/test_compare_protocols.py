@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import run_bots
+from infact.results.export import collect, export_bytes
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
-from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import start

@@ -14,10 +14,9 @@ from infact.errors import ConfigError
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps.conversation import GOLD_PREFIX, conversation_of, message_numbers
-from infact.results.tables import export
+from infact.results import export
 from infact.stores.memory import MemoryStorage
-from infact.study.config import parse_config
-from infact.study.loader import load_study
+from infact.study.loader import load_study, parse_config
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo-conversations"

@@ -15,10 +15,9 @@ from infact.cli.main import main
 from infact.errors import ConfigError
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
-from infact.results.tables import export
+from infact.results import export
 from infact.stores.memory import MemoryStorage
-from infact.study.config import parse_config
-from infact.study.loader import load_study
+from infact.study.loader import load_study, parse_config
 
 SYSTEMS = ("Alpha", "Beta", "Gamma")
 TOML = """

@@ -10,7 +10,7 @@ import pytest
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps.live import UNFINISHED
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import submit_consent

@@ -12,9 +12,9 @@ from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_studies import KEY_ENV, PERSONA, endpoint_live_study
 from tests.support.llm_studies import simulated_user_rule as rule
-from tests.support.openai_stub import serve_openai
 
 
 def dead_url() -> str:

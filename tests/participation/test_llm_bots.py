@@ -7,15 +7,15 @@ from datetime import UTC, datetime
 from infact.cli.main import main
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
+from infact.results.export import collect
 from infact.results.live.simulated import render_markdown, simulated_vs_human
 from infact.results.quality import funnel
-from infact.results.tables.export import collect
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_studies import KEY_ENV, PERSONA, endpoint_live_study
 from tests.support.llm_studies import simulated_user_rule as rule
-from tests.support.openai_stub import serve_openai
 
 
 def test_an_llm_plays_the_persona_through_chats_rubric_and_vote_and_is_kept_apart(tmp_path, monkeypatch):

@@ -12,10 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from infact.errors import ConfigError
 from infact.participation.flow import Flow
-from infact.results.tables.export import collect, export_bytes
+from infact.results.export import collect, export_bytes
 from infact.storage import MemoryStorage, TinyDBStorage
-from infact.study.config import parse_config
-from infact.study.loader import load_study
+from infact.study.loader import load_study, parse_config
 from tests.support.paths import DEMO_STUDY, REPO
 from tests.support.studies import FakeClock, answers_for, make_study, study_config, to_toml, walk
 

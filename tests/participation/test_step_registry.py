@@ -20,9 +20,9 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Checked, Step, StepKind
 from infact.results import kinds
 from infact.results.dashboard import offer
+from infact.results.export import write_exports
 from infact.results.study_results import open_results
 from infact.results.tables import records as tables
-from infact.results.tables.export import write_exports
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.feedback_kind import FEEDBACK
@@ -232,3 +232,18 @@ def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_
     assert any("All your answers are saved." in s.value for s in at.success)
     [rec] = TinyDBStorage(db).records(participant=token, kind="feedback")
     assert rec["text"] == "Nice study"
+
+
+def test_the_dashboard_gives_the_new_kind_a_section(feedback, tmp_path, monkeypatch):
+    """No section claims the new kind: the dashboard offers a generic one with its table (infact/ui/dashboard)."""
+    from tests.support.app import open_dashboard
+
+    study_dir = make_study(tmp_path, n_situations=6, per_participant=3)
+    db = tmp_path / "db"
+    results = run_bots(load_study(study_dir), TinyDBStorage(db), 2, strategy="attentive", seed=5, start=FakeClock()())
+    at = open_dashboard(study_dir, db, monkeypatch, "Feedback")
+    assert "Feedback" in at.segmented_control(key="section").options
+    [table] = [d.value for d in at.dataframe]
+    assert sorted(table["participant"]) == sorted(r.token for r in results)
+    assert set(table["text"]) == {"attentive bot: fine"}
+    assert any("2 rows of `feedback.csv`" in c.value for c in at.caption)

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 from infact.participation import visits
 from infact.participation.flow import Flow
 from infact.results.dashboard.data import DashboardData
+from infact.results.export import collect, export_bytes
 from infact.results.quality import funnel
-from infact.results.tables.export import collect, export_bytes
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 

@@ -6,7 +6,7 @@ import pytest
 
 from infact.participation.bots import Bot
 from infact.participation.flow import Flow
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.study.loader import load_study
 from tests.support.participants import submit_consent
 from tests.support.studies import make_study
@@ -59,7 +59,7 @@ def test_withdrawn_participant_is_left_out_and_cannot_restart(tmp_path, storage,
 def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_path, storage):
     import json
 
-    from infact.results.tables.export import export_bytes
+    from infact.results.export import export_bytes
 
     study = _study(tmp_path, False)
     token = _half_done(study, storage)

@@ -97,7 +97,7 @@ def test_sync_stores_statuses_and_a_return_frees_the_reserved_situations(session
 
 
 def test_participants_csv_shows_the_prolific_status(session, stub, study):
-    from infact.results.tables.export import collect
+    from infact.results.export import collect
 
     play(study, session.storage, ["attentive", "abandons"])
     pid_ = setup.create(session).prolific_id

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from infact.scheduling import pairs as ps
+from simulations.schedule import sequential_study
 from tests.support.participants import submit_consent
-from tests.support.sims.schedule import sequential_study
 
 SYSTEMS = ["A", "B", "C", "D"]
 

@@ -10,7 +10,7 @@ from scipy.stats import kendalltau
 from infact.results.ranking.analysis import analyze_votes
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
+from simulations.votes import PLANTED, PLANTED_NU, simulate_style_votes, simulate_votes
 
 NAMES = [f"S{i + 1}" for i in range(len(PLANTED))]
 

@@ -9,7 +9,7 @@ from infact.results.tables import comparisons as pt
 from infact.scheduling.pairs import adjacent_contrasts, robust_inflation
 from infact.stats import bradley_terry as ranking
 from infact.stats.sandwich import covariances
-from tests.support.sims.votes import PLANTED, PLANTED_NU, simulate_votes
+from simulations.votes import PLANTED, PLANTED_NU, simulate_votes
 
 
 def sd(cov: np.ndarray, contrasts: np.ndarray) -> np.ndarray:

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from infact.errors import ConfigError, InfactError
-from infact.study.config import load_config
-from infact.study.loader import load_study, validate_study
+from infact.study.loader import load_config, load_study, validate_study
 from tests.support.paths import DEMO_STUDY
 from tests.support.studies import CHECK_ID, make_study, situation, study_config, to_toml, write_toml
 

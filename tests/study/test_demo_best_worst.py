@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from infact.participation.bots import run_bots
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 

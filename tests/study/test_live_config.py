@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from infact.errors import ConfigError
-from infact.study.config import parse_config
+from infact.study.loader import parse_config
 
 # Written by hand: the messages checked here name lines of this text.
 BASE = """

@@ -8,6 +8,6 @@
 - chat_stubs: stub systems (their fixtures are in tests/conftest.py)
 - app: driving the Streamlit app under AppTest (`open_app`, `give_consent`, `rate`, ...)
 - browser: driving it in Chromium (`start_server`, `wait_idle`, `consent`, ...)
-- sims: simulated studies with known truth (ratings, votes, schedules), for tests and benchmarks
-- openai_stub, llm_studies: a stub OpenAI-compatible server and studies that use it
+- llm_studies: studies that use the stub OpenAI-compatible server (simulations/openai_stub.py; the simulated
+  studies with known truth are in simulations/ too, shared with bench/)
 """

@@ -1,4 +1,4 @@
-"""Studies whose systems are OpenAI-compatible endpoints served by tests/support/openai_stub.py.
+"""Studies whose systems are OpenAI-compatible endpoints served by simulations/openai_stub.py.
 
 `demo_rule` makes the stub answer as INFACT's built-in demo systems: the system prompt names
 one of infact.chat.demo_systems' functions, and the chat messages are turned back into the

@@ -195,7 +195,7 @@ def walk(flow, token: str, *, until: str | None = None, seconds: float = 20.0, f
 
 def parse_section(section: str, table: dict | None, file: str = "study.toml"):
     """A minimal study.toml with one section, parsed by the one config loader (errors as ConfigError)."""
-    from infact.study.config import parse_config
+    from infact.study.loader import parse_config
 
     config = {"study": {"id": "t", "title": "T", "systems": ["A"]}, "texts": TEXTS}
     if table:

@@ -72,7 +72,7 @@ def test_results_and_statistics_show_what_the_study_collected(played, monkeypatc
 
 def test_exports_offer_only_files_with_rows(played, monkeypatch):
     from infact.results.dashboard import offer
-    from infact.results.tables.export import collect, export_bytes
+    from infact.results.export import collect, export_bytes
 
     folder, db = played
     at = dashboard(folder, db, monkeypatch, "Exports")

@@ -1,7 +1,7 @@
 """The dashboard page (AppTest): every section on bot data of a Prolific study, the
 multi-participant exclude picker, the Prolific lists, and the sign-in cookie.
 
-The numbers themselves are checked in tests/results/test_funnel.py; here: the page shows what
+The numbers themselves are checked in tests/results/quality/test_funnel.py; here: the page shows what
 the core functions give and nothing fails.
 """
 

@@ -1,7 +1,7 @@
 """The live step under AppTest: a 3-turn chat with two systems, a reload in the middle, rubric, vote.
 
 The study is `data/demo-live` (three built-in systems, in process) or a copy whose systems
-are stub servers on 127.0.0.1 (tests/chat_stubs.py) for the failure paths.
+are stub servers on 127.0.0.1 (tests/support/chat_stubs.py) for the failure paths.
 """
 
 from __future__ import annotations

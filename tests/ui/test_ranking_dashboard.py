@@ -8,7 +8,7 @@ import pytest
 
 from infact.participation.bots import run_bots
 from infact.results.dashboard.ranking import ranking_view, win_rate_matrix
-from infact.results.tables.export import collect
+from infact.results.export import collect
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import open_dashboard

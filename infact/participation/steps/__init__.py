@@ -7,12 +7,12 @@ the flow, the state and the bots only through the small Protocols in `registry.p
 
 `registry.sequence()` is that order; every kind is one module here declaring how its
 answer is checked and stored, how a bot answers it and how its records become table
-rows (see `registry.StepKind`). `Flow`, `infact/state.py`, the bots and
+rows (see `registry.StepKind`). `Flow`, `infact/participation/state.py`, the bots and
 `infact/results/tables/records.py` loop over `registry.kinds()`.
 
 How to add a step kind (e.g. "pairwise"):
 
-1. Write `infact/participation/steps/pairwise.py` with a `StepKind` subclass: `name`,
+1. Write a module in infact/participation/steps/ (here `pairwise.py`) with a `StepKind` subclass: `name`,
    `plan` (its steps for a participant: from the assignment record, from the study
    config — [] when the study has none — or one page; per-step extras go in
    `Step.data`), `check` (answers as labels → `Checked.refuse(...)` or
@@ -29,7 +29,7 @@ How to add a step kind (e.g. "pairwise"):
 
 Nothing else changes: with a `schema`, its table reaches the export, datapackage.json, the dashboard's
 downloads and `analyze` (infact/results/kinds.py says how a kind's results are extended), the bots answer it,
-the page draws it. tests/test_step_registry.py registers a test-only kind this way.
+the page draws it. tests/participation/test_step_registry.py registers a test-only kind this way.
 """
 
 from infact.participation.steps.compare import BestWorst, Pairwise

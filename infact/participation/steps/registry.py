@@ -8,7 +8,7 @@ object that says, in one place, everything the core needs to know about it:
 - `bot_answers` how a bot answers it — with labels, exactly like the page does;
 - `rows`      how its stored records become rows of its table (`table`).
 
-`Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables/records.py`
+`Flow` (submitting), `infact/participation/state.py` (progress), the bots and `infact/results/tables/records.py`
 loop over `kinds()`; the participant page finds each kind's renderer by name in
 `infact/ui/`. See `infact/participation/steps/__init__.py` for how to add a kind.
 """
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # The kinds sit below the flow, the state and the bots (tests/test_layers.py): they see them
 # through these small views, which Flow, State and Bot satisfy.
 class StepState(Protocol):
-    """What a kind reads of a participant's state (infact.state.State)."""
+    """What a kind reads of a participant's state (infact.participation.state.State)."""
 
     token: str
     assignment: dict | None

@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from infact.results.export import Tables
 from infact.results.quality import exclusion as quality
 from infact.results.quality import flags as quality_flags
 from infact.results.quality import funnel
 from infact.results.study_results import StudyResults
 from infact.results.tables import records as tables
-from infact.results.tables.export import Tables
 from infact.study.loader import Study
 
 OVERVIEW_COLUMNS = [

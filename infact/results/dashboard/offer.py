@@ -89,7 +89,7 @@ def offered_files(cfg, files: dict[str, bytes]) -> tuple[dict[str, bytes], list[
         else:
             empty.append(name)
     if "datapackage.json" in files:
-        from infact.results.tables.export import package_json
+        from infact.results.export import package_json
 
         offered["datapackage.json"] = package_json(offered, cfg.study.id)
     return offered, empty

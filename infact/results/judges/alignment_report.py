@@ -150,11 +150,11 @@ def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame]
     return None
 
 
-def alignment_from_store(study, db: str, judge_csv: Path) -> dict:
+def alignment_from_tables(study, tables, judge_csv: Path) -> dict:
+    """A judge file against a study's human answers (its tables: `open_results(study, db).tables`)."""
     from infact.results.ranking.features import response_features
-    from infact.results.study_results import open_results
 
-    found = humans_of(open_results(study, db).tables)
+    found = humans_of(tables)
     if found is None:
         return {}
     kind, humans = found

@@ -1,7 +1,7 @@
 """Simulated participants (`bots --strategy llm`) checked against the people on the same items (docs/llm.md).
 
 A study that holds both human and simulated participants is analysed on its humans only
-(infact/results/tables/export.py leaves the simulated out). Here the simulated participants'
+(infact/results/export.py leaves the simulated out). Here the simulated participants'
 answers are read as one more judge — their mean per item, a situation × system for ratings, a
 situation × pair for votes — and put through the judge alignment (alignment.align): item-level
 Spearman and system-level Kendall τ with their participant-bootstrap intervals (the humans are
@@ -42,20 +42,13 @@ def simulators_vs_humans(prepared: pd.DataFrame, kind: str, simulated: set[str],
     return out
 
 
-def simulators_from_store(study, db: str, include_flagged: bool = False) -> dict | None:
-    """The comparison for a study's store, None when it has no simulated participant (or no human one)."""
-    from infact.results.tables.export import collect
-    from infact.storage import open_storage
-
-    storage = open_storage(db)
-    try:
-        records = storage.records(study=study.id)
-    finally:
-        storage.close()
+def simulators_from_tables(study, records: list[dict], tables, include_flagged: bool = False) -> dict | None:
+    """The comparison for a study's records and its tables with the simulated participants kept in
+    (`collect(..., include_simulated=True)`); None when it has no simulated participant (or no human one)."""
     simulated = simulated_participants(records)
     if not simulated:
         return None
-    found = humans_of(collect(study, records, include_simulated=True), include_flagged)
+    found = humans_of(tables, include_flagged)
     if found is None:
         return None
     kind, prepared = found

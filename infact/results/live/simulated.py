@@ -1,6 +1,6 @@
 """Simulated participants (`bots --strategy llm`) beside the humans, on the same systems.
 
-Simulated data is left out of every human table (infact/results/tables/export.py); this compares
+Simulated data is left out of every human table (infact/results/export.py); this compares
 the two groups directly from the records: per system, the arena win rate (ties count half;
 forfeits left out) and the satisfaction rate (chats ended satisfied among those ended satisfied or
 frustrated), and how well the simulated ranking agrees with the human one (Kendall τ of win rates).

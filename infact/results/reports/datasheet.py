@@ -386,7 +386,7 @@ def _section5(study) -> list[dict]:
 
 
 def datasheet(study, t, *, now: datetime | None = None) -> dict:
-    """HEDS 3.0 as JSON-ready data from a loaded study and its collected tables (results.tables.export.collect)."""
+    """HEDS 3.0 as JSON-ready data from a loaded study and its collected tables (results.export.collect)."""
     sections = {
         "1": _section1(study),
         "2": _section2(study),

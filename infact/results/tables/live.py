@@ -1,6 +1,6 @@
 """Live chats in the exports: transcripts.jsonl, arena votes in pairwise.csv, the rubric in ratings.csv.
 
-Called by infact.results.tables.export for studies with `[live.systems]`; the records
+Called by infact.results.export for studies with `[live.systems]`; the records
 given are already filtered like every other table (no previews; withdrawn
 participants only on request).
 """

@@ -7,7 +7,7 @@ docs/data-model.md use.
 
 from __future__ import annotations
 
-from infact.results.crowd.schemas import RELIABILITY_COLUMNS, SOFT_LABELS
+from infact.results.tables.crowd_schemas import RELIABILITY_COLUMNS, SOFT_LABELS
 from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 

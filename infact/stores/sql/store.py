@@ -90,26 +90,7 @@ class SQLStorage:
         self.lock_timeout = lock_timeout
         self._closed = False
 
-        # No pool_pre_ping (a round trip per use): every statement here is idempotent, so a
-        # connection the server dropped while idle is replaced and the statement run again (_run).
-        kwargs: dict[str, Any] = {}
-        if self.dialect == "postgresql":
-            kwargs.update(
-                pool_size=pool_size,
-                max_overflow=max_overflow,
-                connect_args={"connect_timeout": connect_timeout, "application_name": "infact"},
-            )
-        elif parsed.database in (None, "", ":memory:"):
-            # One shared in-memory database instead of one per pooled connection.
-            kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
-        else:
-            kwargs.update(connect_args={"timeout": 30})
-        try:
-            self.engine = sa.create_engine(parsed, **kwargs)
-        except (sa_exc.SQLAlchemyError, ImportError) as exc:
-            raise StorageError(
-                Problem(self.url, f"cannot use this database URL ({reason(exc, self._password)}); {SECRETS_HINT}")
-            ) from exc
+        self.engine = self._make_engine(parsed, pool_size, max_overflow, connect_timeout)
         self._auto = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         # PostgreSQL's appends and reads by participant: plain psycopg, group-committed (sql_fast.py).
         self._fast = None
@@ -139,6 +120,28 @@ class SQLStorage:
             raise
 
     # -- set-up --------------------------------------------------------------
+    def _make_engine(self, parsed: URL, pool_size: int, max_overflow: int, connect_timeout: int) -> sa.Engine:
+        # No pool_pre_ping (a round trip per use): every statement here is idempotent, so a
+        # connection the server dropped while idle is replaced and the statement run again (_run).
+        kwargs: dict[str, Any] = {}
+        if self.dialect == "postgresql":
+            kwargs.update(
+                pool_size=pool_size,
+                max_overflow=max_overflow,
+                connect_args={"connect_timeout": connect_timeout, "application_name": "infact"},
+            )
+        elif parsed.database in (None, "", ":memory:"):
+            # One shared in-memory database instead of one per pooled connection.
+            kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+        else:
+            kwargs.update(connect_args={"timeout": 30})
+        try:
+            return sa.create_engine(parsed, **kwargs)
+        except (sa_exc.SQLAlchemyError, ImportError) as exc:
+            raise StorageError(
+                Problem(self.url, f"cannot use this database URL ({reason(exc, self._password)}); {SECRETS_HINT}")
+            ) from exc
+
     def _define_table(self) -> sa.Table:
         t = self.table_name
         columns = [

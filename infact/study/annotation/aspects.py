@@ -109,3 +109,25 @@ def crs_arena_eval_aspects() -> list[Aspect]:
             for a in ("understanding", "task_completion", "interest_arousal", "efficiency", "overall_impression")
         ),
     ]
+
+
+def check_conversation_settings(cfg) -> None:
+    """The study.toml settings a conversation study needs (unique aspects, a gold conversation for attention)."""
+    ids = [a.id for a in cfg.aspects]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise ValueError(f"aspects: ids must be unique; repeated: {', '.join(dupes)}")
+    if cfg.protocol.kind != "conversation":
+        return
+    if not cfg.aspects:
+        raise ValueError(
+            'aspects: protocol.kind = "conversation" needs at least one [[aspects]] (id, level = '
+            '"turn" or "dialogue", question, labels): see docs/protocols.md'
+        )
+    if cfg.attention_check.enabled:
+        raise ValueError(
+            "attention_check.enabled: a conversation study checks attention with a gold conversation "
+            '([protocol] gold = "gold.jsonl"): set attention_check.enabled = false'
+        )
+    if cfg.protocol.gold and cfg.study.situations_per_participant < 2:
+        raise ValueError("study.situations_per_participant must be at least 2 with a gold conversation (it counts it)")

@@ -83,7 +83,7 @@ def test_an_export_with_label_models_is_a_valid_data_package(tmp_path):
     from frictionless import validate
 
     from infact.participation.bots import run_bots
-    from infact.results.tables.export import write_exports
+    from infact.results.export import write_exports
     from infact.storage import open_storage
     from infact.study.loader import load_study
     from tests.support.paths import DEMO_STUDY

@@ -116,7 +116,7 @@ def test_an_unknown_scoring_is_refused():
 
 
 def test_a_pairwise_judge_is_scored_by_accuracy_on_the_preferences_the_ratings_imply():
-    from tests.support.sims.votes import pairwise_judge
+    from simulations.votes import pairwise_judge
 
     humans, items, quality, _ = rating_tables(n_items=90)
     truth = items.assign(quality=quality)

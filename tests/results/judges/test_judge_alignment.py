@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import default_quality, run_bots
+from infact.results.export import collect
 from infact.results.judges.agreement import read_judge
 from infact.results.judges.alignment import align, weighted_kappa
 from infact.results.judges.alignment_report import align_by_criterion, humans_of, render_markdown, situation_features
 from infact.results.judges.runner import run_judge
 from infact.results.ranking.features import response_features
-from infact.results.tables.export import collect
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_judges import judge_rule
-from tests.support.openai_stub import serve_openai
 from tests.support.paths import DEMO_STUDY
 
 JUDGE = (

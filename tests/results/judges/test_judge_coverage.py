@@ -9,8 +9,8 @@ from infact.cli.main import main
 from infact.participation.bots import default_quality, run_bots
 from infact.storage import open_storage
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_judges import judge_rule, judge_study
-from tests.support.openai_stub import serve_openai
 
 
 def played(tmp_path, url: str):

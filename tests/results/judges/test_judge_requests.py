@@ -11,8 +11,8 @@ from infact.errors import ConfigError
 from infact.participation.bots import default_quality
 from infact.results.judges.runner import run_judge
 from infact.study.endpoints import JUDGE_MAX_TOKENS
+from simulations.openai_stub import serve_openai
 from tests.support.llm_judges import judge_rule, judge_study
-from tests.support.openai_stub import serve_openai
 
 
 def raw_records(report) -> list[dict]:

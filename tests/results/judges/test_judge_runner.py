@@ -14,8 +14,8 @@ from infact.results.judges.agreement import read_judge
 from infact.results.judges.prompts import parse_label
 from infact.results.judges.runner import run_judge
 from infact.study.loader import load_study
+from simulations.openai_stub import serve_openai
 from tests.support.llm_judges import judge_rule
-from tests.support.openai_stub import serve_openai
 from tests.support.paths import DEMO_STUDY
 
 JUDGE = (

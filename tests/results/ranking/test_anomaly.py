@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from infact.results.ranking.anomaly import anomaly_scores
-from tests.support.sims.votes import draw_outcomes
+from simulations.votes import draw_outcomes
 
 THETA = np.array([1.0, 0.5, 0.0, -0.5, -1.0])
 NAMES = [f"S{i + 1}" for i in range(len(THETA))]

@@ -15,7 +15,7 @@ from infact.results.ranking.analysis import analyze_votes
 from infact.results.reports.preferences import render_markdown
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
-from tests.support.sims.votes import simulate_votes
+from simulations.votes import simulate_votes
 
 
 def independent_strengths(votes: pd.DataFrame) -> dict[str, float]:

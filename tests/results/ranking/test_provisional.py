@@ -8,7 +8,7 @@ import pandas as pd
 from infact.results.ranking.analysis import analyze_votes
 from infact.results.ranking.provisional import MIN_VOTES
 from infact.results.reports.preferences import render_markdown
-from tests.support.sims.votes import simulate_votes
+from simulations.votes import simulate_votes
 
 
 def with_newcomer(n_decisive: int, seed: int = 0) -> pd.DataFrame:

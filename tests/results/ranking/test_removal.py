@@ -12,7 +12,7 @@ from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ranking import removal
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
-from tests.support.sims.votes import simulate_votes
+from simulations.votes import simulate_votes
 
 STUDIES = [
     ([0.3, 0.1, -0.4], 0.5, 30, 8, 5),

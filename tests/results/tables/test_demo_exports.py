@@ -13,9 +13,9 @@ import pytest
 from infact.participation.bots import run_bots
 from infact.results import kinds
 from infact.results.dashboard import offer
+from infact.results.export import write_exports
 from infact.results.study_results import open_results
 from infact.results.tables import schemas
-from infact.results.tables.export import write_exports
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.paths import REPO

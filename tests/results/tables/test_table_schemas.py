@@ -21,7 +21,7 @@ from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.participation.steps import Checked, Step, StepKind
 from infact.results import analyze, kinds
-from infact.results.tables.export import collect, export_bytes, write_exports
+from infact.results.export import collect, export_bytes, write_exports
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 from infact.study.settings_doc import write_blocks

@@ -19,10 +19,10 @@ from infact.participation import visits
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.participation.flow import Flow
 from infact.results.dashboard.data import DashboardData
+from infact.results.export import collect, export_bytes
 from infact.results.quality import funnel
 from infact.results.quality.exclusion import manual_event
 from infact.results.ratings.analysis import analyze
-from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import START, submit_consent

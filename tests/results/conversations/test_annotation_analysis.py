@@ -15,12 +15,12 @@ from scipy import stats
 
 from infact.cli.main import main
 from infact.participation.bots import run_bots
+from infact.results import export
 from infact.results.conversations.analysis import analyze_annotations
-from infact.results.tables import export
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "tests" / "importers" / "data"
 
 

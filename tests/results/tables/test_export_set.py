@@ -9,7 +9,7 @@ import pytest
 import infact.fileio
 from infact.cli.main import main
 from infact.fileio import MANIFEST
-from infact.results.tables.export import files_of
+from infact.results.export import files_of
 from infact.study.loader import load_study
 from tests.support.paths import DEMO_STUDY
 

@@ -10,7 +10,7 @@ import pytest
 from infact.fileio import MANIFEST
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
-from infact.results.tables.export import collect, export_bytes, files_of, write_exports
+from infact.results.export import collect, export_bytes, files_of, write_exports
 from infact.results.tables.records import PARTICIPANT_COLUMNS, RATING_COLUMNS
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study

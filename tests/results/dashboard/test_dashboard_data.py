@@ -12,8 +12,8 @@ import pytest
 from infact.participation.bots import run_bots
 from infact.results.dashboard import live_study
 from infact.results.dashboard.data import DashboardData
+from infact.results.export import collect
 from infact.results.quality import funnel
-from infact.results.tables.export import collect
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.stores.live import LiveFeed
 from infact.study.loader import load_study

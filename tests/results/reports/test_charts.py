@@ -8,7 +8,7 @@ import pytest
 from infact.errors import InfactError
 from infact.results.ratings.analysis import analyze
 from infact.results.reports import charts
-from tests.support.sims.ratings import simulate_ratings
+from simulations.ratings import simulate_ratings
 
 
 def spec_and_rows(chart):

@@ -13,10 +13,10 @@ import pytest
 from infact.errors import ConfigError
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.results.dashboard.data import DashboardData
+from infact.results.export import collect, export_bytes
 from infact.results.quality import flags, funnel
 from infact.results.quality.exclusion import assess_store
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
-from infact.results.tables.export import collect, export_bytes
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from infact.study.quality_config import QualityConfig

@@ -13,8 +13,8 @@ from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
 from infact.chat.transcripts import read_transcripts
 from infact.errors import DatasetError
+from infact.results.export import collect, export_bytes, write_exports
 from infact.results.live.analysis import first_accepted_turn, live_summary, wilson
-from infact.results.tables.export import collect, export_bytes, write_exports
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.studies import make_study

@@ -98,7 +98,7 @@ def test_ratings_imply_preferences_within_participant_and_situation():
 
 
 def test_as_pairwise_ranks_a_rating_study():
-    from tests.support.sims.ratings import simulate_ratings
+    from simulations.ratings import simulate_ratings
 
     df = simulate_ratings(30, 6, (2.0, 3.0, 4.0), seed=2)
     res = analyze_ratings_as_pairwise(df, n_boot=100)

@@ -8,7 +8,7 @@ import pytest
 
 from infact.results.ratings.analysis import analyze
 from infact.results.reports.report import fmt, fmt_ci, markdown_to_html, render_html, render_markdown
-from tests.support.sims.ratings import simulate_ratings
+from simulations.ratings import simulate_ratings
 
 
 @pytest.fixture(scope="module")

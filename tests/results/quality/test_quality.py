@@ -347,7 +347,7 @@ def test_screen_out_on_prolific_needs_a_screen_out_code():
 def test_docs_name_every_flag():
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "quality.md").read_text()
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "quality.md").read_text()
     for flag in FLAGS:
         assert f"`{flag}`" in doc, flag
 

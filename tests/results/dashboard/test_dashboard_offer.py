@@ -11,7 +11,7 @@ from infact.results.dashboard import comparisons as cr
 from infact.results.dashboard import offer
 from infact.study.loader import load_study
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@
   `stub.peak_in_flight` the most requests served at once, `stub.in_flight` those being answered.
 Threaded, bound to 127.0.0.1 on a free port. `GET /stub/stats` gives the counters.
 
-    python -m tests.support.openai_stub --delay 0.2 --answer "Meaningless"
+    python -m simulations.openai_stub --delay 0.2 --answer "Meaningless"
 
 serves one in its own process (benchmarks: the client's process then has its interpreter to itself)
 and prints its URL.

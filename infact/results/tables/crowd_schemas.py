@@ -1,4 +1,5 @@
-"""What the crowd label models add to an export (`export --label-models`), declared beside the other tables."""
+"""What the crowd label models (infact/results/crowd/) add to an export (`export --label-models`), declared beside the
+other tables."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A participant is the unit the app assigns and the bootstrap resamples: at consen
 `per_participant` pairs from one `pair_schedule.choose_pairs` call (as
 infact/participation/protocols.py does), with the pairs of the `in_flight` participants still
 working passed as `pending`; their votes arrive when they finish. Outcomes follow the Davidson
-model with planted strengths (tests/support/sims/votes.py). Both schedules see the same
+model with planted strengths (simulations/votes.py). Both schedules see the same
 seeds, arrivals, vote draws per participant and width definition.
 """
 
@@ -20,7 +20,7 @@ from infact.results.tables import comparisons as pt
 from infact.scheduling import pairs as pair_schedule
 from infact.stats import bradley_terry as ranking
 from infact.stats import sandwich as ranking_robust
-from tests.support.sims.votes import PLANTED, PLANTED_NU, draw_outcomes
+from simulations.votes import PLANTED, PLANTED_NU, draw_outcomes
 
 # Only a check whose model (Fisher) width is within this factor of the target runs the
 # bootstrap: far from the target the answer is known, and the bootstrap is the slow part.

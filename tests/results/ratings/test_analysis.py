@@ -9,7 +9,7 @@ import pytest
 from infact.errors import InfactError
 from infact.results.ratings import analysis
 from infact.results.ratings.analysis import analyze, friedman_test, krippendorff_ordinal, validate_ratings
-from tests.support.sims.ratings import simulate_ratings
+from simulations.ratings import simulate_ratings
 
 NAN = np.nan
 # Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability", example C:

@@ -8,7 +8,7 @@ import pytest
 
 from infact.errors import InfactError
 from infact.results.judges import agreement as judges
-from tests.support.sims.votes import judge_world, pairwise_judge
+from simulations.votes import judge_world, pairwise_judge
 
 SD_ITEM, SD_NOISE, RATERS = 0.6, 0.7, 5
 

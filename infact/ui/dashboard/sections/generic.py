@@ -1,0 +1,21 @@
+"""The section of a step kind no section claims (registry.unclaimed_kinds): its table and how many rows."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from infact.ui.dashboard.registry import GENERIC, section
+
+
+@section(GENERIC, tables=True)
+def show_kind(view, kind: str) -> None:
+    from infact.participation import steps
+
+    name = f"{steps.get(kind).table}.csv"
+    df = view.table(name, criterion=False)
+    if df.empty:
+        st.info(f"No {kind} answers yet.")
+        return
+    people = df["participant"].nunique() if "participant" in df.columns else 0
+    st.caption(f"{len(df)} rows of `{name}` from {people} participants (the same table as in Exports).")
+    st.dataframe(df, hide_index=True, key=f"kind_{kind}_table")

@@ -1,0 +1,41 @@
+"""Progress: completions over time, completion times, why participants were excluded, coverage."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from infact.results.dashboard import live_study
+from infact.results.quality import funnel
+from infact.results.reports import charts
+from infact.ui.dashboard.registry import section
+
+
+@section("Progress")
+def show_progress(view) -> None:
+    cfg = view.cfg
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Completions over time")
+        st.altair_chart(
+            charts.completions_chart(live_study.completions_over_time(view.progress())), key="chart_completions"
+        )
+    with right:
+        st.subheader("Completion time")
+        done = view.data.participants()
+        st.altair_chart(
+            charts.completion_time_chart(
+                done[done["status"] == "completed"], expected_minutes=cfg.study.expected_minutes
+            ),
+            key="chart_time",
+        )
+    reasons = funnel.exclusion_reasons(view.overview())
+    if len(reasons):
+        st.subheader("Why completed participants were excluded")
+        st.caption("One participant can have several reasons, so the rows can add up to more than the Excluded card.")
+        st.dataframe(reasons, hide_index=True, key="reasons_table")
+    st.subheader("Coverage per situation")
+    cov = view.coverage()
+    k = cfg.assignment.ratings_per_situation
+    done_n = sum(1 for c in cov if c["ratings"] >= k)
+    st.progress(done_n / max(1, len(cov)), text=f"{done_n} of {len(cov)} situations have ≥ {k} ratings")
+    st.dataframe(cov, hide_index=True, height=260, key="coverage_table")

@@ -1,1 +1,0 @@
-"""Simulated studies with known truth, for tests and benchmarks."""
