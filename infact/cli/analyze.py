@@ -52,6 +52,7 @@ def register(subparsers) -> None:
         help="show progress bars on stderr (the default when stderr is a terminal; large pairwise tables)",
     )
     _preference_arguments(p.add_argument_group("preferences (pairwise.csv, best_worst.csv; see docs/ranking.md)"))
+    _judge_and_label_arguments(p)
     p.add_argument(
         "--group-by",
         metavar="COLUMN",
@@ -92,6 +93,22 @@ def _preference_arguments(g) -> None:
         help="systems with fewer decisive votes are provisional: listed apart, never in 'settled' "
         "(default 30, from bench/min_votes.py; docs/ranking.md)",
     )
+    _integrity_arguments(g)
+    g.add_argument(
+        "--reweight",
+        action="store_true",
+        help="also fit with every pair weighted inversely to how often it was compared (as LMArena)",
+    )
+    g.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        help="confidence of the ranking intervals and of 'settled' (default 0.95)",
+    )
+
+
+def _integrity_arguments(g) -> None:
+    """Vote integrity (docs/ranking.md): repeats, vote time and the anomaly score."""
     g.add_argument(
         "--repeat-cap",
         type=int,
@@ -116,18 +133,10 @@ def _preference_arguments(g) -> None:
         help="vote integrity: flag a participant whose votes are less likely, under the fit without them, than "
         "this share of simulated participants' (default 0.99; docs/ranking.md)",
     )
-    g.add_argument(
-        "--reweight",
-        action="store_true",
-        help="also fit with every pair weighted inversely to how often it was compared (as LMArena)",
-    )
-    g.add_argument(
-        "--confidence",
-        type=float,
-        default=0.95,
-        help="confidence of the ranking intervals and of 'settled' (default 0.95)",
-    )
-    g.add_argument(
+
+
+def _judge_and_label_arguments(p) -> None:
+    p.add_argument(
         "--alt-epsilon",
         type=float,
         default=None,
@@ -135,7 +144,7 @@ def _preference_arguments(g) -> None:
         help="with --judge: the Alt-Test's cost-benefit allowance ε (default 0.1, the paper's value for crowd "
         "workers; 0.15 skilled annotators, 0.2 experts; docs/llm.md)",
     )
-    g.add_argument(
+    p.add_argument(
         "--label-models",
         action="store_true",
         help="ratings: also Dawid-Skene and MACE beside the median, with the least reliable annotators (needs the "

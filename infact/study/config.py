@@ -26,7 +26,7 @@ from infact.study.protocol_config import (
     fill_defaults,
     flow_problem,
 )
-from infact.study.quality_config import QualityConfig
+from infact.study.quality_config import QualityConfig, item_checks, situation_checks
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -373,7 +373,7 @@ class StudyConfig(Section):
 
     @model_validator(mode="after")
     def _cross_checks(self):
-        _situation_checks(self)
+        situation_checks(self)
         if self.protocol.kind in PAIRWISE_KINDS and len(self.study.systems) < 2:
             raise ValueError(f'protocol.kind = "{self.protocol.kind}" needs at least 2 systems in study.systems')
         if self.protocol.kind == "pairwise_dialog" and self.sampling.stratify:
@@ -397,20 +397,7 @@ class StudyConfig(Section):
             raise ValueError(
                 f"texts.blocks.{unknown[0]}: not a block of this study; its blocks are {list(self.blocks)}"
             )
-        for item in self.questionnaire.items:
-            if item.expected is not None and item.expected not in self.questionnaire.scale:
-                raise ValueError(
-                    f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale "
-                    f"{self.questionnaire.scale}"
-                )
-        for name, ids in (
-            ("criteria", [c.id for c in self.criteria]),
-            ("questionnaire.items", [i.id for i in self.questionnaire.items]),
-            ("demographics", [d.id for d in self.demographics]),
-        ):
-            dupes = sorted({i for i in ids if ids.count(i) > 1})
-            if dupes:
-                raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")
+        item_checks(self)
         return self
 
     @property
@@ -422,31 +409,3 @@ class StudyConfig(Section):
     def regular_per_participant(self) -> int:
         gold = self.protocol.kind == "conversation" and self.protocol.gold is not None
         return self.study.situations_per_participant - (1 if self.attention_check.enabled or gold else 0)
-
-
-def _situation_checks(cfg: StudyConfig) -> None:
-    """Situations per participant against live chats and the attention check."""
-    n = cfg.study.situations_per_participant
-    ac = cfg.attention_check
-    if n == 0 and not cfg.live.systems:
-        raise ValueError(
-            "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
-            "chats ([live.systems], docs/live.md)"
-        )
-    if n == 0 and ac.enabled:
-        raise ValueError(
-            "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
-            "attention_check.enabled = false"
-        )
-    if ac.enabled:
-        lo, hi = ac.positions
-        if not (1 <= lo <= hi <= n):
-            raise ValueError(
-                f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
-                f"study.situations_per_participant ({n})"
-            )
-        unknown = [e for e in ac.expected if e not in cfg.scale.labels]
-        if unknown:
-            raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {cfg.scale.labels}")
-        if n < 2:
-            raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")

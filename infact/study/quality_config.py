@@ -150,3 +150,51 @@ def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "s
             )
         ]
     return []
+
+
+# Cross-checks StudyConfig runs once its sections are read (infact/study/config.py): the attention check and the
+# questionnaire's instructed item against the study's situations and scales, and ids unique per list.
+def situation_checks(cfg) -> None:
+    """Situations per participant against live chats and the attention check."""
+    n = cfg.study.situations_per_participant
+    ac = cfg.attention_check
+    if n == 0 and not cfg.live.systems:
+        raise ValueError(
+            "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
+            "chats ([live.systems], docs/live.md)"
+        )
+    if n == 0 and ac.enabled:
+        raise ValueError(
+            "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
+            "attention_check.enabled = false"
+        )
+    if ac.enabled:
+        lo, hi = ac.positions
+        if not (1 <= lo <= hi <= n):
+            raise ValueError(
+                f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
+                f"study.situations_per_participant ({n})"
+            )
+        unknown = [e for e in ac.expected if e not in cfg.scale.labels]
+        if unknown:
+            raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {cfg.scale.labels}")
+        if n < 2:
+            raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
+
+
+def item_checks(cfg) -> None:
+    """Questionnaire answers that exist on its scale, and ids that are unique per list."""
+    for item in cfg.questionnaire.items:
+        if item.expected is not None and item.expected not in cfg.questionnaire.scale:
+            raise ValueError(
+                f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale "
+                f"{cfg.questionnaire.scale}"
+            )
+    for name, ids in (
+        ("criteria", [c.id for c in cfg.criteria]),
+        ("questionnaire.items", [i.id for i in cfg.questionnaire.items]),
+        ("demographics", [d.id for d in cfg.demographics]),
+    ):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")

@@ -66,6 +66,9 @@ def analyze_votes(
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
+    checks = dict(  # vote integrity (integrity.py); votes read from a file are named by their line (header: 1)
+        repeat_cap=repeat_cap, min_seconds=min_seconds, openings=openings, anomaly_quantile=anomaly_quantile
+    ) | {"line_offset": None if prepared else 2}
 
     def one(part: pd.DataFrame) -> dict:
         d = pt.votes_design(part)
@@ -83,35 +86,13 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
         }
-        out["integrity"] = integrity.integrity(
-            part,
-            lambda kept: _fit(kept, min_votes, opts),
-            res["ranking"],
-            repeat_cap=repeat_cap,
-            min_seconds=min_seconds,
-            openings=openings,
-            line_offset=None if prepared else 2,  # votes read from a file: the header is line 1
-            anomaly_quantile=anomaly_quantile,
-        )
+        out["integrity"] = integrity.integrity(part, lambda kept: _fit(kept, min_votes, opts), res["ranking"], **checks)
         rates = both_bad.both_bad_rates(part, confidence)
         if rates is not None:
             out["both_bad"] = rates
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
-        if covariates:
-            styled = ranking.rank_systems(
-                pt.votes_design(part, tuple(covariates), source),
-                centre_on=provisional.established(d, min_votes),
-                **opts,
-            )
-            provisional.mark(styled, part, min_votes)
-            out["style_controlled"] = {k: styled[k] for k in ("ranking", "tie_parameter", "covariates", "settled")}
-        if reweight:
-            weighted = ranking.rank_systems(
-                balance.reweighted_design(d), centre_on=provisional.established(d, min_votes), **opts
-            )
-            provisional.mark(weighted, part, min_votes)
-            out["reweighted"] = {k: weighted[k] for k in ("ranking", "tie_parameter", "settled")}
+        out.update(_other_fits(part, d, covariates, reweight, source, min_votes, opts))
         if not prepared:  # votes read from a file: each named by its line (implied votes have none)
             # fewer than two established systems: the fragility of the whole (provisional) order
             out["fragility"] = ranking_fragility.fragility(
@@ -120,6 +101,26 @@ def analyze_votes(
         return out
 
     return _by_criterion(df, criterion, source, one)
+
+
+def _other_fits(part, d, covariates, reweight: bool, source: str, min_votes: int, opts: dict) -> dict:
+    """The style-controlled and the pair-reweighted rankings, where asked for."""
+    out = {}
+    if covariates:
+        styled = ranking.rank_systems(
+            pt.votes_design(part, tuple(covariates), source),
+            centre_on=provisional.established(d, min_votes),
+            **opts,
+        )
+        provisional.mark(styled, part, min_votes)
+        out["style_controlled"] = {k: styled[k] for k in ("ranking", "tie_parameter", "covariates", "settled")}
+    if reweight:
+        weighted = ranking.rank_systems(
+            balance.reweighted_design(d), centre_on=provisional.established(d, min_votes), **opts
+        )
+        provisional.mark(weighted, part, min_votes)
+        out["reweighted"] = {k: weighted[k] for k in ("ranking", "tie_parameter", "settled")}
+    return out
 
 
 def _fit(votes: pd.DataFrame, min_votes: int, opts: dict) -> dict:
