@@ -94,6 +94,7 @@ def _preference_arguments(g) -> None:
         "(default 30, from bench/min_votes.py; docs/ranking.md)",
     )
     _integrity_arguments(g)
+    _anomaly_arguments(g)
     g.add_argument(
         "--reweight",
         action="store_true",
@@ -135,6 +136,17 @@ def _integrity_arguments(g) -> None:
     )
 
 
+def _anomaly_arguments(g) -> None:
+    g.add_argument(
+        "--anomaly-max-participants",
+        type=int,
+        default=500,
+        metavar="N",
+        help="vote integrity: skip the anomaly score (one refit per participant) above N participants, and say so "
+        "(default 500; 0: always compute it)",
+    )
+
+
 def _judge_and_label_arguments(p) -> None:
     p.add_argument(
         "--alt-epsilon",
@@ -172,6 +184,7 @@ def options(args: argparse.Namespace):
         repeat_cap=args.repeat_cap,
         min_vote_seconds=args.min_vote_seconds,
         anomaly_quantile=args.anomaly_quantile,
+        anomaly_max_participants=args.anomaly_max_participants,
         extra={
             **({} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon}),
             **({"label_models": True} if args.label_models else {}),

@@ -44,6 +44,7 @@ class Options:
     reweight: bool = False  # pairwise: also fit with pairs weighted by 1 / their frequency
     repeat_cap: int = 1  # pairwise: votes per participant on one pair and situation (or live opening) that count
     min_vote_seconds: float | None = None  # pairwise: faster votes are flagged (None: the study's, else 3 s)
+    anomaly_max_participants: int | None = 500  # pairwise: above this, the anomaly score is skipped (0/None: never)
     anomaly_quantile: float = 0.99  # pairwise: flag a participant whose votes are this unlikely under the others' fit
     extra: dict = field(default_factory=dict, hash=False)  # options of analyses added by later steps
 

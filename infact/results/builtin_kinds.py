@@ -83,6 +83,7 @@ def analyze_pairwise(table, options, source: str) -> dict:
         min_seconds=options.extra.get("min_vote_seconds", DEFAULT_MIN_SECONDS) if seconds is None else seconds,
         openings=options.extra.get("openings"),
         anomaly_quantile=options.anomaly_quantile,
+        anomaly_max_participants=options.anomaly_max_participants or None,
         **opts,
     )
 

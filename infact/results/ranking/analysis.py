@@ -41,6 +41,9 @@ def _empty(df: pd.DataFrame, source: str) -> None:
         )
 
 
+INTEGRITY_BOOT = 200  # bootstrap replicates of the ranking without the flagged votes (its order is what is compared)
+
+
 def analyze_votes(
     votes: pd.DataFrame,
     *,
@@ -58,6 +61,7 @@ def analyze_votes(
     min_seconds: float | None = integrity.DEFAULT_MIN_SECONDS,
     openings: dict[str, str] | None = None,
     anomaly_quantile: float | None = 0.99,
+    anomaly_max_participants: int | None = integrity.ANOMALY_MAX_PARTICIPANTS,
 ) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
     pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
@@ -68,7 +72,9 @@ def analyze_votes(
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
     checks = dict(  # vote integrity (integrity.py); votes read from a file are named by their line (header: 1)
         repeat_cap=repeat_cap, min_seconds=min_seconds, openings=openings, anomaly_quantile=anomaly_quantile
-    ) | {"line_offset": None if prepared else 2}
+    ) | {"line_offset": None if prepared else 2, "anomaly_max_participants": anomaly_max_participants}
+    # The ranking without the flagged votes: the same fit, its intervals from fewer replicates (INTEGRITY_BOOT)
+    refit_opts = {**opts, "n_boot": min(n_boot, INTEGRITY_BOOT)}
 
     def one(part: pd.DataFrame) -> dict:
         d = pt.votes_design(part)
@@ -86,7 +92,9 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
         }
-        out["integrity"] = integrity.integrity(part, lambda kept: _fit(kept, min_votes, opts), res["ranking"], **checks)
+        out["integrity"] = integrity.integrity(
+            part, lambda kept: _fit(kept, min_votes, refit_opts), res["ranking"], **checks
+        )
         rates = both_bad.both_bad_rates(part, confidence)
         if rates is not None:
             out["both_bad"] = rates

@@ -69,6 +69,10 @@ def flag_votes(
     return votes.loc[hits.index, columns].assign(reasons=reasons)
 
 
+# The anomaly score's cost grows with the participants (one refit each): at arena scale it is asked for, not given.
+ANOMALY_MAX_PARTICIPANTS = 500
+
+
 def integrity(
     votes: pd.DataFrame,
     refit,
@@ -79,10 +83,21 @@ def integrity(
     openings: dict[str, str] | None = None,
     line_offset: int | None = None,
     anomaly_quantile: float | None = 0.99,
+    anomaly_max_participants: int | None = ANOMALY_MAX_PARTICIPANTS,
 ) -> dict:
     """The flags and the ranking without them. `refit(votes)` is the analysis' own fit (a result with
-    `ranking`); `line_offset`: add it to a vote's index for its line in the file (None: votes have no line)."""
+    `ranking`); `line_offset`: add it to a vote's index for its line in the file (None: votes have no line).
+    The anomaly score refits the model once per participant: above `anomaly_max_participants` (None: no limit)
+    it is skipped, and the result says so (`anomaly_skipped`)."""
     flagged = flag_votes(votes, repeat_cap=repeat_cap, min_seconds=min_seconds, openings=openings)
+    n_people = votes["participant"].nunique()
+    skipped = None
+    if anomaly_quantile and anomaly_max_participants and n_people > anomaly_max_participants:
+        skipped = (
+            f"{n_people} participants, over --anomaly-max-participants {anomaly_max_participants}: the score refits "
+            "the model once per participant (pass --anomaly-max-participants 0 to compute it anyway)"
+        )
+        anomaly_quantile = None
     scores = anomaly_scores(votes, quantile=anomaly_quantile, n_sim=200) if anomaly_quantile else []
     odd = {r["participant"] for r in scores if r["flagged"]}
     if odd:  # every vote of an anomalous participant, with the reason added to any it already has
@@ -97,6 +112,7 @@ def integrity(
         "repeat_cap": repeat_cap,
         "min_seconds": min_seconds,
         "anomaly_quantile": anomaly_quantile,
+        "anomaly_skipped": skipped,
         "participants": scores,  # the anomaly score of each participant with enough votes, lowest p first
         "n_flagged": len(flagged),
         "reasons": counts,
