@@ -57,24 +57,17 @@ def analyze_votes(
     prepared: bool = False,
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
-    repeat_cap: int = 1,
-    min_seconds: float | None = integrity.DEFAULT_MIN_SECONDS,
-    openings: dict[str, str] | None = None,
-    anomaly_quantile: float | None = 0.99,
-    anomaly_max_participants: int | None = integrity.ANOMALY_MAX_PARTICIPANTS,
+    **checks,
 ) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
     pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
-    `integrity`: votes flagged (repeated situations or openings beyond `repeat_cap`, faster than `min_seconds`)
-    and the ranking without them (infact/results/ranking/integrity.py)."""
+    `integrity`: votes flagged (repeated situations or openings beyond `repeat_cap`, faster than `min_seconds`,
+    participants above the `anomaly_quantile`) and the ranking without them; `checks` are integrity.integrity's
+    settings (repeat_cap, min_seconds, openings, anomaly_quantile, anomaly_max_participants)."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
-    checks = dict(  # vote integrity (integrity.py); votes read from a file are named by their line (header: 1)
-        repeat_cap=repeat_cap, min_seconds=min_seconds, openings=openings, anomaly_quantile=anomaly_quantile
-    ) | {"line_offset": None if prepared else 2, "anomaly_max_participants": anomaly_max_participants}
-    # The ranking without the flagged votes: the same fit, its intervals from fewer replicates (INTEGRITY_BOOT)
-    refit_opts = {**opts, "n_boot": min(n_boot, INTEGRITY_BOOT)}
+    checks["line_offset"] = None if prepared else 2  # votes read from a file are named by their line (header: 1)
 
     def one(part: pd.DataFrame) -> dict:
         d = pt.votes_design(part)
@@ -93,10 +86,12 @@ def analyze_votes(
             "balance": balance.balance(part),
         }
         out["integrity"] = integrity.integrity(
-            part, lambda kept: _fit(kept, min_votes, refit_opts), res["ranking"], **checks
+            part,
+            lambda kept: _fit(kept, min_votes, {**opts, "n_boot": min(n_boot, INTEGRITY_BOOT)}),
+            res["ranking"],
+            **checks,
         )
-        rates = both_bad.both_bad_rates(part, confidence)
-        if rates is not None:
+        if (rates := both_bad.both_bad_rates(part, confidence)) is not None:
             out["both_bad"] = rates
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)

@@ -90,14 +90,8 @@ def integrity(
     The anomaly score refits the model once per participant: above `anomaly_max_participants` (None: no limit)
     it is skipped, and the result says so (`anomaly_skipped`)."""
     flagged = flag_votes(votes, repeat_cap=repeat_cap, min_seconds=min_seconds, openings=openings)
-    n_people = votes["participant"].nunique()
-    skipped = None
-    if anomaly_quantile and anomaly_max_participants and n_people > anomaly_max_participants:
-        skipped = (
-            f"{n_people} participants, over --anomaly-max-participants {anomaly_max_participants}: the score refits "
-            "the model once per participant (pass --anomaly-max-participants 0 to compute it anyway)"
-        )
-        anomaly_quantile = None
+    skipped = _anomaly_skipped(votes, anomaly_quantile, anomaly_max_participants)
+    anomaly_quantile = None if skipped else anomaly_quantile
     scores = anomaly_scores(votes, quantile=anomaly_quantile, n_sim=200) if anomaly_quantile else []
     odd = {r["participant"] for r in scores if r["flagged"]}
     if odd:  # every vote of an anomalous participant, with the reason added to any it already has
@@ -137,6 +131,17 @@ def integrity(
         }
         out["order_changed"] = [r["system"] for r in res["ranking"]] != [r["system"] for r in ranking_rows]
     return out
+
+
+def _anomaly_skipped(votes: pd.DataFrame, quantile: float | None, max_participants: int | None) -> str | None:
+    """Why the anomaly score is left out (too many participants to refit once each), or None."""
+    n_people = votes["participant"].nunique()
+    if not (quantile and max_participants and n_people > max_participants):
+        return None
+    return (
+        f"{n_people} participants, over --anomaly-max-participants {max_participants}: the score refits the model "
+        "once per participant (pass --anomaly-max-participants 0 to compute it anyway)"
+    )
 
 
 CHECKS = (REPEATED_SITUATION, REPEATED_OPENING, TOO_FAST, ANOMALOUS)
