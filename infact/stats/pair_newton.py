@@ -125,8 +125,7 @@ class PairModel:
         live = np.arange(len(x))
         for _ in range(max_iter):
             grad, hess = self._pieces(x[live], n[live], dw[live], wt[live], with_hessian=True)
-            with np.errstate(all="ignore"):
-                step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            step = _solve(hess, grad)
             size = np.abs(step).max(axis=1)
             # long steps (far from the optimum) are shortened to at most 1 on the log scale
             x[live] -= step / np.maximum(1.0, size)[:, None]
@@ -135,3 +134,19 @@ class PairModel:
             if not len(live):
                 break
         return x, np.where(last < NEWTON_TOL, 0.0, last)
+
+
+def _solve(hess: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """Newton steps hess⁻¹·grad per row; a singular Hessian (a separated or degenerate fit) gives a NaN step,
+    which ends that row as not converged (the caller's slower fit takes it) instead of stopping every row."""
+    with np.errstate(all="ignore"):
+        try:
+            return np.linalg.solve(hess, grad[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            out = np.full(grad.shape, np.nan)
+            for i in range(len(grad)):
+                try:
+                    out[i] = np.linalg.solve(hess[i], grad[i])
+                except np.linalg.LinAlgError:
+                    pass
+            return out

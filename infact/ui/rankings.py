@@ -42,6 +42,12 @@ def _show_degenerate(problem: str, result: dict, key: str) -> None:
     )
     if result.get("n_votes") is not None:
         st.caption(f"{result['n_votes']} votes by {result.get('n_participants')} participants.")
+    from infact.results.dashboard.ranking import win_rate_matrix
+
+    matrix = win_rate_matrix(result)  # counted from the votes, not from the fit: still true when the fit is not
+    if matrix is not None:
+        st.caption("Win rates as voted (row beats column; ties count ½): no model estimate behind them.")
+        st.dataframe(matrix.style.format("{:.0%}", na_rep="–"), key=f"{key}degenerate_win_rates")
 
 
 def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:

@@ -81,12 +81,12 @@ class View:
 
     def table(self, name: str, criterion: bool = True) -> pd.DataFrame:
         """A comparison or step-kind table by file name (pairwise.csv, best_worst.csv, feedback.csv…), kept."""
-        t = self.tables
-        df = t.compare.get(name, t.kinds.get(name))
+        # every kind's table but ratings, questionnaire and demographics, by its file (the kind travels with it)
+        df = self.tables.compare.get(name)
         return self.kept(df, self.criterion if criterion else None)
 
     def has_table(self, name: str) -> bool:
-        return name in self.tables.compare or name in self.tables.kinds
+        return name in self.tables.compare
 
     def arena_votes(self) -> pd.DataFrame:
         return self.kept(self.tables.votes)
