@@ -110,14 +110,15 @@ def _decide(sub: Mapping, q: Mapping | None, session: Session) -> Decision:
 
 def apply(session: Session, review: Review, prolific_id: str | None = None) -> Review:
     """Make the calls of `review` that are not recorded as done."""
-    pid = session.prolific_id(prolific_id)
+    session.prolific_id(prolific_id)  # a study INFACT created (or the id given), else a clear error
     todo = [d for d in review.decisions if not d.done and d.action != "manual"]
     approve = [d for d in todo if d.action == "approve"]
     if approve:
         for d in approve:
             session.put("prolific_action", f"{d.submission_id}/approve/started", submission_id=d.submission_id)
         ids = [d.submission_id for d in approve]
-        session.client.post("/api/v1/submissions/bulk-approve/", {"study_id": pid, "submission_ids": ids})
+        # The reference's two variants are (study_id + participant_ids) or submission_ids, the one it recommends
+        session.client.post("/api/v1/submissions/bulk-approve/", {"submission_ids": ids})
         for d in approve:
             _done(session, review, d)
     for d in todo:

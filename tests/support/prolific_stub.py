@@ -199,6 +199,8 @@ class ProlificStub:
 
     def _submissions(self, method: str, rest: list[str], body: dict) -> tuple[int, Any, dict]:
         if rest == ["bulk-approve"] and method == "POST":
+            if "submission_ids" in body and ("study_id" in body or "participant_ids" in body):
+                return 400, {"error": {"detail": "give either submission_ids or study_id + participant_ids"}}, {}
             ids = body.get("submission_ids") or []
             unknown = [i for i in ids if i not in self.submissions]
             if unknown:
