@@ -92,12 +92,8 @@ def analyze_table(
     if options.reweight and table_kind.name != "pairwise":
         raise InfactError(Problem("--reweight", "reweighting pairs needs a pairwise table (pairwise.csv)."))
     result = table_kind.analysis(df, options, source)
-    if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
-        from infact.results.crowd.report import analysis as label_models
-
-        if table_kind.name != "ratings" or options.as_pairwise:
-            raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
-        result["label_models"] = json_ready(label_models(df, options.include_flagged))
+    if options.extra.get("label_models") and "label_models" not in result:  # only a kind of ratings fits them
+        raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
     if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
         result.update(judged(df, table_kind.name, options))
     return result
