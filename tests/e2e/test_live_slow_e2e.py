@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from infact.chat.stub_server import serve
+from simulations.chat_stub import serve
 from tests.support.browser import (
     DEMO_STUDY,
     scroll_position,
