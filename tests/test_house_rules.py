@@ -20,9 +20,6 @@ MODULE_EXCEPTIONS = {
     "infact/importers/infact_export.py": BEING_SPLIT,
 }
 FUNCTION_EXCEPTIONS = {
-    "infact/importers/infact_txt.py:align_block": BEING_SPLIT,
-    "infact/importers/redial.py:import_redial": BEING_SPLIT,
-    "infact/importers/responses.py:import_responses": BEING_SPLIT,
     "infact/results/ratings/analysis.py:position_bias": BEING_SPLIT,
     "infact/results/reports/datasheet.py:_section33": BEING_SPLIT,
     "infact/results/reports/report.py:_criterion": BEING_SPLIT,
