@@ -8,6 +8,10 @@ alike), each timed from its start to its exit: interpreter start-up included, wh
 researcher waits for. `infact --help` imports only infact.cli.main, .args, .commands and what
 they need (argparse, the deployment settings); a command's own module is imported when it runs.
 
+Then every `infact COMMAND --help`, nested commands included (`import redial --help`, `prolific create --help`):
+help_COMMAND_s= (median wall seconds; target <= 0.3 each), its CPU seconds and its ratio to `python -c pass`, and
+slowest_help_s=.
+
 Prints, one per line: cli_help_s= (median wall seconds of `python -m infact --help`; target
 <= 0.3), baseline_s= (median of `python -c pass`), ratio= (cli_help_s / baseline_s, pair by
 pair, median), runs=. The same figures come from the machine's own timer:
@@ -58,14 +62,33 @@ def main() -> None:
     every_command(opts.command_runs)
 
 
+def command_paths() -> list[list[str]]:
+    """Every command, nested ones included (`import redial`, `prolific create`), in the order of `infact --help`."""
+    import argparse
+
+    sys.path.insert(0, str(REPO))
+    from infact.cli.main import build_parser
+
+    paths: list[list[str]] = []
+
+    def walk(path: list[str], parser: argparse.ArgumentParser) -> None:
+        if path:
+            paths.append(path)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk([*path, name], sub)
+
+    walk([], build_parser())
+    return paths
+
+
 def every_command(runs: int) -> None:
     """Each command's own help: it imports that command's module (infact/cli/commands.py), which must stay light."""
-    sys.path.insert(0, str(REPO))
-    from infact.cli.commands import COMMANDS
-
     slowest = 0.0
-    for command in COMMANDS:
-        cmd = [sys.executable, "-m", "infact", command, "--help"]
+    for path in command_paths():
+        command = "_".join(path)
+        cmd = [sys.executable, "-m", "infact", *path, "--help"]
         timed(cmd)  # warm its .pyc files
         pairs = [(timed(cmd), timed(BARE)) for _ in range(runs)]
         wall = statistics.median(a[0] for a, _ in pairs)

@@ -7,7 +7,7 @@ With `--systems endpoint` the two systems are OpenAI-compatible stubs (simulatio
 each in its own process) reached as endpoint systems through infact.llm (the official openai
 client, limiter, call records), and the baseline is a bare urllib POST to /chat/completions.
 
-Two stub systems (`python -m infact chat-stub`, each in its own process) answer every request after `--delay`
+Two stub systems (`python -m simulations.chat_stub`, each in its own process) answer every request after `--delay`
 seconds. `--chats` threads each hold one conversation of `--turns` messages through
 `ChatSession.send` — the same call the live page makes: store the participant's
 message, call the system over HTTP, store the answer with its latency. The
@@ -121,8 +121,7 @@ def start_stub(delay: float) -> tuple[subprocess.Popen, str]:
         [
             sys.executable,
             "-m",
-            "infact",
-            "chat-stub",
+            "simulations.chat_stub",
             "--behaviour",
             "normal",
             "--delay",

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.browser import (  # noqa: E402 — the browser helpers of the e2e tests
+from simulations.browser import (  # noqa: E402 — the browser helpers the e2e tests use too
     CHROMIUM,
     CHROMIUM_ARGS,
     DEVICES,

@@ -5,8 +5,8 @@
 
 nginx (Debian's package) is configured from deploy/nginx.conf (sticky by cookie, websocket upgrades)
 and put in front of `--replicas` `streamlit run streamlit_app.py` processes on one fresh PostgreSQL
-database (tests/support/deployment.py). Participants speak Streamlit's websocket protocol
-(tests/support/ws_participants.py): consent, then each step answered with widget values and submitted,
+database (simulations/deployment.py). Participants speak Streamlit's websocket protocol
+(simulations/ws_participants.py): consent, then each step answered with widget values and submitted,
 attentively (instructed ratings followed), on a study of 12 situations, 3 per participant (one the
 attention check), questionnaire and demographics: 6 submitted steps each. They do not pause: the
 worst case for the app.
@@ -39,10 +39,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.support.browser import start_server, stop_server  # noqa: E402
-from tests.support.deployment import deployment, fresh_database  # noqa: E402
-from tests.support.studies import make_study  # noqa: E402
-from tests.support.ws_participants import crowd  # noqa: E402
+from simulations.browser import start_server, stop_server  # noqa: E402
+from simulations.deployment import deployment, fresh_database  # noqa: E402
+from simulations.study_folders import make_study  # noqa: E402
+from simulations.ws_participants import crowd  # noqa: E402
 
 ANSWER_KINDS = {"consent", "situation", "questionnaire", "demographics"}
 

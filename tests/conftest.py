@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from infact.chat.stub_server import serve
+from simulations.chat_stub import serve
 from tests.support.paths import SHARED_DATA
 from tests.support.stores import STORAGE_KINDS, fresh_schema, make_storage, postgres_url
 

@@ -20,9 +20,6 @@ MODULE_EXCEPTIONS = {
     "infact/importers/infact_export.py": BEING_SPLIT,
 }
 FUNCTION_EXCEPTIONS = {
-    "infact/importers/infact_txt.py:align_block": BEING_SPLIT,
-    "infact/importers/redial.py:import_redial": BEING_SPLIT,
-    "infact/importers/responses.py:import_responses": BEING_SPLIT,
     "infact/results/ratings/analysis.py:position_bias": BEING_SPLIT,
     "infact/results/reports/datasheet.py:_section33": BEING_SPLIT,
     "infact/results/reports/report.py:_criterion": BEING_SPLIT,
@@ -70,16 +67,6 @@ def test_every_exception_still_applies():
     assert not stale, f"no longer over the limit: remove them from the exceptions in tests/test_house_rules.py: {stale}"
 
 
-# bench/participant_clicks.py drives Chromium with the e2e tests' own helpers (tests/support/browser.py, which
-# builds on the tests' study helpers): moving those is left to the lead with the e2e helpers' next change.
-BENCH_USES_TESTS = {
-    "bench/participant_clicks.py": "the e2e browser helpers (tests/support/browser.py)",
-    # bench/replicas.py measures the very deployment tests/test_nginx_replicas.py checks: nginx, the replicas and
-    # the websocket participants are one harness (tests/support/deployment.py, ws_participants.py), kept in one place.
-    "bench/replicas.py": "the nginx + replicas harness and websocket participants of tests/test_nginx_replicas.py",
-}
-
-
 def test_bench_imports_no_test_module():
     """The simulators bench/ and tests/ share live in simulations/ (outside infact/ and tests/)."""
     found = []
@@ -92,5 +79,4 @@ def test_bench_imports_no_test_module():
                 names = [node.module or ""]
             found += [f"{rel}:{node.lineno}: {n}" for n in names if n.split(".")[0] == "tests"]
         found += [f"{rel}: runs -m tests.…" for _ in range(text.count('"-m", "tests.'))]
-    found = [f for f in found if f.split(":")[0] not in BENCH_USES_TESTS]
     assert not found, "bench/ imports test modules (share them through simulations/):\n" + "\n".join(found)

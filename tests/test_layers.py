@@ -76,7 +76,7 @@ LAYERS: list[tuple[str, list[str]]] = [
 # Parts that name one module only, not a folder: `infact` is the package's own __init__, not every module in it
 # (a new package would otherwise land silently in the top layer).
 EXACT = {"infact"}
-FORBIDDEN = {"tests", "bench"}  # the product never imports them (they import the product)
+FORBIDDEN = {"tests", "bench", "simulations"}  # the product never imports them (they import the product)
 ORDER = [part for _, parts in LAYERS for part in parts]
 LAYER_OF = {part: layer for layer, parts in LAYERS for part in parts}
 

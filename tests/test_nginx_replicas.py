@@ -1,7 +1,7 @@
 """A real deployment, tested (issue 29, item 8): nginx from Debian's package, configured by
 deploy/nginx.conf (sticky by cookie, websocket upgrades), in front of three Streamlit replicas of the
-app on one PostgreSQL database (tests/support/deployment.py). Participants are driven through nginx over
-Streamlit's websocket (tests/support/ws_participants.py): they consent, answer every step with widget
+app on one PostgreSQL database (simulations/deployment.py). Participants are driven through nginx over
+Streamlit's websocket (simulations/ws_participants.py): they consent, answer every step with widget
 values and submit, as a person does; what a person *sees* stays with the browser tests (tests/e2e).
 
 Sizes are kept for 2 CI cores (the bench, bench/replicas.py, runs 300 participants, 30 at a time):
@@ -20,12 +20,12 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from tests.support.browser import RESEARCHER_PASSWORD
-from tests.support.deployment import deployment, nginx_binary
-from tests.support.st_client import StreamlitClient
+from simulations.browser import RESEARCHER_PASSWORD
+from simulations.deployment import deployment, nginx_binary
+from simulations.st_client import StreamlitClient
+from simulations.ws_participants import crowd
 from tests.support.stores import postgres_url
 from tests.support.studies import make_study
-from tests.support.ws_participants import crowd
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(900)]
 STEPS = ["consent", "situation-1", "situation-2", "situation-3", "questionnaire", "demographics"]

@@ -14,5 +14,6 @@ The run layer, below participation: may import foundations, `infact.study` (its 
     transcripts.py    transcripts.jsonl, votes and rubric rows; reading transcripts back
     bot.py            a bot participant that chats
     llm_chat.py       an LLM on either side: an endpoint system under test, or a simulated participant
-    demo_systems.py   built-in CRSs over the demo's movies; stub_server.py: HTTP stubs for tests
+    demo_systems.py   built-in CRSs over the demo's movies
+    http_server.py    a system served over HTTP (`infact chat-stub`: a demo system behind a `url = …`)
 """

@@ -46,6 +46,15 @@ def command(
     return sub.add_parser(name, help=summary, description=description, formatter_class=HelpFormatter)
 
 
+def module_doc(module: str) -> str:
+    """A module's docstring read from its file, without importing it (nor what it imports): for a --help text."""
+    import ast
+    import importlib.util
+
+    origin = importlib.util.find_spec(module).origin
+    return ast.get_docstring(ast.parse(Path(origin).read_text(encoding="utf-8")), clean=False) or ""
+
+
 def add_study(
     parser: argparse.ArgumentParser, *, positional: bool = False, required: bool = False, help: str = STUDY_HELP
 ) -> None:

@@ -34,7 +34,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "hash-password": Command("admin", "set or print the researcher password's hash for secrets.toml"),
     "settings-doc": Command("admin", "print or update the generated settings tables (docs/)"),
-    "chat-stub": Command("chat", "serve a built-in demo or test chat system over HTTP on 127.0.0.1"),
+    "chat-stub": Command("chat", "serve a built-in demo chat system over HTTP on 127.0.0.1"),
     "generate": Command("llm", "write a system's response to every situation (an LLM endpoint, URL or callable)"),
     "judge": Command("llm", "let an LLM judge answer the study's own items (judges/NAME.csv)"),
     "prolific": Command("prolific", "run the study on Prolific: create, publish, sync, review, bonus, message"),

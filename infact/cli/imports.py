@@ -4,7 +4,8 @@ real data into a study folder or tables.
 The study folder is `--study DIR` here as everywhere (`--out` is kept as an alias for
 the importers that create a study); each import writes to a staging folder and moves
 its files into place only on success (importers/common.write_study, fileio.swap_in): all or nothing.
-One `_add_FORMAT` function per format declares its options; FORMATS lists them.
+One `_add_FORMAT` function per format declares its options; FORMATS lists them. An importer is imported by its
+`run_FORMAT` only (crs_arena and annotated bring pandas): `import --help` reads their docstrings from the files.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from infact.cli.args import command
-from infact.importers import annotated, conversations, crs_arena, infact_txt, redial, responses, transcripts
+from infact.cli.args import command, module_doc
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
 from infact.study.dialogs import DIALOGS_FILE
 
@@ -36,7 +36,7 @@ def _add_redial(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "redial",
-        redial.__doc__.split("\n\n")[1],
+        module_doc("infact.importers.redial").split("\n\n")[1],
         summary="ReDial raw JSONL (one dialog per line) -> study situations",
     )
     p.add_argument("file", metavar="FILE.jsonl", help="ReDial JSONL, e.g. test_data.jsonl")
@@ -54,7 +54,7 @@ def _add_responses(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "responses",
-        responses.__doc__.split("\n\n")[1],
+        module_doc("infact.importers.responses").split("\n\n")[1],
         summary="merge one system's outputs (JSONL/CSV) into a study",
     )
     p.add_argument(
@@ -73,7 +73,7 @@ def _add_infact_txt(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "infact-txt",
-        infact_txt.__doc__.split("\n\n")[1],
+        module_doc("infact.importers.infact_txt").split("\n\n")[1],
         summary="the original INFACT app's evaluation files -> study situations",
     )
     p.add_argument("--dialogs", required=True, metavar="FILE", help="dialogue_data.txt (USER:/CHAT-BOT: lines)")
@@ -96,7 +96,7 @@ def _add_transcripts(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "transcripts",
-        transcripts.__doc__.split("\n\n")[1],
+        module_doc("infact.importers.transcripts").split("\n\n")[1],
         summary="live-chat transcripts.jsonl -> situations (one system's answers)",
     )
     p.add_argument("file", metavar="FILE.jsonl", help="transcripts.jsonl from `python -m infact export` (docs/live.md)")
@@ -109,7 +109,7 @@ def _add_conversations(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "conversations",
-        conversations.__doc__.split("\n\n")[1],
+        module_doc("infact.importers.conversations").split("\n\n")[1],
         summary="one system's whole conversations (JSONL) -> a dialog-level (ACUTE-style) study",
     )
     p.add_argument(
@@ -127,7 +127,7 @@ def _add_crs_arena(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "crs-arena",
-        crs_arena.__doc__.split("\n\n", 1)[1],
+        module_doc("infact.importers.crs_arena").split("\n\n", 1)[1],
         summary="CRS Arena's dialogues JSON -> conversations/<system>.jsonl; its votes CSV -> pairwise.csv",
     )
     p.add_argument("file", metavar="FILE", help="CRSArena-Dial's crs_arena_dial_*.json, or its votes_*.csv")
@@ -139,7 +139,7 @@ def _add_annotated(formats: argparse._SubParsersAction) -> None:
     p = command(
         formats,
         "annotated",
-        annotated.__doc__.split("\n\n", 1)[1],
+        module_doc("infact.importers.annotated").split("\n\n", 1)[1],
         summary="aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv",
     )
     p.add_argument(
@@ -214,12 +214,16 @@ def _out_or_study(p: argparse.ArgumentParser) -> None:
 
 
 def run_crs_arena(args) -> int:
+    from infact.importers import crs_arena
+
     report = crs_arena.import_crs_arena(args.file, args.out or args.study, study=bool(args.study))
     report.print(f"imported {args.file}")
     return 0
 
 
 def run_annotated(args) -> int:
+    from infact.importers import annotated
+
     annotated.import_annotated(args.file, args.out or args.study).print(f"imported {args.file}")
     return 0
 
@@ -233,28 +237,38 @@ def system_file(value: str) -> tuple[str, str]:
 
 
 def run_redial(args) -> int:
+    from infact.importers import redial
+
     redial.import_redial(args.file, args.study, args.movies, args.system).print(f"imported {args.file}")
     return 0
 
 
 def run_transcripts(args) -> int:
+    from infact.importers import transcripts
+
     transcripts.import_transcripts(args.file, args.study, args.system).print(f"imported {args.file}")
     return 0
 
 
 def run_conversations(args) -> int:
+    from infact.importers import conversations
+
     report = conversations.import_conversations(args.file, args.study, args.system, args.dialogs)
     report.print(f"imported {args.system} conversations from {args.file}")
     return 0
 
 
 def run_responses(args) -> int:
+    from infact.importers import responses
+
     report = responses.import_responses(args.study, args.system, args.file, args.situations, args.movies)
     report.print(f"imported {args.system} responses from {args.file}")
     return 0
 
 
 def run_infact_txt(args) -> int:
+    from infact.importers import infact_txt
+
     infact_txt.import_infact_txt(args.dialogs, args.system, args.study, args.ground_truth).print(
         f"imported {args.dialogs}"
     )

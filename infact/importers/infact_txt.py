@@ -102,6 +102,24 @@ def _similar(a: str, b: str) -> bool:
     return a == b or difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= MIN_SIMILARITY
 
 
+def _find_turn(turns: list[tuple[Turn, int]], keys: list[str], j: int, kind: str, text: str) -> int | None:
+    """The first dialog turn from `j` (within LOOKAHEAD) of this role whose text is similar, or None."""
+    key = text_key(text)
+    ahead = range(j, min(j + LOOKAHEAD, len(turns)))
+    return next((jj for jj in ahead if turns[jj][0].role == kind and _similar(key, keys[jj])), None)
+
+
+def _unaligned(file: str, block: Block, kind: str, line: int) -> Problem:
+    label = "SEEKER" if kind == "user" else "GROUND TRUTH"
+    after = "; the system line after it is not used" if kind == "user" else ""
+    return Problem(
+        file,
+        f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog "
+        f"(not in the dialog file, or an extra turn){after}",
+        line,
+    )
+
+
 def align_block(
     turns: list[tuple[Turn, int]], block: Block, file: str, name: str
 ) -> tuple[dict[int, tuple[str, int]], list[Problem]]:
@@ -115,35 +133,16 @@ def align_block(
     seeker_line = 0
     for kind, text, line in block.items:
         if kind in ("user", "bot"):
-            key = text_key(text)
-            hit = next(
-                (
-                    jj
-                    for jj in range(j, min(j + LOOKAHEAD, len(turns)))
-                    if turns[jj][0].role == kind and _similar(key, keys[jj])
-                ),
-                None,
-            )
-            label = "SEEKER" if kind == "user" else "GROUND TRUTH"
+            hit = _find_turn(turns, keys, j, kind, text)
             if hit is None:
-                problems.append(
-                    Problem(
-                        file,
-                        f"{label} line of CONVERSATION:{block.conv} could not be aligned with the dialog "
-                        "(not in the dialog file, or an extra turn)"
-                        f"{'; the system line after it is not used' if kind == 'user' else ''}",
-                        line,
-                    )
-                )
+                problems.append(_unaligned(file, block, kind, line))
             else:
                 j = hit + 1
             if kind == "user":
                 seeker, seeker_line = (False if hit is None else hit + 1), line
             continue
-        if seeker is None:
-            continue  # answers the bot's opening, before any seeker turn: not a situation
-        if seeker is False:
-            continue  # already reported with its SEEKER line
+        if seeker is None or seeker is False:
+            continue  # None: answers the bot's opening, not a situation; False: reported with its SEEKER line
         response = clean_text(text)
         if _PLACEHOLDER.match(response):
             problems.append(

@@ -106,6 +106,49 @@ def _check_dialog(obj, file: str, line: int) -> str | None:
     return None
 
 
+def _read_dialog(raw: str, file: str, lineno: int, seen: dict[str, int]) -> tuple[dict | None, Problem | None]:
+    """One JSONL line as a dialog, or the problem that skips it (invalid JSON, a bad dialog, a repeated id)."""
+    try:
+        obj = loads_json(raw)
+    except json.JSONDecodeError as exc:
+        return None, Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno)
+    err = _check_dialog(obj, file, lineno)
+    if err:
+        return None, Problem(file, err + "; dialog skipped", lineno)
+    cid = str(obj["conversationId"]).strip()
+    if cid in seen:
+        return None, Problem(
+            file, f"conversationId {cid} already at line {seen[cid]}; dialog skipped", lineno, "conversationId"
+        )
+    seen[cid] = lineno
+    return obj, None
+
+
+def _dialog_situations(
+    obj: dict, turns: list, items: list[str], system: str, path: Path, lineno: int
+) -> tuple[list[Situation], int]:
+    """A situation per seeker turn that the recommender answered; and the count of seeker turns left unanswered."""
+    cid = str(obj["conversationId"]).strip()
+    situations, no_reply = [], 0
+    for k in range(1, len(turns) + 1):
+        if turns[k - 1].role != "user":
+            continue
+        if k == len(turns):
+            no_reply += 1  # the seeker spoke last: no ground truth to show
+            continue
+        situations.append(
+            Situation(
+                situation_id=f"{cid}-t{k}",
+                dialog_id=cid,
+                context=tuple(turns[:k]),
+                responses={system: turns[k].text},
+                source={"format": "redial", "file": path.name, "line": lineno, "conversation_id": cid},
+                meta={**cut_meta(turns, k), "items": items},
+            )
+        )
+    return situations, no_reply
+
+
 def import_redial(
     path: str | Path, out: str | Path, movies_csv: str | Path | None = None, system: str = HUMAN_SYSTEM
 ) -> ImportReport:
@@ -122,29 +165,11 @@ def import_redial(
     for lineno, raw in enumerate(read_text(path).splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = loads_json(raw)
-        except json.JSONDecodeError as exc:
-            report.problems.append(
-                Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}); dialog skipped", lineno)
-            )
+        obj, problem = _read_dialog(raw, file, lineno, seen)
+        if obj is None:
+            report.problems.append(problem)
             skipped += 1
             continue
-        err = _check_dialog(obj, file, lineno)
-        if err:
-            report.problems.append(Problem(file, err + "; dialog skipped", lineno))
-            skipped += 1
-            continue
-        cid = str(obj["conversationId"]).strip()
-        if cid in seen:
-            report.problems.append(
-                Problem(
-                    file, f"conversationId {cid} already at line {seen[cid]}; dialog skipped", lineno, "conversationId"
-                )
-            )
-            skipped += 1
-            continue
-        seen[cid] = lineno
         turns, probs = dialog_turns(obj, movies, file, lineno)
         report.problems.extend(probs)
         mentions = obj.get("movieMentions") if isinstance(obj.get("movieMentions"), dict) else {}
@@ -154,22 +179,9 @@ def import_redial(
             movies,
         )
         dialogs += 1
-        for k in range(1, len(turns) + 1):
-            if turns[k - 1].role != "user":
-                continue
-            if k == len(turns):
-                no_reply += 1  # the seeker spoke last: no ground truth to show
-                continue
-            situations.append(
-                Situation(
-                    situation_id=f"{cid}-t{k}",
-                    dialog_id=cid,
-                    context=tuple(turns[:k]),
-                    responses={system: turns[k].text},
-                    source={"format": "redial", "file": path.name, "line": lineno, "conversation_id": cid},
-                    meta={**cut_meta(turns, k), "items": items},
-                )
-            )
+        made, unanswered = _dialog_situations(obj, turns, items, system, path, lineno)
+        situations += made
+        no_reply += unanswered
     if not situations:
         raise DatasetError(
             report.problems

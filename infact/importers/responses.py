@@ -172,6 +172,21 @@ class _Index:
         return s, ""
 
 
+def _study_situations(target: Path) -> list:
+    """The study's situations, which the responses join; refused when the study has none yet or they do not read."""
+    if not target.exists():
+        raise DatasetError(
+            Problem(
+                str(target),
+                "no situations in this study yet: run `python -m infact import redial` (or infact-txt) first",
+            )
+        )
+    situations, problems = read_situations([target])
+    if problems:
+        raise DatasetError(problems)
+    return situations
+
+
 def import_responses(
     study: str | Path,
     system: str,
@@ -184,16 +199,7 @@ def import_responses(
     if not system:
         raise DatasetError(Problem(str(path), "--system must be a non-empty name, e.g. --system KBRD"))
     target = study / situations_file
-    if not target.exists():
-        raise DatasetError(
-            Problem(
-                str(target),
-                "no situations in this study yet: run `python -m infact import redial` (or infact-txt) first",
-            )
-        )
-    situations, problems = read_situations([target])
-    if problems:
-        raise DatasetError(problems)
+    situations = _study_situations(target)
     report = ImportReport(target)
     movies: dict[str, str] = {}
     if movies_csv is not None:

@@ -52,7 +52,7 @@ def _show_degenerate(problem: str, result: dict, key: str) -> None:
 
 def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     """Dashboard: is the ranking settled, strengths with intervals, the win-rate matrix
-    (results/ranking_dashboard.py)."""
+    (infact/results/dashboard/ranking.py)."""
     from infact.results.dashboard.ranking import strength_chart, win_rate_matrix
 
     if result is None:

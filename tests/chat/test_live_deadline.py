@@ -91,8 +91,8 @@ def test_one_deadline_from_send_to_the_stored_timeout_whatever_kind_the_system_i
     from infact.chat.client import HttpSystem
     from infact.chat.identity import LeakDetector
     from infact.chat.session import ChatSession
-    from infact.chat.stub_server import serve
     from infact.storage import MemoryStorage
+    from simulations.chat_stub import serve
 
     def session(client) -> ChatSession:
         return ChatSession(

@@ -15,10 +15,10 @@ from infact.chat.conversation import Conversation, Turn
 from infact.chat.identity import LeakDetector
 from infact.chat.progress import position, progress_text, stages
 from infact.chat.session import ChatSession
-from infact.chat.stub_server import serve
 from infact.participation.chat_display import TYPING, ChatLine, chat_html, lines_of, vote_note
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
+from simulations.chat_stub import serve
 from tests.support.studies import make_study
 
 DEMO = "infact.chat.demo_systems:"

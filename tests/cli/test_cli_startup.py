@@ -16,7 +16,7 @@ from infact.cli.commands import COMMANDS
 from infact.cli.main import build_parser, main
 
 REPO = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
-HEAVY = ("pandas", "numpy", "streamlit", "scipy", "pydantic", "tinydb", "sqlalchemy")
+HEAVY = ("pandas", "numpy", "streamlit", "scipy", "pydantic", "tinydb", "sqlalchemy", "httpx", "openai", "openpyxl")
 
 
 def modules_after(code: str) -> set[str]:
@@ -44,12 +44,7 @@ def test_the_help_imports_no_command_module():
     assert not top_level(loaded) & set(HEAVY)
 
 
-# `import --help` still loads pandas: infact/cli/imports.py imports the importers at its top, and another helper
-# is editing that module now (issue 25: being split by the lead). Every other command's help loads nothing heavy.
-SLOW_HELP = {"import": "infact/cli/imports.py imports every importer at its top; being split by the lead"}
-
-
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in SLOW_HELP])
+@pytest.mark.parametrize("command", list(COMMANDS))
 def test_every_command_s_help_imports_nothing_heavy(command):
     """What makes `infact COMMAND --help` take over 0.3 s is an import (pandas alone is ~1 s of CPU):
     bench/cli_help.py times every command; this says which imports a command's help may not make."""
@@ -57,6 +52,41 @@ def test_every_command_s_help_imports_nothing_heavy(command):
         f"from infact.cli.main import main\ntry:\n    main([{command!r}, '--help'])\nexcept SystemExit:\n    pass"
     )
     assert not top_level(loaded) & set(HEAVY), f"{command} --help imports {sorted(top_level(loaded) & set(HEAVY))}"
+
+
+def nested_commands() -> list[list[str]]:
+    """Every command path below a top-level command: ["import", "redial"], ["prolific", "create"], …"""
+    paths, todo = [], [([], build_parser())]
+    while todo:
+        path, parser = todo.pop()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [([*path, name], sub) for name, sub in action.choices.items()]
+        if len(path) > 1:
+            paths.append(path)
+    return sorted(paths)
+
+
+def test_every_nested_command_s_help_imports_nothing_heavy():
+    """`import crs-arena --help`, `prolific create --help`, …: one interpreter asks them all in turn."""
+    paths = nested_commands()
+    assert ["import", "crs-arena"] in paths and ["prolific", "create"] in paths
+    loaded = modules_after(
+        "import contextlib, io\nfrom infact.cli.main import main\n"
+        f"for path in {paths!r}:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "        main([*path, '--help'])"
+    )
+    assert not top_level(loaded) & set(HEAVY), f"a nested --help imports {sorted(top_level(loaded) & set(HEAVY))}"
+
+
+def test_chat_stub_offers_exactly_the_built_in_demo_systems():
+    from infact.chat import demo_systems
+    from infact.chat.http_server import DEMO_SYSTEMS
+    from infact.cli import chat
+
+    assert chat.DEMO_SYSTEMS == DEMO_SYSTEMS
+    assert all(callable(getattr(demo_systems, name)) for name in DEMO_SYSTEMS)
 
 
 def test_a_command_imports_its_own_module_and_no_other_command_module():

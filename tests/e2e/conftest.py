@@ -1,7 +1,7 @@
 """Real-browser fixtures: one `streamlit run` server per test module, one Chromium per session.
 
 The helpers these fixtures use and the tests call (start_server, wait_idle, consent, ...) are in
-tests/support/browser.py, which also says how servers are started and how the tests wait.
+simulations/browser.py, which also says how servers are started and how the tests wait.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
     DEVICES,

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     DEVICES,
     axe_violations,
@@ -38,7 +38,7 @@ TOP_PX = 5  # as tests/e2e/test_participant_ux_e2e.py: "at its top"
 
 @pytest.fixture(scope="module")
 def acute_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-acute"), DEMO_ACUTE)

@@ -16,7 +16,7 @@ import pytest
 from infact.participation.codes import verify_codes
 from infact.results.export import collect
 from infact.study.loader import load_study
-from tests.support.browser import (
+from simulations.browser import (
     DEVICES,
     TIMEOUT_MS,
     consent,

@@ -20,7 +20,7 @@ from collections import Counter
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     ARTIFACTS,
     CHECK_MARK,
     CHROMIUM,
@@ -94,7 +94,7 @@ async def participant(browser, url: str, n: int) -> dict:
         await page.goto(url)
         await page.get_by_role("button", name="Start the study").wait_for()
         await idle(page)
-        # consent, as tests.support.browser.start_after_consent does with the sync API
+        # consent, as simulations.browser.start_after_consent does with the sync API
         await page.get_by_text("I have read the information above").click()
         await page.get_by_role("button", name="Start the study").click()
         await page.wait_for_url(re.compile(r"[?&]p="))  # nothing is stored before consent

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     DEVICES,
     finish_questionnaires,
@@ -36,7 +36,7 @@ GOLD_MARK = "The weather in Paris"
 
 @pytest.fixture(scope="module")
 def conversation_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-conversation"), DEMO)

@@ -16,7 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
 from infact.ui.downloads import LINK_LIFETIME_MAX
-from tests.support.browser import RESEARCHER_PASSWORD, shot, wait_idle
+from simulations.browser import RESEARCHER_PASSWORD, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.support.browser import RESEARCHER_PASSWORD, shot, wait_idle
+from simulations.browser import RESEARCHER_PASSWORD, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 

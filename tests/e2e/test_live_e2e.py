@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     consent,
     open_study,
@@ -29,7 +29,7 @@ RUBRIC_ITEMS = 5  # the default rubric
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-live"), DEMO_LIVE)
@@ -107,7 +107,7 @@ def test_two_chats_reload_rubric_and_vote(live_server, page):
 @pytest.fixture(scope="module")
 def both_bad_server(tmp_path_factory):
     """A copy of the live demo whose arena vote offers "both bad" (live.allow_both_bad)."""
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     root = tmp_path_factory.mktemp("e2e-live-both-bad")

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from simulations.browser import DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server, stop_server, wait_idle
 from simulations.openai_stub import serve_openai
-from tests.support.browser import DEVICES, TIMEOUT_MS, shot, start_after_consent, start_server, stop_server, wait_idle
 from tests.support.llm_studies import KEY_ENV, demo_rule, endpoint_live_study
 
 pytestmark = pytest.mark.e2e
@@ -20,7 +20,7 @@ HIDDEN = "(you recommend movies)"  # part of every endpoint system's system prom
 
 @pytest.fixture(scope="module")
 def endpoint_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-endpoint")

@@ -10,8 +10,7 @@ import time
 
 import pytest
 
-from infact.chat.stub_server import serve
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     DEVICES,
     TIMEOUT_MS,
@@ -22,6 +21,7 @@ from tests.support.browser import (
     stop_server,
     wait_idle,
 )
+from simulations.chat_stub import serve
 from tests.support.studies import copy_study
 
 pytestmark = pytest.mark.e2e
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def flaky_server(tmp_path_factory):
     """A live-only copy of data/demo-live: GenreBot (built in) and FlakyBot (HTTP 500 every time)."""
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-phone")

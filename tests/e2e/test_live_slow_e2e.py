@@ -23,8 +23,7 @@ import time
 
 import pytest
 
-from infact.chat.stub_server import serve
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     scroll_position,
     shot,
@@ -33,6 +32,7 @@ from tests.support.browser import (
     stop_server,
     wait_idle,
 )
+from simulations.chat_stub import serve
 
 pytestmark = pytest.mark.e2e
 SLOW_S, TIMEOUT_S, STALL_S, RETRY_S = 2.5, 2.0, 15.0, 1.2
@@ -42,7 +42,7 @@ INPUT = "Type your message…"
 @pytest.fixture(scope="module")
 def slow_server(tmp_path_factory):
     """A live-only copy of data/demo-live whose two systems are the stubs."""
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-live-slow")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import DEVICES, shot, start_after_consent, start_server, stop_server, wait_idle
+from simulations.browser import DEVICES, shot, start_after_consent, start_server, stop_server, wait_idle
 from tests.support.studies import copy_study
 
 pytestmark = pytest.mark.e2e
@@ -68,7 +68,7 @@ def lengthen(folder: Path) -> None:
 
 @pytest.fixture(scope="module", params=list(STUDIES))
 def long_server(request, tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     name = request.param

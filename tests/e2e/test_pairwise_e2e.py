@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     finish_questionnaires,
     open_study,
@@ -34,7 +34,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 
 @pytest.fixture(scope="module")
 def pairwise_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-pairwise"), DEMO_PAIRWISE)
@@ -119,7 +119,7 @@ def test_a_participant_completes_the_pairwise_study(pairwise_server, browser, de
 @pytest.fixture(scope="module")
 def both_bad_server(tmp_path_factory):
     """A copy of the pairwise demo that offers "both bad" (protocol.allow_both_bad)."""
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     root = tmp_path_factory.mktemp("e2e-pairwise-both-bad")

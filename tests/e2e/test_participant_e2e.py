@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     complete_participant,
     consent,
     finish_questionnaires,

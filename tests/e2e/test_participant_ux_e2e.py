@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import (
+from simulations.browser import (
     SCALE,
     answer_all_radios,
     axe_violations,
@@ -40,7 +40,7 @@ TOP_PX = 5  # "at its top": Streamlit's own header offsets nothing in stMain
 
 @pytest.fixture(scope="module")
 def ux_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     work = tmp_path_factory.mktemp("e2e-ux")

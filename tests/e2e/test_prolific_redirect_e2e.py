@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     consent,
     rate_all,
     require_chromium,

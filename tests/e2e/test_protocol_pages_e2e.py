@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     DEVICES,
     RESEARCHER_PASSWORD,

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
-from tests.support.browser import ARTIFACTS, REPO, RESEARCHER_PASSWORD, consent, open_study, response_letters, wait_idle
+from simulations.browser import ARTIFACTS, REPO, RESEARCHER_PASSWORD, consent, open_study, response_letters, wait_idle
 
 pytestmark = pytest.mark.e2e
 DOCS_IMG = REPO / "docs" / "img"

@@ -22,7 +22,7 @@ from infact.results.quality import funnel
 from infact.results.quality.funnel import FIGURES
 from infact.results.tables.records import RATING_COLUMNS
 from infact.study.loader import load_study
-from tests.support.browser import ARTIFACTS, RESEARCHER_PASSWORD, open_study, shot, wait_idle
+from simulations.browser import ARTIFACTS, RESEARCHER_PASSWORD, open_study, shot, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -251,7 +251,7 @@ def test_the_prolific_section_syncs_from_the_api_at_most_once_a_minute(tmp_path,
     beside INFACT's stages, and the returned participant's lease is ended in the server's store."""
     from infact.prolific import setup
     from infact.prolific.session import open_session
-    from tests.support.browser import require_chromium, start_server, stop_server
+    from simulations.browser import require_chromium, start_server, stop_server
     from tests.support.prolific import TOKEN, play, submissions
     from tests.support.prolific_stub import ProlificStub
 

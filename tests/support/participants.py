@@ -1,6 +1,6 @@
 """Participants for the core's tests: one who has consented, through the one consent helper.
 
-(The app's consent is `tests.support.app.give_consent`, the browser's `tests.support.browser.consent`.)
+(The app's consent is `tests.support.app.give_consent`, the browser's `simulations.browser.consent`.)
 """
 
 from __future__ import annotations

@@ -181,7 +181,7 @@ def progress_line(at) -> str:
 
 
 def test_a_timeout_says_so_and_skipping_both_silent_chatbots_asks_no_vote(tmp_path, monkeypatch):
-    from infact.chat.stub_server import serve
+    from simulations.chat_stub import serve
 
     with serve("normal", delay_s=5.0) as slow:
         db = stub_study(tmp_path, monkeypatch, slow.url, slow.url, timeout_s=0.3)

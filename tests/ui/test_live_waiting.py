@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from infact.chat.stub_server import serve
+from simulations.chat_stub import serve
 from tests.support.app import open_app, run, token_of
 from tests.support.live_pages import chat_texts, live_records, say, stub_study, through_situations
 

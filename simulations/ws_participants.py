@@ -1,4 +1,4 @@
-"""Participants who take a ratings study over Streamlit's websocket (tests/support/st_client.py).
+"""Participants who take a ratings study over Streamlit's websocket (simulations/st_client.py).
 
 `take_part` consents, then on every step sets the widget values an attentive participant gives —
 a rating on every scale, the instructed rating on the attention check, the last option of the
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from websockets.exceptions import WebSocketException
 
-from tests.support.st_client import Screen, StreamlitClient
+from simulations.st_client import Screen, StreamlitClient
 
 RATING = "Somewhat meaningful"
 INSTRUCTED = re.compile(r'give a rating of "([^"]+)"')

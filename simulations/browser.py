@@ -1,4 +1,5 @@
-"""Driving the app in a real browser (Debian Chromium through Playwright): servers, waits, clicks.
+"""Driving the app in a real browser (Debian Chromium through Playwright): servers, waits, clicks. Shared by the
+browser tests (tests/e2e) and the benchmarks (bench/participant_clicks.py, bench/replicas.py).
 
 `start_server` runs `streamlit run` headless on a free port with its own temporary TinyDB store
 (INFACT_DB), a study (INFACT_STUDY) and a temporary secrets file holding a researcher password
@@ -33,12 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-import pytest
-
 from infact.access.auth import hash_password
 from infact.storage import TinyDBStorage
-from tests.support.paths import DEMO_STUDY, REPO
-from tests.support.studies import copy_study
+from simulations.study_folders import copy_study
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO_STUDY = REPO / "data" / "demo"
 
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = os.environ.get("INFACT_E2E_CHROMIUM", "/usr/bin/chromium")  # Debian's package
@@ -78,6 +79,8 @@ def require_chromium() -> None:
         except ImportError:
             problem = "playwright is not installed: pip install playwright pytest-playwright"
     if problem:
+        import pytest  # the e2e tests' own check: bench/ runs without pytest
+
         if os.environ.get("CI"):
             pytest.fail(f"e2e tests need Chromium + Playwright on CI: {problem}")
         pytest.skip(problem)

@@ -1,7 +1,7 @@
 """A real deployment on loopback: nginx (Debian's package) in front of Streamlit replicas on one PostgreSQL.
 
 `deployment(workdir, study, pg_url, replicas=3)` makes a fresh database on the PostgreSQL server of
-`pg_url` (dropped on stop), starts the replicas (`streamlit run streamlit_app.py`, tests/support/browser.py
+`pg_url` (dropped on stop), starts the replicas (`streamlit run streamlit_app.py`, simulations/browser.py
 `start_server`, each with INFACT_DB = that database) and nginx from `deploy/nginx.conf`, its placeholders
 filled in: a prefix in `workdir` for its pid, logs and temp files, a free loopback port, one `server` line
 per replica. nginx runs as the current user (`-p PREFIX -c FILE -e LOG`, checked with `-t` first), in the
@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from tests.support.browser import AppServer, free_port, start_server, stop_server
-from tests.support.paths import REPO
+from simulations.browser import REPO, AppServer, free_port, start_server, stop_server
 
 TEMPLATE = REPO / "deploy" / "nginx.conf"
 
