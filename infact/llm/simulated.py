@@ -17,7 +17,8 @@ questions not answered with a label are asked again once, alone; what is still n
 `SimulatorFailed`: the bot stops, unfinished, and nothing is stored for that page.
 
 Every answer carries its provenance (`take()`): endpoint, model, the first call's prompt hash, the last
-call's finish_reason and every call's record (tokens, latency; never the key), as judges' answers do.
+call's finish_reason and every call's record (tokens, latency, the answer as given; never the key), as judges'
+answers do.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ class SimulatedParticipant:
             done = self.llm.complete(messages, extra=extra or None)
         except SystemFailure as failure:
             raise SimulatorFailed(failure) from None
-        self._calls.append(done.record.to_dict())
+        self._calls.append({**done.record.to_dict(), "answer": done.text})
         self._last_text = done.text
         return parse_answers(done.text, questions)
 

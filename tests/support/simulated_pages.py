@@ -39,7 +39,8 @@ def shown(request: dict) -> dict[str, str]:
 
 def planted_page_rule(study=None, quality: dict[str, float] | None = None, mode: str = "follow"):
     """Without a study: no preference (every response scored as unknown: the quoted label, or the first)."""
-    author = {text: system for s in study.situations for system, text in s.responses.items()} if study else {}
+    every = [*study.situations, *([study.attention_situation] if study.attention_situation else [])] if study else []
+    author = {text: system for s in every for system, text in s.responses.items()}
     quality = quality or {}
     gold = {}  # the onboarding's gold pairs (keys "1", "2", …) are answered right: the plant is about the systems
     if study is not None and study.config.protocol.onboarding:
@@ -53,11 +54,16 @@ def planted_page_rule(study=None, quality: dict[str, float] | None = None, mode:
         system = author.get(text.strip())
         return None if system is None else sign * quality[system]
 
-    def answer(key: str, labels: list[str], texts: dict[str, str]) -> str:
+    def answer(key: str, question: str, labels: list[str], texts: dict[str, str]) -> str:
         if mode == "garbage":
             return "Hard to say, honestly."
         if not labels:
             return "Response A answered what the user asked."
+        told = [q for q in _QUOTED.findall(question) if q in labels]
+        if told:  # an instructed questionnaire item
+            return told[0]
+        if "last option" in question:
+            return labels[-1]
         head, _, _ = key.partition("/")
         if key in gold:
             return gold[key]
@@ -78,6 +84,8 @@ def planted_page_rule(study=None, quality: dict[str, float] | None = None, mode:
 
     def rule(request: dict) -> str:
         texts = shown(request)
-        return "\n".join(f"{key}: {answer(key, labels, texts)}" for key, _, labels in questions(last_user(request)))
+        return "\n".join(
+            f"{key}: {answer(key, text, labels, texts)}" for key, text, labels in questions(last_user(request))
+        )
 
     return rule
