@@ -105,7 +105,8 @@ def test_answers_that_are_no_label_are_asked_again_then_marked_and_counted(tmp_p
         persona.write_text(PERSONA, encoding="utf-8")
         db = str(tmp_path / "db")
         argv = ["bots", str(folder), "--db", db, "-n", "1", "--strategy", "llm", "--endpoint", "sim"]
-        assert main([*argv, "--persona", str(persona)]) == 0
+        assert main([*argv, "--persona", str(persona), "--constrain", "json_schema"]) == 0
+        assert all("response_format" in r for r in stub.requests)  # held to the labels, and still no label
     study = load_study(folder)
     storage = open_storage(db)
     try:
