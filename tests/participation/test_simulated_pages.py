@@ -170,3 +170,23 @@ def test_the_answers_can_be_held_to_the_labels(mode):
             schema["properties"]["A/meaningful"]["enum"] == labels
             and "JSON object" in (request["messages"][1]["content"])
         )
+
+
+@pytest.mark.parametrize(
+    "demo, kind, shown",
+    [
+        ("demo-acute", "pairwise_dialog", ["Conversation A:\n", "Conversation B:\n"]),
+        ("demo-best-worst", "best_worst", ["Response A:\n", "Response D:\n", "[best/", "[worst/"]),
+        ("demo-conversations", "conversation", ["Chatbot (message 1): ", "[1/relevance]", "[dialogue/"]),
+    ],
+)
+def test_the_other_protocols_pages_are_answered_by_the_llm(demo, kind, shown):
+    study = load_study(REPO / "data" / demo)
+    storage = MemoryStorage()
+    with serve_openai(rule=planted_page_rule(study, default_quality(study))) as stub:
+        [result] = run_bots(study, storage, 1, strategy="llm", seed=9, simulator=simulator(stub.url))
+    assert result.completed and result.failure is None
+    pages = steps_of(storage, result.token, kind)
+    assert pages and all(p["llm"]["calls"] for p in pages)
+    sent = [r["messages"][1]["content"] for r in stub.requests]
+    assert any(all(s in text for s in shown) for text in sent)
