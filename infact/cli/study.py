@@ -44,12 +44,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "tokens stay random, so a second run adds new participants)",
     )
     p.add_argument("--concurrency", type=int, default=1, help="bots playing at the same time")
-    p.add_argument("--endpoint", help="--strategy llm: the [endpoints.NAME] LLM that plays the participants' chats")
+    p.add_argument(
+        "--endpoint",
+        help="--strategy llm: the [endpoints.NAME] LLM that plays the participants (their pages and chats)",
+    )
     p.add_argument(
         "--persona",
         metavar="FILE",
         help="--strategy llm: a text file describing the simulated person "
         "(who they are, what they like, what they have seen)",
+    )
+    p.add_argument(
+        "--constrain",
+        choices=("grammar", "json_schema", "json_object"),
+        help="--strategy llm: hold the simulated participant's page answers to their labels, as a judge's "
+        "`constrain` (a GBNF grammar for llama.cpp, or a JSON schema)",
     )
     p.set_defaults(func=run_bots_cmd)
 
@@ -137,8 +146,8 @@ def _simulator_failures(results) -> int:
 def _simulator(args, study):
     """(LLMClient, persona) for --strategy llm; a clear error when its options are missing."""
     if args.strategy != "llm":
-        if args.endpoint or args.persona:
-            raise InfactError(Problem("--endpoint", "--endpoint and --persona go with --strategy llm"))
+        if args.endpoint or args.persona or args.constrain:
+            raise InfactError(Problem("--endpoint", "--endpoint, --persona and --constrain go with --strategy llm"))
         return None
     if not args.endpoint or not args.persona:
         raise InfactError(
@@ -167,4 +176,5 @@ def _simulator(args, study):
     warning = llm.model_warning()
     if warning:
         print(f"warning: {warning}")
-    return llm, persona.read_text(encoding="utf-8")
+    persona_text = persona.read_text(encoding="utf-8")
+    return (llm, persona_text, {"constrain": args.constrain}) if args.constrain else (llm, persona_text)

@@ -14,6 +14,8 @@ Strategies:
 - refresh-midway  attentive, but "reloads the page" half-way (a fresh Flow, the same
                   token) and double-submits a page; must end exactly like attentive
 - abandons        attentive for a few situations, then closes the tab
+- llm             a simulated participant: an LLM plays a persona on every page a step kind gives it
+                  (`simulated_answers`: infact/llm/simulated.py) and in the live chats; marked as simulated
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from infact.errors import SimulatorFailed
+from infact.llm.simulated import SimulatedParticipant
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
 from infact.participation.state import State
@@ -101,7 +104,19 @@ class Bot:
         self.study, self.storage, self.strategy = study, storage, strategy
         if (strategy == SIMULATED) != (simulator is not None):
             raise ValueError('strategy "llm" needs a simulator (an endpoint and a persona), and only it takes one')
-        self.simulator = simulator  # (LLMClient, persona text): an LLM plays the live chats (infact/chat/llm_chat.py)
+        # (LLMClient, persona text[, {constrain, request}]): an LLM plays the participant — its live chats
+        # (infact/chat/llm_chat.py) and every page a step kind gives it (`simulated_answers`, infact/llm/simulated.py)
+        self.simulator = simulator[:2] if simulator is not None else None
+        self.simulated = (
+            SimulatedParticipant(
+                simulator[0],
+                simulator[1],
+                instructions=study.config.texts.instructions,
+                **(simulator[2] if len(simulator) > 2 else {}),
+            )
+            if simulator is not None
+            else None
+        )
         self.rng = random.Random(seed)
         self.clock = SimClock(start or utcnow())
         self.quality = quality or default_quality(study)
@@ -122,15 +137,27 @@ class Bot:
         base = registry.get(step.kind).bot_time(step)
         return max(3.0, self.rng.gauss(base, base * 0.25))
 
-    def _answers(self, step: Step) -> dict:
-        return registry.get(step.kind).bot_answers(self.study, step, self)
+    def _answers(self, step: Step) -> tuple[dict, dict]:
+        """(the answers, fields stored with them: a simulated participant's provenance and fallbacks)."""
+        kind = registry.get(step.kind)
+        if self.simulated is not None:
+            answers = kind.simulated_answers(self.study, step, self.simulated)
+            if answers is not None:
+                return answers, self.simulated.take()
+        return kind.bot_answers(self.study, step, self), {}
+
+    @property
+    def all_fallbacks(self) -> int:
+        return self.fallbacks + (self.simulated.fallbacks if self.simulated is not None else 0)
 
     # -- playing -----------------------------------------------------------------
     def run(self) -> BotResult:
         try:
             return self._play()
         except SimulatorFailed as exc:  # nothing made up in its place: the participant stays unfinished
-            return BotResult(self._token, self.strategy, False, None, self.submitted, None, str(exc), self.fallbacks)
+            return BotResult(
+                self._token, self.strategy, False, None, self.submitted, None, str(exc), self.all_fallbacks
+            )
 
     def _play(self) -> BotResult:
         flow = self.flow()
@@ -158,8 +185,8 @@ class Bot:
                 break
             flow.mark_shown(st, step)
             self.clock.spend(self._seconds(step))
-            answers = self._answers(step)
-            result = flow.submit(token, step.name, answers)
+            answers, extra = self._answers(step)  # SimulatorFailed: nothing is stored for this step
+            result = flow.submit(token, step.name, answers, extra)
             if not result.ok:
                 raise RuntimeError(f"bot {self.strategy} could not submit {step.name}: {result.errors}")
             self.submitted += 1
@@ -176,7 +203,7 @@ class Bot:
         code = st.complete.get("completion_code") if st and st.complete else None
         outcome = st.complete.get("outcome") if st and st.complete else None
         complete = bool(st and st.complete)
-        return BotResult(token, self.strategy, complete, code, self.submitted, outcome, fallbacks=self.fallbacks)
+        return BotResult(token, self.strategy, complete, code, self.submitted, outcome, fallbacks=self.all_fallbacks)
 
 
 def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[str]:

@@ -206,8 +206,11 @@ class Flow:
         return at
 
     # -- submitting ----------------------------------------------------------
-    def submit(self, token: str, step_name: str, answers: Mapping[str, Any]) -> SubmitResult:
-        """Check and store the answers to `step_name`; always against what is stored."""
+    def submit(
+        self, token: str, step_name: str, answers: Mapping[str, Any], extra: Mapping[str, Any] | None = None
+    ) -> SubmitResult:
+        """Check and store the answers to `step_name`; always against what is stored. `extra` fields are stored
+        with the checked ones: a simulated participant's provenance (`llm`) and stand-in answers (`fallback`)."""
         st = self.state(token)
         if st is None:
             return SubmitResult(
@@ -230,7 +233,7 @@ class Flow:
         checked = kind.check(self, step, answers)
         if checked.errors:
             return SubmitResult(False, checked.errors, next_step=step, state=st)
-        kind.store(self, st, step, checked.fields)
+        kind.store(self, st, step, {**checked.fields, **(extra or {})})
         st = self.state(token)
         assert st is not None
         if checked.fields.get("attention_passed") is False and (

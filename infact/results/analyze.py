@@ -267,7 +267,7 @@ def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> 
     if result.get("kind") == "annotations":
         from infact.results.conversations.analysis import render_markdown
 
-        return render_markdown(result)
+        return render_markdown(result) + simulated_section(result)
     if is_preferences(result):
         text = preferences.render_markdown(result) + alignment_section(result) + simulated_section(result)
         if html:

@@ -85,4 +85,13 @@ def test_fallback_rubric_and_vote_answers_are_marked_and_counted(tmp_path, monke
     assert len(rubrics) == 2 and all(r["fallback"] == items for r in rubrics)
     [vote] = storage.records(kind="chat_vote")
     assert "fallback" in vote["justification"]
-    assert result.fallbacks == 2 * len(items) + 1
+    # The rated situations and the questionnaire were not answered with labels either: every item is a
+    # stand-in, named in its step's record, and counted with the live ones.
+    pages = [r for r in storage.records() if r.get("step") and r.get("llm")]
+    assert {r["kind"] for r in pages} == {"situation", "questionnaire"}
+    situations = [r for r in pages if r["kind"] == "situation"]
+    assert all(set(r["fallback"]) == {f"{x}/meaningful" for x in "ABC"} for r in situations)
+    assert all(len(r["llm"]["calls"]) == 2 for r in pages)  # the page, then the re-ask
+    on_pages = sum(len(r["fallback"]) for r in pages)
+    assert on_pages == 3 * 3 + len(study.config.questionnaire.items)
+    assert result.fallbacks == 2 * len(items) + 1 + on_pages

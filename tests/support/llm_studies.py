@@ -54,10 +54,15 @@ PERSONA = "You are Sam, 34, a nurse. You love slow, creepy horror films and hate
 
 
 def simulated_user_rule(request: dict) -> str:
-    """Systems answer as the demo systems; the simulated user chats twice, then is satisfied, agrees, votes A."""
+    """Systems answer as the demo systems; the simulated user answers the pages (infact/llm/simulated.py) with
+    the first label (the attention check's as told), chats twice, then is satisfied, agrees, votes A."""
+    from tests.support.simulated_pages import is_page, planted_page_rule
+
     messages = request["messages"]
     if not messages[0]["content"].startswith("You are taking part in a study"):
         return demo_rule(request)
+    if is_page(request):  # a rated situation or the questionnaire: the check's label, else the first label
+        return planted_page_rule()(request)
     last = messages[-1]["content"]
     if "How much do you agree" in last or "one of these only" in last and "Agree" in last:
         return "Agree"

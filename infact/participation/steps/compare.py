@@ -18,6 +18,8 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
+from infact.llm.prompts import responses_page
+from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
@@ -75,6 +77,30 @@ def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
     sign = -1.0 if worst else 1.0
     weights = [math.exp(sign * 1.5 * bot.quality.get(s, 0.0)) for s in step.order]
     return bot.rng.choices(step.order, weights=weights)[0]
+
+
+class Shown:
+    """The study as shown_texts reads it from a Flow (a simulated participant reads the page without one)."""
+
+    def __init__(self, study):
+        self.study, self.cfg = study, study.config
+
+
+def responses_shown(study, step: Step) -> str:
+    """The page a simulated participant reads: the dialog and the responses, lettered in the order shown."""
+    situation = study.situation(step.situation_id)
+    texts = shown_texts(Shown(study), step)
+    return responses_page(situation.context, [(response_letter(r["position"]), r["text"]) for r in texts])
+
+
+def simulated_reason(sim, page: str, proto) -> str:
+    """The justification a study requires, asked of the simulated participant (a stand-in when it gives none)."""
+    need = proto.justification_min_chars
+    got = sim.answer(page, [Question("reason", "In a sentence or two: why did you choose as you did?", (), need)])
+    reason = got["reason"] or "Simulated participant (LLM): no reason given (fallback)."
+    while len(reason) < need:
+        reason += " " + reason
+    return reason
 
 
 # Live arena votes (docs/live.md) are rows of the same file with these columns filled.
@@ -194,6 +220,24 @@ class Pairwise(StepKind):
         justification = "" if proto.justification == "off" else "It answers the question and names a fitting movie."
         return {"choices": choices, "justification": justification}
 
+    def page(self, study, step: Step) -> str:
+        """What the simulated participant reads (pairwise_dialog: the two conversations)."""
+        return responses_shown(study, step)
+
+    def simulated_answers(self, study, step: Step, sim) -> dict:
+        """The page (the check's instruction in place of one response), one question per criterion answered A, B
+        or the study's tie / both-bad labels; a fallback takes the tie (A without one); a required
+        justification is asked for after the choice."""
+        proto = study.config.protocol
+        labels = ("A", "B") + (proto.tie_label,) * proto.allow_tie + (proto.both_bad_label,) * proto.allow_both_bad
+        page = self.page(study, step)
+        questions = [Question(c.id, proto.question_for(c.id), labels) for c in study.config.criteria]
+        got = sim.answer(page, questions)
+        stand_in = proto.tie_label if proto.allow_tie else "A"
+        choices = {c.id: got[c.id] or stand_in for c in study.config.criteria}
+        reason = simulated_reason(sim, page, proto) if proto.justification == "required" else ""
+        return {"choices": choices, "justification": reason}
+
     def rows(self, record: dict, scale) -> list[dict]:
         if record.get("attention_check"):
             return []  # a check is not a vote; its result is in participants.csv
@@ -256,6 +300,30 @@ class BestWorst(StepKind):
             while w == b:
                 w = _bot_pick(bot, step, worst=True)
             best[crit.id], worst[crit.id] = (response_letter(step.order.index(s) + 1) for s in (b, w))
+        return {"best": best, "worst": worst}
+
+    def simulated_answers(self, study, step: Step, sim) -> dict:
+        """The page, then per criterion the best and the worst response by letter. A missing best takes A; a
+        missing worst, or one equal to the best, takes the last other letter (marked as fallback)."""
+        letters = tuple(response_letter(i) for i in range(1, len(step.order) + 1))
+        criteria = study.config.criteria
+        questions = [
+            q
+            for c in criteria
+            for q in (
+                Question(f"best/{c.id}", f"Which response is the best ({c.question})?", letters),
+                Question(f"worst/{c.id}", f"Which response is the worst ({c.question})?", letters),
+            )
+        ]
+        got = sim.answer(responses_shown(study, step), questions)
+        best, worst = {}, {}
+        for c in criteria:
+            b, w = got[f"best/{c.id}"] or letters[0], got[f"worst/{c.id}"]
+            if w == b:
+                sim.mark_fallback(f"worst/{c.id}")
+            if w is None or w == b:
+                w = next(x for x in reversed(letters) if x != b)
+            best[c.id], worst[c.id] = b, w
         return {"best": best, "worst": worst}
 
     def rows(self, record: dict, scale) -> list[dict]:

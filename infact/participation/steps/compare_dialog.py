@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from infact.participation.steps.compare import Pairwise
+from infact.llm.prompts import conversations_page
+from infact.participation.steps.compare import Pairwise, Shown
 from infact.participation.steps.registry import Checked, Step
+from infact.values import response_letter
 
 
 def shown_conversations(flow, step: Step) -> list[dict]:
@@ -47,3 +49,8 @@ class PairwiseDialog(Pairwise):
         fields = {k: v for k, v in checked.fields.items() if k != "context"}  # no shared context: whole dialogs
         fields["conversations"] = shown_conversations(flow, step)
         return Checked(fields=fields)
+
+    def page(self, study, step: Step) -> str:
+        """The two whole conversations in the order shown (the check's replaced turn included)."""
+        shown = shown_conversations(Shown(study), step)
+        return conversations_page([(response_letter(r["position"]), r["turns"]) for r in shown])

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.annotation.aspects import Aspect, of_level
 from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
@@ -223,6 +224,35 @@ class Conversation(StepKind):
             for ind in system_turns(conv)
         }
         dialogue = {a.id: answer(a, gold_dialogue.get(a.id)) for a in of_level(aspects, "dialogue")}
+        return {"turns": turns, "dialogue": dialogue, "comment": ""}
+
+    def simulated_answers(self, study, step: Step, sim) -> dict:
+        """The conversation with its chatbot messages numbered as on the page, one question per message × turn
+        aspect and per dialogue aspect (a gold conversation is answered like any other); a fallback takes the
+        middle of the aspect's scale."""
+        conv, _ = conversation_of(study, step.situation_id)
+        numbers = message_numbers(conv)
+        lines = []
+        for t in turns_of(conv):
+            who = f"Chatbot (message {numbers[t['turn_ind']]})" if t["role"] == "bot" else "User"
+            lines.append(f"{who}: {t['text']}")
+        page = "The conversation to annotate:\n" + "\n".join(lines)
+        aspects = study.config.aspects
+        asked = [
+            (str(ind), a, Question(f"{n}/{a.id}", f"Chatbot message {n}: {a.question}", tuple(a.labels)))
+            for ind, n in numbers.items()
+            for a in of_level(aspects, "turn")
+        ]
+        asked += [
+            (None, a, Question(f"dialogue/{a.id}", f"The whole conversation: {a.question}", tuple(a.labels)))
+            for a in of_level(aspects, "dialogue")
+        ]
+        got = sim.answer(page, [q for _, _, q in asked])
+        turns: dict[str, dict[str, str]] = {str(ind): {} for ind in numbers}
+        dialogue: dict[str, str] = {}
+        for ind, a, q in asked:
+            label = got[q.key] or a.labels[len(a.labels) // 2]
+            (dialogue if ind is None else turns[ind])[a.id] = label
         return {"turns": turns, "dialogue": dialogue, "comment": ""}
 
     def scale(self, cfg):

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from infact.llm.prompts import conversations_page, responses_page
+from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.gold_pairs import ANSWERS, read_gold_pairs
 from infact.study.protocol_config import PAIRWISE_KINDS
@@ -59,3 +61,19 @@ class Onboarding(StepKind):
                 for i, p in enumerate(pairs, start=1)
             }
         }
+
+    def simulated_answers(self, study, step: Step, sim) -> dict:
+        """Every gold pair on the page, each answered A or B as the real pairs are (a fallback takes A)."""
+        pairs = read_gold_pairs(study.folder, study.config.protocol.onboarding)
+        question = study.config.protocol.question_for(study.config.criteria[0].id)
+        parts = []
+        for i, p in enumerate(pairs, start=1):
+            shown = (
+                conversations_page([("A", p["a"]), ("B", p["b"])])
+                if isinstance(p["a"], list)
+                else responses_page(p.get("context") or [], [("A", p["a"]), ("B", p["b"])])
+            )
+            parts.append(f"Example {i}:\n{shown}")
+        questions = [Question(str(i), f"Example {i}: {question}", ANSWERS) for i in range(1, len(pairs) + 1)]
+        got = sim.answer("\n\n".join(parts), questions)
+        return {"gold": {key: value or "A" for key, value in got.items()}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.table_schema import PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
@@ -82,6 +83,16 @@ class Questionnaire(StepKind):
         if q.comment.enabled and bot.strategy == "attentive" and bot.rng.random() < 0.3:
             out[COMMENT_ITEM] = bot.rng.choice(BOT_COMMENTS)
         return out
+
+    def simulated_answers(self, study, step: Step, sim) -> dict | None:
+        """Every statement on the questionnaire's scale (an instructed item too: informative); a fallback takes
+        the middle of the scale. The optional comment is left empty."""
+        q = study.config.questionnaire
+        if not q.items:
+            return None
+        page = "The closing questionnaire: how much do you agree with each statement about the study you took part in?"
+        got = sim.answer(page, [Question(item.id, item.text, tuple(q.scale)) for item in q.items])
+        return {item.id: got[item.id] or q.scale[len(q.scale) // 2] for item in q.items}
 
     def scale(self, cfg) -> Sequence[str] | None:
         return cfg.questionnaire.scale

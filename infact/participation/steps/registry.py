@@ -6,6 +6,8 @@ object that says, in one place, everything the core needs to know about it:
 - `plan`      which steps of this kind a participant has (one page, or one per situation);
 - `check`     how a submitted answer is validated, and which record fields are stored;
 - `bot_answers` how a bot answers it — with labels, exactly like the page does;
+- `simulated_answers` how an LLM playing a participant (`bots --strategy llm`) answers it: what the page
+              shows and asks, sent once per page (infact/llm/simulated.py); None leaves it to `bot_answers`;
 - `rows`      how its stored records become rows of its table (`table`).
 
 `Flow` (submitting), `infact/participation/state.py` (progress), the bots and `infact/results/tables/records.py`
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from infact.table_schema import TableSchema
 
 if TYPE_CHECKING:
+    from infact.llm.simulated import SimulatedParticipant
     from infact.study.config import StudyConfig
     from infact.study.loader import Study
 
@@ -131,6 +134,12 @@ class StepKind:
     def bot_answers(self, study: Study, step: Step, bot: StepBot) -> dict:
         """What `bot` submits on `step`: the same shape and labels the page submits."""
         return {}
+
+    def simulated_answers(self, study: Study, step: Step, sim: SimulatedParticipant) -> dict | None:
+        """What an LLM playing the participant submits on `step`, in the shape and labels the page submits: the
+        page's content and questions go to `sim.answer(page, questions)` (one call; its None answers are
+        fallbacks, already marked: put a stand-in). None: this kind's page is answered as a bot answers it."""
+        return None
 
     def bot_time(self, step: Step) -> float:
         return self.bot_seconds

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from infact.llm.prompts import responses_page
+from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
@@ -128,6 +130,25 @@ class Situation(StepKind):
                 per[crit.id] = point_to_label(value, labels)
             ratings[system] = per
         return {"ratings": ratings}
+
+    def simulated_answers(self, study, step: Step, sim) -> dict:
+        """The page as read (the dialog, the responses in the order shown, the check's instruction in its place),
+        one question per response × criterion on the scale; a fallback takes the middle of the scale."""
+        cfg = study.config
+        labels = tuple(cfg.scale.labels)
+        situation = study.situation(step.situation_id)
+        letters = {system: response_letter(pos) for pos, system in enumerate(step.order, start=1)}
+        page = responses_page(
+            situation.context, [(letters[s], response_text(cfg, situation, step, s)) for s in step.order]
+        )
+        questions = [
+            Question(f"{letters[s]}/{c.id}", f"Response {letters[s]}: {c.question}", labels)
+            for s in step.order
+            for c in cfg.criteria
+        ]
+        got = sim.answer(page, questions)
+        middle = labels[len(labels) // 2]
+        return {"ratings": {s: {c.id: got[f"{letters[s]}/{c.id}"] or middle for c in cfg.criteria} for s in step.order}}
 
     def scale(self, cfg) -> Sequence[str] | None:
         return cfg.scale.labels

@@ -73,3 +73,53 @@ def test_analyze_reports_the_simulated_participants_of_a_store(tmp_path):
     assert first["n_simulated"] == 6 and first["n_participants"] <= len(people)
     assert first["spearman_items"] is not None and first["spearman_items"] > 0
     assert "Simulated participants vs humans on the same items" in render(result)
+
+
+def annotations(follow: bool, seed: int = 0):
+    """Conversation annotations (relevance, 0–3, per turn): humans answer a planted per-message quality with noise,
+    simulated annotators answer it exactly (`follow`) or its mirror."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(30):
+        for turn in range(3):
+            q = rng.uniform(0, 3)
+            for p in [f"h{i}" for i in range(6)] + ["sim0", "sim1"]:
+                if p.startswith("sim"):
+                    v = q if follow else 3 - q
+                else:
+                    v = q + rng.normal(0, 0.7)
+                rows.append(
+                    {
+                        "participant": p,
+                        "conversation_id": f"conv{c}",
+                        "system": f"s{c % 3}",
+                        "turn": turn,
+                        "aspect": "relevance",
+                        "level": "turn",
+                        "value": int(np.clip(np.rint(v), 0, 3)),
+                        "is_gold": False,
+                        "excluded": False,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_conversation_annotations_are_compared_per_aspect_on_their_own_scale():
+    from types import SimpleNamespace
+
+    from infact.results.judges.simulators import simulators_from_tables
+    from infact.study.loader import load_study
+    from tests.support.paths import REPO
+
+    study = load_study(REPO / "data" / "demo-conversations")
+    marks = [{"participant": p, "kind": "simulated"} for p in ("sim0", "sim1")]
+    got = {}
+    for follow in (True, False):
+        tables = SimpleNamespace(compare={"annotations.csv": annotations(follow)}, ratings=pd.DataFrame())
+        got[follow] = simulators_from_tables(study, marks, tables)
+    assert list(got[True]) == ["relevance"]  # one table: criteria unprefixed; aspects without answers left out
+    same, mirror = got[True]["relevance"], got[False]["relevance"]
+    assert same["n_items"] == 90 and same["n_simulated"] == 2 and same["n_participants"] == 6
+    assert same["spearman_items"] > 0.8 and same["spearman_items_ci95"][0] > 0.5
+    assert mirror["spearman_items"] < -0.8 and mirror["spearman_items_ci95"][1] < -0.5
+    assert same["fallbacks"] == {"pages": 0, "fallbacks": 0} and same["table"] == "annotations"
