@@ -186,7 +186,7 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     storage = TinyDBStorage(tmp_path / "db")
     run_bots(study, storage, 3, strategy="attentive", seed=5, start=FakeClock()())
     out = tmp_path / "export"
-    write_exports(study, storage, out)
+    write_exports(open_results(study, storage), out)
     written = pd.read_csv(out / "feedback.csv")
     assert list(written.columns) == ["participant", "text", "seconds", "excluded"]  # declared + the decision
     package = json.loads((out / "datapackage.json").read_text())

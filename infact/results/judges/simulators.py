@@ -44,7 +44,7 @@ def simulators_vs_humans(prepared: pd.DataFrame, kind: str, simulated: set[str],
 
 def simulators_from_tables(study, records: list[dict], tables, include_flagged: bool = False) -> dict | None:
     """The comparison for a study's records and its tables with the simulated participants kept in
-    (`collect(..., include_simulated=True)`); None when it has no simulated participant (or no human one)."""
+    (`StudyResults.with_simulated()`); None when it has no simulated participant (or no human one)."""
     simulated = simulated_participants(records)
     if not simulated:
         return None
