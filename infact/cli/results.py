@@ -235,7 +235,7 @@ def build_datasheet(args: argparse.Namespace, results=None) -> dict:
             results = open_results(study, storage)
         finally:
             storage.close()
-    return datasheet(results.study, results.tables)
+    return datasheet(results)
 
 
 def run_datasheet(args: argparse.Namespace) -> int:

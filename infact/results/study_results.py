@@ -85,7 +85,7 @@ class StudyResults:
 
     def has(self, name: str) -> bool:
         """The study has a table of kind `name` (its [flow] asks for it, or it has rows)."""
-        return kinds.for_table(name).name in self.tables.by_kind
+        return name.removesuffix(".csv") in self.tables.by_kind  # a kind's table is named after the kind
 
     def main_table(self, kind: str | None = None) -> ResultTable:
         """The table `analyze --study` analyses: `kind` when given; else the first table with rows of a kind

@@ -53,7 +53,7 @@ def test_bots_vote_both_bad_on_weak_pairs_and_the_export_keeps_it(tmp_path):
 
 
 def test_the_datasheet_lists_the_both_bad_answer(tmp_path):
-    from infact.results.reports.datasheet import _criteria
+    from infact.results.reports.datasheet_study import criteria as _criteria
 
     [crit] = _criteria(study_with(tmp_path, allow_both_bad=True))
     assert crit["options"] == ["A", "B", "About the same", "Both are bad"] and "both-bad" in crit["form"]

@@ -203,6 +203,8 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     # the dashboard: its download, and a section (the results side: its name and summary)
     offered, _ = offer.offered_files(study.config, open_results(study, tmp_path / "db").files())
     assert "feedback.csv" in offered
+    offered_package = json.loads(offered["datapackage.json"])  # the dashboard's datapackage.json describes it too
+    assert "feedback.csv" in [r["path"] for r in offered_package["resources"]]
     kind = kinds.for_table("feedback")
     assert kind.section == "feedback" and kind.summarise(written) == {"rows": 3, "participants": 3}
     # a missing column is named, with its meaning

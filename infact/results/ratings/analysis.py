@@ -385,7 +385,6 @@ def position_bias(df: pd.DataFrame) -> dict:
     by participant; controlling for system keeps an unbalanced assignment from
     masquerading as an order effect. Joint Wald test of all position terms.
     """
-    import statsmodels.api as sm
     from scipy.stats import chi2_contingency
 
     d = df[df["position"].notna()]
@@ -401,8 +400,16 @@ def position_bias(df: pd.DataFrame) -> dict:
         "mean_by_position": {str(p): m for p, m in d["rating"].groupby(pos).mean().items()},
         "effect": None,
     }
-    if table.shape[1] < 2:
-        return out
+    if table.shape[1] >= 2:
+        out["effect"] = _position_effect(d, pos)
+    return out
+
+
+def _position_effect(d: pd.DataFrame, pos: pd.Series) -> dict:
+    """OLS rating ~ C(system) + C(position), SE clustered by participant, and the joint Wald test of the
+    position terms (or the reason it cannot be fitted)."""
+    import statsmodels.api as sm
+
     X = pd.concat(
         [
             pd.get_dummies(d["system"], prefix="system", drop_first=True),
@@ -413,8 +420,7 @@ def position_bias(df: pd.DataFrame) -> dict:
     X.insert(0, "const", 1.0)
     groups = pd.factorize(d["participant"])[0]
     if groups.max(initial=-1) < 1:  # SE clustered by participant need >= 2 (statsmodels divides by G-1)
-        out["effect"] = {"error": "the position effect needs ratings from at least two participants"}
-        return out
+        return {"error": "the position effect needs ratings from at least two participants"}
     try:
         # QR, not the default pinv/SVD: 4x faster on 100k rows, same estimates
         fit = sm.OLS(d["rating"].to_numpy(dtype=float), X).fit(
@@ -425,7 +431,7 @@ def position_bias(df: pd.DataFrame) -> dict:
         for i, t in enumerate(terms):
             R[i, list(X.columns).index(t)] = 1
         wald = fit.wald_test(R, use_f=False, scalar=True)
-        out["effect"] = {
+        return {
             "model": "OLS rating ~ C(system) + C(position), SE clustered by participant",
             "reference_position": int(pos.min()),
             "coefficients": {
@@ -437,5 +443,4 @@ def position_bias(df: pd.DataFrame) -> dict:
             "p": float(np.squeeze(wald.pvalue)),
         }
     except (ValueError, ZeroDivisionError, np.linalg.LinAlgError) as exc:  # too few ratings for the model
-        out["effect"] = {"error": f"{type(exc).__name__}: {exc}"}
-    return out
+        return {"error": f"{type(exc).__name__}: {exc}"}

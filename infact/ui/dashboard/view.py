@@ -85,12 +85,10 @@ class View:
     def shown_ratings(self) -> pd.DataFrame:
         return self.kept(self.ratings())
 
-    def table(self, name: str, criterion: bool = True) -> pd.DataFrame | None:
-        """A kind's table by name or file (pairwise.csv, best_worst.csv, a new kind's), kept; None when the
-        study has none."""
-        if not self.has_table(name):
-            return None
-        df = self.study_results.table(name).frame
+    def table(self, name: str, criterion: bool = True) -> pd.DataFrame:
+        """A kind's table by name or file (pairwise.csv, best_worst.csv, a new kind's), kept (empty when the
+        study has none)."""
+        df = self.study_results.table(name).frame if self.has_table(name) else None
         return self.kept(df, self.criterion if criterion else None)
 
     def has_table(self, name: str) -> bool:

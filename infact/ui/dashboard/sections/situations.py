@@ -52,4 +52,4 @@ def _show(caption: str, table, key: str) -> None:
 
 def _kept(view, name: str):
     """The whole table (every criterion: the overview picks its own), excluded participants left out unless asked."""
-    return view.table(name, criterion=False)
+    return view.table(name, criterion=False) if view.has_table(name) else None
