@@ -110,10 +110,9 @@ class StubServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(
-    behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None, trickle_s: float = 0.2
-) -> Iterator[StubServer]:
-    server = StubServer(behaviour, delay_s, first_delay_s=first_delay_s, trickle_s=trickle_s)
+def running(server):
+    """An HTTP server answering on a background thread for the block's duration, then shut and closed
+    (this stub's and simulations/openai_stub.py's)."""
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -121,3 +120,11 @@ def serve(
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve(
+    behaviour: str = "normal", delay_s: float = 0.0, first_delay_s: float | None = None, trickle_s: float = 0.2
+) -> Iterator[StubServer]:
+    with running(StubServer(behaviour, delay_s, first_delay_s=first_delay_s, trickle_s=trickle_s)) as server:
+        yield server

@@ -26,18 +26,15 @@ import importlib.util
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from infact.errors import Problem
 from infact.study.endpoints import Sampling
+from infact.study.sections import Section, identifier
 
 AGREE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+_Section = Section
 
 
 class _Reach(_Section):
@@ -108,9 +105,7 @@ class RubricItem(_Section):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use letters, digits, '-' or '_' (it becomes a column value in exports)")
-        return v
+        return identifier(v, "use letters, digits, '-' or '_' (it becomes a column value in exports)")
 
 
 def _default_rubric() -> list[RubricItem]:
