@@ -11,16 +11,11 @@ from typing import Any
 from infact.errors import DatasetError, Problem
 from infact.fileio import loads_json
 from infact.importers.common import read_text
+from infact.study.config import DEFAULT_SCALE
 from infact.values import label_to_point
 
-# The original INFACT scale (same labels as config.DEFAULT_SCALE), lowest first.
-LABELS = [
-    "Entirely meaningless",
-    "Meaningless",
-    "Between meaningless and meaningful",
-    "Somewhat meaningful",
-    "Perfectly meaningful",
-]
+# The original INFACT scale, lowest first: the study's default scale is that very scale.
+LABELS = list(DEFAULT_SCALE)
 
 
 def clean_text(value: Any) -> str:

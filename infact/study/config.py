@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from infact.study.annotation.aspects import Aspect, check_conversation_settings
 from infact.study.endpoints import Endpoint, JudgeSettings, check_name
@@ -26,7 +26,7 @@ from infact.study.protocol_config import (
     flow_problem,
 )
 from infact.study.quality_config import QualityConfig, item_checks, situation_checks
-from infact.study.sections import Section, identifier
+from infact.values import identifier
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -36,6 +36,10 @@ DEFAULT_SCALE = [
     "Perfectly meaningful",
 ]
 AGREE_SCALE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class StudySection(Section):

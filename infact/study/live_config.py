@@ -26,15 +26,18 @@ import importlib.util
 import re
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from infact.errors import Problem
 from infact.study.endpoints import Sampling
-from infact.study.sections import Section, identifier
+from infact.values import identifier
 
 AGREE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_Section = Section
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class _Reach(_Section):

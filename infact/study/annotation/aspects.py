@@ -20,14 +20,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from infact.study.sections import LETTER_ID, Section, identifier
+from infact.values import LETTER_ID, identifier
 
 LEVELS = ("turn", "dialogue")
 
 
-class Aspect(Section):
+class Aspect(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     id: str = Field(description="Aspect identifier used in annotations.csv and the aggregated JSON (e.g. `relevance`).")
     level: Literal["turn", "dialogue"] = Field(
         description="`turn`: asked under every system turn; `dialogue`: asked once, after the last turn."
