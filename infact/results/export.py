@@ -29,7 +29,12 @@ FILES = {
     "datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
     "(`frictionless validate datapackage.json`)",
 }
-KIND_TABLES_LEVEL = ("ratings", "questionnaire", "demographics")  # kept as their own attributes of `Tables`
+
+
+def others(by_kind: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """file -> table of every kind that is not in every study (`always`: ratings, questionnaire, demographics,
+    kept as their own attributes of `Tables`): the comparisons, annotations and any new kind's."""
+    return {f"{n}.csv": df for n, df in by_kind.items() if not kinds.for_table(n).always}
 
 
 def describe(name: str) -> str:
@@ -96,7 +101,7 @@ class Tables:
     @property
     def compare(self) -> dict[str, pd.DataFrame]:
         """The tables of every other kind (pairwise.csv, best_worst.csv, annotations.csv, a new kind's), by file."""
-        return {f"{n}.csv": df for n, df in self.by_kind.items() if n not in KIND_TABLES_LEVEL}
+        return others(self.by_kind)
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {**self.by_kind, "participants": self.participants, "steps": self.steps, "flags": self.flags}

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from infact.results import kinds
-from infact.results.export import KIND_TABLES_LEVEL, Tables, export_bytes
+from infact.results.export import Tables, export_bytes, others
 from infact.results.quality import exclusion as quality
 from infact.results.quality import funnel
 from infact.results.tables import records as tables
@@ -174,7 +174,7 @@ def _decided(study: Study, t: dict, participants: pd.DataFrame, steps, events) -
     cfg = study.config
     if not len(participants):
         return pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"]), set()
-    compare = {f"{n}.csv": df for n, df in t.items() if n not in KIND_TABLES_LEVEL}
+    compare = others(t)
     flags = quality.assess(
         t["ratings"], participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
     )
