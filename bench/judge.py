@@ -45,17 +45,12 @@ sys.path.insert(0, str(REPO))
 from infact.llm.checkpoint import Checkpoint  # noqa: E402
 from infact.llm.client import open_client  # noqa: E402
 from infact.results.judges.runner import judge_items, run_judge  # noqa: E402
+from infact.study.config import DEFAULT_SCALE  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
 from simulations.openai_stub import serve_openai  # noqa: E402
 
 SYSTEMS = ["S1", "S2", "S3", "S4"]
-LABELS = [
-    "Entirely meaningless",
-    "Meaningless",
-    "Between meaningless and meaningful",
-    "Somewhat meaningful",
-    "Perfectly meaningful",
-]
+LABELS = list(DEFAULT_SCALE)  # the original INFACT scale
 
 
 def make_study(folder: Path, url: str, n_situations: int, concurrency: int) -> Path:

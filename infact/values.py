@@ -9,6 +9,7 @@ so the page, the stored record and the tables cannot disagree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,3 +97,17 @@ def json_ready(obj):
     if isinstance(obj, (float, np.floating)):
         return float(obj) if np.isfinite(obj) else None
     return obj
+
+
+# Identifiers that become column values in the exports (study, criteria, rubric items): 1-64 letters, digits,
+# '-' or '_', starting with a letter or digit; aspects start with a letter (LETTER_ID).
+ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+LETTER_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]{0,63}$")
+
+
+def identifier(value: str, rule: str, pattern: re.Pattern = ID) -> str:
+    """`value` when it is an identifier by `pattern`; else a ValueError saying the `rule` (study.toml's
+    validators: one check for every id)."""
+    if not pattern.match(value):
+        raise ValueError(rule)
+    return value

@@ -253,14 +253,10 @@ class OpenAIStub(ThreadingHTTPServer):
 def serve_openai(
     rule: Rule | None = None, delay_s: float = 0.0, model: str = "stub-model", trickle_s: float | None = None
 ) -> Iterator[OpenAIStub]:
-    stub = OpenAIStub(rule, delay_s, model, trickle_s=trickle_s)
-    thread = threading.Thread(target=stub.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    from infact.chat.http_server import running
+
+    with running(OpenAIStub(rule, delay_s, model, trickle_s=trickle_s)) as stub:
         yield stub
-    finally:
-        stub.shutdown()
-        stub.server_close()
 
 
 def _main() -> None:

@@ -128,25 +128,19 @@ def _add_plan(sub: argparse._SubParsersAction) -> None:
 
 def run_export(args) -> int:
     from infact.results.export import describe, write_exports  # pandas and openpyxl: only when exporting
+    from infact.results.study_results import open_results
     from infact.study.loader import load_study  # here, not at the top: `--help` loads no pydantic
 
     study = load_study(study_folder(args))
     storage = open_store(args, study.id)
     try:
-        storage.records(study=study.id)  # reads every file once: damaged ones are found before anything is written
+        # reads every file once: damaged ones are found before anything is written
+        results = open_results(study, storage, include_withdrawn=args.include_withdrawn)
         refuse_set_aside_files(storage)
-        replaced: list[str] = []
-        written = write_exports(
-            study,
-            storage,
-            args.out,
-            include_withdrawn=args.include_withdrawn,
-            force=args.force,
-            replaced=replaced,
-            label_models=args.label_models,
-        )
     finally:
         storage.close()
+    replaced: list[str] = []
+    written = write_exports(results, args.out, force=args.force, replaced=replaced, label_models=args.label_models)
     for name in replaced:
         print(f"warning: {Path(args.out) / name}: replaced (--force): an export had not written it", file=sys.stderr)
     for path in written:
@@ -241,7 +235,7 @@ def build_datasheet(args: argparse.Namespace, results=None) -> dict:
             results = open_results(study, storage)
         finally:
             storage.close()
-    return datasheet(results.study, results.tables)
+    return datasheet(results)
 
 
 def run_datasheet(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,20 +22,21 @@ import pandas as pd
 from infact.errors import DatasetError, Problem
 from infact.fileio import loads_json, swap_in
 from infact.importers.common import ImportReport, read_text
+from infact.importers.infact_export_values import (
+    DEFAULT_RULE,
+    LABELS,
+    CheckRule,
+    clean_text,
+    number,
+    parse_rating,
+    whole_number,
+)
 from infact.participation.steps.situation import RATINGS
 from infact.results.tables.formats import infact_workbook_bytes
-from infact.values import label_to_point, point_to_label
+from infact.values import point_to_label
 
 STUDY = "infact-import"
 CRITERION = "meaningful"
-# The original INFACT scale (same labels as config.DEFAULT_SCALE), lowest first.
-LABELS = [
-    "Entirely meaningless",
-    "Meaningless",
-    "Between meaningless and meaningful",
-    "Somewhat meaningful",
-    "Perfectly meaningful",
-]
 TRIAL_FIELDS = {"Dialog_ID", "Fragment", "Time"}
 # The ratings table's own columns (the step kind's schema), then what the original INFACT export adds.
 RATINGS_COLUMNS = [*RATINGS.names, "exclusion_reason", "response", "context"]
@@ -54,57 +55,6 @@ PARTICIPANT_COLUMNS = [
 ANSWER_COLUMNS = ["participant", "item", "answer"]
 
 
-@dataclass(frozen=True)
-class CheckRule:
-    """Which trial is the attention check and when it is passed. Defaults are INFACT's
-    own: dialog 6 with these two (stripped) responses, passed when Our_rating < 3."""
-
-    dialog_id: int = 6
-    responses: dict[str, str] = field(
-        default_factory=lambda: {
-            "Deep_crs": "What kind of movies are you looking for?",
-            "Our": 'I am reading this carefully, and I give a rating of "Meaningless" to all three responses here, '
-            '"The Godfather (1972)"',
-        }
-    )
-    rated: str = "Our"  # whose rating is checked
-    max_rating: int = 2  # passed when that rating is at most this
-
-    def matches(self, trial: dict) -> bool:
-        if _int(trial.get("Dialog_ID")) != self.dialog_id:
-            return False
-        return all(_text(trial.get(f"{key}_response")) == text.strip() for key, text in self.responses.items())
-
-    @classmethod
-    def from_json(cls, path: Path) -> CheckRule:
-        name = str(path)
-        try:
-            data = loads_json(read_text(path))
-        except json.JSONDecodeError as exc:
-            raise DatasetError(Problem(name, f"not valid JSON ({exc.msg})", exc.lineno)) from None
-        known = {f.name for f in fields(cls)}
-        shape = 'expected {"dialog_id": int, "responses": {"Our": "text", …}, "rated": "Our", "max_rating": int}'
-        if not isinstance(data, dict):
-            raise DatasetError(Problem(name, f"{shape}, got {type(data).__name__}"))
-        if set(data) - known:
-            raise DatasetError(Problem(name, f"unknown key(s) {sorted(set(data) - known)}: {shape}"))
-        rule = cls(**data)
-        try:
-            dialog_id, max_rating = int(rule.dialog_id), int(rule.max_rating)
-        except (TypeError, ValueError):
-            raise DatasetError(Problem(name, f"dialog_id and max_rating must be whole numbers: {shape}")) from None
-        if (
-            not isinstance(rule.responses, dict)
-            or not all(isinstance(v, str) for v in rule.responses.values())
-            or not isinstance(rule.rated, str)
-        ):
-            raise DatasetError(Problem(name, f"responses must map keys to texts and rated must be a key: {shape}"))
-        return cls(dialog_id, rule.responses, rule.rated, max_rating)
-
-
-DEFAULT_RULE = CheckRule()
-
-
 @dataclass
 class ImportedTables:
     ratings: pd.DataFrame
@@ -112,33 +62,6 @@ class ImportedTables:
     questionnaire: pd.DataFrame
     demographics: pd.DataFrame
     problems: list[Problem] = field(default_factory=list)
-
-
-def _text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
-def _int(value: Any) -> int | None:
-    try:
-        number = float(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-    return int(number) if number.is_integer() else None
-
-
-def _float(value: Any) -> float | None:
-    try:
-        return float(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-
-
-def parse_rating(value: Any) -> int | None:
-    """'4', 4, '4.0', ' 4 ' or a scale label in any case -> 4; anything else (or out of 1..5) -> None."""
-    number = _int(value)
-    if number is None and isinstance(value, str):  # exports hold labels in any letter case
-        return label_to_point(next((lab for lab in LABELS if lab.lower() == value.strip().lower()), None), LABELS)
-    return label_to_point(number, LABELS)
 
 
 def _entries(node: Any) -> list[tuple[str, Any]]:
@@ -273,7 +196,7 @@ class _Importer:
                 "n_trials": len(trials) - len(checks),
                 "completion_code": _get(feedback, "Hitcode") if isinstance(feedback, dict) else None,
                 "group": _get(feedback, "Group") if isinstance(feedback, dict) else None,
-                "total_seconds": _float(_get(feedback, "Total_study_time")) if isinstance(feedback, dict) else None,
+                "total_seconds": number(_get(feedback, "Total_study_time")) if isinstance(feedback, dict) else None,
             }
         )
         self.ratings.extend(rows)
@@ -292,7 +215,7 @@ class _Importer:
 
     def trial(self, pid: str, index: int, trial: dict, check: bool) -> Iterable[dict]:
         where = str(index)
-        dialog = _int(trial.get("Dialog_ID"))
+        dialog = whole_number(trial.get("Dialog_ID"))
         if dialog is None:
             self.warn(f"Dialog_ID {trial.get('Dialog_ID')!r} is not a number: kept as text", pid, where)
             dialog = str(trial.get("Dialog_ID"))
@@ -303,7 +226,7 @@ class _Importer:
             else ([fragment.strip()] if isinstance(fragment, str) else [])
         )
         sid = self.situation_id(dialog, fragment, check)
-        seconds = _float(trial.get("Time"))  # INFACT stored end - start of the page, in seconds
+        seconds = number(trial.get("Time"))  # INFACT stored end - start of the page, in seconds
         for key, system in self.systems.items():
             if f"{key}_rating" not in trial and f"{key}_response" not in trial:
                 self.warn(f"no {key}_rating / {key}_response: {system} has no rating in this trial", pid, where)
@@ -333,7 +256,7 @@ class _Importer:
                 "answered_at": None,
                 "excluded": False,
                 "exclusion_reason": None,
-                "response": _text(trial.get(f"{key}_response")),
+                "response": clean_text(trial.get(f"{key}_response")),
                 "context": "\n".join(fragment),
             }
 

@@ -59,9 +59,9 @@ def rejection_message(reasons: list[str], rule: str | None) -> str:
 
 def _quality_by_pid(session: Session) -> dict[str, Mapping]:
     """Prolific PID (lower case) -> the participant's row of the quality report, with their token."""
-    from infact.results.export import collect
+    from infact.results.study_results import open_results
 
-    tables = collect(session.study, session.storage.records(study=session.study.id))
+    tables = open_results(session.study, session.storage).tables
     people = tables.participants
     if not len(people) or not len(tables.flags):
         return {}

@@ -87,16 +87,26 @@ def analyze_table(
     `analyze --kind`), else the kind the file's name declares (infact/results/kinds.py)."""
     options.check()
     table_kind = kinds.for_file(source, kind)
-    if options.covariates and table_kind.name != "pairwise":
-        raise InfactError(Problem("--covariates", "style control needs a pairwise table (pairwise.csv)."))
-    if options.reweight and table_kind.name != "pairwise":
-        raise InfactError(Problem("--reweight", "reweighting pairs needs a pairwise table (pairwise.csv)."))
+    _check_kind_options(table_kind, options)
     result = table_kind.analysis(df, options, source)
     if options.extra.get("label_models") and "label_models" not in result:  # only a kind of ratings fits them
         raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
     if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
         result.update(judged(df, table_kind.name, options))
     return result
+
+
+# The options a kind's analysis takes on its own (its `options`, infact/results/hookspecs.py): what each is.
+KIND_OPTIONS = {"covariates": "style control", "reweight": "reweighting pairs"}
+
+
+def _check_kind_options(table_kind, options: Options) -> None:
+    """An option only some kinds' analyses take, given for a table of another kind: say which tables take it."""
+    for name, what in KIND_OPTIONS.items():
+        if getattr(options, name) and name not in table_kind.options:
+            takers = [k.schema.file for k in kinds.kinds() if name in k.options]
+            flag = "--" + name.replace("_", "-")
+            raise InfactError(Problem(flag, f"{what} needs a table of a kind that takes it ({', '.join(takers)})."))
 
 
 def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
@@ -232,12 +242,11 @@ def analyze_study(
 def _simulated_alignment(results, include_flagged: bool) -> dict | None:
     """Simulated participants against the humans on the same items, as a judge's alignment (docs/llm.md); the
     store's records as read once, with the simulated participants kept in this time."""
-    from infact.results.export import collect
     from infact.results.judges.simulators import simulated_participants, simulators_from_tables
 
     if not simulated_participants(results.records):
         return None
-    tables = collect(results.study, results.records, include_simulated=True)
+    tables = results.with_simulated().tables
     found = simulators_from_tables(results.study, results.records, tables, include_flagged)
     return json_ready(found) if found else None
 

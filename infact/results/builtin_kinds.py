@@ -153,8 +153,15 @@ BUILT_IN = (
         build=_votes("pairwise", "pairwise", "pairwise_dialog"),
         analyze=analyze_pairwise,
         ranks=True,
+        options=("covariates", "reweight"),
         section="votes",
         collected="votes",
+        situations_caption={
+            "pairwise": "Each situation's last user turn and the two responses beside the votes",
+            # a dialog-level (ACUTE) study compares whole conversations, not one turn's responses
+            "pairwise_dialog": "Each dialog and pair of systems beside the votes on their whole conversations "
+            "(response_a and response_b: each system's chatbot turns)",
+        },
     ),
     KindResults(
         BEST_WORST,

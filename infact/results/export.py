@@ -1,15 +1,14 @@
-"""Exports: every table a researcher needs, from one read of the store.
+"""Exports: every table of a study's results as files.
 
-`collect` builds all tables plus the quality assessment (flags, decisions) and
-marks excluded participants; `write_exports` writes them as files. The dashboard
-offers the same bytes as downloads (`export_bytes`).
+The tables are built once, by the study's results (`StudyResults.tables`, infact/results/study_results.py:
+every kind's table, the quality assessment, excluded participants marked); `export_bytes` turns them into
+the export's files, `write_exports` writes them as a set. The dashboard offers the same bytes as downloads.
 """
 
 from __future__ import annotations
 
 from csv import reader as csv_reader
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -17,13 +16,8 @@ import pandas as pd
 from infact.fileio import write_export_folder
 from infact.results import kinds
 from infact.results.quality import exclusion as quality
-from infact.results.quality import funnel
-from infact.results.tables import records as tables
 from infact.results.tables import schemas
 from infact.results.tables.formats import records_json
-from infact.storage import Storage
-from infact.stores import prolific_records
-from infact.study.loader import Study
 from infact.table_schema import datapackage
 
 # The export's files that are not a kind's table (each table describes itself: its declaration, its kind's
@@ -35,7 +29,12 @@ FILES = {
     "datapackage.json": "Frictionless Data Package: every CSV's columns, types and meaning "
     "(`frictionless validate datapackage.json`)",
 }
-KIND_TABLES_LEVEL = ("ratings", "questionnaire", "demographics")  # kept as their own attributes of `Tables`
+
+
+def others(by_kind: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """file -> table of every kind that is not in every study (`always`: ratings, questionnaire, demographics,
+    kept as their own attributes of `Tables`): the comparisons, annotations and any new kind's."""
+    return {f"{n}.csv": df for n, df in by_kind.items() if not kinds.for_table(n).always}
 
 
 def describe(name: str) -> str:
@@ -52,7 +51,11 @@ def files_of(cfg) -> list[str]:
     """The files every export of this study holds (a kind it does not ask for adds its table once it has rows)."""
     asked = [k for k in kinds.kinds() if k.in_study(cfg)]
     tables = [*(s.file for s in schemas.STUDY_TABLES), *(f for k in asked for f in (k.schema.file, *k.extra_names))]
-    live = ["transcripts.jsonl", "pairwise.csv"] if cfg.live.enabled else []
+    live = []
+    if cfg.live.enabled:
+        from infact.results.tables.live import LIVE_VOTES
+
+        live = ["transcripts.jsonl", LIVE_VOTES]
     return list(dict.fromkeys([*tables, *live, "records.json", "datapackage.json"]))
 
 
@@ -98,115 +101,10 @@ class Tables:
     @property
     def compare(self) -> dict[str, pd.DataFrame]:
         """The tables of every other kind (pairwise.csv, best_worst.csv, annotations.csv, a new kind's), by file."""
-        return {f"{n}.csv": df for n, df in self.by_kind.items() if n not in KIND_TABLES_LEVEL}
+        return others(self.by_kind)
 
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {**self.by_kind, "participants": self.participants, "steps": self.steps, "flags": self.flags}
-
-
-def _own(study: Study, records: list[dict], include_simulated: bool) -> tuple[list[dict], list[dict], set[str]]:
-    """(the study's records, those the funnel counts, the withdrawn-with-deletion participants). Simulated
-    participants (`bots --strategy llm`, marked by a `simulated` record) are left out unless asked."""
-    own = [r for r in records if r.get("study") == study.id]
-    simulated = {r["participant"] for r in own if r.get("kind") == "simulated"}
-    if simulated and not include_simulated:
-        own = [r for r in own if r.get("participant") not in simulated]
-    counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
-    gone: set[str] = set()
-    if study.config.study.delete_on_withdraw:
-        # Withdrawn-with-deletion participants leave no data in any file, whatever is asked:
-        # participants.csv keeps only their pseudonymous token, status and `data_deleted`.
-        gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
-        own = [r for r in own if r["participant"] not in gone]
-    return own, counted, gone
-
-
-def tables_by_kind(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
-    """Every kind's table the study asks for or has rows of, built through its declaration; the records are
-    grouped by participant once for all of them."""
-    answers = kinds.Answers(cfg, own, include_withdrawn, tables.kept(own, include_withdrawn))
-    out = {}
-    for kind in kinds.kinds():
-        table = kind.table(answers)
-        if kind.in_study(cfg) or len(table):
-            out[kind.name] = table
-    return out
-
-
-def _decided(study: Study, t: dict, participants: pd.DataFrame, steps, events) -> tuple[pd.DataFrame, set[str]]:
-    """The quality assessment (flags, decisions) and the participants it excludes."""
-    cfg = study.config
-    if not len(participants):
-        return pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"]), set()
-    compare = {f"{n}.csv": df for n, df in t.items() if n not in KIND_TABLES_LEVEL}
-    flags = quality.assess(
-        t["ratings"], participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
-    )
-    return flags, set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
-
-
-def _participants(participants, flags, excluded, gone, include_withdrawn, progress, own) -> pd.DataFrame:
-    """participants.csv: the participants with their quality decision, Prolific status, deletion and funnel
-    stage."""
-    decided = ["participant", "flags", "reasons", "decision", "prolific_action"]
-    out = participants.merge(
-        quality.for_csv(flags)[decided] if len(flags) else flags[["participant"]], on="participant", how="left"
-    )
-    out["excluded"] = out["participant"].isin(excluded)
-    out["prolific_status"] = prolific_status(out, own)
-    if gone and include_withdrawn:
-        deleted = pd.DataFrame({"participant": sorted(gone), "status": "withdrawn", "excluded": True})
-        out = pd.concat([out, deleted], ignore_index=True)
-    out["data_deleted"] = out["participant"].isin(gone)
-    return out.merge(progress, on="participant", how="left")
-
-
-def collect(
-    study: Study,
-    records: list[dict],
-    *,
-    include_withdrawn: bool = False,
-    now: datetime | None = None,
-    include_simulated: bool = False,
-) -> Tables:
-    """Every table from the records; participants carry their funnel stage as of `now`. Simulated participants
-    (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`."""
-    cfg = study.config
-    own, counted, gone = _own(study, records, include_simulated)
-    participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
-    steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
-    by_kind = tables_by_kind(cfg, own, include_withdrawn)
-    flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own))
-    # records.json follows the same rules as the tables: no previews, withdrawn only on request.
-    shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
-    kept = set(shown["participant"])
-    for name, df in by_kind.items():
-        if "excluded" in kinds.for_table(name).schema.names:
-            by_kind[name] = df.assign(excluded=df["participant"].isin(excluded))
-    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(UTC))
-    t = Tables(
-        by_kind,
-        _participants(participants, flags, excluded, gone, include_withdrawn, progress, own),
-        steps,
-        flags,
-        [r for r in own if r["participant"] in kept or r["kind"] == "event"],
-        tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
-        visits=funnel.visits_table(own),
-        systems=list(study.systems),
-    )
-    if cfg.live.enabled:
-        from infact.results.tables.live import add_live  # lazily: only live studies need it
-
-        add_live(t, t.records, excluded)
-    return t
-
-
-def prolific_status(participants: pd.DataFrame, records: list[dict]) -> pd.Series:
-    """Each participant's Prolific submission status from the synced `_prolific` records (infact.prolific)."""
-    by_pid = prolific_records.status_by_platform_id(records)
-    if "platform_id" not in participants or not by_pid:
-        return pd.Series([None] * len(participants), index=participants.index, dtype=object)
-    return participants["platform_id"].map(lambda p: by_pid.get(str(p).lower()) if isinstance(p, str) else None)
 
 
 def csv_bytes(df: pd.DataFrame, name: str, repeated=()) -> bytes:
@@ -261,25 +159,23 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
 
 
 def _live_bytes(t: Tables) -> dict[str, bytes]:
-    from infact.results.tables.live import transcripts_bytes
+    from infact.results.tables.live import LIVE_VOTES, transcripts_bytes
 
-    return {"transcripts.jsonl": transcripts_bytes(t), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv")}
+    return {"transcripts.jsonl": transcripts_bytes(t), LIVE_VOTES: csv_bytes(t.votes, LIVE_VOTES)}
 
 
 def write_exports(
-    study: Study,
-    storage: Storage,
+    results,
     out_dir: str | Path,
     *,
-    include_withdrawn: bool = False,
     force: bool = False,
     replaced: list[str] | None = None,
     label_models: bool = False,
 ) -> list[Path]:
-    """Every export file into `out_dir`, written as a set beside whatever else is there (see
-    fileio.write_export_folder; `force` and the names it replaced, appended to `replaced`)."""
-    t = collect(study, storage.records(study=study.id), include_withdrawn=include_withdrawn)
-    files = export_bytes(t, study.systems, study_id=study.id, label_models=label_models)
+    """Every export file of `results` (a StudyResults, infact/results/study_results.py) into `out_dir`, written
+    as a set beside whatever else is there (see fileio.write_export_folder; `force` and the names it replaced,
+    appended to `replaced`)."""
+    files = results.files(label_models=label_models)
     written, forced = write_export_folder(out_dir, files, legacy=known_files(), force=force)
     if replaced is not None:
         replaced.extend(forced)

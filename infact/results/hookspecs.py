@@ -16,6 +16,8 @@ conversation annotations, questionnaire answers, … or one a test registers) is
 - `analyze`      `analyze(table, options, source) -> dict`: its statistics, for `analyze` and the
                  dashboard (default: `describe`, counts a generic section can show);
 - `ranks`        True when its analysis ranks the systems (the dashboard's Ranking section);
+- `options`      the `analyze` options only its analysis takes (`covariates`, `reweight`: pairwise votes);
+                 given for a table of another kind they are refused, naming the tables that take them;
 - `extra_files`  `extra_files(table, tables) -> {name: bytes}`: more export files made from it
                  (ratings_wide.csv, annotations_aggregated.json): tables declared in `extra_tables`,
                  other files described in `extra_descriptions`;
@@ -25,6 +27,10 @@ conversation annotations, questionnaire answers, … or one a test registers) is
                  `infact/ui/` registers it per section name, as the participant page registers a
                  renderer per step kind, so nothing here imports streamlit.
 - `collected`    the name the dashboard calls what it collects (`votes` for pairwise.csv).
+- `situations_caption`  {step kind: what the dashboard's Situations section shows beside the answers}: a
+                 kind filled by several step kinds says per step what its rows are (a dialog-level
+                 `pairwise_dialog` vote is on two whole conversations, a `pairwise` one on two responses);
+                 `caption_for(cfg)` picks the study's.
 
 A step kind with a `schema` and no registration here gets every default: its table reaches the
 export, datapackage.json, the dashboard's downloads and `analyze FILE.csv` with no edit to a core
@@ -73,6 +79,7 @@ class KindResults:
     build: Callable[[Answers], pd.DataFrame] | None = None
     analyze: Callable[[pd.DataFrame, Any, str], dict] | None = None
     ranks: bool = False
+    options: tuple[str, ...] = ()  # analyze options only this kind's analysis takes
     extra_files: Callable[[pd.DataFrame, Any], dict[str, bytes]] | None = None
     extra_tables: tuple[TableSchema, ...] = ()  # the extra files that are tables, declared
     extra_descriptions: Mapping[str, str] = field(default_factory=dict)  # the others: what each holds
@@ -80,6 +87,7 @@ class KindResults:
     section: str | None = None
     collected: str | None = None
     always: bool = False  # written even when the study has none of its steps (ratings.csv, questionnaire.csv)
+    situations_caption: Mapping[str, str] = field(default_factory=dict)  # step kind -> caption
 
     @property
     def name(self) -> str:
@@ -98,6 +106,11 @@ class KindResults:
     def in_study(self, cfg: StudyConfig) -> bool:
         """The study asks for it: one of its steps is a block of the study's [flow]."""
         return self.always or any(STEP_KIND_OF.get(b, b) in self.steps for b in cfg.blocks)
+
+    def caption_for(self, cfg: StudyConfig) -> str:
+        """The Situations caption of the first of its step kinds the study's [flow] asks for ('' for none)."""
+        asked = [STEP_KIND_OF.get(b, b) for b in cfg.blocks]
+        return next((self.situations_caption[s] for s in asked if s in self.situations_caption), "")
 
     def table(self, answers: Answers) -> pd.DataFrame:
         """Its table from the answers, with exactly the declared columns (the quality decision comes later)."""

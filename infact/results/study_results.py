@@ -3,7 +3,8 @@
 The records are read from the store once and every table is built from them once, each through its
 kind's declaration (infact/results/kinds.py): the kind travels with its table (`ResultTable.kind`),
 so nothing downstream guesses a table's kind from its columns. `analyze --study`, `export`,
-`datasheet`, the judge's report and the dashboard's full tables all read from this object.
+`datasheet`, the judge's report, Prolific's review and the dashboard's full tables all read from this
+object; it is the one place the tables are built (`StudyResults.tables`).
 
     results = open_results("data/demo", "db/demo")
     results.tables.ratings            # the export's Tables (infact/results/export.py)
@@ -13,17 +14,23 @@ so nothing downstream guesses a table's kind from its columns. `analyze --study`
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from infact.results import kinds
-from infact.results.export import Tables, collect, export_bytes
+from infact.results.export import Tables, export_bytes, others
+from infact.results.quality import exclusion as quality
+from infact.results.quality import funnel
+from infact.results.tables import records as tables
+from infact.stores import prolific_records
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from infact.study.loader import Study
 
 
@@ -44,26 +51,41 @@ class ResultTable:
 
 @dataclass
 class StudyResults:
-    """A study and its records, read once; the tables are built on first use and kept."""
+    """A study and its records, read once; the tables are built on first use and kept. Simulated participants
+    (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`;
+    participants carry their funnel stage as of `now` (default: when the tables are built)."""
 
     study: Study
     records: list[dict]
     include_withdrawn: bool = False
+    include_simulated: bool = False
+    now: datetime | None = None
 
     @cached_property
     def tables(self) -> Tables:
-        return collect(self.study, self.records, include_withdrawn=self.include_withdrawn)
+        return _build(self.study, self.records, self.include_withdrawn, self.include_simulated, self.now)
+
+    def with_simulated(self) -> StudyResults:
+        """The same records with the simulated participants kept in (their alignment with the humans)."""
+        return dataclasses.replace(self, include_simulated=True)
 
     def with_kinds(self) -> list[ResultTable]:
         """Every kind's table of this study, in the order a participant meets the kinds."""
         return [ResultTable(kinds.for_table(name), frame) for name, frame in self.tables.by_kind.items()]
 
     def table(self, name: str) -> ResultTable:
+        """The table of kind `name` (`pairwise` or `pairwise.csv`); an empty one, declared, when it has none."""
         kind = kinds.for_table(name)
         frame = self.tables.by_kind.get(kind.name)
-        if frame is None and kind.name == "pairwise" and self.tables.votes is not None:
-            frame = self.tables.votes  # a live study: every vote is in pairwise.csv
-        return ResultTable(kind, frame if frame is not None else kind.schema.conform(_empty()))
+        if frame is None and self.tables.votes is not None:  # a live study: every vote, the arena's too, is in
+            from infact.results.tables.live import LIVE_VOTES  # one table (lazily: only live studies need it)
+
+            frame = self.tables.votes if kind.schema.file == LIVE_VOTES else None
+        return ResultTable(kind, frame if frame is not None else kind.schema.conform(pd.DataFrame()))
+
+    def has(self, name: str) -> bool:
+        """The study has a table of kind `name` (its [flow] asks for it, or it has rows)."""
+        return name.removesuffix(".csv") in self.tables.by_kind  # a kind's table is named after the kind
 
     def main_table(self, kind: str | None = None) -> ResultTable:
         """The table `analyze --study` analyses: `kind` when given; else the first table with rows of a kind
@@ -75,9 +97,13 @@ class StudyResults:
                 return table
         return self.table("ratings")
 
-    def files(self) -> dict[str, bytes]:
+    def ranked(self) -> ResultTable | None:
+        """The table the study's ranking ranks: its first kind whose analysis ranks the systems (votes, choices)."""
+        return next((t for t in self.with_kinds() if t.kind.ranks), None)
+
+    def files(self, *, label_models: bool = False) -> dict[str, bytes]:
         """Every export file (file name -> bytes), datapackage.json included."""
-        return export_bytes(self.tables, self.study.systems, study_id=self.study.id)
+        return export_bytes(self.tables, self.study.systems, study_id=self.study.id, label_models=label_models)
 
     def live_overview(self) -> dict | None:
         """The live chats' summary and arena ranking, None when the study has no live chats."""
@@ -91,12 +117,6 @@ class StudyResults:
         if simulated is not None:
             out["simulated_vs_human"] = simulated
         return out
-
-
-def _empty():
-    import pandas as pd
-
-    return pd.DataFrame()
 
 
 def open_results(study: Study | str | Path, store, *, include_withdrawn: bool = False) -> StudyResults:
@@ -116,3 +136,102 @@ def open_results(study: Study | str | Path, store, *, include_withdrawn: bool = 
     else:
         records = store.records(study=study.id)
     return StudyResults(study, records, include_withdrawn)
+
+
+# --------------------------------------------------------------------------- building the tables, once
+
+
+def _own(study: Study, records: list[dict], include_simulated: bool) -> tuple[list[dict], list[dict], set[str]]:
+    """(the study's records, those the funnel counts, the withdrawn-with-deletion participants)."""
+    own = [r for r in records if r.get("study") == study.id]
+    simulated = {r["participant"] for r in own if r.get("kind") == "simulated"}
+    if simulated and not include_simulated:
+        own = [r for r in own if r.get("participant") not in simulated]
+    counted = own  # the funnel counts every participant, deleted ones as withdrawn (as the dashboard does)
+    gone: set[str] = set()
+    if study.config.study.delete_on_withdraw:
+        # Withdrawn-with-deletion participants leave no data in any file, whatever is asked:
+        # participants.csv keeps only their pseudonymous token, status and `data_deleted`.
+        gone = {r["participant"] for r in own if r["kind"] == "withdraw" and r.get("delete_requested")}
+        own = [r for r in own if r["participant"] not in gone]
+    return own, counted, gone
+
+
+def _by_kind(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
+    """Every kind's table the study asks for or has rows of, built through its declaration; the records are
+    grouped by participant once for all of them."""
+    answers = kinds.Answers(cfg, own, include_withdrawn, tables.kept(own, include_withdrawn))
+    out = {}
+    for kind in kinds.kinds():
+        table = kind.table(answers)
+        if kind.in_study(cfg) or len(table):
+            out[kind.name] = table
+    return out
+
+
+def _decided(study: Study, t: dict, participants: pd.DataFrame, steps, events) -> tuple[pd.DataFrame, set[str]]:
+    """The quality assessment (flags, decisions) and the participants it excludes."""
+    cfg = study.config
+    if not len(participants):
+        return pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"]), set()
+    compare = others(t)
+    flags = quality.assess(
+        t["ratings"], participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
+    )
+    return flags, set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
+
+
+def _participants(participants, flags, excluded, gone, include_withdrawn, progress, own) -> pd.DataFrame:
+    """participants.csv: the participants with their quality decision, Prolific status, deletion and funnel
+    stage."""
+    decided = ["participant", "flags", "reasons", "decision", "prolific_action"]
+    out = participants.merge(
+        quality.for_csv(flags)[decided] if len(flags) else flags[["participant"]], on="participant", how="left"
+    )
+    out["excluded"] = out["participant"].isin(excluded)
+    out["prolific_status"] = prolific_status(out, own)
+    if gone and include_withdrawn:
+        deleted = pd.DataFrame({"participant": sorted(gone), "status": "withdrawn", "excluded": True})
+        out = pd.concat([out, deleted], ignore_index=True)
+    out["data_deleted"] = out["participant"].isin(gone)
+    return out.merge(progress, on="participant", how="left")
+
+
+def _build(study: Study, records: list[dict], include_withdrawn: bool, include_simulated: bool, now) -> Tables:
+    """Every table from the records, with the quality decision on each kind's table."""
+    cfg = study.config
+    own, counted, gone = _own(study, records, include_simulated)
+    participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
+    steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
+    by_kind = _by_kind(cfg, own, include_withdrawn)
+    flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own))
+    # records.json follows the same rules as the tables: no previews, withdrawn only on request.
+    shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
+    kept = set(shown["participant"])
+    for name, df in by_kind.items():
+        if "excluded" in kinds.for_table(name).schema.names:
+            by_kind[name] = df.assign(excluded=df["participant"].isin(excluded))
+    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(UTC))
+    t = Tables(
+        by_kind,
+        _participants(participants, flags, excluded, gone, include_withdrawn, progress, own),
+        steps,
+        flags,
+        [r for r in own if r["participant"] in kept or r["kind"] == "event"],
+        tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
+        visits=funnel.visits_table(own),
+        systems=list(study.systems),
+    )
+    if cfg.live.enabled:
+        from infact.results.tables.live import add_live  # lazily: only live studies need it
+
+        add_live(t, t.records, excluded)
+    return t
+
+
+def prolific_status(participants: pd.DataFrame, records: list[dict]) -> pd.Series:
+    """Each participant's Prolific submission status from the synced `_prolific` records (infact.prolific)."""
+    by_pid = prolific_records.status_by_platform_id(records)
+    if "platform_id" not in participants or not by_pid:
+        return pd.Series([None] * len(participants), index=participants.index, dtype=object)
+    return participants["platform_id"].map(lambda p: by_pid.get(str(p).lower()) if isinstance(p, str) else None)

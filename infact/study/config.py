@@ -7,7 +7,6 @@ every setting is documented). Errors name the file, the line, the key and the fi
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -27,6 +26,7 @@ from infact.study.protocol_config import (
     flow_problem,
 )
 from infact.study.quality_config import QualityConfig, item_checks, situation_checks
+from infact.values import identifier
 
 DEFAULT_SCALE = [
     "Entirely meaningless",
@@ -36,7 +36,6 @@ DEFAULT_SCALE = [
     "Perfectly meaningful",
 ]
 AGREE_SCALE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
 
 
 class Section(BaseModel):
@@ -76,11 +75,9 @@ class StudySection(Section):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError(
-                "use 1-64 letters, digits, '-' or '_', starting with a letter or digit, e.g. \"crs-eval-2026\""
-            )
-        return v
+        return identifier(
+            v, "use 1-64 letters, digits, '-' or '_', starting with a letter or digit, e.g. \"crs-eval-2026\""
+        )
 
     @field_validator("systems")
     @classmethod

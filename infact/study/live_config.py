@@ -30,10 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from infact.errors import Problem
 from infact.study.endpoints import Sampling
+from infact.values import identifier
 
 AGREE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
 
 
 class _Section(BaseModel):
@@ -108,9 +108,7 @@ class RubricItem(_Section):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use letters, digits, '-' or '_' (it becomes a column value in exports)")
-        return v
+        return identifier(v, "use letters, digits, '-' or '_' (it becomes a column value in exports)")
 
 
 def _default_rubric() -> list[RubricItem]:

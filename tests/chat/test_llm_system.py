@@ -11,7 +11,7 @@ from infact.chat.session import ChatSession
 from infact.errors import ConfigError
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.endpoints import Endpoint, Sampling
 from infact.study.live_config import LiveSystem
@@ -128,6 +128,6 @@ def test_bots_run_an_arena_of_endpoint_systems_through_the_real_flow(tmp_path, m
     assert {type(c).__name__ for c in clients.values()} == {"LLMSystem"}
     prompts = {m["content"].split()[0] for r in stub.requests for m in r["messages"] if m["role"] == "system"}
     assert prompts <= {"genre_recommender", "retrieval_bot", "popular_recommender"} and len(prompts) >= 2
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert len(t.transcripts) == 2 * len(done)
     assert "sk-arena-test-key-5e1d" not in repr(storage.records())

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from infact.participation.codes import verify_codes
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.study.loader import load_study
 from simulations.browser import (
     DEVICES,
@@ -129,7 +129,7 @@ def test_a_copied_completion_code_verifies(server, browser, device):
         context.close()
 
     study = load_study(server.study_dir)
-    participants = collect(study, server.records(study=study.id)).participants
+    participants = StudyResults(study, server.records(study=study.id)).tables.participants
     stored = participants.loc[participants["participant"] == token, "completion_code"].item()
     assert shown == stored, (shown, stored)
     for where, text in copied.items():

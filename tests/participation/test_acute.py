@@ -13,8 +13,8 @@ from infact.cli.main import main
 from infact.errors import InfactError
 from infact.importers.conversations import import_conversations
 from infact.participation.bots import run_bots
-from infact.results.export import collect
 from infact.results.ranking.analysis import analyze_votes
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.dialogs import read_dialogs
 from infact.study.loader import load_study
@@ -323,7 +323,7 @@ def test_bots_play_the_demo_and_votes_go_to_pairwise_csv(demo_crowd):
     study, storage, results = demo_crowd
     outcomes = {r.outcome for r in results}
     assert "completed" in outcomes and "screened_out" in outcomes  # fails-attention bots fail the onboarding
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     votes = t.compare["pairwise.csv"]
     assert list(t.compare) == ["pairwise.csv"]
     assert list(votes.columns[:9]) == [
@@ -348,7 +348,7 @@ def test_bots_play_the_demo_and_votes_go_to_pairwise_csv(demo_crowd):
 
 def test_the_demo_ranking_recovers_the_planted_order(demo_crowd):
     study, storage, _ = demo_crowd
-    votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
+    votes = StudyResults(study, storage.records(study=study.id)).tables.compare["pairwise.csv"]
     res = analyze_votes(votes[votes["criterion"] == "helpful"], n_boot=100)
     assert [r["system"] for r in res["ranking"]] == ["Compass", "Chatterbox", "Echo"]
 
@@ -357,8 +357,9 @@ def test_the_dashboard_ranking_reads_a_dialog_study(demo_crowd):
     from infact.results.dashboard.ranking import ranking_view
 
     study, storage, _ = demo_crowd
-    t = collect(study, storage.records(study=study.id))
-    view = ranking_view(t, study.config.protocol.kind, "engaging", True, 0.95)
+    ranked = StudyResults(study, storage.records(study=study.id)).ranked()
+    assert ranked.file == "pairwise.csv"  # a dialog-level study's votes are in pairwise.csv
+    view = ranking_view(ranked, "engaging", True, 0.95)
     assert view is not None and view["ranking"][0]["system"] == "Compass"
 
 
@@ -373,5 +374,5 @@ def test_adaptive_pairs_schedule_a_dialog_study_from_its_votes(tmp_path):
     assert all(r.completed for r in results)
     history = History.of(storage.records(study=study.id), study.id)
     assert len(history.decided("engaging")) == 12 * 2  # the dialog votes feed the adaptive schedule
-    votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
+    votes = StudyResults(study, storage.records(study=study.id)).tables.compare["pairwise.csv"]
     assert len(votes) == 12 * 2 * 2  # two regular pairs × two criteria each

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from infact.participation.bots import run_bots
-from infact.results.export import collect
 from infact.results.ranking.analysis import analyze_votes
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import start
@@ -42,7 +42,7 @@ def test_bots_vote_both_bad_on_weak_pairs_and_the_export_keeps_it(tmp_path):
     study = study_with(tmp_path, allow_both_bad=True)
     storage = MemoryStorage()
     run_bots(study, storage, 24, seed=5, start=FakeClock()())
-    votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
+    votes = StudyResults(study, storage.records(study=study.id)).tables.compare["pairwise.csv"]
     bad = votes[votes["winner"] == "both_bad"]
     assert len(bad) > 0 and votes["winner"].isin([*SYSTEMS, "tie", "both_bad"]).all()
     # attentive bots find both bad only when neither system is above the median planted quality
@@ -53,7 +53,7 @@ def test_bots_vote_both_bad_on_weak_pairs_and_the_export_keeps_it(tmp_path):
 
 
 def test_the_datasheet_lists_the_both_bad_answer(tmp_path):
-    from infact.results.reports.datasheet import _criteria
+    from infact.results.reports.datasheet_study import criteria as _criteria
 
     [crit] = _criteria(study_with(tmp_path, allow_both_bad=True))
     assert crit["options"] == ["A", "B", "About the same", "Both are bad"] and "both-bad" in crit["form"]

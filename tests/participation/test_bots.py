@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import MIX, STRATEGIES, Bot, pick_strategies, run_bots
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import submit_consent
@@ -104,7 +104,7 @@ def test_refresh_midway_leaves_the_same_records_as_attentive(crowd):
 
 def test_bot_behaviour_shows_in_the_stored_answers(crowd, demo):
     storage, results, strategy_of = crowd
-    t = collect(demo, storage.records())
+    t = StudyResults(demo, storage.records()).tables
     r = t.ratings[~t.ratings["is_attention_check"]]
     r = r.assign(strategy=r["participant"].map(strategy_of))
     same = r.groupby(["strategy", "participant", "step_index"])["rating"].nunique().eq(1).groupby("strategy").mean()
@@ -124,7 +124,7 @@ def test_bot_behaviour_shows_in_the_stored_answers(crowd, demo):
 
 def test_quality_flags_per_strategy(crowd, demo):
     storage, _, strategy_of = crowd
-    flags = collect(demo, storage.records()).flags
+    flags = StudyResults(demo, storage.records()).tables.flags
     assert len(flags) == sum(PER_STRATEGY.values())
     for row in flags.itertuples():
         want_flags, want_decision, want_action = EXPECTED[strategy_of[row.participant]]
@@ -137,7 +137,7 @@ def test_quality_flags_per_strategy(crowd, demo):
 def test_attentive_bots_export_consistent_rows(demo):
     storage = MemoryStorage()
     results = run_bots(demo, storage, 6, strategy="attentive", seed=5, start=FakeClock()())
-    t = collect(demo, storage.records())
+    t = StudyResults(demo, storage.records()).tables
     systems, criteria = len(demo.systems), len(demo.config.criteria)
     assert len(t.ratings) == 6 * 10 * systems * criteria
     assert {
@@ -166,7 +166,7 @@ def test_bots_on_a_two_criteria_study(tmp_path):
     storage = MemoryStorage()
     results = run_bots(study, storage, 4, seed=1, strategy="attentive", concurrency=2)
     assert all(r.completed for r in results)
-    t = collect(study, storage.records())
+    t = StudyResults(study, storage.records()).tables
     assert len(t.ratings) == 4 * 4 * 2 * 2
     assert Counter(t.ratings["criterion"]) == {"fluent": 32, "relevant": 32}
 
@@ -195,7 +195,7 @@ def test_a_seed_replays_the_same_situations_orders_and_answers(demo):
     def played(seed):
         storage = MemoryStorage()
         bots = run_bots(demo, storage, 4, seed=seed, start=FakeClock()())
-        ratings = collect(demo, storage.records()).ratings
+        ratings = StudyResults(demo, storage.records()).tables.ratings
         bot_of = {b.token: i for i, b in enumerate(bots)}
         ratings = ratings.assign(participant=ratings["participant"].map(bot_of))
         return [b.token for b in bots], ratings.sort_values(["participant", "step_index", "position"])
@@ -216,7 +216,7 @@ def test_unknown_strategy_is_refused(demo):
 def test_preview_bots_do_not_count(demo):
     storage = MemoryStorage()
     Bot(demo, storage, "attentive", seed=0, preview=True).run()
-    t = collect(demo, storage.records())
+    t = StudyResults(demo, storage.records()).tables
     assert t.ratings.empty and t.participants.empty
 
 

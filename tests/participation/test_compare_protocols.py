@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import run_bots
-from infact.results.export import collect, export_bytes
+from infact.results.export import export_bytes
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import start
@@ -36,7 +37,7 @@ def demo_crowd():
 def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
     study, storage, results = demo_crowd
     assert sum(r.completed for r in results) >= 30
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     votes = t.compare["pairwise.csv"]
     assert list(votes.columns[:9]) == [
         "participant",
@@ -62,7 +63,7 @@ def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
 
 def test_pairwise_export_is_analysed_with_the_planted_order(demo_crowd):
     study, storage, _ = demo_crowd
-    data = export_bytes(collect(study, storage.records(study=study.id)), study.systems)
+    data = export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems)
     votes = pd.read_csv(StringIO(data["pairwise.csv"].decode()), dtype=str)
     res = analyze_votes(votes, n_boot=200)
     # bots' planted quality: the first listed system best, the last worst
@@ -72,7 +73,7 @@ def test_pairwise_export_is_analysed_with_the_planted_order(demo_crowd):
 
 def test_the_attention_check_is_recorded_but_not_a_vote(demo_crowd):
     study, storage, results = demo_crowd
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     checks = [r for r in storage.records(study=study.id) if r["kind"] == "pairwise" and r.get("attention_check")]
     assert checks and all("attention_passed" in r for r in checks)
     assert not t.compare["pairwise.csv"]["situation_id"].eq(study.config.attention_check.situation).any()
@@ -111,7 +112,7 @@ def test_bots_play_best_worst_and_the_export_ranks_it(tmp_path):
     study = study_with(tmp_path, kind="best_worst")
     storage = MemoryStorage()
     run_bots(study, storage, 30, strategy="attentive", seed=5, start=FakeClock()())
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     bw = t.compare["best_worst.csv"]
     assert list(bw.columns[:6]) == ["participant", "situation_id", "criterion", "systems", "best", "worst"]
     assert bw["systems"].str.count(r"\|").eq(3).all()  # every system shown (set_size default)
@@ -124,7 +125,7 @@ def test_adaptive_pairs_study_runs(tmp_path):
     storage = MemoryStorage()
     results = run_bots(study, storage, 20, strategy="attentive", seed=8, start=FakeClock()())
     assert all(r.completed for r in results)
-    votes = collect(study, storage.records(study=study.id)).compare["pairwise.csv"]
+    votes = StudyResults(study, storage.records(study=study.id)).tables.compare["pairwise.csv"]
     assert len(votes) == 20 * 4
 
 

@@ -15,6 +15,7 @@ from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps.conversation import GOLD_PREFIX, conversation_of, message_numbers
 from infact.results import export
+from infact.results.study_results import StudyResults
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study, parse_config
 
@@ -153,7 +154,7 @@ def test_a_gold_conversation_off_by_more_than_the_tolerance_fails_like_an_attent
     gold = {r["participant"]: r for r in storage.records() if r["kind"] == "conversation" and r["attention_check"]}
     assert gold[bad]["attention_passed"] is False and "turn 1 relevance: 3 (gold 0)" in gold[bad]["gold_misses"]
     assert gold[good]["attention_passed"] is True and gold[good]["gold_misses"] == []
-    t = export.collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     flags = t.flags.set_index("participant")
     reasons = " | ".join(flags.loc[bad, "reasons"])
     assert "attention_failed" in flags.loc[bad, "flags"] and "failed the gold conversation" in reasons
@@ -181,7 +182,7 @@ def test_bots_attentive_follow_the_planted_quality_careless_fail_the_gold(study)
     careless = run_bots(study, storage, 4, strategy="straightliner", seed=4, start=T0) + run_bots(
         study, storage, 2, strategy="fails-attention", seed=8, start=T0
     )
-    t = export.collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     ann = t.compare["annotations.csv"]
     ours = ann[ann["participant"].isin([r.token for r in attentive]) & ~ann["is_gold"]]
     means = ours[ours["aspect"] == "overall_impression"].groupby("system")["value"].mean()
@@ -193,10 +194,10 @@ def test_bots_attentive_follow_the_planted_quality_careless_fail_the_gold(study)
 def test_annotations_csv_is_long_with_an_empty_turn_for_dialogue_rows(study, tmp_path):
     storage = MemoryStorage()
     run_bots(study, storage, 3, strategy="attentive", seed=1, start=T0)
-    files = export.export_bytes(export.collect(study, storage.records(study=study.id)), study.systems)
+    files = export.export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems)
     head = files["annotations.csv"].decode().splitlines()[0].split(",")
     assert head[:8] == ["participant", "dialog_id", "system", "turn", "aspect", "level", "value", "seconds"]
-    ann = export.collect(study, storage.records(study=study.id)).compare["annotations.csv"]
+    ann = StudyResults(study, storage.records(study=study.id)).tables.compare["annotations.csv"]
     assert ann.loc[ann["level"] == "dialogue", "turn"].isna().all()
     assert ann.loc[ann["level"] == "turn", "turn"].notna().all()
     assert set(ann["dataset"]) == {"demo"}
@@ -219,7 +220,7 @@ def test_speeders_through_conversations_are_flagged_for_their_seconds_per_conver
     storage = MemoryStorage()
     run_bots(study, storage, 8, strategy="attentive", seed=6, start=T0)
     speeders = {r.token for r in run_bots(study, storage, 2, strategy="speeder", seed=7, start=T0)}
-    t = export.collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     fast = {p for p, f in zip(t.flags["participant"], t.flags["flags"]) if "fast_situations" in f}
     assert fast == speeders
     # the live dashboard's rows from records agree with the export's rows from annotations.csv
@@ -237,7 +238,7 @@ def test_annotation_straightliners_are_flagged_and_the_dashboard_rows_agree(stud
     storage = MemoryStorage()
     honest = {r.token for r in run_bots(study, storage, 8, strategy="attentive", seed=8, start=T0)}
     flat = {r.token for r in run_bots(study, storage, 3, strategy="straightliner", seed=9, start=T0)}
-    t = export.collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     flagged = {p for p, f in zip(t.flags["participant"], t.flags["flags"]) if "annotation_straightliner" in f}
     assert flagged == flat and not flagged & honest
     [reason] = [r for r in t.flags.set_index("participant").loc[sorted(flat)[0], "reasons"] if "every turn" in r]

@@ -15,7 +15,7 @@ from infact.cli.main import main
 from infact.errors import ConfigError
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
-from infact.results import export
+from infact.results.study_results import StudyResults
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study, parse_config
 
@@ -87,7 +87,7 @@ def test_bots_complete_it_and_both_blocks_are_in_the_exports(tmp_path):
     storage = MemoryStorage()
     results = run_bots(study, storage, 6, strategy="attentive", seed=2, start=datetime(2026, 3, 2, tzinfo=UTC))
     assert all(r.outcome == "completed" for r in results)
-    t = export.collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert set(t.ratings["participant"]) == set(t.compare["pairwise.csv"]["participant"]) == {r.token for r in results}
     assert len(t.ratings) == 6 * 3 * 3  # 3 situations x 3 systems each
     assert len(t.compare["pairwise.csv"]) == 6 * 2  # 2 votes each (the check is no vote)

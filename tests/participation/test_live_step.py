@@ -10,7 +10,7 @@ import pytest
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
 from infact.participation.steps.live import UNFINISHED
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import submit_consent
@@ -38,7 +38,7 @@ def test_bots_chat_through_a_live_study_and_complete():
         assert ats == sorted(ats) and len(set(ats)) >= 2, ats
         spent = datetime.fromisoformat(ats[-1]) - datetime.fromisoformat(ats[0])
         assert spent >= timedelta(seconds=5), ats  # simulated reading and typing, not the real seconds
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert len(t.transcripts) == 2 * len(done) and len(t.votes) == len(done)
     assert {c["ended_by"] for c in t.transcripts} <= {"satisfied", "frustrated", "max_turns", "skipped"}
 
@@ -69,7 +69,7 @@ def test_arena_votes_rank_the_planted_quality_blind():
     study = load_study(DEMO_LIVE)
     storage = MemoryStorage()
     run_bots(study, storage, 24, strategy="attentive", concurrency=4, seed=7)
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert {"length_a", "items_b"} <= set(t.votes.columns) and (t.votes["length_a"] > 0).all()
     arena = arena_ranking(t.votes)
     assert arena["ranked_votes"] == 24 and arena["identity_leak_votes_left_out"] == 0

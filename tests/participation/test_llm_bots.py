@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from infact.cli.main import main
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
-from infact.results.export import collect
 from infact.results.live.simulated import render_markdown, simulated_vs_human
 from infact.results.quality import funnel
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage, open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
@@ -38,9 +38,9 @@ def test_an_llm_plays_the_persona_through_chats_rubric_and_vote_and_is_kept_apar
     votes = [r for r in storage.records(kind="chat_vote") if r["participant"] in simulated]
     assert len(votes) == 3 and all(v["choice"] == "A" for v in votes)
     # Left out of human results unless asked for …
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert len(t.votes) == 4 and not set(t.participants["participant"]) & simulated
-    assert len(collect(study, storage.records(study=study.id), include_simulated=True).votes) == 7
+    assert len(StudyResults(study, storage.records(study=study.id), include_simulated=True).tables.votes) == 7
     # … and compared with them.
     cmp = simulated_vs_human(storage.records(study=study.id))
     assert cmp["simulated"]["participants"] == 3 and cmp["human"]["participants"] == 4

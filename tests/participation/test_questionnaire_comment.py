@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from infact.errors import ConfigError
 from infact.participation.flow import Flow
-from infact.results.export import collect, export_bytes
+from infact.results.export import export_bytes
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study, parse_config
 from tests.support.paths import DEMO_STUDY, REPO
@@ -94,7 +95,7 @@ def test_questionnaire_csv_has_the_comment_as_its_own_item(tmp_path):
     walk(flow, token)
     other = flow.arrive({})
     walk(flow, other)  # answers without a comment: no comment row
-    csv = pd.read_csv(io.BytesIO(export_bytes(collect(study, flow.storage.records()))["questionnaire.csv"]))
+    csv = pd.read_csv(io.BytesIO(export_bytes(StudyResults(study, flow.storage.records()).tables)["questionnaire.csv"]))
     comments = csv[csv["item"] == "comment"]
     assert comments[["participant", "answer"]].values.tolist() == [[token, 'Loved "Heat (1995)", tell me more']]
     assert comments["value"].isna().all()

@@ -186,7 +186,7 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     storage = TinyDBStorage(tmp_path / "db")
     run_bots(study, storage, 3, strategy="attentive", seed=5, start=FakeClock()())
     out = tmp_path / "export"
-    write_exports(study, storage, out)
+    write_exports(open_results(study, storage), out)
     written = pd.read_csv(out / "feedback.csv")
     assert list(written.columns) == ["participant", "text", "seconds", "excluded"]  # declared + the decision
     package = json.loads((out / "datapackage.json").read_text())
@@ -203,6 +203,8 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     # the dashboard: its download, and a section (the results side: its name and summary)
     offered, _ = offer.offered_files(study.config, open_results(study, tmp_path / "db").files())
     assert "feedback.csv" in offered
+    offered_package = json.loads(offered["datapackage.json"])  # the dashboard's datapackage.json describes it too
+    assert "feedback.csv" in [r["path"] for r in offered_package["resources"]]
     kind = kinds.for_table("feedback")
     assert kind.section == "feedback" and kind.summarise(written) == {"rows": 3, "participants": 3}
     # a missing column is named, with its meaning

@@ -15,8 +15,9 @@ from streamlit.testing.v1 import AppTest
 from infact.participation import visits
 from infact.participation.flow import Flow
 from infact.results.dashboard.data import DashboardData
-from infact.results.export import collect, export_bytes
+from infact.results.export import export_bytes
 from infact.results.quality import funnel
+from infact.results.study_results import StudyResults
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 
@@ -45,7 +46,7 @@ def visited(storage, study) -> dict:
     first = funnel.stage_counts(progress, START, found)
     data = DashboardData(study)
     data.add(storage.records(study=study.id))
-    files = export_bytes(collect(study, storage.records(study=study.id), now=START), study.systems)
+    files = export_bytes(StudyResults(study, storage.records(study=study.id), now=START).tables, study.systems)
     table = pd.read_csv(io.BytesIO(files["visits.csv"]), keep_default_na=False)
     participants = pd.read_csv(io.BytesIO(files["participants.csv"]), keep_default_na=False)
     from_csv = len(participants) + funnel.visits_became(table).left

@@ -6,7 +6,7 @@ import pytest
 
 from infact.participation.bots import Bot
 from infact.participation.flow import Flow
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.study.loader import load_study
 from tests.support.participants import submit_consent
 from tests.support.studies import make_study
@@ -50,9 +50,9 @@ def test_withdrawn_participant_is_left_out_and_cannot_restart(tmp_path, storage,
     # the tombstone keeps the session ID for that (and nothing else).
     assert flow.arrive(PID) == token
     assert flow.state(token).finished
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert token not in set(t.ratings["participant"])
-    kept = collect(study, storage.records(study=study.id), include_withdrawn=True)
+    kept = StudyResults(study, storage.records(study=study.id), include_withdrawn=True).tables
     assert (token in set(kept.ratings["participant"])) is (not delete)
 
 
@@ -72,7 +72,7 @@ def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_pa
     result = flow.submit(token, step.name, Bot(study, storage, "attentive", seed=2)._answers(step))
     assert not result.ok and "withdrawn" in result.errors[0]
     assert len(storage.records(participant=token)) == before
-    files = export_bytes(collect(study, storage.records(study=study.id)))
+    files = export_bytes(StudyResults(study, storage.records(study=study.id)).tables)
     assert token not in {r["participant"] for r in json.loads(files["records.json"])}
-    files = export_bytes(collect(study, storage.records(study=study.id), include_withdrawn=True))
+    files = export_bytes(StudyResults(study, storage.records(study=study.id), include_withdrawn=True).tables)
     assert token in {r["participant"] for r in json.loads(files["records.json"])}

@@ -10,6 +10,7 @@ import pytest
 from infact.errors import InfactError
 from infact.prolific import messages, review, setup, sync
 from infact.prolific.client import NotFound, WrongState
+from infact.results.study_results import StudyResults
 from infact.stores import prolific_records as rec
 from tests.support.prolific import CODE, pid, play, submissions
 
@@ -97,13 +98,12 @@ def test_sync_stores_statuses_and_a_return_frees_the_reserved_situations(session
 
 
 def test_participants_csv_shows_the_prolific_status(session, stub, study):
-    from infact.results.export import collect
 
     play(study, session.storage, ["attentive", "abandons"])
     pid_ = setup.create(session).prolific_id
     submissions(stub, pid_, ["AWAITING REVIEW", "TIMED-OUT"])
     sync.sync(session)
-    people = collect(study, session.storage.records(study=study.id)).participants.set_index("platform_id")
+    people = StudyResults(study, session.storage.records(study=study.id)).tables.participants.set_index("platform_id")
     assert people.loc[pid(0), "prolific_status"] == "AWAITING REVIEW"
     assert people.loc[pid(1), "prolific_status"] == "TIMED-OUT"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from infact.participation.bots import run_bots
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 
@@ -30,7 +30,7 @@ def test_bots_complete_the_best_worst_demo_and_its_choices_are_tabled():
     storage = MemoryStorage()
     results = run_bots(study, storage, 12, strategy="attentive", seed=3)
     assert sum(r.completed for r in results) == 12
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     choices = t.compare["best_worst.csv"]
     assert len(choices) == 12 * (study.config.study.situations_per_participant - 1)
     assert set("|".join(choices["systems"]).split("|")) == set(study.systems)

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from infact.access.auth import hash_password
 from infact.participation.bots import run_bots
+from infact.results.study_results import StudyResults
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 
@@ -72,7 +73,7 @@ def test_results_and_statistics_show_what_the_study_collected(played, monkeypatc
 
 def test_exports_offer_only_files_with_rows(played, monkeypatch):
     from infact.results.dashboard import offer
-    from infact.results.export import collect, export_bytes
+    from infact.results.export import export_bytes
 
     folder, db = played
     at = dashboard(folder, db, monkeypatch, "Exports")
@@ -81,7 +82,7 @@ def test_exports_offer_only_files_with_rows(played, monkeypatch):
     assert ("ratings.csv" in names) is rates and ("ratings_wide.csv" in names) is rates
     assert "pairwise.csv" in names or "best_worst.csv" in names
     study = load_study(folder)
-    files = export_bytes(collect(study, TinyDBStorage(db).records(study=study.id)), study.systems)
+    files = export_bytes(StudyResults(study, TinyDBStorage(db).records(study=study.id)).tables, study.systems)
     assert names == list(offer.offered_files(study.config, files)[0])  # the page offers what the core picks
     for name in names:
         if name.endswith(".csv"):

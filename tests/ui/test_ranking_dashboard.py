@@ -8,7 +8,7 @@ import pytest
 
 from infact.participation.bots import run_bots
 from infact.results.dashboard.ranking import ranking_view, win_rate_matrix
-from infact.results.export import collect
+from infact.results.study_results import StudyResults
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import open_dashboard
@@ -28,13 +28,13 @@ def store(tmp_path_factory):
 
 def test_ranking_view_and_win_rate_matrix(store):
     study, db = store
-    t = collect(study, TinyDBStorage(db).records(study=study.id))
-    view = ranking_view(t, "pairwise", "meaningful", False, 0.95)
+    results = StudyResults(study, TinyDBStorage(db).records(study=study.id))
+    view = ranking_view(results.ranked(), "meaningful", False, 0.95)
     assert view["ranking"][0]["system"] == "Marquee"
     m = win_rate_matrix(view)
     assert list(m.index) == list(m.columns) == [r["system"] for r in view["ranking"]]
     assert m.loc["Marquee", "Static"] > 0.5 and m.isna().values.diagonal().all()
-    assert ranking_view(collect(study, []), "pairwise", "meaningful", False, 0.95) is None
+    assert ranking_view(StudyResults(study, []).ranked(), "meaningful", False, 0.95) is None
 
 
 def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsys):
@@ -44,8 +44,10 @@ def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsy
     from infact.cli.main import main
 
     study, db = store
-    t = collect(study, TinyDBStorage(db).records(study=study.id))
-    view = ranking_view(t, "pairwise", "meaningful", False, 0.95)
+    results = StudyResults(study, TinyDBStorage(db).records(study=study.id))
+    t = results.tables
+    view = ranking_view(results.ranked(), "meaningful", False, 0.95)
+    assert results.ranked().kind.name == "pairwise"  # the kind travels with the table
     csv = tmp_path / "pairwise.csv"
     t.compare["pairwise.csv"].to_csv(csv, index=False)
     assert main(["analyze", str(csv), "--json", "--criterion", "meaningful"]) == 0
@@ -102,7 +104,7 @@ def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, m
     at = open_dashboard(STUDY, db, monkeypatch, "Situations")
     table = at.dataframe[0].value
     assert {"system_a", "system_b", "wins_a", "wins_b", "ties", "majority_share"} <= set(table.columns)
-    votes = collect(study, TinyDBStorage(db).records(study=study.id)).compare["pairwise.csv"]
+    votes = StudyResults(study, TinyDBStorage(db).records(study=study.id)).tables.compare["pairwise.csv"]
     votes = votes[(votes["criterion"] == "meaningful") & ~votes["excluded"]]
     assert table["n"].sum() == len(votes) and (table["wins_a"] + table["wins_b"] + table["ties"] == table["n"]).all()
     assert table["majority_share"].is_monotonic_increasing  # the most disputed first

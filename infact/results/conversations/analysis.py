@@ -26,6 +26,7 @@ from scipy import stats
 
 from infact.errors import InfactError, Problem
 from infact.participation.steps.conversation import ANNOTATIONS
+from infact.results.tables.checks import row_problem
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
 from infact.values import bool_column, json_ready
@@ -35,10 +36,10 @@ def prepare(df: pd.DataFrame, include_flagged: bool = False, source: str = "anno
     ANNOTATIONS.check_columns(df.columns, source)
     d = df.copy()
     d["value"] = pd.to_numeric(d["value"], errors="coerce")
-    bad = d["value"].isna()
-    if bad.any():
-        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
-        raise InfactError(Problem(source, "value is not a number", line, "value"))
+    problems: list[Problem] = []
+    row_problem(problems, d, d["value"].isna(), source, "value", "value is not a number")
+    if problems:
+        raise InfactError(problems)
     if "is_gold" in d:
         d = d[~bool_column(d["is_gold"])]
     if "excluded" in d and not include_flagged:

@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-from infact.results.export import Tables
 from infact.results.quality import exclusion as quality
 from infact.results.quality import flags as quality_flags
 from infact.results.quality import funnel
@@ -84,7 +83,7 @@ class DashboardData:
         self._flags: tuple[int, pd.DataFrame] | None = None
         self._overview: tuple[tuple, pd.DataFrame] | None = None
         self._participants: tuple[int, pd.DataFrame] | None = None
-        self._results: tuple[int, float, Tables] | None = None
+        self._results: tuple[int, float, StudyResults] | None = None
         self._derived: dict[tuple, object] = {}
         self._memo: dict[tuple, object] = {}
         self._frames: dict[str, tuple[int, pd.DataFrame]] = {}
@@ -250,11 +249,6 @@ class DashboardData:
                 self._derived.clear()
             return cached[2], cached[0] != self.version
 
-    def results(self, *, force: bool = False) -> tuple[Tables, bool]:
-        """The full tables (charts, statistics, exports) and whether they are behind the data."""
-        results, behind = self.study_results(force=force)
-        return results.tables, behind
-
     def memo(self, name: str, build: Callable[[], object], *key) -> object:
         """`build()` once per data version and `key` (e.g. coverage per situation)."""
         with self._lock:
@@ -267,15 +261,15 @@ class DashboardData:
             self._memo[slot] = value
         return value
 
-    def derived(self, name: str, build: Callable[[Tables], object], *key) -> object:
-        """`build(tables)` computed once per results version and `key` (e.g. the statistics
+    def derived(self, name: str, build: Callable[[StudyResults], object], *key) -> object:
+        """`build(study_results)` computed once per results version and `key` (e.g. the statistics
         for one criterion, the export files): the page asks on every rerun, this builds once."""
         with self._lock:
-            tables_now, _ = self.results()
+            results_now, _ = self.study_results()
             slot = (name, self._results[0], *key)
             if slot in self._derived:
                 return self._derived[slot]
-        value = build(tables_now)  # outside the lock: statistics take a while, refreshes go on
+        value = build(results_now)  # outside the lock: statistics take a while, refreshes go on
         with self._lock:
             self._derived[slot] = value
         return value

@@ -16,19 +16,17 @@ import pandas as pd
 from infact.errors import InfactError
 
 
-def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
-    """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
-    from infact.results import kinds
+def ranking_view(table, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
+    """The criterion's ranking of a ranked table (`StudyResults.ranked()`: its kind travels with it), or None
+    while there are no votes; {"error": …} on bad data."""
     from infact.results.analyze import Options, analyze_table
 
-    found = kinds.for_step(kind)  # a pairwise_dialog study's votes are in pairwise.csv
-    kind = found.name if found else kind
-    df = tables.compare.get(f"{kind}.csv")
-    if df is None or df.empty:
+    if table is None or table.frame.empty:
         return None
-    df = df[df["criterion"].astype(str) == criterion]
+    df = table.frame[table.frame["criterion"].astype(str) == criterion]
+    options = Options(include_flagged=include_flagged, confidence=confidence)
     try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
-        return analyze_table(df, Options(include_flagged=include_flagged, confidence=confidence), f"{kind}.csv", kind)
+        return analyze_table(df, options, table.file, table.kind.name)
     except InfactError as exc:
         return {"error": str(exc)}
 

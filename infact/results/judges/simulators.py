@@ -95,7 +95,7 @@ def _annotations(study, notes: pd.DataFrame, include_flagged: bool) -> list[tupl
 
 def simulators_from_tables(study, records: list[dict], tables, include_flagged: bool = False) -> dict | None:
     """The comparison for a study's records and its tables with the simulated participants kept in
-    (`collect(..., include_simulated=True)`), for every protocol's table it has; None when it has no simulated
+    (`StudyResults.with_simulated()`), for every protocol's table it has; None when it has no simulated
     participant (or no human one). Keys are criteria, prefixed with the table when the study has several."""
     simulated = simulated_participants(records)
     if not simulated:

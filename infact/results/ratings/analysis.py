@@ -20,6 +20,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.participation.steps.situation import RATINGS
+from infact.results.tables.checks import blank_problems, row_problem
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
 from infact.values import bool_column, json_ready
@@ -34,68 +35,52 @@ MIXED_MODEL_MAX_CELLS = 10_000_000
 def validate_ratings(df: pd.DataFrame, source: str = "RATINGS.csv", scale_points: int | None = None) -> None:
     """Raise InfactError naming the file, column, first bad line and the fix."""
     RATINGS.check_columns(df.columns, source)
-    problems = []
     rows = df[~bool_column(df["is_attention_check"])] if "is_attention_check" in df.columns else df
-    for col in ("participant", "situation_id", "system"):
-        blank = rows[col].isna() | (rows[col].astype(str).str.strip() == "")
-        if blank.any():
-            problems.append(
-                Problem(
-                    source,
-                    f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
-                    line=_line(df, blank.idxmax()),
-                    key=col,
-                )
-            )
+    problems = blank_problems(df, ("participant", "situation_id", "system"), source, rows)
     values = pd.to_numeric(rows["rating"], errors="coerce")
     bad = values.isna() | (values != values.round())
-    if bad.any():
-        i = bad.idxmax()
-        problems.append(
-            Problem(
-                source,
-                f"rating {rows['rating'][i]!r} is not a whole number ({int(bad.sum())} row(s)); "
-                "ratings must be integers 1..k — fix or delete those rows.",
-                line=_line(df, i),
-                key="rating",
-            )
-        )
+    row_problem(
+        problems,
+        df,
+        bad,
+        source,
+        "rating",
+        lambda i: (
+            f"rating {rows['rating'][i]!r} is not a whole number ({int(bad.sum())} row(s)); "
+            "ratings must be integers 1..k — fix or delete those rows."
+        ),
+    )
     # Without a known scale, anything past MAX_SCALE_POINTS is a data error (1e30 would overflow the integer codes).
     top = scale_points if scale_points else MAX_SCALE_POINTS
+    upper = f"{scale_points}" if scale_points else f"k (at most {MAX_SCALE_POINTS})"
     out = ~bad & ((values < 1) | (values > top))
-    if out.any():
-        i = out.idxmax()
-        upper = f"{scale_points}" if scale_points else f"k (at most {MAX_SCALE_POINTS})"
-        problems.append(
-            Problem(
-                source,
-                f"rating {values[i]:g} is outside 1..{upper} ({int(out.sum())} row(s)); "
-                "recode the scale to start at 1 or pass the right number of scale points.",
-                line=_line(df, i),
-                key="rating",
-            )
-        )
+    row_problem(
+        problems,
+        df,
+        out,
+        source,
+        "rating",
+        lambda i: (
+            f"rating {values[i]:g} is outside 1..{upper} ({int(out.sum())} row(s)); "
+            "recode the scale to start at 1 or pass the right number of scale points."
+        ),
+    )
     if "position" in rows.columns:
         pos = pd.to_numeric(rows["position"], errors="coerce")
         bad_pos = rows["position"].notna() & (pos.isna() | (pos != pos.round()))
-        if bad_pos.any():
-            i = bad_pos.idxmax()
-            problems.append(
-                Problem(
-                    source,
-                    f"position {rows['position'][i]!r} is not a whole number; positions count "
-                    "1, 2, … in display order — fix it or drop the position column.",
-                    line=_line(df, i),
-                    key="position",
-                )
-            )
+        row_problem(
+            problems,
+            df,
+            bad_pos,
+            source,
+            "position",
+            lambda i: (
+                f"position {rows['position'][i]!r} is not a whole number; positions count "
+                "1, 2, … in display order — fix it or drop the position column."
+            ),
+        )
     if problems:
         raise InfactError(problems)
-
-
-def _line(df: pd.DataFrame, index) -> int:
-    # CSV line of a row: header is line 1, first data row line 2.
-    return int(df.index.get_loc(index)) + 2
 
 
 def prepare_ratings(df: pd.DataFrame, include_flagged: bool) -> tuple[pd.DataFrame, dict]:
@@ -385,7 +370,6 @@ def position_bias(df: pd.DataFrame) -> dict:
     by participant; controlling for system keeps an unbalanced assignment from
     masquerading as an order effect. Joint Wald test of all position terms.
     """
-    import statsmodels.api as sm
     from scipy.stats import chi2_contingency
 
     d = df[df["position"].notna()]
@@ -401,8 +385,16 @@ def position_bias(df: pd.DataFrame) -> dict:
         "mean_by_position": {str(p): m for p, m in d["rating"].groupby(pos).mean().items()},
         "effect": None,
     }
-    if table.shape[1] < 2:
-        return out
+    if table.shape[1] >= 2:
+        out["effect"] = _position_effect(d, pos)
+    return out
+
+
+def _position_effect(d: pd.DataFrame, pos: pd.Series) -> dict:
+    """OLS rating ~ C(system) + C(position), SE clustered by participant, and the joint Wald test of the
+    position terms (or the reason it cannot be fitted)."""
+    import statsmodels.api as sm
+
     X = pd.concat(
         [
             pd.get_dummies(d["system"], prefix="system", drop_first=True),
@@ -413,8 +405,7 @@ def position_bias(df: pd.DataFrame) -> dict:
     X.insert(0, "const", 1.0)
     groups = pd.factorize(d["participant"])[0]
     if groups.max(initial=-1) < 1:  # SE clustered by participant need >= 2 (statsmodels divides by G-1)
-        out["effect"] = {"error": "the position effect needs ratings from at least two participants"}
-        return out
+        return {"error": "the position effect needs ratings from at least two participants"}
     try:
         # QR, not the default pinv/SVD: 4x faster on 100k rows, same estimates
         fit = sm.OLS(d["rating"].to_numpy(dtype=float), X).fit(
@@ -425,7 +416,7 @@ def position_bias(df: pd.DataFrame) -> dict:
         for i, t in enumerate(terms):
             R[i, list(X.columns).index(t)] = 1
         wald = fit.wald_test(R, use_f=False, scalar=True)
-        out["effect"] = {
+        return {
             "model": "OLS rating ~ C(system) + C(position), SE clustered by participant",
             "reference_position": int(pos.min()),
             "coefficients": {
@@ -437,5 +428,4 @@ def position_bias(df: pd.DataFrame) -> dict:
             "p": float(np.squeeze(wald.pvalue)),
         }
     except (ValueError, ZeroDivisionError, np.linalg.LinAlgError) as exc:  # too few ratings for the model
-        out["effect"] = {"error": f"{type(exc).__name__}: {exc}"}
-    return out
+        return {"error": f"{type(exc).__name__}: {exc}"}

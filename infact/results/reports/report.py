@@ -84,17 +84,7 @@ def _criterion(name, r: dict) -> list[str]:
             for s, v in r["systems"].items()
         ],
     )
-    fr = r["friedman"]
-    lines += [f"{h}# Friedman test", ""]
-    if fr and fr["statistic"] is not None:
-        lines += [
-            f"χ²({fr['k'] - 1}) = {fmt(fr['statistic'])}, {p_eq(fr['p'])}, Kendall's W = {fmt(fr['kendall_w'])} "
-            f"on {fr['n_participants']} participants who rated every system "
-            f"({fr['n_dropped_incomplete']} incomplete left out).",
-            "",
-        ]
-    else:
-        lines += [f"Not computed: {(fr or {}).get('note', 'no data')}.", ""]
+    lines += _friedman(r["friedman"], h)
     lines += [f"{h}# Pairwise comparisons", ""]
     lines += _table(
         ["a", "b", "n", "mean diff a−b [95% CI]", "p (Wilcoxon)", "p (Holm)"],
@@ -111,9 +101,27 @@ def _criterion(name, r: dict) -> list[str]:
         ],
     )
     lines += _mixed(r.get("mixed_model"), h)
+    lines += _agreement(r, h)
+    lines += _position(r.get("position_bias"), h)
+    return lines
+
+
+def _friedman(fr, h) -> list[str]:
+    lines = [f"{h}# Friedman test", ""]
+    if fr and fr["statistic"] is not None:
+        return lines + [
+            f"χ²({fr['k'] - 1}) = {fmt(fr['statistic'])}, {p_eq(fr['p'])}, Kendall's W = {fmt(fr['kendall_w'])} "
+            f"on {fr['n_participants']} participants who rated every system "
+            f"({fr['n_dropped_incomplete']} incomplete left out).",
+            "",
+        ]
+    return lines + [f"Not computed: {(fr or {}).get('note', 'no data')}.", ""]
+
+
+def _agreement(r: dict, h) -> list[str]:
     icc = r["icc_participant"]
     ka = r["krippendorff_alpha"]
-    lines += [
+    lines = [
         f"{h}# Agreement",
         "",
         f"- Share of rating variance between participants (ICC): {fmt(icc['value'])} ({icc['method']})",
@@ -128,7 +136,6 @@ def _criterion(name, r: dict) -> list[str]:
         "means raters agree mostly about the differences between systems.",
         "",
     ]
-    lines += _position(r.get("position_bias"), h)
     return lines
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.participation.steps.compare import BEST_WORST, PAIRWISE
+from infact.results.tables.checks import blank_problems, csv_line, row_problem
 from infact.stats import bradley_terry as ranking
 from infact.values import bool_column
 
@@ -31,56 +32,34 @@ SEP = "|"
 STYLE_COVARIATES = ("length", "items")
 
 
-def _line(df: pd.DataFrame, mask: pd.Series) -> int:
-    return int(np.flatnonzero(mask.to_numpy())[0]) + 2  # header is line 1
-
-
-def _blank(s: pd.Series) -> pd.Series:
-    return s.isna() | (s.astype(str).str.strip() == "")
-
-
 def prepare_pairwise(df: pd.DataFrame, source: str = "pairwise.csv", include_flagged: bool = False) -> pd.DataFrame:
     """Checked votes as text columns; flagged participants dropped unless asked. Raises naming the line."""
     PAIRWISE.check_columns(df.columns, source)
-    problems = []
-    for col in PAIRWISE_REQUIRED:
-        blank = _blank(df[col])
-        if blank.any():
-            problems.append(
-                Problem(
-                    source,
-                    f"empty {col} in {int(blank.sum())} row(s); fill it in or delete those rows.",
-                    line=_line(df, blank),
-                    key=col,
-                )
-            )
+    problems = blank_problems(df, PAIRWISE_REQUIRED, source)
     if problems:
         raise InfactError(problems)
     out = df.assign(**{c: df[c].astype(str).str.strip() for c in PAIRWISE_REQUIRED})
     same = out["system_a"] == out["system_b"]
-    if same.any():
-        problems.append(
-            Problem(
-                source,
-                f"system_a and system_b are both {out['system_a'][same].iloc[0]!r}; "
-                "a vote compares two different systems.",
-                line=_line(out, same),
-                key="system_b",
-            )
-        )
+    row_problem(
+        problems,
+        out,
+        same,
+        source,
+        "system_b",
+        lambda i: f"system_a and system_b are both {out['system_a'][i]!r}; a vote compares two different systems.",
+    )
     bad = ~(out["winner"].isin(NO_WINNER) | (out["winner"] == out["system_a"]) | (out["winner"] == out["system_b"]))
-    if bad.any():
-        row = out[bad].iloc[0]
-        problems.append(
-            Problem(
-                source,
-                f"winner {row['winner']!r} is neither {row['system_a']!r}, {row['system_b']!r} "
-                f"nor 'tie' or 'both_bad' ({int(bad.sum())} row(s)); write the winning system's name, 'tie' or "
-                "'both_bad'.",
-                line=_line(out, bad),
-                key="winner",
-            )
-        )
+    row_problem(
+        problems,
+        out,
+        bad,
+        source,
+        "winner",
+        lambda i: (
+            f"winner {out['winner'][i]!r} is neither {out['system_a'][i]!r}, {out['system_b'][i]!r} "
+            f"nor 'tie' or 'both_bad' ({int(bad.sum())} row(s)); write the winning system's name, 'tie' or 'both_bad'."
+        ),
+    )
     if problems:
         raise InfactError(problems)
     if "excluded" in out.columns and not include_flagged:
@@ -93,39 +72,30 @@ def prepare_best_worst(df: pd.DataFrame, source: str = "best_worst.csv", include
     BEST_WORST.check_columns(df.columns, source)
     out = df.assign(**{c: df[c].astype(str).str.strip() for c in BEST_WORST_REQUIRED})
     shown = out["systems"].str.split(SEP, regex=False).map(lambda xs: [x.strip() for x in xs if x.strip()])
-    problems = []
+    problems: list[Problem] = []
     few = shown.map(len) < 3
-    if few.any():
-        problems.append(
-            Problem(
-                source,
-                f"{int(few.sum())} row(s) show fewer than 3 systems; best–worst needs 3 or "
-                f"more names joined with '{SEP}'.",
-                line=_line(out, few),
-                key="systems",
-            )
-        )
+    row_problem(
+        problems,
+        out,
+        few,
+        source,
+        "systems",
+        f"{int(few.sum())} row(s) show fewer than 3 systems; best–worst needs 3 or more names joined with '{SEP}'.",
+    )
     for col in ("best", "worst"):
         bad = ~pd.Series([v in s for v, s in zip(out[col], shown)], index=out.index)
-        if bad.any():
-            problems.append(
-                Problem(
-                    source,
-                    f"{col} {out[col][bad].iloc[0]!r} is not among the row's systems ({int(bad.sum())} row(s)).",
-                    line=_line(out, bad),
-                    key=col,
-                )
-            )
-    same = out["best"] == out["worst"]
-    if same.any():
-        problems.append(
-            Problem(
-                source,
-                "best and worst are the same system; pick two different ones.",
-                line=_line(out, same),
-                key="worst",
-            )
+        row_problem(
+            problems,
+            out,
+            bad,
+            source,
+            col,
+            lambda i, col=col, bad=bad: (
+                f"{col} {out[col][i]!r} is not among the row's systems ({int(bad.sum())} row(s))."
+            ),
         )
+    same = out["best"] == out["worst"]
+    row_problem(problems, out, same, source, "worst", "best and worst are the same system; pick two different ones.")
     if problems:
         raise InfactError(problems)
     out = out.assign(shown=shown)
@@ -197,7 +167,9 @@ def style_features(votes: pd.DataFrame, covariates, source: str) -> np.ndarray:
         if np.isnan(xa).any() or np.isnan(xb).any():
             bad = pd.Series(np.isnan(xa) | np.isnan(xb), index=votes.index)
             raise InfactError(
-                Problem(source, f"{name}_a/{name}_b must be numbers in every row.", line=_line(votes, bad), key=need[0])
+                Problem(
+                    source, f"{name}_a/{name}_b must be numbers in every row.", line=csv_line(votes, bad), key=need[0]
+                )
             )
         tot = xa + xb
         f = np.divide(xa - xb, tot, out=np.zeros_like(tot), where=tot != 0)

@@ -16,6 +16,7 @@ from infact.participation.steps.compare import PAIRWISE
 
 # The pairwise table's columns a live arena vote fills (no situation step, no source dialog, no study column).
 PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study")]
+LIVE_VOTES = PAIRWISE.file  # the one file of every vote, a protocol's and the arena's
 
 
 def add_live(t, records: list[dict], excluded: set[str]) -> None:
@@ -25,7 +26,7 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
     t.transcripts = transcripts(records)
     votes = pd.DataFrame(pairwise_rows(records), columns=PAIRWISE_COLUMNS[:-1])
     votes = votes.assign(excluded=votes["participant"].isin(excluded))
-    protocol = t.by_kind.pop("pairwise", None)
+    protocol = t.by_kind.pop(PAIRWISE.name, None)
     t.votes = pd.concat([protocol, votes], ignore_index=True) if protocol is not None else votes
     rubric = pd.DataFrame(rubric_rows(records))
     if len(rubric):

@@ -17,13 +17,13 @@ and 0–4 scales), so stored values are the scale's own numbers, not positions.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]{0,63}$")
+from infact.values import LETTER_ID, identifier
+
 LEVELS = ("turn", "dialogue")
 
 
@@ -53,9 +53,9 @@ class Aspect(BaseModel):
     @field_validator("id")
     @classmethod
     def _id(cls, v: str) -> str:
-        if not _ID.match(v):
-            raise ValueError("use letters, digits, '-' or '_', starting with a letter (it becomes a column value)")
-        return v
+        return identifier(
+            v, "use letters, digits, '-' or '_', starting with a letter (it becomes a column value)", LETTER_ID
+        )
 
     @model_validator(mode="after")
     def _unique_labels(self):

@@ -1,7 +1,9 @@
 """What one dashboard rerun reads, in one place: the study, the switches, and every table a section draws.
 
-Sections never reach into `DashboardData` or the export tables themselves: they ask this object, so the
-data source can change (a study-results object, issue 25) in this file alone. Every figure follows the
+Sections never reach into `DashboardData` or the export tables themselves: they ask this object. The
+incremental figures (cards, participants, flags) come from `DashboardData`; every full table, with its
+kind, from the study's results (`StudyResults`, infact/results/study_results.py: the object `export` and
+`analyze` read), rebuilt by `DashboardData` at most once per data version. Every figure follows the
 "Include flagged participants" switch through `kept` (Live chats and Ranking included).
 """
 
@@ -27,7 +29,7 @@ class View:
     criterion: str
     now: datetime
     refresh: bool = False  # the researcher asked to recompute the full tables now
-    _tables: tuple | None = field(default=None, repr=False)
+    _results: tuple | None = field(default=None, repr=False)
 
     # -- the study -----------------------------------------------------------
     @property
@@ -58,14 +60,18 @@ class View:
 
     # -- the full tables -----------------------------------------------------
     def results(self):
-        """(the export's tables, whether they are behind the data), once per rerun."""
-        if self._tables is None:
-            self._tables = self.data.results(force=self.refresh)
-        return self._tables
+        """(the study's results, whether they are behind the data), once per rerun."""
+        if self._results is None:
+            self._results = self.data.study_results(force=self.refresh)
+        return self._results
+
+    @property
+    def study_results(self):
+        return self.results()[0]
 
     @property
     def tables(self):
-        return self.results()[0]
+        return self.study_results.tables
 
     def kept(self, df: pd.DataFrame | None, criterion: str | None = None) -> pd.DataFrame:
         """The rows of the criterion, without excluded participants unless the switch is on."""
@@ -80,13 +86,13 @@ class View:
         return self.kept(self.ratings())
 
     def table(self, name: str, criterion: bool = True) -> pd.DataFrame:
-        """A comparison or step-kind table by file name (pairwise.csv, best_worst.csv, feedback.csv…), kept."""
-        # every kind's table but ratings, questionnaire and demographics, by its file (the kind travels with it)
-        df = self.tables.compare.get(name)
+        """A kind's table by name or file (pairwise.csv, best_worst.csv, a new kind's), kept (empty when the
+        study has none)."""
+        df = self.study_results.table(name).frame if self.has_table(name) else None
         return self.kept(df, self.criterion if criterion else None)
 
     def has_table(self, name: str) -> bool:
-        return name in self.tables.compare
+        return self.study_results.has(name)
 
     def arena_votes(self) -> pd.DataFrame:
         return self.kept(self.tables.votes)
@@ -111,6 +117,7 @@ class View:
 
     # -- derived results, computed once per data version and switch ---------------------------
     def derived(self, name: str, build, *key):
+        """`build(study_results)` once per results version and `key`."""
         return self.data.derived(name, build, *key)
 
     def statistics(self):
@@ -139,10 +146,10 @@ class View:
         """The protocol's ranking of the systems for this criterion."""
         from infact.results.dashboard.ranking import ranking_view
 
-        p = self.cfg.protocol
+        confidence = self.cfg.protocol.confidence
         return self.derived(
             "ranking",
-            lambda t: ranking_view(t, p.kind, self.criterion, self.include_flagged, p.confidence),
+            lambda r: ranking_view(r.ranked(), self.criterion, self.include_flagged, confidence),
             self.criterion,
             self.include_flagged,
         )
@@ -151,8 +158,8 @@ class View:
         """The live arena votes' ranking; None while there are none."""
         from infact.results.live.overview import arena_ranking
 
-        def build(t):
-            votes = self._as_kept(t).votes
+        def build(r):
+            votes = self._as_kept(r.tables).votes
             return arena_ranking(votes) if votes is not None and len(votes) else None
 
         return self.derived("arena", build, self.include_flagged)
@@ -160,7 +167,7 @@ class View:
     def live(self) -> dict:
         from infact.results.live.overview import live_overview
 
-        return self.derived("live", lambda t: live_overview(self._as_kept(t)), self.include_flagged)
+        return self.derived("live", lambda r: live_overview(self._as_kept(r.tables)), self.include_flagged)
 
     def simulated(self):
         from infact.results.live.simulated import simulated_vs_human
@@ -172,7 +179,7 @@ class View:
 
         return self.derived(
             "judges",
-            lambda t: judges_view(t, self.study, self.criterion, self.include_flagged),
+            lambda r: judges_view(r.tables, self.study, self.criterion, self.include_flagged),
             self.criterion,
             self.include_flagged,
         )
@@ -181,12 +188,12 @@ class View:
         """(annotations.csv, its analysis or None when empty)."""
         from infact.results.conversations.analysis import analyze_annotations
 
-        df = self.tables.compare.get("annotations.csv")
+        df = self.study_results.table("annotations").frame if self.has_table("annotations") else None
         if df is None or df.empty:
             return df, None
         result = self.derived(
             "annotation_analysis",
-            lambda t: analyze_annotations(t.compare["annotations.csv"], include_flagged=self.include_flagged),
+            lambda r: analyze_annotations(r.table("annotations").frame, include_flagged=self.include_flagged),
             self.include_flagged,
         )
         return df, result
@@ -195,9 +202,9 @@ class View:
         from infact.results.conversations import analysis as aa
         from infact.stats import N_BOOT
 
-        def build(t):
-            df = t.compare.get("annotations.csv")
-            if df is None or df.empty:
+        def build(r):
+            df = r.table("annotations").frame
+            if df.empty:
                 return None
             try:
                 return aa.render_markdown(
@@ -218,7 +225,4 @@ class View:
 
     def export_files(self) -> tuple[dict[str, bytes], list[str]]:
         """(the downloads to offer, the names left out while empty), made per data version."""
-        from infact.results.export import export_bytes
-
-        s = self.study
-        return self.derived("files", lambda t: offer.offered_files(s.config, export_bytes(t, s.systems, study_id=s.id)))
+        return self.derived("files", lambda r: offer.offered_files(self.cfg, r.files()))

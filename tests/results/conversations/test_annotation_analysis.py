@@ -17,6 +17,7 @@ from infact.cli.main import main
 from infact.participation.bots import run_bots
 from infact.results import export
 from infact.results.conversations.analysis import analyze_annotations
+from infact.results.study_results import StudyResults
 from infact.stores.memory import MemoryStorage
 from infact.study.loader import load_study
 
@@ -30,7 +31,7 @@ def exported(tmp_path_factory):
     storage = MemoryStorage()
     run_bots(study, storage, 24, strategy="attentive", seed=11, start=datetime(2026, 3, 2, tzinfo=UTC))
     out = tmp_path_factory.mktemp("export")
-    files = export.export_bytes(export.collect(study, storage.records(study=study.id)), study.systems)
+    files = export.export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems)
     for name in ("annotations.csv", "annotations_aggregated.json"):
         (out / name).write_bytes(files[name])
     return out

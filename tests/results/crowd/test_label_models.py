@@ -84,6 +84,7 @@ def test_an_export_with_label_models_is_a_valid_data_package(tmp_path):
 
     from infact.participation.bots import run_bots
     from infact.results.export import write_exports
+    from infact.results.study_results import open_results
     from infact.storage import open_storage
     from infact.study.loader import load_study
     from tests.support.paths import DEMO_STUDY
@@ -93,7 +94,7 @@ def test_an_export_with_label_models_is_a_valid_data_package(tmp_path):
     storage = open_storage(str(tmp_path / "store"))
     try:
         run_bots(study, storage, 12, strategy="attentive", seed=2)
-        write_exports(study, storage, tmp_path / "out", label_models=True)
+        write_exports(open_results(study, storage), tmp_path / "out", label_models=True)
     finally:
         storage.close()
     people = pd.read_csv(tmp_path / "out" / "participants.csv")

@@ -12,8 +12,8 @@ import pytest
 from infact.participation.bots import run_bots
 from infact.results.dashboard import live_study
 from infact.results.dashboard.data import DashboardData
-from infact.results.export import collect
 from infact.results.quality import funnel
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.stores.live import LiveFeed
 from infact.study.loader import load_study
@@ -37,7 +37,7 @@ def test_record_by_record_equals_all_at_once(demo, crowd):
     at_once.add(crowd)
     now = START + timedelta(minutes=30)
     pd.testing.assert_frame_equal(one_by_one.overview(now), at_once.overview(now))
-    flags = collect(demo, crowd, include_withdrawn=True).flags.set_index("participant")
+    flags = StudyResults(demo, crowd, include_withdrawn=True).tables.flags.set_index("participant")
     assert at_once.flags().set_index("participant")["flags"].to_dict() == flags["flags"].to_dict()
 
 
@@ -79,23 +79,23 @@ def test_full_tables_are_rebuilt_at_most_every_interval(demo, crowd):
     clock = [0.0]
     data = DashboardData(demo, results_interval=30, monotonic=lambda: clock[0])
     data.add(crowd[:50])
-    first, behind = data.results()
+    first, behind = data.study_results()
     assert not behind
     data.add(crowd[50:])
-    again, behind = data.results()
+    again, behind = data.study_results()
     assert again is first and behind  # new data, but only 0 s later
-    assert data.results(force=True)[0] is not first  # "Recompute now"
+    assert data.study_results(force=True)[0] is not first  # "Recompute now"
     data.add([{**crowd[0], "key": "later", "kind": "shown", "step": "x", "shown_at": crowd[0]["at"]}])
     clock[0] = 31
-    latest, behind = data.results()
-    assert not behind and len(latest.records) == len(crowd) + 1
+    latest, behind = data.study_results()
+    assert not behind and len(latest.tables.records) == len(crowd) + 1
 
 
 def test_derived_values_are_built_once_per_results_version(demo, crowd):
     data = DashboardData(demo)
     data.add(crowd)
     calls = []
-    build = lambda t: calls.append(1) or len(t.ratings)  # noqa: E731
+    build = lambda r: calls.append(1) or len(r.tables.ratings)  # noqa: E731
     assert data.derived("n", build) == data.derived("n", build)
     assert len(calls) == 1
     data.derived("n", build, "other key")

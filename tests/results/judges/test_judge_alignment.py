@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import default_quality, run_bots
-from infact.results.export import collect
 from infact.results.judges.agreement import read_judge
 from infact.results.judges.alignment import align, weighted_kappa
 from infact.results.judges.alignment_report import align_by_criterion, humans_of, render_markdown, situation_features
 from infact.results.judges.runner import run_judge
 from infact.results.ranking.features import response_features
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from simulations.openai_stub import serve_openai
@@ -35,7 +35,7 @@ def study_and_humans(tmp_path, url: str, protocol: str = "", bots: int = 24):
     study = load_study(folder)
     storage = MemoryStorage()
     run_bots(study, storage, bots, strategy="attentive", seed=3)
-    kind, humans = humans_of(collect(study, storage.records(study=study.id)))
+    kind, humans = humans_of(StudyResults(study, storage.records(study=study.id)).tables)
     return study, kind, humans
 
 

@@ -13,8 +13,9 @@ from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
 from infact.chat.transcripts import read_transcripts
 from infact.errors import DatasetError
-from infact.results.export import collect, export_bytes, write_exports
+from infact.results.export import export_bytes, write_exports
 from infact.results.live.analysis import first_accepted_turn, live_summary, wilson
+from infact.results.study_results import StudyResults, open_results
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.studies import make_study
@@ -47,7 +48,7 @@ def played(tmp_path_factory):
 
 def test_export_files_hold_every_chat_vote_and_rubric(played, tmp_path):
     study, storage = played
-    written = {p.name for p in write_exports(study, storage, tmp_path / "x")}
+    written = {p.name for p in write_exports(open_results(study, storage), tmp_path / "x")}
     assert {"transcripts.jsonl", "pairwise.csv", "ratings.csv"} <= written
     convs = read_transcripts(tmp_path / "x" / "transcripts.jsonl")
     assert len(convs) == 40  # 20 bots x 2 chats; the preview is left out
@@ -67,7 +68,7 @@ def test_export_files_hold_every_chat_vote_and_rubric(played, tmp_path):
 
 def test_votes_and_satisfaction_follow_the_planted_quality(played):
     study, storage = played
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     wins = t.votes["winner"].value_counts()
     assert wins.get("GenreBot", 0) > wins.get("PopBot", 0)
     summary = live_summary(t.transcripts)["systems"]
@@ -78,7 +79,7 @@ def test_votes_and_satisfaction_follow_the_planted_quality(played):
 
 def test_non_live_study_exports_no_live_files(tmp_path):
     study = load_study(make_study(tmp_path))
-    files = export_bytes(collect(study, []), study.systems)
+    files = export_bytes(StudyResults(study, []).tables, study.systems)
     assert "transcripts.jsonl" not in files and "pairwise.csv" not in files
 
 
@@ -128,7 +129,7 @@ def test_analyze_cli_on_transcripts_and_on_a_live_store(played, tmp_path, capsys
     from infact.storage import TinyDBStorage
 
     study, storage = played
-    write_exports(study, storage, tmp_path / "x")
+    write_exports(open_results(study, storage), tmp_path / "x")
     assert main(["analyze", str(tmp_path / "x" / "transcripts.jsonl"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["live"]["conversations"] == 40 and set(out["live"]["systems"]) == set(study.systems)

@@ -13,10 +13,11 @@ import pytest
 from infact.errors import ConfigError
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.results.dashboard.data import DashboardData
-from infact.results.export import collect, export_bytes
+from infact.results.export import export_bytes
 from infact.results.quality import flags, funnel
 from infact.results.quality.exclusion import assess_store
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from infact.study.quality_config import QualityConfig
@@ -84,7 +85,7 @@ def test_cards_files_dashboard_and_analysis_agree_on_the_flag(request, crowd_nam
         data.add(records[start : start + 7])
     now = FakeClock()() + timedelta(minutes=1)
     cards, overview = data.counts(now), data.overview(now)
-    files = export_bytes(collect(study, records, now=now))
+    files = export_bytes(StudyResults(study, records, now=now).tables)
     participants, flag_csv = read(files, "participants.csv"), read(files, "flags.csv")
 
     # the bots that always take the first position carry the flag, and so does anyone else
@@ -130,7 +131,9 @@ def test_records_and_exported_tables_give_the_same_evidence(pairwise_crowd, best
                 if (s := flags.situation_summary(r)) is not None and r["kind"] == study.config.protocol.kind
             ]
         )
-        from_tables = flags.situations_from_comparisons(collect(study, records, include_withdrawn=True).compare)
+        from_tables = flags.situations_from_comparisons(
+            StudyResults(study, records, include_withdrawn=True).tables.compare
+        )
         key = ["participant", "step_index"]
         a = from_records.sort_values(key).reset_index(drop=True)[["participant", "step_index", "n_systems", "choice"]]
         b = from_tables.sort_values(key).reset_index(drop=True)[["participant", "step_index", "n_systems", "choice"]]
@@ -213,7 +216,7 @@ def test_rating_straight_lining_ignores_comparisons_and_vice_versa():
 
 def test_dialog_level_votes_are_judged_like_response_level_ones(acute_crowd):
     study, storage, who = acute_crowd  # four conversation pairs each: below the default minimum of 7
-    t = collect(study, storage.records(study=study.id))
+    t = StudyResults(study, storage.records(study=study.id)).tables
     assert not any(FLAG in f for f in t.flags["flags"])
     four = QualityConfig(comparison_straightline_min=4)
     out = assess_store({"participants": t.participants, "pairwise": t.compare["pairwise.csv"]}, [], four)

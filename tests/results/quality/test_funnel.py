@@ -19,10 +19,11 @@ from infact.participation import visits
 from infact.participation.bots import STRATEGIES, run_bots
 from infact.participation.flow import Flow
 from infact.results.dashboard.data import DashboardData
-from infact.results.export import collect, export_bytes
+from infact.results.export import export_bytes
 from infact.results.quality import funnel
 from infact.results.quality.exclusion import manual_event
 from infact.results.ratings.analysis import analyze
+from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import START, submit_consent
@@ -72,7 +73,7 @@ def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
     data = fed_one_by_one(demo, records)
     cards = data.counts(now)
 
-    files = export_bytes(collect(demo, records, include_withdrawn=True, now=now))
+    files = export_bytes(StudyResults(demo, records, include_withdrawn=True, now=now).tables)
     participants, flags = read_csv(files, "participants.csv"), read_csv(files, "flags.csv")
     assert funnel.funnel_counts(participants, funnel.visits_became(read_csv(files, "visits.csv"))) == cards
     progress, visited = funnel.from_store(crowd, demo.id)  # the first numbers, from the store's summaries
@@ -105,7 +106,7 @@ def test_dashboard_exports_and_analysis_agree(demo, crowd, minutes_later):
 def test_exports_without_withdrawn_agree_on_everything_else(demo, crowd):
     now = START + timedelta(minutes=1)
     cards = fed_one_by_one(demo, crowd.records()).counts(now)
-    files = export_bytes(collect(demo, crowd.records(), now=now))
+    files = export_bytes(StudyResults(demo, crowd.records(), now=now).tables)
     from_file = funnel.funnel_counts(read_csv(files, "participants.csv"))
     assert from_file["withdrawn"] == 0  # withdrawn data are left out of this export
     assert {k: v for k, v in from_file.items() if k not in ("withdrawn", "visited", "consented")} == {
@@ -164,6 +165,6 @@ def test_comments_on_the_dashboard_are_the_exported_ones(demo, crowd):
     stored = {r["participant"]: r["comment"] for r in records if r["kind"] == "questionnaire" and r.get("comment")}
     assert len(shown) == len(stored) > 0
     assert dict(zip(shown["participant"], shown["comment"])) == stored
-    exported = read_csv(export_bytes(collect(demo, records, now=START)), "questionnaire.csv")
+    exported = read_csv(export_bytes(StudyResults(demo, records, now=START).tables), "questionnaire.csv")
     exported = exported[exported["item"] == "comment"]
     assert dict(zip(exported["participant"], exported["answer"])) == stored

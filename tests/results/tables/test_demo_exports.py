@@ -67,7 +67,7 @@ def test_every_file_s_header_is_exactly_its_declared_columns(played):
 
 def test_the_export_validates_with_frictionless(played):
     study, storage, out = played
-    write_exports(study, storage, out / "export")
+    write_exports(open_results(study, storage), out / "export")
     report = frictionless.validate(str(out / "export" / "datapackage.json"))
     assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])[:10]
 

@@ -10,7 +10,8 @@ import pytest
 from infact.fileio import MANIFEST
 from infact.participation.bots import run_bots
 from infact.participation.flow import Flow
-from infact.results.export import collect, export_bytes, files_of, write_exports
+from infact.results.export import export_bytes, files_of, write_exports
+from infact.results.study_results import StudyResults, open_results
 from infact.results.tables.records import PARTICIPANT_COLUMNS, RATING_COLUMNS
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
@@ -56,7 +57,7 @@ def played(study, storage):
 def test_write_exports_writes_every_documented_file(study, played, tmp_path):
     storage, done, _, _ = played
     out = tmp_path / "exports"
-    written = write_exports(study, storage, out)
+    written = write_exports(open_results(study, storage), out)
     assert {p.name for p in written} == DOC_FILES == set(files_of(study.config))
     assert {p.name for p in out.iterdir()} == DOC_FILES | {MANIFEST}  # the manifest: what the export wrote
     assert all(p.stat().st_size > 0 for p in written)
@@ -64,7 +65,7 @@ def test_write_exports_writes_every_documented_file(study, played, tmp_path):
 
 def test_ratings_csv(study, played, tmp_path):
     storage, done, gone, preview = played
-    write_exports(study, storage, tmp_path / "x")
+    write_exports(open_results(study, storage), tmp_path / "x")
     ratings = pd.read_csv(tmp_path / "x" / "ratings.csv")
     assert list(ratings.columns) == RATING_COLUMNS + ["excluded"]
     assert len(ratings) == 3 * 4 * 3 * 1  # participants × situations × systems × criteria
@@ -83,7 +84,7 @@ def test_ratings_csv(study, played, tmp_path):
 
 def test_participants_csv(study, played, tmp_path):
     storage, done, gone, preview = played
-    write_exports(study, storage, tmp_path / "x")
+    write_exports(open_results(study, storage), tmp_path / "x")
     p = pd.read_csv(tmp_path / "x" / "participants.csv")
     assert set(PARTICIPANT_COLUMNS) <= set(p.columns)
     assert {"status", "completion_code", "started_at", "ended_at", "total_seconds", "decision", "excluded"} <= set(
@@ -104,7 +105,7 @@ def test_participants_csv(study, played, tmp_path):
 
 def test_include_withdrawn(study, played, tmp_path):
     storage, done, gone, _ = played
-    write_exports(study, storage, tmp_path / "x", include_withdrawn=True)
+    write_exports(open_results(study, storage, include_withdrawn=True), tmp_path / "x")
     p = pd.read_csv(tmp_path / "x" / "participants.csv")
     assert set(p["participant"]) == set(done) | {gone}
     row = p[p["participant"] == gone].iloc[0]
@@ -123,7 +124,7 @@ def test_delete_on_withdraw_removes_them_whatever_is_asked(tmp_path, storage):
     walk(flow, gone, until="situation-2")
     flow.withdraw(gone)
     assert flow.state(gone).withdrawn["delete_requested"] is True
-    t = collect(study, storage.records(), include_withdrawn=True)
+    t = StudyResults(study, storage.records(), include_withdrawn=True).tables
     # participants.csv keeps a row with nothing but the token, so its counts equal the dashboard's
     row = t.participants.set_index("participant").loc[gone]
     assert row["status"] == "withdrawn" and row["stage"] == "withdrawn" and bool(row["data_deleted"])
@@ -143,12 +144,14 @@ def test_delete_on_withdraw_removes_them_whatever_is_asked(tmp_path, storage):
     progress, visits = funnel.from_store(storage, study.id)
     cards = funnel.stage_counts(progress, FakeClock()(), visits)
     assert cards["withdrawn"] == (t.participants["stage"] == "withdrawn").sum() == 1
-    assert set(collect(study, storage.records()).participants["participant"]) == {stays}  # withdrawn left out
+    assert set(StudyResults(study, storage.records()).tables.participants["participant"]) == {
+        stays
+    }  # withdrawn left out
 
 
 def test_other_files(study, played, tmp_path):
     storage, done, _, _ = played
-    write_exports(study, storage, tmp_path / "x")
+    write_exports(open_results(study, storage), tmp_path / "x")
     wide = pd.read_csv(tmp_path / "x" / "ratings_wide.csv")
     assert len(wide) == 3 * 4
     assert {"Alpha", "Beta", "Gamma", "participant", "situation_id"} <= set(wide.columns)
@@ -172,15 +175,15 @@ def test_other_files(study, played, tmp_path):
 
 def test_export_bytes_match_the_written_files(study, played, tmp_path):
     storage, *_ = played
-    write_exports(study, storage, tmp_path / "x")
-    data = export_bytes(collect(study, storage.records(study=study.id)))
+    write_exports(open_results(study, storage), tmp_path / "x")
+    data = export_bytes(StudyResults(study, storage.records(study=study.id)).tables)
     assert set(data) == DOC_FILES
     for name in ("ratings.csv", "participants.csv", "flags.csv"):
         assert data[name] == (tmp_path / "x" / name).read_bytes()
 
 
 def test_export_of_an_empty_store(study, tmp_path):
-    written = write_exports(study, MemoryStorage(), tmp_path / "x")
+    written = write_exports(open_results(study, MemoryStorage()), tmp_path / "x")
     assert {p.name for p in written} == DOC_FILES
     assert pd.read_csv(tmp_path / "x" / "ratings.csv").empty
     assert list(pd.read_csv(tmp_path / "x" / "ratings.csv").columns) == RATING_COLUMNS + ["excluded"]
@@ -193,7 +196,7 @@ def test_only_this_studys_records(study, tmp_path):
     other = load_study(make_study(tmp_path, name="other", study_id="other"))
     run_bots(other, storage, 2, strategy="attentive", seed=1)
     run_bots(study, storage, 1, strategy="attentive", seed=1)
-    t = collect(study, storage.records())
+    t = StudyResults(study, storage.records()).tables
     assert t.participants["participant"].nunique() == 1
     assert {r["study"] for r in t.records} == {study.id}
 
@@ -203,7 +206,7 @@ def test_excluded_participants_are_marked(study, tmp_path):
     start = FakeClock()()
     good = run_bots(study, storage, 4, strategy="attentive", seed=1, start=start)
     bad = run_bots(study, storage, 1, strategy="fails-attention", seed=2, start=start)
-    t = collect(study, storage.records())
+    t = StudyResults(study, storage.records()).tables
     excluded = set(t.participants.loc[t.participants["excluded"], "participant"])
     assert excluded == {bad[0].token}
     assert set(t.ratings.loc[t.ratings["excluded"], "participant"]) == {bad[0].token}

@@ -21,7 +21,8 @@ from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.participation.steps import Checked, Step, StepKind
 from infact.results import analyze, kinds
-from infact.results.export import collect, export_bytes, write_exports
+from infact.results.export import export_bytes, write_exports
+from infact.results.study_results import StudyResults, open_results
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 from infact.study.settings_doc import write_blocks
@@ -79,7 +80,7 @@ def played(tmp_path, feedback):
 
 def test_a_new_kinds_table_reaches_the_export_in_its_declared_order(played):
     _, study, storage = played
-    files = export_bytes(collect(study, storage.records(study=study.id)), study.systems, study_id=study.id)
+    files = export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems, study_id=study.id)
     table = pd.read_csv(io.BytesIO(files["feedback.csv"]))
     assert list(table.columns) == ["participant", "text", "seconds", "excluded"]
     assert len(table) == 4 and set(table["text"]) == {"attentive bot: fine"}
@@ -93,7 +94,7 @@ def test_a_new_kinds_table_reaches_the_export_in_its_declared_order(played):
 def test_every_export_validates_as_a_frictionless_data_package(played, tmp_path):
     _, study, storage = played
     out = tmp_path / "export"
-    write_exports(study, storage, out)
+    write_exports(open_results(study, storage), out)
     report = frictionless.validate(str(out / "datapackage.json"))
     assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])[:10]
     described = {r["path"] for r in json.loads((out / "datapackage.json").read_text())["resources"]}
@@ -104,7 +105,7 @@ def test_a_broken_export_fails_the_validation(played, tmp_path):
     """The check can fail: a rating that is not an integer is found, by file, row and column."""
     _, study, storage = played
     out = tmp_path / "export"
-    write_exports(study, storage, out)
+    write_exports(open_results(study, storage), out)
     ratings = pd.read_csv(out / "ratings.csv", dtype=str)
     ratings.loc[0, "rating"] = "four"
     ratings.to_csv(out / "ratings.csv", index=False)
@@ -172,7 +173,7 @@ def test_memory_store_export_has_the_same_declared_columns():
     study = load_study(REPO / "data" / "demo")
     storage = MemoryStorage()
     run_bots(study, storage, 2, strategy="attentive", seed=1, start=FakeClock()())
-    files = export_bytes(collect(study, storage.records(study=study.id)), study.systems, study_id=study.id)
+    files = export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems, study_id=study.id)
     for name in ("ratings.csv", "participants.csv", "questionnaire.csv", "demographics.csv"):
         header = files[name].decode().splitlines()[0].split(",")
         declared = kinds.schema_for(name).names

@@ -26,12 +26,7 @@ def rated(view) -> None:
 
 @part("Situations", "votes")
 def voted(view) -> None:
-    shown = (  # a dialog-level (ACUTE) study compares whole conversations, not one turn's responses
-        "Each dialog and pair of systems beside the votes on their whole conversations (response_a and "
-        "response_b: each system's chatbot turns)"
-        if view.cfg.protocol.kind == "pairwise_dialog"
-        else "Each situation's last user turn and the two responses beside the votes"
-    )
+    shown = view.study_results.table("pairwise").kind.caption_for(view.cfg)  # what the study's votes are on
     _show(
         f"{shown}; the most disputed first "
         "(majority share: the share of votes for the most chosen answer; 0.5 is an even split).",
@@ -57,5 +52,4 @@ def _show(caption: str, table, key: str) -> None:
 
 def _kept(view, name: str):
     """The whole table (every criterion: the overview picks its own), excluded participants left out unless asked."""
-    df = view.tables.compare.get(name)
-    return None if df is None else view.kept(df)
+    return view.table(name, criterion=False) if view.has_table(name) else None
