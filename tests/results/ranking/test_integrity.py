@@ -111,3 +111,25 @@ def test_the_report_and_the_cli_options_carry_the_integrity_checks():
         {"kind": "chat_message", "role": "user", "conversation_id": "c1", "turn": 1, "text": "first"},
     ]
     assert openings_from_records(records) == {"c1": "first"}
+
+
+def test_the_refit_without_flagged_votes_subtracts_counts_and_equals_a_rebuilt_design():
+    """The ranking without the flagged votes reuses the full design less their counts (no rebuild from the
+    table): the same design and the same fit as building it from the kept votes, or no shortcut at all."""
+    from infact.results.ranking.analysis import _fit
+    from infact.results.ranking.integrity import design_without
+    from infact.results.tables.comparisons import votes_design
+
+    votes = honest(300).assign(winner=lambda v: v["winner"].mask(v.index % 17 == 0, "tie"))
+    d = votes_design(votes)
+    drop = (votes.index % 7 == 0) | (votes["participant"] == "p3") & (votes.index > 100)
+    kept = votes[~drop]
+    shortcut, rebuilt = design_without(d, votes[drop]), votes_design(kept)
+    assert shortcut.clusters == rebuilt.clusters and list(shortcut.a) == list(rebuilt.a)
+    assert (shortcut.cluster_counts != rebuilt.cluster_counts).nnz == 0 and shortcut.with_ties == rebuilt.with_ties
+    opts = {"n_boot": 100, "seed": 0, "confidence": 0.95}
+    assert _fit(kept, 5, opts, (d, votes)) == _fit(kept, 5, opts)
+    # a participant whose every vote is removed: the kept votes' design has one cluster fewer
+    assert design_without(d, votes[votes["participant"] == "p3"]) is None
+    without_c = votes["system_a"].eq("C") | votes["system_b"].eq("C")
+    assert design_without(d, votes[without_c]) is None  # a system left without a vote
