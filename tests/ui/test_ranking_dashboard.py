@@ -128,3 +128,27 @@ def test_the_ranking_section_shows_the_both_bad_rates(tmp_path, monkeypatch):
     rates = rates.set_index("system")
     assert rates.loc["Static", "both bad"] > 0 and rates.loc["Marquee", "both bad"] == 0
     assert any("Both bad" in c.value for c in at.caption)
+
+
+def test_the_ranking_section_shows_the_vote_integrity_flags_with_reasons_and_the_ranking_without_them(
+    tmp_path, monkeypatch
+):
+    study = load_study(STUDY)
+    db = tmp_path / "db"
+    run_bots(study, TinyDBStorage(db), 12, strategy="attentive", seed=4)
+    run_bots(study, TinyDBStorage(db), 3, strategy="speeder", seed=5)  # votes faster than the reading time
+    at = open_dashboard(STUDY, db, monkeypatch, "Ranking")
+    at.toggle(key="include_flagged").set_value(True).run()  # the speeders are excluded: count them in
+    assert not at.exception, [e.value for e in at.exception]
+    tables = [d.value for d in at.dataframe]
+    [flagged] = [t for t in tables if "reasons" in t.columns]
+    votes = collect(study, TinyDBStorage(db).records(study=study.id)).compare["pairwise.csv"]
+    fast = votes[(votes["criterion"] == "meaningful") & (votes["seconds"] < 3)]
+    assert len(fast) > 0 and flagged["reasons"].str.contains("faster than reading").sum() == len(fast)
+    [compared] = [t for t in tables if "rank without flagged" in t.columns]
+    [ranking] = [t for t in tables if "rank range" in t.columns]
+    assert set(compared["system"]) == set(ranking["system"]) and compared["rank without flagged"].notna().all()
+    [scores] = [t for t in tables if "p (simulated as unlikely)" in t.columns]  # 15 participants: scored
+    assert len(scores) > 0 and scores["p (simulated as unlikely)"].between(0, 1).all()
+    words = " ".join(e.value for kind in (at.caption, at.warning) for e in kind)
+    assert f"Vote integrity: {len(flagged)} of" in words and "200 bootstrap replicates" in words

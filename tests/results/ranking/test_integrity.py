@@ -3,39 +3,14 @@ with its reason, and the ranking with and without them."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from infact.results.ranking.analysis import analyze_votes
 from infact.results.ranking.anomaly import ANOMALOUS
 from infact.results.ranking.integrity import REPEATED_OPENING, REPEATED_SITUATION, TOO_FAST, flag_votes
+from tests.support.votes import honest
 
 SYSTEMS = ("A", "B", "C")
-
-
-def honest(n: int = 240, seed: int = 1) -> pd.DataFrame:
-    """A beats B beats C, each pair on its own situation, every vote read for 20 s."""
-    rng = np.random.default_rng(seed)
-    strength = {"A": 1.0, "B": 0.0, "C": -1.0}
-    pairs = [("A", "B"), ("A", "C"), ("B", "C")]
-    rows = []
-    for i in range(n):
-        a, b = pairs[i % 3]
-        p = 1 / (1 + np.exp(strength[b] - strength[a]))
-        rows.append(
-            {
-                "participant": f"p{i % 20}",
-                "situation_id": f"s{i}",
-                "criterion": "",
-                "system_a": a,
-                "system_b": b,
-                "shown_left": a,
-                "winner": a if rng.random() < p else b,
-                "seconds": 20.0,
-                "step_index": i // 20,
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def test_a_repeated_situation_beyond_the_cap_is_flagged_and_only_the_repeats():
