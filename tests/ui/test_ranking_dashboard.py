@@ -152,3 +152,12 @@ def test_the_ranking_section_shows_the_vote_integrity_flags_with_reasons_and_the
     assert len(scores) > 0 and scores["p (simulated as unlikely)"].between(0, 1).all()
     words = " ".join(e.value for kind in (at.caption, at.warning) for e in kind)
     assert f"Vote integrity: {len(flagged)} of" in words and "200 bootstrap replicates" in words
+
+
+def test_the_dashboard_ranking_checks_the_vote_time_it_is_given(store):
+    """The view takes the study's minimum reading time for the vote-time check (the page passes it)."""
+    study, db = store
+    t = collect(study, TinyDBStorage(db).records(study=study.id))
+    slow = ranking_view(t, "pairwise", "meaningful", False, 0.95, min_vote_seconds=10_000)
+    assert slow["integrity"]["min_seconds"] == 10_000
+    assert slow["integrity"]["reasons"]["faster than reading"] == slow["n_votes"] > 0

@@ -16,8 +16,11 @@ import pandas as pd
 from infact.errors import InfactError
 
 
-def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
-    """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data."""
+def ranking_view(
+    tables, kind: str, criterion: str, include_flagged: bool, confidence: float, min_vote_seconds: float | None = None
+) -> dict | None:
+    """The criterion's ranking result, or None while there are no votes; {"error": …} on bad data.
+    `min_vote_seconds`: the study's minimum reading time for the vote-time check (None: analyze's 3 s)."""
     from infact.results import kinds
     from infact.results.analyze import Options, analyze_table
 
@@ -28,7 +31,8 @@ def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confi
         return None
     df = df[df["criterion"].astype(str) == criterion]
     try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
-        return analyze_table(df, Options(include_flagged=include_flagged, confidence=confidence), f"{kind}.csv", kind)
+        options = Options(include_flagged=include_flagged, confidence=confidence, min_vote_seconds=min_vote_seconds)
+        return analyze_table(df, options, f"{kind}.csv", kind)
     except InfactError as exc:
         return {"error": str(exc)}
 
