@@ -67,8 +67,15 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     assert any("settled" in n for n in notes)
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
-    assert len(at.dataframe) == 3  # ranking table, win-rate matrix, fragility of each adjacent order
-    frag = at.dataframe[2].value
+    integrity = [
+        d
+        for d in at.dataframe
+        if {"reasons", "p (simulated as unlikely)", "rank without flagged"} & set(d.value.columns)
+    ]
+    assert integrity  # 16 participants: their anomaly scores are listed
+    # ranking table, the vote-integrity lists, win-rate matrix, fragility of each adjacent order
+    assert len(at.dataframe) == 3 + len(integrity)
+    frag = at.dataframe[-1].value
     assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
     assert len(frag) == len(table) - 1
 
