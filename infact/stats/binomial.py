@@ -1,13 +1,16 @@
 """The exact two-sided sign test (binomial, p = ½) and Holm's adjustment, vectorised, with numpy alone.
 
 `sign_test_p(k, n)` equals `scipy.stats.binomtest(k, n).pvalue` and `holm(p)` equals statsmodels'
-`multipletests(p, method="holm")[1]` (both checked in tests/stats/test_binomial.py). Written here
-because the ranking's per-pair sign tests and its position-bias test are the only reasons a pairwise
+`multipletests(p, method="holm")[1]`, and `wilson_interval(k, n)` equals statsmodels'
+`proportion_confint(k, n, method="wilson")` (all checked in tests/stats/test_binomial.py). Written here
+because the ranking's per-pair sign tests, its position-bias test and its both-bad rates are the only reasons a pairwise
 analysis would import scipy.stats and statsmodels (about a second of CPU on this machine before any
 work), and because one binomtest call per pair costs more than the whole table at arena scale.
 """
 
 from __future__ import annotations
+
+from statistics import NormalDist
 
 import numpy as np
 
@@ -46,3 +49,13 @@ def holm(p) -> np.ndarray:
     stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out[order] = np.minimum(stepped, 1.0)
     return out
+
+
+def wilson_interval(k, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval (Wilson 1927) of k successes in n > 0 trials, vectorised: (low, high)."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+    p, z2 = k / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)

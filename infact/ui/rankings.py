@@ -90,6 +90,7 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
         )
         st.dataframe(later, hide_index=True, key=f"{key}provisional_table")
     _show_both_bad(result.get("both_bad"), key)
+    _show_integrity(result, key)
     matrix = win_rate_matrix(result)
     if matrix is not None:
         st.caption(
@@ -127,6 +128,31 @@ def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:
         hide_index=True,
         key=f"{key}both_bad_table",
     )
+
+
+def _show_integrity(result: dict, key: str = "") -> None:
+    """The vote-integrity flags, each vote or participant with its reason, and the ranking with and without the
+    flagged votes (infact/results/dashboard/integrity.py; docs/ranking.md, "Vote integrity")."""
+    from infact.results.dashboard.integrity import integrity_view
+
+    view = integrity_view(result)
+    if view is None:
+        return
+    if view["order_changed"]:
+        st.warning(view["summary"] + " Without them the order of the systems changes: see below.", icon="⚠️")
+    else:
+        st.caption(view["summary"] + (" Without them the order stays the same." if view["comparison"] else ""))
+    with st.expander(f"Vote integrity: flagged votes and participants ({len(view['votes'])} votes listed)"):
+        for note in view["notes"]:
+            st.caption(note)
+        if view["votes"]:
+            st.dataframe(view["votes"], hide_index=True, key=f"{key}integrity_votes")
+        if view["participants"]:
+            st.caption("Anomaly score: each participant's votes against simulated participants from the others' fit.")
+            st.dataframe(view["participants"], hide_index=True, key=f"{key}integrity_participants")
+        if view["comparison"]:
+            st.caption("The ranking with every vote and without the flagged ones:")
+            st.dataframe(view["comparison"], hide_index=True, key=f"{key}integrity_comparison")
 
 
 def _ranking_rows(result: dict) -> list[dict]:

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
-from infact.stats.binomial import holm, sign_test_p
+from infact.stats.binomial import holm, sign_test_p, wilson_interval
 
 
 def test_sign_test_equals_scipy_binomtest():
@@ -31,3 +32,13 @@ def test_holm_equals_statsmodels_and_skips_nan():
     expected = np.full(len(p), np.nan)
     expected[ok] = multipletests(p[ok], method="holm")[1]
     assert np.allclose(holm(p), expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_wilson_interval_equals_statsmodels(confidence):
+    k = np.array([0, 1, 3, 17, 50, 99, 100])
+    n = np.array([5, 1, 10, 40, 100, 100, 100])
+    lo, hi = wilson_interval(k, n, confidence)
+    want = np.array([proportion_confint(a, b, alpha=1 - confidence, method="wilson") for a, b in zip(k, n)])
+    np.testing.assert_allclose(lo, want[:, 0], atol=1e-12)
+    np.testing.assert_allclose(hi, want[:, 1], atol=1e-12)

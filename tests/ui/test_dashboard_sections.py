@@ -156,3 +156,29 @@ def test_the_dashboard_signs_out(rated, monkeypatch):
     at.button(key="sign_out").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == ["Please sign in first."]
+
+
+DEMO = REPO / "data" / "demo"
+
+
+@pytest.mark.slow  # crowd-kit's MACE takes tens of seconds on a busy machine
+def test_the_participants_section_lists_the_least_reliable_annotators_or_says_why_not(tmp_path, monkeypatch):
+    pytest.importorskip("crowdkit")
+    from infact.results.crowd import label_models
+
+    db = tmp_path / "db"
+    run_bots(load_study(DEMO), TinyDBStorage(db), 3, strategy="attentive", seed=2)
+    at = open_dashboard(DEMO, db, monkeypatch, "Participants")
+    assert "Least reliable annotators" not in texts(at)  # fitted on request only: it takes a while
+    at.toggle(key="reliability_on").set_value(True).run(timeout=900)  # MACE: minutes on a loaded machine
+    assert not at.exception, [e.value for e in at.exception]
+    [table] = [d.value for d in at.dataframe if "Dawid–Skene expected accuracy" in d.value.columns]
+    assert 0 < len(table) <= 5 and table["Dawid–Skene expected accuracy"].between(0, 1).all()
+    assert table["Dawid–Skene expected accuracy"].is_monotonic_increasing  # the least reliable first
+    assert "Least reliable annotators" in texts(at)
+
+    monkeypatch.setattr(label_models, "available", lambda: False)  # crowd-kit not installed: one line says so
+    other = tmp_path / "db2"
+    run_bots(load_study(DEMO), TinyDBStorage(other), 3, strategy="attentive", seed=3)
+    at = open_dashboard(DEMO, other, monkeypatch, "Participants")
+    assert "infact[crowd]" in texts(at) and not [t for t in at.toggle if t.key == "reliability_on"]

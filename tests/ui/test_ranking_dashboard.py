@@ -69,8 +69,15 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     assert any("settled" in n for n in notes)
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
-    assert len(at.dataframe) == 3  # ranking table, win-rate matrix, fragility of each adjacent order
-    frag = at.dataframe[2].value
+    integrity = [
+        d
+        for d in at.dataframe
+        if {"reasons", "p (simulated as unlikely)", "rank without flagged"} & set(d.value.columns)
+    ]
+    assert integrity  # 16 participants: their anomaly scores are listed
+    # ranking table, the vote-integrity lists, win-rate matrix, fragility of each adjacent order
+    assert len(at.dataframe) == 3 + len(integrity)
+    frag = at.dataframe[-1].value
     assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
     assert len(frag) == len(table) - 1
 
@@ -130,3 +137,37 @@ def test_the_ranking_section_shows_the_both_bad_rates(tmp_path, monkeypatch):
     rates = rates.set_index("system")
     assert rates.loc["Static", "both bad"] > 0 and rates.loc["Marquee", "both bad"] == 0
     assert any("Both bad" in c.value for c in at.caption)
+
+
+def test_the_ranking_section_shows_the_vote_integrity_flags_with_reasons_and_the_ranking_without_them(
+    tmp_path, monkeypatch
+):
+    study = load_study(STUDY)
+    db = tmp_path / "db"
+    run_bots(study, TinyDBStorage(db), 12, strategy="attentive", seed=4)
+    run_bots(study, TinyDBStorage(db), 3, strategy="speeder", seed=5)  # votes faster than the reading time
+    at = open_dashboard(STUDY, db, monkeypatch, "Ranking")
+    at.toggle(key="include_flagged").set_value(True).run()  # the speeders are excluded: count them in
+    assert not at.exception, [e.value for e in at.exception]
+    tables = [d.value for d in at.dataframe]
+    [flagged] = [t for t in tables if "reasons" in t.columns]
+    votes = StudyResults(study, TinyDBStorage(db).records(study=study.id)).tables.compare["pairwise.csv"]
+    limit = study.config.quality.min_situation_seconds  # the dashboard checks the study's own reading time
+    fast = votes[(votes["criterion"] == "meaningful") & (votes["seconds"] < limit)]
+    assert len(fast) > 0 and flagged["reasons"].str.contains("faster than reading").sum() == len(fast)
+    [compared] = [t for t in tables if "rank without flagged" in t.columns]
+    [ranking] = [t for t in tables if "rank range" in t.columns]
+    assert set(compared["system"]) == set(ranking["system"]) and compared["rank without flagged"].notna().all()
+    [scores] = [t for t in tables if "p (simulated as unlikely)" in t.columns]  # 15 participants: scored
+    assert len(scores) > 0 and scores["p (simulated as unlikely)"].between(0, 1).all()
+    words = " ".join(e.value for kind in (at.caption, at.warning) for e in kind)
+    assert f"Vote integrity: {len(flagged)} of" in words and "200 bootstrap replicates" in words
+
+
+def test_the_dashboard_ranking_checks_the_vote_time_it_is_given(store):
+    """The view takes the study's minimum reading time for the vote-time check (the page passes it)."""
+    study, db = store
+    results = StudyResults(study, TinyDBStorage(db).records(study=study.id))
+    slow = ranking_view(results.ranked(), "meaningful", False, 0.95, min_vote_seconds=10_000)
+    assert slow["integrity"]["min_seconds"] == 10_000
+    assert slow["integrity"]["reasons"]["faster than reading"] == slow["n_votes"] > 0

@@ -66,3 +66,53 @@ def render_markdown(result: dict) -> str:
             for r in result["lowest_reliability"]
         ]
     return "\n".join(lines) + "\n"
+
+
+LEAST_RELIABLE = 5  # annotators the dashboard lists
+# crowd-kit's MACE (10 restarts) takes tens of seconds of CPU per thousand ratings on a busy 2-core machine:
+# above this the dashboard leaves the fit to `analyze --label-models` instead of refitting as ratings arrive
+DASHBOARD_MAX_RATINGS = 5_000
+NOT_INSTALLED = (
+    "Annotator reliability (Dawid–Skene, MACE) needs the optional package crowd-kit: `pip install 'infact[crowd]'`."
+)
+
+
+def least_reliable(
+    ratings: pd.DataFrame, include_flagged: bool = False, n: int = LEAST_RELIABLE, max_ratings: int | None = None
+) -> dict:
+    """The dashboard's few least reliable annotators: {"rows", "annotators", "note"}; without crowd-kit (the
+    optional extra `crowd`), without enough ratings or above `max_ratings`, no rows and a note saying why."""
+    from infact.results.ratings.analysis import prepare_ratings
+
+    if not label_models.available():
+        return {"rows": [], "annotators": 0, "note": NOT_INSTALLED}
+    if max_ratings is not None and len(ratings) > max_ratings:
+        return {
+            "rows": [],
+            "annotators": 0,
+            "note": f"Annotator reliability: skipped here at {len(ratings)} ratings (over {max_ratings}, the models "
+            "take minutes); `python -m infact analyze ratings.csv --label-models` lists the least reliable.",
+        }
+    from infact.errors import InfactError
+
+    try:
+        fitted = label_models.fit(prepare_ratings(ratings, include_flagged)[0]) if len(ratings) else None
+    except InfactError as exc:  # ratings the analysis refuses: the page says why, as the Statistics section does
+        return {"rows": [], "annotators": 0, "note": "Annotator reliability: " + str(exc)}
+    rel = fitted["reliability"] if fitted else pd.DataFrame()
+    if rel.empty:
+        return {
+            "rows": [],
+            "annotators": 0,
+            "note": f"Annotator reliability: not yet — it needs annotators with {label_models.MIN_LABELS_PER_ANNOTATOR}"
+            " or more ratings and more than one rating value.",
+        }
+    rows = [
+        {
+            "participant": r["participant"],
+            "Dawid–Skene expected accuracy": round(r["reliability_dawid_skene"], 3),
+            "MACE P(knows)": round(r["reliability_mace"], 3),
+        }
+        for r in label_models.lowest_reliability(rel, n)
+    ]
+    return {"rows": rows, "annotators": int(len(rel)), "note": None}

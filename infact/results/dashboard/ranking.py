@@ -16,15 +16,18 @@ import pandas as pd
 from infact.errors import InfactError
 
 
-def ranking_view(table, criterion: str, include_flagged: bool, confidence: float) -> dict | None:
+def ranking_view(
+    table, criterion: str, include_flagged: bool, confidence: float, min_vote_seconds: float | None = None
+) -> dict | None:
     """The criterion's ranking of a ranked table (`StudyResults.ranked()`: its kind travels with it), or None
-    while there are no votes; {"error": …} on bad data."""
+    while there are no votes; {"error": …} on bad data. `min_vote_seconds`: the study's minimum reading time
+    for the vote-time check (None: analyze's 3 s)."""
     from infact.results.analyze import Options, analyze_table
 
     if table is None or table.frame.empty:
         return None
     df = table.frame[table.frame["criterion"].astype(str) == criterion]
-    options = Options(include_flagged=include_flagged, confidence=confidence)
+    options = Options(include_flagged=include_flagged, confidence=confidence, min_vote_seconds=min_vote_seconds)
     try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
         return analyze_table(df, options, table.file, table.kind.name)
     except InfactError as exc:

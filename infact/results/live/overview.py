@@ -23,9 +23,10 @@ def live_overview(t) -> dict:
     return summary
 
 
-def arena_ranking(votes) -> dict:
+def arena_ranking(votes, openings: dict[str, str] | None = None) -> dict:
     """The ranking of the arena votes (issue 13's analysis). Votes where a system named itself
-    (not blind) or failed and was skipped (not about quality) are left out and counted."""
+    (not blind) or failed and was skipped (not about quality) are left out and counted. `openings`
+    (conversation id → first message, integrity.openings_from_records) caps repeated openings."""
     from infact.errors import InfactError
     from infact.results.ranking.analysis import analyze_votes
 
@@ -38,6 +39,6 @@ def arena_ranking(votes) -> dict:
         "skipped_system_votes_left_out": int((skipped & ~leaked).sum()),
     }
     try:
-        return {**counts, **analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes")}
+        return {**counts, **analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes", openings=openings)}
     except InfactError as exc:  # too few votes, or systems not yet connected by any vote
         return {**counts, "problem": "; ".join(p.message for p in exc.problems)}

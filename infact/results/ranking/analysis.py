@@ -87,7 +87,7 @@ def analyze_votes(
         }
         out["integrity"] = integrity.integrity(
             part,
-            lambda kept: _fit(kept, min_votes, {**opts, "n_boot": min(n_boot, INTEGRITY_BOOT)}),
+            lambda kept: _fit(kept, min_votes, {**opts, "n_boot": min(n_boot, INTEGRITY_BOOT)}, (d, part)),
             res["ranking"],
             **checks,
         )
@@ -126,11 +126,16 @@ def _other_fits(part, d, covariates, reweight: bool, source: str, min_votes: int
     return out
 
 
-def _fit(votes: pd.DataFrame, min_votes: int, opts: dict) -> dict:
-    """The ranking of `votes` as analyze_votes fits it (provisional systems marked)."""
-    d = pt.votes_design(votes)
+def _fit(votes: pd.DataFrame, min_votes: int, opts: dict, within: tuple | None = None) -> dict:
+    """The ranking of `votes` as analyze_votes fits it (provisional systems marked). `within`: (design, votes)
+    of a table that `votes` is a subset of, whose design then loses the other votes' counts (no rebuild)."""
+    d = None
+    if within is not None:
+        full_design, full = within
+        d = integrity.design_without(full_design, full.loc[full.index.difference(votes.index)])
+    d = d if d is not None else pt.votes_design(votes)
     res = ranking.rank_systems(d, centre_on=provisional.established(d, min_votes), **opts)
-    provisional.mark(res, votes, min_votes)
+    provisional.mark(res, votes, min_votes, d)
     return res
 
 

@@ -4,13 +4,15 @@ A "both bad" vote (winner `both_bad`, offered where `protocol.allow_both_bad` / 
 set) is a tie in the Davidson fit, as LMArena counts it: it says nothing about which system is better.
 It does say something absolute about both systems, so it is reported apart here: per system, both-bad
 votes over all the votes it took part in, with a Wilson score interval (Wilson 1927; the interval
-treats votes as independent, so with a few heavy voters it is too narrow — docs/ranking.md).
+treats votes as independent, so with a few heavy voters it is too narrow — docs/ranking.md). The interval is
+infact/stats/binomial.py's: importing statsmodels for it cost ~1 s of CPU in every `analyze` of a pairwise table.
 """
 
 from __future__ import annotations
 
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
+
+from infact.stats.binomial import wilson_interval
 
 BOTH_BAD = "both_bad"
 
@@ -26,7 +28,7 @@ def both_bad_rates(votes: pd.DataFrame, confidence: float = 0.95) -> list[dict] 
     rows = []
     for system in sorted(n.index):
         total, hits = int(n[system]), int(k.get(system, 0))
-        lo, hi = proportion_confint(hits, total, alpha=1 - confidence, method="wilson")
+        lo, hi = wilson_interval(hits, total, confidence)
         rows.append(
             {
                 "system": system,

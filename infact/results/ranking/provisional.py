@@ -22,10 +22,15 @@ from infact.stats import bradley_terry
 MIN_VOTES = 30
 
 
+def _decisive(d: bradley_terry.Design) -> np.ndarray:
+    """Per system, its decisive votes (a tie or both bad is neither side's win), from the design's counts."""
+    c = d.counts
+    return np.bincount(d.a, c[:, 0] + c[:, 1], len(d.systems)) + np.bincount(d.b, c[:, 0] + c[:, 1], len(d.systems))
+
+
 def established(d: bradley_terry.Design, min_votes: int = MIN_VOTES) -> list[int]:
     """Indices of the systems with at least `min_votes` decisive votes, from the design's counts."""
-    c = d.counts
-    per = np.bincount(d.a, c[:, 0] + c[:, 1], len(d.systems)) + np.bincount(d.b, c[:, 0] + c[:, 1], len(d.systems))
+    per = _decisive(d)
     return [i for i in range(len(d.systems)) if per[i] >= min_votes]
 
 
@@ -36,11 +41,17 @@ def decisive_votes(votes: pd.DataFrame, systems: list[str]) -> dict[str, int]:
     return {s: int(counts.get(s, 0)) for s in systems}
 
 
-def mark(result: dict, votes: pd.DataFrame, min_votes: int = MIN_VOTES) -> list[str]:
+def mark(
+    result: dict, votes: pd.DataFrame, min_votes: int = MIN_VOTES, d: bradley_terry.Design | None = None
+) -> list[str]:
     """Flag `result["ranking"]` rows (`provisional`, `n_decisive`), recompute `settled` over the established
-    systems only, and return those systems best first (what the fragility of the top is about)."""
+    systems only, and return those systems best first (what the fragility of the top is about). `d`: the
+    design of `votes` without covariates, whose counts give the decisive votes without reading the table again."""
     rows = result["ranking"]
-    n = decisive_votes(votes, [r["system"] for r in rows])
+    if d is not None:
+        n = {s: int(k) for s, k in zip(d.systems, _decisive(d))}
+    else:
+        n = decisive_votes(votes, [r["system"] for r in rows])
     for r in rows:
         r["n_decisive"] = n[r["system"]]
         r["provisional"] = n[r["system"]] < min_votes

@@ -147,9 +147,10 @@ class View:
         from infact.results.dashboard.ranking import ranking_view
 
         confidence = self.cfg.protocol.confidence
+        min_seconds = self.cfg.quality.min_situation_seconds  # the vote-time check, as `analyze --study`
         return self.derived(
             "ranking",
-            lambda r: ranking_view(r.ranked(), self.criterion, self.include_flagged, confidence),
+            lambda r: ranking_view(r.ranked(), self.criterion, self.include_flagged, confidence, min_seconds),
             self.criterion,
             self.include_flagged,
         )
@@ -157,10 +158,13 @@ class View:
     def arena(self):
         """The live arena votes' ranking; None while there are none."""
         from infact.results.live.overview import arena_ranking
+        from infact.results.ranking.integrity import openings_from_records
 
         def build(r):
             votes = self._as_kept(r.tables).votes
-            return arena_ranking(votes) if votes is not None and len(votes) else None
+            if votes is None or not len(votes):
+                return None
+            return arena_ranking(votes, openings=openings_from_records(r.records))  # the repeat cap per opening
 
         return self.derived("arena", build, self.include_flagged)
 

@@ -101,3 +101,16 @@ def test_an_export_with_label_models_is_a_valid_data_package(tmp_path):
     assert people["reliability_dawid_skene"].between(0, 1).all() and people["reliability_mace"].notna().all()
     assert len(pd.read_csv(tmp_path / "out" / "soft_labels.csv"))
     assert validate(str(tmp_path / "out" / "datapackage.json")).valid
+
+
+def test_the_dashboards_reliability_list_says_why_it_is_empty(monkeypatch):
+    """Without crowd-kit, or above the dashboard's cap, no fit is run and one line says why."""
+    from infact.results.crowd.report import least_reliable
+
+    ratings = planted(n_items=30)[0].assign(criterion="c")
+    capped = least_reliable(ratings, max_ratings=100)
+    if label_models.available():
+        assert capped["rows"] == [] and "180 ratings (over 100" in capped["note"] and "--label-models" in capped["note"]
+    monkeypatch.setattr(label_models, "available", lambda: False)
+    missing = least_reliable(ratings)
+    assert missing["rows"] == [] and "infact[crowd]" in missing["note"]

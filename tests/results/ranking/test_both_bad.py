@@ -82,3 +82,19 @@ def test_dashboard_vote_counts_show_both_bad_only_when_there_are_any():
     assert "both_bad" not in cr.vote_counts(votes(["a", "tie"])).columns
     # the position effect counts decisive votes only: both bad is not a win for the right side
     assert cr.left_share(votes(["a", "both_bad", "both_bad"]))["n"] == 1
+
+
+def test_a_pairwise_analysis_with_both_bad_votes_imports_neither_statsmodels_nor_scipy_stats(tmp_path):
+    """Their import alone cost ~1 s of CPU per `analyze` (the Wilson interval is infact/stats/binomial.py's)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "pairwise.csv"
+    votes(WINNERS).to_csv(path, index=False)
+    code = (
+        "import sys, pandas as pd; from infact.results.analyze import Options, analyze_table; "
+        f"r = analyze_table(pd.read_csv({str(path)!r}), Options(n_boot=100), 'pairwise.csv'); "
+        "assert r['both_bad']; print(sorted(m for m in ('statsmodels', 'scipy.stats') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

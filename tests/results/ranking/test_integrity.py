@@ -3,39 +3,14 @@ with its reason, and the ranking with and without them."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from infact.results.ranking.analysis import analyze_votes
 from infact.results.ranking.anomaly import ANOMALOUS
 from infact.results.ranking.integrity import REPEATED_OPENING, REPEATED_SITUATION, TOO_FAST, flag_votes
+from tests.support.votes import honest
 
 SYSTEMS = ("A", "B", "C")
-
-
-def honest(n: int = 240, seed: int = 1) -> pd.DataFrame:
-    """A beats B beats C, each pair on its own situation, every vote read for 20 s."""
-    rng = np.random.default_rng(seed)
-    strength = {"A": 1.0, "B": 0.0, "C": -1.0}
-    pairs = [("A", "B"), ("A", "C"), ("B", "C")]
-    rows = []
-    for i in range(n):
-        a, b = pairs[i % 3]
-        p = 1 / (1 + np.exp(strength[b] - strength[a]))
-        rows.append(
-            {
-                "participant": f"p{i % 20}",
-                "situation_id": f"s{i}",
-                "criterion": "",
-                "system_a": a,
-                "system_b": b,
-                "shown_left": a,
-                "winner": a if rng.random() < p else b,
-                "seconds": 20.0,
-                "step_index": i // 20,
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def test_a_repeated_situation_beyond_the_cap_is_flagged_and_only_the_repeats():
@@ -111,3 +86,25 @@ def test_the_report_and_the_cli_options_carry_the_integrity_checks():
         {"kind": "chat_message", "role": "user", "conversation_id": "c1", "turn": 1, "text": "first"},
     ]
     assert openings_from_records(records) == {"c1": "first"}
+
+
+def test_the_refit_without_flagged_votes_subtracts_counts_and_equals_a_rebuilt_design():
+    """The ranking without the flagged votes reuses the full design less their counts (no rebuild from the
+    table): the same design and the same fit as building it from the kept votes, or no shortcut at all."""
+    from infact.results.ranking.analysis import _fit
+    from infact.results.ranking.integrity import design_without
+    from infact.results.tables.comparisons import votes_design
+
+    votes = honest(300).assign(winner=lambda v: v["winner"].mask(v.index % 17 == 0, "tie"))
+    d = votes_design(votes)
+    drop = (votes.index % 7 == 0) | (votes["participant"] == "p3") & (votes.index > 100)
+    kept = votes[~drop]
+    shortcut, rebuilt = design_without(d, votes[drop]), votes_design(kept)
+    assert shortcut.clusters == rebuilt.clusters and list(shortcut.a) == list(rebuilt.a)
+    assert (shortcut.cluster_counts != rebuilt.cluster_counts).nnz == 0 and shortcut.with_ties == rebuilt.with_ties
+    opts = {"n_boot": 100, "seed": 0, "confidence": 0.95}
+    assert _fit(kept, 5, opts, (d, votes)) == _fit(kept, 5, opts)
+    # a participant whose every vote is removed: the kept votes' design has one cluster fewer
+    assert design_without(d, votes[votes["participant"] == "p3"]) is None
+    without_c = votes["system_a"].eq("C") | votes["system_b"].eq("C")
+    assert design_without(d, votes[without_c]) is None  # a system left without a vote

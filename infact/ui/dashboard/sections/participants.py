@@ -33,7 +33,43 @@ def show_participants(view) -> None:
             ),
         },
     )
+    least_reliable(view)
     exclude_picker(view, overview)
+
+
+def least_reliable(view) -> None:
+    """The few annotators the crowd label models find least reliable (ratings studies; docs/llm.md). Fitted on
+    request, once per data version: the models take seconds per thousand ratings, too long for every refresh."""
+    if "ratings" not in view.kinds:
+        return
+    from infact.results.crowd import label_models
+    from infact.results.crowd import report as crowd
+
+    if not label_models.available():
+        st.caption(crowd.NOT_INSTALLED)
+        return
+    if not st.toggle(
+        "Show the least reliable annotators (Dawid–Skene, MACE)",
+        key="reliability_on",
+        help="Fits the crowd label models on the ratings (crowd-kit): seconds per thousand ratings, refitted when "
+        f"new ratings arrive; above {crowd.DASHBOARD_MAX_RATINGS:,} ratings left to `analyze --label-models`.",
+    ):
+        return
+    flagged = view.include_flagged
+    found = view.derived(
+        "least_reliable",
+        lambda t: crowd.least_reliable(t.ratings, flagged, max_ratings=crowd.DASHBOARD_MAX_RATINGS),
+        flagged,
+    )
+    if found["note"]:
+        st.caption(found["note"])
+        return
+    st.markdown(f"**Least reliable annotators** (of {found['annotators']}, crowd label models over all ratings)")
+    st.caption(
+        "Dawid–Skene's expected accuracy and MACE's probability that the annotator knows the answer "
+        "(crowd-kit; docs/llm.md). Low values: check this participant's answers before relying on them."
+    )
+    st.dataframe(found["rows"], hide_index=True, key="least_reliable_table")
 
 
 def exclude_picker(view, overview) -> None:
