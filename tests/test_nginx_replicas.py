@@ -178,7 +178,10 @@ def test_a_replica_killed_mid_study_loses_nothing_its_participants_resume_elsewh
 
     outcomes = asyncio.run(study_with_a_crash())
     assert [o.error for o in outcomes if not o.completed] == []
-    assert all(o.acknowledged[-1] == "demographics" for o in outcomes)
+    # In order and each once. The last one may be missing: a replica killed after storing a submit and before
+    # drawing the next screen leaves the participant to see the completion code on reconnecting (seen at load
+    # 38); that it was stored is checked below (every participant complete, every stored step once).
+    assert all(o.acknowledged == STEPS[: len(o.acknowledged)] for o in outcomes), [o.acknowledged for o in outcomes]
     moved = [o for o in outcomes if o.reconnects]
     assert moved, "no participant was on the killed replica"
     # They went on where they were: each step once, none of the acknowledged ones missing.
