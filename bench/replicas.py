@@ -13,7 +13,8 @@ worst case for the app.
 
 Prints, one per line: participants=, concurrency=, replicas=, completed=, lost_answers= (acknowledged
 steps not in the store; must be 0), duplicate_answers= (steps stored more than once; must be 0),
-situation_spread= (max - min ratings per situation; must be <= 1), reconnects=, p50_step_ms=,
+situation_spread= (max - min ratings per situation; must be <= 1), orphan_participants= (consented, never
+finished: see check_store), reconnects=, p50_step_ms=,
 p95_step_ms= (submit -> next step drawn, through nginx), wall_s=, load_avg= (the machine's 1-minute load
 average at the start and the end of that phase: other sessions' work shows here); then the baseline, measured in the
 same run: the same study on **one replica without nginx** (a fresh database), `--baseline-participants`
@@ -59,7 +60,13 @@ def check_store(store, outcomes) -> dict[str, int]:
             stored[(r["participant"], r["step"])] += 1
     acked = [(o.token, step) for o in outcomes for step in o.acknowledged]
     ratings = Counter(r["situation_id"] for r in store.records(kind="situation") if not r.get("attention_check"))
+    complete = {r["participant"] for r in store.records(kind="complete")}
+    consented = {r["participant"] for r in store.records(kind="consent") if not str(r["participant"]).startswith("_")}
     return {
+        # Consented and never finished: a client whose consent was stored but whose connection dropped before
+        # it saw its token starts again as a new participant (it runs no page script, so it keeps no
+        # remembered-participant cookie); the situations assigned to the first one skew the balance.
+        "orphan_participants": len(consented - complete),
         "lost_answers": sum(1 for a in acked if stored[a] == 0),
         "duplicate_answers": sum(n - 1 for n in stored.values() if n > 1),
         "situation_spread": max(ratings.values()) - min(ratings.values()) if ratings else -1,
