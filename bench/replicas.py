@@ -13,8 +13,10 @@ worst case for the app.
 
 Prints, one per line: participants=, concurrency=, replicas=, completed=, lost_answers= (acknowledged
 steps not in the store; must be 0), duplicate_answers= (steps stored more than once; must be 0),
-situation_spread= (max - min ratings per situation; must be <= 1), reconnects=, p50_step_ms=,
-p95_step_ms= (submit -> next step drawn, through nginx), wall_s=; then the baseline, measured in the
+situation_spread= (max - min ratings per situation; must be <= 1), orphan_participants= (consented, never
+finished: see check_store), reconnects=, p50_step_ms=,
+p95_step_ms= (submit -> next step drawn, through nginx), wall_s=, load_avg= (the machine's 1-minute load
+average at the start and the end of that phase: other sessions' work shows here); then the baseline, measured in the
 same run: the same study on **one replica without nginx** (a fresh database), `--baseline-participants`
 at the same concurrency: single_p95_step_ms=, single_wall_s=, and ratio_p95_vs_single= (through nginx
 + replicas / one replica; on one machine the replicas share its cores, so this says what nginx and
@@ -58,7 +60,13 @@ def check_store(store, outcomes) -> dict[str, int]:
             stored[(r["participant"], r["step"])] += 1
     acked = [(o.token, step) for o in outcomes for step in o.acknowledged]
     ratings = Counter(r["situation_id"] for r in store.records(kind="situation") if not r.get("attention_check"))
+    complete = {r["participant"] for r in store.records(kind="complete")}
+    consented = {r["participant"] for r in store.records(kind="consent") if not str(r["participant"]).startswith("_")}
     return {
+        # Consented and never finished: a client whose consent was stored but whose connection dropped before
+        # it saw its token starts again as a new participant (it runs no page script, so it keeps no
+        # remembered-participant cookie); the situations assigned to the first one skew the balance.
+        "orphan_participants": len(consented - complete),
         "lost_answers": sum(1 for a in acked if stored[a] == 0),
         "duplicate_answers": sum(n - 1 for n in stored.values() if n > 1),
         "situation_spread": max(ratings.values()) - min(ratings.values()) if ratings else -1,
@@ -76,7 +84,11 @@ async def run_crowd(url: str, n: int, at_once: int, kill=None) -> list:
     return await run
 
 
-def report(prefix: str, outcomes, wall: float) -> list[float]:
+def load_avg() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def report(prefix: str, outcomes, wall: float, load_start: str) -> list[float]:
     steps = [s for o in outcomes for s in o.latencies]
     print(f"{prefix}completed={sum(o.completed for o in outcomes)}")
     errors = [o.error for o in outcomes if not o.completed]
@@ -85,6 +97,7 @@ def report(prefix: str, outcomes, wall: float) -> list[float]:
     print(f"{prefix}p50_step_ms={statistics.median(steps) * 1000:.0f}")
     print(f"{prefix}p95_step_ms={p95(steps) * 1000:.0f}")
     print(f"{prefix}wall_s={wall:.1f}")
+    print(f"{prefix}load_avg={load_start}/{load_avg()}")
     return steps
 
 
@@ -93,7 +106,7 @@ def main() -> int:
     parser.add_argument("--participants", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=30)
     parser.add_argument("--replicas", type=int, default=3)
-    parser.add_argument("--baseline-participants", type=int, default=90)
+    parser.add_argument("--baseline-participants", type=int, default=90, help="0: no baseline (and no ratio)")
     parser.add_argument("--kill", action="store_true", help="SIGKILL one replica a third of the way through")
     parser.add_argument("--pg", default=os.environ.get("INFACT_TEST_PG_URL"))
     args = parser.parse_args()
@@ -104,19 +117,22 @@ def main() -> int:
         study = make_study(Path(tmp), n_situations=12, per_participant=3, assignment={"ratings_per_situation": 500})
         print(f"participants={args.participants}\nconcurrency={args.concurrency}\nreplicas={args.replicas}")
         with deployment(Path(tmp) / "site", study, args.pg, replicas=args.replicas) as site:
-            started = time.monotonic()
+            started, load_start = time.monotonic(), load_avg()
             kill = (lambda: site.kill(0)) if args.kill else None
             outcomes = asyncio.run(run_crowd(site.url, args.participants, args.concurrency, kill))
-            steps = report("", outcomes, time.monotonic() - started)
+            steps = report("", outcomes, time.monotonic() - started, load_start)
             for name, value in check_store(site.storage(), outcomes).items():
                 print(f"{name}={value}")
             print(f"reconnects={sum(o.reconnects for o in outcomes)}")
+        if args.baseline_participants <= 0:
+            print("ratio_p95_vs_single=not measured (--baseline-participants 0)")
+            return 0
         with fresh_database(args.pg) as store_url:
             server = start_server(Path(tmp) / "single", study, store=store_url)
             try:
-                started = time.monotonic()
+                started, load_start = time.monotonic(), load_avg()
                 single = asyncio.run(run_crowd(server.url, args.baseline_participants, args.concurrency))
-                single_steps = report("single_", single, time.monotonic() - started)
+                single_steps = report("single_", single, time.monotonic() - started, load_start)
             finally:
                 stop_server(server)
         print(f"ratio_p95_vs_single={p95(steps) / p95(single_steps):.2f}")

@@ -9,7 +9,7 @@ import streamlit as st
 from infact import ui
 from infact.access.auth import needs_rehash, oidc_refusal, parse_hash, researcher_settings, verify_password
 from infact.access.shared_throttle import shared_throttle
-from infact.access.source import source_address
+from infact.access.source import request_source
 from infact.access.throttle import attempt
 
 st.title("Researcher sign-in")
@@ -67,10 +67,10 @@ if oidc:
 
 def client_source() -> str | None:
     """Where this session's connection comes from, for the per-source limit: the address a trusted
-    proxy reports (infact/access/source.py: X-Forwarded-For only from loopback or
-    INFACT_TRUSTED_PROXIES), else the socket's peer."""
+    proxy reports (infact/access/source.py: X-Forwarded-For only with the proxy secret, or from
+    loopback / INFACT_TRUSTED_PROXIES without one), else the socket's peer."""
     try:
-        return source_address(st.context.headers.get("X-Forwarded-For"), st.context.ip_address)
+        return request_source(st.context.headers, st.context.ip_address)
     except Exception:  # no browser connection (bare script runs)
         return None
 

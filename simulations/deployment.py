@@ -4,7 +4,9 @@
 `pg_url` (dropped on stop), starts the replicas (`streamlit run streamlit_app.py`, simulations/browser.py
 `start_server`, each with INFACT_DB = that database) and nginx from `deploy/nginx.conf`, its placeholders
 filled in: a prefix in `workdir` for its pid, logs and temp files, a free loopback port, one `server` line
-per replica. nginx runs as the current user (`-p PREFIX -c FILE -e LOG`, checked with `-t` first), in the
+per replica, and a proxy secret made for the run: the replicas get it as INFACT_PROXY_SECRET, nginx reads its
+`set $infact_proxy_secret` line from an anonymous in-memory file (memfd, /proc/self/fd/N): never on disk.
+nginx runs as the current user (`-p PREFIX -c FILE -e LOG`, checked with `-t` first), in the
 foreground, and is stopped with the replicas. Used by tests/test_nginx_replicas.py and bench/replicas.py.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -34,9 +37,10 @@ def nginx_binary() -> str | None:
     return shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
 
 
-def nginx_config(prefix: Path, port: int, replica_ports: list[int]) -> str:
+def nginx_config(prefix: Path, port: int, replica_ports: list[int], secret_conf: str) -> str:
     servers = "\n        ".join(f"server 127.0.0.1:{p} max_fails=1 fail_timeout=10s;" for p in replica_ports)
     values = {"prefix": str(prefix), "listen": f"127.0.0.1:{port}", "servers": servers}
+    values["proxy_secret_conf"] = secret_conf
     lines = []
     for line in TEMPLATE.read_text(encoding="utf-8").splitlines():
         if not line.lstrip().startswith("#"):  # the header's comments name the placeholders
@@ -73,6 +77,7 @@ class Deployment:
     replicas: list[AppServer]
     nginx: subprocess.Popen
     prefix: Path
+    proxy_secret: str = ""  # what nginx sends in X-Infact-Proxy-Secret (a test acting as a trusted proxy)
     killed: list[int] = field(default_factory=list)
 
     def kill(self, i: int) -> None:
@@ -91,17 +96,31 @@ class Deployment:
         return "\n".join(path.read_text(errors="replace").splitlines()[-n:]) if path.exists() else "(no log)"
 
 
-def start_nginx(prefix: Path, replica_ports: list[int]) -> tuple[subprocess.Popen, str]:
+def secret_memfd(secret: str) -> int:
+    """An anonymous in-memory file holding nginx's `set $infact_proxy_secret` line (the secret is never on
+    disk); nginx, given the descriptor, includes it as /proc/self/fd/N."""
+    fd = os.memfd_create("infact-proxy-secret")
+    os.write(fd, f'set $infact_proxy_secret "{secret}";\n'.encode())
+    return fd
+
+
+def start_nginx(prefix: Path, replica_ports: list[int], secret: str) -> tuple[subprocess.Popen, str]:
     binary = nginx_binary()
     assert binary, "nginx is not installed: apt-get install nginx (scripts/test.sh does)"
     prefix.mkdir(parents=True, exist_ok=True)
     port = free_port()
     conf = prefix / "nginx.conf"
-    conf.write_text(nginx_config(prefix, port, replica_ports), encoding="utf-8")
-    args = [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")]
-    check = subprocess.run([*args, "-t"], capture_output=True, text=True, timeout=30)
-    assert check.returncode == 0, f"nginx -t refused {conf}:\n{check.stderr}"
-    proc = subprocess.Popen([*args, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    fd = secret_memfd(secret)
+    try:
+        conf.write_text(nginx_config(prefix, port, replica_ports, f"/proc/self/fd/{fd}"), encoding="utf-8")
+        args = [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")]
+        check = subprocess.run([*args, "-t"], capture_output=True, text=True, timeout=30, pass_fds=(fd,))
+        assert check.returncode == 0, f"nginx -t refused {conf}:\n{check.stderr}"
+        proc = subprocess.Popen(
+            [*args, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(fd,)
+        )
+    finally:
+        os.close(fd)  # nginx has read it at start (a reload, SIGHUP, would not find it: restart instead)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -117,6 +136,21 @@ def start_nginx(prefix: Path, replica_ports: list[int]) -> tuple[subprocess.Pope
 
 
 @contextmanager
+def environment(**values: str):
+    """These environment variables while the block runs (the replicas started in it inherit them)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
 def deployment(workdir: Path, study_dir: Path, pg_url: str, replicas: int = 3):
     """nginx in front of `replicas` app processes on one fresh PostgreSQL database (see the module docstring)."""
     with fresh_database(pg_url) as store_url:
@@ -126,19 +160,14 @@ def deployment(workdir: Path, study_dir: Path, pg_url: str, replicas: int = 3):
             # Every simulated participant reaches the replicas from one loopback source through nginx, so the
             # per-source consent bound (30 a minute, infact/participation/visits.py) would turn the bench's later
             # participants away; the replicas run without it (the process-wide bound stays).
-            saved = os.environ.get("INFACT_CONSENTS_PER_SOURCE")
-            os.environ["INFACT_CONSENTS_PER_SOURCE"] = "0"
-            try:
+            # The proxy secret reaches the replicas in their environment only (infact/access/source.py).
+            secret = secrets.token_hex(32)
+            with environment(INFACT_CONSENTS_PER_SOURCE="0", INFACT_PROXY_SECRET=secret):
                 for i in range(replicas):
                     servers.append(start_server(workdir / f"replica-{i}", study_dir, store=store_url))
-            finally:
-                if saved is None:
-                    os.environ.pop("INFACT_CONSENTS_PER_SOURCE", None)
-                else:
-                    os.environ["INFACT_CONSENTS_PER_SOURCE"] = saved
             ports = [int(s.url.rsplit(":", 1)[1]) for s in servers]
-            nginx, url = start_nginx(workdir / "nginx", ports)
-            yield Deployment(url, store_url, servers, nginx, workdir / "nginx")
+            nginx, url = start_nginx(workdir / "nginx", ports, secret)
+            yield Deployment(url, store_url, servers, nginx, workdir / "nginx", proxy_secret=secret)
         finally:
             if nginx is not None:
                 nginx.send_signal(signal.SIGQUIT)  # graceful: finishes open requests, then exits

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from infact.access import session as researcher_session
+from infact.access.source import request_source
 from infact.deployment import study_folder
 from infact.errors import InfactError
 from infact.participation import situation_load
@@ -112,16 +113,16 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
 
 
 def client_source() -> str | None:
-    """Where this session's connection comes from, for per-source limits: the address the nearest
-    proxy saw (the last X-Forwarded-For entry), else the socket's peer ("local": Streamlit gives no
-    address for localhost). None without a browser connection (AppTest, bare runs: no headers).
-    Spoofable, which only lets a client dodge a per-source limit, never the process-wide one."""
+    """Where this session's connection comes from, for per-source limits: the address a trusted proxy
+    reports (infact/access/source.py: X-Forwarded-For only with the proxy secret, or from loopback /
+    INFACT_TRUSTED_PROXIES without one), else the socket's peer ("local": Streamlit gives no address for
+    localhost). None without a browser connection (AppTest, bare runs: no headers). A forged address only
+    lets a client dodge a per-source limit, never the process-wide one."""
     try:
         headers = st.context.headers
         if not headers:
             return None
-        forwarded = (headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
-        return forwarded or st.context.ip_address or "local"
+        return request_source(headers, st.context.ip_address)
     except Exception:  # no browser connection (bare script runs)
         return None
 

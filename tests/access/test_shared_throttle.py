@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 
 from infact.access.shared_throttle import SharedThrottle
-from infact.access.source import source_address
+from infact.access.source import SECRET_ENV, SECRET_HEADER, UNVERIFIED, request_source, source_address
 from infact.access.throttle import SignInThrottle, attempt
 from infact.stores.memory import MemoryStorage
 from infact.stores.tinydb.store import TinyDBStorage
@@ -64,3 +64,18 @@ def test_the_forwarded_address_is_believed_only_from_a_trusted_proxy():
     assert source_address("6.6.6.6", "10.1.2.3", {"INFACT_TRUSTED_PROXIES": "10.0.0.0/8"}) == "6.6.6.6"
     assert source_address("6.6.6.6", "10.1.2.3", {"INFACT_TRUSTED_PROXIES": "not an address"}) == "10.1.2.3"
     assert source_address(None, None) == "local"
+
+
+def test_with_a_proxy_secret_only_the_secret_makes_the_forwarded_address_believed():
+    env = {"INFACT_PROXY_SECRET": "s3cret-from-the-deployment"}
+    assert source_address("6.6.6.6", "127.0.0.1", env, "s3cret-from-the-deployment") == "6.6.6.6"  # nginx
+    assert source_address("6.6.6.6", "203.0.113.9", env, "s3cret-from-the-deployment") == "6.6.6.6"  # placement
+    # Straight to a replica on loopback (uvicorn has already put the forged address in `peer`): every forged
+    # address, with no secret or a wrong one, is one source, so forging a new one each time gains nothing.
+    forged = {source_address(f"198.51.100.{i}", f"198.51.100.{i}", env, None) for i in range(20)}
+    assert forged == {source_address("6.6.6.6", "127.0.0.1", env, "wrong")} == {UNVERIFIED}
+    assert source_address(None, "203.0.113.9", env) == "203.0.113.9"  # no header: the connection's own address
+    assert request_source({"X-Forwarded-For": "1.1.1.1, 6.6.6.6", SECRET_HEADER: env[SECRET_ENV]}, None, env) == (
+        "6.6.6.6"
+    )
+    assert request_source({"X-Forwarded-For": "6.6.6.6"}, "6.6.6.6", env) == UNVERIFIED
