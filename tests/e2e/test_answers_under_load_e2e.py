@@ -10,7 +10,7 @@ without waiting for the page to be idle:
   chatbot B's as fast as Playwright clicks; each answer must still be on screen once the page is idle,
   and stored as given after one press of Continue;
 - the consent tick and **one** press of Start the study as soon as the freshly opened page shows them
-  (tests/support/browser.py's `start_after_consent` presses again when a press is not taken: this test
+  (simulations/browser.py's `start_after_consent` presses again when a press is not taken: this test
   does not, so that workaround cannot hide a lost click).
 
 The server runs `data/demo-live` (built-in systems, no network).
@@ -22,7 +22,7 @@ import re
 
 import pytest
 
-from tests.support.browser import (
+from simulations.browser import (
     DEMO_STUDY,
     consent,
     open_study,
@@ -44,7 +44,7 @@ THROTTLE = 6  # the browser's CPU, slowed this many times
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
-    from tests.support.browser import require_chromium
+    from simulations.browser import require_chromium
 
     require_chromium()
     server = start_server(tmp_path_factory.mktemp("e2e-under-load"), DEMO_LIVE)
