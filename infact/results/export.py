@@ -18,6 +18,7 @@ from infact.fileio import write_export_folder
 from infact.results import kinds
 from infact.results.quality import exclusion as quality
 from infact.results.quality import funnel
+from infact.results.ranking import ledger
 from infact.results.tables import records as tables
 from infact.results.tables import schemas
 from infact.results.tables.formats import records_json
@@ -52,7 +53,7 @@ def files_of(cfg) -> list[str]:
     """The files every export of this study holds (a kind it does not ask for adds its table once it has rows)."""
     asked = [k for k in kinds.kinds() if k.in_study(cfg)]
     tables = [*(s.file for s in schemas.STUDY_TABLES), *(f for k in asked for f in (k.schema.file, *k.extra_names))]
-    live = ["transcripts.jsonl", "pairwise.csv"] if cfg.live.enabled else []
+    live = ["transcripts.jsonl", "pairwise.csv", *kinds.for_table("pairwise").extra_names] if cfg.live.enabled else []
     return list(dict.fromkeys([*tables, *live, "records.json", "datapackage.json"]))
 
 
@@ -78,6 +79,7 @@ class Tables:
     votes: pd.DataFrame | None = None  # live studies: every vote of pairwise.csv, the arena's included
     visits: pd.DataFrame | None = None  # visits.csv: visits to the study page, consented or not (funnel.visits_table)
     systems: list[str] = field(default_factory=list)  # the study's systems (ratings_wide.csv's columns)
+    design: str | None = None  # how pairs are scheduled, balanced or adaptive (ledger.csv's intended shares)
 
     @property
     def ratings(self) -> pd.DataFrame:
@@ -193,6 +195,7 @@ def collect(
         tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
         visits=funnel.visits_table(own),
         systems=list(study.systems),
+        design=ledger.design_of(cfg),
     )
     if cfg.live.enabled:
         from infact.results.tables.live import add_live  # lazily: only live studies need it
@@ -263,7 +266,9 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
 def _live_bytes(t: Tables) -> dict[str, bytes]:
     from infact.results.tables.live import transcripts_bytes
 
-    return {"transcripts.jsonl": transcripts_bytes(t), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv")}
+    votes = kinds.for_table("pairwise")  # every vote, the arena's included: the kind's extra files (ledger.csv)
+    extra = votes.extra_files(t.votes, t) if votes.extra_files is not None else {}
+    return {"transcripts.jsonl": transcripts_bytes(t), "pairwise.csv": csv_bytes(t.votes, "pairwise.csv"), **extra}
 
 
 def write_exports(

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
+from infact.study.versions import UNKNOWN, shown_versions
 from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.text.style import features_of
@@ -50,6 +51,7 @@ def _common(flow, step: Step) -> dict:
         dialog_id=situation.dialog_id,
         context=[t.to_dict() for t in situation.context],
         responses=shown_texts(flow, step),
+        versions=shown_versions(flow.study, step.order),  # the systems' versions as shown (the ledger)
     )
 
 
@@ -111,6 +113,14 @@ PAIRWISE = TableSchema(
         C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
         C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
         C("conversation_b", "string", "live arena: id of the chat with system_b"),
+        C("answered_at", "datetime", "when the vote was given (UTC; the ledger's first and last vote)"),
+        C(
+            "version_a",
+            "string",
+            "system_a's version when it was shown (infact/study/versions.py: `responses-…`, `endpoint-…`, `url-…`, "
+            "`callable-…`); `unknown` for votes stored before versions were recorded",
+        ),
+        C("version_b", "string", "system_b's version when it was shown"),
         EXCLUDED,
     ),
 )
@@ -200,6 +210,7 @@ class Pairwise(StepKind):
         left, right = record["responses"][0], record["responses"][1]
         a, b = sorted((left, right), key=lambda r: r["system"])
         fa, fb = features_of(a["text"]), features_of(b["text"])
+        versions = record.get("versions") or {}
         return [
             {
                 "study": record["study"],
@@ -217,6 +228,9 @@ class Pairwise(StepKind):
                 "length_b": fb["length"],
                 "items_a": fa["items"],
                 "items_b": fb["items"],
+                "answered_at": record.get("answered_at") or record.get("at"),
+                "version_a": versions.get(a["system"], UNKNOWN),
+                "version_b": versions.get(b["system"], UNKNOWN),
             }
             for crit, winner in record["choices"].items()
         ]

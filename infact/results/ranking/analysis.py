@@ -11,6 +11,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.results.ranking import balance, both_bad, integrity, provisional
+from infact.results.ranking import ledger as ranking_ledger
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ratings.analysis import criterion_names
 from infact.results.tables import comparisons as pt
@@ -57,13 +58,17 @@ def analyze_votes(
     prepared: bool = False,
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
+    design: dict | None = None,
+    with_ledger: bool = True,
     **checks,
 ) -> dict:
     """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
     pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
     `integrity`: votes flagged (repeated situations or openings beyond `repeat_cap`, faster than `min_seconds`,
     participants above the `anomaly_quantile`) and the ranking without them; `checks` are integrity.integrity's
-    settings (repeat_cap, min_seconds, openings, anomaly_quantile, anomaly_max_participants)."""
+    settings (repeat_cap, min_seconds, openings, anomaly_quantile, anomaly_max_participants).
+    `ledger`: which version of each system was compared, how often and when (ranking/ledger.py); `design`: the
+    study's `systems` now and how its pairs are scheduled (`design`), for the statuses and the intended shares."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
@@ -91,6 +96,8 @@ def analyze_votes(
             res["ranking"],
             **checks,
         )
+        if with_ledger:  # one grouping of the votes, no refit
+            out["ledger"] = ranking_ledger.ledger(part, **(design or {}))
         if (rates := both_bad.both_bad_rates(part, confidence)) is not None:
             out["both_bad"] = rates
         if "shown_left" in part.columns:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from infact.results.quality import funnel
+from infact.results.reports import ledger_report
 
 HEDS_VERSION = "3.0"
 SECTIONS = {
@@ -389,7 +390,7 @@ def datasheet(study, t, *, now: datetime | None = None) -> dict:
     """HEDS 3.0 as JSON-ready data from a loaded study and its collected tables (results.export.collect)."""
     sections = {
         "1": _section1(study),
-        "2": _section2(study),
+        "2": _section2(study) + ledger_report.datasheet_fields(study, t),  # the ledger: its own module
         "3.1": _section31(study, t),
         "3.2": _section32(study, t),
         "3.3": _section33(study, t),
