@@ -23,8 +23,8 @@ from infact.chat.identity import LeakDetector
 from infact.chat.schedule import choose_systems
 from infact.chat.session import ChatSession, iso, utcnow
 from infact.storage import Storage
+from infact.study.live_config import live_version
 from infact.study.loader import Study
-from infact.study.versions import live_version
 from infact.values import label_to_point, response_letter
 
 TIE = "tie"
@@ -125,7 +125,7 @@ class LiveRun:
         )
 
     def version(self, system: str) -> str | None:
-        """The system's version as its client says (infact/study/versions.py), else from study.toml when the
+        """The system's version as its client says (live_config.live_version), else from study.toml when the
         study declares all it needs (a stand-in client in tests and benches); None when neither knows."""
         known = getattr(self.clients.get(system), "version", None)
         settings = self.live.systems.get(system)

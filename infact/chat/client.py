@@ -31,8 +31,7 @@ from infact.chat.contract import (
 from infact.chat.llm_chat import LLMSystem
 from infact.llm.client import open_client
 from infact.study.endpoints import Endpoint, endpoints_from_secrets, merged
-from infact.study.live_config import LiveSystem
-from infact.study.versions import live_version
+from infact.study.live_config import LiveSystem, live_version
 
 MAX_BODY = 1_000_000  # bytes read from a system's answer
 
@@ -203,7 +202,7 @@ def load_callable(spec: str) -> Callable[[dict], Any]:
 def connect(
     name: str, settings: LiveSystem, endpoints: Mapping[str, Endpoint] | None = None, secrets: Mapping | None = None
 ) -> SystemClient:
-    """The client of one system, with its `version` (infact/study/versions.py: stamped on its chats for the
+    """The client of one system, with its `version` (live_config.live_version: stamped on its chats for the
     ledger); an endpoint system's key is read now (ConfigError naming it when unset)."""
     every = merged(endpoints or {}, endpoints_from_secrets(secrets)) if settings.endpoint else {}
     if settings.url:

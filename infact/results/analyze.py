@@ -246,7 +246,6 @@ def _integrity_inputs(results) -> dict:
     """The study's minimum reading time and, for live chats, each conversation's opening (vote integrity); its
     systems and pair scheduling (the ledger)."""
     from infact.results.ranking.integrity import openings_from_records
-
     from infact.results.ranking.ledger import design_of
 
     cfg = results.study.config

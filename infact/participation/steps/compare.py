@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
-from infact.study.versions import UNKNOWN, shown_versions
+from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
 from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.text.style import features_of
@@ -51,7 +51,7 @@ def _common(flow, step: Step) -> dict:
         dialog_id=situation.dialog_id,
         context=[t.to_dict() for t in situation.context],
         responses=shown_texts(flow, step),
-        versions=shown_versions(flow.study, step.order),  # the systems' versions as shown (the ledger)
+        versions={s: flow.study.system_versions[s] for s in step.order},  # as shown: the ledger's versions
     )
 
 
@@ -117,8 +117,8 @@ PAIRWISE = TableSchema(
         C(
             "version_a",
             "string",
-            "system_a's version when it was shown (infact/study/versions.py: `responses-…`, `endpoint-…`, `url-…`, "
-            "`callable-…`); `unknown` for votes stored before versions were recorded",
+            "system_a's version when it was shown (docs/ranking.md, 'The ledger': `responses-…`, `endpoint-…`, "
+            "`url-…`, `callable-…`); `unknown` for votes stored before versions were recorded",
         ),
         C("version_b", "string", "system_b's version when it was shown"),
         EXCLUDED,

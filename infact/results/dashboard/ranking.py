@@ -27,8 +27,14 @@ def ranking_view(tables, kind: str, criterion: str, include_flagged: bool, confi
     if df is None or df.empty:
         return None
     df = df[df["criterion"].astype(str) == criterion]
-    try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
-        return analyze_table(df, Options(include_flagged=include_flagged, confidence=confidence), f"{kind}.csv", kind)
+    from infact.results.ranking.ledger import design_of_tables
+
+    # the same call, bootstrap replicates and seed as `analyze` (the same intervals), and the study's design
+    options = Options(
+        include_flagged=include_flagged, confidence=confidence, extra={"design": design_of_tables(tables)}
+    )
+    try:
+        return analyze_table(df, options, f"{kind}.csv", kind)
     except InfactError as exc:
         return {"error": str(exc)}
 

@@ -3,10 +3,11 @@ against the share of exposure the design intends (issue 27; docs/ranking.md, "Th
 
 "The Leaderboard Illusion" (Singh et al., 2025) showed arena rankings moved by what a leaderboard does not
 show: systems tested privately and withdrawn, systems shown far more often than others, versions swapped
-under one name. The ledger puts those facts beside the ranking: per system and version (stamped on every vote
-when it was shown, infact/study/versions.py), its votes, its first and last vote, its share of exposure, the
-share the scheduler intends (balanced pairs: 1 / systems in the study; adaptive: no fixed share), and whether
-it is still in the study (a removed system keeps its row: when it was voted on and how many votes it had).
+under one name. The ledger puts those facts beside the ranking: per system and version (stamped on every
+vote when it was shown: infact/study/situations.py, "A system's version"), its votes, its first and last vote,
+its share of exposure, the share the scheduler intends (balanced pairs: 1 / systems in the study; adaptive: no
+fixed share), and whether it is still in the study (a removed system keeps its row: when it was voted on and
+how many votes it had).
 
 It is one grouping of the vote table, no refit: cheap beside the ranking (bench/vote_integrity.py).
 """
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from infact.study.versions import UNKNOWN
+from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
 from infact.values import bool_column
 
 IN_STUDY, REMOVED = "in study", "removed"
@@ -38,6 +39,12 @@ def design_of(cfg) -> str | None:
     if cfg.live.enabled and cfg.live.arena:
         modes.add(cfg.live.pairs)
     return modes.pop() if len(modes) == 1 else ("mixed" if modes else None)
+
+
+def design_of_tables(t) -> dict | None:
+    """The study's systems and pair scheduling as an export's `Tables` holds them (the ledger's statuses and
+    intended shares; infact/results/ranking/ledger.py)."""
+    return {"systems": list(t.systems), "design": t.design} if getattr(t, "systems", None) else None
 
 
 def _column(votes: pd.DataFrame, name: str, fill) -> pd.Series:

@@ -42,7 +42,6 @@ def _votes(t):
 def datasheet_fields(study, t) -> list[dict]:
     """HEDS section 2's addition: which version of each system was compared, how often and when (ledger.csv)."""
     from infact.results.ranking.ledger import ledger_frame
-    from infact.results.reports.datasheet import _field
 
     votes = _votes(t)
     if votes is None:  # a study without votes has no ranking, so no ledger
@@ -56,12 +55,11 @@ def datasheet_fields(study, t) -> list[dict]:
             {k: (None if v != v else round(v, 4) if isinstance(v, float) else v) for k, v in row.items() if k in keep}
             for row in first.to_dict("records")
         ]
-    return [
-        _field(
-            "2.5.1",
-            "Versions of the systems compared, their exposure, and systems removed (leaderboard ledger)",
-            value,
-            "the version stamped on each vote (infact/study/versions.py); ledger.csv; docs/ranking.md, 'The ledger'",
-            "no votes yet: the ledger lists the versions once votes are collected",
-        )
-    ]
+    field = {
+        "id": "2.5.1",
+        "question": "Versions of the systems compared, their exposure, and systems removed (leaderboard ledger)",
+        "value": value,
+        "source": "the version stamped on each vote; ledger.csv; docs/ranking.md, 'The ledger'",
+    }
+    # the datasheet's own field shape (datasheet._field), built here: the datasheet imports this module
+    return [field if value else {**field, "missing": "no votes yet: the ledger lists the versions once votes come"}]

@@ -121,7 +121,7 @@ LEDGER = TableSchema(
         C(
             "version",
             "string",
-            "the version shown (infact/study/versions.py): `responses-…` (its responses in the situations files), "
+            "the version shown (docs/ranking.md, 'The ledger'): `responses-…` (its responses in the situations files), "
             "`endpoint-…` (endpoint, model, system prompt, sampling), `url-…`, `callable-…`; `unknown` for votes "
             "stored before versions were recorded; empty for a system with no vote",
         ),
@@ -130,7 +130,7 @@ LEDGER = TableSchema(
         C("excluded_votes", "integer", "of those, votes of participants the quality decision excludes"),
         C("first_vote", "datetime", "the first of those votes (UTC)"),
         C("last_vote", "datetime", "the last of those votes (UTC)"),
-        C("share", "number", "this version's share of exposure: its votes / (2 × votes), summing to 1"),
+        C("share", "number", "this version's share of exposure: its votes / (2 × votes), summing to 1 per criterion"),
         C("system_share", "number", "the system's share of exposure, all its versions together"),
         C(
             "intended_share",

@@ -150,10 +150,11 @@ class View:
     def arena(self):
         """The live arena votes' ranking; None while there are none."""
         from infact.results.live.overview import arena_ranking
+        from infact.results.ranking.ledger import design_of_tables
 
         def build(t):
             votes = self._as_kept(t).votes
-            return arena_ranking(votes) if votes is not None and len(votes) else None
+            return arena_ranking(votes, design_of_tables(t)) if votes is not None and len(votes) else None
 
         return self.derived("arena", build, self.include_flagged)
 
