@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
@@ -47,11 +48,78 @@ def design_of_tables(t) -> dict | None:
     return {"systems": list(t.systems), "design": t.design} if getattr(t, "systems", None) else None
 
 
-def _column(votes: pd.DataFrame, name: str, fill) -> pd.Series:
-    if name not in votes.columns:
-        return pd.Series(fill, index=votes.index, dtype=object)
-    values = votes[name].astype(object)
-    return values.where(values.notna() & (values.astype(str).str.strip() != ""), fill)
+def _codes(votes: pd.DataFrame, names: tuple[str, ...], *, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The columns `names` stacked, factorized once: (codes, values); a missing value (or column) is code -1,
+    and so is a blank one unless `sort` (times: never blank but missing). Integer codes keep the grouping cheap
+    at arena scale (arrow strings are slow to group and compare one by one)."""
+    parts = [votes[c] if c in votes.columns else pd.Series(pd.NA, index=votes.index, dtype=object) for c in names]
+    codes, values = pd.factorize(pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0], sort=sort)
+    values = np.asarray(values, dtype=object)
+    blank = [] if sort else np.flatnonzero([str(v).strip() == "" for v in values])
+    if len(blank):
+        codes = np.where(np.isin(codes, blank), -1, codes)
+    return np.asarray(codes, dtype=np.int64), values
+
+
+def _excluded(votes: pd.DataFrame) -> np.ndarray:
+    """The `excluded` column as booleans (a typed column directly; text as `bool_column` reads it)."""
+    if "excluded" not in votes.columns:
+        return np.zeros(len(votes), bool)
+    column = votes["excluded"]
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return column.fillna(False).to_numpy(dtype=bool)
+    return bool_column(column).to_numpy()
+
+
+def _first_last(votes: pd.DataFrame, group: np.ndarray, n_groups: int) -> tuple[list, list]:
+    """Each group's first and last `answered_at`, as written (None where no vote of it has a time), found by one
+    sort in Arrow (its UTC ISO text sorts as time does, with or without milliseconds: '+' sorts before '.')."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    first, last = [None] * n_groups, [None] * n_groups
+    if "answered_at" not in votes.columns or not len(votes):
+        return first, last
+    text = pa.array(votes["answered_at"].astype("string[pyarrow]"), type=pa.large_string())
+    places = pa.table({"g": group, "t": pa.concat_arrays([text, text])}).filter(
+        pc.is_valid(pa.concat_arrays([text, text]))
+    )
+    places = places.take(pc.sort_indices(places, sort_keys=[("g", "ascending"), ("t", "ascending")]))
+    g = places["g"].to_numpy()
+    if len(g):
+        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        ends = np.r_[starts[1:], len(g)] - 1
+        firsts, lasts = places["t"].take(starts).to_pylist(), places["t"].take(ends).to_pylist()
+        for k, a, b in zip(g[starts], firsts, lasts):
+            first[k], last[k] = a, b
+    return first, last
+
+
+def _places(votes: pd.DataFrame) -> pd.DataFrame:
+    """One row per (criterion, system, version) shown: its votes, excluded votes, first and last vote."""
+    crit, crits = _codes(votes, ("criterion",))
+    system, systems = _codes(votes, ("system_a", "system_b"))
+    version, versions = _codes(votes, ("version_a", "version_b"))
+    excluded = _excluded(votes)
+    crit, excluded = np.tile(crit, 2), np.tile(excluded, 2)  # a vote's two places
+    # one integer key per (criterion, system, version); code -1 (none) becomes the last of each
+    sizes = (len(crits) + 1, len(systems) + 1, len(versions) + 1)
+    key = np.ravel_multi_index((crit % sizes[0], system % sizes[1], version % sizes[2]), sizes)
+    groups, group = np.unique(key, return_inverse=True)
+    votes_n, excluded_n = np.bincount(group), np.bincount(group, weights=excluded).astype(int)
+    first, last = _first_last(votes, group, len(groups))
+    c, s, v = np.unravel_index(groups, sizes)
+    return pd.DataFrame(
+        {
+            "criterion": np.append(crits, "")[c],
+            "system": np.append(systems, "").astype(str)[s],
+            "version": np.append(versions, UNKNOWN)[v],
+            "votes": votes_n,
+            "excluded_votes": excluded_n,
+            "first_vote": first,
+            "last_vote": last,
+        }
+    )
 
 
 def ledger_frame(
@@ -59,33 +127,12 @@ def ledger_frame(
 ) -> pd.DataFrame:
     """ledger.csv's rows (infact/results/tables/schemas.py LEDGER) of a vote table: one grouping, no refit.
     `systems`: the study's systems now (None: unknown, no status or intended share); `design`: design_of."""
-    n = len(votes)
-    at = _column(votes, "answered_at", None)
-    excluded = bool_column(votes["excluded"]) if "excluded" in votes.columns else pd.Series(False, index=votes.index)
-    criterion = _column(votes, "criterion", "")
-    # each vote shows two systems: one long table of (criterion, system, version) places, grouped once
-    places = pd.DataFrame(
-        {
-            "criterion": pd.concat([criterion, criterion], ignore_index=True),
-            "system": pd.concat([votes["system_a"], votes["system_b"]], ignore_index=True).astype(str),
-            "version": pd.concat(
-                [_column(votes, "version_a", UNKNOWN), _column(votes, "version_b", UNKNOWN)], ignore_index=True
-            ).astype(str),
-            "at": pd.concat([at, at], ignore_index=True),
-            "excluded": pd.concat([excluded, excluded], ignore_index=True),
-        }
-    )
-    grouped = places.groupby(["criterion", "system", "version"], sort=True)
-    out = grouped.agg(
-        votes=("excluded", "size"),
-        excluded_votes=("excluded", "sum"),
-        first_vote=("at", "min"),
-        last_vote=("at", "max"),
-    ).reset_index()
+    out = _places(votes)
+    criteria = out["criterion"].unique() if len(out) else [""]
     per_criterion = out.groupby("criterion")["votes"].transform("sum")  # 2 × the criterion's votes
     out["share"] = out["votes"] / per_criterion
     out["system_share"] = out.groupby(["criterion", "system"])["share"].transform("sum")
-    out = _with_unvoted(out, systems, criterion.unique() if n else [""])
+    out = _with_unvoted(out, systems, criteria)
     out["status"] = None if systems is None else out["system"].map(lambda s: IN_STUDY if s in systems else REMOVED)
     k = len(systems or ())
     intended = 1 / k if design == "balanced" and k else None
