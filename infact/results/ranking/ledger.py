@@ -81,9 +81,10 @@ def _first_last(votes: pd.DataFrame, group: np.ndarray, n_groups: int) -> tuple[
     if "answered_at" not in votes.columns or not len(votes):
         return first, last
     text = pa.array(votes["answered_at"].astype("string[pyarrow]"), type=pa.large_string())
-    places = pa.table({"g": group, "t": pa.concat_arrays([text, text])}).filter(
-        pc.is_valid(pa.concat_arrays([text, text]))
-    )
+    if isinstance(text, pa.ChunkedArray):  # a table put together from several (pd.concat)
+        text = text.combine_chunks()
+    both = pa.concat_arrays([text, text])
+    places = pa.table({"g": group, "t": both}).filter(pc.is_valid(both))
     places = places.take(pc.sort_indices(places, sort_keys=[("g", "ascending"), ("t", "ascending")]))
     g = places["g"].to_numpy()
     if len(g):

@@ -60,6 +60,10 @@ def test_the_ledger_counts_dates_and_shares_each_version():
     assert rows[("A", "v1")].intended_share == pytest.approx(1 / 3) and rows[("A", "v1")].status == "in study"
     unvoted = rows[("D", None)] if ("D", None) in rows else next(r for k, r in rows.items() if k[0] == "D")
     assert unvoted.votes == 0 and unvoted.status == "in study"
+    typed = votes.astype(dict.fromkeys(("answered_at", "system_a", "system_b"), "string[pyarrow]"))
+    twice = ledger_frame(pd.concat([typed, typed], ignore_index=True))  # Arrow columns in chunks, as concat gives
+    assert twice.loc[twice["version"] == "v1", "votes"].tolist() == [4, 4, 4]
+    assert twice["first_vote"].iloc[0] == "2026-01-01T10:00:00+00:00"
     summary = ledger(votes, systems=["A", "B", "D"], design="balanced")
     assert summary["removed"] == ["C"] and summary["changed"] == ["A"] and summary["unknown_versions"] == 1
 
