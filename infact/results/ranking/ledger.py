@@ -72,8 +72,9 @@ def _excluded(votes: pd.DataFrame) -> np.ndarray:
 
 
 def _first_last(votes: pd.DataFrame, group: np.ndarray, n_groups: int) -> tuple[list, list]:
-    """Each group's first and last `answered_at`, as written (None where no vote of it has a time), found by one
-    sort in Arrow (its UTC ISO text sorts as time does, with or without milliseconds: '+' sorts before '.')."""
+    """Each group's first and last `answered_at`, as written (None where no vote of it has a time): the votes'
+    times ranked by one Arrow sort (UTC ISO text sorts as time does, with or without milliseconds: '+' sorts
+    before '.'), then each group's lowest and highest rank."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -83,16 +84,18 @@ def _first_last(votes: pd.DataFrame, group: np.ndarray, n_groups: int) -> tuple[
     text = pa.array(votes["answered_at"].astype("string[pyarrow]"), type=pa.large_string())
     if isinstance(text, pa.ChunkedArray):  # a table put together from several (pd.concat)
         text = text.combine_chunks()
-    both = pa.concat_arrays([text, text])
-    places = pa.table({"g": group, "t": both}).filter(pc.is_valid(both))
-    places = places.take(pc.sort_indices(places, sort_keys=[("g", "ascending"), ("t", "ascending")]))
-    g = places["g"].to_numpy()
-    if len(g):
-        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-        ends = np.r_[starts[1:], len(g)] - 1
-        firsts, lasts = places["t"].take(starts).to_pylist(), places["t"].take(ends).to_pylist()
-        for k, a, b in zip(g[starts], firsts, lasts):
-            first[k], last[k] = a, b
+    n = len(text)
+    order = pc.sort_indices(text).to_numpy()  # nulls (no time) last
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    rank[~pc.is_valid(text).to_numpy(zero_copy_only=False)] = -1
+    rank = np.tile(rank, 2)  # a vote's two places
+    low, high = np.full(n_groups, n), np.full(n_groups, -1)
+    np.minimum.at(low, group, np.where(rank < 0, n, rank))
+    np.maximum.at(high, group, rank)
+    for k in range(n_groups):
+        if high[k] >= 0:
+            first[k], last[k] = text[int(order[low[k]])].as_py(), text[int(order[high[k]])].as_py()
     return first, last
 
 
