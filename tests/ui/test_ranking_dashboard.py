@@ -67,7 +67,9 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     assert any("settled" in n for n in notes)
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
-    assert len(at.dataframe) == 3  # ranking table, win-rate matrix, fragility of each adjacent order
+    assert len(at.dataframe) == 4  # ranking table, win-rate matrix, fragility of each adjacent order, ledger
+    ledger = at.dataframe[3].value  # the versions compared, against the balanced design's share
+    assert set(ledger["status"]) == {"in study"} and set(ledger["intended_share"]) == {0.25}
     frag = at.dataframe[2].value
     assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
     assert len(frag) == len(table) - 1
