@@ -23,6 +23,7 @@ from infact.chat.identity import LeakDetector
 from infact.chat.schedule import choose_systems
 from infact.chat.session import ChatSession, iso, utcnow
 from infact.storage import Storage
+from infact.study.live_config import live_version
 from infact.study.loader import Study
 from infact.values import label_to_point, response_letter
 
@@ -116,11 +117,19 @@ class LiveRun:
             slot=slot,
             system=system,
             client=self.clients[system],
+            system_version=self.version(system),
             detector=self.detector,
             max_turns=self.live.max_turns,
             preview=self.preview,
             clock=self.clock,
         )
+
+    def version(self, system: str) -> str | None:
+        """The system's version as its client says (live_config.live_version), else from study.toml when the
+        study declares all it needs (a stand-in client in tests and benches); None when neither knows."""
+        known = getattr(self.clients.get(system), "version", None)
+        settings = self.live.systems.get(system)
+        return known or (live_version(settings, self.study.config.endpoints) if settings is not None else None)
 
     def vote(self, records: list[dict] | None = None) -> dict | None:
         return next((r for r in (records or self.records()) if r.get("kind") == "chat_vote"), None)

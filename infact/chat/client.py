@@ -31,7 +31,7 @@ from infact.chat.contract import (
 from infact.chat.llm_chat import LLMSystem
 from infact.llm.client import open_client
 from infact.study.endpoints import Endpoint, endpoints_from_secrets, merged
-from infact.study.live_config import LiveSystem
+from infact.study.live_config import LiveSystem, live_version
 
 MAX_BODY = 1_000_000  # bytes read from a system's answer
 
@@ -202,16 +202,20 @@ def load_callable(spec: str) -> Callable[[dict], Any]:
 def connect(
     name: str, settings: LiveSystem, endpoints: Mapping[str, Endpoint] | None = None, secrets: Mapping | None = None
 ) -> SystemClient:
-    """The client of one system; an endpoint system's key is read now (ConfigError naming it when unset)."""
+    """The client of one system, with its `version` (live_config.live_version: stamped on its chats for the
+    ledger); an endpoint system's key is read now (ConfigError naming it when unset)."""
+    every = merged(endpoints or {}, endpoints_from_secrets(secrets)) if settings.endpoint else {}
     if settings.url:
-        return HttpSystem(name, settings.url, settings.timeout_s)
-    if settings.endpoint:
-        every = merged(endpoints or {}, endpoints_from_secrets(secrets))
+        client = HttpSystem(name, settings.url, settings.timeout_s)
+    elif settings.endpoint:
         llm = open_client(settings.endpoint, every, secrets=secrets, label=name)
-        return LLMSystem(
+        client = LLMSystem(
             name, llm, system_prompt=settings.system_prompt, sampling=settings.sampling, timeout_s=settings.timeout_s
         )
-    return CallableSystem(name, load_callable(settings.callable or ""), settings.timeout_s)
+    else:
+        client = CallableSystem(name, load_callable(settings.callable or ""), settings.timeout_s)
+    client.version = live_version(settings, every)
+    return client
 
 
 def connect_all(

@@ -65,11 +65,13 @@ class ChatSession:
         max_turns: int,
         preview: bool = False,
         clock: Callable[[], datetime] = utcnow,
+        system_version: str | None = None,
     ):
         self.storage, self.study_id, self.dataset_version = storage, study_id, dataset_version
         self.token, self.slot, self.system, self.client = token, slot, system, client
         self.detector, self.max_turns, self.preview, self.clock = detector, max_turns, preview, clock
         self.conversation_id = conversation_id(token, slot)
+        self.system_version = system_version  # stamped on every record of the chat (the ledger's version)
 
     # -- records ---------------------------------------------------------------
     def _record(self, kind: str, suffix: str, **fields: Any) -> dict:
@@ -84,6 +86,7 @@ class ChatSession:
             "conversation_id": self.conversation_id,
             "system": self.system,
             "slot": self.slot,
+            **({"system_version": self.system_version} if self.system_version else {}),
             **fields,
         }
 

@@ -64,11 +64,22 @@ def _style(records: list[dict]) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _versions(records: list[dict]) -> dict[str, str]:
+    """conversation -> the version of the system that answered in it (stamped on its records; infact/study/
+    versions.py). A chat whose answers came from two versions (the study changed mid-chat) names both, joined
+    with `+`; a chat stored before versions were stamped has none (the ledger says `unknown`)."""
+    seen: dict[str, dict[str, None]] = defaultdict(dict)
+    for r in records:
+        if r.get("kind") == "chat_message" and r.get("role") == "assistant" and r.get("system_version"):
+            seen[r["conversation_id"]][r["system_version"]] = None
+    return {c: "+".join(v) for c, v in seen.items()}
+
+
 def pairwise_rows(records: list[dict]) -> list[dict]:
     """Arena votes in pairwise.csv's columns (issue 13) with the style covariates (`length_*`:
     characters, `items_*`: items recommended, over the whole chat), which chats, and leaks."""
     rows = []
-    style = _style(records)
+    style, versions = _style(records), _versions(records)
     for r in records:
         if r.get("kind") != "chat_vote":
             continue
@@ -92,6 +103,9 @@ def pairwise_rows(records: list[dict]) -> list[dict]:
                 "system_skipped": bool(r.get("skipped")),
                 "conversation_a": r["conversation_a"],
                 "conversation_b": r["conversation_b"],
+                "answered_at": r.get("at"),
+                "version_a": versions.get(r["conversation_a"], "unknown"),
+                "version_b": versions.get(r["conversation_b"], "unknown"),
             }
         )
     return rows

@@ -252,11 +252,16 @@ def _simulated_alignment(results, include_flagged: bool) -> dict | None:
 
 
 def _integrity_inputs(results) -> dict:
-    """The study's minimum reading time and, for live chats, each conversation's opening (vote integrity)."""
+    """The study's minimum reading time and, for live chats, each conversation's opening (vote integrity); its
+    systems and pair scheduling (the ledger)."""
     from infact.results.ranking.integrity import openings_from_records
+    from infact.results.ranking.ledger import design_of
 
     cfg = results.study.config
-    out = {"min_vote_seconds": cfg.quality.min_situation_seconds}
+    out = {
+        "min_vote_seconds": cfg.quality.min_situation_seconds,
+        "design": {"systems": list(results.study.systems), "design": design_of(cfg)},  # the ledger's
+    }
     if cfg.live.enabled:
         out["openings"] = openings_from_records(results.records)
     return out

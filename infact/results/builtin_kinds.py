@@ -12,7 +12,7 @@ from infact.participation.steps.demographics import DEMOGRAPHICS
 from infact.participation.steps.questionnaire import QUESTIONNAIRE
 from infact.participation.steps.situation import RATINGS
 from infact.results.hookspecs import Answers, KindResults
-from infact.results.tables.schemas import RATINGS_WIDE
+from infact.results.tables.schemas import LEDGER, RATINGS_WIDE
 
 
 def _ratings(answers: Answers):
@@ -90,6 +90,7 @@ def analyze_pairwise(table, options, source: str) -> dict:
         openings=options.extra.get("openings"),
         anomaly_quantile=options.anomaly_quantile,
         anomaly_max_participants=options.anomaly_max_participants or None,
+        design=options.extra.get("design"),  # the study's systems and pair scheduling (analyze --study)
         **opts,
     )
 
@@ -125,6 +126,14 @@ def _rating_files(table, tables) -> dict[str, bytes]:
     }
 
 
+def _ledger_file(table, tables) -> dict[str, bytes]:
+    """ledger.csv: the leaderboard ledger of every vote (infact/results/ranking/ledger.py)."""
+    from infact.results.ranking.ledger import ledger_frame
+
+    frame = ledger_frame(table, systems=tables.systems or None, design=getattr(tables, "design", None))
+    return {"ledger.csv": LEDGER.conform(LEDGER.typed(frame)).to_csv(index=False).encode("utf-8")}
+
+
 def _aggregated(table, tables) -> dict[str, bytes]:
     from infact.results.conversations.tables import aggregated_json
 
@@ -154,6 +163,8 @@ BUILT_IN = (
         analyze=analyze_pairwise,
         ranks=True,
         options=("covariates", "reweight"),
+        extra_files=_ledger_file,
+        extra_tables=(LEDGER,),
         section="votes",
         collected="votes",
         situations_caption={

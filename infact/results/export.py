@@ -55,7 +55,7 @@ def files_of(cfg) -> list[str]:
     if cfg.live.enabled:
         from infact.results.tables.live import LIVE_VOTES
 
-        live = ["transcripts.jsonl", LIVE_VOTES]
+        live = ["transcripts.jsonl", LIVE_VOTES, *kinds.for_table("pairwise").extra_names]
     return list(dict.fromkeys([*tables, *live, "records.json", "datapackage.json"]))
 
 
@@ -81,6 +81,7 @@ class Tables:
     votes: pd.DataFrame | None = None  # live studies: every vote of pairwise.csv, the arena's included
     visits: pd.DataFrame | None = None  # visits.csv: visits to the study page, consented or not (funnel.visits_table)
     systems: list[str] = field(default_factory=list)  # the study's systems (ratings_wide.csv's columns)
+    design: str | None = None  # how pairs are scheduled, balanced or adaptive (ledger.csv's intended shares)
 
     @property
     def ratings(self) -> pd.DataFrame:
@@ -161,7 +162,9 @@ def package_json(files: dict[str, bytes], study_id: str) -> bytes:
 def _live_bytes(t: Tables) -> dict[str, bytes]:
     from infact.results.tables.live import LIVE_VOTES, transcripts_bytes
 
-    return {"transcripts.jsonl": transcripts_bytes(t), LIVE_VOTES: csv_bytes(t.votes, LIVE_VOTES)}
+    votes = kinds.for_table("pairwise")  # every vote, the arena's included: the kind's extra files (ledger.csv)
+    extra = votes.extra_files(t.votes, t) if votes.extra_files is not None else {}
+    return {"transcripts.jsonl": transcripts_bytes(t), LIVE_VOTES: csv_bytes(t.votes, LIVE_VOTES), **extra}
 
 
 def write_exports(

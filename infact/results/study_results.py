@@ -27,6 +27,7 @@ from infact.results import kinds
 from infact.results.export import Tables, export_bytes, others
 from infact.results.quality import exclusion as quality
 from infact.results.quality import funnel
+from infact.results.ranking import ledger
 from infact.results.tables import records as tables
 from infact.stores import prolific_records
 
@@ -221,6 +222,7 @@ def _build(study: Study, records: list[dict], include_withdrawn: bool, include_s
         tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
         visits=funnel.visits_table(own),
         systems=list(study.systems),
+        design=ledger.design_of(cfg),
     )
     if cfg.live.enabled:
         from infact.results.tables.live import add_live  # lazily: only live studies need it

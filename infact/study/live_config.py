@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from infact.errors import Problem
-from infact.study.endpoints import Sampling
+from infact.study.endpoints import Endpoint, Sampling
+from infact.study.situations import version_digest
 from infact.values import identifier
 
 AGREE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
@@ -258,3 +260,26 @@ def check_systems(live: LiveConfig, systems: list[str], file: str = "study.toml"
             )
         )
     return problems
+
+
+def live_version(settings: LiveSystem, endpoints: Mapping[str, Endpoint] | None = None) -> str | None:
+    """A live system's version (infact/study/situations.py, "A system's version"): `endpoint-…` of the endpoint's
+    base URL and model, the system prompt and the sampling sent (the system's over its endpoint's; the API key's
+    variable name is no part of it), `url-…` of its URL, `callable-…` of its `module:function`. None for an
+    endpoint system whose endpoint is not in `endpoints`."""
+    if settings.url:
+        return version_digest("url", {"url": settings.url})
+    if settings.callable:
+        return version_digest("callable", {"callable": settings.callable})
+    endpoint = (endpoints or {}).get(settings.endpoint or "")
+    if endpoint is None:
+        return None
+    return version_digest(
+        "endpoint",
+        {
+            "base_url": endpoint.base_url,
+            "model": endpoint.model,
+            "system_prompt": settings.system_prompt,
+            "sampling": settings.sampling.over(endpoint.sampling).params(),
+        },
+    )

@@ -24,7 +24,13 @@ from infact.errors import ConfigError, DatasetError, InfactError, Problem
 from infact.study.config import StudyConfig
 from infact.study.live_config import check_systems
 from infact.study.quality_config import cross_check
-from infact.study.situations import Situation, dataset_version, read_situations, situation_paths
+from infact.study.situations import (
+    Situation,
+    dataset_version,
+    read_situations,
+    response_versions,
+    situation_paths,
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,16 @@ class Study:
     @property
     def systems(self) -> list[str]:
         return list(self.config.study.systems)
+
+    @property
+    def system_versions(self) -> dict[str, str]:
+        """system -> the version of its responses in the situations (`responses-…`; situations.response_versions),
+        stamped on every vote of a pairwise or best–worst step: computed once per loaded study."""
+        cache = self.__dict__.get("_versions_cache")
+        if cache is None:
+            cache = response_versions(self.situations, self.systems)
+            object.__setattr__(self, "_versions_cache", cache)
+        return cache
 
     def situation(self, situation_id: str) -> Situation:
         if self.attention_situation is not None and situation_id == self.attention_situation.situation_id:

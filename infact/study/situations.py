@@ -240,3 +240,27 @@ def dumps_situations(situations: Iterable[Situation]) -> str:
 
 def write_situations(path: str | Path, situations: Iterable[Situation]) -> None:
     atomic_write_text(path, dumps_situations(situations))
+
+
+# A system's version (the leaderboard ledger, infact/results/ranking/ledger.py; docs/ranking.md, "The ledger"):
+# `WHAT-HASH`, 12 hex digits of a SHA-256, stamped on every vote where its answer is stored, so the ledger stays
+# true when study.toml or the situations change mid-study. An offline system's is `responses-…`: its own responses
+# (situation id and text), so adding another system or editing another's leaves it as it was. A live system's is
+# live_config.live_version. Votes stored before versions were stamped say VERSION_UNKNOWN, never a guess.
+VERSION_UNKNOWN = "unknown"
+
+
+def version_digest(what: str, payload: Any) -> str:
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{what}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+
+
+def response_versions(situations: Iterable[Situation], systems: Iterable[str]) -> dict[str, str]:
+    """system -> the version of its responses in `situations` (`responses-…`)."""
+    hashes = {name: hashlib.sha256() for name in systems}
+    for situation in sorted(situations, key=lambda s: s.situation_id):
+        for name, h in hashes.items():
+            text = situation.responses.get(name)
+            if text is not None:
+                h.update(json.dumps([situation.situation_id, text], ensure_ascii=False).encode("utf-8"))
+    return {name: f"responses-{h.hexdigest()[:12]}" for name, h in hashes.items()}

@@ -104,6 +104,7 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     else:
         st.dataframe(result["scores"], hide_index=True, key=f"{key}best_worst_scores")
     _show_fragility(result.get("fragility"), key)
+    _show_ledger(result.get("ledger"), key)
 
 
 def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:
@@ -153,6 +154,18 @@ def _show_integrity(result: dict, key: str = "") -> None:
         if view["comparison"]:
             st.caption("The ranking with every vote and without the flagged ones:")
             st.dataframe(view["comparison"], hide_index=True, key=f"{key}integrity_comparison")
+
+
+def _show_ledger(ledger: dict | None, key: str = "") -> None:
+    """The versions compared, their exposure against the intended share, removed systems (docs/ranking.md)."""
+    if not ledger or not ledger.get("rows"):
+        return
+    warn = [f"removed: {', '.join(ledger['removed'])}"] * bool(ledger.get("removed"))
+    warn += [f"more than one version: {', '.join(ledger['changed'])}"] * bool(ledger.get("changed"))
+    with st.expander("Ledger: versions compared and their exposure" + (f" ({'; '.join(warn)})" if warn else "")):
+        st.caption(f"Intended: {ledger['intended']}. Exported as ledger.csv.")
+        keep = ("system", "version", "status", "votes", "first_vote", "last_vote", "share", "intended_share")
+        st.dataframe([{k: r[k] for k in keep} for r in ledger["rows"]], hide_index=True, key=f"{key}ledger_table")
 
 
 def _ranking_rows(result: dict) -> list[dict]:

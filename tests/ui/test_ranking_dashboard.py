@@ -75,9 +75,11 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
         if {"reasons", "p (simulated as unlikely)", "rank without flagged"} & set(d.value.columns)
     ]
     assert integrity  # 16 participants: their anomaly scores are listed
-    # ranking table, the vote-integrity lists, win-rate matrix, fragility of each adjacent order
-    assert len(at.dataframe) == 3 + len(integrity)
-    frag = at.dataframe[-1].value
+    # ranking table, the vote-integrity lists, win-rate matrix, fragility of each adjacent order, ledger
+    assert len(at.dataframe) == 4 + len(integrity)
+    [ledger] = [d.value for d in at.dataframe if "intended_share" in d.value.columns]
+    assert set(ledger["status"]) == {"in study"} and set(ledger["intended_share"]) == {0.25}
+    frag = at.dataframe[-2].value
     assert list(frag.columns[:4]) == ["higher", "lower", "votes to swap", "participants to swap"]
     assert len(frag) == len(table) - 1
 

@@ -21,6 +21,7 @@ from typing import Any
 from infact.llm.prompts import responses_page
 from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
+from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
 from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.text.style import features_of
@@ -52,6 +53,7 @@ def _common(flow, step: Step) -> dict:
         dialog_id=situation.dialog_id,
         context=[t.to_dict() for t in situation.context],
         responses=shown_texts(flow, step),
+        versions={s: flow.study.system_versions[s] for s in step.order},  # as shown: the ledger's versions
     )
 
 
@@ -137,6 +139,14 @@ PAIRWISE = TableSchema(
         C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
         C("conversation_a", "string", "live arena: id of the chat with system_a (transcripts.jsonl)"),
         C("conversation_b", "string", "live arena: id of the chat with system_b"),
+        C("answered_at", "datetime", "when the vote was given (UTC; the ledger's first and last vote)"),
+        C(
+            "version_a",
+            "string",
+            "system_a's version when it was shown (docs/ranking.md, 'The ledger': `responses-…`, `endpoint-…`, "
+            "`url-…`, `callable-…`); `unknown` for votes stored before versions were recorded",
+        ),
+        C("version_b", "string", "system_b's version when it was shown"),
         EXCLUDED,
     ),
 )
@@ -244,6 +254,7 @@ class Pairwise(StepKind):
         left, right = record["responses"][0], record["responses"][1]
         a, b = sorted((left, right), key=lambda r: r["system"])
         fa, fb = features_of(a["text"]), features_of(b["text"])
+        versions = record.get("versions") or {}
         return [
             {
                 "study": record["study"],
@@ -261,6 +272,9 @@ class Pairwise(StepKind):
                 "length_b": fb["length"],
                 "items_a": fa["items"],
                 "items_b": fb["items"],
+                "answered_at": record.get("answered_at") or record.get("at"),
+                "version_a": versions.get(a["system"], UNKNOWN),
+                "version_b": versions.get(b["system"], UNKNOWN),
             }
             for crit, winner in record["choices"].items()
         ]

@@ -17,18 +17,30 @@ from infact.errors import InfactError
 
 
 def ranking_view(
-    table, criterion: str, include_flagged: bool, confidence: float, min_vote_seconds: float | None = None
+    table,
+    criterion: str,
+    include_flagged: bool,
+    confidence: float,
+    min_vote_seconds: float | None = None,
+    design: dict | None = None,
 ) -> dict | None:
     """The criterion's ranking of a ranked table (`StudyResults.ranked()`: its kind travels with it), or None
     while there are no votes; {"error": …} on bad data. `min_vote_seconds`: the study's minimum reading time
-    for the vote-time check (None: analyze's 3 s)."""
+    for the vote-time check (None: analyze's 3 s); `design`: the ledger's study systems and scheduling
+    (ranking.ledger.design_of_tables)."""
     from infact.results.analyze import Options, analyze_table
 
     if table is None or table.frame.empty:
         return None
     df = table.frame[table.frame["criterion"].astype(str) == criterion]
-    options = Options(include_flagged=include_flagged, confidence=confidence, min_vote_seconds=min_vote_seconds)
-    try:  # the same call, bootstrap replicates and seed as `analyze`: the same intervals
+    # the same call, bootstrap replicates and seed as `analyze` (the same intervals), and the study's design
+    options = Options(
+        include_flagged=include_flagged,
+        confidence=confidence,
+        min_vote_seconds=min_vote_seconds,
+        extra={"design": design},
+    )
+    try:
         return analyze_table(df, options, table.file, table.kind.name)
     except InfactError as exc:
         return {"error": str(exc)}

@@ -19,14 +19,17 @@ def analyze_transcripts(args) -> int:
 def live_overview(t) -> dict:
     """Per-system chat statistics and the blind arena ranking of an export's `Tables`."""
     summary = live_summary(t.transcripts)
-    summary["arena"] = arena_ranking(t.votes)
+    from infact.results.ranking.ledger import design_of_tables
+
+    summary["arena"] = arena_ranking(t.votes, design_of_tables(t))
     return summary
 
 
-def arena_ranking(votes, openings: dict[str, str] | None = None) -> dict:
+def arena_ranking(votes, openings: dict[str, str] | None = None, design: dict | None = None) -> dict:
     """The ranking of the arena votes (issue 13's analysis). Votes where a system named itself
     (not blind) or failed and was skipped (not about quality) are left out and counted. `openings`
-    (conversation id → first message, integrity.openings_from_records) caps repeated openings."""
+    (conversation id → first message, integrity.openings_from_records) caps repeated openings; `design`: the
+    ledger's study systems and scheduling (design_of_tables)."""
     from infact.errors import InfactError
     from infact.results.ranking.analysis import analyze_votes
 
@@ -39,6 +42,7 @@ def arena_ranking(votes, openings: dict[str, str] | None = None) -> dict:
         "skipped_system_votes_left_out": int((skipped & ~leaked).sum()),
     }
     try:
-        return {**counts, **analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes", openings=openings)}
+        found = analyze_votes(kept, n_boot=N_BOOT, seed=0, source="arena votes", openings=openings, design=design)
+        return {**counts, **found}
     except InfactError as exc:  # too few votes, or systems not yet connected by any vote
         return {**counts, "problem": "; ".join(p.message for p in exc.problems)}

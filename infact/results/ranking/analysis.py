@@ -12,6 +12,7 @@ import pandas as pd
 from infact.errors import InfactError, Problem
 from infact.results.ranking import balance, both_bad, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
+from infact.results.ranking import ledger as ranking_ledger
 from infact.results.ratings.analysis import criterion_names
 from infact.results.tables import comparisons as pt
 from infact.stats import N_BOOT
@@ -57,13 +58,12 @@ def analyze_votes(
     prepared: bool = False,
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
+    design: dict | None = None,
     **checks,
 ) -> dict:
-    """Ranking, ties, win rates, sign tests, sampling balance and fragility (and a style-controlled or a
-    pair-reweighted ranking) per criterion; systems with fewer than `min_votes` decisive votes are provisional.
-    `integrity`: votes flagged (repeated situations or openings beyond `repeat_cap`, faster than `min_seconds`,
-    participants above the `anomaly_quantile`) and the ranking without them; `checks` are integrity.integrity's
-    settings (repeat_cap, min_seconds, openings, anomaly_quantile, anomaly_max_participants)."""
+    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (ranking/ledger.py; `design`: its systems
+    and scheduling) and style-controlled or reweighted rankings per criterion; under `min_votes` decisive votes:
+    provisional. `integrity`: votes flagged by integrity.integrity (`checks`), and the ranking without them."""
     df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
     _empty(df, source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
@@ -84,6 +84,7 @@ def analyze_votes(
             "win_rates": pt.win_rates(part),
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
+            "ledger": ranking_ledger.ledger(part, **(design or {})),  # one grouping of the votes, no refit
         }
         out["integrity"] = integrity.integrity(
             part,

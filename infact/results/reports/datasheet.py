@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from infact.results.reports import datasheet_answers as answers
 from infact.results.reports import datasheet_study as from_study
+from infact.results.reports import ledger_report
 from infact.results.reports.datasheet_markdown import render_markdown
 
 __all__ = ["BUILDERS", "CRITERIA", "HEDS_VERSION", "SECTIONS", "add_section", "datasheet", "render_markdown"]
@@ -42,9 +43,14 @@ def add_section(key: str, title: str, build: Callable, *, after: str | None = No
     SECTIONS.update({k: titles[k] for k in order})
 
 
+def _systems_and_ledger(study, t) -> list[dict]:
+    """Section 2: the systems, then which version of each was compared, how often and when (ledger.csv)."""
+    return from_study.systems(study, t) + ledger_report.datasheet_fields(study, t)
+
+
 for _key, _title, _build in (
     ("1", "Main reference and supplementary resources", from_study.resources),
-    ("2", "Evaluated system(s)", from_study.systems),
+    ("2", "Evaluated system(s)", _systems_and_ledger),
     ("3.1", "Sample of system outputs", answers.sample),
     ("3.2", "Evaluators", answers.evaluators),
     ("3.3", "Experimental design", answers.design),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from infact.results.reports.ledger_report import ledger_lines
+
 
 def _f(x, digits: int = 2) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
@@ -113,8 +115,8 @@ def _one(res: dict) -> list[str]:
             "",
         ] + balance_lines(res.get("balance"))
         lines += ranking_rows(res["ranking"], res.get("min_votes"))
-        lines += both_bad_lines(res.get("both_bad"))
-        lines += integrity_lines(res.get("integrity"), res.get("min_votes"))
+        lines += both_bad_lines(res.get("both_bad")) + integrity_lines(res.get("integrity"), res.get("min_votes"))
+        lines += ledger_lines(res.get("ledger"))
         if res.get("style_controlled"):
             sc = res["style_controlled"]
             coefs = ", ".join(

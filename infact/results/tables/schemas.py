@@ -109,6 +109,39 @@ RATINGS_WIDE = TableSchema(
     repeated=C("<system>", "integer", "one column per system, named after it: the point it got, 1..k"),
 )
 
+# The leaderboard ledger of pairwise.csv (infact/results/ranking/ledger.py; docs/ranking.md, "The ledger").
+LEDGER = TableSchema(
+    "ledger",
+    "The leaderboard ledger: one row per criterion, system and version compared in pairwise.csv (and one per "
+    "system of the study with no vote yet): its votes, first and last vote, share of exposure against the "
+    "design's intended share, and whether it is still in the study.",
+    (
+        C("criterion", "string", "the criterion the votes answer (one ranking per criterion)"),
+        C("system", "string", "the system's name", True),
+        C(
+            "version",
+            "string",
+            "the version shown (docs/ranking.md, 'The ledger'): `responses-…` (its responses in the situations files), "
+            "`endpoint-…` (endpoint, model, system prompt, sampling), `url-…`, `callable-…`; `unknown` for votes "
+            "stored before versions were recorded; empty for a system with no vote",
+        ),
+        C("status", "string", "`in study` (in study.toml's systems now), `removed` (voted on, since removed)"),
+        C("votes", "integer", "votes that showed this version (each vote shows two systems)"),
+        C("excluded_votes", "integer", "of those, votes of participants the quality decision excludes"),
+        C("first_vote", "datetime", "the first of those votes (UTC)"),
+        C("last_vote", "datetime", "the last of those votes (UTC)"),
+        C("share", "number", "this version's share of exposure: its votes / (2 × votes), summing to 1 per criterion"),
+        C("system_share", "number", "the system's share of exposure, all its versions together"),
+        C(
+            "intended_share",
+            "number",
+            "the share the design intends: 1 / systems in the study for balanced pairs; empty for adaptive pairs "
+            "(no fixed share) and for systems no longer in the study",
+        ),
+        C("design", "string", "how pairs were scheduled: `balanced` or `adaptive` (protocol.pairs / live.pairs)"),
+    ),
+)
+
 STUDY_TABLES = (PARTICIPANTS, VISITS, FLAGS)
 # Written only when asked for (`export --label-models`): declared, but not part of every export.
 OPTIONAL_TABLES = (SOFT_LABELS,)

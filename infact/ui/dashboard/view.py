@@ -145,12 +145,15 @@ class View:
     def ranking(self):
         """The protocol's ranking of the systems for this criterion."""
         from infact.results.dashboard.ranking import ranking_view
+        from infact.results.ranking.ledger import design_of_tables
 
         confidence = self.cfg.protocol.confidence
         min_seconds = self.cfg.quality.min_situation_seconds  # the vote-time check, as `analyze --study`
         return self.derived(
             "ranking",
-            lambda r: ranking_view(r.ranked(), self.criterion, self.include_flagged, confidence, min_seconds),
+            lambda r: ranking_view(
+                r.ranked(), self.criterion, self.include_flagged, confidence, min_seconds, design_of_tables(r.tables)
+            ),
             self.criterion,
             self.include_flagged,
         )
@@ -159,12 +162,14 @@ class View:
         """The live arena votes' ranking; None while there are none."""
         from infact.results.live.overview import arena_ranking
         from infact.results.ranking.integrity import openings_from_records
+        from infact.results.ranking.ledger import design_of_tables
 
         def build(r):
             votes = self._as_kept(r.tables).votes
             if votes is None or not len(votes):
                 return None
-            return arena_ranking(votes, openings=openings_from_records(r.records))  # the repeat cap per opening
+            openings = openings_from_records(r.records)  # the repeat cap per opening
+            return arena_ranking(votes, openings=openings, design=design_of_tables(r.tables))
 
         return self.derived("arena", build, self.include_flagged)
 
