@@ -8,10 +8,9 @@ ids) that write is lost, so no test had a group and a file's tests were spread o
 the module's fixtures again (pytest-xdist issue 1386). FileGroups takes the unit from the node id's path.
 
 Order. The workers take units from one queue; xdist's default puts the files with most tests first, so a
-long file of three tests went last while the other worker had ended. longest_first orders the files by their
-expected seconds (the classic longest-processing-time rule), from MEASURED_S: seconds on 2 shared cores
-(`--durations=0`, setup + call + teardown summed per file and split into its `slow` tests and the rest). The
-figures only order the queue: a stale one costs time, never a result. A file not listed counts its tests."""
+long file of three tests went last while the other worker had ended. longest_first puts the files of LONGEST
+first, in its order (the classic longest-processing-time rule), then every other file by its tests counted (a
+`slow` one as SLOW_TEST_S). The list only orders the queue: a stale entry costs time, never a result."""
 
 from __future__ import annotations
 
@@ -22,10 +21,25 @@ from xdist.scheduler import LoadScopeScheduling
 
 BROWSER_UNIT = "tests/e2e/"
 
-# tests/-relative path: (seconds of its `slow` tests, seconds of the others), measured; longest first.
-MEASURED_S: dict[str, tuple[float, float]] = {}
+# The longest files, longest first: tests/test_nginx_replicas.py took 87 s in CI's run of 2026-12-01; the others
+# were timed on 2 cores shared with 7 other engineers on 2026-12-02 (summed setup + call + teardown, `slow` tests
+# included: bots on four demos, SIGKILLed CLI processes, hostile input to `python -m infact`, bots on six demos).
+LONGEST = [
+    "test_nginx_replicas.py",
+    "ui/test_comparison_dashboard.py",
+    "prolific/test_bonus_kills.py",
+    "cli/test_bad_input.py",
+    "results/reports/test_datasheet.py",
+    "participation/test_flow.py",
+    "test_layers.py",
+    "stores/test_storage.py",
+    "cli/test_parser.py",
+    "participation/test_assignment.py",
+    "stores/test_sql.py",
+    "llm/test_llm_client.py",
+]
 
-SLOW_TEST_S = 10.0  # a `slow` test of a file not in MEASURED_S
+SLOW_TEST_S = 10.0  # a `slow` test of a file not in LONGEST
 TEST_S = 0.05  # any other such test
 
 
@@ -38,19 +52,14 @@ class FileGroups(LoadScopeScheduling):
 
 
 def expected_seconds(items: list[pytest.Item], here: Path) -> dict[str, float]:
-    """Each file's expected seconds for the tests that will run: measured where listed, else counted."""
+    """Each file's weight for the queue: LONGEST's files above all others, in its order; else its tests counted."""
     out: dict[str, float] = {}
-    parts: dict[str, set[bool]] = {}
     for item in items:
         name = Path(str(item.fspath)).relative_to(here).as_posix()
-        slow = item.get_closest_marker("slow") is not None
-        if name in MEASURED_S:
-            parts.setdefault(name, set()).add(slow)
+        if name in LONGEST:
+            out[name] = 1e6 * (len(LONGEST) - LONGEST.index(name))
         else:
-            out[name] = out.get(name, 0.0) + (SLOW_TEST_S if slow else TEST_S)
-    for name, kinds in parts.items():
-        slow_s, other_s = MEASURED_S[name]
-        out[name] = (slow_s if True in kinds else 0.0) + (other_s if False in kinds else 0.0)
+            out[name] = out.get(name, 0.0) + (SLOW_TEST_S if item.get_closest_marker("slow") else TEST_S)
     return out
 
 
