@@ -4,18 +4,24 @@ Storage tests run unchanged against every backend (`storage`, tests/support/stor
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from simulations.chat_stub import serve
 from tests.support.paths import SHARED_DATA
+from tests.support.schedule import FileGroups, longest_first
 from tests.support.stores import STORAGE_KINDS, fresh_schema, make_storage, postgres_url
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: real-browser end-to-end tests (Chromium + Playwright)")
     config.addinivalue_line("markers", "postgres: needs the throw-away PostgreSQL server")
+    if config.pluginmanager.hasplugin("xdist"):
+        # xdist hands out the units of work (files) in collection order, which longest_first set, not by their
+        # number of tests (its default: a long file of three tests went last, the other worker idle)
+        config.option.loadscopereorder = False
 
 
 @pytest.fixture
@@ -109,17 +115,18 @@ def import_target(tmp_path) -> Path:
     return folder
 
 
+@pytest.hookimpl(optionalhook=True)  # -p no:xdist: no such hook
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup` (scripts/test.sh): each test file is one unit of work, and every real-browser test is
+    in one (tests/support/schedule.py, where the reason is)."""
+    if config.getvalue("dist") == "loadgroup":
+        return FileGroups(config, log)
+    return None
+
+
+@pytest.hookimpl(trylast=True)  # after -m/-k have deselected: the order is that of the tests that run
 def pytest_collection_modifyitems(config, items):
-    """Groups for `pytest -n 2 --dist loadgroup` (scripts/test.sh): every real-browser test in one
-    group, so browsers never run two modules at once beside other tests (scripts/test.sh runs them on their own,
-    two files at a time), and every other file as its own group, so a
-    module's fixtures (bot-played stores, servers) are built once, as in a serial run. A file's group is
-    its path under tests/ (two folders may hold files of the same name)."""
-    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: no groups, and no unknown-mark warning
-        return
-    here = Path(__file__).parent
-    e2e = here / "e2e"
-    for item in items:
-        path = Path(str(item.fspath))
-        group = "browser" if e2e in path.parents else path.relative_to(here).as_posix()
-        item.add_marker(pytest.mark.xdist_group(group))
+    """Under pytest-xdist, the files that take longest go first (tests/support/schedule.py), so the last file
+    to end does not leave the other worker idle."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker collects, in the same order (xdist checks)
+        items[:] = longest_first(items, Path(__file__).parent)

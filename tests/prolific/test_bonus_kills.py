@@ -1,7 +1,7 @@
 """The pay call is not idempotent: `infact prolific bonus --apply` killed at each point between (and during) its
 calls, then run again, sends exactly one pay call per paid bulk bonus — counted in the stub's log.
 
-Each run is a real process (`python -m infact`) on a TinyDB store; the stub kills it with SIGKILL when a
+Each bonus run is a real process (`python -m infact`) on a TinyDB store; the stub kills it with SIGKILL when a
 call arrives, before or after carrying it out.
 """
 
@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from infact.cli.main import main
 from tests.support.paths import REPO
 from tests.support.prolific import TOKEN, pid, prolific_study_folder
 
@@ -22,7 +23,7 @@ CREATE, PAY = "/submissions/bonus-payments/$", "/pay/$"
 
 
 @pytest.fixture
-def cli(tmp_path, stub):
+def cli(tmp_path, stub, monkeypatch):
     folder = prolific_study_folder(tmp_path)
     db = tmp_path / "db"
     csv = tmp_path / "bonus.csv"
@@ -38,8 +39,10 @@ def cli(tmp_path, stub):
         out, err = proc.communicate(timeout=120)
         return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
-    made = run("create")
-    assert made.returncode == 0, made.stderr
+    # The study is created in this process: no kill is set for it, and a process start costs seconds here.
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    monkeypatch.setenv("INFACT_DB", "")
+    assert main(["prolific", "create", "--study", str(folder), "--db", str(db), "--base-url", stub.url]) == 0
     run.bonus = lambda *more: run("bonus", "--csv", str(csv), *more)
     return run
 

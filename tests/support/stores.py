@@ -41,4 +41,6 @@ def make_storage(kind: str, tmp_path: Path):
     raise ValueError(kind)
 
 
-STORAGE_KINDS = ["memory", "tinydb", "postgres"]
+# The storage matrix. PostgreSQL's runs are `slow` (a fresh schema each): the fast subset checks every behaviour on
+# memory and TinyDB, the full run on all three; tests/stores/test_sql*.py test PostgreSQL itself in both.
+STORAGE_KINDS = ["memory", "tinydb", pytest.param("postgres", marks=pytest.mark.slow)]

@@ -17,6 +17,9 @@ from infact.values import bool_column
 from tests.support.paths import REPO
 
 DEMOS = sorted(p.name for p in (REPO / "data").glob("demo*") if (p / "study.toml").is_file())
+# Bots play each demo first (seconds each): the fast subset keeps a ratings and a comparison demo, the full run all.
+FAST_DEMOS = {"demo", "demo-pairwise"}
+DEMO_PARAMS = [d if d in FAST_DEMOS else pytest.param(d, marks=pytest.mark.slow) for d in DEMOS]
 
 
 def missing_sections(sheet: dict) -> list[str]:
@@ -25,7 +28,7 @@ def missing_sections(sheet: dict) -> list[str]:
     return [k for k in ds.SECTIONS if k not in got or not (got[k].get("fields") or got[k].get("criteria"))]
 
 
-@pytest.fixture(scope="module", params=DEMOS)
+@pytest.fixture(scope="module", params=DEMO_PARAMS)
 def written(request, tmp_path_factory):
     folder = REPO / "data" / request.param
     tmp = tmp_path_factory.mktemp(request.param)
