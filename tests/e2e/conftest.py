@@ -1,4 +1,5 @@
-"""Real-browser fixtures: one `streamlit run` server per test module, one Chromium per session.
+"""Real-browser fixtures: one `streamlit run` server per test module (or per study: `shared_server`), one Chromium
+per session.
 
 The helpers these fixtures use and the tests call (start_server, wait_idle, consent, ...) are in
 simulations/browser.py, which also says how servers are started and how the tests wait.
@@ -35,6 +36,26 @@ def app_server(tmp_path_factory):
     server = start_server(tmp_path_factory.mktemp("e2e-app"))
     yield server
     stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def shared_server(tmp_path_factory):
+    """`shared_server(name, make_study)`: one server per study name for the whole session (this xdist worker),
+    started on first use, so test files on one study share it. Only for tests that read, or that each make
+    their own participant (own browser context); a test that needs a fresh server (first visitor, counts
+    from zero, files on disk before start) keeps its own. `make_study(workdir)` returns the study folder."""
+    servers: dict = {}
+
+    def get(name: str, make_study):
+        if name not in servers:
+            require_chromium()
+            work = tmp_path_factory.mktemp(f"e2e-shared-{name}")
+            servers[name] = start_server(work / "app", make_study(work))
+        return servers[name]
+
+    yield get
+    for server in servers.values():
+        stop_server(server)
 
 
 @pytest.fixture(scope="session")

@@ -22,11 +22,8 @@ from simulations.browser import (
     consent,
     open_study,
     rate_all,
-    require_chromium,
     shot,
     small_study,
-    start_server,
-    stop_server,
     submit_situation,
     wait_idle,
 )
@@ -48,12 +45,9 @@ SELECT_IN_SENTENCE_JS = """(el, code) => {
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    require_chromium()
-    tmp = tmp_path_factory.mktemp("e2e-code")
-    srv = start_server(tmp / "app", small_study(tmp, per_participant=TOTAL, check_at=2))
-    yield srv
-    stop_server(srv)
+def server(shared_server):
+    """The short demo copy tests/e2e/test_participant_ux_e2e.py uses too (one server when both run on one worker)."""
+    return shared_server("demo-3-situations-check-2", lambda work: small_study(work, per_participant=TOTAL, check_at=2))
 
 
 def labels_on_one_line(page, texts: list[str]) -> None:

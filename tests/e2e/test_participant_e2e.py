@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from simulations.browser import (
+    DEMO_STUDY,
     complete_participant,
     consent,
     finish_questionnaires,
@@ -23,6 +24,13 @@ from simulations.browser import (
 )
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def app_server(shared_server):
+    """The demo as shipped, shared with tests/e2e/test_export_links_e2e.py: it runs bots and signs in
+    (one server when both run on one worker)."""
+    return shared_server("demo", lambda work: DEMO_STUDY)
 
 
 def situation_records(server, token: str) -> list[dict]:

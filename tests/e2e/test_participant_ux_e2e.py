@@ -24,8 +24,6 @@ from simulations.browser import (
     scroll_to_bottom,
     shot,
     small_study,
-    start_server,
-    stop_server,
     stored_participants,
     submit_situation,
     token_of,
@@ -36,17 +34,13 @@ from simulations.browser import (
 pytestmark = pytest.mark.e2e
 TOTAL = 3
 TOP_PX = 5  # "at its top": Streamlit's own header offsets nothing in stMain
+SHORT_DEMO = "demo-3-situations-check-2"  # shared_server's name of small_study(per_participant=3, check_at=2)
 
 
 @pytest.fixture(scope="module")
-def ux_server(tmp_path_factory):
-    from simulations.browser import require_chromium
-
-    require_chromium()
-    work = tmp_path_factory.mktemp("e2e-ux")
-    server = start_server(work, small_study(work))
-    yield server
-    stop_server(server)
+def ux_server(shared_server):
+    """The short demo copy, shared with tests/e2e/test_completion_code_e2e.py when both run on one worker."""
+    return shared_server(SHORT_DEMO, lambda work: small_study(work, per_participant=TOTAL, check_at=2))
 
 
 def submit(page, n: int) -> None:
