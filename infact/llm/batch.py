@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Protocol
 
 from infact.llm.checkpoint import Checkpoint
@@ -69,21 +70,26 @@ def run_batch(
     if progress:
         progress(finished, len(jobs))
     unreachable = 0  # results in a row that could not reach the server
+    waiting = iter(todo)
     with checkpoint, ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="infact-batch") as pool:
-        futures = {pool.submit(call, job): job for job in todo}
-        for future in as_completed(futures):
-            if future.cancelled():
-                continue
-            record = {"key": futures[future].key, **future.result()}
-            checkpoint.append(record)
-            _count(summary, record)
-            unreachable = unreachable + 1 if (record.get("error") or {}).get("kind") == "unreachable" else 0
-            if unreachable >= stop_after_unreachable and summary.stopped is None:
-                summary.not_tried = sum(f.cancel() for f in futures)
-                summary.stopped = f"{unreachable} calls in a row could not reach the server"
-            finished += 1
-            if progress:
-                progress(finished, len(jobs))
+        # At most `workers` calls in flight: submitting every job at once let the pool run ahead of the
+        # results, so calls went on after the batch had decided to stop.
+        running = {pool.submit(call, job): job for job in islice(waiting, max(1, workers))}
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                record = {"key": running.pop(future).key, **future.result()}
+                checkpoint.append(record)
+                _count(summary, record)
+                unreachable = unreachable + 1 if (record.get("error") or {}).get("kind") == "unreachable" else 0
+                if unreachable >= stop_after_unreachable and summary.stopped is None:
+                    summary.stopped = f"{unreachable} calls in a row could not reach the server"
+                finished += 1
+                if progress:
+                    progress(finished, len(jobs))
+            if summary.stopped is None:
+                running.update({pool.submit(call, job): job for job in islice(waiting, len(done))})
+    summary.not_tried = len(todo) - (finished - summary.resumed)
     summary.seconds = time.monotonic() - start
     return summary
 

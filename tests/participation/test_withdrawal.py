@@ -29,7 +29,8 @@ def _half_done(study, storage) -> str:
     submit_consent(flow, token)
     step = flow.current(flow.state(token))
     bot = Bot(study, storage, "attentive", seed=1)
-    assert flow.submit(token, step.name, bot._answers(step)).ok
+    answers, _ = bot._answers(step)  # (answers, provenance): an attentive bot has none
+    assert flow.submit(token, step.name, answers).ok
     return token
 
 
@@ -69,7 +70,8 @@ def test_after_withdrawal_nothing_more_is_stored_and_exports_leave_it_out(tmp_pa
     step = next(
         s for s in flow.steps(flow.state(token)) if s.kind == "situation" and s.name not in flow.state(token).answered
     )
-    result = flow.submit(token, step.name, Bot(study, storage, "attentive", seed=2)._answers(step))
+    answers, _ = Bot(study, storage, "attentive", seed=2)._answers(step)
+    result = flow.submit(token, step.name, answers)
     assert not result.ok and "withdrawn" in result.errors[0]
     assert len(storage.records(participant=token)) == before
     files = export_bytes(StudyResults(study, storage.records(study=study.id)).tables)

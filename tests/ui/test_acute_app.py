@@ -93,9 +93,10 @@ def test_the_dashboard_ranks_a_dialog_study_from_its_votes(played, monkeypatch):
     table = at.dataframe[0].value
     assert list(table["system"]) == ["Compass", "Chatterbox", "Echo"] and "rank range" in table.columns
     # ranking table and win-rate matrix, then the fragility of each adjacent order (provisional systems, if
-    # any, in a table of their own after the ranking)
+    # any, in a table of their own after the ranking), then the ledger of the versions compared
     tables = [d.value for d in at.dataframe]
-    assert len(tables) in (3, 4) and list(tables[-1].columns[:2]) == ["higher", "lower"]
+    assert len(tables) in (4, 5) and list(tables[-2].columns[:2]) == ["higher", "lower"]
+    assert list(tables[-1].columns[:2]) == ["system", "version"] and set(tables[-1]["system"]) == set(table["system"])
 
 
 def test_the_situations_caption_speaks_of_whole_conversations(played, monkeypatch):
