@@ -244,24 +244,41 @@ def file_names(
     return names, problems
 
 
+MAX_CELL = 131_072  # Python's own csv field size limit, held here too: frictionless raises it for the process
+
+
 def csv_rows(reader, file: str):
     """Iterate a csv reader, turning its errors (a cell over the field size limit, often a quote left open,
-    which makes the rest of the file one cell) into one DatasetError naming file:line."""
+    which makes the rest of the file one cell) into one DatasetError naming file:line. The limit is
+    `MAX_CELL` whatever another library has set `csv.field_size_limit` to."""
     rows = iter(reader)
     while True:
         try:
-            yield next(rows)
+            row = next(rows)
         except StopIteration:
             return
         except csv.Error as exc:
-            raise DatasetError(
-                Problem(
-                    file,
-                    f"unreadable CSV ({exc}): check for a quote left open or a cell of more than "
-                    f"{csv.field_size_limit():,} characters, and save the file as plain CSV",
-                    reader.line_num + 1,  # the lines read so far; the bad row starts on the next
-                )
-            ) from None
+            raise _unreadable(file, str(exc), reader.line_num + 1) from None  # the bad row starts on the next
+        if _longest_cell(row) > MAX_CELL:
+            raise _unreadable(file, f"a cell of more than {MAX_CELL:,} characters", reader.line_num)
+        yield row
+
+
+def _longest_cell(row) -> int:
+    """A csv.reader row (a list) or a DictReader one (a dict; cells past the header under the key None)."""
+    cells = row.values() if isinstance(row, dict) else row
+    return max((len(c) if isinstance(c, str) else _longest_cell(c or []) for c in cells), default=0)
+
+
+def _unreadable(file: str, why: str, line: int) -> DatasetError:
+    return DatasetError(
+        Problem(
+            file,
+            f"unreadable CSV ({why}): check for a quote left open or a cell of more than {MAX_CELL:,} "
+            "characters, and save the file as plain CSV",
+            line,
+        )
+    )
 
 
 def refuse_foreign(out: Path, files: dict[str, bytes], command: str, ours: Callable[[str, str], bool]) -> None:
