@@ -58,7 +58,7 @@ def least_reliable(view) -> None:
     flagged = view.include_flagged
     found = view.derived(
         "least_reliable",
-        lambda t: crowd.least_reliable(t.ratings, flagged, max_ratings=crowd.DASHBOARD_MAX_RATINGS),
+        lambda r: crowd.least_reliable(r.tables.ratings, flagged, max_ratings=crowd.DASHBOARD_MAX_RATINGS),
         flagged,
     )
     if found["note"]:
