@@ -161,6 +161,12 @@ def test_three_replicas_give_a_guesser_one_sign_in_allowance(site):
     assert answers["refused"] == 120 - answers["checked"]
 
 
+def in_order_each_once(acknowledged: list[str]) -> bool:
+    """The steps acknowledged are STEPS with at most some left out: none repeated, none out of order."""
+    places = [STEPS.index(step) for step in acknowledged if step in STEPS]
+    return len(places) == len(acknowledged) and places == sorted(set(places))
+
+
 def test_a_replica_killed_mid_study_loses_nothing_its_participants_resume_elsewhere(site):
     served_before = routes(site)
     done_before = len(site.storage().records(kind="complete"))
@@ -178,10 +184,12 @@ def test_a_replica_killed_mid_study_loses_nothing_its_participants_resume_elsewh
 
     outcomes = asyncio.run(study_with_a_crash())
     assert [o.error for o in outcomes if not o.completed] == []
-    # In order and each once. The last one may be missing: a replica killed after storing a submit and before
-    # drawing the next screen leaves the participant to see the completion code on reconnecting (seen at load
-    # 38); that it was stored is checked below (every participant complete, every stored step once).
-    assert all(o.acknowledged == STEPS[: len(o.acknowledged)] for o in outcomes), [o.acknowledged for o in outcomes]
+    # In order and each once. One may be missing, anywhere: a replica killed after storing a submit and before
+    # drawing the next screen leaves the participant to see the step after it on reconnecting (seen at load 38
+    # for the last step, in CI for a middle one); that it was stored is checked below (every participant
+    # complete, every stored step once).
+    assert all(in_order_each_once(o.acknowledged) for o in outcomes), [o.acknowledged for o in outcomes]
+    assert sum(len(STEPS) - len(o.acknowledged) for o in outcomes) <= sum(o.reconnects for o in outcomes)
     moved = [o for o in outcomes if o.reconnects]
     assert moved, "no participant was on the killed replica"
     # They went on where they were: each step once, none of the acknowledged ones missing.
