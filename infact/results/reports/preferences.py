@@ -106,6 +106,7 @@ def _one(res: dict) -> list[str]:
         lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(
             res["ranking"], res.get("min_votes")
         )
+        lines += ledger_lines(res.get("ledger"))  # one place per system a choice showed
     else:
         lines += [
             f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties"
