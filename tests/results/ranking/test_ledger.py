@@ -322,3 +322,20 @@ def test_the_best_worst_ranking_carries_the_ledger(best_worst_midway):
         ("best_worst.csv", "Gamma", "removed"),
         ("best_worst.csv", "Delta", "in study"),
     }
+
+
+def test_a_study_with_votes_and_best_worst_choices_keeps_both_ledgers_apart(tmp_path):
+    """Two blocks, two rankings: ledger.csv holds each table's rows with its own shares, neither overwritten."""
+    flow = {"steps": ["consent", "pairwise", "best_worst", "questionnaire", "done"]}
+    systems = ("Alpha", "Beta", "Gamma", "Delta")
+    protocol = {"kind": "pairwise", "set_size": 3}
+    study = load_study(make_study(tmp_path, systems=systems, per_participant=5, protocol=protocol, flow=flow))
+    storage = MemoryStorage()
+    run_bots(study, storage, 6, strategy="attentive", seed=4, start=FakeClock()())
+    files = open_results(study, storage).files()
+    votes, choices = (pd.read_csv(io.BytesIO(files[f]), dtype=str) for f in ("pairwise.csv", "best_worst.csv"))
+    table = pd.read_csv(io.BytesIO(files["ledger.csv"]))
+    per_table = table.groupby("table")
+    assert per_table["votes"].sum().to_dict() == {"best_worst.csv": 3 * len(choices), "pairwise.csv": 2 * len(votes)}
+    assert per_table["share"].sum().to_dict() == pytest.approx({"best_worst.csv": 1, "pairwise.csv": 1})
+    assert len(votes) and len(choices)
