@@ -98,7 +98,8 @@ def analyze_pairwise(table, options, source: str) -> dict:
 def analyze_best_worst(table, options, source: str) -> dict:
     from infact.results.ranking import analysis as preference_analysis
 
-    return preference_analysis.analyze_best_worst(table, **_preference_options(options, source))
+    design = options.extra.get("design")  # the study's systems and scheduling (analyze --study): the ledger's
+    return preference_analysis.analyze_best_worst(table, design=design, **_preference_options(options, source))
 
 
 def analyze_annotations(table, options, source: str) -> dict:
@@ -126,12 +127,29 @@ def _rating_files(table, tables) -> dict[str, bytes]:
     }
 
 
-def _ledger_file(table, tables) -> dict[str, bytes]:
-    """ledger.csv: the leaderboard ledger of every vote (infact/results/ranking/ledger.py)."""
-    from infact.results.ranking.ledger import ledger_frame
+def _ledger_file(name: str):
+    def extra(table, tables) -> dict[str, bytes]:
+        """ledger.csv: the leaderboard ledger of every answer that showed systems, `table` as kind `name`'s and the
+        other kinds' with places as `tables` holds them (infact/results/ranking/ledger.py): a study with votes and
+        best–worst choices gets both in one file, apart by `table`, whichever kind writes it."""
+        from infact.results.ranking.ledger import ledger_frames
 
-    frame = ledger_frame(table, systems=tables.systems or None, design=getattr(tables, "design", None))
-    return {"ledger.csv": LEDGER.conform(LEDGER.typed(frame)).to_csv(index=False).encode("utf-8")}
+        placed = tables.placed(name, table)
+        frame = ledger_frames(placed, systems=tables.systems or None, design=getattr(tables, "design", None))
+        return {"ledger.csv": LEDGER.conform(LEDGER.typed(frame)).to_csv(index=False).encode("utf-8")}
+
+    return extra
+
+
+def _places(name: str):
+    """A kind's places (infact/results/ranking/ledger.py), imported when called, as the analyses are."""
+
+    def places(table):
+        from infact.results.ranking import ledger
+
+        return getattr(ledger, name)(table)
+
+    return places
 
 
 def _aggregated(table, tables) -> dict[str, bytes]:
@@ -163,8 +181,9 @@ BUILT_IN = (
         analyze=analyze_pairwise,
         ranks=True,
         options=("covariates", "reweight"),
-        extra_files=_ledger_file,
+        extra_files=_ledger_file("pairwise"),
         extra_tables=(LEDGER,),
+        places=_places("pair_places"),
         section="votes",
         collected="votes",
         situations_caption={
@@ -180,6 +199,9 @@ BUILT_IN = (
         build=_votes("best_worst", "best_worst"),
         analyze=analyze_best_worst,
         ranks=True,
+        extra_files=_ledger_file("best_worst"),
+        extra_tables=(LEDGER,),
+        places=_places("shown_places"),
         section="best_worst",
         collected="best_worst",
     ),

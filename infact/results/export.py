@@ -104,6 +104,18 @@ class Tables:
         """The tables of every other kind (pairwise.csv, best_worst.csv, annotations.csv, a new kind's), by file."""
         return others(self.by_kind)
 
+    def placed(self, name: str | None = None, table: pd.DataFrame | None = None) -> list[tuple]:
+        """(file, table, places) of every table whose kind says where its rows showed the systems (the ledger's;
+        KindResults.places), `table` in place of kind `name`'s; a live study's pairwise.csv: every vote, the
+        arena's included (`votes`, as _live_bytes writes its extra files)."""
+        live = {} if self.votes is None else {kinds.for_table("pairwise").name: self.votes}
+        frames = {**self.by_kind, **live, **({name: table} if name is not None else {})}
+        return [
+            (k.schema.file, frames[k.name], k.places)
+            for k in kinds.kinds()
+            if k.places is not None and frames.get(k.name) is not None
+        ]
+
     def as_dict(self) -> dict[str, pd.DataFrame]:
         return {**self.by_kind, "participants": self.participants, "steps": self.steps, "flags": self.flags}
 

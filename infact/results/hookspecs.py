@@ -21,6 +21,9 @@ conversation annotations, questionnaire answers, … or one a test registers) is
 - `extra_files`  `extra_files(table, tables) -> {name: bytes}`: more export files made from it
                  (ratings_wide.csv, annotations_aggregated.json): tables declared in `extra_tables`,
                  other files described in `extra_descriptions`;
+- `places`       `places(table) -> ledger.Places`: where its rows showed the systems, one place per system
+                 shown (a pairwise vote two, a best–worst choice its set), for the leaderboard ledger
+                 (infact/results/ranking/ledger.py; its kind lists ledger.csv among its extra files);
 - `summary`      `summary(table) -> dict`: the few numbers any dashboard section can show
                  (rows, participants, per system) without knowing the kind;
 - `section`      the name its dashboard section is registered under. The drawing function is UI code:
@@ -84,6 +87,7 @@ class KindResults:
     extra_tables: tuple[TableSchema, ...] = ()  # the extra files that are tables, declared
     extra_descriptions: Mapping[str, str] = field(default_factory=dict)  # the others: what each holds
     summary: Callable[[pd.DataFrame], dict] | None = None
+    places: Callable[[pd.DataFrame], Any] | None = None  # where its rows showed the systems (the ledger's)
     section: str | None = None
     collected: str | None = None
     always: bool = False  # written even when the study has none of its steps (ratings.csv, questionnaire.csv)

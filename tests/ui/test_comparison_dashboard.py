@@ -94,5 +94,8 @@ def test_every_comparison_demo_and_the_live_arena_has_a_ranking(played, monkeypa
     at = dashboard(folder, db, monkeypatch, "Ranking")
     assert "No votes yet." not in texts(at)
     assert len(at.dataframe) >= 2  # the ranking table and the win rates or best–worst scores
+    if folder.name == "demo-best-worst":  # its ranking carries the ledger of the systems shown (docs/ranking.md)
+        [ledger] = [d.value for d in at.dataframe if "intended_share" in d.value.columns]
+        assert set(ledger["status"]) == {"in study"} and ledger["votes"].sum() > 0
     if folder.name == "demo-live":
         assert "Arena votes after the live chats" in texts(at)

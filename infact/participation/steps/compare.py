@@ -164,6 +164,13 @@ BEST_WORST = TableSchema(
         STEP_INDEX,
         C("dialog_id", "string", "the source dialog"),
         STUDY,
+        C("answered_at", "datetime", "when the choice was made (UTC; the ledger's first and last vote)"),
+        C(
+            "versions",
+            "string",
+            "the shown systems' versions, in the order of `systems`, joined with `|` (docs/ranking.md, 'The "
+            "ledger'); `unknown` for choices stored before versions were recorded",
+        ),
         EXCLUDED,
     ),
 )
@@ -343,7 +350,9 @@ class BestWorst(StepKind):
     def rows(self, record: dict, scale) -> list[dict]:
         if record.get("attention_check"):
             return []
-        systems = "|".join(r["system"] for r in record["responses"])
+        shown = [r["system"] for r in record["responses"]]
+        versions = record.get("versions") or {}
+        systems, stamped = "|".join(shown), "|".join(versions.get(s, UNKNOWN) for s in shown)
         return [
             {
                 "study": record["study"],
@@ -355,6 +364,8 @@ class BestWorst(StepKind):
                 "best": best,
                 "worst": record["worst"][crit],
                 "seconds": record.get("seconds"),
+                "answered_at": record.get("answered_at") or record.get("at"),
+                "versions": stamped,
             }
             for crit, best in record["best"].items()
         ]

@@ -182,8 +182,10 @@ def analyze_best_worst(
     confidence: float = 0.95,
     source: str = "best_worst.csv",
     min_votes: int = provisional.MIN_VOTES,
+    design: dict | None = None,
 ) -> dict:
-    """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce."""
+    """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce; the
+    ledger of the systems shown (ranking/ledger.py, one place per system per choice; `design`: as analyze_votes)."""
     df = pt.prepare_best_worst(choices, source, include_flagged)
     _empty(df, source)
 
@@ -203,6 +205,7 @@ def analyze_best_worst(
             "settled": res["settled"],
             "plackett_luce": plackett_luce(part),
             "bootstrap": res["bootstrap"],
+            "ledger": ranking_ledger.ledger(part, places=ranking_ledger.shown_places, **(design or {})),
         }
 
     return _by_criterion(df, criterion, source, one)

@@ -34,23 +34,27 @@ def ledger_lines(ledger: dict | None) -> list[str]:
     return lines + (["", "Note: " + "; ".join(warn) + "."] if warn else [])
 
 
-def _votes(t):
-    """Every vote of the study: a live study's tables hold them in `votes`, a protocol's under its kind."""
-    return t.votes if getattr(t, "votes", None) is not None else t.by_kind.get("pairwise")
+def _ledger(study, t):
+    """ledger.csv's frame of every answer that showed systems (votes, best–worst choices: each kind's places),
+    as the export writes it; None when the study has none of those kinds."""
+    from infact.results.ranking.ledger import ledger_frames
+
+    placed = t.placed() if hasattr(t, "placed") else []
+    if not placed:  # a study without votes or choices has no ranking, so no ledger
+        return None
+    return ledger_frames(placed, systems=list(study.systems), design=getattr(t, "design", None))
 
 
 def datasheet_fields(study, t) -> list[dict]:
     """HEDS section 2's addition: which version of each system was compared, how often and when (ledger.csv)."""
-    from infact.results.ranking.ledger import ledger_frame
-
-    votes = _votes(t)
-    if votes is None:  # a study without votes has no ranking, so no ledger
+    frame = _ledger(study, t)
+    if frame is None:
         return []
     value = None
-    if len(votes):
-        frame = ledger_frame(votes, systems=list(study.systems), design=getattr(t, "design", None))
-        first = frame[frame["criterion"] == frame["criterion"].iloc[0]]  # every criterion shows the same votes
-        keep = ("system", "version", "status", "votes", "first_vote", "last_vote", "share", "intended_share")
+    if frame["votes"].sum() > 0:
+        # every criterion of a table shows the same answers: each table's first criterion
+        first = frame[frame["criterion"] == frame.groupby("table")["criterion"].transform("first")]
+        keep = ("table", "system", "version", "status", "votes", "first_vote", "last_vote", "share", "intended_share")
         value = [
             {k: (None if v != v else round(v, 4) if isinstance(v, float) else v) for k, v in row.items() if k in keep}
             for row in first.to_dict("records")
@@ -59,7 +63,7 @@ def datasheet_fields(study, t) -> list[dict]:
         "id": "2.5.1",
         "question": "Versions of the systems compared, their exposure, and systems removed (leaderboard ledger)",
         "value": value,
-        "source": "the version stamped on each vote; ledger.csv; docs/ranking.md, 'The ledger'",
+        "source": "the version stamped on each vote or best–worst choice; ledger.csv; docs/ranking.md, 'The ledger'",
     }
     # the datasheet's own field shape (datasheet._field), built here: the datasheet imports this module
     return [field if value else {**field, "missing": "no votes yet: the ledger lists the versions once votes come"}]

@@ -88,24 +88,31 @@ def integrity_lines(check: dict | None, min_votes: int | None = None) -> list[st
     return lines
 
 
+def _best_worst_lines(res: dict) -> list[str]:
+    """A best–worst ranking: counting scores, the implied pairs' ranking and the ledger of the systems shown."""
+    lines = [
+        f"{res['n_choices']} best–worst choices by {res['n_participants']} participants.",
+        "",
+        "| system | best − worst per showing | 95% CI | shown | best | worst |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {s['system']} | {_f(s['score'])} | [{_f(s['ci95'][0])}, {_f(s['ci95'][1])}] | {s['n_shown']} | "
+        f"{s['n_best']} | {s['n_worst']} |"
+        for s in res["scores"]
+    ]
+    lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(
+        res["ranking"], res.get("min_votes")
+    )
+    lines += ledger_lines(res.get("ledger"))  # one place per system a choice showed
+    return lines
+
+
 def _one(res: dict) -> list[str]:
     title = f"## Criterion: {res['criterion']}" if res.get("criterion") else "## Ranking"
     lines = [title, ""]
     if res["kind"] == "best_worst":
-        lines += [
-            f"{res['n_choices']} best–worst choices by {res['n_participants']} participants.",
-            "",
-            "| system | best − worst per showing | 95% CI | shown | best | worst |",
-            "|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {s['system']} | {_f(s['score'])} | [{_f(s['ci95'][0])}, {_f(s['ci95'][1])}] | {s['n_shown']} | "
-            f"{s['n_best']} | {s['n_worst']} |"
-            for s in res["scores"]
-        ]
-        lines += ["", "Bradley–Terry on the pairs the choices imply:", ""] + ranking_rows(
-            res["ranking"], res.get("min_votes")
-        )
+        lines += _best_worst_lines(res)
     else:
         lines += [
             f"{res['n_votes']} votes by {res['n_participants']} participants, {res['n_ties']} ties"

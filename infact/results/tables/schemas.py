@@ -109,13 +109,15 @@ RATINGS_WIDE = TableSchema(
     repeated=C("<system>", "integer", "one column per system, named after it: the point it got, 1..k"),
 )
 
-# The leaderboard ledger of pairwise.csv (infact/results/ranking/ledger.py; docs/ranking.md, "The ledger").
+# The leaderboard ledger of pairwise.csv and best_worst.csv (infact/results/ranking/ledger.py; docs/ranking.md,
+# "The ledger"): an extra table of each kind whose answers show systems (KindResults.places).
 LEDGER = TableSchema(
     "ledger",
-    "The leaderboard ledger: one row per criterion, system and version compared in pairwise.csv (and one per "
-    "system of the study with no vote yet): its votes, first and last vote, share of exposure against the "
-    "design's intended share, and whether it is still in the study.",
+    "The leaderboard ledger: one row per table, criterion, system and version compared in pairwise.csv or "
+    "best_worst.csv (and one per system of the study with no vote yet): its votes, first and last vote, share of "
+    "exposure against the design's intended share, and whether it is still in the study.",
     (
+        C("table", "string", "the answers counted: `pairwise.csv` (votes) or `best_worst.csv` (best–worst choices)"),
         C("criterion", "string", "the criterion the votes answer (one ranking per criterion)"),
         C("system", "string", "the system's name", True),
         C(
@@ -126,11 +128,21 @@ LEDGER = TableSchema(
             "stored before versions were recorded; empty for a system with no vote",
         ),
         C("status", "string", "`in study` (in study.toml's systems now), `removed` (voted on, since removed)"),
-        C("votes", "integer", "votes that showed this version (each vote shows two systems)"),
+        C(
+            "votes",
+            "integer",
+            "votes that showed this version (a pairwise vote shows two systems, a best–worst choice every system "
+            "of its set)",
+        ),
         C("excluded_votes", "integer", "of those, votes of participants the quality decision excludes"),
         C("first_vote", "datetime", "the first of those votes (UTC)"),
         C("last_vote", "datetime", "the last of those votes (UTC)"),
-        C("share", "number", "this version's share of exposure: its votes / (2 × votes), summing to 1 per criterion"),
+        C(
+            "share",
+            "number",
+            "this version's share of exposure: its votes / the places of every vote (2 per pairwise vote, the set "
+            "size per best–worst choice), summing to 1 per table and criterion",
+        ),
         C("system_share", "number", "the system's share of exposure, all its versions together"),
         C(
             "intended_share",
@@ -138,7 +150,12 @@ LEDGER = TableSchema(
             "the share the design intends: 1 / systems in the study for balanced pairs; empty for adaptive pairs "
             "(no fixed share) and for systems no longer in the study",
         ),
-        C("design", "string", "how pairs were scheduled: `balanced` or `adaptive` (protocol.pairs / live.pairs)"),
+        C(
+            "design",
+            "string",
+            "how pairs were scheduled: `balanced` or `adaptive` (protocol.pairs / live.pairs; best–worst sets: "
+            "`balanced`), `mixed` when the study's differ",
+        ),
     ),
 )
 

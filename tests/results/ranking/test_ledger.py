@@ -17,7 +17,7 @@ from infact.chat.client import connect_all
 from infact.participation.bots import run_bots
 from infact.participation.steps.compare import Pairwise
 from infact.results.analyze import Options, analyze_study, render
-from infact.results.ranking.ledger import ledger, ledger_frame
+from infact.results.ranking.ledger import ledger, ledger_frame, shown_places
 from infact.results.study_results import open_results
 from infact.results.tables.schemas import LEDGER
 from infact.storage import MemoryStorage
@@ -211,3 +211,131 @@ def test_live_chats_stamp_the_version_that_answered(tmp_path):
     }
     assert set(table.loc[table["system"] == "PopBot", "status"]) == {"removed"}
     assert table["votes"].astype(int).sum() == 2 * 10
+
+
+def test_a_best_worst_choice_shows_every_system_of_its_set_in_its_version():
+    choices = pd.DataFrame(
+        [
+            {"criterion": "c", "systems": "A|B|C", "versions": "a1|b1|c1", "answered_at": "2026-01-01T10:00:00+00:00"},
+            {"criterion": "c", "systems": "C|A|B", "versions": "c2|a1|b1", "answered_at": "2026-01-02T10:00:00+00:00"},
+            {"criterion": "c", "systems": "B|C|A", "versions": None, "answered_at": "2026-01-03T10:00:00+00:00"},
+        ]
+    )
+    rows = {(r.system, r.version): r for r in ledger_frame(choices, places=shown_places).itertuples()}
+    assert {k: r.votes for k, r in rows.items()} == {
+        ("A", "a1"): 2,
+        ("B", "b1"): 2,
+        ("C", "c1"): 1,
+        ("C", "c2"): 1,
+        **{(s, UNKNOWN): 1 for s in "ABC"},
+    }
+    assert rows[("C", "c2")].first_vote == "2026-01-02T10:00:00+00:00"
+    assert rows[("A", "a1")].last_vote == "2026-01-02T10:00:00+00:00"
+    assert sum(r.share for r in rows.values()) == pytest.approx(1) and rows[("A", "a1")].share == pytest.approx(2 / 9)
+
+
+def _best_worst_study(folder, systems, texts=None):
+    texts = texts or {}
+    situations = []
+    for i in range(12):
+        s = situation(f"s{i:02d}", f"d{i:02d}", systems)
+        s["responses"] = {name: texts.get(name, t) for name, t in s["responses"].items()}
+        situations.append(s)
+    situations.append(situation(CHECK_ID, "check", systems))
+    protocol = {"kind": "best_worst", "set_size": 3}
+    return load_study(make_study(folder, systems=systems, per_participant=5, situations=situations, protocol=protocol))
+
+
+@pytest.fixture(scope="module")
+def best_worst_midway(tmp_path_factory):
+    """Sets of three of Alpha, Beta, Gamma, Epsilon for eight participants; then Gamma removed, Delta added and
+    Beta's responses edited (Alpha's and Epsilon's untouched); eight more participants on the new study."""
+    folder = tmp_path_factory.mktemp("bw-midway")
+    before = _best_worst_study(folder, ("Alpha", "Beta", "Epsilon", "Gamma"))
+    storage = MemoryStorage()
+    start = FakeClock()()
+    run_bots(before, storage, 8, strategy="attentive", seed=1, start=start)
+    switch = start + timedelta(days=1)
+    after = _best_worst_study(folder, ("Alpha", "Beta", "Delta", "Epsilon"), texts={"Beta": "Beta, edited"})
+    run_bots(after, storage, 8, strategy="attentive", seed=2, start=switch)
+    return before, after, storage, switch.isoformat(), open_results(after, storage)
+
+
+def _stored_choices(storage, study_id):
+    """(system, version at choice time, answered_at) of every system every stored best–worst choice showed."""
+    out = []
+    for r in storage.records(study=study_id):
+        if r["kind"] == "best_worst" and not r.get("attention_check"):
+            out += [(x["system"], r["versions"][x["system"]], r["answered_at"]) for x in r["responses"]]
+    return out
+
+
+def test_the_ledger_of_a_best_worst_study_whose_systems_change_midway(best_worst_midway):
+    before, after, storage, switch, results = best_worst_midway
+    files = results.files()
+    choices = pd.read_csv(io.BytesIO(files["best_worst.csv"]), dtype=str)
+    stored = {
+        (r["participant"], str(r["index"])): r
+        for r in storage.records(study=after.id)
+        if r["kind"] == "best_worst" and not r.get("attention_check")
+    }
+    assert len(choices) == len(stored) and {"versions", "answered_at"} <= set(choices.columns)
+    for row in choices.itertuples():  # each shown system's version, in the order of `systems`
+        record = stored[(row.participant, row.step_index)]
+        assert row.systems.split("|") == [x["system"] for x in record["responses"]]
+        assert row.versions.split("|") == [record["versions"][x["system"]] for x in record["responses"]]
+        assert row.answered_at == record["answered_at"]
+    places = _stored_choices(storage, after.id)
+    table = pd.read_csv(io.BytesIO(files["ledger.csv"]), dtype=str)
+    assert list(table.columns) == LEDGER.names and set(table["table"]) == {"best_worst.csv"}
+    rows = {(r.system, r.version): r for r in table.itertuples()}
+    old, new = before.system_versions, after.system_versions
+    assert old["Alpha"] == new["Alpha"] and old["Beta"] != new["Beta"]
+    for (system, version), row in rows.items():
+        theirs = [at for s, v, at in places if (s, v) == (system, version)]
+        assert int(row.votes) == len(theirs) > 0, (system, version)
+        assert (row.first_vote, row.last_vote) == (min(theirs), max(theirs))
+    gamma = rows[("Gamma", old["Gamma"])]
+    assert gamma.status == "removed" and gamma.last_vote < switch and pd.isna(gamma.intended_share)
+    delta = rows[("Delta", new["Delta"])]
+    assert delta.status == "in study" and delta.first_vote >= switch and float(delta.intended_share) == 1 / 4
+    assert rows[("Beta", old["Beta"])].last_vote < switch <= rows[("Beta", new["Beta"])].first_vote
+    assert [k for k in rows if k[0] == "Epsilon"] == [("Epsilon", old["Epsilon"])]
+    assert sum(float(r.share) for r in table.itertuples()) == pytest.approx(1)
+
+
+def test_the_best_worst_ranking_carries_the_ledger(best_worst_midway):
+    from infact.results.analyze import _integrity_inputs
+    from infact.results.reports.datasheet import datasheet
+
+    *_, results = best_worst_midway
+    table = results.ranked()
+    options = Options(n_boot=100, extra=_integrity_inputs(results))  # what analyze --study passes
+    result = table.kind.analysis(table.frame, options, table.file)
+    book = result["ledger"]
+    assert book["design"] == "balanced" and book["systems_in_study"] == ["Alpha", "Beta", "Delta", "Epsilon"]
+    assert book["removed"] == ["Gamma"] and book["changed"] == ["Beta"] and book["unknown_versions"] == 0
+    assert sum(r["votes"] for r in book["rows"]) == 3 * result["n_choices"]
+    assert "Ledger:" in render(result) and "Gamma" in render(result).split("Ledger:")[1]
+    [field] = [f for f in datasheet(results)["sections"]["2"]["fields"] if f["id"] == "2.5.1"]
+    assert {(r["table"], r["system"], r["status"]) for r in field["value"]} >= {
+        ("best_worst.csv", "Gamma", "removed"),
+        ("best_worst.csv", "Delta", "in study"),
+    }
+
+
+def test_a_study_with_votes_and_best_worst_choices_keeps_both_ledgers_apart(tmp_path):
+    """Two blocks, two rankings: ledger.csv holds each table's rows with its own shares, neither overwritten."""
+    flow = {"steps": ["consent", "pairwise", "best_worst", "questionnaire", "done"]}
+    systems = ("Alpha", "Beta", "Gamma", "Delta")
+    protocol = {"kind": "pairwise", "set_size": 3}
+    study = load_study(make_study(tmp_path, systems=systems, per_participant=5, protocol=protocol, flow=flow))
+    storage = MemoryStorage()
+    run_bots(study, storage, 6, strategy="attentive", seed=4, start=FakeClock()())
+    files = open_results(study, storage).files()
+    votes, choices = (pd.read_csv(io.BytesIO(files[f]), dtype=str) for f in ("pairwise.csv", "best_worst.csv"))
+    table = pd.read_csv(io.BytesIO(files["ledger.csv"]))
+    per_table = table.groupby("table")
+    assert per_table["votes"].sum().to_dict() == {"best_worst.csv": 3 * len(choices), "pairwise.csv": 2 * len(votes)}
+    assert per_table["share"].sum().to_dict() == pytest.approx({"best_worst.csv": 1, "pairwise.csv": 1})
+    assert len(votes) and len(choices)
