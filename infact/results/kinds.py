@@ -17,8 +17,10 @@ __all__ = [
     "Answers",
     "KindResults",
     "all_schemas",
+    "compared_tables",
     "describe",
     "for_file",
+    "for_per_step",
     "for_step",
     "for_table",
     "kinds",
@@ -85,6 +87,35 @@ def for_step(step: str) -> KindResults | None:
     """The kind whose table a step kind's records fill (or a [flow] block's: `rating` is the situation kind)."""
     step = STEP_KIND_OF.get(step, step)
     return next((k for k in kinds() if step in k.steps), None)
+
+
+def compared_tables(tables, *, judged: bool = False) -> list[tuple[KindResults, object]]:
+    """(kind, table) of every kind a judge or the simulated participants are compared with (its hooks
+    `compared_as` and `prepare`; with `judged`, only those a judge file is compared with) whose table in
+    `tables` (a study's `Tables`, or anything with `compare` by file and the every-study kinds by name) has
+    rows: the kinds beyond every study's first (votes, choices, annotations), then those (ratings)."""
+    out = []
+    for kind in sorted((k for k in kinds() if k.compared), key=lambda k: k.always):  # stable: flow order kept
+        frame = _frame_of(tables, kind)
+        if (kind.judged or not judged) and frame is not None and len(frame):
+            out.append((kind, frame))
+    return out
+
+
+def _frame_of(tables, kind: KindResults):
+    by_kind = getattr(tables, "by_kind", None)
+    if by_kind is not None:
+        return by_kind.get(kind.name)
+    if kind.always:  # Tables.ratings, .questionnaire, …
+        return getattr(tables, kind.name, None)
+    return (getattr(tables, "compare", None) or {}).get(kind.schema.file)
+
+
+def for_per_step(name: str) -> KindResults | None:
+    """The kind of table `name` (`pairwise` or `pairwise.csv`) when its answers give the quality checks
+    rows per step (its `per_step` hook), else None (an unknown name too)."""
+    kind = next((k for k in kinds() if k.name == name.removesuffix(".csv")), None)
+    return kind if kind is not None and kind.per_step is not None else None
 
 
 def all_schemas() -> dict[str, TableSchema]:
