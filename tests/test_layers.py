@@ -44,24 +44,23 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.access",
         ],
     ),
-    # results has an order of its own: the tables and their schemas at the bottom, each kind's analysis, the
-    # kinds registry; above it what loops over the kinds (the quality checks read each kind's steps, the judges
-    # and simulated participants are compared with each kind's answers: hookspecs.py), the export that collects
-    # every table and joins the quality checks, then the CLI's `analyze` and the dashboard's data on top
+    # results has an order of its own: the tables and their schemas at the bottom, the export that collects
+    # every table above the quality checks and annotations it joins, then each analysis, the CLI's
+    # `analyze` and the dashboard's data on top
     (
         "results",
         [
             "infact.results",
             "infact.results.tables",
             "infact.results.hookspecs",
+            "infact.results.quality",
             "infact.results.conversations",
             "infact.results.ratings",
             "infact.results.ranking",
+            "infact.results.judges",
             "infact.results.crowd",
             "infact.results.builtin_kinds",
             "infact.results.kinds",
-            "infact.results.quality",
-            "infact.results.judges",
             "infact.results.export",
             "infact.results.live",
             "infact.results.study_results",

@@ -140,7 +140,7 @@ def _aggregated(table, tables) -> dict[str, bytes]:
     return {"annotations_aggregated.json": aggregated_json(table, tables.records).encode("utf-8")}
 
 
-# ---------------------------------------------------------------- compared with a judge or simulated participants
+# ---------------------------------------------------------------- compared with a judge file
 
 
 def _prepared_ratings(table, include_flagged: bool, cfg) -> list:
@@ -155,44 +155,10 @@ def _prepared_votes(table, include_flagged: bool, cfg) -> list:
     return [(prepare_pairwise(table, include_flagged=include_flagged), None)]
 
 
-def _implied_pairs(table, include_flagged: bool, cfg) -> list:
-    """Best–worst choices as the pairs they imply: best over each other, each other over worst."""
-    from infact.results.tables.comparisons import best_worst_as_pairwise, prepare_best_worst
-
-    return [(best_worst_as_pairwise(prepare_best_worst(table, include_flagged=include_flagged)), None)]
-
-
-def _annotations_per_aspect(table, include_flagged: bool, cfg) -> list:
-    from infact.results.conversations.compared import as_ratings
-
-    return as_ratings(table, include_flagged, cfg)
-
-
 def _vote_features(votes):
     from infact.results.tables.comparisons import features_from_votes
 
     return features_from_votes(votes)
-
-
-# ---------------------------------------------------------------- the quality checks' rows per step
-
-
-def _vote_steps(table):
-    from infact.results.tables.picks import pairwise_steps
-
-    return pairwise_steps(table)
-
-
-def _choice_steps(table):
-    from infact.results.tables.picks import best_worst_steps
-
-    return best_worst_steps(table)
-
-
-def _conversation_steps(table):
-    from infact.results.conversations.compared import annotated_steps
-
-    return annotated_steps(table)
 
 
 # In the order a participant meets them; kinds.py registers them.
@@ -235,7 +201,6 @@ BUILT_IN = (
         prepare=_prepared_votes,
         judged=True,
         judge_features=_vote_features,
-        per_step=_vote_steps,
     ),
     KindResults(
         BEST_WORST,
@@ -245,9 +210,6 @@ BUILT_IN = (
         ranks=True,
         section="best_worst",
         collected="best_worst",
-        compared_as="pairwise",
-        prepare=_implied_pairs,
-        per_step=_choice_steps,
     ),
     KindResults(
         ANNOTATIONS,
@@ -260,9 +222,6 @@ BUILT_IN = (
         },
         section="annotations",
         collected="annotations",
-        compared_as="ratings",
-        prepare=_annotations_per_aspect,
-        per_step=_conversation_steps,
     ),
     KindResults(QUESTIONNAIRE, ("questionnaire",), build=_answers_of("questionnaire"), always=True),
     KindResults(DEMOGRAPHICS, ("demographics",), build=_answers_of("demographics"), always=True),

@@ -31,28 +31,22 @@ conversation annotations, questionnaire answers, … or one a test registers) is
                  kind filled by several step kinds says per step what its rows are (a dialog-level
                  `pairwise_dialog` vote is on two whole conversations, a `pairwise` one on two responses);
                  `caption_for(cfg)` picks the study's.
-- `compared_as`  "ratings" | "pairwise": the shape its answers take when a judge or the simulated
-                 participants are compared with the humans (alignment.align's human answer type);
+- `compared_as`  "ratings" | "pairwise": the shape its answers take when a judge file is compared with the
+                 humans (alignment.align's and agreement.compare's human answer type);
 - `prepare`      `prepare(table, include_flagged, cfg) -> [(frame, scale points or None)]`: its table as
-                 the aligned answers of that shape, flagged participants left out unless asked
-                 (ratings and votes checked as their analyses check them, best–worst choices as the
-                 pairs they imply, annotations one ratings-shaped frame per aspect on its own scale;
-                 `cfg` is None when only a file is at hand). A kind with both reaches the simulated
-                 participants' comparison (judges/simulators.py) with no core edit;
-- `judged`       True when a judge file is compared with it too (`analyze --judge`, the dashboard's
-                 judges, `infact judge`'s report: ratings and pairwise votes); its `judge_features`,
-                 `judge_features(prepared) -> DataFrame | None`, are the response features its own
-                 table carries (pairwise.csv's lengths) when no responses file is given;
-- `per_step`     `per_step(table) -> DataFrame | None`: one row per participant × step for the quality
-                 checks (`SITUATION_COLUMNS`, infact/results/tables/picks.py): the display position each
-                 comparison picked (the position straight-lining flag), whether a conversation's turns all
-                 got the same values, the seconds the speed checks count (None: no steps to check).
+                 the aligned answers of that shape, flagged participants left out unless asked (ratings
+                 and votes checked as their analyses check them; `cfg` is None when only a file is at hand);
+- `judged`       True when a judge file is compared with it (`analyze --judge`, the dashboard's judges:
+                 ratings and pairwise votes); `kinds.compared_tables(tables, judged=True)` finds the first
+                 with rows, `analyze.judge_humans` prepares it, and any other kind is refused naming these;
+- `judge_features`  `judge_features(prepared) -> DataFrame | None`: the response features its own table
+                 carries (pairwise.csv's lengths), used for a judge's length bias when no responses file
+                 is given.
 
 A step kind with a `schema` and no registration here gets every default: its table reaches the
 export, datapackage.json, the dashboard's downloads and `analyze FILE.csv` with no edit to a core
 module (tests/participation/test_step_registry.py). The built-in kinds are in `builtin_kinds.py`; the registry
-(`register`, `kinds()`, `for_table`, `for_file`, and `compared_tables`/`for_per_step`, the loops over
-`compared_as`/`prepare`/`judged` and `per_step`) is `kinds.py`.
+(`register`, `kinds()`, `for_table`, `for_file`, `compared_tables`) is `kinds.py`.
 """
 
 from __future__ import annotations
@@ -105,11 +99,10 @@ class KindResults:
     collected: str | None = None
     always: bool = False  # written even when the study has none of its steps (ratings.csv, questionnaire.csv)
     situations_caption: Mapping[str, str] = field(default_factory=dict)  # step kind -> caption
-    compared_as: str | None = None  # "ratings" | "pairwise": its shape beside a judge's or simulated answers
+    compared_as: str | None = None  # "ratings" | "pairwise": its shape beside a judge's answers
     prepare: Callable[[pd.DataFrame, bool, Any], list[tuple[pd.DataFrame, int | None]]] | None = None
     judged: bool = False  # a judge file is compared with it as well (not only simulated participants)
     judge_features: Callable[[pd.DataFrame], pd.DataFrame | None] | None = None
-    per_step: Callable[[pd.DataFrame], pd.DataFrame | None] | None = None  # the quality checks' rows
 
     @property
     def name(self) -> str:
@@ -154,7 +147,7 @@ class KindResults:
 
     @property
     def compared(self) -> bool:
-        """Its answers can be set beside a judge's or the simulated participants' (it has both hooks)."""
+        """Its answers can be set beside a judge's (it has both hooks)."""
         return self.compared_as is not None and self.prepare is not None
 
     def aligned(self, table: pd.DataFrame, include_flagged: bool, cfg=None) -> list[tuple[pd.DataFrame, int | None]]:

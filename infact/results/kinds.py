@@ -20,7 +20,6 @@ __all__ = [
     "compared_tables",
     "describe",
     "for_file",
-    "for_per_step",
     "for_step",
     "for_table",
     "kinds",
@@ -90,8 +89,8 @@ def for_step(step: str) -> KindResults | None:
 
 
 def compared_tables(tables, *, judged: bool = False) -> list[tuple[KindResults, object]]:
-    """(kind, table) of every kind a judge or the simulated participants are compared with (its hooks
-    `compared_as` and `prepare`; with `judged`, only those a judge file is compared with) whose table in
+    """(kind, table) of every kind whose answers can be set beside a judge's (its hooks `compared_as` and
+    `prepare`; with `judged`, only those a judge file is compared with: its `judged`) whose table in
     `tables` (a study's `Tables`, or anything with `compare` by file and the every-study kinds by name) has
     rows: the kinds beyond every study's first (votes, choices, annotations), then those (ratings)."""
     out = []
@@ -109,13 +108,6 @@ def _frame_of(tables, kind: KindResults):
     if kind.always:  # Tables.ratings, .questionnaire, …
         return getattr(tables, kind.name, None)
     return (getattr(tables, "compare", None) or {}).get(kind.schema.file)
-
-
-def for_per_step(name: str) -> KindResults | None:
-    """The kind of table `name` (`pairwise` or `pairwise.csv`) when its answers give the quality checks
-    rows per step (its `per_step` hook), else None (an unknown name too)."""
-    kind = next((k for k in kinds() if k.name == name.removesuffix(".csv")), None)
-    return kind if kind is not None and kind.per_step is not None else None
 
 
 def all_schemas() -> dict[str, TableSchema]:

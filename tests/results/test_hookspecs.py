@@ -43,7 +43,7 @@ def test_an_option_only_pairwise_votes_take_is_refused_for_another_kind_naming_t
     assert problem.file == flag and "pairwise.csv" in problem.message
 
 
-# ---------------------------------------------------------------- a test-only kind opting in by its hooks
+# ---------------------------------------------------------------- a test-only kind opting in to a judge by its hooks
 
 STARS = TableSchema(
     "stars",
@@ -63,29 +63,20 @@ def _stars_as_ratings(table, include_flagged, cfg):
     return [(table.rename(columns={"stars": "rating"}).assign(criterion="stars"), 5)]
 
 
-def _stars_per_step(table):
-    per = table.groupby(["participant", "step_index"], sort=False).agg(
-        n_systems=("system", "nunique"), straight=("stars", lambda v: v.nunique() == 1), seconds=("seconds", "first")
-    )
-    return per.reset_index().assign(choice=None, unit="situation")
-
-
 @pytest.fixture
 def stars():
-    kind = kinds.register(
-        KindResults(STARS, ("stars",), compared_as="ratings", prepare=_stars_as_ratings, per_step=_stars_per_step)
-    )
+    kind = kinds.register(KindResults(STARS, ("stars",), compared_as="ratings", prepare=_stars_as_ratings, judged=True))
     yield kind
     kinds.unregister("stars")
 
 
-def star_table(seed=0, humans=6, sims=2, n_items=30) -> pd.DataFrame:
-    """Items of known quality: humans give quality + N(0, 1) stars, the simulated quality + N(0, 0.3)."""
+def star_table(seed=0, people=6, n_items=30) -> pd.DataFrame:
+    """Items of known quality: each participant gives quality + N(0, 1) stars."""
     rng = np.random.default_rng(seed)
     quality = rng.uniform(1.5, 4.5, n_items)
     rows = []
-    for p in [f"h{i}" for i in range(humans)] + [f"sim{i}" for i in range(sims)]:
-        given = np.clip(np.rint(quality + rng.normal(0, 0.3 if p.startswith("sim") else 1.0, n_items)), 1, 5)
+    for p in [f"h{i}" for i in range(people)]:
+        given = np.clip(np.rint(quality + rng.normal(0, 1.0, n_items)), 1, 5)
         rows += [
             {"participant": p, "step_index": i // 3, "situation_id": f"x{i // 3}", "system": f"s{i % 3}"}
             | {"stars": int(v), "seconds": 10.0}
@@ -94,28 +85,17 @@ def star_table(seed=0, humans=6, sims=2, n_items=30) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_a_new_kind_reaches_the_simulated_participants_comparison_by_its_hooks(stars):
-    from infact.results.judges.simulators import simulators_from_tables
+def test_a_new_kind_is_compared_with_a_judge_by_its_hooks(stars):
+    from infact.results.analyze import judge_humans
 
-    study = SimpleNamespace(config=SimpleNamespace(scale=SimpleNamespace(labels=list("abcde"))))
-    marks = [{"participant": p, "kind": "simulated"} for p in ("sim0", "sim1")]
-    tables = SimpleNamespace(compare={"stars.csv": star_table()}, ratings=pd.DataFrame())
-    got = simulators_from_tables(study, marks, tables)
-    assert got is not None and list(got) == ["stars"]  # one table: its criterion, unprefixed
-    assert got["stars"]["table"] == "stars" and got["stars"]["n_simulated"] == 2 and got["stars"]["n_participants"] == 6
-    assert got["stars"]["spearman_items"] > 0.5
+    table = star_table()
+    humans = judge_humans(table, "stars", None, False)
+    assert humans["rating"].tolist() == table["stars"].tolist() and set(humans["criterion"]) == {"stars"}
+    found = kinds.compared_tables(SimpleNamespace(compare={"stars.csv": table}, ratings=pd.DataFrame()), judged=True)
+    assert [(k.name, len(frame)) for k, frame in found] == [("stars", len(table))]
     kinds.unregister("stars")
-    assert simulators_from_tables(study, marks, tables) is None, "without its hooks the table is not compared"
-
-
-def test_a_new_kind_gives_the_quality_checks_its_steps_by_its_hook(stars):
-    from infact.results.quality import flags
-
-    table = star_table(humans=1, sims=0).assign(stars=3)  # one participant, the same stars on every step
-    rows = flags.situations_from_comparisons({"stars.csv": table})
-    assert rows.columns.tolist() == flags.SITUATION_COLUMNS
-    assert len(rows) == 10 and rows["straight"].all() and set(rows["unit"]) == {"situation"}
-    assert list(flags.checked_tables({"stars": table, "participants": pd.DataFrame()})) == ["stars"]
+    with pytest.raises(InfactError, match="judges are compared with"):
+        judge_humans(table, "stars", None, False)
 
 
 def test_a_kind_without_the_judged_hook_is_refused_a_judge_naming_the_tables_that_take_one():

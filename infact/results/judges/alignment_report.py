@@ -138,15 +138,16 @@ def align_files(
 
 
 def humans_of(tables, include_flagged: bool = False) -> tuple[str, pd.DataFrame] | None:
-    """('pairwise' | 'ratings', prepared human answers) from a study's tables, or None when there are none: the
-    first kind a judge file is compared with (its `judged` hook, infact/results/hookspecs.py) that has rows."""
-    from infact.results import kinds
+    """('pairwise' | 'ratings', prepared human answers) from a study's tables, or None when there are none."""
+    from infact.results.ratings.analysis import prepare_ratings
+    from infact.results.tables.comparisons import prepare_pairwise
 
-    found = kinds.compared_tables(tables, judged=True)
-    if not found:
-        return None
-    kind, frame = found[0]
-    return kind.compared_as, kind.aligned(frame, include_flagged)[0][0]
+    votes = tables.compare.get("pairwise.csv") if hasattr(tables, "compare") else None
+    if votes is not None and len(votes):
+        return "pairwise", prepare_pairwise(votes, include_flagged=include_flagged)
+    if len(tables.ratings):
+        return "ratings", prepare_ratings(tables.ratings, include_flagged)[0]
+    return None
 
 
 def alignment_from_tables(study, tables, judge_csv: Path) -> dict:

@@ -25,38 +25,72 @@ def simulated_participants(records: list[dict]) -> set[str]:
     return {r["participant"] for r in records if r.get("kind") == "simulated"} - previews
 
 
-# The simulated participants' mean answer read as a judge's, per shape of the humans' answers: ratings as a
-# judge's scores, votes as a judge's votes (the judges' own answer types, agreement.read_judge).
-AS_JUDGE = {"ratings": ("scores", {"rating": "score"}), "pairwise": ("pairwise", {})}
-
-
 def simulators_vs_humans(prepared: pd.DataFrame, kind: str, simulated: set[str], **kw) -> dict | None:
     """{criterion: alignment} of the simulated participants' mean answer against the humans' answers
-    (`kind`: their shape, "ratings" or "pairwise", prepared by their table's kind, both groups together);
-    None without both groups."""
+    (prepared as alignment_report.humans_of prepares them, both groups together); None without both groups."""
     is_sim = prepared["participant"].astype(str).isin(simulated)
     humans, sims = prepared[~is_sim], prepared[is_sim]
     if humans.empty or sims.empty:
         return None
-    judge_kind, renamed = AS_JUDGE[kind]
-    out = align_by_criterion(humans, kind, sims.rename(columns=renamed), judge_kind, **kw)
+    if kind == "ratings":
+        judge, judge_kind = sims.rename(columns={"rating": "score"}), "scores"
+    else:
+        judge, judge_kind = sims, "pairwise"
+    out = align_by_criterion(humans, kind, judge, judge_kind, **kw)
     for a in out.values():
         a["n_simulated"] = int(sims["participant"].nunique())
     return out
 
 
 def _tables_to_compare(study, tables, include_flagged: bool) -> list[tuple[str, str, pd.DataFrame, int | None]]:
-    """[(table, 'pairwise' | 'ratings', answers prepared for alignment.align, scale points)] of every kind's
-    table the study has rows in that its kind sets beside a judge's answers (its `compared_as` and `prepare`,
-    infact/results/hookspecs.py): votes (pairwise, ACUTE dialog-level), best–worst choices (as the pairs they
-    imply), conversation annotations (per aspect, on its own scale) and ratings, or a new kind's."""
-    from infact.results import kinds
+    """[(table, 'pairwise' | 'ratings', answers prepared for alignment.align, scale points)] of every protocol's
+    table the study has rows in: votes (pairwise, ACUTE dialog-level), best–worst choices (as the pairs they
+    imply: best over each other, each other over worst), conversation annotations (per aspect, an item is a
+    conversation's turn or the whole dialogue, the value shifted onto 1..k) and ratings."""
+    from infact.results.ratings.analysis import prepare_ratings
+    from infact.results.tables.comparisons import best_worst_as_pairwise, prepare_best_worst, prepare_pairwise
 
-    return [
-        (kind.name, kind.compared_as, prepared, points)
-        for kind, frame in kinds.compared_tables(tables)
-        for prepared, points in kind.aligned(frame, include_flagged, study.config)
-    ]
+    compare = getattr(tables, "compare", {}) or {}
+    out = []
+    votes = compare.get("pairwise.csv")
+    if votes is not None and len(votes):
+        out.append(("pairwise", "pairwise", prepare_pairwise(votes, include_flagged=include_flagged), None))
+    choices = compare.get("best_worst.csv")
+    if choices is not None and len(choices):
+        pairs = best_worst_as_pairwise(prepare_best_worst(choices, include_flagged=include_flagged))
+        out.append(("best_worst", "pairwise", pairs, None))
+    notes = compare.get("annotations.csv")
+    if notes is not None and len(notes):
+        out += _annotations(study, notes, include_flagged)
+    if len(tables.ratings):
+        out.append(("ratings", "ratings", prepare_ratings(tables.ratings, include_flagged)[0], None))
+    return out
+
+
+def _annotations(study, notes: pd.DataFrame, include_flagged: bool) -> list[tuple[str, str, pd.DataFrame, int]]:
+    """One ratings-shaped table per aspect: situation_id = conversation#turn (or #dialogue), rating on 1..k."""
+    from infact.values import bool_column
+
+    df = notes[~bool_column(notes["is_gold"])] if "is_gold" in notes.columns else notes
+    if "excluded" in df.columns and not include_flagged:
+        df = df[~bool_column(df["excluded"])]
+    out = []
+    for aspect in study.config.aspects:
+        rows = df[df["aspect"].astype(str) == aspect.id]
+        if not len(rows):
+            continue
+        turn = rows["turn"].map(lambda t: "dialogue" if pd.isna(t) else str(int(t)))
+        prepared = pd.DataFrame(
+            {
+                "participant": rows["participant"].astype(str),
+                "situation_id": rows["conversation_id"].astype(str) + "#" + turn,
+                "system": rows["system"].astype(str),
+                "criterion": aspect.id,
+                "rating": pd.to_numeric(rows["value"]) + 1 - aspect.first,
+            }
+        )
+        out.append(("annotations", "ratings", prepared, len(aspect.labels)))
+    return out
 
 
 def simulators_from_tables(study, records: list[dict], tables, include_flagged: bool = False) -> dict | None:

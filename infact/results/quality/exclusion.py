@@ -259,14 +259,14 @@ def assess_store(
     cfg: QualityConfig,
     expected_minutes: float | None = None,
 ) -> pd.DataFrame:
-    """`assess` on export tables: `ratings`, `participants`, and `steps` and the tables of kinds whose answers
-    give rows per step (`pairwise`, `best_worst`, `annotations`) if available."""
+    """`assess` on export tables: `ratings`, `participants`, and `steps`, `pairwise`,
+    `best_worst` if available."""
     ratings = tables.get("ratings", pd.DataFrame())
     participants = tables["participants"]
     steps = tables.get("steps")
     if steps is None:
         steps = steps_from_tables(ratings, participants)
-    compare = flags.checked_tables(tables)  # pairwise, best_worst, annotations: the kinds with rows per step
+    compare = {k: v for k, v in tables.items() if k.removesuffix(".csv") in (*flags.COMPARISON_KINDS, "annotations")}
     return assess(ratings, participants, steps, events, cfg, expected_minutes, compare=compare)
 
 

@@ -17,18 +17,19 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from infact.results.tables.picks import MIXED, SITUATION_COLUMNS, best_position, pairwise_position, same_pick
 from infact.values import bool_column, parse_bool
 
 DONE = ("completed", "screened_out")  # only finished sessions are judged on speed
 MIN_PAGE_SECONDS = 0.5  # a 0 s page (refresh artefact) would make the RSI infinite
-# SITUATION_COLUMNS (infact/results/tables/picks.py): `choice` is None for rated situations; for a comparison
-# (pairwise / best–worst) step it is what the participant picked by *display position*, the same on every
-# criterion (see `comparison_choice`), or MIXED.
+# `choice` is None for rated situations; for a comparison (pairwise / best–worst) step it is
+# what the participant picked by *display position*, the same on every criterion (see
+# `comparison_choice`), or "mixed".
 # `unit`: "situation" (rated), "comparison" (pairwise / best–worst) or "conversation" (annotated; `straight`:
 # every turn-level aspect got one value on every annotated turn, see `uniform_turns`).
-# The stored records of a comparison step (dialog-level votes share pairwise.csv): the live dashboard's rows.
-COMPARISON_RECORDS = ("pairwise", "pairwise_dialog", "best_worst")
+SITUATION_COLUMNS = ["participant", "step_index", "n_systems", "straight", "seconds", "choice", "unit"]
+COMPARISON_KINDS = ("pairwise", "best_worst")
+COMPARISON_RECORDS = (*COMPARISON_KINDS, "pairwise_dialog")  # dialog-level votes share pairwise.csv
+MIXED = "mixed"
 
 
 @dataclass
@@ -80,29 +81,62 @@ def situations_from_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def situations_from_comparisons(compare: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """One row per participant × compared or annotated (non-check) step, from the tables of every kind whose
-    answers give rows per step (its `per_step` hook, infact/results/hookspecs.py: pairwise.csv, best_worst.csv,
-    annotations.csv; keys with or without `.csv`); the same rows `situation_summary` gives from the records."""
-    from infact.results import kinds
-
+    """One row per participant × compared (non-check) step, from pairwise.csv / best_worst.csv
+    (keys with or without `.csv`); the same rows `situation_summary` gives from the records."""
     frames = []
     for name, df in compare.items():
-        kind = kinds.for_per_step(name)
-        if kind is None or df is None or df.empty:
+        kind = name.removesuffix(".csv")
+        if kind == "annotations" and df is not None and not df.empty:  # conversation steps: their timing counts
+            frames.append(_annotated_steps(df))
             continue
-        rows = kind.per_step(df)
-        if rows is not None:
-            frames.append(rows)
+        if kind not in COMPARISON_KINDS or df is None or df.empty or "step_index" not in df:
+            continue
+        if kind == "pairwise":
+            picked = [_pairwise_position(left, winner) for left, winner in zip(df["shown_left"], df["winner"])]
+            n = 2
+        else:
+            shown = df["systems"].astype(str).str.split("|")
+            picked = [_best_position(s, b) for s, b in zip(shown, df["best"])]
+            n = shown.map(len)
+        rows = pd.DataFrame(
+            {
+                "participant": df["participant"],
+                "step_index": df["step_index"],
+                "n_systems": n,
+                "seconds": df["seconds"] if "seconds" in df else None,
+                "picked": picked,
+            }
+        )
+        keys = ["participant", "step_index"]
+        per = rows.groupby(keys, sort=False).agg(
+            n_systems=("n_systems", "first"), seconds=("seconds", "first"), choice=("picked", lambda v: _same(list(v)))
+        )
+        frames.append(per.reset_index().assign(straight=False, unit="comparison"))
     if not frames:
         return pd.DataFrame(columns=SITUATION_COLUMNS)
     return pd.concat(frames, ignore_index=True)[SITUATION_COLUMNS]
 
 
-def checked_tables(tables: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The tables of `tables` (by name or file) whose kind gives the quality checks rows per step."""
-    from infact.results import kinds
-
-    return {name: df for name, df in tables.items() if kinds.for_per_step(name) is not None}
+def _annotated_steps(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per participant × annotated (non-gold) conversation of annotations.csv: one system, so no
+    straight-lining across systems, but `straight` when every turn was given the same values; its seconds
+    count for the speed checks."""
+    d = df[~df["is_gold"].map(lambda v: parse_bool(v) is True)] if "is_gold" in df else df
+    keys = ["participant", "step_index"]
+    per = d.groupby(keys, sort=False)["seconds"].first().reset_index()
+    turns = d[d["level"].astype(str) == "turn"] if "level" in d else d.iloc[0:0]
+    if len(turns):
+        by_aspect = turns.groupby(keys + ["aspect"], sort=False).agg(
+            values=("value", "nunique"), turns=("turn", "nunique")
+        )
+        uniform = by_aspect.groupby(level=[0, 1]).agg(
+            same=("values", lambda v: bool((v == 1).all())), turns=("turns", "min")
+        )
+        straight = uniform["same"] & (uniform["turns"] >= 2)
+        per["straight"] = [bool(straight.get((p, i), False)) for p, i in zip(per["participant"], per["step_index"])]
+    else:
+        per["straight"] = False
+    return per.assign(n_systems=1, choice=None, unit="conversation")[SITUATION_COLUMNS]
 
 
 def uniform_turns(turns: Mapping) -> bool:
@@ -113,15 +147,27 @@ def uniform_turns(turns: Mapping) -> bool:
     return len(answers) >= 2 and bool(aspects) and all(len({t.get(a) for t in answers}) == 1 for a in aspects)
 
 
+def _pairwise_position(left: str, winner: str) -> str:
+    return winner if winner in ("tie", "both_bad") else "left" if winner == left else "right"
+
+
+def _best_position(shown: list[str], best: str) -> str:
+    return f"best {shown.index(best) + 1}" if best in shown else MIXED
+
+
+def _same(picks: list[str]) -> str:
+    return picks[0] if len(set(picks)) == 1 else MIXED
+
+
 def comparison_choice(record: Mapping) -> str:
     """What a comparison record's participant picked, by display position, on every criterion:
     pairwise "left" / "right" / "tie"; best–worst "best N" (N-th shown as best); else "mixed"."""
     shown = [r["system"] for r in record.get("responses") or record.get("conversations") or []]
     if record.get("kind") != "best_worst":
-        picks = [pairwise_position(shown[0], c) for c in (record.get("choices") or {}).values()]
+        picks = [_pairwise_position(shown[0], c) for c in (record.get("choices") or {}).values()]
     else:
-        picks = [best_position(shown, b) for b in (record.get("best") or {}).values()]
-    return same_pick(picks) if picks else MIXED
+        picks = [_best_position(shown, b) for b in (record.get("best") or {}).values()]
+    return _same(picks) if picks else MIXED
 
 
 def situation_summary(record: Mapping) -> dict | None:
@@ -139,7 +185,7 @@ def situation_summary(record: Mapping) -> dict | None:
             "choice": comparison_choice(record),
             "unit": "comparison",
         }
-    if record.get("kind") == "conversation":  # one system's whole conversation (see conversations/compared.py)
+    if record.get("kind") == "conversation":  # one system's whole conversation (see _annotated_steps)
         return {
             "participant": record["participant"],
             "step_index": record.get("index"),
