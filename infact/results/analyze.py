@@ -19,8 +19,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.results import kinds
-from infact.results.ratings import analysis as ratings_analysis
-from infact.results.tables.comparisons import STYLE_COVARIATES, prepare_pairwise
+from infact.results.tables.comparisons import STYLE_COVARIATES
 from infact.stats import N_BOOT
 from infact.values import json_ready
 
@@ -136,24 +135,28 @@ def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
 
 
 def judge_humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
-    """The human answers a judge is compared with: prepared as the analysis prepares them, one criterion."""
-    if kind not in ("ratings", "pairwise"):
-        raise InfactError(
-            Problem("--judge", f"judges are compared with ratings or pairwise votes, not a {kind} table.")
-        )
-    if kind == "pairwise":
-        data = prepare_pairwise(humans, include_flagged=include_flagged)
-    else:
-        data = ratings_analysis.prepare_ratings(humans, include_flagged)[0]
+    """The human answers a judge is compared with: prepared as their kind prepares them for a comparison (its
+    `prepare` hook, infact/results/hookspecs.py), one criterion."""
+    data = _judged_kind(kind).aligned(humans, include_flagged)[0][0]
     if criterion and "criterion" in data.columns:
         data = data[data["criterion"].astype(str) == criterion]
     return data
 
 
-def _judge_features(data: pd.DataFrame, kind: str, features: pd.DataFrame | None) -> pd.DataFrame | None:
-    from infact.results.judges import agreement
+def _judged_kind(kind: str) -> kinds.KindResults:
+    """The kind of table `kind` names, when a judge file is compared with it (its `judged` hook); else an error
+    naming the tables that are."""
+    found = next((k for k in kinds.kinds() if k.name == kind.removesuffix(".csv")), None)
+    if found is None or not (found.judged and found.compared):
+        judged = " or ".join(k.schema.file for k in kinds.kinds() if k.judged and k.compared)
+        raise InfactError(Problem("--judge", f"judges are compared with {judged}, not a {kind} table."))
+    return found
 
-    return agreement.features_from_votes(data) if features is None and kind == "pairwise" else features
+
+def _judge_features(data: pd.DataFrame, kind: str, features: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The responses' features given, else those the kind's own table carries (pairwise.csv's lengths)."""
+    own = _judged_kind(kind).judge_features
+    return own(data) if features is None and own is not None else features
 
 
 def compare_judges(
@@ -164,11 +167,13 @@ def compare_judges(
     *,
     features: pd.DataFrame | None = None,
 ) -> dict:
-    """{judge name: its agreement with the humans} for prepared ratings or pairwise votes (`analyze --judge`)."""
+    """{judge name: its agreement with the humans} for the humans' answers prepared by `judge_humans` from a
+    table of kind `kind` (ratings, pairwise: `analyze --judge`)."""
     from infact.results.judges import agreement
 
     features = _judge_features(data, kind, features)
-    return json_ready(agreement.compare_files(data, kind, list(judges), criterion, features))
+    shape = _judged_kind(kind).compared_as
+    return json_ready(agreement.compare_files(data, shape, list(judges), criterion, features))
 
 
 def align_judges(
@@ -186,7 +191,8 @@ def align_judges(
 
     extra = {"scale_points": scale_points} if scale_points else {}
     features = _judge_features(data, kind, features)
-    return json_ready(align_files(data, kind, list(judges), criterion, features=features, **kw, **extra))
+    shape = _judged_kind(kind).compared_as
+    return json_ready(align_files(data, shape, list(judges), criterion, features=features, **kw, **extra))
 
 
 def _features(responses: str | None) -> pd.DataFrame | None:

@@ -158,6 +158,27 @@ def _aggregated(table, tables) -> dict[str, bytes]:
     return {"annotations_aggregated.json": aggregated_json(table, tables.records).encode("utf-8")}
 
 
+# ---------------------------------------------------------------- compared with a judge file
+
+
+def _prepared_ratings(table, include_flagged: bool, cfg) -> list:
+    from infact.results.ratings.analysis import prepare_ratings
+
+    return [(prepare_ratings(table, include_flagged)[0], None)]
+
+
+def _prepared_votes(table, include_flagged: bool, cfg) -> list:
+    from infact.results.tables.comparisons import prepare_pairwise
+
+    return [(prepare_pairwise(table, include_flagged=include_flagged), None)]
+
+
+def _vote_features(votes):
+    from infact.results.tables.comparisons import features_from_votes
+
+    return features_from_votes(votes)
+
+
 # In the order a participant meets them; kinds.py registers them.
 BUILT_IN = (
     KindResults(
@@ -173,6 +194,9 @@ BUILT_IN = (
         section="ratings",
         collected="ratings",
         always=True,
+        compared_as="ratings",
+        prepare=_prepared_ratings,
+        judged=True,
     ),
     KindResults(
         PAIRWISE,
@@ -192,6 +216,10 @@ BUILT_IN = (
             "pairwise_dialog": "Each dialog and pair of systems beside the votes on their whole conversations "
             "(response_a and response_b: each system's chatbot turns)",
         },
+        compared_as="pairwise",
+        prepare=_prepared_votes,
+        judged=True,
+        judge_features=_vote_features,
     ),
     KindResults(
         BEST_WORST,

@@ -34,11 +34,22 @@ conversation annotations, questionnaire answers, … or one a test registers) is
                  kind filled by several step kinds says per step what its rows are (a dialog-level
                  `pairwise_dialog` vote is on two whole conversations, a `pairwise` one on two responses);
                  `caption_for(cfg)` picks the study's.
+- `compared_as`  "ratings" | "pairwise": the shape its answers take when a judge file is compared with the
+                 humans (alignment.align's and agreement.compare's human answer type);
+- `prepare`      `prepare(table, include_flagged, cfg) -> [(frame, scale points or None)]`: its table as
+                 the aligned answers of that shape, flagged participants left out unless asked (ratings
+                 and votes checked as their analyses check them; `cfg` is None when only a file is at hand);
+- `judged`       True when a judge file is compared with it (`analyze --judge`, the dashboard's judges:
+                 ratings and pairwise votes); `kinds.compared_tables(tables, judged=True)` finds the first
+                 with rows, `analyze.judge_humans` prepares it, and any other kind is refused naming these;
+- `judge_features`  `judge_features(prepared) -> DataFrame | None`: the response features its own table
+                 carries (pairwise.csv's lengths), used for a judge's length bias when no responses file
+                 is given.
 
 A step kind with a `schema` and no registration here gets every default: its table reaches the
 export, datapackage.json, the dashboard's downloads and `analyze FILE.csv` with no edit to a core
 module (tests/participation/test_step_registry.py). The built-in kinds are in `builtin_kinds.py`; the registry
-(`register`, `kinds()`, `for_table`, `for_file`) is `kinds.py`.
+(`register`, `kinds()`, `for_table`, `for_file`, `compared_tables`) is `kinds.py`.
 """
 
 from __future__ import annotations
@@ -92,6 +103,10 @@ class KindResults:
     collected: str | None = None
     always: bool = False  # written even when the study has none of its steps (ratings.csv, questionnaire.csv)
     situations_caption: Mapping[str, str] = field(default_factory=dict)  # step kind -> caption
+    compared_as: str | None = None  # "ratings" | "pairwise": its shape beside a judge's answers
+    prepare: Callable[[pd.DataFrame, bool, Any], list[tuple[pd.DataFrame, int | None]]] | None = None
+    judged: bool = False  # a judge file is compared with it as well (not only simulated participants)
+    judge_features: Callable[[pd.DataFrame], pd.DataFrame | None] | None = None
 
     @property
     def name(self) -> str:
@@ -133,6 +148,17 @@ class KindResults:
 
     def summarise(self, table: pd.DataFrame) -> dict:
         return (self.summary or summary)(table)
+
+    @property
+    def compared(self) -> bool:
+        """Its answers can be set beside a judge's (it has both hooks)."""
+        return self.compared_as is not None and self.prepare is not None
+
+    def aligned(self, table: pd.DataFrame, include_flagged: bool, cfg=None) -> list[tuple[pd.DataFrame, int | None]]:
+        """Its table as the comparison takes it: [(answers shaped as `compared_as`, scale points or None)]."""
+        if not self.compared:
+            raise ValueError(f"{self.name!r} answers are not compared with a judge's (no `compared_as`/`prepare`)")
+        return self.prepare(table, include_flagged, cfg)
 
 
 def with_excluded(schema: TableSchema) -> TableSchema:

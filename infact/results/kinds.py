@@ -17,6 +17,7 @@ __all__ = [
     "Answers",
     "KindResults",
     "all_schemas",
+    "compared_tables",
     "describe",
     "for_file",
     "for_step",
@@ -85,6 +86,28 @@ def for_step(step: str) -> KindResults | None:
     """The kind whose table a step kind's records fill (or a [flow] block's: `rating` is the situation kind)."""
     step = STEP_KIND_OF.get(step, step)
     return next((k for k in kinds() if step in k.steps), None)
+
+
+def compared_tables(tables, *, judged: bool = False) -> list[tuple[KindResults, object]]:
+    """(kind, table) of every kind whose answers can be set beside a judge's (its hooks `compared_as` and
+    `prepare`; with `judged`, only those a judge file is compared with: its `judged`) whose table in
+    `tables` (a study's `Tables`, or anything with `compare` by file and the every-study kinds by name) has
+    rows: the kinds beyond every study's first (votes, choices, annotations), then those (ratings)."""
+    out = []
+    for kind in sorted((k for k in kinds() if k.compared), key=lambda k: k.always):  # stable: flow order kept
+        frame = _frame_of(tables, kind)
+        if (kind.judged or not judged) and frame is not None and len(frame):
+            out.append((kind, frame))
+    return out
+
+
+def _frame_of(tables, kind: KindResults):
+    by_kind = getattr(tables, "by_kind", None)
+    if by_kind is not None:
+        return by_kind.get(kind.name)
+    if kind.always:  # Tables.ratings, .questionnaire, …
+        return getattr(tables, kind.name, None)
+    return (getattr(tables, "compare", None) or {}).get(kind.schema.file)
 
 
 def all_schemas() -> dict[str, TableSchema]:

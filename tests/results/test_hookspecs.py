@@ -1,15 +1,21 @@
 """A kind carries what the core once branched on (infact/results/hookspecs.py): the Situations caption of a
-dialog-level study and the analyze options only pairwise votes take."""
+dialog-level study, the analyze options only pairwise votes take, how its answers are compared with a judge's
+or the simulated participants' and the rows per step its answers give the quality checks."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pandas as pd
 import pytest
 
 from infact.errors import InfactError
 from infact.results import kinds
 from infact.results.analyze import Options, analyze_table
+from infact.results.hookspecs import KindResults
 from infact.study.loader import load_study
+from infact.table_schema import Column, TableSchema
 from tests.support.paths import REPO
 
 
@@ -35,3 +41,68 @@ def test_an_option_only_pairwise_votes_take_is_refused_for_another_kind_naming_t
         analyze_table(pd.DataFrame(), Options(**option), "best_worst.csv")
     [problem] = err.value.problems
     assert problem.file == flag and "pairwise.csv" in problem.message
+
+
+# ---------------------------------------------------------------- a test-only kind opting in to a judge by its hooks
+
+STARS = TableSchema(
+    "stars",
+    "Test-only: one star rating per participant, situation and system.",
+    (
+        Column("participant", "string", "random participant token", True),
+        Column("step_index", "integer", "the step"),
+        Column("situation_id", "string", "the situation", True),
+        Column("system", "string", "the system rated", True),
+        Column("stars", "integer", "1 to 5 stars", True),
+        Column("seconds", "number", "seconds on the page"),
+    ),
+)
+
+
+def _stars_as_ratings(table, include_flagged, cfg):
+    return [(table.rename(columns={"stars": "rating"}).assign(criterion="stars"), 5)]
+
+
+@pytest.fixture
+def stars():
+    kind = kinds.register(KindResults(STARS, ("stars",), compared_as="ratings", prepare=_stars_as_ratings, judged=True))
+    yield kind
+    kinds.unregister("stars")
+
+
+def star_table(seed=0, people=6, n_items=30) -> pd.DataFrame:
+    """Items of known quality: each participant gives quality + N(0, 1) stars."""
+    rng = np.random.default_rng(seed)
+    quality = rng.uniform(1.5, 4.5, n_items)
+    rows = []
+    for p in [f"h{i}" for i in range(people)]:
+        given = np.clip(np.rint(quality + rng.normal(0, 1.0, n_items)), 1, 5)
+        rows += [
+            {"participant": p, "step_index": i // 3, "situation_id": f"x{i // 3}", "system": f"s{i % 3}"}
+            | {"stars": int(v), "seconds": 10.0}
+            for i, v in enumerate(given)
+        ]
+    return pd.DataFrame(rows)
+
+
+def test_a_new_kind_is_compared_with_a_judge_by_its_hooks(stars):
+    from infact.results.analyze import judge_humans
+
+    table = star_table()
+    humans = judge_humans(table, "stars", None, False)
+    assert humans["rating"].tolist() == table["stars"].tolist() and set(humans["criterion"]) == {"stars"}
+    found = kinds.compared_tables(SimpleNamespace(compare={"stars.csv": table}, ratings=pd.DataFrame()), judged=True)
+    assert [(k.name, len(frame)) for k, frame in found] == [("stars", len(table))]
+    kinds.unregister("stars")
+    with pytest.raises(InfactError, match="judges are compared with"):
+        judge_humans(table, "stars", None, False)
+
+
+def test_a_kind_without_the_judged_hook_is_refused_a_judge_naming_the_tables_that_take_one():
+    from infact.results.analyze import judge_humans
+
+    with pytest.raises(InfactError) as err:
+        judge_humans(pd.DataFrame(), "best_worst", None, False)
+    [problem] = err.value.problems
+    assert problem.file == "--judge" and "ratings.csv or pairwise.csv" in problem.message
+    assert "best_worst" in problem.message

@@ -98,17 +98,15 @@ def judge_files(study) -> list[tuple[str, Path]]:
 
 def judges_view(tables, study, criterion: str, include_flagged: bool) -> dict:
     """Each judge file of the study beside the human results of `criterion` (the same call as `analyze --judge`)."""
+    from infact.results import kinds
     from infact.results.analyze import align_judges, compare_judges, judge_humans
     from infact.results.judges.alignment_report import judge_coverage, situation_features
     from infact.results.ranking.features import response_features
 
-    votes = tables.compare.get("pairwise.csv")
-    if votes is not None and len(votes):
-        kind, humans = "pairwise", votes
-    elif len(tables.ratings):
-        kind, humans = "ratings", tables.ratings
-    else:
+    found = kinds.compared_tables(tables, judged=True)  # the first kind a judge is compared with, with rows
+    if not found:
         return {}
+    kind, humans = found[0][0].name, found[0][1]
     try:
         features = response_features(study.situations)
         humans = judge_humans(humans, kind, criterion, include_flagged)

@@ -244,22 +244,6 @@ def _longer_share(prefs: pd.DataFrame, features: pd.DataFrame) -> float | None:
     return float(np.mean((prefs["code"].to_numpy()[ok] > 0) == longer_lo))
 
 
-def features_from_votes(votes: pd.DataFrame) -> pd.DataFrame | None:
-    """situation_id, system, length, items from a pairwise table's covariate columns, if present."""
-    need = {"situation_id", "length_a", "length_b"}
-    if not need <= set(votes.columns):
-        return None
-    parts = []
-    for side in ("a", "b"):
-        cols = {f"system_{side}": "system", f"length_{side}": "length"}
-        if f"items_{side}" in votes.columns:
-            cols[f"items_{side}"] = "items"
-        parts.append(votes[["situation_id", *cols]].rename(columns=cols))
-    f = pd.concat(parts).drop_duplicates(["situation_id", "system"])
-    f["length"] = pd.to_numeric(f["length"], errors="coerce")
-    return f
-
-
 def judge_files(named: list[tuple[str, Path]], criterion: str | None = None):
     """(name, path, kind, judge table) for each judge file given as (name, path), on `criterion` when given."""
     for name, path in named:

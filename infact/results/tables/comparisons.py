@@ -262,3 +262,19 @@ def best_worst_scores(bw: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> li
         }
         for i in order
     ]
+
+
+def features_from_votes(votes: pd.DataFrame) -> pd.DataFrame | None:
+    """situation_id, system, length, items from a pairwise table's covariate columns, if present."""
+    need = {"situation_id", "length_a", "length_b"}
+    if not need <= set(votes.columns):
+        return None
+    parts = []
+    for side in ("a", "b"):
+        cols = {f"system_{side}": "system", f"length_{side}": "length"}
+        if f"items_{side}" in votes.columns:
+            cols[f"items_{side}"] = "items"
+        parts.append(votes[["situation_id", *cols]].rename(columns=cols))
+    f = pd.concat(parts).drop_duplicates(["situation_id", "system"])
+    f["length"] = pd.to_numeric(f["length"], errors="coerce")
+    return f
