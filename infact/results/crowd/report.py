@@ -69,7 +69,7 @@ def render_markdown(result: dict) -> str:
 
 
 LEAST_RELIABLE = 5  # annotators the dashboard lists
-# crowd-kit's MACE (10 restarts) takes tens of seconds of CPU per thousand ratings on a busy 2-core machine:
+# crowd-kit's MACE takes seconds of CPU per thousand ratings (its pandas E-step, 50 of them per fit):
 # above this the dashboard leaves the fit to `analyze --label-models` instead of refitting as ratings arrive
 DASHBOARD_MAX_RATINGS = 5_000
 NOT_INSTALLED = (

@@ -42,6 +42,27 @@ def test_dawid_skene_ranks_the_planted_reliabilities_and_recovers_the_labels():
     assert label_models.lowest_reliability(out["reliability"], 2)[0]["participant"] in {"a4", "a5"}
 
 
+def test_ten_mace_restarts_give_what_one_gives_so_one_is_run(monkeypatch):
+    """crowd-kit seeds every restart alike (label_models.MACE_RESTARTS): if a release draws a new start per
+    restart, the starts differ and this fails, and ten restarts may be worth their cost again."""
+    pytest.importorskip("crowdkit")
+    from crowdkit.aggregation import MACE
+
+    starts, initialize = [], MACE._initialize
+
+    def recorded(self, *args):
+        initialize(self, *args)
+        starts.append((self.spamming_.copy(), self.thetas_.copy()))
+
+    monkeypatch.setattr(MACE, "_initialize", recorded)
+    data, _ = label_models.task_table(planted(n_items=30)[0])
+    one, ten = (label_models._mace(data, restarts=n, iterations=5) for n in (label_models.MACE_RESTARTS, 10))
+    assert label_models.MACE_RESTARTS == 1 and len(starts) == 11
+    assert all(np.array_equal(a, starts[0][0]) and np.array_equal(b, starts[0][1]) for a, b in starts)
+    pd.testing.assert_frame_equal(one[0], ten[0], check_exact=True)
+    pd.testing.assert_series_equal(one[1], ten[1], check_exact=True)
+
+
 def test_without_crowd_kit_the_message_says_how_to_install_it(monkeypatch):
     from infact.errors import InfactError
 
