@@ -28,6 +28,7 @@ def test_new_hashes_use_owasp_scrypt_parameters(owasp_hash):
     assert not needs_rehash(owasp_hash)
 
 
+@pytest.mark.slow  # 1.8 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_right_password_verifies_wrong_one_does_not(owasp_hash):
     assert verify_password("correct horse battery", owasp_hash)
     assert not verify_password("correct horse batterY", owasp_hash)

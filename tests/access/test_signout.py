@@ -62,6 +62,7 @@ def refused(at: AppTest) -> bool:
     return [e.value for e in at.error] == ["Please sign in first."] and not at.metric
 
 
+@pytest.mark.slow  # 2.4 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_cookie_replayed_after_sign_out_is_refused(env, monkeypatch):
     browser, cookie = signed_in_browser()
     assert not refused(replay(monkeypatch, cookie))  # before sign-out the cookie opens the dashboard

@@ -44,6 +44,7 @@ def timed_reply(sys: LLMSystem, give_up_s: float = 6.0) -> tuple[float, BaseExce
 
 
 @pytest.mark.parametrize("mode", ["stream", "body"])
+@pytest.mark.slow  # 1.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_trickling_answer_is_cut_at_the_deadline_and_frees_its_slot(mode):
     # Headers at once, then the answer slowly: one SSE event per word, or (a server that ignores
     # "stream") one byte of the JSON body per 0.2 s. Today's per-read timeout never fires.

@@ -116,6 +116,7 @@ def test_live_systems_name_an_endpoint_declared_in_the_study_or_the_secrets(stub
         LiveSystem(url="http://127.0.0.1:1/chat", temperature=0.3)
 
 
+@pytest.mark.slow  # 1.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_bots_run_an_arena_of_endpoint_systems_through_the_real_flow(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-arena-test-key-5e1d")
     with serve_openai(rule=demo_rule) as stub:

@@ -91,6 +91,7 @@ def test_bad_csv_contents(tmp_path, capsys):
     assert "not a readable CSV" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 1.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_study_and_store_input(tmp_path, capsys):
     if not (DEMO / "study.toml").is_file():
         pytest.skip("demo study not present")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from infact.cli.main import main
 from simulations.ratings import simulate_ratings
 
 
+@pytest.mark.slow  # 2.4 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_report_gives_both_verdicts_and_the_epsilon_asked(tmp_path, capsys):
     df = simulate_ratings(5, 12, (2.0, 3.0, 4.0), seed=3)  # 5 raters × 36 items each
     ratings, judge, report = tmp_path / "ratings.csv", tmp_path / "judge.csv", tmp_path / "r.md"

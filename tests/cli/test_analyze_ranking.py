@@ -76,6 +76,7 @@ def test_best_worst_csv(tmp_path, capsys):
     assert r["scores"][0]["system"] == "A" and r["ranking"][0]["system"] == "A"
 
 
+@pytest.mark.slow  # 1.7 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_as_pairwise_and_judge_on_ratings(tmp_path, capsys):
     df = simulate_ratings(20, 6, (2.0, 3.0, 4.0), seed=3)
     ratings = tmp_path / "ratings.csv"
@@ -101,6 +102,7 @@ def test_judge_errors_name_the_file(tmp_path, capsys):
     assert "missing.csv" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 2.1 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_reports_show_the_judges_beside_the_human_results(tmp_path, capsys):
     df = simulate_ratings(10, 4, (2.0, 3.0, 4.0), seed=3)
     ratings, judge = tmp_path / "ratings.csv", tmp_path / "judge.csv"

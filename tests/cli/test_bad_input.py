@@ -199,6 +199,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.slow  # 1.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_bad_input_gets_a_message_not_a_traceback(case, tmp_path):
     argv, names = CASES[case](tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("INFACT_")}

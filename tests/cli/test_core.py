@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from infact.cli.main import main
 from infact.fileio import MANIFEST
@@ -111,6 +112,7 @@ def test_bots_then_export(tmp_path, capsys):
         store.close()
 
 
+@pytest.mark.slow  # 1.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_bots_mix_and_include_withdrawn(tmp_path, capsys):
     folder = make_study(tmp_path, per_participant=4)
     db = tmp_path / "db"

@@ -146,6 +146,7 @@ def test_validate_explains_why_the_demo_has_38_of_its_40_situations(capsys):
     assert "attention check" in out and "never rated as a regular situation" in out
 
 
+@pytest.mark.slow  # 1.8 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_hash_password_write_twice_leaves_one_valid_researcher_section(tmp_path, capsys):
     secrets = tmp_path / ".streamlit" / "secrets.toml"
     secrets.parent.mkdir()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 
+import pytest
+
 from infact.cli.main import main
 from infact.participation.bots import default_quality, run_bots
 from infact.storage import open_storage
@@ -27,6 +29,7 @@ def files_holding(root, needle: str) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 
 
+@pytest.mark.slow  # 3.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_no_api_key_in_any_file_of_the_store_exports_transcripts_or_logs(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     log = tmp_path / "logs" / "run.log"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from infact.cli.main import main
 from infact.llm.client import LLMClient
 from infact.participation.bots import run_bots
@@ -18,6 +20,7 @@ from tests.support.llm_studies import KEY_ENV, PERSONA, endpoint_live_study
 from tests.support.llm_studies import simulated_user_rule as rule
 
 
+@pytest.mark.slow  # 2.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_an_llm_plays_the_persona_through_chats_rubric_and_vote_and_is_kept_apart(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-sim-test-0001")
     with serve_openai(rule=rule) as stub:
@@ -54,6 +57,7 @@ def test_an_llm_plays_the_persona_through_chats_rubric_and_vote_and_is_kept_apar
     assert not set(funnel.progress_table(progress, datetime.now(UTC))["participant"]) & simulated
 
 
+@pytest.mark.slow  # 1.7 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_tinydb_store_summary_marks_simulated_participants_apart(tmp_path, monkeypatch):
     """TinyDB keeps per-participant summary files: the mark must reach them, and survive a reopen."""
     monkeypatch.setenv(KEY_ENV, "sk-sim-test-0002")
@@ -69,6 +73,7 @@ def test_a_tinydb_store_summary_marks_simulated_participants_apart(tmp_path, mon
     assert funnel.stage_counts(progress, datetime.now(UTC))["completed"] == 2
 
 
+@pytest.mark.slow  # 4.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_bots_command_plays_llm_participants_and_prints_the_comparison(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(KEY_ENV, "sk-sim-test-0002")
     persona = tmp_path / "sam.txt"

@@ -236,6 +236,7 @@ def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_
     assert rec["text"] == "Nice study"
 
 
+@pytest.mark.slow  # 1.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_dashboard_gives_the_new_kind_a_section(feedback, tmp_path, monkeypatch):
     """No section claims the new kind: the dashboard offers a generic one with its table (infact/ui/dashboard)."""
     from tests.support.app import open_dashboard

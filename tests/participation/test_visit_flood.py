@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from infact.participation import visits
@@ -104,6 +105,7 @@ def test_a_busy_minute_is_written_when_the_next_visit_comes_in_a_later_minute(tm
     assert (found.left, found.aggregated, len(found.aggregated_minutes)) == (71, 10, 1)
 
 
+@pytest.mark.slow  # 4.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_dashboard_says_when_visits_were_aggregated(tmp_path, monkeypatch):
     monkeypatch.setattr(visits, "PER_MINUTE", 1)  # the app's real clock: one recorded a minute, the rest counted
     db = tmp_path / "db"

@@ -7,6 +7,7 @@ from scipy import stats
 from infact.stats.signed_rank import signed_rank_p
 
 
+@pytest.mark.slow  # 3.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_p_values_equal_scipy_wilcoxon_on_rating_differences():
     rng = np.random.default_rng(0)
     # scipy's own path is the slow one (2^n statistic calls), so compare on small n plus the limit, 13

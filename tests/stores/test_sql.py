@@ -200,6 +200,7 @@ except StorageError as exc:
 
 
 @pytest.mark.postgres
+@pytest.mark.slow  # 2.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_lock_excludes_another_process(pg, pg_url):
     with pg.lock():
         child = run_child(LOCKER, pg_url, pg.schema, "30")

@@ -156,6 +156,7 @@ def test_two_processes_share_one_store(tmp_path):
     assert len(store.records(participant="own-b")) == 100
 
 
+@pytest.mark.slow  # 1.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_sigkill_mid_write_keeps_every_acknowledged_record(tmp_path):
     target = str(tmp_path / "db")
     for attempt in range(3):  # kill at different moments

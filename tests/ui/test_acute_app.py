@@ -87,6 +87,7 @@ def test_every_dashboard_section_opens_on_a_dialog_study(played, monkeypatch, se
     assert not [e.value for e in at.error if "went wrong" in e.value.lower() or "traceback" in e.value.lower()]
 
 
+@pytest.mark.slow  # 1.8 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_dashboard_ranks_a_dialog_study_from_its_votes(played, monkeypatch):
     at = open_dashboard(DEMO_ACUTE, played, monkeypatch, "Ranking")
     assert not [e.value for e in at.error]

@@ -211,6 +211,7 @@ def test_dashboard_refuses_without_sign_in(store):
     assert not at.metric and not at.get("download_button")
 
 
+@pytest.mark.slow  # 1.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_wrong_password_is_refused(store):
     at = open_app(secrets={"researcher": {"password_hash": hash_password(PASSWORD)}})
     at.switch_page("pages/researcher.py")
@@ -231,6 +232,7 @@ def test_wrong_password_is_refused(store):
     assert not at.metric and not at.get("download_button")
 
 
+@pytest.mark.slow  # 3.4 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_dashboard_after_sign_in_shows_metrics_and_charts(store):
     study = load_study(DEMO)
     run_bots(study, TinyDBStorage(store), 4, strategy="attentive", seed=3)

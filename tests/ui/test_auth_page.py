@@ -72,6 +72,7 @@ def test_repeated_wrong_passwords_lock_the_session_even_for_the_right_one(clock)
     assert signed_in(at)
 
 
+@pytest.mark.slow  # 1.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_guesser_with_many_sessions_locks_every_session_briefly(clock, monkeypatch):
     monkeypatch.setattr(signin_throttle, "_SERVER", signin_throttle.SignInThrottle(server_free=2, clock=clock))
     monkeypatch.setattr(shared_throttle, "SETTINGS", {"server_free": 2})
@@ -91,6 +92,7 @@ def test_old_hash_signs_in_and_suggests_a_new_one(clock):
     assert any("older, weaker scrypt parameters" in i.value for i in at.info)
 
 
+@pytest.mark.slow  # 1.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_current_hash_signs_in_without_a_rehash_note(clock):
     at = sign_in_page(hash_password(PASSWORD))
     assert submit(at, PASSWORD) == [] and signed_in(at)

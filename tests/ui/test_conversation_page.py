@@ -84,6 +84,7 @@ def test_turns_and_their_scales_in_reading_order_and_a_missing_turn_named(app):
     assert "Conversation 2 of 4" in " ".join(h.proto.body for h in at.get("html"))
 
 
+@pytest.mark.slow  # 2.1 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_dashboard_shows_each_aspect_s_ranking_alpha_and_halo(tmp_path, monkeypatch):
     from infact.access.auth import hash_password
     from infact.participation.bots import run_bots

@@ -67,6 +67,7 @@ def dashboard(study_dir, db, monkeypatch, section=None) -> AppTest:
 @pytest.mark.parametrize(
     "section", ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports"]
 )
+@pytest.mark.slow  # 1.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_every_section_renders_on_bot_data(prolific_store, monkeypatch, section):
     at = dashboard(*prolific_store, monkeypatch, section)
     metrics = {m.label: m.value for m in at.metric}

@@ -46,6 +46,7 @@ def switched(at, on: bool):
     return at
 
 
+@pytest.mark.slow  # 3.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_live_chats_follow_the_include_flagged_switch(live_played, monkeypatch):
     at = open_dashboard(DEMO_LIVE, live_played, monkeypatch, "Live chats")
     off = int(re.search(r"(\d+) conversations\.", texts(at)).group(1))
@@ -53,6 +54,7 @@ def test_live_chats_follow_the_include_flagged_switch(live_played, monkeypatch):
     assert on > off > 0, (off, on)  # 2 of 6 participants are excluded: their chats count only when switched on
 
 
+@pytest.mark.slow  # 4.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_ranking_follows_the_include_flagged_switch(live_played, monkeypatch):
     at = open_dashboard(DEMO_LIVE, live_played, monkeypatch, "Ranking")
 
@@ -88,6 +90,7 @@ def degenerate_votes(kind: str) -> pd.DataFrame:
     )
 
 
+@pytest.mark.slow  # 4.2 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_degenerate_fit_says_what_is_wrong():
     from infact.ui.rankings import fit_problem
 
@@ -142,6 +145,7 @@ def rated(tmp_path_factory):
     return study_dir, tmp / "db"
 
 
+@pytest.mark.slow  # 2.4 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_clicking_the_chosen_section_again_keeps_it(rated, monkeypatch):
     at = open_dashboard(*rated, monkeypatch, "Participants")
     assert at.multiselect(key="stage_filter") is not None

@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pandas as pd
+import pytest
 
 from infact.participation.bots import run_bots
 from infact.storage import TinyDBStorage
@@ -14,6 +15,7 @@ from tests.support.app import open_dashboard
 from tests.support.paths import DEMO_STUDY
 
 
+@pytest.mark.slow  # 4.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_judges_table_shows_usable_of_total_and_warns_when_few_are(tmp_path, monkeypatch):
     study_dir = tmp_path / "study"
     shutil.copytree(DEMO_STUDY, study_dir)

@@ -127,6 +127,7 @@ def test_system_text_is_shown_as_written_never_run(tmp_path, monkeypatch):
     assert "<script>" not in theirs
 
 
+@pytest.mark.slow  # 6.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_dashboard_of_a_live_study_shows_chats_and_offers_the_live_files(live_study):
     from infact.access.auth import hash_password
     from infact.participation.bots import run_bots
@@ -180,6 +181,7 @@ def progress_line(at) -> str:
     )
 
 
+@pytest.mark.slow  # 2.2 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_timeout_says_so_and_skipping_both_silent_chatbots_asks_no_vote(tmp_path, monkeypatch):
     from simulations.chat_stub import serve
 

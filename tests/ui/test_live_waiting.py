@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from simulations.chat_stub import serve
 from tests.support.app import open_app, run, token_of
 from tests.support.live_pages import chat_texts, live_records, say, stub_study, through_situations
@@ -27,6 +29,7 @@ def ask_elsewhere(db, token: str, text: str) -> threading.Thread:
     return thread
 
 
+@pytest.mark.slow  # 2.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_reload_during_a_slow_reply_shows_the_answer_when_it_comes(tmp_path, monkeypatch):
     with serve("normal", delay_s=2.0) as slow:
         db = stub_study(tmp_path, monkeypatch, slow.url, slow.url, timeout_s=6)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import UTC
 
+import pytest
+
 from tests.support.app import (
     COMPLETION_CODE,
     PID,
@@ -27,6 +29,7 @@ from tests.support.app import (
 )
 
 
+@pytest.mark.slow  # 2.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_prolific_id_alone_does_not_resume_someone_elses_session(store, tmp_path, monkeypatch):
     prolific_study(tmp_path, monkeypatch)
     at = walk_situations(give_consent(open_app(PROLIFIC_QUERY)), until=3)
@@ -54,6 +57,7 @@ def test_the_completion_code_is_shown_only_to_the_same_session(store, tmp_path, 
     assert not intruder.get("code") and not any("infact-return" in h.proto.body for h in intruder.get("html"))
 
 
+@pytest.mark.slow  # 2.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_visits_without_consent_store_no_participant_and_the_tab_keeps_its_participant(store):
     """Item 11: a visit that never consents stores no participant, only that it happened (issue 11:
     infact.participation.visits, one small `_visits` record per visit). Item 3: the bare link in the

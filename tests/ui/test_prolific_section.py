@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from infact.access.auth import hash_password
@@ -29,6 +30,7 @@ def open_prolific(study_dir, db, monkeypatch) -> AppTest:
     return at
 
 
+@pytest.mark.slow  # 2.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_section_syncs_once_a_minute_and_shows_statuses(tmp_path, monkeypatch):
     monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
     with ProlificStub(TOKEN) as stub:

@@ -61,6 +61,7 @@ def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsy
     assert view["fragility"] == cli["fragility"] and view["fragility"]["top"]["votes"]
 
 
+@pytest.mark.slow  # 2.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     study, db = store
     at = open_dashboard(STUDY, db, monkeypatch, "Ranking")
@@ -84,6 +85,7 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     assert len(frag) == len(table) - 1
 
 
+@pytest.mark.slow  # 3.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_judges_section_compares_each_judge_file_with_the_humans(tmp_path, monkeypatch):
     import shutil
 
@@ -120,6 +122,7 @@ def test_the_situations_section_shows_each_pairs_votes_and_disagreement(store, m
     assert (table["response_a"].str.len() > 0).all() and (table["last_user_turn"].str.len() > 0).all()
 
 
+@pytest.mark.slow  # 4.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_ranking_section_shows_the_both_bad_rates(tmp_path, monkeypatch):
     import shutil
 
@@ -141,6 +144,7 @@ def test_the_ranking_section_shows_the_both_bad_rates(tmp_path, monkeypatch):
     assert any("Both bad" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # 6.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_ranking_section_shows_the_vote_integrity_flags_with_reasons_and_the_ranking_without_them(
     tmp_path, monkeypatch
 ):

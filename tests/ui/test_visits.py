@@ -103,6 +103,7 @@ def test_visits_table_counts_each_visit_once():
     assert funnel.visits_became(table) == {a: False, b: True}
 
 
+@pytest.mark.slow  # 1.8 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_consents_past_the_per_source_bound_get_a_calm_page_and_store_nothing(store, monkeypatch):
     from infact.ui import resources
     from infact.ui.participant_page import BUSY

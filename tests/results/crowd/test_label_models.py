@@ -23,6 +23,7 @@ def planted(seed=0, n_items=120, reliabilities=(0.95, 0.9, 0.85, 0.8, 0.3, 0.2))
     return pd.DataFrame(rows), truth
 
 
+@pytest.mark.slow  # 3.2 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_dawid_skene_ranks_the_planted_reliabilities_and_recovers_the_labels():
     pytest.importorskip("crowdkit")
     ratings, truth = planted()
@@ -42,6 +43,7 @@ def test_dawid_skene_ranks_the_planted_reliabilities_and_recovers_the_labels():
     assert label_models.lowest_reliability(out["reliability"], 2)[0]["participant"] in {"a4", "a5"}
 
 
+@pytest.mark.slow  # 2.7 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_ten_mace_restarts_give_what_one_gives_so_one_is_run(monkeypatch):
     """crowd-kit seeds every restart alike (label_models.MACE_RESTARTS): if a release draws a new start per
     restart, the starts differ and this fails, and ten restarts may be worth their cost again."""
@@ -71,6 +73,7 @@ def test_without_crowd_kit_the_message_says_how_to_install_it(monkeypatch):
         label_models.fit(planted()[0])
 
 
+@pytest.mark.slow  # 5.5 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_export_writes_soft_labels_and_reliability_declared_and_analyze_reports_them(tmp_path, capsys):
     pytest.importorskip("crowdkit")
     import json

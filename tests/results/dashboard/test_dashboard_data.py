@@ -28,6 +28,7 @@ def crowd(demo):
     return storage.records()
 
 
+@pytest.mark.slow  # 5.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_record_by_record_equals_all_at_once(demo, crowd):
     one_by_one, at_once = DashboardData(demo), DashboardData(demo)
     for rec in crowd:

@@ -115,6 +115,7 @@ def test_an_unknown_scoring_is_refused():
         alt_test({}, {}, "f1")
 
 
+@pytest.mark.slow  # 1.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_pairwise_judge_is_scored_by_accuracy_on_the_preferences_the_ratings_imply():
     from simulations.votes import pairwise_judge
 

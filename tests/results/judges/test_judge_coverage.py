@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from infact.cli.main import main
 from infact.participation.bots import default_quality, run_bots
 from infact.storage import open_storage
@@ -32,6 +34,7 @@ def some_garbage(study, every: int):
     return answer
 
 
+@pytest.mark.slow  # 3.1 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_judge_without_one_usable_answer_fails_the_command_and_says_so(tmp_path, capsys):
     with serve_openai() as stub:
         study, db = played(tmp_path, stub.url)
@@ -49,6 +52,7 @@ def test_a_judge_without_one_usable_answer_fails_the_command_and_says_so(tmp_pat
         assert coverage["usable"] == 0 and coverage["total"] > 0
 
 
+@pytest.mark.slow  # 3.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_partly_usable_judge_shows_usable_of_total_and_a_warning(tmp_path, capsys):
     with serve_openai() as stub:
         study, db = played(tmp_path, stub.url)

@@ -104,6 +104,7 @@ def annotations(follow: bool, seed: int = 0):
     return pd.DataFrame(rows)
 
 
+@pytest.mark.slow  # 1.8 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_conversation_annotations_are_compared_per_aspect_on_their_own_scale():
     from types import SimpleNamespace
 

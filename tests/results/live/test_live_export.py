@@ -124,6 +124,7 @@ def test_first_accepted_turn_rules():
     assert wilson(0, 0) is None and wilson(10, 10)[1] == 1.0 and 0.6 < wilson(10, 10)[0] < 0.8
 
 
+@pytest.mark.slow  # 3.3 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_analyze_cli_on_transcripts_and_on_a_live_store(played, tmp_path, capsys):
     from infact.cli.main import main
     from infact.storage import TinyDBStorage

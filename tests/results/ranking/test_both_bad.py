@@ -84,6 +84,7 @@ def test_dashboard_vote_counts_show_both_bad_only_when_there_are_any():
     assert cr.left_share(votes(["a", "both_bad", "both_bad"]))["n"] == 1
 
 
+@pytest.mark.slow  # 2.6 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_pairwise_analysis_with_both_bad_votes_imports_neither_statsmodels_nor_scipy_stats(tmp_path):
     """Their import alone cost ~1 s of CPU per `analyze` (the Wilson interval is infact/stats/binomial.py's)."""
     import subprocess

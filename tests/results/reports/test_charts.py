@@ -29,6 +29,7 @@ def ratings():
     return df
 
 
+@pytest.mark.slow  # 1.7 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_mean_chart_uses_the_analysis_intervals(ratings):
     result = analyze(ratings, mixed_model=False, n_boot=200)
     spec, rows = spec_and_rows(charts.mean_ratings_chart(ratings, result))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from infact.cli.main import main
 from infact.participation.bots import run_bots
@@ -13,6 +14,7 @@ from infact.study.loader import load_study
 from tests.support.paths import REPO
 
 
+@pytest.mark.slow  # 2.4 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_the_report_quotes_n_exclusions_design_and_statistics_and_embeds_the_datasheet(tmp_path, capsys):
     folder = REPO / "data" / "demo"
     study, db = load_study(folder), tmp_path / "db"
