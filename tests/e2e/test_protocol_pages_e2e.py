@@ -60,10 +60,12 @@ RESULTS = {
 }
 EMPTY = ["No ratings yet.", "Statistics need ratings", "No votes yet.", "No best–worst choices yet."]
 
-# Every animation frame from navigation on: the main block's width while the dashboard is shown.
+# Every animation frame from navigation on: the main block's width while the dashboard is shown. A frame loop
+# costs the renderer CPU as long as it runs, so the test stops it (__infactStop) once the widths are checked.
 WIDTHS_JS = """
 window.__infactWidths = [];
 const tick = () => {
+  if (window.__infactStop) return;
   const main = document.querySelector('[data-testid="stMainBlockContainer"]');
   const title = [...document.querySelectorAll('h1')].some(h => h.textContent.startsWith('Dashboard ·'));
   if (main && title) window.__infactWidths.push(Math.round(main.getBoundingClientRect().width));
@@ -100,7 +102,6 @@ def server(request, tmp_path_factory):
 def context(browser, device):
     ctx = browser.new_context(**DEVICES[device], accept_downloads=True)
     ctx.set_default_timeout(TIMEOUT_MS)
-    ctx.add_init_script(WIDTHS_JS)
     yield ctx
     ctx.close()
 
@@ -234,6 +235,7 @@ def test_participant_page_and_dashboard_of_every_protocol(server, context, devic
         page.get_by_role("heading", name=re.compile("Dashboard ·")).wait_for()
         wait_idle(page)
         assert_wide(page, device, "after a reload")
+        page.evaluate("window.__infactStop = true")  # the widths are checked: no more frames to record
         for section in ("Results", "Statistics"):
             open_section(page, section)
             if section == "Results":

@@ -21,22 +21,33 @@ from xdist.scheduler import LoadScopeScheduling
 
 BROWSER_UNIT = "tests/e2e/"
 
-# The longest files, longest first: tests/test_nginx_replicas.py took 87 s in CI's run of 2026-12-01; the others
-# were timed on 2 cores shared with 7 other engineers on 2026-12-02 (summed setup + call + teardown, `slow` tests
-# included: bots on four demos, SIGKILLed CLI processes, hostile input to `python -m infact`, bots on six demos).
+# The longest files, longest first: summed setup + call + teardown of a quiet 2-core run on 2026-12-02, `slow` tests
+# included (`pytest --durations=0`), after MACE's one restart. The browser files (their own phase, `--dist loadfile`)
+# first: their order is kept within the phase. The rest: nginx replicas 108 s, bots on four demos drawn by AppTest
+# 52 s, hostile input to `python -m infact` 43 s, SIGKILLed bonus runs 43 s, simulators on three demos 42 s, ...
 LONGEST = [
+    "e2e/test_protocol_pages_e2e.py",
+    "e2e/test_participant_ux_e2e.py",
+    "e2e/test_export_links_e2e.py",
+    "e2e/test_concurrent_e2e.py",
+    "e2e/test_researcher_e2e.py",
+    "e2e/test_long_words_e2e.py",
+    "e2e/test_pairwise_e2e.py",
+    "e2e/test_participant_e2e.py",
     "test_nginx_replicas.py",
     "ui/test_comparison_dashboard.py",
-    "prolific/test_bonus_kills.py",
     "cli/test_bad_input.py",
-    "results/reports/test_datasheet.py",
-    "participation/test_flow.py",
-    "test_layers.py",
+    "prolific/test_bonus_kills.py",
+    "results/judges/test_simulators_against_people.py",
+    "results/ranking/test_fragility.py",
+    "results/ratings/test_analysis.py",
     "stores/test_storage.py",
-    "cli/test_parser.py",
-    "participation/test_assignment.py",
-    "stores/test_sql.py",
-    "llm/test_llm_client.py",
+    "results/crowd/test_label_models.py",
+    "ui/test_dashboard_sections.py",
+    "ui/test_ranking_dashboard.py",
+    "participation/test_balance_processes.py",
+    "ui/test_app.py",
+    "participation/test_flow.py",
 ]
 
 SLOW_TEST_S = 10.0  # a `slow` test of a file not in LONGEST
