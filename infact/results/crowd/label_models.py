@@ -56,11 +56,18 @@ def task_table(ratings: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return pd.DataFrame({"task": task, "worker": r["participant"].astype(str), "label": r["rating"].astype(int)}), keys
 
 
+def _quietly(fit, data: pd.DataFrame) -> pd.DataFrame:
+    with warnings.catch_warnings():  # crowd-kit 1.4.2 calls pandas' deprecated inplace= (not ours to fix)
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return fit(data)
+
+
 def _dawid_skene(data: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
     from crowdkit.aggregation import DawidSkene
 
     model = DawidSkene(n_iter=100)
-    probas = model.fit_predict_proba(data)
+    probas = _quietly(model.fit_predict_proba, data)
     errors, prior = model.errors_, model.priors_
     reliability = {}
     for worker in data["worker"].unique():
@@ -79,7 +86,7 @@ def _mace(data: pd.DataFrame, restarts: int = MACE_RESTARTS, iterations: int = 5
     from crowdkit.aggregation import MACE
 
     model = MACE(n_restarts=restarts, n_iter=iterations, random_state=0)
-    probas = model.fit_predict_proba(data)
+    probas = _quietly(model.fit_predict_proba, data)
     _, names = pd.factorize(data["worker"])  # MACE's worker order
     return probas, pd.Series(model.spamming_[:, 1], index=names.astype(str))
 
@@ -95,10 +102,7 @@ def fit(ratings: pd.DataFrame) -> dict:
     median = data.groupby("task")["label"].median()
     soft, reliability, summary = [], {}, {}
     for name, fitter in (("dawid_skene", _dawid_skene), ("mace", _mace)):
-        with warnings.catch_warnings():  # crowd-kit 1.4.2 calls pandas' deprecated inplace= (not ours to fix)
-            warnings.simplefilter("ignore", FutureWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            probas, rel = fitter(data)
+        probas, rel = fitter(data)
         hard = probas.idxmax(axis=1)
         long = probas.rename_axis(index="task", columns="label").stack().rename("probability").reset_index()
         soft.append(long.assign(model=name))
