@@ -54,8 +54,10 @@ RESEARCHER_PASSWORD = "e2e-researcher-password"
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
 # Set for a moment after a participant step changes: clicks are dropped then (a late second click
-# must not land on the next page), so a test waits for it to clear before clicking.
-UNGUARDED = "html:not([data-infact-guard])"
+# must not land on the next page), and the new step is held at its top (`data-infact-top`: a click
+# Playwright scrolls to would land on whatever the top of the page holds). A test waits for both to
+# clear before clicking.
+UNGUARDED = "html:not([data-infact-guard]):not([data-infact-top])"
 TIMEOUT_MS = 60_000  # generous: a 2-core CI machine running ten browsers is slow
 SERVER_START_S = 90
 SCALE = [
@@ -210,10 +212,12 @@ def consent(page, total: int = 10) -> str:
 def start_after_consent(page) -> None:
     """Tick the consent box (checking it really got ticked) and press Start, for every protocol.
 
-    On a loaded 2-core CI machine a click on a freshly drawn page is sometimes not taken (the box
-    stays empty, or the page stays on consent: a person sees that and clicks again, nothing is
-    stored). So the box is checked until ticked, and Start is pressed again only while the page
-    is visibly still the consent page and no participant exists (no ?p= token in the URL)."""
+    On a loaded 2-core CI machine a click on a page that is still settling is sometimes not taken:
+    the page moved between Playwright's scroll to the element and the press, which then lands on
+    whatever is there (the box stays empty, or the page stays on consent: a person sees that and
+    clicks again, nothing is stored). So the box is checked until ticked, and Start is pressed again
+    only when the press did not reach the button (`_pressed`, read at once: no wait for a run that
+    will never come) or the page is visibly still the consent page with no participant (no ?p= token)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
@@ -229,7 +233,11 @@ def start_after_consent(page) -> None:
                 break
             except AssertionError:
                 wait_idle(page)
+        _watch_presses(page)
         start.click()
+        if not _pressed(page, "Start the study"):
+            wait_idle(page)
+            continue
         try:
             page.wait_for_url(re.compile(r"[?&]p="), timeout=20_000)
             return
@@ -237,6 +245,28 @@ def start_after_consent(page) -> None:
             if not (start.count() and start.is_visible()):
                 return  # the page moved on; the caller's own wait decides
             wait_idle(page)
+
+
+# What the last click reached: the text of the button (or element) it landed on, seen by the document
+# before the page's own handlers.
+_WATCH_PRESSES_JS = """() => {
+  window.__infactPressed = null;
+  if (window.__infactWatching) return;
+  window.__infactWatching = true;
+  document.addEventListener('click', e => {
+    const el = e.target.closest('button') || e.target;
+    window.__infactPressed = (el.innerText || '').trim();
+  }, true);
+}"""
+
+
+def _watch_presses(page) -> None:
+    page.evaluate(_WATCH_PRESSES_JS)
+
+
+def _pressed(page, label: str) -> bool:
+    """Did the last click land on the button labelled `label` (not on what the page held there a moment later)?"""
+    return page.evaluate("() => window.__infactPressed") == label
 
 
 def wait_situation(page, n: int, total: int = 10) -> None:

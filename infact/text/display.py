@@ -240,19 +240,29 @@ if (w.__infactStep !== step) {
   const changed = w.__infactStep !== undefined;
   w.__infactStep = step;
   // Keep the top until this run has drawn the page: elements arrive one by one and the old
-  // ones would otherwise hold the scroll position. A participant's own scrolling wins.
+  // ones would otherwise hold the scroll position. A participant's own scrolling, key or press
+  // wins: a press on a button they scrolled to must not land on what the top of the page holds.
+  // The root's data-infact-top attribute marks the keeping (no angle brackets in this script:
+  // the HTML sanitizer drops a script whose text holds a tag).
   const main = doc.querySelector('[data-testid="stMain"]');
   const app = doc.querySelector('[data-testid="stApp"]');
   const top = () => { if (main) main.scrollTop = 0; if (doc.scrollingElement) doc.scrollingElement.scrollTop = 0; };
   let moved = false;
   const stop = () => { moved = true; };
-  for (const type of ["wheel", "touchmove", "keydown"]) w.addEventListener(type, stop, {once: true, passive: true});
-  const t0 = Date.now();
+  for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+    w.addEventListener(type, stop, {once: true, passive: true});
+  }
+  const t0 = Date.now(), mine = {};
+  w.__infactKeeper = mine;
+  root.dataset.infactTop = "keep";
   const keep = () => {
-    if (moved) return;
-    top();
     const running = app && app.getAttribute("data-test-script-state") === "running";
-    if ((running || Date.now() - t0 < 400) && Date.now() - t0 < 5000) requestAnimationFrame(keep);
+    if (moved || (!running && Date.now() - t0 >= 400) || Date.now() - t0 >= 5000) {
+      if (w.__infactKeeper === mine) delete root.dataset.infactTop;
+      return;
+    }
+    top();
+    requestAnimationFrame(keep);
   };
   keep();
   if (changed) {

@@ -61,6 +61,26 @@ def test_page_script_is_one_inert_script_per_step():
     assert "Max-Age=0" in forget_script("infact-demo")
 
 
+def test_page_scripts_survive_the_html_sanitizer():
+    """st.html runs its HTML through DOMPurify, which drops a script whose text holds something like a tag
+    (`<` then a letter, `/` or `!`, even in a comment): the page's script then never runs, and no step
+    opens at its top, guards its clicks or remembers its participant."""
+    import re
+
+    from infact.text.display import forget_script, page_script
+
+    scripts = [
+        page_script(
+            "tok/situation-2</script><b>", cookie=("infact-demo", "tok", 60), redirect_url="https://x.org/?a<b"
+        ),
+        page_script("consent"),
+        forget_script("infact-demo"),
+    ]
+    for js in scripts:
+        body = js.removeprefix("<script>").removesuffix("</script>")
+        assert not re.search(r"<[/\w!]", body), re.search(r".{30}<[/\w!].{30}", body, re.S)
+
+
 def test_page_head_parts_are_escaped_and_the_progress_is_a_named_bar():
     from infact.text.display import caption_html, progress_html, title_html
 
