@@ -198,21 +198,24 @@ def page_script(
     cookie: tuple[str, str, int] | None = None,
     redirect_url: str | None = None,
     guard_ms: int = 600,
+    press_ms: int = 1000,
     redirect_ms: int = 1500,
 ) -> str:
     """The participant page's only JavaScript, run once per step by `st.html(..., unsafe_allow_javascript=True)`.
 
     - A new step opens at its top: Streamlit keeps the scroll position of the element that
       scrolls (`stMain`) across reruns, so the next situation opened at its responses.
-    - Until `guard_ms` after a step change has been drawn, clicks on buttons and scale options are
-      dropped: a late second click on Submit must not land on the next page. `<html data-infact-guard>`
+    - Until `guard_ms` after a step change has been drawn, and at least `press_ms` after the press that
+      left the previous step, clicks on buttons and scale options are dropped: a late second click on
+      Submit must not land on the next page, however fast the server drew it. `<html data-infact-guard>`
       marks it.
     - `cookie` (name, token, max-age seconds) remembers the participant in this browser, so Back,
       reload or the reopened bare link resume them instead of starting a second participant.
     - `redirect_url` (Prolific's completion URL) is opened in the same tab after `redirect_ms`,
       once every answer is stored; the page keeps the link as a fallback.
     """
-    parts = [f"const step = {_js(step)};", _STEP_JS.replace("GUARD_MS", str(int(guard_ms)))]
+    js = _STEP_JS.replace("GUARD_MS", str(int(guard_ms))).replace("PRESS_MS", str(int(press_ms)))
+    parts = [f"const step = {_js(step)};", js]
     if cookie is not None:
         name, value, max_age = cookie
         parts.append(f"document.cookie = {_js(f'{name}={value}; Path=/; Max-Age={int(max_age)}; SameSite=Lax')};")
@@ -267,12 +270,15 @@ if (w.__infactStep !== step) {
   keep();
   if (changed) {
     // The guard lasts until GUARD_MS after this run has drawn the page (at most 10 s): on a busy
-    // server drawing the next page can take longer than the guard, which then ended unseen.
+    // server drawing the next page can take longer than the guard, which then ended unseen. And
+    // until PRESS_MS after the press that left the last step: a fast server draws the next page
+    // so soon that a double click's second half would come after GUARD_MS.
     root.dataset.infactGuard = "on";
-    w.__infactGuardUntil = Date.now() + GUARD_MS;
+    const pressed = (w.__infactPressedAt || 0) + PRESS_MS;
+    w.__infactGuardUntil = Math.max(Date.now() + GUARD_MS, pressed);
     const hold = () => {
       const running = app && app.getAttribute("data-test-script-state") === "running";
-      if (running && Date.now() - t0 < 10000) w.__infactGuardUntil = Date.now() + GUARD_MS;
+      if (running && Date.now() - t0 < 10000) w.__infactGuardUntil = Math.max(Date.now() + GUARD_MS, pressed);
       if (Date.now() < w.__infactGuardUntil) setTimeout(hold, 50);
       else delete root.dataset.infactGuard;
     };
@@ -284,6 +290,8 @@ if (!w.__infactGuarded) {
   doc.addEventListener("click", (e) => {
     if (Date.now() < (w.__infactGuardUntil || 0) && e.target.closest("button, label, input")) {
       e.preventDefault(); e.stopPropagation();
+    } else if (e.target.closest("button")) {
+      w.__infactPressedAt = Date.now();
     }
   }, true);
 }
