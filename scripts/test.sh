@@ -117,13 +117,14 @@ fi
 eval "$(bash scripts/pg_test_server.sh start)"
 trap 'bash scripts/pg_test_server.sh stop "$INFACT_TEST_PG_DIR" || true' EXIT
 
-# With no arguments: ruff check and ruff format --check, then two phases: the real-browser tests on their own (never beside the CPU-bound
-# tests: under that load first clicks were lost), two browser test files at a time (INFACT_TEST_E2E_WORKERS, default
-# 2: they mostly wait for Streamlit's reruns, ~0.8 cores busy on average, so two halve the phase), then every other
-# test on INFACT_TEST_WORKERS (default 2) pytest-xdist workers, each test file one unit of work
-# (tests/conftest.py). With arguments, one pytest run with them, on the same workers unless the arguments pick
-# their own (-n, --numprocesses, -p no:xdist) or need one process (--pdb, --trace).
-WORKERS=${INFACT_TEST_WORKERS:-2}
+# With no arguments: ruff check and ruff format --check, then two phases: the real-browser tests on their own (never
+# beside the CPU-bound tests), three browser test files at a time (INFACT_TEST_E2E_WORKERS, default 3), then every
+# other test on INFACT_TEST_WORKERS (default 3) pytest-xdist workers, each test file one unit of work
+# (tests/conftest.py). Three workers on CI's two cores: each phase has tests that wait (link lifetimes, stub systems'
+# delays, subprocesses, lock timeouts), and a third worker fills those waits (browser phase 568 s -> 496 s, the rest
+# 315 s -> 278 s on a quiet 2-core machine; docs/testing.md). With arguments, one pytest run with them, on the same
+# workers unless the arguments pick their own (-n, --numprocesses, -p no:xdist) or need one process (--pdb, --trace).
+WORKERS=${INFACT_TEST_WORKERS:-3}
 if [ $# -gt 0 ]; then
     parallel=(-n "$WORKERS" --dist loadgroup)
     for arg in "$@"; do
@@ -138,6 +139,6 @@ log "ruff check (the linter; [tool.ruff] in pyproject.toml)"
 "$VENV_PYTHON" -m ruff check --quiet . || status=$?
 log "ruff format --check (every file as ruff format writes it)"
 "$VENV_PYTHON" -m ruff format --check --quiet . || status=$?
-"$VENV_PYTHON" -m pytest -m e2e -n "${INFACT_TEST_E2E_WORKERS:-2}" --dist loadfile || status=$?
+"$VENV_PYTHON" -m pytest -m e2e -n "${INFACT_TEST_E2E_WORKERS:-3}" --dist loadfile || status=$?
 "$VENV_PYTHON" -m pytest -m "not e2e" -n "$WORKERS" --dist loadgroup || status=$?
 exit $status
