@@ -23,8 +23,9 @@ BROWSER_UNIT = "tests/e2e/"
 
 # The longest files, longest first: summed setup + call + teardown of a quiet 2-core run on 2026-12-02, `slow` tests
 # included (`pytest --durations=0`), after MACE's one restart. The browser files (their own phase, `--dist loadfile`)
-# first: their order is kept within the phase. The rest: nginx replicas 108 s, bots on four demos drawn by AppTest
-# 52 s, hostile input to `python -m infact` 43 s, SIGKILLed bonus runs 43 s, simulators on three demos 42 s, ...
+# first: their order is kept within the phase. The rest: nginx replicas 108 s (about 35 s since the app's config
+# turned runner.postScriptGC off), bots on four demos drawn by AppTest 52 s, hostile input to `python -m infact`
+# 43 s, SIGKILLed bonus runs 43 s, simulators on three demos 42 s, ...
 LONGEST = [
     "e2e/test_protocol_pages_e2e.py",
     "e2e/test_participant_ux_e2e.py",
