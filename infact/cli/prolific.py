@@ -236,6 +236,11 @@ def _print_plan(plan) -> None:
     for b in plan.unfinished:
         state = "waits for your check (see below)" if b.uncertain else "not paid yet; --apply finishes it"
         print(f"unfinished: batch {b.name} ({b.reason}), {len(b.lines)} participant(s), {money(b.cents)}: {state}")
+        if b.intents and b.created is None:
+            print(
+                "  an earlier run stopped during its create call, so Prolific may hold a bulk bonus INFACT has no id "
+                "for: it stays unpaid (only a pay call pays) and costs nothing"
+            )
     for line, why in plan.skipped:
         where = f"{plan.source}:{line.line}: " if line.line else ""
         print(f"{where}skipped {line.participant_id}: {why}")

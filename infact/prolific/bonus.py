@@ -221,10 +221,17 @@ def pay(session: Session, b: ledger.Batch) -> ledger.Batch:
         raise PayUncertain(uncertain_problem(b))
     k, bid = b.attempts + 1, b.bonus_id
     if not _put(session, b.name, f"pay_sent-{k}", stage="pay_sent", bonus_id=bid, attempt=k):
-        now = current(session, b.name)  # another process got here first
+        now = current(session, b.name)  # another run sent attempt k first
         if now.paid is not None:
             return now
-        raise PayUncertain(uncertain_problem(now))
+        raise PayUncertain(
+            Problem(
+                "bonus",
+                f"another run is paying batch {b.name} right now (or stopped while paying it): nothing sent by this "
+                "run; run again in a minute to see how it ended",
+                key=b.name,
+            )
+        )
     try:
         session.client.post(f"/api/v1/bulk-bonus-payments/{bid}/pay/", None, safe=False)
     except Unavailable as exc:

@@ -89,12 +89,13 @@ class Ledger:
     claims: dict[tuple[str, str], list[tuple[int, str, int]]] = field(default_factory=dict)  # -> (gen, batch, cents)
 
     def entry(self, pid: str, reason: str) -> Entry | None:
-        """The live claim on (pid, reason): its newest generation whose batch is not void."""
+        """The live claim on (pid, reason): its newest generation whose batch is sealed and not void. A claim of an
+        unsealed batch is left out: under the store's lock it is a dead run's (`bonus.open_batch` voids it)."""
         for _gen, name, cents in sorted(self.claims.get((pid, reason), []), reverse=True):
             batch = self.batches.get(name)
-            if batch is not None and batch.void:
+            if batch is None or batch.void or not batch.sealed:
                 continue
-            return Entry(pid, reason, cents, name, batch.status if batch else "open")
+            return Entry(pid, reason, cents, name, batch.status)
         return None
 
     def next_gen(self, pid: str, reason: str) -> int:
