@@ -109,18 +109,19 @@ class FairPay:
         return None
 
 
-def check(cfg: ProlificConfig, reward_cents: int, prolific: list[float], infact: list[float]) -> FairPay:
-    times, source = (prolific, "Prolific") if prolific else (infact, "INFACT")
-    median = statistics.median(times) if times else None
-    hourly = round(reward_cents * 60 / median) if median else None
-    return FairPay(median, len(times), source, hourly, rates(cfg), cfg.currency)
+def check(cfg: ProlificConfig, prolific: list[float], infact_median: float | None, infact_n: int) -> FairPay:
+    """The effective hourly reward at the median time: Prolific's times when there are any, else INFACT's."""
+    if prolific:
+        median, n, source = statistics.median(prolific), len(prolific), "Prolific"
+    else:
+        median, n, source = infact_median, infact_n, "INFACT"
+    hourly = round(cfg.reward_cents * 60 / median) if median else None
+    return FairPay(median, n, source, hourly, rates(cfg), cfg.currency)
 
 
-def study_check(cfg: ProlificConfig, records: list[dict], storage: Storage, study: str) -> FairPay:
-    """The dashboard's figure: Prolific's synced times when there are any, else INFACT's."""
-    return check(
-        cfg, cfg.reward_cents, prolific_minutes(rec.submissions(records).values()), infact_minutes(storage, study)
-    )
+def study_check(cfg: ProlificConfig, records: list[dict], infact_median: float | None, infact_n: int) -> FairPay:
+    """The dashboard's figure: Prolific's synced times when a sync has seen completed submissions."""
+    return check(cfg, prolific_minutes(rec.submissions(records).values()), infact_median, infact_n)
 
 
 def owed_per_person(fair: FairPay, reward_cents: int) -> int:
@@ -164,7 +165,8 @@ def top_up(session, prolific_id: str) -> tuple[list[Line], FairPay, int]:
 
     cfg = session.study.config.prolific
     subs = fetch(session, prolific_id)
-    fair = check(cfg, cfg.reward_cents, prolific_minutes(subs), infact_minutes(session.storage, session.study.id))
+    mine = infact_minutes(session.storage, session.study.id)
+    fair = check(cfg, prolific_minutes(subs), statistics.median(mine) if mine else None, len(mine))
     owed = owed_per_person(fair, cfg.reward_cents)
     led = ledger.read(session.records())
     approved = [str(s["participant_id"]) for s in subs if s.get("status") == "APPROVED"]
