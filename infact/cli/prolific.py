@@ -55,6 +55,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
     p.add_argument("--apply", action="store_true", help="approve, reject and ask to return as shown")
+    _add_bonus(sub_command)
+    p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
+    p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
+    p.add_argument("--text", required=True, help="the message")
+    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
+
+
+def _add_bonus(sub_command) -> None:
+    """`prolific bonus`: its options (docs/prolific.md: the ledger, strict lines, fair pay)."""
     p = sub_command(
         "bonus",
         "pay what the ledger says is owed, once; shows the total first",
@@ -85,10 +94,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--confirm-paid", metavar="BONUS_ID", help="you checked on Prolific: the unconfirmed pay call paid")
     p.add_argument("--confirm-unpaid", metavar="BONUS_ID", help="you checked on Prolific: it did not pay")
-    p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
-    p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
-    p.add_argument("--text", required=True, help="the message")
-    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
 
 
 def _label(text: str) -> str:
@@ -208,6 +213,10 @@ def _bonus_lines(args: argparse.Namespace, s, pid: str):
     """(lines, reason, source) from --csv, --top-up or the rule; prints what the rule or top-up is based on."""
     from infact.prolific import bonus_input, fair_pay
 
+    if args.csv and args.top_up:
+        from infact.errors import InfactError, Problem
+
+        raise InfactError(Problem("--csv/--top-up", "give one of them: a run pays one kind of bonus"))
     if args.csv:
         return bonus_input.read_csv(Path(args.csv)), args.reason or "bonus", args.csv
     if args.top_up:
@@ -218,6 +227,8 @@ def _bonus_lines(args: argparse.Namespace, s, pid: str):
         )
         return lines, args.reason or "top-up", "top-up"
     per = s.study.config.prolific.bonus_per_completed
+    if per is None and (args.confirm_paid or args.confirm_unpaid):
+        return [], args.reason or "bonus", "--confirm"  # only finish the confirmed batch
     if per is None:
         from infact.errors import InfactError, Problem
 
