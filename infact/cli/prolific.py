@@ -92,6 +92,7 @@ def _add_bonus(sub_command) -> None:
         metavar="PID",
         help="pay PID although Prolific lists bonuses INFACT did not pay (you checked they were for something else)",
     )
+    p.add_argument("--ledger", action="store_true", help="only list the ledger: who was paid what, for which reason")
     p.add_argument("--confirm-paid", metavar="BONUS_ID", help="you checked on Prolific: the unconfirmed pay call paid")
     p.add_argument("--confirm-unpaid", metavar="BONUS_ID", help="you checked on Prolific: it did not pay")
 
@@ -187,6 +188,8 @@ def run_bonus(args: argparse.Namespace) -> int:
     from infact.prolific import bonus
 
     s = _session(args)
+    if args.ledger:
+        return _print_ledger(s)
     pid = s.prolific_id(args.prolific_id)
     if args.confirm_paid or args.confirm_unpaid:
         b = bonus.confirm(s, args.confirm_paid or args.confirm_unpaid, paid=bool(args.confirm_paid))
@@ -237,6 +240,19 @@ def _bonus_lines(args: argparse.Namespace, s, pid: str):
     for note in notes:
         print(f"warning: {note}")
     return lines, args.reason or "completed", "bonus_per_completed"
+
+
+def _print_ledger(s) -> int:
+    from infact.prolific import ledger
+    from infact.prolific.bonus_input import money
+
+    led = ledger.read(s.records())
+    entries = sorted((e for (p, r) in led.claims if (e := led.entry(p, r))), key=lambda e: (e.participant_id, e.reason))
+    for e in entries:
+        print(f"{e.participant_id}  {e.reason:<16} {money(e.cents):>8}  {e.status:<9}  batch {e.batch}")
+    paid = sum(e.cents for e in entries if e.status == "paid")
+    print(f"{len(entries)} ledger line(s); paid {money(paid)}, in flight {money(sum(e.cents for e in entries) - paid)}")
+    return 0
 
 
 def _print_plan(plan) -> None:

@@ -98,6 +98,20 @@ def test_paying_more_on_purpose_needs_a_new_reason(cli, stub, capsys):
     assert paid(stub) == {"00": [50, 80]}
 
 
+def test_the_ledger_lists_who_was_paid_what_for_which_reason(cli, stub, capsys):
+    assert bonus(cli, f"{pid(0)},0.50\n{pid(1)},1.00\n", "--apply") == 0
+    assert bonus(cli, f"{pid(0)},0.20\n", "--reason", "follow-up", "--apply") == 0
+    capsys.readouterr()
+    assert cli("bonus", "--ledger") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[:4] for line in out[:3]] == [
+        [pid(0), "bonus", "0.50", "paid"],
+        [pid(0), "follow-up", "0.20", "paid"],
+        [pid(1), "bonus", "1.00", "paid"],
+    ]
+    assert out[3] == "3 ledger line(s); paid 1.70, in flight 0.00"
+
+
 def test_without_apply_it_shows_the_total_and_prolifics_price_and_pays_nothing(cli, stub, capsys):
     assert bonus(cli, f"{pid(0)},0.50\n{pid(1)},1.00\n") == 0
     out = capsys.readouterr().out
