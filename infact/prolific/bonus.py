@@ -122,10 +122,8 @@ def _skip(line: Line, reason: str, led: ledger.Ledger, seen: Prolific, prolific_
             "uncertain": "in flight (a pay call got no answer; see below)",
             "open": "in flight, not paid yet (`--apply` finishes it)",
         }[held.status]
-        return (
-            f"{state}: {money(held.cents)} for reason {reason!r} (batch {held.batch}); to pay them more on purpose, "
-            "give a new --reason"
-        )
+        more = "; to pay them more on purpose, give a new --reason" if held.status == "paid" else ""
+        return f"{state}: {money(held.cents)} for reason {reason!r} (batch {held.batch}){more}"
     if pid not in seen.submissions:
         return f"no submission in Prolific study {prolific_id}: Prolific pays bonuses only to its participants"
     listed = sum(seen.bonuses.get(pid, []))
@@ -235,8 +233,9 @@ def pay(session: Session, b: ledger.Batch) -> ledger.Batch:
     try:
         session.client.post(f"/api/v1/bulk-bonus-payments/{bid}/pay/", None, safe=False)
     except Unavailable as exc:
-        if not exc.maybe_done:  # refused (429) or never connected: surely not paid
-            _put(session, b.name, f"unpaid-{k}", stage="unpaid", bonus_id=bid, attempt=k)
+        if exc.maybe_done:  # a 5xx or no answer in time: it may have paid
+            raise PayUncertain([*exc.problems, uncertain_problem(current(session, b.name))]) from exc
+        _put(session, b.name, f"unpaid-{k}", stage="unpaid", bonus_id=bid, attempt=k)  # refused (429), never sent
         raise
     except ProlificError as exc:  # 401/403/404/400: Prolific refused it, so it did not pay
         if exc.status is not None and 400 <= exc.status < 500:
@@ -286,11 +285,12 @@ def uncertain_problem(b: ledger.Batch) -> Problem:
     bid = b.sent.get(b.attempts) or b.bonus_id
     return Problem(
         "bonus",
-        f"bulk bonus {bid} (batch {b.name}, {len(b.lines)} participant(s), {money(b.cents)}): a pay call was sent "
-        "by a run that stopped before Prolific's answer was stored, and Prolific's bonus list does not show it yet "
-        "(payments take minutes), so it may have paid. The pay call is not idempotent: INFACT will not send it "
-        "again on its own. Run again in a few minutes, or check the participants' bonuses on Prolific, then run "
-        f"`infact prolific bonus --confirm-paid {bid}` (it paid) or `--confirm-unpaid {bid} --apply` (it did not)",
+        f"bulk bonus {bid} (batch {b.name}, {len(b.lines)} participant(s), {money(b.cents)}): its pay call was sent "
+        "and its outcome is unknown (no answer in time, a 5xx, or a run that stopped before storing the answer), "
+        "and Prolific's bonus list does not show it yet (payments take minutes), so it may have paid. The pay call "
+        "is not idempotent: INFACT will not send it again on its own. Run again in a few minutes, or check the "
+        f"participants' bonuses on Prolific, then run `infact prolific bonus --confirm-paid {bid}` (it paid) or "
+        f"`--confirm-unpaid {bid} --apply` (it did not)",
         key=b.name,
     )
 

@@ -13,7 +13,6 @@ import pytest
 from infact.errors import InfactError
 from infact.prolific import bonus, ledger, review, setup, sync
 from infact.prolific.bonus_input import Line
-from infact.prolific.client import Unavailable
 from infact.prolific.session import open_session
 from tests.support.prolific import TOKEN, pid, play, submissions
 from tests.support.stores import STORAGE_KINDS, make_storage
@@ -111,7 +110,7 @@ def test_a_run_stopped_at_any_point_then_rerun_pays_each_participant_once(at, tm
 def test_a_pay_answered_500_after_paying_is_recorded_paid_from_prolifics_list(session, stub, prolific_id):
     session.client.retries = 0
     stub.fail("POST", "/pay/$", 500, after=True)
-    with pytest.raises(Unavailable):
+    with pytest.raises(bonus.PayUncertain, match="500"):
         run(session, prolific_id)
     assert paid(stub) == OWED
     assert run(session, prolific_id) == []  # Prolific's bonus_payments show it: recorded paid, nothing sent
@@ -123,7 +122,7 @@ def test_a_pay_answered_500_after_paying_is_recorded_paid_from_prolifics_list(se
 def test_a_pay_answered_too_slowly_is_never_sent_again(session, stub, prolific_id):
     session.client._http.timeout = session.client._http.timeout.__class__(0.3)
     stub.delay("POST", "/pay/$", 1.0, after=True)
-    with pytest.raises(Unavailable, match="no answer in time"):
+    with pytest.raises(bonus.PayUncertain, match="no answer in time"):
         run(session, prolific_id)
     session.client._http.timeout = session.client._http.timeout.__class__(20.0)
     run(session, prolific_id)
@@ -133,7 +132,7 @@ def test_a_pay_answered_too_slowly_is_never_sent_again(session, stub, prolific_i
 def test_an_unanswered_pay_call_not_on_prolifics_list_waits_for_the_researcher(session, stub, prolific_id):
     session.client.retries = 0
     stub.fail("POST", "/pay/$", 502)  # not carried out, but the client cannot know
-    with pytest.raises(Unavailable):
+    with pytest.raises(bonus.PayUncertain, match="502"):
         run(session, prolific_id)
     with pytest.raises(bonus.PayUncertain, match="--confirm-unpaid"):
         run(session, prolific_id)
