@@ -55,23 +55,54 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
     p.add_argument("--apply", action="store_true", help="approve, reject and ask to return as shown")
-    p = sub_command(
-        "bonus",
-        "create a bulk bonus, show its cost; --apply pays it exactly once",
-        "Create a bulk bonus from --csv (participant_id,amount lines) or [prolific] bonus_per_completed, print its "
-        "total cost, and pay it once with --apply. A rerun never pays twice (docs/prolific.md).",
-        run_bonus,
-    )
-    p.add_argument("--csv", metavar="FILE", help="participant_id,amount per line (Prolific's bulk bonus format)")
-    p.add_argument("--name", help="this bonus's name in the store (default: a hash of its lines)")
-    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
-    p.add_argument("--apply", action="store_true", help="pay it (the pay call is sent at most once)")
-    p.add_argument("--confirm-paid", metavar="BONUS_ID", help="you checked on Prolific: the unconfirmed pay call paid")
-    p.add_argument("--confirm-unpaid", metavar="BONUS_ID", help="you checked on Prolific: it did not pay")
+    _add_bonus(sub_command)
     p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
     p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
     p.add_argument("--text", required=True, help="the message")
     p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
+
+
+def _add_bonus(sub_command) -> None:
+    """`prolific bonus`: its options (docs/prolific.md: the ledger, strict lines, fair pay)."""
+    p = sub_command(
+        "bonus",
+        "pay what the ledger says is owed, once; shows the total first",
+        "Pay bonuses owed per participant and reason: from --csv (participant_id,amount lines), "
+        "[prolific] bonus_per_completed, or --top-up (approved participants to the target hourly rate). Lines "
+        "already paid or in flight for the reason are skipped, saying why; the total is shown before paying; "
+        "--apply pays, once (docs/prolific.md).",
+        run_bonus,
+    )
+    p.add_argument("--csv", metavar="FILE", help="participant_id,amount per line (Prolific's bulk bonus format)")
+    p.add_argument("--top-up", action="store_true", help="bring approved participants to the target hourly rate")
+    p.add_argument(
+        "--reason",
+        help="what the bonus is for; each participant is paid once per reason "
+        "(default: bonus for --csv, completed for the rule, top-up for --top-up)",
+    )
+    p.add_argument(
+        "--name", type=_label, help="a label for this run's batch in the store (who is paid is the ledger's decision)"
+    )
+    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
+    p.add_argument("--apply", action="store_true", help="pay it (each pay call is sent at most once)")
+    p.add_argument(
+        "--allow-extra",
+        action="append",
+        default=[],
+        metavar="PID",
+        help="pay PID although Prolific lists bonuses INFACT did not pay (you checked they were for something else)",
+    )
+    p.add_argument("--ledger", action="store_true", help="only list the ledger: who was paid what, for which reason")
+    p.add_argument("--confirm-paid", metavar="BONUS_ID", help="you checked on Prolific: the unconfirmed pay call paid")
+    p.add_argument("--confirm-unpaid", metavar="BONUS_ID", help="you checked on Prolific: it did not pay")
+
+
+def _label(text: str) -> str:
+    import re
+
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", text):
+        raise argparse.ArgumentTypeError(f"{text!r}: use letters, digits, '.', '_' or '-' (at most 40)")
+    return text
 
 
 def _session(args: argparse.Namespace):
@@ -157,31 +188,93 @@ def run_bonus(args: argparse.Namespace) -> int:
     from infact.prolific import bonus
 
     s = _session(args)
+    if args.ledger:
+        return _print_ledger(s)
     pid = s.prolific_id(args.prolific_id)
-    rows = bonus.read_csv(Path(args.csv)) if args.csv else bonus.rule_rows(s)
-    name = args.name or bonus.default_name(rows)
     if args.confirm_paid or args.confirm_unpaid:
-        st = bonus.confirm(s, name, args.confirm_paid or args.confirm_unpaid, paid=bool(args.confirm_paid))
-        print(f"recorded: bulk bonus {st.bonus_id} {'paid' if st.paid else 'not paid'}")
-        if st.paid or not args.apply:
+        b = bonus.confirm(s, args.confirm_paid or args.confirm_unpaid, paid=bool(args.confirm_paid))
+        print(f"recorded: batch {b.name} {'paid' if b.paid else 'not paid by its last pay call'}")
+        if not args.apply:
             return 0
-    st = bonus.state(s, name)
-    for note in st.notes:
-        print(f"warning: {note}")
-    if st.paid:
-        print(f"bonus {name}: bulk bonus {st.bonus_id} is already paid; nothing sent")
-        return 0
-    print(f"bonus {name}: {len(rows)} participant(s), {sum(a for _, a in rows):.2f} before fees")
-    st = bonus.ensure_created(s, rows, name, pid)
-    print(bonus.cost_line(st))
+    lines, reason, source = _bonus_lines(args, s, pid)
+    plan = bonus.plan(s, lines, reason, pid, source=source, allow_extra=args.allow_extra)
+    _print_plan(plan)
     if not args.apply:
-        if st.uncertain:
-            print(f"warning: {bonus.uncertain_problem(st).message}")
-        print("not paid: add --apply to pay it (once)")
+        if plan.to_pay:
+            print(f"Prolific's price (created, not paid): {bonus.cost_line(bonus.quote(s, plan.to_pay, pid))}")
+        print("not paid: add --apply to pay (each participant once for this reason)")
         return 0
-    st = bonus.pay(s, st)
-    print(f"paid: bulk bonus {st.bonus_id} (Prolific pays within minutes)")
+    for b in bonus.apply(s, plan, pid, args.name):
+        print(
+            f"paid: batch {b.name}, {len(b.lines)} participant(s); {bonus.cost_line(b.created)} "
+            "(Prolific pays within minutes)"
+        )
     return 0
+
+
+def _bonus_lines(args: argparse.Namespace, s, pid: str):
+    """(lines, reason, source) from --csv, --top-up or the rule; prints what the rule or top-up is based on."""
+    from infact.prolific import bonus_input, fair_pay
+
+    if args.csv and args.top_up:
+        from infact.errors import InfactError, Problem
+
+        raise InfactError(Problem("--csv/--top-up", "give one of them: a run pays one kind of bonus"))
+    if args.csv:
+        return bonus_input.read_csv(Path(args.csv)), args.reason or "bonus", args.csv
+    if args.top_up:
+        lines, fair, owed = fair_pay.top_up(s, pid)
+        print(f"fair pay: {fair.line()}")
+        print(
+            f"top-up: {bonus_input.money(owed)} per approved participant to {bonus_input.money(fair.rates.target)}/hour"
+        )
+        return lines, args.reason or "top-up", "top-up"
+    per = s.study.config.prolific.bonus_per_completed
+    if per is None and (args.confirm_paid or args.confirm_unpaid):
+        return [], args.reason or "bonus", "--confirm"  # only finish the confirmed batch
+    if per is None:
+        from infact.errors import InfactError, Problem
+
+        raise InfactError(Problem("study.toml", "give --csv FILE or --top-up, or set [prolific] bonus_per_completed"))
+    lines, notes = fair_pay.rule_lines(per, s.storage, s.study.id)
+    for note in notes:
+        print(f"warning: {note}")
+    return lines, args.reason or "completed", "bonus_per_completed"
+
+
+def _print_ledger(s) -> int:
+    from infact.prolific import ledger
+    from infact.prolific.bonus_input import money
+
+    led = ledger.read(s.records())
+    entries = sorted((e for (p, r) in led.claims if (e := led.entry(p, r))), key=lambda e: (e.participant_id, e.reason))
+    for e in entries:
+        print(f"{e.participant_id}  {e.reason:<16} {money(e.cents):>8}  {e.status:<9}  batch {e.batch}")
+    paid = sum(e.cents for e in entries if e.status == "paid")
+    print(f"{len(entries)} ledger line(s); paid {money(paid)}, in flight {money(sum(e.cents for e in entries) - paid)}")
+    return 0
+
+
+def _print_plan(plan) -> None:
+    from infact.prolific.bonus_input import money
+
+    for b in plan.verified:
+        print(f"recorded: batch {b.name} paid (Prolific's list shows the payment its unanswered pay call made)")
+    for b in plan.unfinished:
+        state = "waits for your check (see below)" if b.uncertain else "not paid yet; --apply finishes it"
+        print(f"unfinished: batch {b.name} ({b.reason}), {len(b.lines)} participant(s), {money(b.cents)}: {state}")
+        if b.intents and b.created is None:
+            print(
+                "  an earlier run stopped during its create call, so Prolific may hold a bulk bonus INFACT has no id "
+                "for: it stays unpaid (only a pay call pays) and costs nothing"
+            )
+    for line, why in plan.skipped:
+        where = f"{plan.source}:{line.line}: " if line.line else ""
+        print(f"{where}skipped {line.participant_id}: {why}")
+    print(
+        f"reason {plan.reason!r}: {len(plan.to_pay)} participant(s) to pay, {money(plan.cents)} before fees"
+        + (f"; {len(plan.skipped)} skipped" if plan.skipped else "")
+    )
 
 
 def run_message(args: argparse.Namespace) -> int:

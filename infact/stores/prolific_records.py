@@ -9,7 +9,8 @@ is, so appending it twice stores it once, and a rerun can tell what is already d
   prolific_publish   <id>/started|done     around the publish call
   prolific_submission <sub id>/<STATUS>    each status seen by a sync
   prolific_action    <sub id>/<action>/started|done   around each review call
-  prolific_bonus     <name>/<stage>        intent-N, created-N, pay_sent, paid, resolved (infact.prolific.bonus)
+  prolific_bonus_claim <reason>/<pid>/<gen>  the bonus ledger's claims (infact.prolific.ledger)
+  prolific_bonus     <batch>/<stage>       lines, intent-N, created-N, pay_sent-K, unpaid-K, paid, void (ledger)
   prolific_message   <hash>/started|done   around each message
   prolific_sync      <time>                each sync (the dashboard polls at most once a minute)
 

@@ -155,6 +155,35 @@ class ProlificConfig(BaseModel, extra="forbid"):
         "0.50) for every completed participant (per completed conversation in a live-chat study).",
     )
 
+    max_bonus: float = Field(
+        10.0,
+        gt=0,
+        description="Most INFACT pays one participant in bonuses in this study, all reasons together (workspace "
+        "currency): a line that would exceed it is refused. Guards against typos (Prolific pays 30 as 30.00).",
+    )
+    currency: Literal["GBP", "USD"] = Field(
+        "GBP",
+        description="The workspace currency of `reward_cents` and bonuses; picks Prolific's minimum and "
+        "recommended hourly rates when they are not set.",
+    )
+    min_hourly_reward: float | None = Field(
+        None,
+        gt=0,
+        description="Prolific's minimum pay per hour (default by currency: 6.00 GBP, 8.00 USD; Prolific's "
+        "payment principles, docs/prolific.md). The dashboard warns while the study pays less.",
+    )
+    recommended_hourly_reward: float | None = Field(
+        None,
+        gt=0,
+        description="Prolific's recommended pay per hour (default by currency: 9.00 GBP, 12.00 USD).",
+    )
+    target_hourly_reward: float | None = Field(
+        None,
+        gt=0,
+        description="The rate `infact prolific bonus --top-up` brings approved participants to "
+        "(default: the minimum rate).",
+    )
+
     @model_validator(mode="after")
     def _check(self) -> ProlificConfig:
         if not _ENV_NAME.match(self.token_env):
@@ -162,6 +191,13 @@ class ProlificConfig(BaseModel, extra="forbid"):
                 f"prolific.token_env = {self.token_env!r} must be an environment variable name "
                 '(letters, digits, "_"), e.g. "PROLIFIC_TOKEN" — never the token itself.'
             )
+        for key in ("bonus_per_completed", "max_bonus"):
+            value = getattr(self, key)
+            if value is not None and round(value, 2) != value:
+                raise ValueError(
+                    f"prolific.{key} = {value!r} has more than two decimals: Prolific pays whole pence/cents; "
+                    f"write {value:.2f} or the amount you mean."
+                )
         for key in ("base_url", "study_url"):
             value = getattr(self, key)
             if value is not None and not re.match(r"^https?://[^\s{}]+$", value):

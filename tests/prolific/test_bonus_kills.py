@@ -1,5 +1,6 @@
 """The pay call is not idempotent: `infact prolific bonus --apply` killed at each point between (and during) its
-calls, then run again, sends exactly one pay call per paid bulk bonus — counted in the stub's log.
+calls, then run again, sends exactly one pay call per paid bulk bonus — counted in the stub's log; and two
+`--apply` processes at once on one store pay each participant once.
 
 Each bonus run is a real process (`python -m infact`) on a TinyDB store; the stub kills it with SIGKILL when a
 call arrives, before or after carrying it out.
@@ -43,8 +44,38 @@ def cli(tmp_path, stub, monkeypatch):
     monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
     monkeypatch.setenv("INFACT_DB", "")
     assert main(["prolific", "create", "--study", str(folder), "--db", str(db), "--base-url", stub.url]) == 0
+    (prolific_id,) = stub.studies
+    for i in range(2):
+        stub.add_submission(prolific_id, pid(i), "APPROVED")
     run.bonus = lambda *more: run("bonus", "--csv", str(csv), *more)
+    run.start = lambda: subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "infact",
+            "prolific",
+            "bonus",
+            "--study",
+            str(folder),
+            "--db",
+            str(db),
+            "--base-url",
+            stub.url,
+            "--csv",
+            str(csv),
+            "--apply",
+        ],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     return run
+
+
+def paid(stub) -> dict[str, list[int]]:
+    return {s["participant_id"][-2:]: s["bonus_payments"] for s in stub.submissions.values() if s["bonus_payments"]}
 
 
 def pays(stub) -> dict[str, int]:
@@ -86,23 +117,31 @@ def test_killed_during_pay_never_pays_twice(cli, stub):
     assert cli.bonus("--apply").returncode == -9
     (bid,) = stub.bonuses
     assert pays(stub) == {bid: 1}
-    again = cli.bonus("--apply")
-    assert again.returncode == 2 and pays(stub) == {bid: 1}
-    assert cli.bonus("--confirm-paid", bid).returncode == 0
-    done = cli.bonus("--apply")
-    assert done.returncode == 0 and "already paid" in done.stdout and pays(stub) == {bid: 1}
+    again = cli.bonus("--apply")  # Prolific's bonus_payments show the payment: recorded paid, nothing sent
+    assert again.returncode == 0, again.stderr
+    assert "paid (Prolific's list shows" in again.stdout and pays(stub) == {bid: 1}
+    assert paid(stub) == {"00": [50], "01": [100]}
 
 
 def test_after_pay_a_rerun_sends_nothing(cli, stub):
     first = cli.bonus("--apply")
     assert first.returncode == 0 and "paid" in first.stdout
-    calls = len(stub.log)
+    posts = len(stub.calls("POST"))
     again = cli.bonus("--apply")
-    assert "already paid" in again.stdout and list(pays(stub).values()) == [1]
-    assert len(stub.log) == calls  # not even a create
+    assert again.stdout.count("already paid") == 2 and list(pays(stub).values()) == [1]
+    assert len(stub.calls("POST")) == posts  # not even a create
 
 
 def test_without_apply_it_shows_the_cost_and_pays_nothing(cli, stub):
     shown = cli.bonus()
     assert shown.returncode == 0 and "total 2.00" in shown.stdout and "--apply" in shown.stdout
     assert list(pays(stub).values()) == [0]
+
+
+def test_two_apply_processes_at_once_pay_each_participant_once(cli, stub):
+    stub.delay("POST", CREATE, 1.0, times=2)  # both runs in flight together
+    procs = [cli.start(), cli.start()]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode in (0, 2) for p in procs), outs
+    assert paid(stub) == {"00": [50], "01": [100]}
+    assert len(stub.pay_calls()) == 1

@@ -2,8 +2,10 @@
 
 It keeps studies, submissions, bulk bonuses and messages in memory, logs every call
 (`stub.log`: method, path, status, body; never the Authorization header), and can inject faults:
-`fail` (an HTTP status such as 401/404/429/500, optionally with Retry-After or a raw, malformed body),
-`delay` (seconds before answering) and `kill` (SIGKILL a client process when a call arrives, before
+`fail` (an HTTP status such as 401/404/429/500, optionally with Retry-After or a raw, malformed body;
+`after=True`: the call is carried out first, as a server that fails after doing the work),
+`delay` (seconds before answering; `after=True`: after carrying the call out, so a client that gives up
+still had it done) and `kill` (SIGKILL a client process when a call arrives, before
 or after the call is carried out: a crash between calls). Only what INFACT uses is served.
 
 Tests start it in a thread (`with ProlificStub(token) as stub: stub.url`); the demo and the browser
@@ -39,6 +41,7 @@ class Fault:
     delay: float = 0.0
     kill: str | None = None  # "before" / "after" the call is carried out
     pid: int | None = None
+    after: bool = False  # `fail`/`delay`: carry the call out first
 
 
 class ProlificStub:
@@ -51,6 +54,7 @@ class ProlificStub:
         self.log: list[dict] = []
         self.faults: list[Fault] = []
         self.victim: int | None = None  # the pid `kill` faults stop when they name none
+        self.strict_bonus_ids = True  # a bulk bonus for IDs that did not take part is refused (400), as on Prolific
         self.lock = threading.RLock()
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._thread: threading.Thread | None = None
@@ -77,12 +81,16 @@ class ProlificStub:
         self.stop()
 
     # -- faults ---------------------------------------------------------------
-    def fail(self, method: str, path: str, status: int, *, times: int = 1, retry_after=None, raw=None) -> None:
-        """The next `times` calls matching (method, path regex) answer `status` (or `raw` text, unparsed)."""
-        self.faults.append(Fault(method, re.compile(path), times, status, retry_after, raw))
+    def fail(
+        self, method: str, path: str, status: int, *, times: int = 1, retry_after=None, raw=None, after: bool = False
+    ) -> None:
+        """The next `times` calls matching (method, path regex) answer `status` (or `raw` text, unparsed);
+        `after=True`: each is carried out first (a 500 after the work was done)."""
+        self.faults.append(Fault(method, re.compile(path), times, status, retry_after, raw, after=after))
 
-    def delay(self, method: str, path: str, seconds: float, *, times: int = 1) -> None:
-        self.faults.append(Fault(method, re.compile(path), times, delay=seconds))
+    def delay(self, method: str, path: str, seconds: float, *, times: int = 1, after: bool = False) -> None:
+        """Wait `seconds` before answering; `after=True`: the call is carried out before the wait."""
+        self.faults.append(Fault(method, re.compile(path), times, delay=seconds, after=after))
 
     def kill(self, method: str, path: str, when: str = "before", *, pid: int | None = None, times: int = 1) -> None:
         """SIGKILL `pid` (default: `victim`) when a matching call arrives, `before` or `after` carrying it out."""
@@ -253,6 +261,12 @@ class ProlificStub:
                 return 400, {"error": {"detail": f"bad csv line {line!r}"}}, {}
         if not rows:
             return 400, {"error": {"detail": "csv_bonuses is empty"}}, {}
+        # Like Prolific: every ID must have taken part in the study (a participant or a submission id).
+        took_part = {s["participant_id"] for s in self.submissions.values() if s["study_id"] == study}
+        took_part |= {s["id"] for s in self.submissions.values() if s["study_id"] == study}
+        strangers = [pid for pid, _ in rows if pid not in took_part]
+        if strangers and self.strict_bonus_ids:
+            return 400, {"error": {"detail": f"these IDs did not take part in the study: {strangers}"}}, {}
         amount = round(sum(a for _, a in rows) * 100)
         fees = round(amount * 0.333)
         bid = uuid.uuid4().hex[:24]
@@ -307,6 +321,8 @@ def _handler(stub: ProlificStub):
             path = self.path
             entry = {"method": method, "path": path.split("?")[0], "body": body, "at": time.time()}
             fault = None if path.startswith("/_stub/") else stub._fault(method, path.split("?")[0])
+            if fault and fault.after:
+                return self._after(fault, method, path, body, entry)
             if fault and fault.delay:
                 time.sleep(fault.delay)
             if fault and fault.kill == "before":
@@ -325,6 +341,16 @@ def _handler(stub: ProlificStub):
                 stub.log[-1]["killed"] = "after"
                 stub._kill(fault)
             self._reply(status, answer, headers)
+
+        def _after(self, fault: Fault, method: str, path: str, body: Any, entry: dict) -> None:
+            """Carry the call out, then wait and/or answer the injected status instead of the real answer."""
+            status, answer, headers = stub.handle(method, path, body, self.headers.get("Authorization"))
+            stub.log.append({**entry, "status": fault.status or status, "carried_out": status < 400, "after": True})
+            if fault.delay:
+                time.sleep(fault.delay)
+            if fault.status is not None:
+                return self._reply(fault.status, {"error": {"detail": "injected fault after the work"}}, {})
+            return self._reply(status, answer, headers)
 
         def _reply(self, status: int, answer: Any, headers: dict, raw: str | None = None) -> None:
             data = raw.encode() if raw is not None else (b"" if answer is None else json.dumps(answer).encode())

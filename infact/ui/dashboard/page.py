@@ -10,11 +10,13 @@ from streamlit_extras.metric_cards import style_metric_cards
 
 from infact import ui
 from infact.participation import visits as visits_module
+from infact.prolific import fair_pay
 from infact.results.dashboard import live_study
 from infact.results.dashboard.data import DashboardData
 from infact.results.quality import funnel
 from infact.storage import TinyDBStorage
 from infact.stores import config as store_config
+from infact.stores import prolific_records
 from infact.stores.live import LiveFeed
 from infact.ui.dashboard import registry
 from infact.ui.dashboard.view import View
@@ -87,6 +89,19 @@ def cards(counts: dict) -> None:
     style_metric_cards(border_left_color="#1a56c4")
 
 
+def fair_pay_note(view: View, check: dict) -> None:
+    """The effective hourly reward against Prolific's minimum and recommended rates (infact.prolific.fair_pay)."""
+    records = view.storage.records(study=view.study.id, participant=prolific_records.PARTICIPANT)
+    fair = fair_pay.study_check(view.cfg.prolific, records, check["median_minutes"], check["n"])
+    warning = fair.warning()
+    if fair.underpays:
+        st.error(warning)
+    elif warning:
+        st.warning(warning)
+    elif fair.hourly is not None:
+        st.caption(f"Fair pay: {fair.line()}.")
+
+
 def notes(view: View, feed: LiveFeed) -> None:
     """Files set aside or unreadable, the completion time against the estimate, visits and simulated people."""
     for note in live_study.set_aside_notes(view.storage.problems()):
@@ -105,6 +120,8 @@ def notes(view: View, feed: LiveFeed) -> None:
             f"Median completion time {check['median_minutes']:.1f} min (n = {check['n']}); "
             f"stated estimate {check['expected_minutes']:g} min."
         )
+    if view.cfg.platform.kind == "prolific":
+        fair_pay_note(view, check)
     visits = view.data.visits()
     if visits.aggregated:  # infact.participation.visits: a per-minute bound
         st.caption(
