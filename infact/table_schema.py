@@ -19,6 +19,8 @@ Foundations: imports nothing from INFACT but `infact.errors`.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +75,16 @@ def neutral_frame(frame, numeric: Iterable[str] = ()):
     """`frame` with every text cell neutralised (`neutral_cell`), columns named in `numeric` left as they are."""
     columns = _text_columns(frame, numeric)
     return _mapped(frame, columns, neutral_cell) if columns else frame
+
+
+def csv_bytes(frame, numeric: Iterable[str] = ()) -> bytes:
+    """`frame` as CSV (UTF-8, `\n` between rows): every text cell neutralised (`neutral_frame`) and between double
+    quotes, as OWASP's CSV Injection page asks, so that a carriage return or a `;` inside a text can never start
+    a new row or cell in a spreadsheet; numbers, booleans and the header row (column names) unquoted."""
+    header = io.StringIO()
+    csv.writer(header, lineterminator="\n").writerow([str(c) for c in frame.columns])
+    body = neutral_frame(frame, numeric).to_csv(index=False, header=False, quoting=csv.QUOTE_NONNUMERIC)
+    return (header.getvalue() + body).encode("utf-8")
 
 
 def restored_frame(frame):
@@ -153,13 +165,13 @@ class TableSchema:
 
     def csv_bytes(self, frame, repeated: Iterable[str] = ()) -> bytes:
         """The table as its CSV file: exactly its declared columns (then `repeated`), typed, every text cell
-        neutralised (`neutral_cell`; number, integer and boolean columns as they are), UTF-8."""
+        neutralised and quoted (module `csv_bytes`; number, integer and boolean columns as they are)."""
         repeated = list(repeated)
         out = self.conform(self.typed(frame), repeated)
         numeric = [c.name for c in self.columns if c.type in _NUMERIC]
         if self.repeated is not None and self.repeated.type in _NUMERIC:
             numeric += repeated
-        return neutral_frame(out, numeric).to_csv(index=False).encode("utf-8")
+        return csv_bytes(out, numeric)
 
     def conform(self, frame, repeated: Iterable[str] = ()):
         """The frame with exactly the declared columns, in their order (then one column per `repeated` name):

@@ -94,7 +94,6 @@ def participants_view(overview: pd.DataFrame, stages) -> pd.DataFrame:
     shown = overview[overview["stage"].isin(list(stages))]
     shown = shown.sort_values("last_activity", ascending=False, na_position="last")
     return shown.assign(
-        platform_id=shown["platform_id"].map(visible_controls),  # typed into a URL by anyone: shown, never obeyed
         flags=shown["flags"].map(_flags_text),
         reasons=shown["reasons"].map(lambda r: "; ".join(r) if isinstance(r, (list, tuple)) else ""),
     )
@@ -124,7 +123,7 @@ def comments(progress: Mapping[str, Progress]) -> pd.DataFrame:
     """The questionnaire's free-text comments, newest first; the participant's text with its hidden controls shown
     as code points (text/neutral.py: a right-to-left override reverses nothing, a zero-width space is seen)."""
     rows = [
-        (p.last_activity, visible_controls(p.platform_id), p.participant, visible_controls(p.comment))
+        (p.last_activity, p.platform_id, p.participant, visible_controls(p.comment))
         for p in progress.values()
         if p.comment and p.person
     ]
