@@ -258,3 +258,14 @@ def test_an_imported_vote_s_feedback_is_neutralised_and_analyze_reads_it_back(tm
     assert written == [neutral_cell(f) for f in feedback]
     back = read_table(tmp_path / "out" / "pairwise.csv")
     assert list(back["justification"]) == feedback
+
+
+def test_a_participant_token_never_begins_like_a_formula(monkeypatch):
+    """Tokens are joined on across every table: one that began with `-` would be quoted in each of them."""
+    from infact.participation import flow as flow_module
+    from infact.participation.flow import Flow
+
+    study = load_study(REPO / "data" / "demo")
+    drawn = iter(["-startsLikeAFormula", "_reservedForResearchers", "fineTokenHere"])
+    monkeypatch.setattr(flow_module.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert Flow(study, MemoryStorage(), clock=FakeClock()).arrive({}) == "fineTokenHere"
