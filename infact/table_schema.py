@@ -64,17 +64,35 @@ def _text_columns(frame, numeric: Iterable[str] = ()) -> list:
     return [c for c in frame.columns if c not in skip and (frame[c].dtype.kind in "OSU" or frame[c].dtype == "string")]
 
 
+def _neutral_column(column):
+    try:
+        first = column.str[:1]  # NaN for a cell that is not text
+    except AttributeError:  # no text in the column at all (all missing, or numbers in an object column)
+        return column.map(neutral_cell)
+    marked = first.isin(_NEUTRALISED)
+    return column.mask(marked, QUOTE + column[marked]) if marked.any() else column
+
+
+def _restored_column(column):
+    try:
+        marked = (column.str[:1] == QUOTE) & column.str[1:2].isin(_NEUTRALISED)
+    except AttributeError:
+        return column
+    marked = marked.fillna(False).astype(bool)
+    return column.mask(marked, column[marked].str[1:]) if marked.any() else column
+
+
 def _mapped(frame, columns: list, cell):
     out = frame.copy()
     for c in columns:
-        out[c] = frame[c].map(cell)
+        out[c] = cell(frame[c])
     return out
 
 
 def neutral_frame(frame, numeric: Iterable[str] = ()):
     """`frame` with every text cell neutralised (`neutral_cell`), columns named in `numeric` left as they are."""
     columns = _text_columns(frame, numeric)
-    return _mapped(frame, columns, neutral_cell) if columns else frame
+    return _mapped(frame, columns, _neutral_column) if columns else frame
 
 
 def csv_bytes(frame, numeric: Iterable[str] = ()) -> bytes:
@@ -90,7 +108,7 @@ def csv_bytes(frame, numeric: Iterable[str] = ()) -> bytes:
 def restored_frame(frame):
     """A table read back from a CSV: every text cell as stored (`restored_cell`)."""
     columns = _text_columns(frame)
-    return _mapped(frame, columns, restored_cell) if columns else frame
+    return _mapped(frame, columns, _restored_column) if columns else frame
 
 
 @dataclass(frozen=True)
