@@ -269,3 +269,17 @@ def test_a_participant_token_never_begins_like_a_formula(monkeypatch):
     drawn = iter(["-startsLikeAFormula", "_reservedForResearchers", "fineTokenHere"])
     monkeypatch.setattr(flow_module.secrets, "token_urlsafe", lambda n: next(drawn))
     assert Flow(study, MemoryStorage(), clock=FakeClock()).arrive({}) == "fineTokenHere"
+
+
+def test_verify_codes_prints_a_typed_code_as_text(tmp_path, capsys):
+    """`verify-codes` prints a CSV a researcher saves and opens: the codes workers typed never run either."""
+    from infact.cli.main import main
+    from infact.storage import TinyDBStorage
+
+    run_bots(load_study(REPO / "data" / "demo"), TinyDBStorage(tmp_path / "db"), 1, strategy="attentive", seed=3)
+    submitted = tmp_path / "codes.txt"
+    submitted.write_text('=HYPERLINK("http://evil.example")\n', encoding="utf-8")
+    main(["verify-codes", str(submitted), "--study", str(REPO / "data" / "demo"), "--db", str(tmp_path / "db")])
+    header, rows = cells(capsys.readouterr().out.encode("utf-8"))
+    assert [row[header.index("submitted")] for row in rows] == ['\'=HYPERLINK("http://evil.example")']
+    assert [row[header.index("matched")] for row in rows] == ["False"]
