@@ -10,6 +10,11 @@ Right-to-left scripts still read right to left: only the explicit embedding, ove
 isolate controls go, the letters' own direction is untouched.
 
 One helper for every displayed text (situations, responses, conversations, live chats).
+
+What a *researcher* reads of participants' text (the dashboard's tables, the INFACT workbook) is different: there
+the controls are evidence, so `visible_controls` shows each one as its code point (`[U+202E]`) instead of
+dropping it, and the text around it keeps its own order. The workbook also needs it: XLSX cannot hold most C0
+controls at all.
 """
 
 from __future__ import annotations
