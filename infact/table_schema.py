@@ -11,8 +11,10 @@ Text cells never run (issue 36): a spreadsheet opening a CSV reads a cell that b
 `@`, tab or carriage return as a formula. Every text cell written through a declaration is neutralised the way
 OWASP's "CSV Injection" page describes: a single quote goes before it (`'=1+1`), which a spreadsheet shows as text.
 A text that begins with a quote gets one too, so reading back (`read`, `restored_cell`) removes exactly one
-leading quote and gives the stored text, character for character. Numbers (integer, number and boolean columns,
-and any cell that is not text) are never changed.
+leading quote and gives the stored text, character for character. Every text cell is also written between double
+quotes (OWASP's other rule), so a carriage return or a `;` inside a text never starts a new row or cell. Numbers
+(integer, number and boolean columns, and any cell that is not text) are never changed; `datapackage.json` says
+so in each text field's description (`TEXT_CELLS`).
 
 Foundations: imports nothing from INFACT but `infact.errors`.
 """
