@@ -7,11 +7,22 @@ From that one declaration the export orders and types its columns, writes `datap
 repositories), `analyze` reads a file back with the right types and names a missing column, and
 docs/data-model.md's column tables are generated (`infact settings-doc --write`).
 
+Text cells never run (issue 36): a spreadsheet opening a CSV reads a cell that begins with `=`, `+`, `-`,
+`@`, tab or carriage return as a formula. Every text cell written through a declaration is neutralised the way
+OWASP's "CSV Injection" page describes: a single quote goes before it (`'=1+1`), which a spreadsheet shows as text.
+A text that begins with a quote gets one too, so reading back (`read`, `restored_cell`) removes exactly one
+leading quote and gives the stored text, character for character. Every text cell is also written between double
+quotes (OWASP's other rule), so a carriage return or a `;` inside a text never starts a new row or cell. Numbers
+(integer, number and boolean columns, and any cell that is not text) are never changed; `datapackage.json` says
+so in each text field's description (`TEXT_CELLS`).
+
 Foundations: imports nothing from INFACT but `infact.errors`.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +32,85 @@ from infact.errors import InfactError, Problem
 TYPES = ("string", "integer", "number", "boolean", "datetime")  # no `any`: every written column is declared
 # pandas dtypes used when a file is read back: text stays text ("007" is a token, not 7)
 _READ_DTYPES = {"string": "string", "datetime": "string"}
+
+# A cell beginning with one of these is read as a formula by Excel, LibreOffice or Google Sheets (OWASP, CSV
+# Injection); QUOTE itself is added so that the quote is removed unambiguously when a file is read back.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+QUOTE = "'"
+_NEUTRALISED = (*FORMULA_START, QUOTE)
+_NUMERIC = ("integer", "number", "boolean")
+TEXT_CELLS = (
+    "(Text cells beginning with =, +, -, @, a tab, a carriage return or ' are written with one ' before them, "
+    "so that a spreadsheet shows them as text and never runs them as a formula (OWASP, CSV Injection); remove that "
+    "one leading ' to get the text as stored.)"
+)
+
+
+def neutral_cell(value):
+    """A cell as written to a CSV or workbook: text beginning with a formula character (or a quote) gets a
+    leading quote; anything that is not text (numbers, missing values) is returned as it is."""
+    if isinstance(value, str) and value.startswith(_NEUTRALISED):
+        return QUOTE + value
+    return value
+
+
+def restored_cell(value):
+    """The stored text of a cell `neutral_cell` wrote: its one leading quote removed (other values unchanged)."""
+    if isinstance(value, str) and len(value) > 1 and value[0] == QUOTE and value[1] in _NEUTRALISED:
+        return value[1:]
+    return value
+
+
+def _text_columns(frame, numeric: Iterable[str] = ()) -> list:
+    skip = set(numeric)
+    return [c for c in frame.columns if c not in skip and (frame[c].dtype.kind in "OSU" or frame[c].dtype == "string")]
+
+
+def _neutral_column(column):
+    try:
+        first = column.str[:1]  # NaN for a cell that is not text
+    except AttributeError:  # no text in the column at all (all missing, or numbers in an object column)
+        return column.map(neutral_cell)
+    marked = first.isin(_NEUTRALISED)
+    return column.mask(marked, QUOTE + column[marked]) if marked.any() else column
+
+
+def _restored_column(column):
+    try:
+        marked = (column.str[:1] == QUOTE) & column.str[1:2].isin(_NEUTRALISED)
+    except AttributeError:
+        return column
+    marked = marked.fillna(False).astype(bool)
+    return column.mask(marked, column[marked].str[1:]) if marked.any() else column
+
+
+def _mapped(frame, columns: list, cell):
+    out = frame.copy()
+    for c in columns:
+        out[c] = cell(frame[c])
+    return out
+
+
+def neutral_frame(frame, numeric: Iterable[str] = ()):
+    """`frame` with every text cell neutralised (`neutral_cell`), columns named in `numeric` left as they are."""
+    columns = _text_columns(frame, numeric)
+    return _mapped(frame, columns, _neutral_column) if columns else frame
+
+
+def csv_bytes(frame, numeric: Iterable[str] = ()) -> bytes:
+    """`frame` as CSV (UTF-8, `\n` between rows): every text cell neutralised (`neutral_frame`) and between double
+    quotes, as OWASP's CSV Injection page asks, so that a carriage return or a `;` inside a text can never start
+    a new row or cell in a spreadsheet; numbers, booleans and the header row (column names) unquoted."""
+    header = io.StringIO()
+    csv.writer(header, lineterminator="\n").writerow([str(c) for c in frame.columns])
+    body = neutral_frame(frame, numeric).to_csv(index=False, header=False, quoting=csv.QUOTE_NONNUMERIC)
+    return (header.getvalue() + body).encode("utf-8")
+
+
+def restored_frame(frame):
+    """A table read back from a CSV: every text cell as stored (`restored_cell`)."""
+    columns = _text_columns(frame)
+    return _mapped(frame, columns, _restored_column) if columns else frame
 
 
 @dataclass(frozen=True)
@@ -91,7 +181,17 @@ class TableSchema:
 
         frame = pd.read_csv(path, dtype=self.read_dtypes(), **kwargs)
         self.check_columns(frame.columns, str(path))
-        return frame
+        return restored_frame(frame)
+
+    def csv_bytes(self, frame, repeated: Iterable[str] = ()) -> bytes:
+        """The table as its CSV file: exactly its declared columns (then `repeated`), typed, every text cell
+        neutralised and quoted (module `csv_bytes`; number, integer and boolean columns as they are)."""
+        repeated = list(repeated)
+        out = self.conform(self.typed(frame), repeated)
+        numeric = [c.name for c in self.columns if c.type in _NUMERIC]
+        if self.repeated is not None and self.repeated.type in _NUMERIC:
+            numeric += repeated
+        return csv_bytes(out, numeric)
 
     def conform(self, frame, repeated: Iterable[str] = ()):
         """The frame with exactly the declared columns, in their order (then one column per `repeated` name):
@@ -129,7 +229,7 @@ class TableSchema:
                 {
                     "name": name,
                     "type": col.type,
-                    "description": col.description,
+                    "description": f"{col.description} {TEXT_CELLS}" if col.type == "string" else col.description,
                     **({"constraints": {"required": True}} if col.required else {}),
                 }
             )

@@ -12,6 +12,7 @@ from infact.cli.args import add_db, add_study, command, open_store, refuse_set_a
 from infact.deployment import REPO
 from infact.errors import InfactError, Problem
 from infact.fileio import read_input_text
+from infact.table_schema import csv_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -173,7 +174,8 @@ def run_verify_codes(args) -> int:
     finally:
         storage.close()
     result = verify_codes(codes, participants)
-    print(result.to_csv(index=False), end="")
+    # the submitted codes are what workers typed: written as text that never runs in a spreadsheet (docs/exports.md)
+    print(csv_bytes(result).decode("utf-8"), end="")
     unmatched = int((~result["matched"]).sum())
     print(
         f"{len(result) - unmatched} of {len(result)} codes match a stored completion; {unmatched} do not",

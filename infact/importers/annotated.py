@@ -23,6 +23,7 @@ from infact.fileio import NonFinite, json_entries, swap_in
 from infact.importers.common import ImportReport, read_text, refuse_foreign
 from infact.participation.steps.conversation import ANNOTATION_COLUMNS
 from infact.study.annotation.conversations import dataset_of
+from infact.table_schema import csv_bytes
 
 PARTICIPANT = "aggregated"
 
@@ -140,7 +141,7 @@ def import_annotated(file: str | Path, out: str | Path) -> ImportReport:
         raise DatasetError([Problem(str(path), "no annotation in the file"), *report.problems])
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df["turn"] = df["turn"].astype("Int64")
-    files = {"annotations.csv": df.to_csv(index=False).encode("utf-8")}
+    files = {"annotations.csv": csv_bytes(df)}  # text cells neutralised and quoted: a formula never runs
     refuse_foreign(out, files, "annotated", lambda _, first: first == ",".join(ANNOTATION_COLUMNS))
     swap_in(out, files)
     report.counts = {

@@ -26,6 +26,8 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from infact.errors import DatasetError, Problem
 from infact.fileio import json_entries, non_finite, swap_in
 from infact.importers.common import (
@@ -40,6 +42,7 @@ from infact.importers.common import (
 )
 from infact.participation.steps.compare import PAIRWISE
 from infact.study.annotation.conversations import dataset_of
+from infact.table_schema import csv_bytes
 
 ROLES = {"USER": "user", "AGENT": "bot", "ASSISTANT": "bot", "SYSTEM": "bot"}
 VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote", "feedback")
@@ -236,11 +239,9 @@ def import_votes(path: Path, out: Path) -> ImportReport:
         )
     if not rows:
         raise DatasetError([Problem(file, "no usable vote in the file"), *report.problems])
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=PAIRWISE_OUT, restval="", lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    files = {"pairwise.csv": buf.getvalue().encode("utf-8")}
+    # text cells neutralised and quoted (table_schema.csv_bytes): a participant's feedback never runs as a formula
+    table = pd.DataFrame([[r.get(c, "") for c in PAIRWISE_OUT] for r in rows], columns=PAIRWISE_OUT)
+    files = {"pairwise.csv": csv_bytes(table)}
     refuse_foreign(out, files, "crs-arena", _ours)
     swap_in(out, files)
     report.counts = {

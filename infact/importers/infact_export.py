@@ -33,6 +33,7 @@ from infact.importers.infact_export_values import (
 )
 from infact.participation.steps.situation import RATINGS
 from infact.results.tables.formats import infact_workbook_bytes
+from infact.table_schema import csv_bytes
 from infact.values import point_to_label
 
 STUDY = "infact-import"
@@ -331,7 +332,8 @@ def import_infact_export(
 def write_tables(out: Path, tables: ImportedTables) -> list[Path]:
     """The four tables and INFACT's workbook into `out`, all or nothing (fileio.swap_in); other files there
     are left as they are."""
-    files = {f"{name}.csv": getattr(tables, name).to_csv(index=False).encode("utf-8") for name in TABLES}
+    # Participants' text as text: a cell a spreadsheet would run as a formula gets a quote (table_schema.py).
+    files = {f"{name}.csv": csv_bytes(getattr(tables, name)) for name in TABLES}
     files["infact_sheets.xlsx"] = infact_workbook_bytes(
         tables.ratings, tables.participants, tables.questionnaire, tables.demographics
     )

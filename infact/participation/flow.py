@@ -151,7 +151,9 @@ class Flow:
             if token is not None:
                 return token
             token = secrets.token_urlsafe(12)
-            while token.startswith("_"):  # "_…" is reserved for researcher records: tables skip it
+            # "_…" is reserved for researcher records (tables skip it); "-…" a spreadsheet would read as a formula,
+            # so the token would be written with a quote before it in the exports (table_schema.neutral_cell)
+            while token.startswith(("_", "-")):
                 token = secrets.token_urlsafe(12)
             self.storage.append(self._record(token, "arrival", "arrival", preview, **arrival.record_fields()))
         return token

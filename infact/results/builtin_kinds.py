@@ -136,7 +136,7 @@ def _ledger_file(name: str):
 
         placed = tables.placed(name, table)
         frame = ledger_frames(placed, systems=tables.systems or None, design=getattr(tables, "design", None))
-        return {"ledger.csv": LEDGER.conform(LEDGER.typed(frame)).to_csv(index=False).encode("utf-8")}
+        return {"ledger.csv": LEDGER.csv_bytes(frame)}
 
     return extra
 

@@ -12,6 +12,7 @@ from datetime import datetime
 import pandas as pd
 
 from infact.results.quality.funnel import Progress
+from infact.text.neutral import visible_controls
 
 # Prolific reviews a study's estimated time against the median: warn when it is off by more.
 ESTIMATE_TOO_SHORT = 1.25  # median above 125% of the estimate: participants are underpaid
@@ -108,16 +109,23 @@ def exclusion_choices(overview: pd.DataFrame) -> dict[str, str]:
     """participant -> the label the exclude picker shows: platform ID, stage, decision, flags."""
     out = {}
     for row in overview.itertuples(index=False):
-        who = row.platform_id if isinstance(row.platform_id, str) and row.platform_id else row.participant
+        who = (
+            visible_controls(row.platform_id)
+            if isinstance(row.platform_id, str) and row.platform_id
+            else row.participant
+        )
         decision = row.decision if isinstance(row.decision, str) else "not assessed"
         out[row.participant] = f"{who} · {row.stage.replace('_', ' ')} · {decision} · {_flags_text(row.flags)}"
     return out
 
 
 def comments(progress: Mapping[str, Progress]) -> pd.DataFrame:
-    """The questionnaire's free-text comments, newest first."""
+    """The questionnaire's free-text comments, newest first; the participant's text with its hidden controls shown
+    as code points (text/neutral.py: a right-to-left override reverses nothing, a zero-width space is seen)."""
     rows = [
-        (p.last_activity, p.platform_id, p.participant, p.comment) for p in progress.values() if p.comment and p.person
+        (p.last_activity, p.platform_id, p.participant, visible_controls(p.comment))
+        for p in progress.values()
+        if p.comment and p.person
     ]
     out = pd.DataFrame(rows, columns=["at", "platform_id", "participant", "comment"])
     return out.sort_values("at", ascending=False).reset_index(drop=True)

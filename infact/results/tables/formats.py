@@ -17,6 +17,8 @@ import pandas as pd
 from infact.errors import InfactError, Problem
 from infact.fileio import atomic_write_bytes
 from infact.participation.steps.situation import RATINGS
+from infact.table_schema import neutral_cell
+from infact.text.neutral import visible_controls
 from infact.values import bool_column
 
 SHEETS = ("valid trials", "invalid trials", "demographics", "feedback")
@@ -81,7 +83,7 @@ def export_wide_ratings(ratings: pd.DataFrame, systems: list[str]) -> bytes:
     wide = _wide(ratings, "rating", "", _META, every=True) if len(ratings) else pd.DataFrame()
     shown = [str(c) for c in wide.columns if RATINGS_WIDE.column(str(c)) is None]
     columns = [*shown, *(s for s in systems if s not in shown)]
-    return RATINGS_WIDE.conform(RATINGS_WIDE.typed(wide), columns).to_csv(index=False).encode("utf-8")
+    return RATINGS_WIDE.csv_bytes(wide, columns)
 
 
 def _participant_flags(ratings: pd.DataFrame, participants: pd.DataFrame) -> tuple[set[str], dict[str, str]]:
@@ -151,6 +153,7 @@ def infact_workbook_bytes(
     "demographics", "feedback" – one row per included participant.
 
     A participant is excluded when `excluded` is true in `ratings` or `participants`.
+    Every text cell is written as text, never as a formula (`sheet_cells`, `text_only`).
     Returns the XLSX file's bytes (for downloads); `infact_workbook` writes it to a path."""
     ratings = ratings if ratings is not None else pd.DataFrame()
     excluded, reasons = _participant_flags(ratings, participants)
@@ -173,8 +176,33 @@ def infact_workbook_bytes(
     buffer = io.BytesIO()
     with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
         for name, sheet in sheets.items():
-            sheet.to_excel(writer, sheet_name=name, index=False)
+            sheet_cells(sheet).to_excel(writer, sheet_name=name, index=False)
+            text_only(writer.sheets[name])
     return buffer.getvalue()
+
+
+def cell_text(value):
+    """A text cell as the workbook holds it: hidden controls shown as their code points (neutral.py; the XML
+    of an XLSX file cannot hold most C0 controls at all) and a formula's first character neutralised with a
+    quote (table_schema.neutral_cell). Numbers and missing values are returned as they are."""
+    return neutral_cell(visible_controls(value))
+
+
+def sheet_cells(sheet: pd.DataFrame) -> pd.DataFrame:
+    """A sheet with every text cell, and every column name, through `cell_text`."""
+    out = sheet.copy()
+    for c in out.columns:
+        if out[c].dtype.kind in "OSU" or out[c].dtype == "string":
+            out[c] = out[c].map(cell_text)
+    return out.rename(columns=lambda c: cell_text(c) if isinstance(c, str) else c)
+
+
+def text_only(worksheet) -> None:
+    """No cell of a written sheet is a formula: openpyxl makes any text beginning with `=` one unless told."""
+    for row in worksheet.iter_rows():
+        for cell in row:
+            if cell.data_type == "f":
+                cell.data_type = "s"
 
 
 def infact_workbook(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from infact.text.neutral import visible_frame
 from infact.ui.dashboard.registry import GENERIC, section
 
 
@@ -18,4 +19,4 @@ def show_kind(view, kind: str) -> None:
         return
     people = df["participant"].nunique() if "participant" in df.columns else 0
     st.caption(f"{len(df)} rows of `{name}` from {people} participants (the same table as in Exports).")
-    st.dataframe(df, hide_index=True, key=f"kind_{kind}_table")
+    st.dataframe(visible_frame(df), hide_index=True, key=f"kind_{kind}_table")  # participants' text, controls shown
