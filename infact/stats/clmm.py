@@ -52,7 +52,7 @@ def fit_clmm(y, X, factors, *, hessian: bool = True) -> ClmmFit:
     `factors` is one or two integer code arrays (0..levels-1), one per grouping factor."""
     model = _Laplace(np.asarray(y, dtype=np.int64), np.asarray(X, dtype=float).reshape(len(y), -1), factors)
     # The Schur complements are small dense matrices factorised hundreds of times: BLAS threads only spin on
-    # them (10,000 ratings: 3.9 s CPU with two threads, 1.1 s with one).
+    # them (10,000 ratings: 3.9 s CPU with two threads, 1.1-1.4 s with one).
     with threadpool_limits(limits=1, user_api="blas"):
         x, message = _quasi_newton(model.objective, model.start())
         par = model.natural(x)
