@@ -233,33 +233,38 @@ class _Laplace:
         return out if C is None else out + 2 * np.log(np.diag(cho[0])).sum()
 
     def _mode(self, theta, fixed, sd):
-        """Newton for û from the last mode; returns (Σ log p, terms, factor at û) or None if p <= 0."""
+        """Newton for û from the last mode: (Σ log p, terms, factor of H, û), or None where R's clmm gives up too
+        (a probability or a curvature w not positive: the parameters are far out, the caller steps back)."""
         u = self.u.copy()
 
         def penalised(u):
             t = self._obs(theta, fixed - self._mz(sd, u))
-            if not np.all(t[0] > 0):
+            if not (np.all(t[0] > 0) and np.all(t[8] >= 0)):
                 return -np.inf, t
             return np.log(t[0]).sum() - 0.5 * u @ u, t
 
         q, t = penalised(u)
-        for _ in range(100):
-            if not np.isfinite(q):
-                return None
-            grad = -self._mt(sd, t[7]) - u
-            fac = self._factor(sd, t[8])
-            if np.max(np.abs(grad)) < INNER_TOL:
-                self.u = u
-                return q + 0.5 * u @ u, t, fac, u
-            step, factor = self._solve(fac, grad), 1.0
-            for _ in range(50):
-                q_new, t_new = penalised(u + factor * step)
-                if q_new >= q - 1e-12 * abs(q):
+        try:
+            for _ in range(100):
+                if not np.isfinite(q):
+                    return None
+                grad = -self._mt(sd, t[7]) - u
+                fac = self._factor(sd, t[8])
+                if np.max(np.abs(grad)) < INNER_TOL:
                     break
-                factor /= 2
-            u, q, t = u + factor * step, q_new, t_new
+                step, factor = self._solve(fac, grad), 1.0
+                for _ in range(50):
+                    q_new, t_new = penalised(u + factor * step)
+                    if q_new >= q - 1e-12 * abs(q):
+                        break
+                    factor /= 2
+                u, q, t = u + factor * step, q_new, t_new
+            else:
+                fac = self._factor(sd, t[8])
+        except np.linalg.LinAlgError:  # H numerically singular: as far out as a zero probability
+            return None
         self.u = u
-        return q + 0.5 * u @ u, t, self._factor(sd, t[8]), u
+        return q + 0.5 * u @ u, t, fac, u
 
     def nll_grad(self, par):
         """R's objective (minus the Laplace log-likelihood) and its gradient in (θ, β, σ) (caller's order)."""

@@ -16,6 +16,9 @@ from scipy.stats import norm
 from infact.stats.clmm import MAX_SCHUR_LEVELS, fit_clmm
 
 FORMULA = "rating ~ system + (1|participant) + (1|situation)"
+# An effect beyond ±15 log-odds (an odds ratio of 3 million), or with an SE that large, is a likelihood that
+# keeps growing as the effect does (separation), not an estimate.
+SEPARATED = 15.0
 
 
 def fit_ordinal_model(df: pd.DataFrame) -> dict:
@@ -32,7 +35,7 @@ def fit_ordinal_model(df: pd.DataFrame) -> dict:
         }
     systems = sorted(df["system"].unique())
     y = np.searchsorted(values, df["rating"].to_numpy())
-    X = np.stack([(df["system"] == s).to_numpy(dtype=float) for s in systems[1:]], axis=1).reshape(len(df), -1)
+    X = (df["system"].to_numpy()[:, None] == np.array(systems[1:], dtype=object)[None, :]).astype(float)
     try:
         fit = fit_clmm(y, X, [p_codes, s_codes])
     except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:  # numerical failure: report it
@@ -55,7 +58,13 @@ def fit_ordinal_model(df: pd.DataFrame) -> dict:
         "loglik": fit.loglik,
         "converged": fit.converged,
     }
-    if not fit.converged:
+    runaway = [s for s, e in effects.items() if abs(e["estimate"]) > SEPARATED or not e["se"] < SEPARATED]
+    if runaway:  # e.g. one system rated only 1 and another only 5: the likelihood grows without bound
+        out["note"] = (
+            f"the effect of {', '.join(runaway)} runs off to infinity (separated ratings, e.g. one system always "
+            "at one end of the scale): this model cannot estimate it from these data; read the distributions instead"
+        )
+    elif not fit.converged:
         out["note"] = f"the optimiser stopped: {fit.message}"
     means = df.groupby("system")["rating"].mean().to_dict()
     model = {systems[0]: 0.0, **{s: e["estimate"] for s, e in effects.items()}}

@@ -182,6 +182,7 @@ def _ordinal(om, h) -> list[str]:
         [[s, fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"])] for s, e in om["effects"].items()],
     )
     lines += ["Thresholds: " + ", ".join(f"{k} {fmt(v)}" for k, v in om["thresholds"].items()) + ".", ""]
+    lines += [f"Note: {om['note']}.", ""] if om.get("note") else []
     order = " > ".join(om["order"])
     pairs = om["order_differs_from_means"]
     if pairs:

@@ -121,3 +121,22 @@ def test_ties_are_no_reversal():
         "order": ["b", "c", "a"],
         "order_differs_from_means": [["b", "c"], ["b", "a"]],
     }
+
+
+def test_separated_ratings_are_called_so():
+    """One system always rated 1, another always 5: no finite estimate, and the result says so."""
+    df = fixture("infact_shaped")
+    df.loc[df["system"] == "KBRD", "rating"] = 1
+    df.loc[df["system"] == "RB-CRS", "rating"] = 5
+    r = quick(df)
+    assert "runs off to infinity" in r["ordinal_model"]["note"] and "RB-CRS" in r["ordinal_model"]["note"]
+    assert "Note: the effect of" in render_markdown(r)
+
+
+def test_one_system_one_situation_two_categories():
+    df = fixture("small_situation_sd")
+    one = quick(df[df["system"] == "A"])["ordinal_model"]
+    assert one["effects"] == {} and one["order"] == ["A"] and one["converged"]
+    assert quick(df.assign(situation_id="s0"))["ordinal_model"]["sd_situation"] < 0.01
+    binary = quick(df.assign(rating=(df["rating"] > 3) + 1))["ordinal_model"]
+    assert list(binary["thresholds"]) == ["1|2"] and binary["converged"]
