@@ -140,3 +140,11 @@ def test_one_system_one_situation_two_categories():
     assert quick(df.assign(situation_id="s0"))["ordinal_model"]["sd_situation"] < 0.01
     binary = quick(df.assign(rating=(df["rating"] > 3) + 1))["ordinal_model"]
     assert list(binary["thresholds"]) == ["1|2"] and binary["converged"]
+
+
+def test_the_methods_paragraph_names_it_when_fitted():
+    from infact.results.reports.methods import methods_paragraph
+
+    fitted = quick(fixture("seven_points"))
+    assert "cumulative-link (logit) mixed model" in methods_paragraph(fitted)
+    assert "cumulative-link" not in methods_paragraph(quick(fixture("seven_points"), ordinal_model=False))
