@@ -20,7 +20,6 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.participation.steps.situation import RATINGS
-from infact.results.ratings.ordinal import fit_ordinal_model
 from infact.results.tables.checks import blank_problems, row_problem
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
@@ -200,6 +199,8 @@ def analyze_one(
     }
     mm = fit_mixed_model(df) if mixed_model else None
     out["mixed_model"] = mm
+    if ordinal_model:
+        from infact.results.ratings.ordinal import fit_ordinal_model
     out["ordinal_model"] = fit_ordinal_model(df) if ordinal_model else None
     out["icc_participant"] = _icc(df, mm)
     out["krippendorff_alpha"] = {
