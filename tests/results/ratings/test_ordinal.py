@@ -11,7 +11,8 @@ import pytest
 
 from infact.cli.main import main
 from infact.results.ratings.analysis import analyze
-from infact.results.ratings.ordinal import compare_orders
+from infact.results.ratings.ordinal import compare_orders, fit_ordinal_model
+from infact.results.reports.methods import methods_paragraph
 from infact.results.reports.report import render_markdown
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "clmm"
@@ -143,8 +144,14 @@ def test_one_system_one_situation_two_categories():
 
 
 def test_the_methods_paragraph_names_it_when_fitted():
-    from infact.results.reports.methods import methods_paragraph
-
     fitted = quick(fixture("seven_points"))
     assert "cumulative-link (logit) mixed model" in methods_paragraph(fitted)
     assert "cumulative-link" not in methods_paragraph(quick(fixture("seven_points"), ordinal_model=False))
+
+
+def test_too_many_levels_on_both_factors_is_skipped_with_the_way_out():
+    n = 2501  # both factors above MAX_SCHUR_LEVELS: refused before any fitting
+    rows = [(f"p{i}", f"s{(i + d) % n}", sys, 1 + (i + d) % 5) for i in range(n) for d in (0, 1) for sys in "AB"]
+    df = pd.DataFrame(rows, columns=["participant", "situation_id", "system", "rating"])
+    om = fit_ordinal_model(df)
+    assert "skipped" in om["error"] and "--no-ordinal-model" in om["error"]
