@@ -188,7 +188,7 @@ def _ordinal(om, h) -> list[str]:
     if pairs:
         flips = "; ".join(f"{a} above {b}" for a, b in pairs)
         lines += [
-            f"**The ordinal model and the mean ratings order the systems differently:** the model puts {flips}, "
+            f"The ordinal model and the mean ratings order the systems differently: the model puts {flips}, "
             f"the means the other way round (model order {order}).",
             "",
         ]

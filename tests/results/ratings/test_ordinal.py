@@ -13,7 +13,7 @@ from infact.cli.main import main
 from infact.results.ratings.analysis import analyze
 from infact.results.ratings.ordinal import compare_orders, fit_ordinal_model
 from infact.results.reports.methods import methods_paragraph
-from infact.results.reports.report import render_markdown
+from infact.results.reports.report import render_html, render_markdown
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "clmm"
 R = json.loads((FIXTURE / "reference.json").read_text())
@@ -97,6 +97,7 @@ def test_report_says_when_the_orders_differ():
     md = render_markdown(r)
     line = next(x for x in md.splitlines() if "order the systems differently" in x)
     assert "the model puts steady above split, the means the other way round" in line
+    assert "<p>The ordinal model and the mean ratings order the systems differently: " in render_html(r)
 
 
 def test_report_shows_the_model_and_agreeing_orders():
