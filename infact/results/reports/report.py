@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 import altair as alt
 import pandas as pd
@@ -178,8 +179,8 @@ def _ordinal(om, h) -> list[str]:
         "",
     ]
     lines += _table(
-        ["system", "estimate", "SE", "p"],
-        [[s, fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"])] for s, e in om["effects"].items()],
+        ["system", "estimate", "SE", "p", "odds ratio [95% CI]"],
+        [[s, fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"]), _odds(e)] for s, e in om["effects"].items()],
     )
     lines += ["Thresholds: " + ", ".join(f"{k} {fmt(v)}" for k, v in om["thresholds"].items()) + ".", ""]
     lines += [f"Note: {om['note']}.", ""] if om.get("note") else []
@@ -195,6 +196,14 @@ def _ordinal(om, h) -> list[str]:
     else:
         lines += [f"The ordinal model orders the systems as their mean ratings do ({order}).", ""]
     return lines
+
+
+def _odds(e: dict) -> str:
+    """exp(estimate) with its Wald 95% interval: the odds of a higher rating than the reference, at every cut."""
+    b, se = e["estimate"], e["se"]
+    if se is None or abs(b) > 30:
+        return "–"
+    return f"{fmt(math.exp(b))} {fmt_ci([math.exp(b - 1.96 * se), math.exp(min(b + 1.96 * se, 700))])}"
 
 
 def _position(pb, h) -> list[str]:

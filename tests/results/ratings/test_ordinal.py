@@ -103,7 +103,7 @@ def test_report_says_when_the_orders_differ():
 def test_report_shows_the_model_and_agreeing_orders():
     r = quick(fixture("infact_shaped"))
     md = render_markdown(r)
-    assert "### Ordinal model" in md and "| KGSF | 0.521 | 0.167 | 0.002 |" in md
+    assert "### Ordinal model" in md and "| KGSF | 0.521 | 0.167 | 0.002 | 1.68 [1.21, 2.34] |" in md
     assert "The ordinal model orders the systems as their mean ratings do (RB-CRS > KGSF > KBRD)." in md
     assert "order the systems differently" not in md
     skipped = render_markdown(analyze(fixture("infact_shaped"), n_boot=100, mixed_model=False))
