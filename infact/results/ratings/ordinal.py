@@ -64,8 +64,13 @@ def fit_ordinal_model(df: pd.DataFrame) -> dict:
             f"the effect of {', '.join(runaway)} runs off to infinity (separated ratings, e.g. one system always "
             "at one end of the scale): this model cannot estimate it from these data; read the distributions instead"
         )
+    elif fit.cov is None:
+        out["note"] = (
+            "the log-likelihood's Hessian is not positive definite at the estimate, so there are no standard "
+            "errors: these data do not identify the model"
+        )
     elif not fit.converged:
-        out["note"] = f"the optimiser stopped: {fit.message}"
+        out["note"] = f"the optimiser stopped short of the maximum: {fit.message}"
     means = df.groupby("system")["rating"].mean().to_dict()
     model = {systems[0]: 0.0, **{s: e["estimate"] for s, e in effects.items()}}
     return {**out, **compare_orders(model, means)}
