@@ -58,7 +58,7 @@ def fit_ordinal_model(df: pd.DataFrame) -> dict:
         "loglik": fit.loglik,
         "converged": fit.converged,
     }
-    runaway = [s for s, e in effects.items() if abs(e["estimate"]) > SEPARATED or not e["se"] < SEPARATED]
+    runaway = [s for s, e in effects.items() if abs(e["estimate"]) > SEPARATED or e["se"] > SEPARATED]
     if runaway:  # e.g. one system rated only 1 and another only 5: the likelihood grows without bound
         out["note"] = (
             f"the effect of {', '.join(runaway)} runs off to infinity (separated ratings, e.g. one system always "

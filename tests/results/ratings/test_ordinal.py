@@ -156,3 +156,19 @@ def test_too_many_levels_on_both_factors_is_skipped_with_the_way_out():
     df = pd.DataFrame(rows, columns=["participant", "situation_id", "system", "rating"])
     om = fit_ordinal_model(df)
     assert "skipped" in om["error"] and "--no-ordinal-model" in om["error"]
+
+
+def test_no_standard_errors_is_explained(monkeypatch):
+    """A Hessian that is not positive definite (no covariance) leaves SEs and p empty and says why."""
+    import dataclasses
+
+    from infact.results.ratings import ordinal
+
+    real = ordinal.fit_clmm
+    monkeypatch.setattr(
+        ordinal, "fit_clmm", lambda *a, **k: dataclasses.replace(real(*a, **k), cov=None, converged=False)
+    )
+    om = quick(fixture("seven_points"))["ordinal_model"]
+    assert om["effects"]["new"]["se"] is None and om["effects"]["new"]["p"] is None
+    assert not om["converged"] and "no standard errors" in om["note"]
+    assert "| new | " in render_markdown(quick(fixture("seven_points")))
