@@ -44,6 +44,9 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     p.add_argument("--report", help="also write a report: out.md (Markdown) or out.html (with charts)")
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
+    p.add_argument(
+        "--no-ordinal-model", action="store_true", help="skip the ordinal (cumulative-link mixed) model of the ratings"
+    )
     p.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument(
@@ -171,6 +174,7 @@ def options(args: argparse.Namespace):
         criterion=args.criterion,
         include_flagged=args.include_flagged,
         mixed_model=not args.no_mixed_model,
+        ordinal_model=not args.no_ordinal_model,
         n_boot=args.n_boot,
         seed=args.seed,
         as_pairwise=args.as_pairwise,

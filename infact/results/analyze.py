@@ -31,6 +31,7 @@ class Options:
     criterion: str | None = None
     include_flagged: bool = False
     mixed_model: bool = True
+    ordinal_model: bool | None = None  # ratings' ordinal model (None: fitted with the mixed model)
     n_boot: int = N_BOOT
     seed: int = 0
     as_pairwise: bool = False

@@ -66,7 +66,9 @@ def analyze_ratings(table, options, source: str) -> dict:
 
     if options.as_pairwise:
         return preference_analysis.analyze_ratings_as_pairwise(table, **_preference_options(options, source))
-    result = ratings_analysis.analyze(table, mixed_model=options.mixed_model, **_common(options, source))
+    result = ratings_analysis.analyze(
+        table, mixed_model=options.mixed_model, ordinal_model=options.ordinal_model, **_common(options, source)
+    )
     if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
         from infact.results.crowd.report import analysis as label_models
         from infact.values import json_ready

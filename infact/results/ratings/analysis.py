@@ -116,8 +116,11 @@ def analyze(
     n_boot: int = N_BOOT,
     seed: int = 0,
     source: str = "RATINGS.csv",
+    ordinal_model: bool | None = None,
 ) -> dict:
-    """All statistics for one criterion, or {"criteria": {name: result}} for several."""
+    """All statistics for one criterion, or {"criteria": {name: result}} for several.
+
+    The ordinal model is fitted when `ordinal_model` is true, or when it is None and `mixed_model` is true."""
     validate_ratings(ratings, source, scale_points)
     df, info = prepare_ratings(ratings, include_flagged)
     if df.empty:
@@ -130,7 +133,8 @@ def analyze(
             )
         )
     k = scale_points or max(5, int(df["rating"].max()))
-    opts = dict(scale_points=k, mixed_model=mixed_model, n_boot=n_boot, seed=seed)
+    ordinal = mixed_model if ordinal_model is None else ordinal_model
+    opts = dict(scale_points=k, mixed_model=mixed_model, ordinal_model=ordinal, n_boot=n_boot, seed=seed)
     names = criterion_names(df, criterion, source)
     if len(names) <= 1:
         part = df[df["criterion"].astype(str) == names[0]] if names else df
@@ -159,7 +163,13 @@ def criterion_names(df: pd.DataFrame, criterion: str | None, source: str) -> lis
 
 
 def analyze_one(
-    df: pd.DataFrame, *, scale_points: int = 5, mixed_model: bool = True, n_boot: int = N_BOOT, seed: int = 0
+    df: pd.DataFrame,
+    *,
+    scale_points: int = 5,
+    mixed_model: bool = True,
+    ordinal_model: bool = False,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
 ) -> dict:
     """Statistics for one criterion on a prepared frame (no checks, no flagged rows)."""
     systems = sorted(df["system"].unique())
@@ -189,6 +199,9 @@ def analyze_one(
     }
     mm = fit_mixed_model(df) if mixed_model else None
     out["mixed_model"] = mm
+    if ordinal_model:
+        from infact.results.ratings.ordinal import fit_ordinal_model
+    out["ordinal_model"] = fit_ordinal_model(df) if ordinal_model else None
     out["icc_participant"] = _icc(df, mm)
     out["krippendorff_alpha"] = {
         "level": "ordinal",

@@ -97,6 +97,12 @@ def _statistics(result: dict) -> str:
             if res.get("mixed_model")
             else ""
         )
+        + (
+            "; ratings were also modelled as ordinal by a cumulative-link (logit) mixed model with the same random "
+            "intercepts, fitted by the Laplace approximation as R's ordinal::clmm"
+            if "effects" in (res.get("ordinal_model") or {})
+            else ""
+        )
         + "."
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 import altair as alt
 import pandas as pd
@@ -101,6 +102,7 @@ def _criterion(name, r: dict) -> list[str]:
         ],
     )
     lines += _mixed(r.get("mixed_model"), h)
+    lines += _ordinal(r.get("ordinal_model"), h)
     lines += _agreement(r, h)
     lines += _position(r.get("position_bias"), h)
     return lines
@@ -163,6 +165,47 @@ def _mixed(mm, h) -> list[str]:
     return lines
 
 
+def _ordinal(om, h) -> list[str]:
+    lines = [f"{h}# Ordinal model", ""]
+    if om is None:
+        return lines + ["Not fitted for this report (the command-line `analyze` fits it by default).", ""]
+    if "error" in om:
+        return lines + [f"Not available: {om['error']}", ""]
+    lines += [
+        f"`{om['formula']}`, cumulative {om['link']} link, {om['method']} approximation (as R's `ordinal::clmm`); "
+        f"estimates are log-odds of a higher rating than {om['reference']}. "
+        f"SD participant {fmt(om['sd_participant'])}, SD situation {fmt(om['sd_situation'])}; "
+        f"log-likelihood {fmt(om['loglik'])}{'' if om['converged'] else ' — did NOT converge'}.",
+        "",
+    ]
+    lines += _table(
+        ["system", "estimate", "SE", "p", "odds ratio [95% CI]"],
+        [[s, fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"]), _odds(e)] for s, e in om["effects"].items()],
+    )
+    lines += ["Thresholds: " + ", ".join(f"{k} {fmt(v)}" for k, v in om["thresholds"].items()) + ".", ""]
+    lines += [f"Note: {om['note']}.", ""] if om.get("note") else []
+    order = " > ".join(om["order"])
+    pairs = om["order_differs_from_means"]
+    if pairs:
+        flips = "; ".join(f"{a} above {b}" for a, b in pairs)
+        lines += [
+            f"The ordinal model and the mean ratings order the systems differently: the model puts {flips}, "
+            f"the means the other way round (model order {order}).",
+            "",
+        ]
+    else:
+        lines += [f"The ordinal model orders the systems as their mean ratings do ({order}).", ""]
+    return lines
+
+
+def _odds(e: dict) -> str:
+    """exp(estimate) with its Wald 95% interval: the odds of a higher rating than the reference, at every cut."""
+    b, se = e["estimate"], e["se"]
+    if se is None or abs(b) > 30:
+        return "–"
+    return f"{fmt(math.exp(b))} {fmt_ci([math.exp(b - 1.96 * se), math.exp(min(b + 1.96 * se, 700))])}"
+
+
 def _position(pb, h) -> list[str]:
     if not pb:
         return []
@@ -210,7 +253,8 @@ def _methods() -> list[str]:
         "Intervals are 95% percentile intervals from a bootstrap that resamples whole participants. "
         "Friedman and Wilcoxon signed-rank tests use each participant's mean rating per system; "
         "pairwise p-values are Holm-adjusted. The mixed model has crossed random intercepts for "
-        "participant and situation. See docs/analysis.md.",
+        "participant and situation; the ordinal model is a cumulative-logit mixed model with the same random "
+        "intercepts, fitted like R's ordinal::clmm (Laplace). See docs/analysis.md.",
         "",
     ]
 
