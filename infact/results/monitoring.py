@@ -164,28 +164,36 @@ def votes_monitoring(
     step: np.ndarray | None = None,
     systems: list[str] | None = None,
 ) -> dict:
-    """The `monitoring` section of a pairwise table (prepared: `winner` a system, `tie` or `both_bad`)."""
+    """The `monitoring` section of a pairwise table (prepared: `winner` a system, `tie` or `both_bad`; ties and
+    both-bad count 0). `systems`: the ones whose order is watched (default all; votes with another system
+    still count as votes given, for `settled_at_votes`)."""
     order = given_order(votes)
     v = votes.iloc[order]
-    systems = systems or sorted(set(v["system_a"]) | set(v["system_b"]))
-    pair, sign = _pair_codes(systems, v["system_a"].astype(str), v["system_b"].astype(str))
-    won = np.where(v["winner"] == v["system_a"], 1.0, np.where(v["winner"] == v["system_b"], -1.0, 0.0))
-    cluster = pd.factorize(v["participant"].astype(str))[0]
     steps = np.arange(1, len(v) + 1) if step is None else np.asarray(step)[order]
-    res = monitor(systems, pair, won * sign, cluster, steps, confidence=confidence, tuned_for=tuned_for)
     n = int(steps.max()) if len(steps) else 0
+    a, b = v["system_a"].astype(str), v["system_b"].astype(str)
+    systems = sorted(systems if systems is not None else set(a) | set(b))
+    kept = (a.isin(systems) & b.isin(systems)).to_numpy()
+    v, a, b, steps = v[kept], a[kept], b[kept], steps[kept]
+    pair, sign = _pair_codes(systems, a, b)
+    won = np.where(v["winner"] == a, 1.0, np.where(v["winner"] == b, -1.0, 0.0))
+    cluster = pd.factorize(v["participant"].astype(str))[0]
+    res = monitor(systems, pair, won * sign, cluster, steps, confidence=confidence, tuned_for=tuned_for)
     return _section(res, "votes", n, confidence, tuned_for, "votes (participants as clusters)")
 
 
-def best_worst_monitoring(choices: pd.DataFrame, *, confidence: float = 0.95, tuned_for: float = TUNED_FOR_VOTES):
-    """Best–worst choices as the pairs they imply; a look after every choice (`settled_at_votes` counts choices)."""
+def best_worst_monitoring(
+    choices: pd.DataFrame, *, confidence: float = 0.95, tuned_for: float = TUNED_FOR_VOTES, systems=None
+) -> dict:
+    """Best–worst choices (prepared: a `shown` list) as the pairs they imply; a look after every choice
+    (`settled_at_votes` counts choices)."""
     from infact.results.tables.comparisons import best_worst_as_pairwise
 
     ordered = choices.iloc[given_order(choices)].reset_index(drop=True)
     implied = best_worst_as_pairwise(ordered)
     per_choice = [2 * len(s) - 3 for s in ordered["shown"]]  # pairs each choice implies (best_worst_as_pairwise)
     step = np.repeat(np.arange(1, len(ordered) + 1), per_choice)
-    return votes_monitoring(implied, confidence=confidence, tuned_for=tuned_for, step=step)
+    return votes_monitoring(implied, confidence=confidence, tuned_for=tuned_for, step=step, systems=systems)
 
 
 def ratings_monitoring(
@@ -219,3 +227,60 @@ def ratings_monitoring(
         prior_variance=((scale_points - 1) / 2) ** 2,
     )
     return _section(res, "participants", len(people), confidence, tuned_for, "participants")
+
+
+def add_ratings_monitoring(result: dict, ratings: pd.DataFrame, include_flagged: bool, confidence: float) -> dict:
+    """`result` (ratings.analysis.analyze's, one criterion or several) with a `monitoring` section per criterion."""
+    from infact.results.ratings.analysis import prepare_ratings
+
+    df, _ = prepare_ratings(ratings, include_flagged)
+    parts = result.get("criteria") or {None: result}
+    for name, part in parts.items():
+        rows = df if name is None else df[df["criterion"].astype(str) == name]
+        if name is None and part.get("criterion") is not None:
+            rows = df[df["criterion"].astype(str) == part["criterion"]]
+        part["monitoring"] = ratings_monitoring(
+            rows, scale_points=int(part.get("scale_points") or 5), confidence=confidence
+        )
+    return result
+
+
+def sections(result: dict) -> list[tuple[str | None, dict]]:
+    """(criterion, monitoring section) of an analysis result, one per criterion that has one."""
+    parts = result.get("criteria") or {None: result}
+    return [(name, part["monitoring"]) for name, part in parts.items() if part.get("monitoring")]
+
+
+def widest(mon: dict) -> float | None:
+    """The widest half-width among neighbouring pairs (the settled order's, else every pair compared); None while
+    one of them has no finite interval yet."""
+    pairs = mon["pairs"]
+    if mon.get("order"):
+        neighbours = set(zip(mon["order"], mon["order"][1:]))
+        pairs = [p for p in pairs if (p["higher"], p["lower"]) in neighbours]
+    if not pairs or any(None in p["interval"] for p in pairs):
+        return None
+    return max((p["interval"][1] - p["interval"][0]) / 2 for p in pairs)
+
+
+def stopping(rule, result: dict, n_participants: int) -> dict:
+    """Is the declared stopping rule (`[monitoring]`, infact/study/monitoring_config.py) met by this analysis?
+
+    Settled and precision must hold for every criterion; the maximum counts the participants analysed."""
+    found = sections(result)
+    reasons = []
+    if rule.stop_when_settled and found and all(m["settled"] for _, m in found):
+        reasons.append("the order is settled (anytime-valid)")
+    if rule.precision is not None and found:
+        widths = [widest(m) for _, m in found]
+        if all(w is not None and w <= rule.precision for w in widths):
+            reasons.append(f"every neighbouring pair is within ±{max(widths):.3g} (rule: ±{rule.precision:g})")
+    if rule.max_participants is not None and n_participants >= rule.max_participants:
+        reasons.append(f"{n_participants} participants (rule: at most {rule.max_participants})")
+    return {
+        "declared": rule.declared,
+        "rule": rule.describe(),
+        "met": bool(reasons) and rule.declared,
+        "reasons": reasons,
+        "n_participants": n_participants,
+    }

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from infact.study.annotation.aspects import Aspect, check_conversation_settings
 from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.live_config import LiveConfig, RubricItem
+from infact.study.monitoring_config import MonitoringConfig
 from infact.study.platform_config import PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
     PAIRWISE_KINDS,
@@ -342,6 +343,11 @@ class StudyConfig(Section):
     )
     protocol: ProtocolConfig = Field(
         default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md)."
+    )
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig,
+        description="The stopping rule, declared before the study: stop when settled, at a precision or at a "
+        "maximum of participants (docs/ranking.md, 'Watching a study').",
     )
     endpoints: dict[str, Endpoint] = Field(
         default_factory=dict,

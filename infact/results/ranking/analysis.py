@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
+from infact.results import monitoring
 from infact.results.ranking import balance, both_bad, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ranking import ledger as ranking_ledger
@@ -85,6 +86,8 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
             "ledger": ranking_ledger.ledger(part, **(design or {})),  # one grouping of the votes, no refit
+            # what the dashboard watches: sequences valid at every look (results/monitoring.py)
+            "monitoring": monitoring.votes_monitoring(part, confidence=confidence, systems=_established(res)),
         }
         out["integrity"] = integrity.integrity(
             part,
@@ -105,6 +108,11 @@ def analyze_votes(
         return out
 
     return _by_criterion(df, criterion, source, one)
+
+
+def _established(res: dict) -> list[str]:
+    """The ranking's systems that are not provisional: the ones whose order is watched."""
+    return [r["system"] for r in res["ranking"] if not r.get("provisional")]
 
 
 def _other_fits(part, d, covariates, reweight: bool, source: str, min_votes: int, opts: dict) -> dict:
@@ -206,6 +214,7 @@ def analyze_best_worst(
             "plackett_luce": plackett_luce(part),
             "bootstrap": res["bootstrap"],
             "ledger": ranking_ledger.ledger(part, places=ranking_ledger.shown_places, **(design or {})),
+            "monitoring": monitoring.best_worst_monitoring(part, confidence=confidence, systems=_established(res)),
         }
 
     return _by_criterion(df, criterion, source, one)
