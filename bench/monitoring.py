@@ -4,7 +4,7 @@
 
 Simulated studies with participant heterogeneity (each participant's log-strengths are the systems'
 plus N(0, 0.3²); 20 votes each, five participants voting at once, their votes interleaved). A look
-after every vote (every participant for ratings) with infact.results.monitoring.monitor — the
+after every vote (every participant for ratings) with infact.results.monitoring.sequences.monitor — the
 function behind `analyze`'s `monitoring` section and the dashboard's "settled":
 
 - `false_settled_*`: share of studies of equal systems that were ever called settled, with its
@@ -28,7 +28,7 @@ from scipy.stats import beta
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results.monitoring import monitor
+from infact.results.monitoring.sequences import monitor
 from infact.stats import confseq
 
 TAU = 0.3  # participant heterogeneity: SD of a participant's own log-strengths around the systems'

@@ -68,6 +68,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apply", action="store_true", help="pay it (the pay call is sent at most once)")
     p.add_argument("--confirm-paid", metavar="BONUS_ID", help="you checked on Prolific: the unconfirmed pay call paid")
     p.add_argument("--confirm-unpaid", metavar="BONUS_ID", help="you checked on Prolific: it did not pay")
+    _register_pause(sub_command)
+    p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
+    p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
+    p.add_argument("--text", required=True, help="the message")
+    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
+
+
+def _register_pause(sub_command) -> None:
     p = sub_command(
         "pause",
         "pause the study once its declared stopping rule is met (once)",
@@ -78,10 +86,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
     p.add_argument("--dry-run", action="store_true", help="only say whether the rule is met")
-    p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
-    p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
-    p.add_argument("--text", required=True, help="the message")
-    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
 
 
 def _session(args: argparse.Namespace):

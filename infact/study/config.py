@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from infact.study.annotation.aspects import Aspect, check_conversation_settings
 from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.live_config import LiveConfig, RubricItem
-from infact.study.monitoring_config import MonitoringConfig
 from infact.study.platform_config import PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
     PAIRWISE_KINDS,
@@ -26,7 +25,7 @@ from infact.study.protocol_config import (
     fill_defaults,
     flow_problem,
 )
-from infact.study.quality_config import QualityConfig, item_checks, situation_checks
+from infact.study.quality_config import MonitoringConfig, QualityConfig, item_checks, situation_checks
 from infact.values import identifier
 
 DEFAULT_SCALE = [

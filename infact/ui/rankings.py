@@ -94,7 +94,7 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
 
 
 def show_settled(result: dict, confidence: float) -> None:
-    """Is the order settled? From the anytime-valid sequences (`monitoring`, results/monitoring.py): the page is
+    """Is the order settled? From the anytime-valid sequences (`monitoring`, results/monitoring/): the page is
     watched, so only intervals valid at every look may say "stop". Without them (an old result): the fixed-sample
     check, labelled as such."""
     level = f"{confidence:.0%}"
@@ -112,7 +112,7 @@ def show_settled(result: dict, confidence: float) -> None:
 
 
 def settled_text(mon: dict, level: str) -> str:
-    """The settled sentence in plain words (results/monitoring.py's section of one criterion)."""
+    """The settled sentence in plain words (results/monitoring/sequences.py's section of one criterion)."""
     if mon["settled"]:
         return (
             f"**The order is settled: {' > '.join(mon['order'])}.** Every two neighbours are separated "

@@ -183,14 +183,17 @@ def votes_monitoring(
 
 
 def best_worst_monitoring(
-    choices: pd.DataFrame, *, confidence: float = 0.95, tuned_for: float = TUNED_FOR_VOTES, systems=None
+    choices: pd.DataFrame,
+    implied_pairs,
+    *,
+    confidence: float = 0.95,
+    tuned_for: float = TUNED_FOR_VOTES,
+    systems=None,
 ) -> dict:
-    """Best–worst choices (prepared: a `shown` list) as the pairs they imply; a look after every choice
-    (`settled_at_votes` counts choices)."""
-    from infact.results.tables.comparisons import best_worst_as_pairwise
-
+    """Best–worst choices (prepared: a `shown` list) as the pairs they imply (`implied_pairs`:
+    tables.comparisons.best_worst_as_pairwise); a look after every choice (`settled_at_votes` counts choices)."""
     ordered = choices.iloc[given_order(choices)].reset_index(drop=True)
-    implied = best_worst_as_pairwise(ordered)
+    implied = implied_pairs(ordered)
     per_choice = [2 * len(s) - 3 for s in ordered["shown"]]  # pairs each choice implies (best_worst_as_pairwise)
     step = np.repeat(np.arange(1, len(ordered) + 1), per_choice)
     return votes_monitoring(implied, confidence=confidence, tuned_for=tuned_for, step=step, systems=systems)
@@ -229,11 +232,9 @@ def ratings_monitoring(
     return _section(res, "participants", len(people), confidence, tuned_for, "participants")
 
 
-def add_ratings_monitoring(result: dict, ratings: pd.DataFrame, include_flagged: bool, confidence: float) -> dict:
-    """`result` (ratings.analysis.analyze's, one criterion or several) with a `monitoring` section per criterion."""
-    from infact.results.ratings.analysis import prepare_ratings
-
-    df, _ = prepare_ratings(ratings, include_flagged)
+def add_ratings_monitoring(result: dict, df: pd.DataFrame, confidence: float) -> dict:
+    """`result` (ratings.analysis.analyze's, one criterion or several) with a `monitoring` section per criterion;
+    `df`: the ratings it analysed (ratings.analysis.prepare_ratings)."""
     parts = result.get("criteria") or {None: result}
     for name, part in parts.items():
         rows = df if name is None else df[df["criterion"].astype(str) == name]
@@ -243,44 +244,3 @@ def add_ratings_monitoring(result: dict, ratings: pd.DataFrame, include_flagged:
             rows, scale_points=int(part.get("scale_points") or 5), confidence=confidence
         )
     return result
-
-
-def sections(result: dict) -> list[tuple[str | None, dict]]:
-    """(criterion, monitoring section) of an analysis result, one per criterion that has one."""
-    parts = result.get("criteria") or {None: result}
-    return [(name, part["monitoring"]) for name, part in parts.items() if part.get("monitoring")]
-
-
-def widest(mon: dict) -> float | None:
-    """The widest half-width among neighbouring pairs (the settled order's, else every pair compared); None while
-    one of them has no finite interval yet."""
-    pairs = mon["pairs"]
-    if mon.get("order"):
-        neighbours = set(zip(mon["order"], mon["order"][1:]))
-        pairs = [p for p in pairs if (p["higher"], p["lower"]) in neighbours]
-    if not pairs or any(None in p["interval"] for p in pairs):
-        return None
-    return max((p["interval"][1] - p["interval"][0]) / 2 for p in pairs)
-
-
-def stopping(rule, result: dict, n_participants: int) -> dict:
-    """Is the declared stopping rule (`[monitoring]`, infact/study/monitoring_config.py) met by this analysis?
-
-    Settled and precision must hold for every criterion; the maximum counts the participants analysed."""
-    found = sections(result)
-    reasons = []
-    if rule.stop_when_settled and found and all(m["settled"] for _, m in found):
-        reasons.append("the order is settled (anytime-valid)")
-    if rule.precision is not None and found:
-        widths = [widest(m) for _, m in found]
-        if all(w is not None and w <= rule.precision for w in widths):
-            reasons.append(f"every neighbouring pair is within ±{max(widths):.3g} (rule: ±{rule.precision:g})")
-    if rule.max_participants is not None and n_participants >= rule.max_participants:
-        reasons.append(f"{n_participants} participants (rule: at most {rule.max_participants})")
-    return {
-        "declared": rule.declared,
-        "rule": rule.describe(),
-        "met": bool(reasons) and rule.declared,
-        "reasons": reasons,
-        "n_participants": n_participants,
-    }
