@@ -111,6 +111,22 @@ def show_settled(result: dict, confidence: float) -> None:
     )
 
 
+def show_stopping(rule, result: dict | None) -> None:
+    """The stopping rule declared in study.toml `[monitoring]`, and whether these answers meet it."""
+    from infact.results.monitoring.stopping import stopping
+
+    if not rule.declared or not result or "error" in result:
+        return
+    state = stopping(rule, result, int(result.get("n_participants") or 0))
+    if state["met"]:
+        st.success(
+            f"**The stopping rule is met:** {'; '.join(state['reasons'])}. Stop recruiting now: "
+            "`infact prolific pause` pauses the Prolific study (once)."
+        )
+    else:
+        st.caption(f"Stopping rule declared before the study: {state['rule']}. Not met yet.")
+
+
 def settled_text(mon: dict, level: str) -> str:
     """The settled sentence in plain words (results/monitoring/sequences.py's section of one criterion)."""
     if mon["settled"]:
