@@ -197,14 +197,18 @@ def design(study, t) -> list[dict]:
             "online, in the evaluator's own browser (INFACT web app)",
             "INFACT",
         ),
-        field(
-            "3.3.8",
-            "Stopping rule (declared before the study)",
-            stopping_rule(study, t),
-            "study.toml [monitoring]; its last change beside participants.csv's first started_at",
-            "no stopping rule declared in [monitoring]: the sample size was whatever recruiting reached",
-        ),
+        _stopping_field(study, t),
     ]
+
+
+def _stopping_field(study, t) -> dict:
+    return field(
+        "3.3.8",
+        "Stopping rule (declared before the study)",
+        stopping_rule(study, t),
+        "study.toml [monitoring]; its last change beside participants.csv's first started_at",
+        "no stopping rule declared in [monitoring]: the sample size was whatever recruiting reached",
+    )
 
 
 def stopping_rule(study, t) -> dict | None:
