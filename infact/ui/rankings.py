@@ -140,11 +140,15 @@ def settled_text(mon: dict, level: str) -> str:
             f"**Not settled now.** It was settled at {mon['settled_at_' + unit]} {unit}, but a pair has "
             "come back together since: keep recruiting."
         )
-    few = [p for p in mon["pairs"] if p["n_participants"] < mon["min_participants"]]
     open_pairs = [f"{p['higher']} / {p['lower']}" for p in mon["pairs"] if not p["separated"]]
-    reason = f"{', '.join(open_pairs[:6])} still overlap" if open_pairs else "no order links every system yet"
-    if few and len(few) == len(mon["pairs"]):
-        reason = f"no pair has the {mon['min_participants']} participants a pair needs before it can separate"
+    if not mon["pairs"]:
+        reason = "no two established systems have been compared yet (provisional systems are left out)"
+    elif open_pairs:
+        reason = f"{', '.join(open_pairs[:6])}{' …' if len(open_pairs) > 6 else ''} still overlap"
+    else:
+        reason = "the separated pairs do not yet link every system into one order"
+    if any(p["n_participants"] < mon["min_participants"] for p in mon["pairs"]):
+        reason += f"; a pair can separate only once {mon['min_participants']} participants have compared it"
     return f"**Not settled yet** at {level} (anytime-valid): {reason}."
 
 
