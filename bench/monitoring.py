@@ -13,7 +13,8 @@ function behind `analyze`'s `monitoring` section and the dashboard's "settled":
   `peeking_fixed_*`: the same for the fixed-sample 95% interval watched after every vote (the problem);
 - `votes_to_settle_*`: votes after which 80% of studies of two systems 0.3 apart in log-strength
   had settled; the fixed-sample interval's figure is the vote count at which 80% of studies' one
-  final look separates them. `ratio` = sequence / fixed (goal <= 1.5).
+  final look separates them. `ratio` = sequence / fixed (goal <= 1.5); `ideal_ratio`: the same for
+  independent votes whose variance is known (the normal mixture's floor in this setting).
 """
 
 from __future__ import annotations
@@ -106,6 +107,24 @@ def votes_to_settle(args, rng, gap: float = 0.3) -> tuple[int, int]:
     return ours, fixed
 
 
+def votes_to_settle_ideal(args, rng, gap: float = 0.3) -> tuple[float, int]:
+    """The floor of the normal mixture here: independent votes (no participants) and their variance known,
+    a look after every vote; the fixed-sample interval with the same known variance at one look."""
+    p = 1 / (1 + np.exp(-gap))
+    var = 1 - (2 * p - 1) ** 2
+    n = np.arange(1, args.votes + 1)
+    half = confseq.boundary(n * var, confseq.rho_for(500 * var, 0.05), 0.05)
+    fixed_half = confseq.fixed_half_width(n * var, 0.95)
+    first, separated = [], []
+    for _ in range(args.studies):
+        s = np.cumsum(np.where(rng.random(args.votes) < p, 1.0, -1.0))
+        hit = np.flatnonzero(s > half)
+        first.append(hit[0] + 1 if len(hit) else np.inf)
+        separated.append(s > fixed_half)
+    share = np.mean(separated, axis=0)
+    return float(np.quantile(first, 0.8)), int(np.argmax(share >= 0.8)) + 1
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--studies", type=int, default=500)
@@ -130,6 +149,8 @@ def main() -> None:
     print(f"votes_to_settle_sequence={ours:.0f}")
     print(f"votes_to_settle_fixed={fixed}")
     print(f"ratio={ours / fixed:.2f} (goal <= 1.5)")
+    ideal, ideal_fixed = votes_to_settle_ideal(args, rng)
+    print(f"ideal_ratio={ideal / ideal_fixed:.2f} (the normal mixture's floor: {ideal:.0f} / {ideal_fixed} votes)")
     print(f"seconds={time.perf_counter() - t0:.0f}")
 
 
