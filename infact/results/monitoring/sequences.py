@@ -88,8 +88,10 @@ def monitor(
     alpha = 1 - confidence
     events: list[tuple[int, int, int]] = []  # (step, pair, +1 first above / −1 below / 0 open)
     rows = []
+    by_pair = np.argsort(pair, kind="stable")  # each pair's observations, in the order given: one sort, not K² scans
+    cuts = np.searchsorted(pair[by_pair], np.arange(len(pairs) + 1))
     for p, (i, j) in enumerate(pairs):
-        at = np.flatnonzero(pair == p)
+        at = by_pair[cuts[p] : cuts[p + 1]]
         path = confseq.sequence(cluster[at], x[at], alpha=alpha, tuned_for=tuned_for, prior_variance=prior_variance)
         state = np.where(path.lo > 0, 1, np.where(path.hi < 0, -1, 0))
         changes = np.flatnonzero(np.diff(state, prepend=0))
@@ -146,12 +148,9 @@ def _section(result: dict, count: str, n: int, confidence: float, tuned_for: flo
     }
 
 
-def _pair_codes(systems: list[str], a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(pair index, +1 when a is the pair's first system else −1) for each row."""
-    index = {s: k for k, s in enumerate(systems)}
-    ia, ib = a.map(index).to_numpy(), b.map(index).to_numpy()
+def _pair_codes(k: int, ia: np.ndarray, ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pair index, +1 when a is the pair's first system else −1) for each row of system codes a, b."""
     lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
-    k = len(systems)
     pair = lo * k - lo * (lo + 1) // 2 + (hi - lo - 1)  # position of (lo, hi) in combinations(range(k), 2)
     return pair, np.where(ia == lo, 1, -1)
 
@@ -171,13 +170,16 @@ def votes_monitoring(
     v = votes.iloc[order]
     steps = np.arange(1, len(v) + 1) if step is None else np.asarray(step)[order]
     n = int(steps.max()) if len(steps) else 0
-    a, b = v["system_a"].astype(str), v["system_b"].astype(str)
-    systems = sorted(systems if systems is not None else set(a) | set(b))
-    kept = (a.isin(systems) & b.isin(systems)).to_numpy()
-    v, a, b, steps = v[kept], a[kept], b[kept], steps[kept]
-    pair, sign = _pair_codes(systems, a, b)
-    won = np.where(v["winner"] == a, 1.0, np.where(v["winner"] == b, -1.0, 0.0))
-    cluster = pd.factorize(v["participant"].astype(str))[0]
+    a, b, winner = (v[c].astype(str) for c in ("system_a", "system_b", "winner"))
+    if systems is None:
+        systems = set(pd.unique(a)) | set(pd.unique(b))
+    systems = sorted(systems)
+    ia, ib = (pd.Categorical(x, categories=systems).codes.astype(np.int64) for x in (a, b))
+    kept = (ia >= 0) & (ib >= 0)
+    won = np.where((winner == a).to_numpy(), 1.0, np.where((winner == b).to_numpy(), -1.0, 0.0))[kept]
+    pair, sign = _pair_codes(len(systems), ia[kept], ib[kept])
+    cluster = pd.factorize(v["participant"].astype(str))[0][kept]
+    steps = steps[kept]
     res = monitor(systems, pair, won * sign, cluster, steps, confidence=confidence, tuned_for=tuned_for)
     return _section(res, "votes", n, confidence, tuned_for, "votes (participants as clusters)")
 
