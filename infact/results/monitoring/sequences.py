@@ -174,7 +174,7 @@ def votes_monitoring(
     if systems is None:
         systems = set(pd.unique(a)) | set(pd.unique(b))
     systems = sorted(systems)
-    ia, ib = (pd.Categorical(x, categories=systems).codes.astype(np.int64) for x in (a, b))
+    ia, ib = (pd.Index(systems).get_indexer(x).astype(np.int64) for x in (a, b))  # −1: a system not watched
     kept = (ia >= 0) & (ib >= 0)
     won = np.where((winner == a).to_numpy(), 1.0, np.where((winner == b).to_numpy(), -1.0, 0.0))[kept]
     pair, sign = _pair_codes(len(systems), ia[kept], ib[kept])
