@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "infact.results",
             "infact.results.tables",
+            "infact.results.monitoring",
             "infact.results.hookspecs",
             "infact.results.quality",
             "infact.results.conversations",

@@ -1,4 +1,4 @@
-"""`prolific create | publish | sync | review | bonus | message`: the paid cycle on Prolific (docs/prolific.md).
+"""`prolific create | publish | sync | review | bonus | pause | message`: the paid cycle on Prolific (docs/prolific.md).
 
 Thin: each command parses its arguments, opens the study, its store and a client
 (infact.prolific.session), calls one operation and prints what it did or would do. Nothing is
@@ -56,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
     p.add_argument("--apply", action="store_true", help="approve, reject and ask to return as shown")
     _add_bonus(sub_command)
+    _register_pause(sub_command)
     p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
     p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
     p.add_argument("--text", required=True, help="the message")
@@ -103,6 +104,19 @@ def _label(text: str) -> str:
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", text):
         raise argparse.ArgumentTypeError(f"{text!r}: use letters, digits, '.', '_' or '-' (at most 40)")
     return text
+
+
+def _register_pause(sub_command) -> None:
+    p = sub_command(
+        "pause",
+        "pause the study once its declared stopping rule is met (once)",
+        "Analyse the study's answers, check the stopping rule declared in study.toml [monitoring] (settled by "
+        "anytime-valid intervals, a precision, a maximum of participants) and, when it is met, pause the Prolific "
+        "study (its PAUSE transition). Sent at most once; nothing is sent while the rule is not met.",
+        run_pause,
+    )
+    p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
+    p.add_argument("--dry-run", action="store_true", help="only say whether the rule is met")
 
 
 def _session(args: argparse.Namespace):
@@ -275,6 +289,35 @@ def _print_plan(plan) -> None:
         f"reason {plan.reason!r}: {len(plan.to_pay)} participant(s) to pay, {money(plan.cents)} before fees"
         + (f"; {len(plan.skipped)} skipped" if plan.skipped else "")
     )
+
+
+def run_pause(args: argparse.Namespace) -> int:
+    from infact.errors import InfactError, Problem
+    from infact.prolific.pause import pause_once
+    from infact.results.analyze import Options, analyze_study
+
+    s = _session(args)
+    if not s.study.config.monitoring.declared:
+        raise InfactError(
+            Problem(
+                "study.toml",
+                "no stopping rule is declared: add [monitoring] stop_when_settled, precision or max_participants "
+                "before the study starts (docs/ranking.md, 'Watching a study')",
+                key="monitoring",
+            )
+        )
+    result, _ = analyze_study(str(study_folder(args)), s.storage, Options(n_boot=100))
+    rule = result["stopping_rule"]
+    print(f"stopping rule (declared in study.toml): {rule['rule']}")
+    if not rule["met"]:
+        print(f"not met at {rule['n_participants']} participants; nothing sent")
+        return 0
+    print("met: " + "; ".join(rule["reasons"]))
+    if args.dry_run:
+        print("dry run: nothing sent")
+        return 0
+    print(pause_once(s, args.prolific_id, rule["reasons"]).note)
+    return 0
 
 
 def run_message(args: argparse.Namespace) -> int:

@@ -237,6 +237,10 @@ def analyze_study(
     if options.judges and not options.responses:  # the study's situations give the judges' features
         options = Options(**{**options.__dict__, "extra": {**options.extra, "study": study_dir}})
     result = analyze_table(table.frame, options, f"{study_dir} (store {db})", kind=table.kind.name)
+    from infact.results.monitoring.stopping import stopping
+
+    # the stopping rule declared in study.toml's [monitoring], and whether these data meet it
+    result["stopping_rule"] = stopping(results.study.config.monitoring, result, int(result.get("n_participants") or 0))
     live = results.live_overview()
     if live is not None:
         result["live"] = live

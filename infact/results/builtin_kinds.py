@@ -61,6 +61,7 @@ def _preference_options(options, source: str) -> dict:
 
 def analyze_ratings(table, options, source: str) -> dict:
     """Ratings: bootstrap intervals, Friedman, Wilcoxon, mixed model, agreement — or, asked, a ranking."""
+    from infact.results.monitoring import sequences as monitoring
     from infact.results.ranking import analysis as preference_analysis
     from infact.results.ratings import analysis as ratings_analysis
 
@@ -69,6 +70,8 @@ def analyze_ratings(table, options, source: str) -> dict:
     result = ratings_analysis.analyze(
         table, mixed_model=options.mixed_model, ordinal_model=options.ordinal_model, **_common(options, source)
     )
+    prepared, _ = ratings_analysis.prepare_ratings(table, options.include_flagged)
+    monitoring.add_ratings_monitoring(result, prepared, options.confidence)  # the watched differences
     if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
         from infact.results.crowd.report import analysis as label_models
         from infact.values import json_ready

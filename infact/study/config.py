@@ -25,7 +25,7 @@ from infact.study.protocol_config import (
     fill_defaults,
     flow_problem,
 )
-from infact.study.quality_config import QualityConfig, item_checks, situation_checks
+from infact.study.quality_config import MonitoringConfig, QualityConfig, item_checks, situation_checks
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -342,6 +342,11 @@ class StudyConfig(Section):
     )
     protocol: ProtocolConfig = Field(
         default_factory=ProtocolConfig, description="Rating, pairwise or best–worst protocol (docs/ranking.md)."
+    )
+    monitoring: MonitoringConfig = Field(
+        default_factory=MonitoringConfig,
+        description="The stopping rule, declared before the study: stop when settled, at a precision or at a "
+        "maximum of participants (docs/ranking.md, 'Watching a study').",
     )
     endpoints: dict[str, Endpoint] = Field(
         default_factory=dict,

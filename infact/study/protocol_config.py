@@ -100,8 +100,9 @@ class ProtocolConfig(BaseModel):
         default=0.95,
         gt=0.5,
         lt=1,
-        description="Confidence of the dashboard's ranking intervals; the "
-        "ranking is called settled when every two adjacent ranks' intervals are separated.",
+        description="Confidence of the dashboard's ranking intervals and of its 'settled': the order is called "
+        "settled when every two neighbours are separated by anytime-valid intervals, which may be watched after "
+        "every vote (docs/ranking.md, 'Watching a study').",
     )
 
     def question_for(self, criterion: str) -> str:

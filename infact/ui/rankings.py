@@ -64,21 +64,7 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     if (problem := fit_problem(result)) is not None:
         _show_degenerate(problem, result, key)
         return
-    level = f"{confidence:.0%}"
-    if result["settled"]["settled"]:
-        st.success(
-            f"The ranking is settled: every two adjacent ranks are separated at {level} confidence"
-            + (" (provisional systems left out)." if result["settled"].get("provisional") else ".")
-        )
-    else:
-        open_pairs = [f"{g['higher']} / {g['lower']}" for g in result["settled"]["adjacent"] if not g["separated"]]
-        if open_pairs:
-            st.info(f"Not settled yet at {level} confidence: {', '.join(open_pairs)} still overlap.")
-        else:  # no two established systems to compare: every one is provisional
-            st.info(
-                f"Not settled yet: every system is provisional (fewer than {result.get('min_votes')} decisive "
-                f"votes each: {', '.join(result['settled'].get('provisional') or [])})."
-            )
+    show_settled(result, confidence)
     st.altair_chart(strength_chart(result), use_container_width=True, key=f"{key}strength_chart")
     table = _ranking_rows(result)
     st.dataframe([r for r in table if not r["provisional"]], hide_index=True, key=f"{key}ranking_table")
@@ -105,6 +91,65 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
         st.dataframe(result["scores"], hide_index=True, key=f"{key}best_worst_scores")
     _show_fragility(result.get("fragility"), key)
     _show_ledger(result.get("ledger"), key)
+
+
+def show_settled(result: dict, confidence: float) -> None:
+    """Is the order settled? From the anytime-valid sequences (`monitoring`, results/monitoring/): the page is
+    watched, so only intervals valid at every look may say "stop". Without them (an old result): the fixed-sample
+    check, labelled as such."""
+    level = f"{confidence:.0%}"
+    mon = result.get("monitoring")
+    if mon is None:
+        state = "separated" if result["settled"]["settled"] else "not all separated"
+        st.info(f"Adjacent ranks {state} at {level} (fixed-sample intervals: valid at a sample size fixed in advance).")
+        return
+    st.markdown(settled_text(mon, level))
+    st.caption(
+        f"These intervals are made to be watched: they stay valid at {level} however often this page refreshes, "
+        "so stopping the first time it says settled is safe. The strengths' intervals below are fixed-sample "
+        "intervals, valid only at a number of votes fixed in advance: do not stop recruiting on them."
+    )
+
+
+def show_stopping(rule, result: dict | None) -> None:
+    """The stopping rule declared in study.toml `[monitoring]`, and whether these answers meet it."""
+    from infact.results.monitoring.stopping import stopping
+
+    if not rule.declared or not result or "error" in result:
+        return
+    state = stopping(rule, result, int(result.get("n_participants") or 0))
+    if state["met"]:
+        st.success(
+            f"**The stopping rule is met:** {'; '.join(state['reasons'])}. Stop recruiting now: "
+            "`infact prolific pause` pauses the Prolific study (once)."
+        )
+    else:
+        st.caption(f"Stopping rule declared before the study: {state['rule']}. Not met yet.")
+
+
+def settled_text(mon: dict, level: str) -> str:
+    """The settled sentence in plain words (results/monitoring/sequences.py's section of one criterion)."""
+    if mon["settled"]:
+        return (
+            f"**The order is settled: {' > '.join(mon['order'])}.** Every two neighbours are separated "
+            f"at {level}, by intervals that allow watching (anytime-valid)."
+        )
+    unit = "participants" if "settled_at_participants" in mon else "votes"
+    if mon.get("settled_at_" + unit):
+        return (
+            f"**Not settled now.** It was settled at {mon['settled_at_' + unit]} {unit}, but a pair has "
+            "come back together since: keep recruiting."
+        )
+    open_pairs = [f"{p['higher']} / {p['lower']}" for p in mon["pairs"] if not p["separated"]]
+    if not mon["pairs"]:
+        reason = "no two established systems have been compared yet (provisional systems are left out)"
+    elif open_pairs:
+        reason = f"{', '.join(open_pairs[:6])}{' …' if len(open_pairs) > 6 else ''} still overlap"
+    else:
+        reason = "the separated pairs do not yet link every system into one order"
+    if any(p["n_participants"] < mon["min_participants"] for p in mon["pairs"]):
+        reason += f"; a pair can separate only once {mon['min_participants']} participants have compared it"
+    return f"**Not settled yet** at {level} (anytime-valid): {reason}."
 
 
 def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:

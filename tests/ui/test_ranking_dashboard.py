@@ -66,8 +66,9 @@ def test_the_ranking_section_shows_intervals_and_the_matrix(store, monkeypatch):
     study, db = store
     at = open_dashboard(STUDY, db, monkeypatch, "Ranking")
     assert not [e.value for e in at.error]
-    notes = [m.value for m in at.info] + [m.value for m in at.success]
-    assert any("settled" in n for n in notes)
+    notes = [m.value for m in at.markdown] + [m.value for m in at.caption]
+    assert any("settled" in n and "anytime-valid" in n for n in notes)  # the watched verdict (issue 37)
+    assert any("do not stop recruiting on them" in n for n in notes)  # and the fixed-sample intervals' label
     table = at.dataframe[0].value
     assert list(table["system"])[0] == "Marquee" and "rank range" in table.columns
     integrity = [
@@ -177,3 +178,29 @@ def test_the_dashboard_ranking_checks_the_vote_time_it_is_given(store):
     slow = ranking_view(results.ranked(), "meaningful", False, 0.95, min_vote_seconds=10_000)
     assert slow["integrity"]["min_seconds"] == 10_000
     assert slow["integrity"]["reasons"]["faster than reading"] == slow["n_votes"] > 0
+
+
+def _mon(settled: bool, at=None, pairs=None) -> dict:
+    pairs = pairs or [{"higher": "A", "lower": "B", "n_participants": 40, "separated": settled}]
+    return {
+        "settled": settled,
+        "settled_at_votes": at,
+        "order": ["A", "B"] if settled else None,
+        "pairs": pairs,
+        "min_participants": 20,
+    }
+
+
+def test_the_settled_sentence_comes_from_the_watched_sequences_not_the_fixed_intervals():
+    """Issue 37: the fixed-sample `settled` may be true while the anytime-valid one is not; the dashboard's words
+    follow the anytime-valid one, and say so."""
+    from infact.ui.rankings import settled_text
+
+    assert settled_text(_mon(True, 812), "95%").startswith("**The order is settled: A > B.**")
+    assert "anytime-valid" in settled_text(_mon(True, 812), "95%")
+    assert settled_text(_mon(False), "95%") == "**Not settled yet** at 95% (anytime-valid): A / B still overlap."
+    reopened = settled_text(_mon(False, 812), "95%")
+    assert "It was settled at 812 votes" in reopened and "keep recruiting" in reopened
+    few = _mon(False, pairs=[{"higher": "A", "lower": "B", "n_participants": 7, "separated": False}])
+    assert "once 20 participants have compared it" in settled_text(few, "95%")
+    assert "no two established systems" in settled_text(_mon(False, pairs=[]) | {"pairs": []}, "95%")

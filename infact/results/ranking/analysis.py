@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
+from infact.results.monitoring import sequences as monitoring
 from infact.results.ranking import balance, both_bad, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ranking import ledger as ranking_ledger
@@ -61,11 +62,10 @@ def analyze_votes(
     design: dict | None = None,
     **checks,
 ) -> dict:
-    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (ranking/ledger.py; `design`: its systems
-    and scheduling) and style-controlled or reweighted rankings per criterion; under `min_votes` decisive votes:
-    provisional. `integrity`: votes flagged by integrity.integrity (`checks`), and the ranking without them."""
-    df = votes if prepared else pt.prepare_pairwise(votes, source, include_flagged)
-    _empty(df, source)
+    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (ranking/ledger.py; `design`), the
+    anytime-valid `monitoring` (results/monitoring/) and style-controlled or reweighted rankings per criterion; under
+    `min_votes` decisive votes: provisional. `integrity`: flagged votes (`checks`), and the ranking without them."""
+    _empty(df := votes if prepared else pt.prepare_pairwise(votes, source, include_flagged), source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
     checks["line_offset"] = None if prepared else 2  # votes read from a file are named by their line (header: 1)
 
@@ -85,6 +85,7 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
             "ledger": ranking_ledger.ledger(part, **(design or {})),  # one grouping of the votes, no refit
+            "monitoring": monitoring.votes_monitoring(part, confidence=confidence, systems=order),
         }
         out["integrity"] = integrity.integrity(
             part,
@@ -105,6 +106,11 @@ def analyze_votes(
         return out
 
     return _by_criterion(df, criterion, source, one)
+
+
+def _established(res: dict) -> list[str]:
+    """The ranking's systems that are not provisional: the ones whose order is watched."""
+    return [r["system"] for r in res["ranking"] if not r.get("provisional")]
 
 
 def _other_fits(part, d, covariates, reweight: bool, source: str, min_votes: int, opts: dict) -> dict:
@@ -206,6 +212,9 @@ def analyze_best_worst(
             "plackett_luce": plackett_luce(part),
             "bootstrap": res["bootstrap"],
             "ledger": ranking_ledger.ledger(part, places=ranking_ledger.shown_places, **(design or {})),
+            "monitoring": monitoring.best_worst_monitoring(
+                part, pt.best_worst_as_pairwise, confidence=confidence, systems=_established(res)
+            ),
         }
 
     return _by_criterion(df, criterion, source, one)

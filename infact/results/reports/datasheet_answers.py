@@ -197,4 +197,38 @@ def design(study, t) -> list[dict]:
             "online, in the evaluator's own browser (INFACT web app)",
             "INFACT",
         ),
+        _stopping_field(study, t),
     ]
+
+
+def _stopping_field(study, t) -> dict:
+    return field(
+        "3.3.8",
+        "Stopping rule (declared before the study)",
+        stopping_rule(study, t),
+        "study.toml [monitoring]; its last change beside participants.csv's first started_at",
+        "no stopping rule declared in [monitoring]: the sample size was whatever recruiting reached",
+    )
+
+
+def stopping_rule(study, t) -> dict | None:
+    """3.3.8: the declared rule, and whether study.toml (where it is written) last changed before the first
+    participant arrived: the evidence that the rule was declared in advance."""
+    from datetime import UTC, datetime
+
+    rule = study.config.monitoring
+    if not rule.declared:
+        return None
+    path = study.folder / "study.toml"
+    changed = datetime.fromtimestamp(path.stat().st_mtime, UTC) if path.exists() else None
+    starts = pd.to_datetime(t.participants.get("started_at"), errors="coerce", utc=True, format="ISO8601")
+    first = starts.min() if starts is not None and starts.notna().any() else None
+    before = None if changed is None or first is None else bool(changed <= first)
+    return {
+        "rule": rule.describe(),
+        "settings": rule.model_dump(),
+        "method": "anytime-valid confidence sequences, looked at after every vote (docs/ranking.md)",
+        "declared_in_advance": before,
+        "study_toml_last_changed": changed.isoformat(timespec="seconds") if changed else None,
+        "first_participant_started": first.isoformat() if first is not None else None,
+    }

@@ -74,8 +74,9 @@ def _statistics(result: dict) -> str:
     if res.get("kind") in ("pairwise", "best_worst"):
         text = (
             f"Systems were ranked by a Bradley–Terry model with Davidson ties, fitted by maximum likelihood; "
-            f"{conf:.0%} intervals come from a participant-cluster bootstrap ({n_boot} replicates), and the "
-            "ranking counts as settled when every two adjacent systems' intervals are separated."
+            f"{conf:.0%} intervals come from a participant-cluster bootstrap ({n_boot} replicates; valid for a sample "
+            "size fixed in advance), and the ranking counts as settled when every two adjacent systems' intervals are "
+            "separated."
         )
         if res.get("min_votes") is not None:
             text += (
@@ -107,14 +108,37 @@ def _statistics(result: dict) -> str:
     )
 
 
+def _stopping(sheet: dict | None) -> str:
+    """The stopping rule as declared in advance (datasheet 3.3.8), or that none was."""
+    if not sheet:
+        return ""
+    rule = _field(sheet, "3.3", "3.3.8")
+    if not rule:
+        return "No stopping rule was declared in advance; the fixed-sample intervals above assume the sample size was."
+    when = {
+        True: "declared before the first participant started (study.toml unchanged since)",
+        False: f"written in study.toml, which last changed on {rule['study_toml_last_changed']}, after the first "
+        "participant started: it may not have been declared in advance",
+        None: "declared in study.toml",
+    }[rule["declared_in_advance"]]
+    return (
+        f"The stopping rule was {when}: {rule['rule']}. The order was watched with anytime-valid confidence "
+        "sequences (a normal mixture with participant-cluster variance), which stay valid however often they are "
+        "looked at."
+    )
+
+
 def methods_paragraph(result: dict, sheet: dict | None = None) -> str:
     return " ".join(
-        [
+        part
+        for part in [
             _people(sheet, result),
             _design(sheet),
             _statistics(result),
+            _stopping(sheet),
             "Analyses were run with INFACT (python -m infact analyze).",
         ]
+        if part
     )
 
 

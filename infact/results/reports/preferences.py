@@ -149,12 +149,35 @@ def _one(res: dict) -> list[str]:
     scope = " (provisional systems left out)" if res["settled"].get("provisional") else ""
     lines += [
         "",
-        f"The ranking is settled{scope}: every two adjacent ranks are separated."
+        f"At this sample size the ranking is settled{scope}: every two adjacent ranks' intervals are separated "
+        "(fixed-sample intervals: valid for a number of votes fixed in advance)."
         if settled
-        else f"The ranking is not settled yet{scope}: some adjacent ranks overlap.",
+        else f"At this sample size the ranking is not settled{scope}: some adjacent ranks' intervals overlap "
+        "(fixed-sample intervals: valid for a number of votes fixed in advance).",
+        *monitoring_lines(res.get("monitoring")),
         "",
     ]
     return lines + fragility_lines(res.get("fragility"))
+
+
+def monitoring_lines(mon: dict | None) -> list[str]:
+    """The anytime-valid verdict (results/monitoring/): what a study watched while it ran may rely on."""
+    if not mon:
+        return []
+    unit = "participants" if "settled_at_participants" in mon else "votes"
+    at = mon.get(f"settled_at_{unit}")
+    verdict = (
+        f"settled: {' > '.join(mon['order'])}"
+        if mon["settled"]
+        else ("not settled" + (f" (it was at {at} {unit}, then reopened)" if at else ""))
+    )
+    first = f"; first settled at {at} of {mon[f'n_{unit}']} {unit}" if mon["settled"] and at else ""
+    return [
+        "",
+        f"Watched as it ran (anytime-valid confidence sequences, {mon['confidence']:.0%}): {verdict}{first}. "
+        "These stay valid however often the dashboard was looked at, so a study stopped when they settled may rely "
+        "on them.",
+    ]
 
 
 def _names(xs, most: int = 12) -> str:

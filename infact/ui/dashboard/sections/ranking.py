@@ -6,6 +6,7 @@ import streamlit as st
 
 from infact import ui
 from infact.ui.dashboard.registry import draw_parts, part, section
+from infact.ui.rankings import show_stopping
 
 
 @section("Ranking", tables=True)
@@ -17,7 +18,9 @@ def show_rankings(view) -> None:
 def comparisons(view) -> None:
     if "arena" in view.kinds:
         st.subheader("The study's comparisons")
-    ui.show_ranking(view.ranking(), view.cfg.protocol.confidence)
+    result = view.ranking()
+    show_stopping(view.cfg.monitoring, result)
+    ui.show_ranking(result, view.cfg.protocol.confidence)
 
 
 @part("Ranking", "best_worst")

@@ -28,6 +28,12 @@ def rating_statistics(view) -> None:
     if isinstance(result, InfactError):
         ui.show_problems(result, "The ratings could not be analysed:")
         return
+    from infact.ui.rankings import settled_text, show_stopping
+
+    show_stopping(view.cfg.monitoring, result)
+    for name, one in (result.get("criteria") or {None: result}).items():  # the watched differences, anytime-valid
+        if one.get("monitoring"):
+            st.markdown((f"{name}: " if name else "Rating differences: ") + settled_text(one["monitoring"], "95%"))
     st.markdown(render(result, "md"))
     # Aggregate statistics, no personal data: a plain button (a deferred one inside this 5-second fragment
     # would get a new id under the click), made once per result.

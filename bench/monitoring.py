@@ -1,0 +1,158 @@
+"""Watching a study after every vote: false "settled" and the votes needed to settle, anytime-valid vs fixed-sample.
+
+    python bench/monitoring.py [--studies 500] [--votes 3000] [--participants-ratings 150] [--seed 0]
+
+Simulated studies with participant heterogeneity (each participant's log-strengths are the systems'
+plus N(0, 0.3²); 20 votes each, five participants voting at once, their votes interleaved). A look
+after every vote (every participant for ratings) with infact.results.monitoring.sequences.monitor — the
+function behind `analyze`'s `monitoring` section and the dashboard's "settled":
+
+- `false_settled_*`: share of studies of equal systems that were ever called settled, with its
+  exact binomial 95% upper bound (target: share <= 0.05): 2 and 5 systems, without and with
+  Davidson ties (ν = 0.3); ratings of 2 and 3 equal systems (5-point scale, 150 participants);
+  `peeking_fixed_*`: the same for the fixed-sample 95% interval watched after every vote (the problem);
+- `votes_to_settle_*`: votes after which 80% of studies of two systems 0.3 apart in log-strength
+  had settled; the fixed-sample interval's figure is the vote count at which 80% of studies' one
+  final look separates them. `ratio` = sequence / fixed (goal <= 1.5); `ideal_ratio`: the same for
+  independent votes whose variance is known (the normal mixture's floor in this setting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import beta
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from infact.results.monitoring.sequences import monitor
+from infact.stats import confseq
+
+TAU = 0.3  # participant heterogeneity: SD of a participant's own log-strengths around the systems'
+PER_PARTICIPANT = 20
+AT_ONCE = 5
+
+
+def upper95(k: int, n: int) -> float:
+    """Exact (Clopper–Pearson) one-sided 95% upper bound of a binomial share."""
+    return 1.0 if k == n else float(beta.ppf(0.95, k + 1, n - k))
+
+
+def votes_study(theta: np.ndarray, nu: float, n_votes: int, rng) -> tuple:
+    """(pair index, x signed for the pair's first system, participant) of one simulated study."""
+    k = len(theta)
+    people = -(-n_votes // PER_PARTICIPANT)
+    own = theta[None, :] + rng.normal(0, TAU, (people, k))
+    cluster = np.repeat(np.arange(people), PER_PARTICIPANT)[:n_votes]
+    for g in range(0, people, AT_ONCE):  # five at once: their votes interleave
+        idx = np.flatnonzero((cluster >= g) & (cluster < g + AT_ONCE))
+        cluster[idx] = rng.permutation(cluster[idx])
+    i, j = np.triu_indices(k, 1)
+    pair = rng.integers(0, len(i), n_votes)
+    d = own[cluster, i[pair]] - own[cluster, j[pair]]
+    ea, eb = np.exp(d / 2), np.exp(-d / 2)
+    u = rng.random(n_votes) * (ea + eb + nu)
+    x = np.where(u < ea, 1.0, np.where(u < ea + eb, -1.0, 0.0))
+    return pair, x, cluster
+
+
+def ratings_study(k: int, n_people: int, rng, situations: int = 4) -> tuple:
+    """Equal systems on a 5-point scale: participant bias, participant × system effect, noise."""
+    bias = rng.normal(0, 0.7, (n_people, 1))
+    taste = rng.normal(0, 0.4, (n_people, k))
+    latent = 3 + bias[:, :, None] + taste[:, :, None] + rng.normal(0, 0.9, (n_people, k, situations))
+    means = np.clip(np.rint(latent), 1, 5).mean(axis=2)
+    i, j = np.triu_indices(k, 1)
+    pair = np.tile(np.arange(len(i)), n_people)
+    who = np.repeat(np.arange(n_people), len(i))
+    return pair, means[who, i[pair]] - means[who, j[pair]], who
+
+
+def false_settled(k: int, nu: float, args, rng) -> tuple[int, int]:
+    names = [f"S{s}" for s in range(k)]
+    ours = fixed = 0
+    for _ in range(args.studies):
+        pair, x, cluster = votes_study(np.zeros(k), nu, args.votes, rng)
+        ours += monitor(names, pair, x, cluster, np.arange(1, len(x) + 1))["settled_at"] is not None
+        if k == 2:
+            path = confseq.sequence(cluster, x)
+            fixed += bool((np.abs(path.mean) > path.fixed_half_width())[path.units >= confseq.MIN_UNITS].any())
+    return ours, fixed
+
+
+def false_settled_ratings(k: int, args, rng) -> int:
+    names = [f"S{s}" for s in range(k)]
+    hits = 0
+    for _ in range(args.studies):
+        pair, x, who = ratings_study(k, args.participants_ratings, rng)
+        res = monitor(names, pair, x, who, who + 1, tuned_for=100, prior_variance=4.0)
+        hits += res["settled_at"] is not None
+    return hits
+
+
+def votes_to_settle(args, rng, gap: float = 0.3) -> tuple[int, int]:
+    first, separated = [], []
+    for _ in range(args.studies):
+        pair, x, cluster = votes_study(np.array([gap, 0.0]), 0.0, args.votes, rng)
+        path = confseq.sequence(cluster, x)
+        first.append(path.first_separated() or np.inf)
+        separated.append(path.mean - path.fixed_half_width() > 0)
+    ours = float(np.quantile(first, 0.8))
+    share = np.mean(separated, axis=0)
+    fixed = int(np.argmax(share >= 0.8)) + 1 if (share >= 0.8).any() else np.inf
+    return ours, fixed
+
+
+def votes_to_settle_ideal(args, rng, gap: float = 0.3) -> tuple[float, int]:
+    """The floor of the normal mixture here: independent votes (no participants) and their variance known,
+    a look after every vote; the fixed-sample interval with the same known variance at one look."""
+    p = 1 / (1 + np.exp(-gap))
+    var = 1 - (2 * p - 1) ** 2
+    n = np.arange(1, args.votes + 1)
+    half = confseq.boundary(n * var, confseq.rho_for(500 * var, 0.05), 0.05)
+    fixed_half = confseq.fixed_half_width(n * var, 0.95)
+    first, separated = [], []
+    for _ in range(args.studies):
+        s = np.cumsum(np.where(rng.random(args.votes) < p, 1.0, -1.0))
+        hit = np.flatnonzero(s > half)
+        first.append(hit[0] + 1 if len(hit) else np.inf)
+        separated.append(s > fixed_half)
+    share = np.mean(separated, axis=0)
+    return float(np.quantile(first, 0.8)), int(np.argmax(share >= 0.8)) + 1
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--studies", type=int, default=500)
+    ap.add_argument("--votes", type=int, default=3000)
+    ap.add_argument("--participants-ratings", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    t0 = time.perf_counter()
+    n = args.studies
+    print(f"studies={n} votes={args.votes} participants_ratings={args.participants_ratings} seed={args.seed}")
+    print(f"method={confseq.__name__} tuned_for_votes=500 min_participants={confseq.MIN_UNITS} tau={TAU}")
+    for k, nu, label in [(2, 0.0, "2_no_ties"), (2, 0.3, "2_ties"), (5, 0.0, "5_no_ties"), (5, 0.3, "5_ties")]:
+        ours, fixed = false_settled(k, nu, args, rng)
+        print(f"false_settled_{label}={ours / n:.4f} upper95={upper95(ours, n):.4f} ({ours}/{n})")
+        if k == 2:
+            print(f"peeking_fixed_{label}={fixed / n:.4f} (the fixed-sample interval watched after every vote)")
+    for k in (2, 3):
+        hits = false_settled_ratings(k, args, rng)
+        print(f"false_settled_ratings_{k}={hits / n:.4f} upper95={upper95(hits, n):.4f} ({hits}/{n})")
+    ours, fixed = votes_to_settle(args, rng)
+    print(f"votes_to_settle_sequence={ours:.0f}")
+    print(f"votes_to_settle_fixed={fixed}")
+    print(f"ratio={ours / fixed:.2f} (goal <= 1.5)")
+    ideal, ideal_fixed = votes_to_settle_ideal(args, rng)
+    print(f"ideal_ratio={ideal / ideal_fixed:.2f} (the normal mixture's floor: {ideal:.0f} / {ideal_fixed} votes)")
+    print(f"seconds={time.perf_counter() - t0:.0f}")
+
+
+if __name__ == "__main__":
+    main()
