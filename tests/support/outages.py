@@ -4,11 +4,15 @@ test (tests/ui/test_store_outage.py) and the PostgreSQL one (tests/stores/test_p
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from infact.stores.outage import KIND, RESEARCHER
 from infact.ui import outage
+from tests.support.paths import REPO
 
 OUTAGE_LOGGER = "infact.stores.outage"
 
@@ -33,3 +37,35 @@ def error_lines(caplog, logger: str | None = None) -> list[str]:
 
 def outage_records(storage) -> list[dict]:
     return [r for r in storage.records(participant=RESEARCHER) if r.get("kind") == KIND]
+
+
+class OwnPostgres:
+    """A PostgreSQL server of one test's own (scripts/pg_test_server.sh), which the test may stop and start
+    again: the suite's shared server serves other tests at the same time."""
+
+    def __init__(self) -> None:
+        out = subprocess.run(
+            ["bash", str(REPO / "scripts" / "pg_test_server.sh"), "start"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        env = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines() if line.strip())
+        self.url, self.dir = env["INFACT_TEST_PG_URL"], Path(env["INFACT_TEST_PG_DIR"])
+        self.port = int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+
+    def _pg_ctl(self, *args: str) -> None:
+        bindir = (self.dir / "bindir").read_text().strip()
+        run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        subprocess.run([*run_as, f"{bindir}/pg_ctl", "-D", str(self.dir / "data"), *args], check=True, timeout=60)
+
+    def stop(self) -> None:
+        self._pg_ctl("stop", "-m", "fast", "-w")
+
+    def start(self) -> None:
+        options = f"-p {self.port} -h 127.0.0.1 -k {self.dir} -c max_connections=300"
+        self._pg_ctl("-l", str(self.dir / "server.log"), "-w", "-t", "30", "-o", options, "start")
+
+    def remove(self) -> None:
+        subprocess.run(["bash", str(REPO / "scripts" / "pg_test_server.sh"), "stop", str(self.dir)], timeout=120)
