@@ -120,7 +120,7 @@ class Outage:
             self._over.append(over)
             self.recent = [*self.recent, over][-KEEP:]
         log.warning(
-            "INFACT: the store is back after %.0f s; %d request(s) met the outage, none of the stored answers is lost.",
+            "INFACT: the store is back after %.0f s; %d request(s) met the outage (each told that saving is paused).",
             over.seconds,
             over.failures,
         )
