@@ -69,7 +69,7 @@ def paused_page(flow, exc: BaseException) -> None:
     itself (a fragment asks the store every RETRY_S seconds and reruns the page once it answers)."""
     OUTAGE.failed(exc)
     st.html(CSS + title_html(flow.cfg.study.title))
-    st.warning(PAUSED, icon="⏸️")
+    st.warning(PAUSED, icon=":material/pause_circle:")
     if st.session_state.pop("infact_outage_submit", False):
         st.info(NOT_SENT)
     st.session_state["infact_outage_seen"] = True
@@ -108,7 +108,7 @@ def dashboard_notes(storage, study_id: str) -> None:
             f"**The store is unavailable** since {since:%Y-%m-%d %H:%M:%S} UTC ({now.failures} request(s) "
             f"met it so far). Participants are told that saving is paused and that their answers so far are safe; "
             f"their pages carry on by themselves once it is back. The store says: {now.reason}",
-            icon="⏸️",
+            icon=":material/pause_circle:",
         )
         return
     try:
@@ -125,7 +125,7 @@ def dashboard_notes(storage, study_id: str) -> None:
         st.warning(
             f"**Store outages** ({len(past)}): participants were told that saving was paused; no stored answer was "
             "lost.\n\n" + "\n".join(lines) + more,
-            icon="⏸️",
+            icon=":material/pause_circle:",
         )
 
 
