@@ -53,7 +53,7 @@ class Spell:
     def record(self, study: str) -> dict:
         """The store record of an outage that is over."""
         return {
-            "key": f"outage-{uuid.uuid4().hex}",
+            "key": f"{study}/{RESEARCHER}/{KIND}/{uuid.uuid4().hex}",
             "study": study,
             "participant": RESEARCHER,
             "kind": KIND,
