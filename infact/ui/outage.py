@@ -49,9 +49,12 @@ def after_unsent_submit(storage, study_id: str) -> None:
 
 
 def is_outage(exc: BaseException, storage, study_id: str) -> bool:
-    """A failure that is an outage: the store cannot even be read now. A store that reads but refuses a
-    write (a read-only disk) is not paused: that one answer is refused, and said so beside it."""
-    return isinstance(exc, OUTAGE_ERRORS) and not store_answers(storage, study_id)
+    """A failure that is an outage: the store says it is unreachable, or an OSError while the store cannot
+    even be read now. A store that reads but refuses a write (a read-only disk) is not paused: that one
+    answer is refused, and said so beside it."""
+    if isinstance(exc, StoreUnavailable):
+        return True
+    return isinstance(exc, OSError) and not store_answers(storage, study_id)
 
 
 def store_back(storage, study_id: str) -> bool:

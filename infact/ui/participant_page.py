@@ -393,6 +393,8 @@ def participant_page() -> None:
         outage.after_unsent_submit(flow.storage, flow.study.id)
         _participant_run(flow)
     except outage.OUTAGE_ERRORS as exc:  # the store is away: told as an outage, never as a lost session
+        if not outage.is_outage(exc, flow.storage, flow.study.id):
+            raise  # an OSError of something else, the store reads: the calm error page (fail_safely)
         outage.paused_page(flow, exc)
         return
     if outage.OUTAGE.active:  # this run met no outage: is the store back? (asked only during one)

@@ -147,6 +147,8 @@ def live(study, storage, target: str, include_flagged: bool, criterion: str, sec
     try:
         _live(study, storage, target, include_flagged, criterion, section)
     except outage.OUTAGE_ERRORS as exc:
+        if not outage.is_outage(exc, storage, study.id):
+            raise
         outage.dashboard_unavailable(exc)
         return
     if outage.OUTAGE.active:  # this run read the store: the outage is over if it answers
@@ -185,4 +187,6 @@ def offline(study, storage, target: str, include_flagged: bool, criterion: str, 
             feed = live_feed(target, study.id, study.dataset_version, study)
             draw(View(study, storage, feed.consumer, include_flagged, criterion, datetime.now(UTC)), section)
         except outage.OUTAGE_ERRORS as exc:  # the live part above says since when, and what participants see
+            if not outage.is_outage(exc, storage, study.id):
+                raise
             outage.OUTAGE.failed(exc)
