@@ -84,9 +84,10 @@ def test_with_a_proxy_secret_only_the_secret_makes_the_forwarded_address_believe
 
 
 def uvicorn_peer(forwarded: list[str], connection: str = "127.0.0.1") -> str:
-    """The address Streamlit's server reports for a loopback connection (uvicorn's proxy headers): of several
-    X-Forwarded-For headers it reads the last one, and takes that header's last entry."""
-    return forwarded[-1].split(",")[-1].strip() or connection if forwarded else connection
+    """The address Streamlit's server reports for a loopback connection (uvicorn's ProxyHeadersMiddleware): it
+    joins every X-Forwarded-For value with ", " and takes the last entry, unless that one is empty."""
+    entries = [e.strip() for e in ", ".join(forwarded).split(",")] if forwarded else []
+    return (entries[-1] if entries else "") or connection
 
 
 def test_several_or_empty_forwarded_headers_without_the_secret_are_the_one_unverified_source():
