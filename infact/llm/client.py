@@ -178,7 +178,7 @@ class LLMClient:
 
         timeout = deadline.seconds
         try:
-            return self._read_stream(self._post(messages, params, timeout, stream), record, deadline)
+            return self._read_stream(self._post(messages, params, timeout, stream), record, deadline, stream)
         except openai.APITimeoutError:
             raise SystemTimeout(
                 self.label, f"no answer from {self.endpoint.base_url} within {seconds(timeout)} s"
@@ -214,14 +214,15 @@ class LLMClient:
             stream_cls=openai.Stream[ChatCompletionChunk],
         )
 
-    def _read_stream(self, events, record: CallRecord, deadline: Deadline) -> str:
+    def _read_stream(self, events, record: CallRecord, deadline: Deadline, asked_to_stream: bool) -> str:
         """The answer, plain or streamed, the connection closed once `deadline` has passed (each streamed
         event is a token or so: a trickling server is cut within one event of the deadline, and its slot
         comes free) or, for a stream, once MAX_TEXT characters have come (the server stops generating)."""
         events.response.iter_bytes = deadline.pieces(events.response.iter_bytes, self._overdue(deadline.seconds))
         watchdog = deadline.watch(events.response)
         try:
-            if "json" in events.response.headers.get("content-type", ""):  # a plain answer
+            plain = "json" in events.response.headers.get("content-type", "")  # or a server that ignores "stream"
+            if plain or not asked_to_stream:
                 body = read_body(events.response.iter_bytes(), self._too_big)
                 return self._read(self._completion.model_validate_json(body), record)
             return self._read_events(events, record)
@@ -258,7 +259,7 @@ class LLMClient:
         return SystemTimeout(
             self.label,
             f"no whole answer from {self.endpoint.base_url} within {seconds(timeout)} s "
-            "(the stream was closed, so the server stops generating)",
+            "(the connection was closed at timeout_s, a total limit: a streaming server stops generating)",
         )
 
     def _status_failure(self, exc) -> Exception:
