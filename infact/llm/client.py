@@ -252,7 +252,8 @@ class LLMClient:
 
     def _too_big(self, limit: int) -> SystemBadReply:
         return SystemBadReply(
-            self.label, f"the answer from {self.endpoint.base_url} is larger than {limit // 2**20} MB: not read further"
+            self.label,
+            f"the answer from {self.endpoint.base_url} is larger than {limit / 2**20:g} MB: not read further",
         )
 
     def _overdue(self, timeout: float) -> SystemTimeout:

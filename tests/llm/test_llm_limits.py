@@ -17,8 +17,9 @@ from collections import Counter
 import pytest
 
 from infact.chat.llm_chat import LLMChattingBot, LLMSystem
-from infact.errors import SimulatorFailed, SystemTimeout
+from infact.errors import SimulatorFailed, SystemBadReply, SystemTimeout
 from infact.importers.generate import generate
+from infact.llm import limits
 from infact.llm.checkpoint import Checkpoint
 from infact.llm.client import LLMClient
 from infact.llm.limits import MAX_TEXT
@@ -228,3 +229,11 @@ def test_a_live_chat_never_retries_past_its_own_deadline():
         with pytest.raises(SystemTimeout):
             system.reply(REQUEST)
         assert time.monotonic() - started < 1.5 and len(stub.requests) == 1
+
+
+def test_a_plain_answer_larger_than_max_body_bytes_is_refused_not_held(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_BODY_BYTES", 2**20)  # 1 MB here, 64 MB in use
+    with serve_openai(rule=lambda request: "x" * 2 * 2**20) as stub:
+        with pytest.raises(SystemBadReply, match="larger than 1 MB"):
+            endpoint_client(stub.url, 30).complete([{"role": "user", "content": "hi"}])
+        assert len(stub.requests) == 1  # refused, not retried
