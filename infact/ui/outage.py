@@ -69,9 +69,10 @@ def store_back(storage, study_id: str) -> bool:
 
 def paused_page(flow, exc: BaseException) -> None:
     """The participant's page while the store is unavailable: what is going on, and a page that goes on by
-    itself (a fragment asks the store every RETRY_S seconds and reruns the page once it answers)."""
+    itself (a fragment asks the store every RETRY_S seconds and reruns the page once it answers). `flow` is
+    None when the store could not even be opened: then the whole page is simply tried again."""
     OUTAGE.failed(exc)
-    st.html(CSS + title_html(flow.cfg.study.title))
+    st.html(CSS + (title_html(flow.cfg.study.title) if flow is not None else ""))
     st.warning(PAUSED, icon=":material/pause_circle:")
     if st.session_state.pop("infact_outage_submit", False):
         st.info(NOT_SENT)
@@ -87,7 +88,7 @@ def _wait_for_store(flow) -> None:
     loop): when the store answers, the whole page runs again. The run that then meets no outage ends it
     (`store_back`); one that meets it again pauses again, within the same outage (no new log line)."""
     paused = st.session_state.get("infact_outage_paused", 0.0)
-    if time.monotonic() - paused >= 0.8 * RETRY_S and store_answers(flow.storage, flow.study.id):
+    if time.monotonic() - paused >= 0.8 * RETRY_S and (flow is None or store_answers(flow.storage, flow.study.id)):
         st.rerun(scope="app")
     st.caption(f"Last checked {datetime.now(UTC):%H:%M:%S} UTC. Please keep this page open.")
 

@@ -19,7 +19,7 @@ from infact.participation.flow import Flow
 from infact.participation.platforms import IdInUse, PlatformError, same_id
 from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
-from infact.stores.records import StorageError
+from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
 from infact.ui import outage, resources
@@ -382,6 +382,9 @@ def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) 
 def participant_page() -> None:
     try:
         flow = get_flow()
+    except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)
+        outage.paused_page(None, exc)
+        return
     except InfactError as exc:
         # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
         log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import errno
 import logging
+import socket
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from infact.storage import TinyDBStorage
 from infact.stores import outage as outage_store
 from infact.ui import outage
 from tests.support.app import (
+    APP,
     give_consent,
     open_app,
     open_dashboard,
@@ -139,3 +142,20 @@ def test_a_store_that_reads_but_refuses_a_write_is_not_an_outage(store, monkeypa
     run(at)
     assert not tracker.active and situation_index(at) == 1
     monkeypatch.setattr(TinyDBStorage, "append", real)
+
+
+@pytest.mark.slow  # about 2.5 s: three app runs that each try to connect
+def test_a_process_started_while_the_database_is_down_pauses_its_participants(monkeypatch, tracker, caplog):
+    # Nothing listens on this port: the store cannot even be opened. Not "This study is not available".
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("INFACT_DB", f"postgresql://infact:secret-pw@127.0.0.1:{port}/nowhere")
+    monkeypatch.setenv("INFACT_STUDY", str(DEMO_STUDY))
+    caplog.set_level(logging.INFO)
+    for _ in range(3):
+        at = run(AppTest.from_file(str(APP), default_timeout=60))
+        assert outage.PAUSED in [w.value for w in at.warning], [w.value for w in at.warning]
+        assert not [e for e in at.error if "not available" in e.value]
+    assert tracker.status().failures == 3
+    assert len(error_lines(caplog)) == 1 and "secret-pw" not in caplog.text, caplog.text
