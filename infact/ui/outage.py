@@ -88,9 +88,18 @@ def _wait_for_store(flow) -> None:
     loop): when the store answers, the whole page runs again. The run that then meets no outage ends it
     (`store_back`); one that meets it again pauses again, within the same outage (no new log line)."""
     paused = st.session_state.get("infact_outage_paused", 0.0)
-    if time.monotonic() - paused >= 0.8 * RETRY_S and (flow is None or store_answers(flow.storage, flow.study.id)):
+    if time.monotonic() - paused >= 0.8 * RETRY_S and (flow is None or _answers_now(flow)):
         st.rerun(scope="app")
     st.caption(f"Last checked {datetime.now(UTC):%H:%M:%S} UTC. Please keep this page open.")
+
+
+def _answers_now(flow) -> bool:
+    """`store_answers`, for the fragment: its runs are not inside the page's own error handling, so any
+    failure here only means "not yet"."""
+    try:
+        return store_answers(flow.storage, flow.study.id)
+    except Exception:
+        return False
 
 
 def back_notice() -> str | None:
