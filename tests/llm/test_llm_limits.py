@@ -14,6 +14,7 @@ import shutil
 import time
 from collections import Counter
 
+import openai  # noqa: F401  (imported before any timing: LLMClient imports it, seconds on a loaded machine)
 import pytest
 
 from infact.chat.llm_chat import LLMChattingBot, LLMSystem
