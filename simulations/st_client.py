@@ -85,10 +85,19 @@ def _widget(element, context: str) -> Widget | None:
 class StreamlitClient:
     """One browser tab: a websocket session on `base_url` (http://host:port, no trailing slash)."""
 
-    def __init__(self, base_url: str, *, cookies: dict[str, str] | None = None, headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        cookies: dict[str, str] | None = None,
+        headers: dict[str, str] | list[tuple[str, str]] | None = None,
+    ):
+        """`headers`: a dict, or (name, value) pairs to send a header more than once (on the websocket; the page
+        load sends the last value of each)."""
         self.base_url = base_url.rstrip("/")
         self.cookies: dict[str, str] = dict(cookies or {})
-        self.headers = dict(headers or {})
+        self.header_pairs = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
+        self.headers = dict(self.header_pairs)
         self.query_string = ""
         self.page_name = ""
         self.page_script_hash = ""
@@ -101,7 +110,7 @@ class StreamlitClient:
         await asyncio.to_thread(self._load_page)
         ws_url = "ws" + self.base_url.removeprefix("http") + "/_stcore/stream"
         cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        headers = {**self.headers, **({"Cookie": cookie} if cookie else {})}
+        headers = [*self.header_pairs, *([("Cookie", cookie)] if cookie else [])]
         self._ws = await connect(
             ws_url, subprotocols=["streamlit"], additional_headers=headers, max_size=None, open_timeout=30
         )

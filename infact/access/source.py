@@ -68,20 +68,39 @@ def source_address(
 ) -> str:
     """The client's address: the last X-Forwarded-For entry when the request comes from a trusted proxy
     (it carries the proxy secret; without a secret configured, `peer` is trusted), else `peer`; with a
-    secret configured, a header sent without it is the one source UNVERIFIED."""
+    secret configured, a header sent without it is the one source UNVERIFIED, even an empty one.
+
+    `forwarded_for` is the header's values joined by commas (several headers are one list, RFC 9110
+    section 5.3), or None when the request has none."""
     env = os.environ if env is None else env
     forwarded_for = forwarded_for if isinstance(forwarded_for, str) else None  # AppTest has no real connection
     peer = peer if isinstance(peer, str) else None
-    last = forwarded_for.split(",")[-1].strip() if forwarded_for else ""
+    entries = [part.strip() for part in forwarded_for.split(",")] if forwarded_for is not None else []
+    last = next((entry for entry in reversed(entries) if entry), "")
     secret = env.get(SECRET_ENV, "").strip()
-    if secret and last:  # the secret decides, not where the connection comes from
-        return last if _secret_matches(proxy_secret, secret) else UNVERIFIED
+    if secret and forwarded_for is not None:  # the secret decides, not where the connection comes from
+        # A header that is present but empty counts too: uvicorn may already have put a forged address in `peer`
+        # (it reads the *last* of several headers, we would otherwise read the first, empty one).
+        return last if last and _secret_matches(proxy_secret, secret) else UNVERIFIED
     if last and _is_trusted(peer, trusted_networks(env)):
         return last
     return peer or "local"
 
 
+def _all_values(headers: Mapping[str, str], name: str) -> list[str] | None:
+    """Every value of a header sent (st.context.headers keeps each one: `get_all`), None when it is absent."""
+    get_all = getattr(headers, "get_all", None)
+    values = list(get_all(name)) if callable(get_all) else []
+    if not values and headers.get(name) is not None:
+        values = [headers.get(name)]
+    return [v if isinstance(v, str) else "" for v in values] or None
+
+
 def request_source(headers: Mapping[str, str] | None, peer: str | None, env: Mapping[str, str] | None = None) -> str:
-    """`source_address` from a request's headers (st.context.headers)."""
+    """`source_address` from a request's headers (st.context.headers). Several X-Forwarded-For headers are
+    read as one list; several proxy-secret headers are believed only when every one is the secret."""
     headers = headers or {}
-    return source_address(headers.get("X-Forwarded-For"), peer, env, headers.get(SECRET_HEADER))
+    forwarded = _all_values(headers, "X-Forwarded-For")
+    secrets = _all_values(headers, SECRET_HEADER) or []
+    secret = secrets[0] if len(set(secrets)) == 1 else None
+    return source_address(", ".join(forwarded) if forwarded is not None else None, peer, env, secret)

@@ -27,6 +27,7 @@ from infact.errors import (
     SystemTimeout,
     SystemUnreachable,
 )
+from infact.llm.limits import MAX_TEXT as LLM_MAX_TEXT
 
 # The contract's failures, re-exported: importers of infact.chat.contract keep working.
 FAILURES = (SystemFailure, SystemTimeout, SystemUnreachable, SystemHTTPError, SystemBadReply, SystemCrashed)
@@ -42,7 +43,7 @@ def failure_message(error: dict | None) -> str:
 
 
 ROLES = ("user", "assistant")
-MAX_TEXT = 4000  # longer replies are cut: a page cannot show a novel
+MAX_TEXT = LLM_MAX_TEXT  # longer replies are cut, as every LLM answer is (infact/llm/limits.py)
 MAX_ITEMS = 50
 
 

@@ -3,7 +3,9 @@
     keys.py      the API key: read by name at call time, scrubbed from every message and log line
     limiter.py   at most `max_concurrency` calls in flight per endpoint, process-wide
     calls.py     what one call was (model, parameters, latency, tokens, prompt hash) — never the key
-    client.py    `LLMClient.complete(messages)`: retries on 429/5xx honouring Retry-After; every other
+    limits.py    the limits every call keeps: one total time limit per attempt, one cap on the text kept
+                 (MAX_TEXT), one retry rule (timeouts, dropped connections, 429/5xx)
+    client.py    `LLMClient.complete(messages)`: keeps limits.py's rules, honours Retry-After; every other
                  way to fail becomes a typed `SystemFailure` (infact/errors.py)
 
 Systems under test (infact.chat.llm_chat), generated responses, judges and simulated

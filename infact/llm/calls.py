@@ -40,6 +40,7 @@ class CallRecord:
     completion_tokens: int | None = None
     finish_reason: str | None = None
     response_model: str | None = None  # the model the server says answered
+    cut_chars: int | None = None  # the answer's length when it was cut to limits.MAX_TEXT (a stream: what had come)
     error: dict | None = None  # {kind, detail, status?} when the call failed
 
     def to_dict(self) -> dict:

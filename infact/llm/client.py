@@ -5,14 +5,14 @@ LiteLLM, hosted APIs) and parses their answers into typed objects; INFACT adds w
 study needs around it: its own retry loop (so the number of attempts is recorded and a
 live chat's deadline is kept), a process-wide concurrency limit, a record per call, and
 failures typed as the chat runtime's (`SystemFailure`, infact/errors.py) with every
-detail scrubbed of the API key.
+detail scrubbed of the API key. Every call keeps the limits of infact/llm/limits.py: one total
+time limit per attempt, one cap on the text kept, one retry rule.
 """
 
 from __future__ import annotations
 
 import email.utils
 import random
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,17 +29,10 @@ from infact.errors import (
 from infact.llm.calls import CallRecord, prompt_hash
 from infact.llm.keys import read_key, remember, scrub
 from infact.llm.limiter import Limiter, limiter_for
+from infact.llm.limits import MAX_TEXT, Deadline, cut, read_body, worth_retrying
 from infact.study.endpoints import Endpoint, Sampling
 
-RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 BACKOFF_BASE_S, BACKOFF_MAX_S, RETRY_AFTER_MAX_S = 0.5, 8.0, 60.0
-# llama.cpp (and llama-cpp-python) answer 500 to a request they cannot read — a field of the wrong type,
-# an unknown grammar — which is the request's fault: asking again gives the same 500. Their bodies say so.
-_REQUEST_FAULT = re.compile(
-    r"validation error|invalid_request_error|\[json\.exception|invalid argument|"
-    r"extra inputs are not permitted|failed to parse grammar|must be (a|an) ",
-    re.IGNORECASE,
-)
 
 
 def seconds(value: float) -> str:
@@ -54,7 +47,8 @@ class Completion:
 
 
 class _Retry(Exception):
-    """One attempt failed in a way worth another (429, 5xx, dropped connection)."""
+    """One attempt failed in a way worth another (limits.worth_retrying: a timeout, 429, 5xx, a dropped
+    connection)."""
 
     def __init__(self, failure: SystemFailure, wait_s: float | None):
         self.failure, self.wait_s = failure, wait_s
@@ -159,12 +153,10 @@ class LLMClient:
         return min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2**attempt) * (0.5 + 0.5 * self._jitter())
 
     def _attempt(self, messages: list[dict], params: dict, record: CallRecord, end: float | None, stream: bool) -> str:
-        import openai
-
         left = None if end is None else max(0.0, end - time.monotonic())
         timeout = self.endpoint.timeout_s if left is None else min(self.endpoint.timeout_s, left)
         with self.limiter.slot(left) as got:
-            if not got:
+            if not got:  # not retried: the caller's deadline has passed
                 raise SystemTimeout(
                     self.label,
                     f"all {self.endpoint.max_concurrency} connections to endpoint "
@@ -172,88 +164,110 @@ class LLMClient:
                 )
             record.attempts += 1
             try:
-                if stream:  # read inside the slot: the slot is held until the stream is closed
-                    return self._read_stream(self._post(messages, params, timeout, True), record, timeout)
-                response = self._post(messages, params, timeout, False)
-            except openai.APITimeoutError:
-                raise SystemTimeout(
-                    self.label, f"no answer from {self.endpoint.base_url} within {seconds(timeout)} s"
-                ) from None
-            except openai.APIConnectionError as exc:
-                raise _Retry(
-                    SystemUnreachable(self.label, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")), None
-                ) from None
-            except openai.APIStatusError as exc:
-                raise self._status_failure(exc) from None
-            except (openai.APIResponseValidationError, openai.APIError, ValueError) as exc:  # not the protocol
-                raise SystemBadReply(self.label, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
-        return self._read(response, record)
+                return self._answer(messages, params, record, Deadline(timeout), stream)
+            except SystemFailure as failure:
+                if worth_retrying(failure):
+                    raise _Retry(failure, getattr(failure, "retry_after", None)) from None
+                raise
+
+    def _answer(self, messages: list[dict], params: dict, record: CallRecord, deadline: Deadline, stream: bool) -> str:
+        """One attempt's answer, read whole within `deadline` (headers and body, read in the slot), or the
+        failure it is (limits.worth_retrying decides whether another attempt is made)."""
+        import httpx2
+        import openai
+
+        timeout = deadline.seconds
+        try:
+            return self._read_stream(self._post(messages, params, timeout, stream), record, deadline, stream)
+        except openai.APITimeoutError:
+            raise SystemTimeout(
+                self.label, f"no answer from {self.endpoint.base_url} within {seconds(timeout)} s"
+            ) from None
+        except httpx2.TimeoutException:  # a silent server mid-answer (each read's own timeout)
+            raise self._overdue(timeout) from None
+        except (openai.APIConnectionError, httpx2.TransportError) as exc:
+            if deadline.passed():  # the watchdog shut the connection at the deadline
+                raise self._overdue(timeout) from None
+            raise SystemUnreachable(self.label, scrub(f"cannot reach {self.endpoint.base_url}: {exc}")) from None
+        except openai.APIStatusError as exc:
+            raise self._status_failure(exc) from None
+        except (openai.APIResponseValidationError, openai.APIError, httpx2.HTTPError, ValueError) as exc:
+            raise SystemBadReply(self.label, scrub(f"the answer is not an OpenAI chat completion: {exc}")) from None
 
     def _post(self, messages: list[dict], params: dict, timeout: float, stream: bool):
-        # `post` with the protocol's own body: `chat.completions.create` would first walk the messages
-        # through the package's type-directed transform (~3 ms of CPU per call, a bottleneck at 16 calls
-        # in flight) to rename nothing; the transport, errors and typed parsing are the package's.
-        body = {"model": self.endpoint.model, "messages": messages, **params}
-        if not stream:
-            return self._api.post(
-                "/chat/completions", cast_to=self._completion, body=body, options={"timeout": timeout}
-            )
+        """The response with its body not yet read (read by `_read_stream` within the deadline, whether the
+        server streams or not). `post` with the protocol's own body: `chat.completions.create` would first
+        walk the messages through the package's type-directed transform (~3 ms of CPU per call, a bottleneck
+        at 16 calls in flight) to rename nothing; the transport, errors and typed parsing are the package's."""
         import openai
         from openai.types.chat import ChatCompletionChunk
 
+        body = {"model": self.endpoint.model, "messages": messages, **params}
+        if stream:  # the token counts come last
+            body = {**body, "stream": True, "stream_options": {"include_usage": True}}
         return self._api.post(
             "/chat/completions",
             cast_to=ChatCompletionChunk,
-            body={**body, "stream": True, "stream_options": {"include_usage": True}},  # the token counts, last
+            body=body,
             options={"timeout": timeout},
-            stream=True,
+            stream=True,  # the transport's: the body is read by us, piece by piece, against the deadline
             stream_cls=openai.Stream[ChatCompletionChunk],
         )
 
-    def _read_stream(self, events, record: CallRecord, timeout: float) -> str:
-        """The streamed answer, the stream closed as soon as `timeout` has passed (each event is a token or
-        so: a trickling server is cut within one event of the deadline, and its slot comes free)."""
-        stop = time.monotonic() + timeout
-        parts: list[str] = []
-        refusal, finish = "", None
-        events.response.iter_bytes = _until(stop, events.response.iter_bytes, self._overdue(timeout))
-        if "json" in events.response.headers.get("content-type", ""):  # a server that ignores "stream"
-            try:
-                body = b"".join(events.response.iter_bytes())
-            finally:
-                events.close()
-            return self._read(self._completion.model_validate_json(body), record)
+    def _read_stream(self, events, record: CallRecord, deadline: Deadline, asked_to_stream: bool) -> str:
+        """The answer, plain or streamed, the connection closed once `deadline` has passed (each streamed
+        event is a token or so: a trickling server is cut within one event of the deadline, and its slot
+        comes free) or, for a stream, once MAX_TEXT characters have come (the server stops generating)."""
+        events.response.iter_bytes = deadline.pieces(events.response.iter_bytes, self._overdue(deadline.seconds))
+        watchdog = deadline.watch(events.response)
         try:
-            for chunk in events:
-                if time.monotonic() > stop:
-                    raise self._overdue(timeout)
-                record.response_model = getattr(chunk, "model", None) or record.response_model
-                usage = getattr(chunk, "usage", None)
-                if usage is not None:
-                    record.prompt_tokens, record.completion_tokens = usage.prompt_tokens, usage.completion_tokens
-                for choice in getattr(chunk, "choices", None) or []:
-                    delta = choice.delta
-                    parts.append(getattr(delta, "content", None) or "")
-                    refusal += getattr(delta, "refusal", None) or ""
-                    finish = choice.finish_reason or finish
+            plain = "json" in events.response.headers.get("content-type", "")  # or a server that ignores "stream"
+            if plain or not asked_to_stream:
+                body = read_body(events.response.iter_bytes(), self._too_big)
+                return self._read(self._completion.model_validate_json(body), record)
+            return self._read_events(events, record)
         finally:
+            watchdog.cancel()
             events.close()
+
+    def _read_events(self, events, record: CallRecord) -> str:
+        parts: list[str] = []
+        refusal, finish, size = "", None, 0
+        for chunk in events:
+            record.response_model = getattr(chunk, "model", None) or record.response_model
+            usage = getattr(chunk, "usage", None)
+            if usage is not None:
+                record.prompt_tokens, record.completion_tokens = usage.prompt_tokens, usage.completion_tokens
+            for choice in getattr(chunk, "choices", None) or []:
+                delta = choice.delta
+                parts.append(getattr(delta, "content", None) or "")
+                size += len(parts[-1])
+                refusal += getattr(delta, "refusal", None) or ""
+                finish = choice.finish_reason or finish
+            if size > MAX_TEXT:  # enough: the stream is closed, the server stops generating
+                finish = finish or "length"
+                break
         record.finish_reason = finish
-        return self._text("".join(parts), refusal, finish)
+        return self._text("".join(parts), refusal, finish, record)
+
+    def _too_big(self, limit: int) -> SystemBadReply:
+        return SystemBadReply(
+            self.label,
+            f"the answer from {self.endpoint.base_url} is larger than {limit / 2**20:g} MB: not read further",
+        )
 
     def _overdue(self, timeout: float) -> SystemTimeout:
         return SystemTimeout(
             self.label,
             f"no whole answer from {self.endpoint.base_url} within {seconds(timeout)} s "
-            "(the stream was closed, so the server stops generating)",
+            "(the connection was closed at timeout_s, a total limit: a streaming server stops generating)",
         )
 
     def _status_failure(self, exc) -> Exception:
         status = exc.status_code
         body = scrub(getattr(exc.response, "text", "") or exc.message)[:300]
         failure = SystemHTTPError(self.label, f"HTTP {status} from {self.endpoint.base_url}: {body}", status)
-        if status in RETRY_STATUSES and not (status == 500 and _REQUEST_FAULT.search(body)):
-            return _Retry(failure, retry_after(exc.response.headers))
+        failure.retry_after = retry_after(exc.response.headers)  # type: ignore[attr-defined]
         return failure
 
     def _read(self, response, record: CallRecord) -> str:
@@ -267,28 +281,19 @@ class LLMClient:
         choice = choices[0]
         record.finish_reason = choice.finish_reason
         message = choice.message
-        return self._text(message.content or "", getattr(message, "refusal", None), choice.finish_reason)
+        return self._text(message.content or "", getattr(message, "refusal", None), choice.finish_reason, record)
 
-    def _text(self, content: str, refusal: str | None, finish_reason: str | None) -> str:
+    def _text(self, content: str, refusal: str | None, finish_reason: str | None, record: CallRecord) -> str:
+        """The answer's text, scrubbed of the key and cut to MAX_TEXT characters (the record keeps the
+        length it had: `cut_chars`)."""
         if refusal or finish_reason == "content_filter":
             raise SystemBadReply(self.label, scrub(f"the model refused: {refusal or 'content filter'}")[:300])
         text = content.strip()
         if not text:
             raise SystemBadReply(self.label, f"empty answer (finish_reason = {finish_reason})")
-        return scrub(text)
-
-
-def _until(stop: float, iter_bytes: Callable, overdue: Exception) -> Callable:
-    """The response's bytes as they come, cut at `stop`: the deadline is checked at every piece read, not
-    only at every whole event (a server that sends one event slowly, or a plain body, byte by byte)."""
-
-    def pieces(*args, **kw):
-        for piece in iter_bytes(*args, **kw):
-            if time.monotonic() > stop:
-                raise overdue
-            yield piece
-
-    return pieces
+        kept, was = cut(scrub(text[: 2 * MAX_TEXT]))  # scrubbed before the cut: a key is never cut in two
+        record.cut_chars = len(text) if was is not None else None
+        return kept
 
 
 def retry_after(headers) -> float | None:

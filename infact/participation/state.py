@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from infact.errors import InfactError
 from infact.participation.steps import Step, answer_kinds
+from infact.stores.records import StoreUnavailable
 
 if TYPE_CHECKING:
     from infact.storage import Storage
@@ -71,6 +72,8 @@ def read_state(storage: Storage, study_id: str, token: Any) -> State | None:
         return None
     try:
         records = storage.records(study=study_id, participant=token)
+    except StoreUnavailable:
+        raise  # an outage, not an unknown participant: their records are there, the store is not (for now)
     except InfactError:
         return None  # e.g. a token with characters a store cannot hold: unknown
     st = State(token=token, records=records)

@@ -20,6 +20,11 @@ class StorageError(InfactError):
     """The store cannot be opened or a record is malformed."""
 
 
+class StoreUnavailable(StorageError):
+    """The store cannot be reached right now (the database server is down or unreachable, a disk error):
+    what is stored is safe, and the same request may succeed once it is back (infact/stores/outage.py)."""
+
+
 def check_record(record: dict) -> None:
     missing = [f for f in REQUIRED_FIELDS if not record.get(f)]
     if missing:

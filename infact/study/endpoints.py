@@ -102,14 +102,18 @@ class _Connection(_Section):
         "more wait their turn.",
     )
     timeout_s: float = Field(
-        default=30.0, gt=0, le=600, description="Seconds one call may take before it fails as a timeout."
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds one attempt may take in all, its whole answer read (a total deadline, not per read), "
+        "before it fails as a timeout and is retried (`max_retries`).",
     )
     max_retries: int = Field(
         default=3,
         ge=0,
         le=10,
-        description="Retries after HTTP 429 or 5xx (or a dropped connection), with exponential backoff that honours "
-        "`Retry-After`.",
+        description="Retries after a timeout, HTTP 429 or 5xx (or a dropped connection), with exponential backoff that "
+        "honours `Retry-After`.",
     )
 
     @field_validator("base_url")

@@ -5,6 +5,7 @@ The helpers are one package of small modules, one per audience or protocol:
 
 - resources.py         the study, the store, secrets, calm errors, the researcher's sign-in
 - participant_page.py  arrival, resume, the renderer registry (`@renderer(kind)`), submit
+- outage.py            a store outage as participants and the dashboard see it (saving paused, answers safe)
 - rating_steps.py      consent, rated situations, questionnaire, demographics, done
 - comparison_steps.py  pairwise, onboarding, best–worst
 - conversation_step.py one whole conversation annotated turn by turn and overall

@@ -19,10 +19,10 @@ from infact.participation.flow import Flow
 from infact.participation.platforms import IdInUse, PlatformError, same_id
 from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
-from infact.stores.records import StorageError
+from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
-from infact.ui import resources
+from infact.ui import outage, resources
 from infact.ui.resources import get_flow, is_researcher, log
 
 
@@ -152,10 +152,8 @@ def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) 
                 st.session_state["errors"] = list(errors)
                 return
         result = flow.submit(token, step.name, answers)
-    except (StorageError, OSError) as exc:  # the store refused the write: say it is THIS answer
-        log.error("INFACT: a submit of step %s could not be stored: %s", step.name, exc, exc_info=True)
-        progress_cache().drop()  # read back from storage on the next run: what is stored, not what was hoped
-        st.session_state["errors"] = [NOT_SAVED]
+    except (StorageError, OSError) as exc:
+        _not_stored(flow, step, exc)
         return
     progress_cache().put(flow, result.state)
     here = st.session_state.setdefault("infact_submitted_here", set())
@@ -166,6 +164,18 @@ def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) 
     if result.ok:
         st.rerun()
     st.session_state["errors"] = list(result.errors)
+
+
+def _not_stored(flow: Flow, step: Step, exc: BaseException) -> None:
+    """A submit the store did not take. The store is away (an outage): the page pauses, logged once per
+    outage. The store reads but refused this write: say it is THIS answer, beside its button."""
+    progress_cache().drop()  # read back from storage on the next run: what is stored, not what was hoped
+    if outage.is_outage(exc, flow.storage, flow.study.id):
+        outage.OUTAGE.failed(exc)
+        st.session_state["infact_outage_submit"] = True
+        st.rerun()
+    log.error("INFACT: a submit of step %s could not be stored: %s", step.name, exc, exc_info=True)
+    st.session_state["errors"] = [NOT_SAVED]
 
 
 def show_errors() -> None:
@@ -273,8 +283,11 @@ def _visit(flow: Flow, arrival) -> str:
     if st.session_state.get("infact_visit") != visit:
         try:
             visits.store_visit(flow.storage, flow.study, visit, flow.clock())
-        except Exception:
-            log.warning("INFACT: the visit %s could not be recorded; the participant goes on", visit, exc_info=True)
+        except Exception as exc:
+            if outage.is_outage(exc, flow.storage, flow.study.id):  # counted in the outage: one log line
+                outage.OUTAGE.failed(exc)
+            else:
+                log.warning("INFACT: the visit %s could not be recorded; the participant goes on", visit, exc_info=True)
         st.session_state["infact_visit"] = visit
     return visit
 
@@ -317,7 +330,9 @@ def _messages(progress: Progress | Visitor) -> list[str]:
     if progress.state is not None and progress.state.preview:
         out.append("Preview mode: your answers are stored as a preview and never count.")
     notice = st.session_state.pop("infact_notice", None)
-    return out + [notice] if notice else out
+    back = outage.back_notice()
+    unsent = NOT_SAVED if st.session_state.pop("infact_outage_submit", False) else None  # e.g. a consent
+    return out + [m for m in (back, unsent, notice) if m]
 
 
 def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw) -> None:
@@ -367,6 +382,9 @@ def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) 
 def participant_page() -> None:
     try:
         flow = get_flow()
+    except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)
+        outage.paused_page(None, exc)
+        return
     except InfactError as exc:
         # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
         log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))
@@ -374,6 +392,19 @@ def participant_page() -> None:
         st.title("This study is not available right now")
         st.info("Please try again later. If this persists, contact the researchers who invited you.")
         return
+    try:
+        outage.after_unsent_submit(flow.storage, flow.study.id)
+        _participant_run(flow)
+    except outage.OUTAGE_ERRORS as exc:  # the store is away: told as an outage, never as a lost session
+        if not outage.is_outage(exc, flow.storage, flow.study.id):
+            raise  # an OSError of something else, the store reads: the calm error page (fail_safely)
+        outage.paused_page(flow, exc)
+        return
+    if outage.OUTAGE.active:  # this run met no outage: is the store back? (asked only during one)
+        outage.store_back(flow.storage, flow.study.id)
+
+
+def _participant_run(flow: Flow) -> None:
     progress, draw = arrive(flow)
     if progress is None:
         return

@@ -22,7 +22,7 @@ from infact.participation.flow import Flow, utcnow
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
-from infact.ui import media_guard
+from infact.ui import media_guard, outage
 
 log = logging.getLogger("infact")
 
@@ -141,6 +141,9 @@ def _generation() -> int | None:
     try:
         study = get_study()
         return researcher_session.generation(get_storage(study), study.id)
+    except outage.OUTAGE_ERRORS as exc:  # counted in the outage: logged once, not at every check
+        outage.OUTAGE.failed(exc)
+        return None
     except Exception:
         log.warning("INFACT: the researcher session generation could not be read", exc_info=True)
         return None

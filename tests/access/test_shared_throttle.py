@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import threading
 
+from streamlit.runtime.context import StreamlitHeaders
+
 from infact.access.shared_throttle import SharedThrottle
 from infact.access.source import SECRET_ENV, SECRET_HEADER, UNVERIFIED, request_source, source_address
 from infact.access.throttle import SignInThrottle, attempt
@@ -79,3 +81,42 @@ def test_with_a_proxy_secret_only_the_secret_makes_the_forwarded_address_believe
         "6.6.6.6"
     )
     assert request_source({"X-Forwarded-For": "6.6.6.6"}, "6.6.6.6", env) == UNVERIFIED
+
+
+def uvicorn_peer(forwarded: list[str], connection: str = "127.0.0.1") -> str:
+    """The address Streamlit's server reports for a loopback connection (uvicorn's ProxyHeadersMiddleware): it
+    joins every X-Forwarded-For value with ", " and takes the last entry, unless that one is empty."""
+    entries = [e.strip() for e in ", ".join(forwarded).split(",")] if forwarded else []
+    return (entries[-1] if entries else "") or connection
+
+
+def test_several_or_empty_forwarded_headers_without_the_secret_are_the_one_unverified_source():
+    # Issue 36, item 9: straight to a replica, an empty X-Forwarded-For then an address made every guess a new
+    # source (the first, empty header was read, so the forged address uvicorn had put in the peer was used).
+    env = {SECRET_ENV: "s3cret-from-the-deployment"}
+    throttle, checked, sources = SignInThrottle(), 0, set()
+    for i in range(7):
+        sent = ["", f"198.51.100.{i}"]
+        headers = StreamlitHeaders([("X-Forwarded-For", value) for value in sent])
+        source = request_source(headers, uvicorn_peer(sent), env)
+        sources.add(source)
+        checked += (
+            throttle.wait_seconds(f"session-{i}", source) == 0
+            and attempt(throttle, f"session-{i}", source, lambda: False).checked
+        )
+    assert sources == {UNVERIFIED}
+    assert checked == throttle.source_free + 1  # then the one source waits: not 7 of 7 checked without a pause
+    for sent in (["198.51.100.1", ""], [""], ["", ""], ["198.51.100.1", "198.51.100.2"]):
+        headers = StreamlitHeaders([("X-Forwarded-For", value) for value in sent])
+        assert request_source(headers, uvicorn_peer(sent), env) == UNVERIFIED, sent
+    # A wrong secret next to the right one, or the right one with several X-Forwarded-For, as nginx never sends.
+    both = StreamlitHeaders([("X-Forwarded-For", "6.6.6.6"), (SECRET_HEADER, env[SECRET_ENV]), (SECRET_HEADER, "x")])
+    assert request_source(both, "6.6.6.6", env) == UNVERIFIED
+    proxied = StreamlitHeaders(
+        [("X-Forwarded-For", ""), ("X-Forwarded-For", "6.6.6.6"), (SECRET_HEADER, env[SECRET_ENV])]
+    )
+    assert request_source(proxied, "127.0.0.1", env) == "6.6.6.6"
+    # Without a secret configured, several headers from loopback are one list: its last entry, as before.
+    assert request_source(StreamlitHeaders([("X-Forwarded-For", "1.1.1.1"), ("X-Forwarded-For", "")]), "::1", {}) == (
+        "1.1.1.1"
+    )

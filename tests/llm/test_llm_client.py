@@ -114,7 +114,7 @@ def test_a_slow_answer_is_a_timeout(stub):
     stub.rule = lambda request: {"content": "late", "delay_s": 1.5}
     t0 = time.monotonic()
     with pytest.raises(SystemTimeout):
-        client(stub, timeout_s=0.3).complete(HELLO)
+        client(stub, timeout_s=0.3, max_retries=0).complete(HELLO)  # retried otherwise (test_llm_limits.py)
     assert time.monotonic() - t0 < 1.2
 
 

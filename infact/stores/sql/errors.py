@@ -1,5 +1,6 @@
 """Database failures, from SQLAlchemy or straight from psycopg (infact.stores.sql.fast), become
-a StorageError that names the store's URL (password masked), what was being done and a fix."""
+a StorageError that names the store's URL (password masked), what was being done and a fix; a server
+that is down or unreachable is a StoreUnavailable (an outage: infact/stores/outage.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import psycopg
 from sqlalchemy import exc as sa_exc
 
 from infact.errors import Problem
-from infact.stores.records import StorageError
+from infact.stores.records import StorageError, StoreUnavailable
 from infact.stores.sql.urls import SECRETS_HINT
 
 
@@ -40,7 +41,7 @@ def database_errors(url: str, password: str | None, doing: str, *, closed: bool,
                     "check for a stuck `python -m infact` or app process",
                 )
             ) from exc
-        raise StorageError(
+        raise StoreUnavailable(
             Problem(
                 url,
                 f"cannot {doing}: {reason(exc, password)}; check that the database "
@@ -64,5 +65,7 @@ def database_errors(url: str, password: str | None, doing: str, *, closed: bool,
                 "rights to create and write this table (or pass a schema it owns)",
             )
         ) from exc
-    except sa_exc.SQLAlchemyError as exc:  # e.g. every pooled connection busy
+    except sa_exc.TimeoutError as exc:  # every pooled connection busy (or stuck on a server gone away)
+        raise StoreUnavailable(Problem(url, f"cannot {doing}: {reason(exc, password)}")) from exc
+    except sa_exc.SQLAlchemyError as exc:
         raise StorageError(Problem(url, f"cannot {doing}: {reason(exc, password)}")) from exc

@@ -18,6 +18,7 @@ from infact.storage import TinyDBStorage
 from infact.stores import config as store_config
 from infact.stores import prolific_records
 from infact.stores.live import LiveFeed
+from infact.ui import outage
 from infact.ui.dashboard import registry
 from infact.ui.dashboard.view import View
 
@@ -158,7 +159,20 @@ def draw(view: View, name: str) -> None:
 
 
 def live(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
-    """The part that reruns every 5 seconds and reads only new records: the cards, the notes, the section."""
+    """The part that reruns every 5 seconds and reads only new records: the cards, the notes, the section.
+    While the store cannot be read it says so (since when, what participants are told) instead."""
+    try:
+        _live(study, storage, target, include_flagged, criterion, section)
+    except outage.OUTAGE_ERRORS as exc:
+        if not outage.is_outage(exc, storage, study.id):
+            raise
+        outage.dashboard_unavailable(exc)
+        return
+    if outage.OUTAGE.active:  # this run read the store: the outage is over if it answers
+        outage.store_back(storage, study.id)
+
+
+def _live(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
     feed = live_feed(target, study.id, study.dataset_version, study)
     now = datetime.now(UTC)
     figures = st.empty()
@@ -174,6 +188,7 @@ def live(study, storage, target: str, include_flagged: bool, criterion: str, sec
     with figures.container():
         cards(view.data.counts(now))
     notes(view, feed)
+    outage.dashboard_notes(storage, study.id)
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(view.records())} records")
     chosen = registry.find(section)[0]
     if chosen.live:
@@ -185,5 +200,10 @@ def live(study, storage, target: str, include_flagged: bool, criterion: str, sec
 def offline(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
     """A section drawn outside the fragment (downloads: a deferred link must keep its id between reruns)."""
     if not registry.find(section)[0].live:
-        feed = live_feed(target, study.id, study.dataset_version, study)
-        draw(View(study, storage, feed.consumer, include_flagged, criterion, datetime.now(UTC)), section)
+        try:
+            feed = live_feed(target, study.id, study.dataset_version, study)
+            draw(View(study, storage, feed.consumer, include_flagged, criterion, datetime.now(UTC)), section)
+        except outage.OUTAGE_ERRORS as exc:  # the live part above says since when, and what participants see
+            if not outage.is_outage(exc, storage, study.id):
+                raise
+            outage.OUTAGE.failed(exc)
