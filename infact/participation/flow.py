@@ -22,13 +22,14 @@ from typing import Any
 
 from infact.errors import ConfigError, InfactError, Problem
 from infact.participation import assignment as assign
-from infact.participation import situation_load
+from infact.participation import conditions, situation_load
 from infact.participation import steps as registry
 from infact.participation.platforms import (
     SESSION_PARAM,
     Arrival,
     Completion,
     IdInUse,
+    PlatformError,
     capture,
     completion_target,
     make_participant_code,
@@ -99,6 +100,20 @@ class Flow:
         self.rng = rng or secrets.SystemRandom()
         self.cfg = study.config
         self.kinds = kinds_in_order(study)  # the registered kinds, in [flow] steps' order when given
+        self.condition: str | None = None  # set on the Flow of one between-subjects condition (`of`)
+        self._conditions: dict[str, Flow] = {}
+
+    def of(self, st: State | None) -> Flow:
+        """The Flow of this participant's condition (its study's settings: infact/study/conditions.py); this Flow
+        when the study has no conditions or the participant none (e.g. consented before conditions were added)."""
+        name = (st.arrival or {}).get("condition") if st is not None else None
+        if name is None or name not in self.study.conditions:
+            return self
+        if name not in self._conditions:
+            flow = Flow(self.study.under(name), self.storage, self.clock, self.rng)
+            flow.condition = name
+            self._conditions[name] = flow
+        return self._conditions[name]
 
     # -- records -----------------------------------------------------------
     def _record(self, token: str, kind: str, suffix: str, preview: bool, **fields: Any) -> dict:
@@ -110,6 +125,7 @@ class Flow:
             "kind": kind,
             "at": iso(self.clock()),
             "preview": preview,
+            **({"condition": self.condition} if self.condition is not None else {}),
             **fields,
         }
 
@@ -126,6 +142,13 @@ class Flow:
         second ID (SESSION_ID / assignmentId) does not prove it is the same session.
         """
         arrival: Arrival = capture(query, self.cfg.platform)
+        if arrival.group and self.study.conditions and arrival.group not in self.study.conditions:
+            raise PlatformError(
+                "This study link is not complete. Please use the exact link you were given.",
+                f"{self.cfg.platform.group_param}: {arrival.group!r} is not a condition of this study "
+                f"({', '.join(self.study.conditions)}): leave it out to assign conditions at random",
+                self.cfg.platform.group_param,
+            )
         if not arrival.platform_id or preview:
             return arrival, None
         stored = self.arrival_of(arrival.platform_id)
@@ -155,8 +178,17 @@ class Flow:
             # so the token would be written with a quote before it in the exports (table_schema.neutral_cell)
             while token.startswith(("_", "-")):
                 token = secrets.token_urlsafe(12)
-            self.storage.append(self._record(token, "arrival", "arrival", preview, **arrival.record_fields()))
+            fields = arrival.record_fields()
+            if self.study.conditions:  # a between-subjects study: the condition is chosen at consent
+                fields["condition"] = arrival.group if arrival.group in self.study.conditions else self._balanced()
+            self.storage.append(self._record(token, "arrival", "arrival", preview, **fields))
         return token
+
+    def _balanced(self) -> str:
+        """The condition with the fewest completions plus places held (infact/participation/conditions.py)."""
+        load = conditions.for_store(self.storage, self.study.id)
+        counts = load.counts(self.study.conditions, self.cfg.assignment.lease_minutes, self.clock())
+        return conditions.choose(counts, self.rng)
 
     def state(self, token: str) -> State | None:
         """Rebuild a participant's state from storage; None for an unknown token."""
@@ -166,6 +198,8 @@ class Flow:
     def _planned(self, st: State) -> tuple[list[Step], bool]:
         """The steps of every kind in sequence, and whether the plan is complete (False:
         a kind's steps are not known yet, e.g. situations before the assignment)."""
+        if (flow := self.of(st)) is not self:
+            return flow._planned(st)
         steps: list[Step] = []
         for kind in self.kinds:
             planned = kind.plan(self, st)
@@ -190,6 +224,8 @@ class Flow:
 
     def progress(self, st: State) -> tuple[int, int]:
         """(situations answered, situations in total) for the progress indicator."""
+        if (flow := self.of(st)) is not self:
+            return flow.progress(st)
         total = self.cfg.study.situations_per_participant * len(self.cfg.blocks)
         kinds = registry.situation_kinds()
         done = sum(1 for rec in st.answered.values() if rec.get("kind") in kinds)
@@ -200,6 +236,8 @@ class Flow:
         shown if that was earlier (the consent page is shown before anything is stored)."""
         if step.name in st.shown:
             return st.shown[step.name]
+        if (flow := self.of(st)) is not self:
+            return flow.mark_shown(st, step, at)
         at = iso(at or self.clock())
         self.storage.append(
             self._record(st.token, "shown", f"shown/{step.name}", st.preview, step=step.name, shown_at=at)
@@ -218,6 +256,11 @@ class Flow:
             return SubmitResult(
                 False, ("This study link is not valid any more. Please open the link you were given again.",)
             )
+        # a between-subjects study: the participant's condition's settings check, store and plan
+        return self.of(st)._submit(st, step_name, answers, extra)
+
+    def _submit(self, st: State, step_name: str, answers: Mapping[str, Any], extra: Mapping[str, Any] | None):
+        token = st.token
         if st.withdrawn is not None:
             return SubmitResult(
                 False, ("You have withdrawn from the study; nothing more is stored.",), next_step=DONE, state=st
@@ -314,12 +357,16 @@ class Flow:
         load balancer). The done page calls this, so the participant gets their code on any replica."""
         if st.finished or self.current(st).kind != "done":
             return st
+        if (flow := self.of(st)) is not self:
+            return flow._complete(st, "completed")
         return self._complete(st, "completed")
 
     def completion(self, st: State) -> Completion | None:
         """What the done page shows — only once the completion record is stored."""
         if st.complete is None:
             return None
+        if (flow := self.of(st)) is not self:
+            return flow.completion(st)
         return completion_target(self.cfg.platform, st.complete["outcome"], st.complete["completion_code"])
 
     def withdraw(self, token: str, reason: str = "") -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,19 @@ class Study:
             cache = response_versions(self.situations, self.systems)
             object.__setattr__(self, "_versions_cache", cache)
         return cache
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """The between-subjects conditions' names (`[conditions.NAME]`), in the file's order; () without."""
+        return tuple(self.config.conditions)
+
+    def under(self, condition: str) -> Study:
+        """The study as participants of `condition` see it: the same situations, the condition's settings
+        (infact/study/conditions.py); made once per condition."""
+        cache = self.__dict__.setdefault("_conditions_cache", {})
+        if condition not in cache:
+            cache[condition] = replace(self, config=self.config.condition(condition))
+        return cache[condition]
 
     def situation(self, situation_id: str) -> Situation:
         if self.attention_situation is not None and situation_id == self.attention_situation.situation_id:
@@ -369,6 +382,24 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
         raise ConfigError(
             Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)
         ) from exc
+    config, problems = _validated(raw, text, file)
+    if config is None:
+        raise ConfigError(problems)
+    if "conditions" in raw:
+        from infact.study.conditions.overlay import condition_configs
+
+        configs, found = condition_configs(
+            raw, file, lambda data, prefix: _validated(data, text, file, prefix), lambda loc: _line_of(text, loc), text
+        )
+        if found:
+            raise ConfigError(found)
+        config._condition_configs.update(configs)
+    return config
+
+
+def _validated(raw: dict, text: str, file: str, prefix: tuple = ()) -> tuple[StudyConfig | None, list[Problem]]:
+    """(config, []) or (None, problems): one study.toml's data checked, every problem's key under `prefix` (a
+    condition's `conditions.NAME`)."""
     try:
         config = StudyConfig.model_validate(raw)
     except ValidationError as exc:
@@ -381,16 +412,21 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
                 if m and m.group(1).split(".")[0] in StudyConfig.model_fields:
                     loc = tuple(m.group(1).split("."))
                     key = m.group(1)
-            problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
-        raise ConfigError(problems) from None
+            where = prefix + loc
+            key = ".".join([*prefix, key]) if key else (".".join(prefix) or None)
+            problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, where), key or None))
+        return None, problems
     cross = [
-        Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
+        Problem(
+            p.file,
+            p.message,
+            _line_of(text, prefix + tuple(p.key.split("."))) if p.key else None,
+            ".".join([*prefix, p.key]) if p.key else None,
+        )
         for p in cross_check(config.platform, config.quality, file)
         + check_systems(config.live, config.study.systems, file)
     ]
-    if cross:
-        raise ConfigError(cross)
-    return config
+    return (None, cross) if cross else (config, [])
 
 
 def load_config(folder: str | Path) -> StudyConfig:

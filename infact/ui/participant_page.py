@@ -408,6 +408,7 @@ def _participant_run(flow: Flow) -> None:
     progress, draw = arrive(flow)
     if progress is None:
         return
+    flow = flow.of(progress.state)  # a between-subjects study: the participant's condition's texts and settings
     step = progress.current
     if (block := _new_block(flow, progress, step)) is not None:
         _task_change(flow, progress, step, block, draw)  # a short screen before a [flow] study's next block

@@ -1,0 +1,111 @@
+"""Which between-subjects condition a new participant gets: the one with the fewest completed participants plus
+participants still working within their lease, ties drawn at random (as oTree's treatments and JATOS's batches).
+
+A participant holds a place in their condition from consent until they complete (the place is then a completion),
+withdraw, are screened out, or their lease ends — the assignment's `lease_until`, before the assignment the
+consent time plus `assignment.lease_minutes`, or earlier when Prolific says the place was returned or timed out
+(`lease_end`). A place whose lease ended is given again, so the conditions end balanced by *completions*. The group
+parameter of the study link (`?q=NAME`) forces a condition. Previews count for nothing.
+
+`ConditionLoad` keeps the per-participant facts up to date from the store's change feed (as situation_load does
+for situations), one per (store, study) per process; the caller holds `storage.lock()`, so participants arriving
+at once see each other's places. `condition_counts` gives the same figures from a list of records (dashboard).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from infact.participation.situation_load import one_per_store
+from infact.storage import Storage
+
+
+@dataclass
+class _Place:
+    condition: str | None = None
+    started: datetime | None = None  # consent (the arrival record)
+    lease_until: datetime | None = None  # the assignment's
+    lease_end: datetime | None = None  # returned or timed out on Prolific
+    outcome: str | None = None  # "completed" or "screened_out"
+    withdrawn: bool = False
+
+
+def _fold(people: dict[str, _Place], rec: dict, study_id: str) -> None:
+    if rec.get("study") != study_id or rec.get("preview") or str(rec.get("participant", "_")).startswith("_"):
+        return
+    kind = rec.get("kind")
+    if kind not in ("arrival", "assignment", "complete", "withdraw", "lease_end"):
+        return
+    p = people.setdefault(rec["participant"], _Place())
+    if kind == "arrival":
+        p.condition, p.started = rec.get("condition"), datetime.fromisoformat(rec["at"])
+    elif kind == "assignment":
+        p.lease_until = datetime.fromisoformat(rec["lease_until"])
+    elif kind == "complete":
+        p.outcome = rec.get("outcome") or "completed"
+    elif kind == "withdraw":
+        p.withdrawn = True
+    else:
+        end = datetime.fromisoformat(rec["lease_until"])
+        p.lease_end = end if p.lease_end is None else min(p.lease_end, end)
+
+
+def _state(p: _Place, now: datetime, lease: timedelta) -> str:
+    """completed, active (holds a place), screened_out, withdrawn or abandoned (the lease ended)."""
+    if p.withdrawn:
+        return "withdrawn"
+    if p.outcome is not None:
+        return p.outcome
+    until = p.lease_until or (p.started + lease if p.started else None)
+    if until is not None and p.lease_end is not None:
+        until = min(until, p.lease_end)
+    return "active" if until is not None and until > now else "abandoned"
+
+
+def _tally(people: Iterable[_Place], conditions: Sequence[str], now: datetime, lease: timedelta) -> dict:
+    out = {c: {"completed": 0, "active": 0, "abandoned": 0, "screened_out": 0, "withdrawn": 0} for c in conditions}
+    for p in people:
+        if p.condition in out:
+            out[p.condition][_state(p, now, lease)] += 1
+    return out
+
+
+def condition_counts(records: list[dict], study_id: str, conditions: Sequence[str], lease_minutes: float, now):
+    """{condition: {completed, active, abandoned, screened_out, withdrawn}} from stored records."""
+    people: dict[str, _Place] = {}
+    for rec in records:
+        _fold(people, rec, study_id)
+    return _tally(people.values(), conditions, now, timedelta(minutes=lease_minutes))
+
+
+def choose(counts: dict, rng: random.Random) -> str:
+    """The condition with the fewest completions plus places held; ties at random."""
+    held = {c: n["completed"] + n["active"] for c, n in counts.items()}
+    low = min(held.values())
+    return rng.choice([c for c, n in held.items() if n == low])
+
+
+class ConditionLoad:
+    """Per-participant places, kept up to date from `storage.changes` (one per store and study per process)."""
+
+    def __init__(self, storage: Storage, study_id: str) -> None:
+        self.storage = storage
+        self.study_id = study_id
+        self._people: dict[str, _Place] = {}
+        self._cursor = None
+        self._lock = threading.Lock()
+
+    def counts(self, conditions: Sequence[str], lease_minutes: float, now: datetime) -> dict:
+        with self._lock:
+            new, self._cursor = self.storage.changes(self._cursor)
+            for rec in new:
+                _fold(self._people, rec, self.study_id)
+            return _tally(self._people.values(), conditions, now, timedelta(minutes=lease_minutes))
+
+
+def for_store(storage: Storage, study_id: str) -> ConditionLoad:
+    return one_per_store(storage, study_id, ConditionLoad)
