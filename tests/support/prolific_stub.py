@@ -4,7 +4,9 @@ It keeps studies, submissions, bulk bonuses and messages in memory, logs every c
 (`stub.log`: method, path, status, body; never the Authorization header), and can inject faults:
 `fail` (an HTTP status such as 401/404/429/500, optionally with Retry-After or a raw, malformed body),
 `delay` (seconds before answering) and `kill` (SIGKILL a client process when a call arrives, before
-or after the call is carried out: a crash between calls). Only what INFACT uses is served.
+or after the call is carried out: a crash between calls); `fail_after` (carry the call out, then answer
+a 5xx), `slow_after` (carry it out, answer late) and `echo_token` (an error body echoing the
+Authorization header) are the ways real servers misbehave that a client must survive. Only what INFACT uses is served.
 
 Tests start it in a thread (`with ProlificStub(token) as stub: stub.url`); the demo and the browser
 test run it as a process: `python -m tests.support.prolific_stub --port 8765 --token T`. Routes under
@@ -39,6 +41,9 @@ class Fault:
     delay: float = 0.0
     kill: str | None = None  # "before" / "after" the call is carried out
     pid: int | None = None
+    after: bool = False  # carry the call out first, then answer `status` / wait `delay` (the work is done)
+    echo: str | None = None  # answer `status` with a body echoing the Authorization header: "json" / "text"
+    echo_prefix: str = ""  # text before the echoed header (places the token at a cut's edge)
 
 
 class ProlificStub:
@@ -83,6 +88,20 @@ class ProlificStub:
 
     def delay(self, method: str, path: str, seconds: float, *, times: int = 1) -> None:
         self.faults.append(Fault(method, re.compile(path), times, delay=seconds))
+
+    def fail_after(self, method: str, path: str, status: int, *, times: int = 1) -> None:
+        """The next `times` matching calls are carried out, then answered `status` (a 5xx after doing the work)."""
+        self.faults.append(Fault(method, re.compile(path), times, status, after=True))
+
+    def slow_after(self, method: str, path: str, seconds: float, *, times: int = 1) -> None:
+        """The next `times` matching calls are carried out at once, then answered `seconds` later (a slow answer)."""
+        self.faults.append(Fault(method, re.compile(path), times, delay=seconds, after=True))
+
+    def echo_token(self, method: str, path: str, status: int, *, form: str = "json", prefix: str = "", times=1) -> None:
+        """Answer `status` with a body that echoes the request's Authorization header after `prefix`: as
+        `{"error": {"detail": …}}` (`form="json"`) or as plain text (`"text"`), as a misbehaving proxy might."""
+        assert form in ("json", "text")
+        self.faults.append(Fault(method, re.compile(path), times, status, echo=form, echo_prefix=prefix))
 
     def kill(self, method: str, path: str, when: str = "before", *, pid: int | None = None, times: int = 1) -> None:
         """SIGKILL `pid` (default: `victim`) when a matching call arrives, `before` or `after` carrying it out."""
@@ -307,6 +326,14 @@ def _handler(stub: ProlificStub):
             path = self.path
             entry = {"method": method, "path": path.split("?")[0], "body": body, "at": time.time()}
             fault = None if path.startswith("/_stub/") else stub._fault(method, path.split("?")[0])
+            if fault and fault.after:
+                return self._after(fault, method, path, body, entry)
+            if fault and fault.echo:
+                echoed = fault.echo_prefix + (self.headers.get("Authorization") or "")
+                stub.log.append({**entry, "status": fault.status, "carried_out": False, "injected": True})
+                if fault.echo == "text":
+                    return self._reply(fault.status, None, {}, raw=echoed)
+                return self._reply(fault.status, {"error": {"detail": echoed}}, {})
             if fault and fault.delay:
                 time.sleep(fault.delay)
             if fault and fault.kill == "before":
@@ -324,6 +351,16 @@ def _handler(stub: ProlificStub):
             if fault and fault.kill == "after":
                 stub.log[-1]["killed"] = "after"
                 stub._kill(fault)
+            self._reply(status, answer, headers)
+
+        def _after(self, fault: Fault, method: str, path: str, body: Any, entry: dict) -> None:
+            """Carry the call out, then answer late (`delay`) or with the fault's status instead of the real one."""
+            status, answer, headers = stub.handle(method, path, body, self.headers.get("Authorization"))
+            stub.log.append({**entry, "status": fault.status or status, "carried_out": status < 400, "injected": True})
+            if fault.delay:
+                time.sleep(fault.delay)
+            if fault.status is not None:
+                return self._reply(fault.status, {"error": {"detail": "injected fault after the work"}}, {})
             self._reply(status, answer, headers)
 
         def _reply(self, status: int, answer: Any, headers: dict, raw: str | None = None) -> None:
