@@ -153,6 +153,8 @@ def run_review(args: argparse.Namespace) -> int:
     for d in plan.decisions:
         mark = " (done)" if d.done else ""
         print(f"{d.submission_id}  {d.participant_id}  {d.action}{mark}: {d.reason}")
+        if d.rule:
+            print(f"    rule: {d.rule}")
     if not args.apply:
         todo = [d for d in plan.decisions if not d.done and d.action != "manual"]
         print(f"dry run: {len(todo)} action(s) would be sent; add --apply")
