@@ -68,6 +68,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apply", action="store_true", help="pay it (the pay call is sent at most once)")
     p.add_argument("--confirm-paid", metavar="BONUS_ID", help="you checked on Prolific: the unconfirmed pay call paid")
     p.add_argument("--confirm-unpaid", metavar="BONUS_ID", help="you checked on Prolific: it did not pay")
+    _message_parser(sub_command)
+
+
+def _message_parser(sub_command) -> None:
     p = sub_command(
         "message",
         "message chosen participants (each once)",

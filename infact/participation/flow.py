@@ -277,8 +277,8 @@ class Flow:
         kind.store(self, st, step, {**checked.fields, **(extra or {})})
         st = self.state(token)
         assert st is not None
-        if checked.fields.get("attention_passed") is False and (
-            self.cfg.quality.on_attention_fail == "screen_out" or checked.fields.get("screens_out")
+        if checked.fields.get("screens_out") or (  # onboarding, comprehension: whatever on_attention_fail says
+            checked.fields.get("attention_passed") is False and self.cfg.quality.on_attention_fail == "screen_out"
         ):
             st = self._complete(st, "screened_out")
         nxt = self.current(st)

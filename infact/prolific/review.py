@@ -86,12 +86,17 @@ def plan(session: Session, prolific_id: str | None = None, *, refresh: bool = Tr
     records = session.records()
     quality = _quality_by_token(session)
     known = sessions(session)
+    failed = {  # who failed the comprehension check (both attempts): returned, never rejected
+        str(r["participant"])
+        for r in session.storage.records(study=session.study.id, kind="comprehension")
+        if r.get("comprehension_passed") is False and not r.get("preview")
+    }
     done = rec.stages(records, "prolific_action", "")
     review = Review()
     for sub in rec.submissions(records).values():
         if sub["status"] != "AWAITING REVIEW":
             continue
-        d = _decide(sub, known, quality)
+        d = _decide(sub, known, quality, failed)
         d.done = f"{d.submission_id}/{d.action}/done" in done
         review.decisions.append(d)
     return review
@@ -103,7 +108,13 @@ NO_SESSION = (
 )
 
 
-def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping]) -> Decision:
+COMPREHENSION = (
+    "Prolific's comprehension-check rule: failed the comprehension check at the start on both attempts, so "
+    "screened out and asked to return the submission; never rejected"
+)
+
+
+def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping], failed: set[str] = frozenset()) -> Decision:
     sid, ppid = str(sub["submission_id"]), str(sub["participant_id"])
     arrival = known.by_session.get(sid.lower())
     shared = known.per_pid.get(ppid.lower(), 0) > 1
@@ -115,6 +126,9 @@ def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping]) -> De
     if str(arrival.get("platform_id") or "").lower() != ppid.lower():
         why = f"INFACT's session {token} arrived with another Prolific ID ({arrival.get('platform_id')})"
         return Decision(sid, ppid, "manual", why, token, rule=NO_SESSION)
+    if token in failed:
+        why = "failed the comprehension check twice" + note
+        return Decision(sid, ppid, "ask_to_return", why, token, rule=COMPREHENSION)
     q = quality.get(token)
     action = q.get("prolific_action") if q else None
     reasons = list((q or {}).get("reasons") or [])
@@ -152,7 +166,7 @@ def apply(session: Session, review: Review, prolific_id: str | None = None) -> R
             _done(session, review, d)
         elif d.action == "ask_to_return":
             session.put("prolific_action", f"{d.submission_id}/ask_to_return/started", submission_id=d.submission_id)
-            reasons = [r.strip() for r in d.reason.split(";") if r.strip()][:5]
+            reasons = [r.strip() for r in d.reason.split(";") if r.strip() and "INFACT session" not in r][:5]
             path = f"/api/v1/submissions/{d.submission_id}/request-return/"
             session.client.post(path, {"request_return_reasons": reasons})
             _done(session, review, d)
