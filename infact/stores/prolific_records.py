@@ -10,7 +10,8 @@ is, so appending it twice stores it once, and a rerun can tell what is already d
   prolific_submission <sub id>/<STATUS>    each status seen by a sync
   prolific_action    <sub id>/<action>/started|done   around each review call
   prolific_bonus     <name>/<stage>        intent-N, created-N, pay_sent, paid, resolved (infact.prolific.bonus)
-  prolific_message   <hash>/started|done   around each message
+  prolific_message   <text hash>/<PID>/started-N|done|unsent-N   around each message, per recipient
+                                           (older stores: <hash of recipients and text>/started|done)
   prolific_sync      <time>                each sync (the dashboard polls at most once a minute)
 
 A RETURNED or TIMED-OUT submission also writes a `lease_end` record under the participant's own
