@@ -179,8 +179,13 @@ class Flow:
             while token.startswith("_"):  # "_…" is reserved for researcher records: tables skip it
                 token = secrets.token_urlsafe(12)
             fields = arrival.record_fields()
-            if first is not None:
+            if first is not None:  # not silent: participants.csv's platform_warnings says so
                 fields["platform_id_shared"] = first["participant"]
+                fields["platform_warnings"] = [
+                    *fields["platform_warnings"],
+                    f"this platform ID also took part from another session (participant {first['participant']}); "
+                    "each session is its own participant, and Prolific's review follows the SESSION_ID",
+                ]
             self.storage.append(self._record(token, "arrival", "arrival", preview, **fields))
             if first is not None:  # after the arrival: a crash between leaves no alias to nobody
                 self.storage.append(

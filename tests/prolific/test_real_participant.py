@@ -107,3 +107,18 @@ def test_review_prints_the_rule_of_each_decision(tmp_path, stub, monkeypatch, ca
     out = capsys.readouterr().out
     assert out.count("    rule: ") == 4
     assert "Prolific allows rejection after 1" in out and "included" in out and "no INFACT session" in out
+
+
+def test_participants_csv_shows_the_status_of_each_sessions_own_submission(session, stub, study):
+    from infact.prolific import sync
+    from infact.results.study_results import StudyResults
+
+    impostor = arrive(study, session.storage, "fails-attention", OTHER, seed=1)
+    real = arrive(study, session.storage, "attentive", session_id(0), seed=2)
+    prolific_id = setup.create(session).prolific_id
+    stub.add_submission(prolific_id, pid(0), id=session_id(0))
+    sync.sync(session)
+    people = StudyResults(study, session.storage.records(study=study.id)).tables.participants.set_index("participant")
+    assert people.loc[real.token, "prolific_status"] == "AWAITING REVIEW"
+    assert __import__("pandas").isna(people.loc[impostor.token, "prolific_status"])  # before: the real one's
+    assert "another session" in people.loc[real.token, "platform_warnings"]
