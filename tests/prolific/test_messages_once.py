@@ -121,3 +121,36 @@ def test_the_cli_names_the_unconfirmed_recipients_and_takes_the_confirmation(tmp
     assert pid(0) in err and "--confirm-sent" in err and "Traceback" not in err
     assert main([*args, "--confirm-sent"]) == 0
     assert "arrived" in capsys.readouterr().out and copies(stub, pid(0)) == 1
+
+
+@pytest.mark.slow  # real processes, SIGKILLed by the stub
+def test_a_run_killed_after_delivering_never_delivers_twice(tmp_path, stub, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from infact.cli.main import main
+    from tests.support.paths import REPO
+    from tests.support.prolific import TOKEN, prolific_study_folder
+
+    folder, db = prolific_study_folder(tmp_path), tmp_path / "db"
+    common = ["--study", str(folder), "--db", str(db), "--base-url", stub.url]
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    monkeypatch.setenv("INFACT_DB", "")
+    assert main(["prolific", "create", *common]) == 0
+    env = {**os.environ, "PROLIFIC_TOKEN": TOKEN, "INFACT_DB": "", "PYTHONPATH": str(REPO)}
+
+    def run(*more: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "infact", "prolific", "message", *common, "--to", pid(0), "--to", pid(1)]
+        proc = subprocess.Popen([*cmd, "--text", TEXT, *more], env=env, cwd=REPO, stdout=-1, stderr=-1, text=True)
+        stub.victim = proc.pid
+        out, err = proc.communicate(timeout=120)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+    stub.kill("POST", "/messages/bulk/$", "after")  # delivered; the answer never read
+    assert run().returncode == -9
+    again = run()
+    assert again.returncode == 2 and "--confirm-sent" in again.stderr and "Traceback" not in again.stderr
+    assert [copies(stub, pid(0)), copies(stub, pid(1))] == [1, 1]
+    assert run("--confirm-sent").returncode == 0
+    assert run().returncode == 0 and [copies(stub, pid(0)), copies(stub, pid(1))] == [1, 1]
