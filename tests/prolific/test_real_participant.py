@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from infact.participation.bots import Bot
 from infact.prolific import review, setup
 from tests.support.prolific import pid, session_id
@@ -86,6 +88,7 @@ def test_a_return_releases_the_lease_of_the_session_it_names(session, stub, stud
     assert sync.sync(session).released == [real.token] != [impostor.token]
 
 
+@pytest.mark.slow  # 1.9 s: bots on TinyDB, then the CLI
 def test_review_prints_the_rule_of_each_decision(tmp_path, stub, monkeypatch, capsys):
     from infact.cli.main import main
     from infact.storage import open_storage
