@@ -134,12 +134,14 @@ def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping], faile
     reasons = list((q or {}).get("reasons") or [])
     why = ("; ".join(reasons) or "no quality flag") + note
     rule = (q or {}).get("prolific_reason")
+    setting = f"[quality] prolific_excluded_action = {action}: {rule}"
     if action == "approve":
-        return Decision(sid, ppid, "approve", why, token, rule=rule or "INFACT's quality checks: included")
+        return Decision(sid, ppid, "approve", why, token, rule=setting if rule else "INFACT's quality checks: included")
     if action == "eligible_for_rejection":
-        return Decision(sid, ppid, "reject", why, token, rejection_message(reasons, rule), rule=rule)
+        message = rejection_message(reasons, rule)
+        return Decision(sid, ppid, "reject", why, token, message, rule=f"Prolific's attention-check rule: {rule}")
     if action == "ask_to_return":
-        return Decision(sid, ppid, "ask_to_return", why, token, rule=rule)
+        return Decision(sid, ppid, "ask_to_return", why, token, rule=setting)
     status = (q or {}).get("status", "unknown")
     why = f"INFACT's session for this submission did not finish (status {status})" + note
     return Decision(sid, ppid, "manual", why, token, rule="only a finished INFACT session decides a submission")
