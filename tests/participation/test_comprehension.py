@@ -161,3 +161,26 @@ def test_a_flow_that_lists_it_after_consent_is_accepted(tmp_path, storage):
     token = flow.arrive({})
     submit_consent(flow, token)
     assert current(flow, token).kind == "comprehension"
+
+
+@pytest.mark.slow  # 2.3 s: a whole simulated run against the OpenAI stub
+def test_a_simulated_participant_reads_the_questions_and_its_answer_is_stored_with_provenance(tmp_path):
+    """`bots --strategy llm`: the page (instructions and questions) goes to the LLM; the planted stub picks the
+    middle option, which is right here."""
+    from infact.llm.client import LLMClient
+    from infact.participation.bots import run_bots
+    from infact.storage import MemoryStorage
+    from infact.study.endpoints import Endpoint
+    from simulations.openai_stub import serve_openai
+    from tests.support.simulated_pages import planted_page_rule
+
+    question = {"id": "task", "text": "What will you do?", "options": ["Write", "Rate", "Dance"], "answer": "Rate"}
+    study = study_with(tmp_path, {"questions": [question]})
+    storage = MemoryStorage()
+    with serve_openai(rule=planted_page_rule()) as stub:
+        llm = LLMClient("sim", Endpoint(base_url=stub.url, model="stub-user", max_retries=0))
+        [result] = run_bots(study, storage, 1, strategy="llm", seed=5, simulator=(llm, "You are Ana, 41."))
+    assert result.completed and result.outcome == "completed"
+    [record] = storage.records(participant=result.token, kind="comprehension")
+    assert record["comprehension_passed"] is True and record["llm"]["calls"]
+    assert any("What will you do?" in str(r["messages"]) for r in stub.requests)
