@@ -107,10 +107,13 @@ def sync(session: Session, prolific_id: str | None = None, *, force: bool = True
 
 
 def _release(session: Session, sub: dict, result: Synced, known: Sessions) -> None:
-    """End the lease of the INFACT session this submission is (its SESSION_ID), else of its Prolific ID's only one."""
+    """End the lease of the INFACT session this submission is (its SESSION_ID); of the Prolific ID's only session
+    only when that one arrived without a SESSION_ID (another SESSION_ID is someone else's place)."""
     arrival = known.by_session.get(str(sub["id"]).lower())
     if arrival is None and known.per_pid.get(str(sub["participant_id"]).lower(), 0) == 1:
-        arrival = session.storage.arrival_by_platform_id(session.study.id, str(sub["participant_id"]))
+        only = session.storage.arrival_by_platform_id(session.study.id, str(sub["participant_id"]))
+        if only is not None and not (only.get("platform_params") or {}).get(SESSION_PARAM["prolific"]):
+            arrival = only  # a link without SESSION_ID: the Prolific ID is all there is to go by
     if arrival is None:
         result.unmatched.append(str(sub["participant_id"]))
         return

@@ -125,3 +125,13 @@ def test_participants_csv_shows_the_status_of_each_sessions_own_submission(sessi
     assert people.loc[real.token, "prolific_status"] == "AWAITING REVIEW"
     assert __import__("pandas").isna(people.loc[impostor.token, "prolific_status"])  # before: the real one's
     assert "another session" in people.loc[real.token, "platform_warnings"]
+
+
+def test_a_return_never_releases_another_sessions_lease(session, stub, study):
+    from infact.prolific import sync
+
+    arrive(study, session.storage, "abandons", OTHER, seed=1)  # only the impostor ran
+    prolific_id = setup.create(session).prolific_id
+    stub.add_submission(prolific_id, pid(0), "RETURNED", id=session_id(0))
+    done = sync.sync(session)
+    assert done.released == [] and done.unmatched == [pid(0)]
