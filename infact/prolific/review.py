@@ -170,7 +170,7 @@ def apply(session: Session, review: Review, prolific_id: str | None = None) -> R
             session.put("prolific_action", f"{d.submission_id}/ask_to_return/started", submission_id=d.submission_id)
             reasons = [r.strip() for r in d.reason.split(";") if r.strip() and "INFACT session" not in r][:5]
             path = f"/api/v1/submissions/{d.submission_id}/request-return/"
-            session.client.post(path, {"request_return_reasons": reasons})
+            session.client.post(path, {"request_return_reasons": reasons}, safe=False)  # a message: never repeated
             _done(session, review, d)
     return review
 

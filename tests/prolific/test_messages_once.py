@@ -154,3 +154,17 @@ def test_a_run_killed_after_delivering_never_delivers_twice(tmp_path, stub, monk
     assert [copies(stub, pid(0)), copies(stub, pid(1))] == [1, 1]
     assert run("--confirm-sent").returncode == 0
     assert run().returncode == 0 and [copies(stub, pid(0)), copies(stub, pid(1))] == [1, 1]
+
+
+def test_a_return_request_answered_500_after_the_work_is_sent_once_per_run(session, stub, study):
+    """Asking to return messages the participant too: the client does not repeat it after a 5xx."""
+    from infact.prolific import review
+    from infact.prolific.client import Unavailable
+    from tests.support.prolific import play, submissions
+
+    play(study, session.storage, ["straightliner"])
+    submissions(stub, setup.create(session).prolific_id, ["AWAITING REVIEW"])
+    stub.fail_after("POST", "/request-return/$", 500, times=10)
+    with pytest.raises(Unavailable):
+        review.apply(session, review.plan(session))
+    assert len(stub.calls("POST", "/request-return/$")) == 1
