@@ -103,9 +103,10 @@ def plan(session: Session, prolific_id: str | None = None, *, refresh: bool = Tr
 
 
 NO_SESSION = (
-    "Prolific's rule for missing data: INFACT has no session with this submission's SESSION_ID, so no INFACT "
-    "answer may decide it (a session with the same Prolific ID but another SESSION_ID is someone else's)"
+    "INFACT decides a submission only on the answers of the session with its SESSION_ID, and there is none: "
+    "your decision on Prolific (a session with the same Prolific ID but another SESSION_ID is someone else's)"
 )
+OTHER_ID = "INFACT decides a submission only on a session with its SESSION_ID and its Prolific ID: your decision"
 
 
 COMPREHENSION = (
@@ -125,7 +126,7 @@ def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping], faile
     token = str(arrival["participant"])
     if str(arrival.get("platform_id") or "").lower() != ppid.lower():
         why = f"INFACT's session {token} arrived with another Prolific ID ({arrival.get('platform_id')})"
-        return Decision(sid, ppid, "manual", why, token, rule=NO_SESSION)
+        return Decision(sid, ppid, "manual", why, token, rule=OTHER_ID)
     if token in failed:
         why = "failed the comprehension check twice" + note
         return Decision(sid, ppid, "ask_to_return", why, token, rule=COMPREHENSION)
