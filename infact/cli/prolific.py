@@ -265,7 +265,12 @@ def _bonus_lines(args: argparse.Namespace, s, pid: str):
         from infact.errors import InfactError, Problem
 
         raise InfactError(Problem("study.toml", "give --csv FILE or --top-up, or set [prolific] bonus_per_completed"))
-    lines, notes = fair_pay.rule_lines(per, s.storage, s.study.id)
+    from infact.prolific.sync import fetch
+
+    submissions: dict[str, set[str]] = {}
+    for sub in fetch(s, pid):
+        submissions.setdefault(str(sub["participant_id"]).lower(), set()).add(str(sub["id"]).lower())
+    lines, notes = fair_pay.rule_lines(per, s.storage, s.study.id, submissions)
     for note in notes:
         print(f"warning: {note}")
     return lines, args.reason or "completed", "bonus_per_completed"
