@@ -139,7 +139,7 @@ class TableSchema:
 
     def __post_init__(self):
         # Every table of participants' answers carries their between-subjects condition next to the participant
-        # (infact/study/conditions.py; empty in a study without conditions): declared once, here.
+        # (infact/study/conditions/overlay.py; empty in a study without conditions): declared once, here.
         names = [c.name for c in self.columns]
         if PARTICIPANT.name in names and CONDITION.name not in names:
             at = names.index(PARTICIPANT.name) + 1

@@ -74,7 +74,7 @@ def main() -> int:
             pid = f"{i:024x}"
             query = {"PROLIFIC_PID": pid, "STUDY_ID": prolific_id, "SESSION_ID": f"{i:024d}"}
             Bot(study, storage, strategy, seed=i, query=query).run()
-            stub.add_submission(prolific_id, pid, status)
+            stub.add_submission(prolific_id, pid, status, id=query["SESSION_ID"])  # SESSION_ID is its id
             if strategy == "attentive":
                 lines.append(f"{pid},0.50\n")
         storage.close()

@@ -26,7 +26,14 @@ from infact.study.protocol_config import (
     fill_defaults,
     flow_problem,
 )
-from infact.study.quality_config import MonitoringConfig, QualityConfig, item_checks, situation_checks
+from infact.study.quality_config import (
+    ComprehensionConfig,
+    MonitoringConfig,
+    QualityConfig,
+    comprehension_problem,
+    item_checks,
+    situation_checks,
+)
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -322,6 +329,10 @@ class StudyConfig(Section):
         default_factory=AttentionCheckSection,
         description="The instructed-response attention check among the situations.",
     )
+    comprehension: ComprehensionConfig = Field(
+        default_factory=ComprehensionConfig,
+        description="An optional comprehension check right after consent, two attempts (Prolific's rules).",
+    )
     questionnaire: QuestionnaireSection = Field(
         default_factory=QuestionnaireSection, description="Post-task questionnaire."
     )
@@ -407,7 +418,7 @@ class StudyConfig(Section):
                 if (problem := check_name(name)) is not None:
                     raise ValueError(f"{section}.{name}: {problem}")
         check_conversation_settings(self)
-        if (problem := flow_problem(self.flow.steps, self.protocol.kind)) is not None:
+        if (problem := flow_problem(self.flow.steps, self.protocol.kind) or comprehension_problem(self)) is not None:
             raise ValueError(problem)
         if unknown := sorted(set(self.texts.blocks) - set(self.blocks)):
             raise ValueError(

@@ -69,7 +69,7 @@ class Study:
 
     def under(self, condition: str) -> Study:
         """The study as participants of `condition` see it: the same situations, the condition's settings
-        (infact/study/conditions.py); made once per condition."""
+        (infact/study/conditions/overlay.py); made once per condition."""
         cache = self.__dict__.setdefault("_conditions_cache", {})
         if condition not in cache:
             cache[condition] = replace(self, config=self.config.condition(condition))

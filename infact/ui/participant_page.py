@@ -16,7 +16,7 @@ import streamlit as st
 from infact.errors import InfactError
 from infact.participation import steps, visits
 from infact.participation.flow import Flow
-from infact.participation.platforms import IdInUse, PlatformError, same_id
+from infact.participation.platforms import IdInUse, PlatformError, may_resume, same_id
 from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
 from infact.stores.records import StorageError, StoreUnavailable
@@ -250,7 +250,12 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
         mine = remembered(flow)
         progress = cache.get(flow, mine) if mine else None
         if progress is not None and (
-            arrival.platform_id is None or same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)
+            arrival.platform_id is None
+            or (
+                same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)
+                # another SESSION_ID is another submission (issue 36): never the one this browser remembers
+                and (arrival.session_id is None or may_resume(progress.state.arrival, arrival))
+            )
         ):
             resume = mine
     if resume is not None:
