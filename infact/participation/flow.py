@@ -106,7 +106,7 @@ class Flow:
         self._conditions: dict[str, Flow] = {}
 
     def of(self, st: State | None) -> Flow:
-        """The Flow of this participant's condition (its study's settings: infact/study/conditions/overlay.py); this Flow
+        """The Flow of this participant's condition (its settings: infact/study/conditions/overlay.py); this Flow
         when the study has no conditions or the participant none (e.g. consented before conditions were added)."""
         name = (st.arrival or {}).get("condition") if st is not None else None
         if name is None or name not in self.study.conditions:
