@@ -20,8 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from infact.participation.platforms import Arrival, PlatformError
 from infact.participation.situation_load import one_per_store
 from infact.storage import Storage
+from infact.study.loader import Study
 
 
 @dataclass
@@ -109,3 +111,24 @@ class ConditionLoad:
 
 def for_store(storage: Storage, study_id: str) -> ConditionLoad:
     return one_per_store(storage, study_id, ConditionLoad)
+
+
+def check_forced(arrival: Arrival, study: Study) -> None:
+    """PlatformError when the link's group parameter names no condition of a between-subjects study."""
+    if arrival.group and study.conditions and arrival.group not in study.conditions:
+        param = study.config.platform.group_param
+        raise PlatformError(
+            "This study link is not complete. Please use the exact link you were given.",
+            f"{param}: {arrival.group!r} is not a condition of this study ({', '.join(study.conditions)}): "
+            "leave it out to assign conditions at random",
+            param,
+        )
+
+
+def condition_for(arrival: Arrival, study: Study, storage: Storage, now: datetime, rng: random.Random) -> str:
+    """A new participant's condition: the link's (`?q=`), else the one with the fewest completions plus places
+    held. The caller holds `storage.lock()`."""
+    if arrival.group in study.conditions:
+        return arrival.group
+    counts = for_store(storage, study.id).counts(study.conditions, study.config.assignment.lease_minutes, now)
+    return choose(counts, rng)

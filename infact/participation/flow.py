@@ -30,7 +30,6 @@ from infact.participation.platforms import (
     Arrival,
     Completion,
     IdInUse,
-    PlatformError,
     capture,
     completion_target,
     make_participant_code,
@@ -152,13 +151,7 @@ class Flow:
     def _find(self, query: Mapping[str, Any], preview: bool) -> tuple[Arrival, str | None, dict | None]:
         """(arrival, token to resume or None, the first stored arrival of this platform ID if another session)."""
         arrival: Arrival = capture(query, self.cfg.platform)
-        if arrival.group and self.study.conditions and arrival.group not in self.study.conditions:
-            raise PlatformError(
-                "This study link is not complete. Please use the exact link you were given.",
-                f"{self.cfg.platform.group_param}: {arrival.group!r} is not a condition of this study "
-                f"({', '.join(self.study.conditions)}): leave it out to assign conditions at random",
-                self.cfg.platform.group_param,
-            )
+        conditions.check_forced(arrival, self.study)  # `?q=` of a between-subjects study names a condition
         if not arrival.platform_id or preview:
             return arrival, None, None
         stored = self.arrival_of(arrival.platform_id)
@@ -205,7 +198,9 @@ class Flow:
                 token = secrets.token_urlsafe(12)
             fields = arrival.record_fields()
             if self.study.conditions:  # a between-subjects study: the condition is chosen at consent
-                fields["condition"] = arrival.group if arrival.group in self.study.conditions else self._balanced()
+                fields["condition"] = conditions.condition_for(
+                    arrival, self.study, self.storage, self.clock(), self.rng
+                )
             if first is not None:  # not silent: participants.csv's platform_warnings says so
                 fields["platform_id_shared"] = first["participant"]
                 fields["platform_warnings"] = [
@@ -228,12 +223,6 @@ class Flow:
                     }
                 )
         return token
-
-    def _balanced(self) -> str:
-        """The condition with the fewest completions plus places held (infact/participation/conditions.py)."""
-        load = conditions.for_store(self.storage, self.study.id)
-        counts = load.counts(self.study.conditions, self.cfg.assignment.lease_minutes, self.clock())
-        return conditions.choose(counts, self.rng)
 
     def state(self, token: str) -> State | None:
         """Rebuild a participant's state from storage; None for an unknown token."""
@@ -357,7 +346,11 @@ class Flow:
         now = self.clock()
         rng = random.Random(self.rng.getrandbits(64))
         # Kept up to date from the store's change feed: a consent does not read the whole study.
-        load = situation_load.for_store(self.storage, self.study.id).current(now) if not st.preview else ({}, {})
+        load = (  # a between-subjects condition's situations are balanced among its own participants
+            situation_load.for_store(self.storage, self.study.id, self.condition).current(now)
+            if not st.preview
+            else ({}, {})
+        )
         history = None
         if set(self.cfg.blocks) != {"rating"}:  # which pairs / sets were handed out, votes so far
             from infact.participation.protocols import History

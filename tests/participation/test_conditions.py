@@ -48,6 +48,14 @@ def test_forty_bots_end_twenty_twenty_by_completions_and_abandoned_places_are_gi
     assert all(r.outcome == "completed" for r in results)
     assert _arrivals(storage, study)[8:12] == ["examples"] * 4
     assert _completions(storage, study) == {"definition": 20, "examples": 20}
+    # Situations are balanced within each condition, so each condition's analysis covers every situation alike.
+    for condition in study.conditions:
+        per = Counter(
+            r["situation_id"]
+            for r in storage.records(study=study.id)
+            if r["kind"] == "situation" and r["condition"] == condition and not r.get("attention_check")
+        )
+        assert len(per) == len(study.situations) and max(per.values()) - min(per.values()) <= 1, condition
     counts = condition_counts(storage.records(study=study.id), study.id, study.conditions, 30, T0 + timedelta(hours=9))
     assert counts["examples"]["abandoned"] == 4 and counts["examples"]["completed"] == 20
 
