@@ -178,9 +178,14 @@ def plan(
     power: float = 0.8,
     pairs: int = 1,
     coverage: float = COVERAGE,
+    conditions: int = 1,
 ) -> dict:
-    """All answers as a JSON-serialisable dict (see the module docstring)."""
+    """All answers as a JSON-serialisable dict (see the module docstring). With `conditions` > 1 (a between-subjects
+    study: infact/study/conditions/overlay.py) every answer is per condition — situations are balanced, and systems
+    compared, within each condition — and the recommendation is for all of them."""
     validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs)
+    if conditions < 1:
+        raise InfactError(_problem("--conditions", f"must be 1 or more (got {conditions})"))
     m = n - a
     before = math.ceil(Fraction(k * P, m))
     result = {
@@ -218,7 +223,9 @@ def plan(
             "participants": _ceil_div_keep(n_power, e),
         }
         needed = max(needed, result["power"]["participants"])
-    result["recommended"] = needed
+    result["recommended"] = needed * conditions
+    if conditions > 1:
+        result["conditions"] = {"conditions": conditions, "per_condition": needed}
     return result
 
 
@@ -250,4 +257,10 @@ def format_plan(r: dict) -> str:
             "paired t-test on participant means)"
         )
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
+    if "conditions" in r:
+        c = r["conditions"]
+        lines[-1] += (
+            f" = {c['conditions']} between-subjects conditions × {c['per_condition']} (every figure above is per "
+            "condition: situations are balanced, and systems compared, within each)"
+        )
     return "\n".join(lines)

@@ -88,7 +88,46 @@ def systems(study, t=None) -> list[dict]:
             "study.toml [study] systems; each situation's `source` (importer format, or `generated` with model "
             "and parameters)",
         ),
+        *([_conditions(study, t)] if study.conditions else []),
     ]
+
+
+def _changed(overlay, prefix: str = "") -> list[str]:
+    """The settings a condition's overlay sets, dotted (texts.instructions, study.systems, …)."""
+    if not isinstance(overlay, dict):
+        return [prefix.rstrip(".")]
+    return [key for k, v in overlay.items() for key in _changed(v, f"{prefix}{k}.")]
+
+
+def _conditions(study, t=None) -> dict:
+    """A between-subjects study: each condition, what it changes (with its texts quoted) and who completed it."""
+    done = None
+    if t is not None and "condition" in t.participants.columns:
+        completed = t.participants[t.participants["status"] == "completed"]
+        done = completed["condition"].value_counts().to_dict()
+    out = []
+    for name, overlay in study.config.conditions.items():
+        raw = overlay.model_dump(exclude_none=True)
+        texts = study.under(name).config.texts
+        out.append(
+            {
+                "name": name,
+                "changes": _changed(raw),
+                "systems": study.under(name).systems,
+                "texts": {
+                    k: quoted(getattr(texts, k))
+                    for k in raw.get("texts", {})
+                    if isinstance(getattr(texts, k, None), str)
+                },
+                **({"completed": int(done.get(name, 0))} if done is not None else {}),
+            }
+        )
+    return field(
+        "2.6",
+        "Between-subjects conditions (each participant assigned one at consent, balanced by completions)",
+        out,
+        "study.toml [conditions.NAME]; participants.csv `condition`",
+    )
 
 
 def criteria(study, t=None) -> list[dict]:

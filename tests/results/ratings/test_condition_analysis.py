@@ -67,3 +67,13 @@ def test_design_columns_are_system_condition_and_their_products():
     X, names = design(df, ["A", "B", "C"], ["x", "y"])
     assert names == ["system=B", "system=C", "condition=y", "system=B:condition=y", "system=C:condition=y"]
     assert X.tolist() == [[0, 0, 0, 0, 0], [1, 0, 0, 0, 0], [1, 0, 1, 1, 0], [0, 1, 1, 0, 1]]
+
+
+def test_plan_gives_every_figure_per_condition_and_recommends_for_all():
+    from infact.results.ratings.planner import format_plan, plan
+
+    one = plan(38, 6, 5, 1, 0.2)
+    two = plan(38, 6, 5, 1, 0.2, conditions=2)
+    assert two["conditions"] == {"conditions": 2, "per_condition": one["recommended"]}
+    assert two["recommended"] == 2 * one["recommended"]
+    assert "2 between-subjects conditions" in format_plan(two)
