@@ -135,7 +135,7 @@ ANNOTATIONS = TableSchema(
         EXCLUDED,
     ),
 )
-ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c != "excluded"]
+ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c not in ("excluded", "condition")]
 
 
 class Conversation(StepKind):
