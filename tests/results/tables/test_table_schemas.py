@@ -87,7 +87,13 @@ def test_a_new_kinds_table_reaches_the_export_in_its_declared_order(played):
     package = json.loads(files["datapackage.json"])
     resource = next(r for r in package["resources"] if r["path"] == "feedback.csv")
     assert resource["description"] == FEEDBACK.description
-    assert [f["name"] for f in resource["schema"]["fields"]] == ["participant", "condition", "text", "seconds", "excluded"]
+    assert [f["name"] for f in resource["schema"]["fields"]] == [
+        "participant",
+        "condition",
+        "text",
+        "seconds",
+        "excluded",
+    ]
     assert resource["schema"]["fields"][2]["constraints"] == {"required": True}
 
 
