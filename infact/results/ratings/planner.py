@@ -111,8 +111,10 @@ def power_participants(
     return hi, dz
 
 
-def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs) -> None:
+def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs, conditions: int = 1) -> None:
     problems = []
+    if conditions < 1:  # between-subjects conditions: every answer is per condition (docs/planner.md)
+        problems.append(_problem("--conditions", f"must be 1 or more (got {conditions})"))
     for flag, value in (
         ("--situations", P),
         ("--per-participant", n),
@@ -180,12 +182,8 @@ def plan(
     coverage: float = COVERAGE,
     conditions: int = 1,
 ) -> dict:
-    """All answers as a JSON-serialisable dict (see the module docstring). With `conditions` > 1 (a between-subjects
-    study: infact/study/conditions/overlay.py) every answer is per condition — situations are balanced, and systems
-    compared, within each condition — and the recommendation is for all of them."""
-    validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs)
-    if conditions < 1:
-        raise InfactError(_problem("--conditions", f"must be 1 or more (got {conditions})"))
+    """All answers as a JSON-serialisable dict (see the module docstring); per condition with `conditions` > 1."""
+    validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs, conditions)
     m = n - a
     before = math.ceil(Fraction(k * P, m))
     result = {
