@@ -61,6 +61,7 @@ class BotResult:
     outcome: str | None = None  # "completed", "screened_out" or None (unfinished)
     failure: str | None = None  # why a simulated participant stopped: its own LLM failed (SimulatorFailed)
     fallbacks: int = 0  # a simulated participant's answers that were not a label (a stand-in was stored)
+    condition: str | None = None  # a between-subjects study's condition (assigned at consent)
 
 
 class SimClock:
@@ -206,7 +207,17 @@ class Bot:
         code = st.complete.get("completion_code") if st and st.complete else None
         outcome = st.complete.get("outcome") if st and st.complete else None
         complete = bool(st and st.complete)
-        return BotResult(token, self.strategy, complete, code, self.submitted, outcome, fallbacks=self.all_fallbacks)
+        condition = (st.arrival or {}).get("condition") if st else None
+        return BotResult(
+            token,
+            self.strategy,
+            complete,
+            code,
+            self.submitted,
+            outcome,
+            fallbacks=self.all_fallbacks,
+            condition=condition,
+        )
 
 
 def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[str]:

@@ -156,3 +156,14 @@ def test_a_bad_condition_is_named_with_its_line(tmp_path, overlay, key, says):
     assert (
         path.read_text().splitlines()[problem.line - 1].strip().startswith(("[conditions", "labels", "systems", "id"))
     )
+
+
+def test_validate_and_bots_say_what_each_condition_shows_and_completed(tmp_path, capsys):
+    from infact.cli.main import main
+
+    assert main(["validate", str(DEMO)]) == 0
+    out = capsys.readouterr().out
+    assert "condition 'examples': systems CineMate, FlickBot, ReelTalk; changes texts.instructions" in out
+    args = ["bots", "--study", str(DEMO), "-n", "4", "--db", str(tmp_path / "db"), "--strategy", "attentive"]
+    assert main(args) == 0
+    assert "completed per condition: definition 2, examples 2" in capsys.readouterr().out

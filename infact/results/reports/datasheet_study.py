@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from infact.results.reports.datasheet_fields import field, quoted
+from infact.study.conditions.overlay import changed_settings
 
 
 def _systems(study) -> list[dict]:
@@ -92,13 +93,6 @@ def systems(study, t=None) -> list[dict]:
     ]
 
 
-def _changed(overlay, prefix: str = "") -> list[str]:
-    """The settings a condition's overlay sets, dotted (texts.instructions, study.systems, …)."""
-    if not isinstance(overlay, dict):
-        return [prefix.rstrip(".")]
-    return [key for k, v in overlay.items() for key in _changed(v, f"{prefix}{k}.")]
-
-
 def _conditions(study, t=None) -> dict:
     """A between-subjects study: each condition, what it changes (with its texts quoted) and who completed it."""
     done = None
@@ -112,7 +106,7 @@ def _conditions(study, t=None) -> dict:
         out.append(
             {
                 "name": name,
-                "changes": _changed(raw),
+                "changes": changed_settings(raw),
                 "systems": study.under(name).systems,
                 "texts": {
                     k: quoted(getattr(texts, k))

@@ -51,6 +51,13 @@ class Condition(BaseModel):
 SECTIONS = tuple(name for name in Condition.model_fields if name != "study")
 
 
+def changed_settings(overlay, prefix: str = "") -> list[str]:
+    """The settings an overlay sets, dotted (texts.instructions, study.systems, …)."""
+    if not isinstance(overlay, Mapping):
+        return [prefix.rstrip(".")]
+    return [key for k, v in overlay.items() for key in changed_settings(v, f"{prefix}{k}.")]
+
+
 def merged(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict:
     """`base` with `overlay` merged in: tables merged key by key, any other value replaced."""
     out = dict(base)
