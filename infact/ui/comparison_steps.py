@@ -25,7 +25,8 @@ def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "respon
     st.caption(texts.situation_help)
     if what == "responses":
         render_dialog(flow.study.situation(step.situation_id).context)
-    with st.expander(f"Reminder: how to judge the {what}"):
+    first = flow.condition is not None and step.index == 1  # a condition's instructions were not shown at consent
+    with st.expander(f"{'Instructions' if first else 'Reminder'}: how to judge the {what}", expanded=first):
         st.markdown(texts.instructions)
 
 

@@ -19,8 +19,9 @@ from infact.values import response_letter
 def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
     texts = flow.cfg.texts
     st.markdown(texts.welcome)
-    with st.expander("Instructions: how to rate", expanded=True):
-        st.markdown(texts.instructions)
+    if not flow.study.conditions:  # a between-subjects study: its condition's instructions open the first step
+        with st.expander("Instructions: how to rate", expanded=True):
+            st.markdown(texts.instructions)
     with st.expander("Terms of participation"):
         st.markdown(texts.terms)
     with st.expander("Data privacy"):
@@ -55,7 +56,10 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
 def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
     situation = flow.study.situation(step.situation_id)
-    with st.expander("Reminder: what does *meaningful* mean?"):
+    first = flow.condition is not None and step.index == 1  # the condition's instructions, not seen at consent
+    with st.expander(
+        "Instructions: how to rate" if first else "Reminder: what does *meaningful* mean?", expanded=first
+    ):
         st.markdown(block_texts(cfg, "rating").instructions)  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
