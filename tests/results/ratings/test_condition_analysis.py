@@ -57,8 +57,14 @@ def test_no_planted_effect_no_finding_and_no_conditions_no_section():
 
 
 def test_analyze_reports_per_condition_only_for_a_between_subjects_table():
-    both = analyze(_ratings(1.2), n_boot=50, mixed_model=False)["conditions"]
+    from infact.results.reports.methods import methods_paragraph
+
+    result = analyze(_ratings(1.2), n_boot=50, mixed_model=False)
+    both = result["conditions"]
     assert both["mixed_model"] is None and both["conditions"]["b"]["n_participants"] == 30
+    assert "one of 2 between-subjects conditions, balanced by completed participants: a (30" in methods_paragraph(
+        result
+    )
     assert analyze(_ratings(0.0).assign(condition=None), n_boot=50, mixed_model=False)["conditions"] is None
 
 
