@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -92,21 +93,52 @@ def choose(counts: dict, rng: random.Random) -> str:
 
 
 class ConditionLoad:
-    """Per-participant places, kept up to date from `storage.changes` (one per store and study per process)."""
+    """Per-participant places, kept up to date from `storage.changes` (one per store and study per process). Finished
+    participants (completed, screened out, withdrawn) are counted once, as they finish: a consent looks only at the
+    participants still open, so its cost does not grow with the completions."""
 
     def __init__(self, storage: Storage, study_id: str) -> None:
         self.storage = storage
         self.study_id = study_id
-        self._people: dict[str, _Place] = {}
+        self._open: dict[str, _Place] = {}
+        self._finished: dict[str, tuple[str | None, str]] = {}  # token -> (condition, final state)
+        self._final_counts: Counter = Counter()  # (condition, final state) -> participants
         self._cursor = None
         self._lock = threading.Lock()
+
+    def _take(self, rec: dict) -> None:
+        token = rec.get("participant")
+        if token in self._finished:  # e.g. a completed participant who withdraws later
+            condition, state = self._finished[token]
+            place = _Place(condition=condition, outcome=None if state == "withdrawn" else state)
+            place.withdrawn = state == "withdrawn"
+        else:
+            place = self._open.get(token)
+        people = {token: place} if place is not None else {}
+        _fold(people, rec, self.study_id)
+        if token not in people:
+            return
+        place = people[token]
+        final = "withdrawn" if place.withdrawn else place.outcome
+        if final is None:
+            self._open[token] = place
+            return
+        self._open.pop(token, None)
+        if token in self._finished:
+            self._final_counts[self._finished[token]] -= 1
+        self._finished[token] = (place.condition, final)
+        self._final_counts[(place.condition, final)] += 1
 
     def counts(self, conditions: Sequence[str], lease_minutes: float, now: datetime) -> dict:
         with self._lock:
             new, self._cursor = self.storage.changes(self._cursor)
             for rec in new:
-                _fold(self._people, rec, self.study_id)
-            return _tally(self._people.values(), conditions, now, timedelta(minutes=lease_minutes))
+                self._take(rec)
+            out = _tally(self._open.values(), conditions, now, timedelta(minutes=lease_minutes))
+            for (condition, state), n in self._final_counts.items():
+                if condition in out:
+                    out[condition][state] += n
+            return out
 
 
 def for_store(storage: Storage, study_id: str) -> ConditionLoad:

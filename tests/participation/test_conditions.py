@@ -167,3 +167,20 @@ def test_validate_and_bots_say_what_each_condition_shows_and_completed(tmp_path,
     args = ["bots", "--study", str(DEMO), "-n", "4", "--db", str(tmp_path / "db"), "--strategy", "attentive"]
     assert main(args) == 0
     assert "completed per condition: definition 2, examples 2" in capsys.readouterr().out
+
+
+def test_the_kept_up_to_date_counts_equal_the_counts_from_all_records():
+    from infact.participation import conditions
+
+    study = load_study(DEMO)
+    storage = MemoryStorage()
+    load = conditions.ConditionLoad(storage, study.id)
+    results = run_bots(study, storage, 12, seed=8, start=T0)  # the realistic mix: abandoners, screened out, …
+    first = load.counts(study.conditions, 30, T0 + timedelta(minutes=10))
+    done = next(r for r in results if r.outcome == "completed")
+    Flow(study, storage, clock=FakeClock(T0 + timedelta(hours=1))).withdraw(done.token, "changed their mind")
+    for now in (T0 + timedelta(minutes=10), T0 + timedelta(hours=5)):
+        expected = condition_counts(storage.records(study=study.id), study.id, study.conditions, 30, now)
+        assert load.counts(study.conditions, 30, now) == expected
+    assert sum(n["withdrawn"] for n in expected.values()) == 1
+    assert sum(n["completed"] for n in first.values()) == sum(n["completed"] for n in expected.values()) + 1
