@@ -210,7 +210,9 @@ def analyze_one(
         "per_system": {s: krippendorff_ordinal(df[df["system"] == s], ["situation_id"], scale_points) for s in systems},
     }
     out["position_bias"] = position_bias(df) if "position" in df.columns and df["position"].notna().any() else None
-    opts = dict(mixed_model=mixed_model, ordinal_model=ordinal_model, n_boot=n_boot, seed=seed)
+    opts = dict(
+        mixed_model=mixed_model, ordinal_model=ordinal_model, n_boot=n_boot, seed=seed, max_cells=MIXED_MODEL_MAX_CELLS
+    )
     out["conditions"] = analyze_conditions(df, **opts)  # a between-subjects study (ratings/conditions.py)
     return json_ready(out)
 

@@ -35,7 +35,13 @@ def conditions_of(df: pd.DataFrame) -> list[str]:
 
 
 def analyze_conditions(
-    df: pd.DataFrame, *, mixed_model: bool = True, ordinal_model: bool = False, n_boot: int = 2000, seed: int = 0
+    df: pd.DataFrame,
+    *,
+    mixed_model: bool = True,
+    ordinal_model: bool = False,
+    n_boot: int = 2000,
+    seed: int = 0,
+    max_cells: int = 10_000_000,
 ) -> dict | None:
     """Per condition and condition × system, and both models with condition; None without two conditions."""
     names = conditions_of(df)
@@ -48,7 +54,7 @@ def analyze_conditions(
         "reference_condition": names[0],
         "reference_system": systems[0],
     }
-    out["mixed_model"] = fit_mixed_with_condition(df) if mixed_model else None
+    out["mixed_model"] = fit_mixed_with_condition(df, max_cells) if mixed_model else None
     out["ordinal_model"] = fit_ordinal_with_condition(df, systems, names) if ordinal_model else None
     return out
 
@@ -105,14 +111,13 @@ def _term(name: str) -> str:
     return ":".join(parts)
 
 
-def fit_mixed_with_condition(df: pd.DataFrame) -> dict:
-    """The linear mixed model with condition and condition × system (REML), or {"error": ...}."""
+def fit_mixed_with_condition(df: pd.DataFrame, max_cells: int) -> dict:
+    """The linear mixed model with condition and condition × system (REML), or {"error": ...}; skipped past
+    `max_cells` (ratings × levels: statsmodels' dense design, analysis.MIXED_MODEL_MAX_CELLS)."""
     import statsmodels.formula.api as smf
 
-    from infact.results.ratings.analysis import MIXED_MODEL_MAX_CELLS
-
     cells = len(df) * (df["participant"].nunique() + df["situation_id"].nunique())
-    if cells > MIXED_MODEL_MAX_CELLS:
+    if cells > max_cells:
         return {"error": f"skipped: {cells:,} cells is more than statsmodels' dense crossed random effects take"}
     data = df[["rating", "system", "condition", "participant", "situation_id"]].assign(_all=1)
     vc = {"participant": "0 + C(participant)", "situation": "0 + C(situation_id)"}
