@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -146,7 +147,10 @@ class Flow:
         (invalid platform parameters) or IdInUse (see `admit`). The web page calls
         it only once consent is given, so visits that never consent store nothing.
         """
-        with self.storage.lock():
+        # Only an arrival with a platform ID can collide with another (the same ID in two sessions at once):
+        # only those take the store-wide lock, which a launch's consents also need for their assignments.
+        platform_id = capture(query, self.cfg.platform).platform_id
+        with self.storage.lock() if platform_id and not preview else nullcontext():
             arrival, token = self.admit(query, preview=preview)
             if token is not None:
                 return token
