@@ -17,7 +17,8 @@ same way on the same machine, pressed as many times with the same pauses.
 Prints per size, `N` standing for it: `N_refused_starts=` (presses of "Start the study" that left the
 participant on the consent page; must be 0), `N_start_p50_ms=`, `N_start_p95_ms=` (that press to the first
 situation drawn, waiting included), `N_step_p50_ms=`, `N_step_p95_ms=` (every other press to the next page),
-`N_cpu_ms_per_step=` (the server processes' CPU time over the crowd / presses), `N_mem_mb_per_session=`
+`N_cpu_ms_per_step=` (the server processes' CPU time over the crowd / the script runs it caused: page opens
+and presses; `N_client_cpu_ms_per_step=` the bench's own), `N_mem_mb_per_session=`
 (peak resident memory during the crowd minus before it, / N), `N_completed=`, `N_situation_spread=` (max -
 min ratings per situation; balanced assignment keeps it <= 1), `N_floor_*` the same for the bare app and
 `N_ratio_start_p95=`, `N_ratio_step_p95=`, `N_ratio_cpu=` against it; `N_load_avg=` (1-minute load average
