@@ -17,6 +17,7 @@ import hashlib
 import random
 import secrets
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -171,7 +172,10 @@ class Flow:
         own, marked `platform_id_shared` (with the first one's token), and is found again
         through a `_sessions` record keyed by a hash of (ID, session).
         """
-        with self.storage.lock():
+        # Only an arrival with a platform ID can collide with another (the same ID in two sessions at once):
+        # only those take the store-wide lock, which a launch's consents also need for their assignments.
+        platform_id = capture(query, self.cfg.platform).platform_id
+        with self.storage.lock() if platform_id and not preview else nullcontext():
             arrival, token, first = self._find(query, preview)
             if token is not None:
                 return token
