@@ -16,6 +16,7 @@ from infact.study.endpoints import Endpoint, JudgeSettings, check_name
 from infact.study.live_config import LiveConfig, RubricItem
 from infact.study.platform_config import PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
+    OWN_INSTRUCTIONS,
     PAIRWISE_KINDS,
     RATING_HELP,
     BlockTexts,
@@ -155,7 +156,12 @@ class AttentionCheckSection(Section):
 
 class Texts(Section):
     welcome: str = Field(description="Welcome page: study overview (Markdown).")
-    instructions: str = Field(description="Instructions: what 'meaningful' means and how to rate (Markdown).")
+    instructions: str = Field(
+        default=OWN_INSTRUCTIONS["rating"],
+        description="Instructions shown with the consent and above the first situation (Markdown). Left out, the "
+        "study's protocol's own wording is used (rating, pairwise, best–worst, ACUTE-style, conversation, or live "
+        "chats only; infact/study/protocol_config.py), so changing `[protocol] kind` changes them too.",
+    )
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
     consent: str = Field(
