@@ -195,7 +195,58 @@ def _add_infact_export(formats: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_infact_export)
 
 
+def _add_table(formats: argparse._SubParsersAction) -> None:
+    from infact.cli.new import PROTOCOL_CHOICES, add_table_options
+
+    p = command(
+        formats,
+        "table",
+        module_doc("infact.importers.table").split("\n\n", 1)[1],
+        summary="your own dialogs and responses from a table (CSV, XLSX, JSONL) -> study situations",
+    )
+    p.add_argument("source", metavar="FILE", help="a CSV, TSV, XLSX or JSONL table (or a situations.jsonl)")
+    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    p.add_argument("--situations", default=SITUATIONS_FILE, help="situations file in the study")
+    p.add_argument(
+        "--protocol",
+        default="ratings",
+        choices=PROTOCOL_CHOICES[:3] + ("live",),
+        help="the protocol of the starter study.toml written when the folder has none",
+    )
+    p.add_argument("--force", action="store_true", help="replace the study's situations file (kept as .bak-<time>)")
+    add_table_options(p)
+    p.set_defaults(func=run_table)
+
+
+def run_table(args) -> int:
+    from infact.importers import table
+    from infact.importers.common import study_id
+    from infact.study.starter import draft_study, render_toml
+
+    def starter(situations):
+        draft = draft_study(args.protocol, study_id=study_id(Path(args.study).resolve().name), situations=situations)
+        return {"study.toml": render_toml(draft).encode("utf-8")}
+
+    report = table.import_table(
+        args.source,
+        args.study,
+        _table_options(args),
+        situations_file=args.situations,
+        force=args.force,
+        starter=starter,
+    )
+    report.print(f"imported {args.source}")
+    return 0
+
+
+def _table_options(args):
+    from infact.cli.new import table_options
+
+    return table_options(args)
+
+
 FORMATS = (
+    _add_table,
     _add_redial,
     _add_responses,
     _add_infact_txt,

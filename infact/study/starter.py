@@ -147,9 +147,7 @@ def _plan_situations(draft: StudyDraft, situations: list[Situation]) -> None:
         f"sees {per} situations, {len(pool)} different ones are rated"
     )
     if len(complete) < len(situations):
-        draft.notes.append(
-            f"{len(situations) - len(complete)} situation(s) lack a system's response and are left out"
-        )
+        draft.notes.append(f"{len(situations) - len(complete)} situation(s) lack a system's response and are left out")
 
 
 def _sample_config(protocol: str) -> dict:
@@ -303,7 +301,7 @@ def _protocol_tables(draft: StudyDraft) -> list[str]:
     for item in draft.extra.get("aspects", []):
         lines += ["", *_table("aspects", item, array=True)]
     if "live" in draft.extra:
-        lines += ["", "# The built-in demo chatbots (no network); an HTTP system is `url = \"http://…\"`: docs/live.md"]
+        lines += ["", '# The built-in demo chatbots (no network); an HTTP system is `url = "http://…"`: docs/live.md']
         lines += _table("live", draft.extra["live"])
     return lines
 
