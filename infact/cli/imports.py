@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from infact.cli.args import command, module_doc
+from infact.cli.args import PROTOCOL_CHOICES, add_table_options, command, module_doc, table_options
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
 from infact.study.dialogs import DIALOGS_FILE
 
@@ -196,8 +196,6 @@ def _add_infact_export(formats: argparse._SubParsersAction) -> None:
 
 
 def _add_table(formats: argparse._SubParsersAction) -> None:
-    from infact.cli.new import PROTOCOL_CHOICES, add_table_options
-
     p = command(
         formats,
         "table",
@@ -230,19 +228,13 @@ def run_table(args) -> int:
     report = table.import_table(
         args.source,
         args.study,
-        _table_options(args),
+        table_options(args),
         situations_file=args.situations,
         force=args.force,
         starter=starter,
     )
     report.print(f"imported {args.source}")
     return 0
-
-
-def _table_options(args):
-    from infact.cli.new import table_options
-
-    return table_options(args)
 
 
 FORMATS = (

@@ -10,9 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from infact.cli.args import command
-
-PROTOCOL_CHOICES = ("ratings", "pairwise", "best-worst", "acute", "live", "conversations")
+from infact.cli.args import PROTOCOL_CHOICES, add_study, add_table_options, command, table_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(CSV, XLSX or JSONL; see `infact import table --help`). Files already in DIR are never replaced "
         "without --force (and then kept as NAME.bak-<time>).",
     )
-    p.add_argument("dir", metavar="DIR", help="the study folder to write (created if missing)")
+    add_study(p, positional=True, help="the study folder to write (created if missing)")
     p.add_argument(
         "--protocol",
         default="ratings",
@@ -37,49 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="replace files of DIR that the new study writes")
     add_table_options(p)
     p.set_defaults(func=run_new)
-
-
-def add_table_options(p: argparse.ArgumentParser) -> None:
-    """The column and label overrides of a table (detected when not given)."""
-    g = p.add_argument_group("table columns (detected from their names when not given)")
-    g.add_argument("--id", dest="id_column", metavar="COLUMN", help="the dialog id column")
-    g.add_argument("--context", metavar="COLUMN", help="the column holding the dialog with speaker labels")
-    g.add_argument("--turns", type=_names, metavar="COL,COL,…", help="one column per turn, in order")
-    g.add_argument("--systems", type=_names, metavar="COL,COL,…", help="the systems' response columns")
-    g.add_argument("--system-column", metavar="COLUMN", help="long form: the column naming the system")
-    g.add_argument("--response-column", metavar="COLUMN", help="long form: the column with its response")
-    g.add_argument("--ignore", type=_names, default=[], metavar="COL,COL,…", help="columns that are not systems")
-    g.add_argument(
-        "--user-label", action="append", metavar="LABEL", help="the user's speaker label, e.g. Seeker (repeatable)"
-    )
-    g.add_argument(
-        "--bot-label", action="append", metavar="LABEL", help="the chatbot's speaker label, e.g. Agent (repeatable)"
-    )
-    g.add_argument("--sheet", help="XLSX: the sheet to read (default: the first)")
-
-
-def _names(value: str) -> list[str]:
-    names = [v.strip() for v in value.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {value!r}")
-    return names
-
-
-def table_options(args):
-    from infact.importers.table import TableOptions
-
-    return TableOptions(
-        id=args.id_column,
-        context=args.context,
-        turns=args.turns,
-        systems=args.systems,
-        system=args.system_column,
-        response=args.response_column,
-        ignore=args.ignore,
-        user_labels=args.user_label,
-        bot_labels=args.bot_label,
-        sheet=args.sheet,
-    )
 
 
 def read_dialogs(args):
@@ -95,12 +50,21 @@ def read_dialogs(args):
     return read
 
 
+def _folder(args) -> Path:
+    from infact.cli.args import study_folder
+    from infact.errors import InfactError, Problem
+
+    if not (args.study or args.study_arg):
+        raise InfactError(Problem("new", "give the folder to write, e.g. `infact new my-study`"))
+    return study_folder(args)
+
+
 def run_new(args) -> int:
     from infact.importers.common import study_id
     from infact.study.loader import load_study
     from infact.study.starter import draft_study, study_files, write_study_folder
 
-    folder = Path(args.dir)
+    folder = _folder(args)
     read = read_dialogs(args) if args.source else None
     draft = draft_study(
         args.protocol,

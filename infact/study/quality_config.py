@@ -153,42 +153,63 @@ def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "s
 
 
 # Cross-checks StudyConfig runs once its sections are read (infact/study/config.py): the attention check and the
-# questionnaire's instructed item against the study's situations and scales, and ids unique per list.
-def situation_checks(cfg) -> None:
+# questionnaire's instructed item against the study's situations and scales, and ids unique per list. Each yields
+# every problem it finds (`validate` lists them all in one run), and a message about a value the researcher never
+# wrote says it is the default, and what to write instead.
+def default_note(section, name: str) -> str:
+    """' (the default: not in study.toml)' when `name` of `section` was not written."""
+    return "" if name in section.model_fields_set else " (the default: not in study.toml)"
+
+
+def situation_checks(cfg):
     """Situations per participant against live chats and the attention check."""
     n = cfg.study.situations_per_participant
+    n_text = f"study.situations_per_participant = {n}{default_note(cfg.study, 'situations_per_participant')}"
     ac = cfg.attention_check
     if n == 0 and not cfg.live.systems:
-        raise ValueError(
-            "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
-            "chats ([live.systems], docs/live.md)"
+        yield (
+            f"{n_text} leaves nothing to do: rate at least one situation, or add live chats ([live.systems], "
+            "docs/live.md)"
         )
     if n == 0 and ac.enabled:
-        raise ValueError(
-            "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
-            "attention_check.enabled = false"
+        yield (
+            f"{n_text} (live chats only) has no situation for the attention check: set attention_check.enabled = false"
         )
-    if ac.enabled:
-        lo, hi = ac.positions
-        if not (1 <= lo <= hi <= n):
-            raise ValueError(
-                f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
-                f"study.situations_per_participant ({n})"
-            )
-        unknown = [e for e in ac.expected if e not in cfg.scale.labels]
-        if unknown:
-            raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {cfg.scale.labels}")
-        if n < 2:
-            raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
+    if not ac.enabled:
+        return
+    lo, hi = ac.positions
+    if n >= 1 and not (1 <= lo <= hi <= n):
+        top = min(hi, n)
+        fit = [max(1, min(lo, top)), top]
+        yield (
+            f"attention_check.positions = [{lo}, {hi}]{default_note(ac, 'positions')} must satisfy 1 <= first <= "
+            f"second <= study.situations_per_participant ({n}{default_note(cfg.study, 'situations_per_participant')})"
+            f": set attention_check.positions = {fit}"
+        )
+    unknown = [e for e in ac.expected if e not in cfg.scale.labels]
+    if unknown:
+        label = cfg.scale.labels[1] if len(cfg.scale.labels) > 2 else cfg.scale.labels[0]
+        text = (
+            ""
+            if "text" in ac.model_fields_set
+            else f' and attention_check.text to ask for it (the default text asks for "{ac.expected[0]}")'
+        )
+        yield (
+            f"attention_check.expected {unknown}{default_note(ac, 'expected')} must be labels of [scale] labels "
+            f'{cfg.scale.labels}: set attention_check.expected = ["{label}"]{text}'
+        )
+    if n == 1:
+        yield f"{n_text} must be at least 2 with the attention check enabled (or set attention_check.enabled = false)"
 
 
-def item_checks(cfg) -> None:
+def item_checks(cfg):
     """Questionnaire answers that exist on its scale, and ids that are unique per list."""
-    for item in cfg.questionnaire.items:
-        if item.expected is not None and item.expected not in cfg.questionnaire.scale:
-            raise ValueError(
-                f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale "
-                f"{cfg.questionnaire.scale}"
+    q = cfg.questionnaire
+    for item in q.items:
+        if item.expected is not None and item.expected not in q.scale:
+            yield (
+                f"questionnaire item '{item.id}'{default_note(q, 'items')}: expected = {item.expected!r} is not one "
+                f"of questionnaire.scale {q.scale}{default_note(q, 'scale')}: set expected = {q.scale[-1]!r}"
             )
     for name, ids in (
         ("criteria", [c.id for c in cfg.criteria]),
@@ -197,4 +218,4 @@ def item_checks(cfg) -> None:
     ):
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
-            raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")
+            yield f"{name}: ids must be unique; repeated: {', '.join(dupes)}"
