@@ -133,8 +133,12 @@ def assemble(folder: Path, config) -> tuple[Study | None, Found]:
         from infact.study.annotation.conversations import of_systems as split
     else:
         split = _complete
+    # With damaged files, "no situation has every system" would only repeat the files' problems.
     complete, notes = _step(
-        found, ConfigError, lambda: split(situations, config.study.systems, toml, bool(paths)), ([], [])
+        found if files_ok else [],
+        ConfigError,
+        lambda: split(situations, config.study.systems, toml, bool(paths)),
+        ([], []),
     )
     usable = len(complete)
     check, complete = _step(
@@ -325,14 +329,18 @@ def _data_problems(folder: Path, known: list[Problem]) -> list[Problem]:
     from infact.study.toml_config import raw_tables
 
     raw = raw_tables(folder)
-    if raw is None:  # (onboarding gold pairs are checked once the config names them)
-        from infact.study.dialogs import jsonl_kind, read_dialogs
+    if raw is not None:
+        seen = {(p.key, p.message) for p in known}
+        try:
+            _, found = assemble(folder, partial_config(StudyConfig, raw))
+        except Unknown:  # the protocol or the files' names are unknown: read what the folder holds
+            pass
+        else:
+            return [p for _, p in found if (p.key, p.message) not in seen]
+    from infact.study.dialogs import jsonl_kind, read_dialogs  # (gold pairs: checked once the config names them)
 
-        kinds = {p: jsonl_kind(p) for p in sorted(folder.glob("*.jsonl"))}
-        return (
-            read_situations([p for p, k in kinds.items() if k == "situations"])[1]
-            + read_dialogs([p for p, k in kinds.items() if k == "dialogs"])[1]
-        )
-    seen = {(p.key, p.message) for p in known}
-    _, found = assemble(folder, partial_config(StudyConfig, raw))
-    return [p for _, p in found if (p.key, p.message) not in seen]
+    kinds = {p: jsonl_kind(p) for p in sorted(folder.glob("*.jsonl"))}
+    return (
+        read_situations([p for p, k in kinds.items() if k == "situations"])[1]
+        + read_dialogs([p for p, k in kinds.items() if k == "dialogs"])[1]
+    )
