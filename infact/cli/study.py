@@ -82,8 +82,11 @@ def run_validate(args) -> int:
         print(f"{len(errors)} problem(s) in {folder}", file=sys.stderr)
         return 1
     from infact.importers.generate import missing_generated
+    from infact.study.text_checks import text_warnings
 
-    for p in missing_generated(folder, study.config):
+    toml = folder / "study.toml"
+    warnings = text_warnings(study.config, str(toml), toml.read_text(encoding="utf-8"))
+    for p in [*missing_generated(folder, study.config), *warnings]:
         print(f"warning: {p}", file=sys.stderr)
     cfg = study.config
     why = pool_explanation(study)

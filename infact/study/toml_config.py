@@ -48,6 +48,9 @@ def _line_of(text: str, loc: tuple) -> int | None:
     return start + 1 if header_re and start is not None else None
 
 
+line_of = _line_of  # for the other checks of the study layer (text_checks)
+
+
 def _fix_for(err: dict, model_keys: list[str]) -> str:
     typ = err["type"]
     loc = err["loc"]
