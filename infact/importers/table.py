@@ -12,7 +12,7 @@ without `--force` (the replaced situations file is kept as `NAME.bak-<time>`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from infact.errors import DatasetError, Problem
@@ -94,9 +94,13 @@ def _pick(header: list[str], given: str | None, names: tuple[str, ...], file: st
     return next((by_norm[n] for n in names if n in by_norm), None)
 
 
-def detect_columns(header: list[str], options: TableOptions, file: str) -> Columns:
-    """The table's columns: given by the options, or found by their names."""
+def detect_columns(header: list[str], options: TableOptions, file: str, rows: list[Row] = ()) -> Columns:
+    """The table's columns: given by the options, or found by their names (a `dialog` column is the context
+    when its cells hold speaker labels, else the dialog id)."""
     id_col = _pick(header, options.id, ID_NAMES, file, "--id")
+    if options.id is None and options.context is None and id_col and _holds_turns(id_col, rows):
+        options = replace(options, context=id_col)
+        id_col = _pick([h for h in header if h != id_col], None, ID_NAMES, file, "--id")
     system = _pick(header, options.system, SYSTEM_NAMES, file, "--system-column")
     response = _pick(header, options.response, RESPONSE_NAMES, file, "--response-column") if system else None
     long = bool(system and response) and options.systems is None
@@ -134,6 +138,12 @@ def detect_columns(header: list[str], options: TableOptions, file: str) -> Colum
     return Columns(id_col, context, turns, systems)
 
 
+def _holds_turns(column: str, rows: list[Row]) -> bool:
+    labels = speaker_split(None, None)
+    cells = [str(r.cells.get(column) or "") for r in rows[:5]]
+    return any(labels.prefix.match(c) for c in cells if c.strip())
+
+
 def _turn_columns(header: list[str]) -> tuple[str, ...]:
     numbered = []
     for h in header:
@@ -155,7 +165,7 @@ def read_table(path: str | Path, options: TableOptions | None = None) -> TableRe
     header, rows = read_rows(path, options.sheet)
     if not rows:
         raise DatasetError(Problem(file, "no rows below the header: one row per dialog (or per response)"))
-    columns = detect_columns(header, options, file)
+    columns = detect_columns(header, options, file, rows)
     labels = speaker_split(options.user_labels, options.bot_labels)
     problems: list[Problem] = []
     if columns.system:
