@@ -268,15 +268,16 @@ def _attention_check(
             )
         )
     check = by_id.get(ac.situation)
+    if check is None and not situations and not files_ok:  # no line read: the files' problems say it all
+        return None, complete
     if check is None:
-        if not files_ok:  # its line may be one of the damaged ones: the files' problems say enough
-            return None, complete
         close = difflib.get_close_matches(ac.situation, list(by_id), n=1) or sorted(by_id)[:3]
         hint = f"did you mean {close[0]!r}?" if len(close) == 1 else f"ids look like {', '.join(close)}"
         raise ConfigError(
             Problem(
                 toml,
-                f"situation {ac.situation!r} is not in the situations files ({hint})",
+                f"situation {ac.situation!r} is not in the situations files ({hint})"
+                + ("" if files_ok else ", or it is on a line that could not be read (see the files' problems)"),
                 key="attention_check.situation",
             )
         )
