@@ -12,7 +12,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from infact.study.annotation.aspects import Aspect
-from infact.study.cross_checks import study_checks
 from infact.study.endpoints import Endpoint, JudgeSettings
 from infact.study.live_config import LiveConfig, RubricItem
 from infact.study.platform_config import PlatformConfig, ProlificConfig
@@ -25,7 +24,7 @@ from infact.study.protocol_config import (
     blocks_of,
     fill_defaults,
 )
-from infact.study.quality_config import QualityConfig
+from infact.study.quality_config import QualityConfig, study_checks
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -375,7 +374,7 @@ class StudyConfig(Section):
 
     @model_validator(mode="after")
     def _cross_checks(self):
-        study_checks(self)  # every cross-section problem at once (infact/study/cross_checks.py)
+        study_checks(self)  # every cross-section problem at once (infact/study/quality_config.py)
         return self
 
     @property

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from infact.errors import ConfigError, DatasetError, InfactError, Problem
 from infact.study.config import StudyConfig, regular_count
-from infact.study.cross_checks import Unknown, partial_config
-from infact.study.quality_config import default_note
+from infact.study.quality_config import Unknown, default_note
 from infact.study.situations import (
     Situation,
     dataset_version,
@@ -26,7 +25,7 @@ from infact.study.situations import (
     response_versions,
     situation_paths,
 )
-from infact.study.toml_config import load_config, parse_config
+from infact.study.toml_config import load_config, parse_config, partial_config
 
 __all__ = ["Study", "load_config", "load_study", "parse_config", "pool_explanation", "validate_study"]
 
@@ -123,7 +122,7 @@ def _step(found: Found, kind: type[InfactError], run, fallback):
 
 
 def assemble(folder: Path, config) -> tuple[Study | None, Found]:
-    """The study of `config` (a StudyConfig, or a partial one from cross_checks.partial_config) and its data,
+    """The study of `config` (a StudyConfig, or a partial one from toml_config.partial_config) and its data,
     with every problem found: the files, the systems, the attention check and the pool, together."""
     toml = str(folder / "study.toml")
     found: Found = []

@@ -1,17 +1,23 @@
-"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings.
+"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings; and the checks of
+study.toml across its sections (the attention check against the situations and scale, the protocol against the
+systems, …), each yielding every problem it finds so one `validate` lists them all.
 
-The checks themselves live in infact/results/quality/; this is the schema the study layer validates.
+The quality checks of participants live in infact/results/quality/; this is the schema the study layer validates.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from infact.errors import Problem
+from infact.study.annotation.aspects import check_conversation_settings
+from infact.study.endpoints import check_name
 from infact.study.platform_config import PlatformConfig
+from infact.study.protocol_config import PAIRWISE_KINDS, blocks_of, flow_problem
 
 
 class QualityConfig(BaseModel, extra="forbid"):
@@ -219,3 +225,84 @@ def item_checks(cfg):
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             yield f"{name}: ids must be unique; repeated: {', '.join(dupes)}"
+
+
+# ---------------------------------------------------------------- every check across sections, at once
+# `study_checks(cfg)` runs them all on a whole StudyConfig (its after-validator) and raises one `CrossProblems`
+# holding every message; infact/study/toml_config.py runs the same `messages` on the sections that validated
+# when others did not (a check meeting a key that did not validate raises Unknown and is skipped).
+
+
+class CrossProblems(ValueError):
+    """Every cross-section problem of a study.toml: one message each, starting with the key it is about."""
+
+    def __init__(self, messages: list[str]):
+        self.messages = messages
+        super().__init__("; ".join(messages))
+
+
+class Unknown(Exception):
+    """A check asked for a section or a key that did not validate: the check is skipped."""
+
+
+def _protocol_checks(cfg) -> Iterator[str]:
+    kind = cfg.protocol.kind
+    if kind in PAIRWISE_KINDS and len(cfg.study.systems) < 2:
+        yield f'protocol.kind = "{kind}" needs at least 2 systems in study.systems'
+    if kind == "pairwise_dialog" and cfg.sampling.stratify:
+        yield (
+            "sampling.stratify needs cut points in a dialog; a pairwise_dialog study compares whole "
+            "conversations: remove sampling.stratify"
+        )
+    need = max(3, cfg.protocol.set_size or 3)
+    if kind == "best_worst" and len(cfg.study.systems) < need:
+        yield f'protocol.kind = "best_worst" needs at least {need} systems in study.systems (protocol.set_size)'
+
+
+def _name_checks(cfg) -> Iterator[str]:
+    for section, names in (("endpoints", cfg.endpoints), ("judges", cfg.judges)):
+        for name in names:
+            if (problem := check_name(name)) is not None:
+                yield f"{section}.{name}: {problem}"
+
+
+def _conversation_checks(cfg) -> Iterator[str]:
+    try:
+        check_conversation_settings(cfg)
+    except ValueError as exc:
+        yield str(exc)
+
+
+def _flow_checks(cfg) -> Iterator[str]:
+    if (problem := flow_problem(cfg.flow.steps, cfg.protocol.kind)) is not None:
+        yield problem
+        return
+    blocks = blocks_of(cfg.flow.steps, cfg.protocol.kind)
+    if unknown := sorted(set(cfg.texts.blocks) - set(blocks)):
+        yield f"texts.blocks.{unknown[0]}: not a block of this study; its blocks are {list(blocks)}"
+
+
+CHECKS: tuple[Callable[[Any], Iterable[str]], ...] = (
+    situation_checks,
+    _protocol_checks,
+    _name_checks,
+    _conversation_checks,
+    _flow_checks,
+    item_checks,
+)
+
+
+def messages(cfg) -> list[str]:
+    """Every check's messages; a check that meets a section or key that did not validate is skipped."""
+    found: list[str] = []
+    for check in CHECKS:
+        try:
+            found.extend(check(cfg))
+        except Unknown:
+            continue
+    return found
+
+
+def study_checks(cfg) -> None:
+    if found := messages(cfg):
+        raise CrossProblems(found)

@@ -1,7 +1,7 @@
 """study.toml read into a checked `StudyConfig`, every error named by file, line and fix.
 
 `parse_config(text, file)` and `load_config(folder)` (re-exported by infact.study.loader). Field errors, every
-cross-section problem (infact/study/cross_checks.py) and the checks across platform, quality and live systems
+cross-section problem (infact/study/quality_config.py) and the checks across platform, quality and live systems
 are listed together, so one `validate` shows them all; when some sections fail, the cross checks still run on
 the sections that validated.
 """
@@ -14,13 +14,13 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from infact.errors import ConfigError, Problem
 from infact.study.config import StudyConfig
-from infact.study.cross_checks import CrossProblems, partial_checks
 from infact.study.live_config import check_systems
-from infact.study.quality_config import cross_check
+from infact.study.protocol_config import fill_defaults
+from infact.study.quality_config import CrossProblems, Unknown, cross_check, messages
 
 
 def _line_of(text: str, loc: tuple) -> int | None:
@@ -187,3 +187,97 @@ def raw_tables(folder: str | Path) -> dict | None:
         return tomllib.loads((Path(folder) / "study.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
+
+
+# ---------------------------------------------------------------- when some sections do not validate
+
+
+class _Known:
+    """A validated section whose keys that did not validate raise Unknown (so checks using them are skipped)."""
+
+    def __init__(self, value: Any, unknown: set[str]):
+        self._value, self._unknown = value, unknown
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._unknown:
+            raise Unknown(name)
+        return getattr(self._value, name)
+
+    def __iter__(self):
+        return iter(self._value)
+
+    def __len__(self) -> int:
+        return len(self._value)
+
+
+class _Partial:
+    def __init__(self, sections: dict[str, Any]):
+        self._sections = sections
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self._sections.get(name, Unknown)
+        if value is Unknown:
+            raise Unknown(name)
+        return value
+
+
+def partial_checks(model: type[BaseModel], data: Any) -> list[str]:
+    """The cross-section messages that can be known although some sections of `data` did not validate."""
+    if not isinstance(data, dict):
+        return []
+    return messages(partial_config(model, data))
+
+
+def partial_config(model: type[BaseModel], data: dict) -> Any:
+    """study.toml's sections that validate, as a stand-in for the config (a missing one raises Unknown)."""
+    data = fill_defaults(data)
+    sections: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        adapter = TypeAdapter(field.annotation)
+        if name not in data:
+            sections[name] = Unknown if field.is_required() else field.get_default(call_default_factory=True)
+            continue
+        sections[name] = _section(adapter, data[name])
+    return _Partial(sections)
+
+
+PLACEHOLDERS = ("x", ["x", "y"], 1)  # stand-ins for a required key that did not validate (never read: unknown)
+
+
+def _section(adapter: TypeAdapter, raw: Any) -> Any:
+    """The section validated with its bad keys left out (then unknown to the checks), or Unknown.
+
+    A bad key is first removed (its default then stands in); a required one gets stand-ins of each kind in turn."""
+    if not isinstance(raw, dict):
+        return _validate(adapter, raw)
+    bad: dict[str, int] = {}  # key -> stand-ins tried
+    data = dict(raw)
+    for _ in range(2 + 2 * len(raw)):
+        try:
+            value = adapter.validate_python(data)
+        except ValidationError as exc:
+            errors = exc.errors()
+        else:
+            return _Known(value, set(bad)) if bad else value
+        if any(not e["loc"] or not isinstance(e["loc"][0], str) for e in errors):
+            return Unknown
+        for key in {e["loc"][0] for e in errors}:
+            tried = bad.get(key)
+            if tried is None and key in data:
+                del data[key]
+                bad[key] = 0
+            elif (tried or 0) < len(PLACEHOLDERS):
+                data[key] = PLACEHOLDERS[tried or 0]
+                bad[key] = (tried or 0) + 1
+            else:
+                return Unknown
+    return Unknown
+
+
+def _validate(adapter: TypeAdapter, raw: Any) -> Any:
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError:
+        return Unknown

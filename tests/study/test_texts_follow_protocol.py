@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from infact.cli.main import main
+from infact.study.checks.texts import text_warnings
 from infact.study.config import StudyConfig
 from infact.study.loader import load_study
 from infact.study.protocol_config import LIVE_INSTRUCTIONS, OWN_INSTRUCTIONS
-from infact.study.text_checks import text_warnings
 from tests.support.paths import REPO
 
 TEXTS = {"welcome": "W.", "terms": "T.", "privacy": "P."}  # no instructions
