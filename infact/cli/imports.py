@@ -208,7 +208,7 @@ def _add_table(formats: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--protocol",
         default="ratings",
-        choices=PROTOCOL_CHOICES[:3] + ("live",),
+        choices=PROTOCOL_CHOICES[:3],
         help="the protocol of the starter study.toml written when the folder has none",
     )
     p.add_argument("--force", action="store_true", help="replace the study's situations file (kept as .bak-<time>)")
@@ -219,11 +219,11 @@ def _add_table(formats: argparse._SubParsersAction) -> None:
 def run_table(args) -> int:
     from infact.importers import table
     from infact.importers.common import study_id
-    from infact.study.starter import draft_study, render_toml
+    from infact.study.starter import checked_files, draft_study
 
     def starter(situations):
         draft = draft_study(args.protocol, study_id=study_id(Path(args.study).resolve().name), situations=situations)
-        return {"study.toml": render_toml(draft).encode("utf-8")}
+        return {"study.toml": checked_files(draft)["study.toml"]}
 
     report = table.import_table(
         args.source,

@@ -244,7 +244,7 @@ def _folder(args) -> Path:
 def run_new(args) -> int:
     from infact.importers.common import study_id
     from infact.study.loader import load_study
-    from infact.study.starter import draft_study, study_files, write_study_folder
+    from infact.study.starter import checked_files, draft_study, write_study_folder
 
     folder = _folder(args)
     read = read_dialogs(args) if args.source else None
@@ -255,8 +255,8 @@ def run_new(args) -> int:
         situations=read.situations if read else None,
         source=Path(args.source).name if read else "",
     )
-    written = write_study_folder(folder, study_files(draft), force=args.force)
-    study = load_study(folder)  # what `validate` checks: a study `new` wrote always passes
+    written = write_study_folder(folder, checked_files(draft), force=args.force)  # loaded before it is written
+    study = load_study(folder)
     if read:
         print(f"read {read.file}: {len(read.situations)} situations from {read.rows} rows")
         for line in read.columns.describe():

@@ -84,6 +84,32 @@ def test_from_a_table_for_a_whole_conversation_protocol_says_what_to_do(tmp_path
     assert not (tmp_path / "s").exists()
 
 
+def test_a_live_study_from_a_table_is_refused_with_the_way(tmp_path, capsys):
+    assert main(["new", str(tmp_path / "s"), "--protocol", "live", "--from", str(DIALOGS)]) == 2
+    err = capsys.readouterr().err
+    assert "--protocol live` (the built-in demo chatbots)" in err and "[live.systems]" in err
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_draft_that_would_not_load_is_refused_before_anything_is_written(tmp_path):
+    from infact.errors import InfactError
+    from infact.importers.table import read_table
+    from infact.study.starter import checked_files
+
+    draft = draft_study(situations=read_table(DIALOGS).situations)
+    draft.systems = ["MovieBot", "NoSuchSystem"]  # e.g. a builder's typo: no situation has its responses
+    with pytest.raises(InfactError, match="NoSuchSystem"):
+        checked_files(draft)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_from_a_situations_file_keeps_it_as_it_is(tmp_path):
+    source = REPO / "data" / "demo" / "situations.jsonl"
+    assert main(["new", str(tmp_path / "s"), "--from", str(source)]) == 0
+    assert (tmp_path / "s" / "situations.jsonl").read_text(encoding="utf-8").count("\n") == 40
+    assert load_study(tmp_path / "s").systems == ["CineMate", "FlickBot", "ReelTalk"]
+
+
 def test_best_worst_from_a_table_of_two_systems_is_refused_with_the_fix(tmp_path, capsys):
     table = tmp_path / "two.csv"
     table.write_text('id,context,A,B\nd1,"User: hi",a,b\n', encoding="utf-8")

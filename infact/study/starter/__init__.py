@@ -8,12 +8,13 @@ Part of the study layer: imports only the foundations and infact.study's own mod
 """
 
 from infact.study.starter.draft import PROTOCOLS, StudyDraft, draft_study, protocol_name
-from infact.study.starter.files import existing, study_files, write_study_folder
+from infact.study.starter.files import checked_files, existing, study_files, write_study_folder
 from infact.study.starter.render import render_toml
 
 __all__ = [
     "PROTOCOLS",
     "StudyDraft",
+    "checked_files",
     "draft_study",
     "existing",
     "protocol_name",

@@ -35,7 +35,7 @@ SAMPLE = {  # protocol -> the bundled demo whose data files are the sample
     "live": "demo-live",
     "conversations": "demo-conversations",
 }
-FROM_TABLE = ("ratings", "pairwise", "best-worst", "live")  # the protocols whose data is situations
+FROM_TABLE = ("ratings", "pairwise", "best-worst")  # the protocols whose data is situations from a table
 MIN_SYSTEMS = {"pairwise": 2, "best-worst": 3}
 
 
@@ -80,6 +80,16 @@ def draft_study(
     protocol = protocol_name(protocol)
     if situations is None:
         return _sample_draft(protocol, study_id, title)
+    if protocol == "live":
+        raise ConfigError(
+            Problem(
+                "--from",
+                "a live study chats with running systems, which a table cannot give: start with `infact new DIR "
+                "--protocol live` (the built-in demo chatbots) and give each of your systems a `url`, `callable` or "
+                "`endpoint` under [live.systems] (docs/live.md); to rate your table's responses, make a ratings or "
+                "pairwise study with --from",
+            )
+        )
     if protocol not in FROM_TABLE:
         raise ConfigError(
             Problem(
@@ -104,8 +114,6 @@ def draft_study(
     )
     draft.data = {SITUATIONS_FILE: dumps_situations(situations).encode("utf-8")}
     _plan_situations(draft, situations)
-    if protocol == "live":
-        draft.extra = {"live": _sample_config("live")["live"]}
     return draft
 
 

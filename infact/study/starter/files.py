@@ -16,6 +16,21 @@ def study_files(draft: StudyDraft) -> dict[str, bytes]:
     return {"study.toml": render_toml(draft).encode("utf-8"), **draft.data}
 
 
+def checked_files(draft: StudyDraft) -> dict[str, bytes]:
+    """`study_files(draft)`, loaded as the app loads them (in a temporary folder) before anything is written:
+    a draft that would not run is refused with the loader's problems, and the researcher's folder is untouched."""
+    import tempfile
+
+    from infact.study.loader import load_study
+
+    files = study_files(draft)
+    with tempfile.TemporaryDirectory(prefix="infact-new-") as tmp:
+        folder = Path(tmp) / draft.study_id
+        swap_in(folder, files)
+        load_study(folder)
+    return files
+
+
 def existing(folder: str | Path, files: dict[str, bytes]) -> list[str]:
     """The names of `files` that `folder` already holds."""
     folder = Path(folder)
