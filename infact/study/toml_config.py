@@ -59,7 +59,12 @@ def _fix_for(err: dict, model_keys: list[str]) -> str:
         hint = f" — did you mean '{close[0]}'?" if close else ""
         return f"unknown setting{hint} Remove it or check the spelling (see the settings reference in the README)."
     if typ == "missing":
-        return "required setting is missing: add it (see the settings reference in the README)."
+        what = _description(loc)
+        return (
+            "required setting is missing: add it"
+            + (f": {what.rstrip('.')}" if what else "")
+            + " (see docs/settings.md; `infact new DIR` writes a study with every required setting)."
+        )
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
@@ -67,6 +72,21 @@ def _fix_for(err: dict, model_keys: list[str]) -> str:
     if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)) and not secret:
         msg += f" (got {err['input']!r})"
     return msg
+
+
+def _description(loc: tuple) -> str:
+    """The description of the setting at `loc`, for a missing one's message."""
+    model: Any = StudyConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return ""
+        args = getattr(field.annotation, "__args__", ())
+        model = args[0] if args and hasattr(args[0], "model_fields") else field.annotation
+    field = getattr(model, "model_fields", {}).get(loc[-1]) if loc else None
+    return (field.description or "") if field is not None else ""
 
 
 def _model_keys(loc: tuple) -> list[str]:

@@ -65,6 +65,7 @@ def test_problems_about_defaults_say_so_and_suggest_a_value(hand_written):
     expected = by_key["attention_check.expected"].message
     assert "(the default: not in study.toml)" in expected and 'set attention_check.expected = ["Poor"]' in expected
     assert 'set attention_check.situation = "m01-t3"' in by_key["attention_check.situation"].message
+    assert "add it: Data-privacy statement (Markdown)" in by_key["texts.privacy"].message  # what the setting is
 
 
 def test_a_written_value_is_not_called_the_default(tmp_path):
