@@ -162,19 +162,20 @@ def read_table(path: str | Path, options: TableOptions | None = None) -> TableRe
     options = options or TableOptions()
     path = Path(path)
     file = str(path)
-    header, rows = read_rows(path, options.sheet)
+    header, all_rows = read_rows(path, options.sheet)
+    problems = [Problem(file, r.problem, r.line) for r in all_rows if r.problem]
+    rows = [r for r in all_rows if not r.problem]
     if not rows:
-        raise DatasetError(Problem(file, "no rows below the header: one row per dialog (or per response)"))
+        raise DatasetError(problems + [Problem(file, "no readable row below the header: one row per dialog")])
     columns = detect_columns(header, options, file, rows)
     labels = speaker_split(options.user_labels, options.bot_labels)
-    problems: list[Problem] = []
     if columns.system:
         entries = _long_entries(rows, columns, labels, file, problems)
     else:
         entries = [e for row in rows if (e := _wide_entry(row, columns, labels, file, problems)) is not None]
     situations = _situations(entries, file, problems, bool(columns.id))
     problems.sort(key=lambda p: p.line or 0)
-    return TableRead(file, columns, situations, problems, len(rows))
+    return TableRead(file, columns, situations, problems, len(all_rows))
 
 
 def read_source(path: str | Path, options: TableOptions | None = None) -> TableRead:
@@ -243,45 +244,59 @@ def _response_text(value, labels) -> str:
     return clean_text(rest if role == "bot" else text)
 
 
+@dataclass
+class _Dialog:
+    """A dialog of a long table, gathered from its rows."""
+
+    line: int  # its first row
+    dialog_id: str
+    turns: list[Turn] | None = None
+    responses: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # system -> the row of its response
+
+
 def _long_entries(rows: list[Row], columns: Columns, labels, file: str, problems: list[Problem]):
     """One entry per dialog of a long table: its context (from its first row that has one) and responses."""
-    dialogs: dict[str, list] = {}
+    dialogs: dict[str, _Dialog] = {}
     for row in rows:
-        key = str(row.cells.get(columns.id) or "").strip() if columns.id else ""
         raw_ctx = row.cells.get(columns.context) if columns.context else None
-        key = key or (str(raw_ctx).strip() if raw_ctx else "")
+        key = (str(row.cells.get(columns.id) or "").strip() if columns.id else "") or str(raw_ctx or "").strip()
         if not key:
             problems.append(
                 Problem(file, "no dialog id and no context: give every row its dialog's id", row.line, columns.id)
             )
             continue
-        entry = dialogs.setdefault(key, [row.line, key if columns.id else "", None, {}, {}])
+        dialog = dialogs.setdefault(key, _Dialog(row.line, key if columns.id else ""))
         has_context = raw_ctx if columns.context else any(row.cells.get(c) for c in columns.turns)
-        if entry[2] is None and has_context:
-            entry[2] = _context_of(row, columns, labels, file, problems)
-        system = str(row.cells.get(columns.system) or "").strip()
-        text = _response_text(row.cells.get(columns.response), labels)
-        if not system or not text:
-            what = "system name" if not system else "response"
-            problems.append(Problem(file, f"empty {what}: fill it in or delete the row", row.line))
-        elif system in entry[3]:
-            problems.append(
-                Problem(
-                    file,
-                    f"a second response of {system!r} for dialog {key!r} (first at line {entry[4][system]}); "
-                    "kept the first: delete one of them",
-                    row.line,
-                )
-            )
-        else:
-            entry[3][system], entry[4][system] = text, row.line
+        if dialog.turns is None and has_context:
+            dialog.turns = _context_of(row, columns, labels, file, problems)
+        _add_response(dialog, row, columns, labels, file, problems)
     out = []
-    for line, dialog, turns, responses, _ in dialogs.values():
-        if turns is None:
-            problems.append(Problem(file, f"dialog {dialog!r} has no context on any of its rows: add it", line))
-        elif responses:
-            out.append((line, dialog, turns, responses))
+    for d in dialogs.values():
+        if d.turns is None:
+            problems.append(Problem(file, f"dialog {d.dialog_id!r} has no usable context on any of its rows", d.line))
+        elif d.responses:
+            out.append((d.line, d.dialog_id, d.turns, d.responses))
     return out
+
+
+def _add_response(dialog: _Dialog, row: Row, columns: Columns, labels, file: str, problems: list[Problem]) -> None:
+    system = str(row.cells.get(columns.system) or "").strip()
+    text = _response_text(row.cells.get(columns.response), labels)
+    if not system or not text:
+        what = "system name" if not system else "response"
+        problems.append(Problem(file, f"empty {what}: fill it in or delete the row", row.line))
+    elif system in dialog.responses:
+        problems.append(
+            Problem(
+                file,
+                f"a second response of {system!r} for dialog {dialog.dialog_id!r} (first at line "
+                f"{dialog.lines[system]}); kept the first: delete one of them",
+                row.line,
+            )
+        )
+    else:
+        dialog.responses[system], dialog.lines[system] = text, row.line
 
 
 def _situations(entries, file: str, problems: list[Problem], has_ids: bool) -> list[Situation]:

@@ -44,6 +44,7 @@ ROLE_LABELS = {
 class Row:
     line: int  # the file's line (CSV, JSONL) or the sheet's row (XLSX) the row starts on
     cells: dict  # column -> value (str, or a list for a JSONL context)
+    problem: str = ""  # a row that cannot be read: why, and the fix (its cells are empty)
 
 
 def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[Row]]:
@@ -77,14 +78,12 @@ def _csv_rows(text: str, file: str, delimiter: str | None) -> tuple[list[str], l
         if not any(c.strip() for c in cells):
             continue
         if len(cells) > len(header) and any(c.strip() for c in cells[len(header) :]):
-            raise DatasetError(
-                Problem(
-                    file,
-                    f"{len(cells)} cells but the header names {len(header)} columns: a cell with a "
-                    f"'{delimiter}' in it needs quotes around it, or the header lacks a column name",
-                    line,
-                )
+            why = (
+                f"{len(cells)} cells but the header names {len(header)} columns: put quotes around a cell with a "
+                f"'{delimiter}' in it, or name the extra column in the header"
             )
+            rows.append(Row(line, {}, why))
+            continue
         rows.append(Row(line, {h: (cells[i] if i < len(cells) else "") for i, h in enumerate(header) if h}))
     if header is None:
         raise DatasetError(Problem(file, "empty file: a header line and one row per dialog are needed"))
@@ -100,11 +99,11 @@ def _jsonl_rows(text: str, file: str) -> tuple[list[str], list[Row]]:
         try:
             obj = loads_json(raw)
         except json.JSONDecodeError as exc:
-            raise DatasetError(
-                Problem(file, f"invalid JSON ({exc.msg} at column {exc.colno}): one object per line", line)
-            ) from None
+            rows.append(Row(line, {}, f"invalid JSON ({exc.msg} at column {exc.colno}): write one object per line"))
+            continue
         if not isinstance(obj, dict):
-            raise DatasetError(Problem(file, "expected one JSON object per line, {column: value, …}", line))
+            rows.append(Row(line, {}, "expected a JSON object {column: value, …}: write one object per line"))
+            continue
         for key in obj:
             header.setdefault(str(key), None)
         rows.append(Row(line, {str(k): v for k, v in obj.items()}))

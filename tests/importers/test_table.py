@@ -138,6 +138,30 @@ def test_every_bad_row_is_named_by_file_and_line_with_the_fix(tmp_path):
     assert [s.situation_id for s in read.situations] == ["ok-t1", "noresp-t1"]  # noresp keeps system B
 
 
+def test_an_unreadable_row_is_one_problem_not_the_end_of_the_import(tmp_path):
+    path = write(tmp_path, "t.csv", 'context,A,B\n"User: hi",a,b\n"User: yo",a,b,c\n"User: hey",a,b\n')
+    read = read_table(path)
+    [problem] = read.problems
+    assert problem.line == 3 and "4 cells but the header names 3 columns" in problem.message
+    assert len(read.situations) == 2
+    jsonl = write(tmp_path, "t.jsonl", '{"context": "User: hi", "A": "a"}\n{broken\n')
+    read = read_table(jsonl)
+    assert [p.line for p in read.problems] == [2] and len(read.situations) == 1
+
+
+def test_the_long_form_names_a_second_response_and_a_dialog_without_context(tmp_path):
+    path = write(
+        tmp_path,
+        "long.csv",
+        'dialog_id,context,system,response\nd1,"User: hi",A,x\nd1,,A,y\nd2,,A,z\n',
+    )
+    read = read_table(path)
+    assert {p.line: p.message for p in read.problems} == {
+        3: "a second response of 'A' for dialog 'd1' (first at line 2); kept the first: delete one of them",
+        4: "dialog 'd2' has no usable context on any of its rows",
+    }
+
+
 def test_the_cli_prints_each_bad_row_and_the_columns_it_chose(tmp_path, capsys):
     path = write(tmp_path, "bad.csv", BAD)
     assert main(["import", "table", str(path), "--study", str(tmp_path / "s")]) == 0
