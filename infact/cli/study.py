@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections import Counter
 
-from infact.cli.args import add_db, add_study, command, open_store, study_folder
+from infact.cli.args import add_study, command, study_folder
 from infact.errors import InfactError, Problem
-from infact.participation.strategies import SIMULATED, STRATEGIES
+from infact.participation.strategies import PLANTS, QUALITIES, SIMULATED, STRATEGIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,12 +24,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "bots",
-        "Bot participants play the study through the same flow and store as the web page, on a simulated "
-        "clock. Strategies: " + ", ".join((*STRATEGIES, SIMULATED)) + ".",
+        "Bot participants play the study through the same flow as the web page, on a simulated clock that "
+        "never runs ahead of now. Every record they write is marked `bot` (the tables' `bot` column); analysis "
+        "and the datasheet leave them out unless --include-bots. Without --db (or INFACT_DB, secrets) they play "
+        "into a store of their own, db/<study id>-bots/; a store holding real participants is refused unless "
+        "--mix-with-real; --remove deletes them again. What each strategy answers: "
+        + "; ".join(f"{name}: {what}" for name, what in PLANTS.items())
+        + ".",
     )
     add_study(p, positional=True)
-    add_db(p)
+    p.add_argument(
+        "--db",
+        metavar="PATH_OR_URL",
+        help="store: a TinyDB directory or a database URL (default: INFACT_DB, then [connections.infact] in "
+        ".streamlit/secrets.toml, then db/<study id>-bots/: not the app's default store)",
+    )
     p.add_argument("-n", type=int, default=20, help="number of bots")
+    p.add_argument(
+        "--quality",
+        default="alike",
+        metavar="alike|ordered|SYS=MEAN,…",
+        help="the quality planted in the answers of the strategies that follow it (mean answer per system): "
+        + "; ".join(f"{k}: {v}" for k, v in QUALITIES.items())
+        + "; SYS=MEAN,…: your own, every system (e.g. A=4,B=3,C=2)",
+    )
+    p.add_argument(
+        "--mix-with-real",
+        action="store_true",
+        help="let the bots into a store that already holds real participants (refused otherwise)",
+    )
+    p.add_argument(
+        "--remove",
+        action="store_true",
+        help="delete the study's bot participants from the store (every record of theirs, nobody else's) and stop",
+    )
     p.add_argument(
         "--strategy",
         choices=(*STRATEGIES, SIMULATED),
@@ -96,13 +124,20 @@ def run_validate(args) -> int:
 
 
 def run_bots_cmd(args) -> int:
-    from infact.participation.bots import run_bots
+    from infact.cli import bots_store
+    from infact.participation.bots import planted_quality, run_bots
+    from infact.storage import open_storage
     from infact.study.loader import load_study
 
     study = load_study(study_folder(args))
+    if args.remove:
+        return bots_store.run_remove(args, study)
+    quality = planted_quality(study, args.quality)
     simulator = _simulator(args, study)
-    storage = open_store(args, study.id)
+    target, own = bots_store.bots_target(args, study.id)
+    storage = open_storage(target)
     try:
+        bots_store.refuse_people(storage, study.id, target, args.mix_with_real)
         results = run_bots(
             study,
             storage,
@@ -111,6 +146,7 @@ def run_bots_cmd(args) -> int:
             seed=args.seed,
             concurrency=args.concurrency,
             simulator=simulator,
+            quality=quality,
         )
         comparison = None
         if simulator is not None:
@@ -124,6 +160,7 @@ def run_bots_cmd(args) -> int:
     counts = Counter(r.strategy for r in results)
     done = sum(r.completed for r in results)
     print(f"{len(results)} bots played ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))}); {done} completed")
+    bots_store.report(study, args, quality, sorted(counts), target, own)
     return _simulator_failures(results)
 
 

@@ -144,10 +144,18 @@ def stage_counts(
     return funnel_counts(progress_table(progress, now), visits)
 
 
-def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:
-    """One row per participant who is a person (no previews, no simulated ones): stage, consented, active now,
-    last activity, step."""
-    shown = [p for p in progress.values() if p.person]
+def bots_counted(progress: Mapping[str, Progress]) -> bool:
+    """The funnel counts the bot participants only in a store without a person (a pilot played by `infact bots`);
+    once real participants are there, bots are counted apart and left out of every figure."""
+    return not any(p.person for p in progress.values())
+
+
+def progress_table(progress: Mapping[str, Progress], now: datetime, *, bots: bool | None = None) -> pd.DataFrame:
+    """One row per participant who is a person (no previews, no simulated ones; bots when `bots`, by default
+    only in a store without people: `bots_counted`): stage, consented, active now, last activity, step."""
+    if bots is None:
+        bots = bots_counted(progress)
+    shown = [p for p in progress.values() if p.person or (bots and p.bot and not p.preview and not p.simulated)]
     if not shown:
         return pd.DataFrame(columns=PROGRESS_COLUMNS)
     return pd.DataFrame(
