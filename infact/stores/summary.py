@@ -86,6 +86,10 @@ class ParticipantSummary:
         """A real participant: neither a researcher's preview, a simulated one nor a bot (all shown apart)."""
         return not self.preview and not self.simulated and not self.bot
 
+    def counted(self, bots: bool) -> bool:
+        """Counted in the funnel: a person, or a bot when `bots` (a store without people: funnel.bots_counted)."""
+        return self.person or (bots and bool(self.bot) and not self.preview and not self.simulated)
+
     @property
     def last_activity(self) -> datetime | None:
         return _time(self.last_stamp) if self.last_stamp else None

@@ -34,3 +34,23 @@ def start(study, storage=None, clock=None):
 
     flow = Flow(study, storage if storage is not None else MemoryStorage(), clock=clock or FakeClock())
     return flow, consented(flow)
+
+
+def people(study, storage, n: int, *, seed: int = 100, start_at=None) -> list[str]:
+    """`n` real participants who complete the study: played like attentive bots, but their records are written
+    as the web page writes a person's (no `bot` mark). Returns their tokens."""
+    import random
+    from datetime import timedelta
+
+    from infact.participation.bots import Bot
+    from infact.participation.flow import Flow
+
+    class Person(Bot):
+        def flow(self):
+            return Flow(self.study, self.storage, clock=self.clock, rng=random.Random(self.rng.getrandbits(64)))
+
+    begin = start_at or START
+    return [
+        Person(study, storage, "attentive", seed=seed + i, start=begin + timedelta(minutes=i)).run().token
+        for i in range(n)
+    ]

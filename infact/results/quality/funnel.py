@@ -66,7 +66,11 @@ FIGURES = {
     ),
     "completed": ("Completed", "Reached the end of the study (screen-outs not included)."),
     "included": ("Included", "Completed and kept for the results."),
-    "excluded": ("Excluded", "Completed but left out of the results, with reasons (table below)."),
+    "excluded": (
+        "Excluded",
+        "Completed but left out of the results, with reasons (table below). Flagged participants who did not "
+        "complete are left out of the analysis too but not counted here (Statistics says how many).",
+    ),
     "screened_out": ("Screened out", 'Ended early by a failed check (quality.on_attention_fail = "screen_out").'),
     "withdrawn": ("Withdrawn", "Withdrew from the study."),
 }
@@ -155,7 +159,7 @@ def progress_table(progress: Mapping[str, Progress], now: datetime, *, bots: boo
     only in a store without people: `bots_counted`): stage, consented, active now, last activity, step."""
     if bots is None:
         bots = bots_counted(progress)
-    shown = [p for p in progress.values() if p.person or (bots and p.bot and not p.preview and not p.simulated)]
+    shown = [p for p in progress.values() if p.counted(bots)]
     if not shown:
         return pd.DataFrame(columns=PROGRESS_COLUMNS)
     return pd.DataFrame(
