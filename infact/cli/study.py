@@ -20,7 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_study(p, positional=True)
     p.set_defaults(func=run_validate)
+    _register_bots(sub)
 
+
+def _register_bots(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "bots",
@@ -58,6 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="delete the study's bot participants from the store (every record of theirs, nobody else's) and stop",
     )
+    _bot_play_arguments(p)
+
+
+def _bot_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strategy",
         choices=(*STRATEGIES, SIMULATED),
@@ -124,20 +131,21 @@ def run_validate(args) -> int:
 
 
 def run_bots_cmd(args) -> int:
-    from infact.cli import bots_store
+    from infact import deployment
+    from infact.participation import bot_store
     from infact.participation.bots import planted_quality, run_bots
     from infact.storage import open_storage
     from infact.study.loader import load_study
 
     study = load_study(study_folder(args))
+    target, own = bot_store.bots_target(args.db, study.id, deployment.load_secrets())
     if args.remove:
-        return bots_store.run_remove(args, study)
+        return _remove_bots(study, target)
     quality = planted_quality(study, args.quality)
     simulator = _simulator(args, study)
-    target, own = bots_store.bots_target(args, study.id)
     storage = open_storage(target)
     try:
-        bots_store.refuse_people(storage, study.id, target, args.mix_with_real)
+        bot_store.refuse_people(storage, study.id, target, args.mix_with_real)
         results = run_bots(
             study,
             storage,
@@ -160,8 +168,47 @@ def run_bots_cmd(args) -> int:
     counts = Counter(r.strategy for r in results)
     done = sum(r.completed for r in results)
     print(f"{len(results)} bots played ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))}); {done} completed")
-    bots_store.report(study, args, quality, sorted(counts), target, own)
+    _bots_report(study, args, quality, sorted(counts), target, own)
     return _simulator_failures(results)
+
+
+def _bots_report(study, args, quality: dict[str, float], strategies: list[str], target: str, own: bool) -> None:
+    """After the run: the quality planted, what each strategy played answers, where the bots are, how to go on."""
+    from infact.participation.bot_store import shown
+    from infact.participation.bots import describe_quality
+
+    how = "--quality " + args.quality if args.quality != "alike" else "the default; --quality ordered plants a ranking"
+    print(f"planted quality: {describe_quality(quality)} ({how})")
+    for name in strategies:
+        print(f"  {name}: {PLANTS.get(name, '')}")
+    where = shown(target)
+    if own:
+        print(
+            f"stored in {where}, the bots' own store (the app's default store is not touched): see them with "
+            f"INFACT_DB={where} streamlit run streamlit_app.py"
+        )
+    print(
+        "every record is marked `bot`; analysis leaves them out unless --include-bots; "
+        f"remove them: infact bots --study {study.folder} --remove{'' if own else ' --db ' + where}"
+    )
+
+
+def _remove_bots(study, target: str) -> int:
+    """`bots --remove`: delete the study's bot participants from the store, nobody else's records."""
+    from infact.participation.bot_store import participants_in, remove_bots, shown
+    from infact.storage import open_storage
+
+    storage = open_storage(target)
+    try:
+        participants, records = remove_bots(storage, study.id)
+        _, people = participants_in(storage, study.id)
+    finally:
+        storage.close()
+    print(
+        f"removed {participants} bot participant(s) ({records} records) of study '{study.id}' from "
+        f"{shown(target)}; {len(people)} other participant(s) untouched"
+    )
+    return 0
 
 
 def _simulator_failures(results) -> int:

@@ -321,31 +321,3 @@ def run_bots(
         return [play(i) for i in range(n)]
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         return list(pool.map(play, range(n)))
-
-
-# -- bots in a store: who they are, whether people share it, removing them ----------------------------------
-def participants_in(storage: Storage, study_id: str) -> tuple[set[str], set[str]]:
-    """(the bot participants, the people) of a study in a store, from its arrivals: a bot's arrival carries `bot`;
-    researchers' previews and LLM-simulated participants are neither people nor counted here as bots unless
-    marked."""
-    bots, people = set(), set()
-    for rec in storage.records(study=study_id, kind="arrival"):
-        pid = rec.get("participant")
-        if not pid or str(pid).startswith("_"):
-            continue
-        if rec.get("bot"):
-            bots.add(pid)
-        elif not rec.get("preview"):
-            people.add(pid)
-    simulated = {r.get("participant") for r in storage.records(study=study_id, kind="simulated")}
-    return bots, people - simulated - bots
-
-
-def remove_bots(storage: Storage, study_id: str) -> tuple[int, int]:
-    """Delete every record of the study's bot participants, and nobody else's: each through the storage
-    protocol's `purge(participant)`, as withdrawal with deletion does (docs/storage.md). (participants, records)."""
-    bots, _ = participants_in(storage, study_id)
-    removed = 0
-    for pid in sorted(bots):
-        removed += storage.purge(pid)
-    return len(bots), removed

@@ -7,14 +7,8 @@ import pytest
 
 from infact.errors import InfactError
 from infact.participation import bots as bots_module
-from infact.participation.bots import (
-    SimClock,
-    describe_quality,
-    participants_in,
-    planted_quality,
-    remove_bots,
-    run_bots,
-)
+from infact.participation.bot_store import participants_in, remove_bots
+from infact.participation.bots import SimClock, describe_quality, planted_quality, run_bots
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
 from tests.support.participants import people
