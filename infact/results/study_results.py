@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from infact.participation.strategies import SIMULATED
 from infact.results import kinds
 from infact.results.export import Tables, export_bytes, others
 from infact.results.quality import exclusion as quality
@@ -72,8 +73,8 @@ class StudyResults:
 
     @cached_property
     def bots(self) -> set[str]:
-        """The bot participants among the records (left out of the tables or not)."""
-        return bot_participants(self.records)
+        """The scripted bot participants among the records (left out of the tables or not)."""
+        return bot_participants(self.records, simulated=False)
 
     def without_bots(self) -> StudyResults:
         """The same records with the bot participants left out (analysis and the datasheet's default)."""
@@ -155,13 +156,16 @@ def open_results(
     return StudyResults(study, records, include_withdrawn, include_bots=include_bots)
 
 
-def bot_participants(records: list[dict]) -> set[str]:
-    """Participants played by `infact bots`: any record of theirs carries `bot` (the flow writes it on each)."""
-    return {r["participant"] for r in records if r.get("bot")}
+def bot_participants(records: list[dict], *, simulated: bool = True) -> set[str]:
+    """Participants played by `infact bots`: any record of theirs carries `bot` (the flow writes it on each);
+    without the LLM-simulated ones (`bot: llm`) when not `simulated`."""
+    return {r["participant"] for r in records if r.get("bot") and (simulated or r["bot"] != SIMULATED)}
 
 
 def without_bots(records: list[dict]) -> list[dict]:
-    bots = bot_participants(records)
+    """The records without the scripted bots' (LLM-simulated participants are left out, or compared with the
+    people, by `include_simulated`)."""
+    bots = bot_participants(records, simulated=False)
     return [r for r in records if r.get("participant") not in bots] if bots else records
 
 
