@@ -65,13 +65,13 @@ def duration_check(progress: Mapping[str, Progress], expected_minutes: float, *,
     if ratio > ESTIMATE_TOO_SHORT:
         out["warning"] = (
             f"Participants need {out['median_minutes']:.1f} min (median), {ratio:.0%} of "
-            f"{expected_time(expected_minutes, default)}: raise `[study] expected_minutes` and the pay on "
+            f"{expected_time(expected_minutes, default)}: raise `study.expected_minutes` and the pay on "
             "Prolific, or shorten the study (Prolific asks for fair pay for the real time)."
         )
     elif ratio < ESTIMATE_TOO_LONG:
         out["warning"] = (
             f"Participants finish in {out['median_minutes']:.1f} min (median), under half "
-            f"{expected_time(expected_minutes, default)}: lower `[study] expected_minutes` (a long estimate "
+            f"{expected_time(expected_minutes, default)}: lower the estimate (a long estimate "
             "deters people, and it changes how many failed checks Prolific requires before a rejection)."
         )
     return out
