@@ -44,7 +44,8 @@ def test_a_judge_without_one_usable_answer_fails_the_command_and_says_so(tmp_pat
         assert code == 1 and "## Judge alignment" in out
         assert "j: 0 of " in out and "answers usable (0%)" in out and "none of j's answers is a label" in out
         judge_csv = study.folder / "judges" / "j.csv"
-        code = main(["analyze", "--study", str(study.folder), "--db", str(db), "--judge", f"j={judge_csv}", "--json"])
+        argv = ["analyze", "--study", str(study.folder), "--db", str(db), "--judge", f"j={judge_csv}", "--json"]
+        code = main([*argv, "--include-bots"])  # the people here are bots (left out by default)
         captured = capsys.readouterr()
         result = json.loads(captured.out)
         assert code == 1 and "judge j has no usable answer" in captured.err
