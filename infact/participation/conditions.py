@@ -14,6 +14,7 @@ at once see each other's places. `condition_counts` gives the same figures from 
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 from collections import Counter
@@ -164,3 +165,14 @@ def condition_for(arrival: Arrival, study: Study, storage: Storage, now: datetim
         return arrival.group
     counts = for_store(storage, study.id).counts(study.conditions, study.config.assignment.lease_minutes, now)
     return choose(counts, rng)
+
+
+def of_participant(method):
+    """A `Flow` method run by the Flow of its participant's condition (`Flow.of`; the state is its first argument):
+    the condition's settings plan, check and store, and its records carry the condition."""
+
+    @functools.wraps(method)
+    def run(flow, st, *args, **kwargs):
+        return method(flow.of(st), st, *args, **kwargs)
+
+    return run

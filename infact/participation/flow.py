@@ -17,6 +17,7 @@ import hashlib
 import random
 import secrets
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -92,26 +93,36 @@ class FlowError(InfactError):
 class Flow:
     """Study logic for one study and one store; no Streamlit here."""
 
-    def __init__(self, study: Study, storage: Storage, clock: Clock = utcnow, rng: random.Random | None = None):
+    def __init__(
+        self,
+        study: Study,
+        storage: Storage,
+        clock: Clock = utcnow,
+        rng: random.Random | None = None,
+        *,
+        bot: str | None = None,
+    ):
         self.study = study
         self.storage = storage
         self.clock = clock
         # The assignment's random choices; a simulation passes a seeded Random so that its bots get the same
         # situations and orders on every run. Tokens and completion codes are credentials: always from `secrets`.
         self.rng = rng or secrets.SystemRandom()
+        # A bot participant's strategy (infact/participation/bots.py): every record this flow writes carries it
+        # as `bot`, so a bot is told from a person in the store, in every table and on the dashboard.
+        self.bot = bot
         self.cfg = study.config
         self.kinds = kinds_in_order(study)  # the registered kinds, in [flow] steps' order when given
         self.condition: str | None = None  # set on the Flow of one between-subjects condition (`of`)
         self._conditions: dict[str, Flow] = {}
 
     def of(self, st: State | None) -> Flow:
-        """The Flow of this participant's condition (its settings: infact/study/conditions/overlay.py); this Flow
-        when the study has no conditions or the participant none (e.g. consented before conditions were added)."""
+        """The Flow of this participant's condition (infact/study/conditions/overlay.py), else this Flow."""
         name = (st.arrival or {}).get("condition") if st is not None else None
         if name is None or name not in self.study.conditions:
             return self
         if name not in self._conditions:
-            flow = Flow(self.study.under(name), self.storage, self.clock, self.rng)
+            flow = Flow(self.study.under(name), self.storage, self.clock, self.rng, bot=self.bot)
             flow.condition = name
             self._conditions[name] = flow
         return self._conditions[name]
@@ -127,6 +138,7 @@ class Flow:
             "at": iso(self.clock()),
             "preview": preview,
             **({"condition": self.condition} if self.condition is not None else {}),
+            **({"bot": self.bot} if self.bot else {}),
             **fields,
         }
 
@@ -187,7 +199,10 @@ class Flow:
         own, marked `platform_id_shared` (with the first one's token), and is found again
         through a `_sessions` record keyed by a hash of (ID, session).
         """
-        with self.storage.lock():
+        # Only an arrival with a platform ID can collide with another (the same ID in two sessions at once):
+        # only those take the store-wide lock, which a launch's consents also need for their assignments.
+        platform_id = capture(query, self.cfg.platform).platform_id
+        with self.storage.lock() if platform_id and not preview else nullcontext():
             arrival, token, first = self._find(query, preview)
             if token is not None:
                 return token
@@ -229,11 +244,10 @@ class Flow:
         return read_state(self.storage, self.study.id, token)
 
     # -- the step sequence ---------------------------------------------------
+    @conditions.of_participant
     def _planned(self, st: State) -> tuple[list[Step], bool]:
         """The steps of every kind in sequence, and whether the plan is complete (False:
         a kind's steps are not known yet, e.g. situations before the assignment)."""
-        if (flow := self.of(st)) is not self:
-            return flow._planned(st)
         steps: list[Step] = []
         for kind in self.kinds:
             planned = kind.plan(self, st)
@@ -256,22 +270,20 @@ class Flow:
             return steps[-1]  # e.g. stopped between consent and assignment: submitting it again assigns
         return DONE
 
+    @conditions.of_participant
     def progress(self, st: State) -> tuple[int, int]:
         """(situations answered, situations in total) for the progress indicator."""
-        if (flow := self.of(st)) is not self:
-            return flow.progress(st)
         total = self.cfg.study.situations_per_participant * len(self.cfg.blocks)
         kinds = registry.situation_kinds()
         done = sum(1 for rec in st.answered.values() if rec.get("kind") in kinds)
         return done, total
 
+    @conditions.of_participant
     def mark_shown(self, st: State, step: Step, at: datetime | None = None) -> str:
         """Store when a step was first displayed (kept across refreshes). `at`: when it was
         shown if that was earlier (the consent page is shown before anything is stored)."""
         if step.name in st.shown:
             return st.shown[step.name]
-        if (flow := self.of(st)) is not self:
-            return flow.mark_shown(st, step, at)
         at = iso(at or self.clock())
         self.storage.append(
             self._record(st.token, "shown", f"shown/{step.name}", st.preview, step=step.name, shown_at=at)
@@ -345,12 +357,10 @@ class Flow:
     def assign(self, st: State) -> None:
         now = self.clock()
         rng = random.Random(self.rng.getrandbits(64))
-        # Kept up to date from the store's change feed: a consent does not read the whole study.
-        load = (  # a between-subjects condition's situations are balanced among its own participants
-            situation_load.for_store(self.storage, self.study.id, self.condition).current(now)
-            if not st.preview
-            else ({}, {})
-        )
+        # Kept up to date from the store's change feed: a consent does not read the whole study. A between-subjects
+        # condition's situations are balanced among its own participants.
+        load = situation_load.for_store(self.storage, self.study.id, self.condition)
+        load = load.current(now) if not st.preview else ({}, {})
         history = None
         if set(self.cfg.blocks) != {"rating"}:  # which pairs / sets were handed out, votes so far
             from infact.participation.protocols import History
@@ -389,22 +399,20 @@ class Flow:
         )
         return self.state(st.token) or st
 
+    @conditions.of_participant
     def finish_pending(self, st: State) -> State:
         """Store the completion record a crash left out: every step is answered but the process that
         stored the last answer was killed before it wrote the completion (a replica SIGKILLed behind a
         load balancer). The done page calls this, so the participant gets their code on any replica."""
         if st.finished or self.current(st).kind != "done":
             return st
-        if (flow := self.of(st)) is not self:
-            return flow._complete(st, "completed")
         return self._complete(st, "completed")
 
+    @conditions.of_participant
     def completion(self, st: State) -> Completion | None:
         """What the done page shows — only once the completion record is stored."""
         if st.complete is None:
             return None
-        if (flow := self.of(st)) is not self:
-            return flow.completion(st)
         return completion_target(self.cfg.platform, st.complete["outcome"], st.complete["completion_code"])
 
     def withdraw(self, token: str, reason: str = "") -> bool:

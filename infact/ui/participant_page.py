@@ -7,11 +7,14 @@ registers itself with `@renderer(kind)` (rating_steps.py, comparison_steps.py, l
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from infact.errors import InfactError
 from infact.participation import steps, visits
@@ -44,11 +47,13 @@ NOT_SAVED = (
     "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
     "moment and press the button again; your earlier answers are kept."
 )
-# More consents this minute than the process (or this address) may take (visits.ConsentGate).
-BUSY = (
-    "Many people are starting this study at this moment. Please wait a minute, then press the button "
-    "again. Nothing has been stored yet."
+# More starts at once than the process (or this address) takes at once (visits.ConsentGate): the page
+# keeps the participant's place and carries on by itself when it comes (`_wait_for_turn`).
+WAITING = (
+    "Many people are starting this study at this moment. Your place is kept: the study starts by itself "
+    "in about {seconds} s. Please keep this page open."
 )
+PLACE = "infact_start_place"  # session state: the place this visitor holds at the gate, across reruns
 
 
 @dataclass
@@ -123,11 +128,11 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     """A visitor consents: store the arrival and the consent together (nothing before)."""
     checked = steps.get(step.kind).check(flow, step, answers)
     if checked.errors:
+        _give_back_place()
         return None, checked.errors
     source = resources.client_source()  # None: no browser connection (AppTest), no bound to apply
-    if source is not None and not visitor.preview and not visits.consent_gate(flow.study).admit(source):
-        log.warning("INFACT: a consent was refused: more than the per-minute bound (visits.ConsentGate)")
-        return None, (BUSY,)
+    if source is not None and not visitor.preview:
+        _wait_for_turn(flow, source)
     try:
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
@@ -140,6 +145,40 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
             log.warning("INFACT: the consent of visit %s could not be linked to it", visitor.visit, exc_info=True)
     remember(token)
     return token, ()
+
+
+def _wait_for_turn(flow: Flow, source: str) -> None:
+    """Take this visitor's place at the consent gate (or the one a previous run of this session took) and
+    wait until it comes, saying so in a short message that counts down. A rerun meanwhile (a second press)
+    keeps the place; a closed tab gives it back. Nothing is stored before it comes."""
+    place = st.session_state.get(PLACE) or visits.consent_gate(flow.study).admit(source)
+    if place.wait() <= 0:
+        st.session_state.pop(PLACE, None)
+        return
+    st.session_state[PLACE] = place
+    log.info("INFACT: a start waits %.1f s for its place (visits.ConsentGate)", place.wait())
+    note = st.empty()
+    try:
+        while (left := place.wait()) > 0:
+            note.info(WAITING.format(seconds=max(1, math.ceil(left))), icon=":material/hourglass_top:")
+            time.sleep(min(1.0, left))
+    except StopException:  # the session ends (tab closed): the place goes to the next one
+        _give_back_place()
+        raise
+    note.empty()
+    st.session_state.pop(PLACE, None)
+
+
+def _give_back_place() -> None:
+    place = st.session_state.pop(PLACE, None)
+    if place is not None:
+        place.give_back()
+
+
+def start_pending() -> bool:
+    """A press of "Start the study" is waiting for its place (a rerun came between): carry on without
+    another press."""
+    return PLACE in st.session_state
 
 
 def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) -> None:
@@ -413,8 +452,7 @@ def _participant_run(flow: Flow) -> None:
     progress, draw = arrive(flow)
     if progress is None:
         return
-    flow = flow.of(progress.state)  # a between-subjects study: the participant's condition's texts and settings
-    step = progress.current
+    flow, step = flow.of(progress.state), progress.current  # flow.of: the participant's condition's settings
     if (block := _new_block(flow, progress, step)) is not None:
         _task_change(flow, progress, step, block, draw)  # a short screen before a [flow] study's next block
         return
