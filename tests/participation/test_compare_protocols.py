@@ -39,8 +39,9 @@ def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
     assert sum(r.completed for r in results) >= 30
     t = StudyResults(study, storage.records(study=study.id)).tables
     votes = t.compare["pairwise.csv"]
-    assert list(votes.columns[:9]) == [
+    assert list(votes.columns[:10]) == [
         "participant",
+        "condition",
         "situation_id",
         "criterion",
         "system_a",
