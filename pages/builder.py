@@ -3,7 +3,7 @@
 import streamlit as st
 
 from infact import ui
-from infact.ui.builder import builder_page
+from infact.ui.builder.page import builder_page
 
 st.set_page_config(page_title="INFACT study builder", page_icon="🛠️", layout="wide")
 
