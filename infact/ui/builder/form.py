@@ -1,5 +1,5 @@
-"""The builder's form widgets: one per generated field (infact/builder/fields.py), keyed by protocol and setting
-so each protocol keeps its own values; each returns the value as study.toml holds it."""
+"""The builder's form widgets: one per generated field (infact/builder/fields.py), keyed by the form's id
+(protocol and table) and the setting, so each keeps its own values; each returns the value as study.toml holds it."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from infact.errors import Problem
 KEY = "builder"  # every widget's key starts with it
 
 
-def _key(protocol: str, spec_key: str) -> str:
-    return f"{KEY}:{protocol}:{spec_key}"
+def _key(form_id: str, spec_key: str) -> str:
+    return f"{KEY}:{form_id}:{spec_key}"
 
 
 def _lines(text: str) -> list[str]:
@@ -80,13 +80,13 @@ def rows_widget(section: form.Section, rows: list[dict], key: str) -> list[dict]
     return out
 
 
-def section_form(section: form.Section, start: dict, protocol: str, problems: list[Problem]) -> Any:
+def section_form(section: form.Section, start: dict, form_id: str, problems: list[Problem]) -> Any:
     if section.rows:
-        return rows_widget(section, start.get(section.name) or [], _key(protocol, section.name))
+        return rows_widget(section, start.get(section.name) or [], _key(form_id, section.name))
     values = start.get(section.name) or {}
     out = {}
     for spec in section.fields:
-        out[spec.name] = field_widget(spec, values.get(spec.name), _key(protocol, spec.key), problems)
+        out[spec.name] = field_widget(spec, values.get(spec.name), _key(form_id, spec.key), problems)
     if section.elsewhere:
         st.caption("Edit in study.toml after saving: " + ", ".join(f"`{k}`" for k in section.elsewhere))
     return out

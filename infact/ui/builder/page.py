@@ -4,6 +4,7 @@ drawn by the participant page's own renderers, and Save / Download zip. The logi
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,19 @@ from infact.ui.participant_page import PAGE_TOPS, RENDERERS
 
 
 def upload(protocol: str):
-    """The researcher's table, read by the importer; None: the protocol's sample data."""
+    """(the researcher's table read by the importer, or None: the protocol's sample data; the form's id).
+
+    The form's widgets are keyed by the form's id, `<protocol>` or `<protocol>-<the table's digest>`: a new
+    table starts a form of its own from what that table allows (systems, situations per participant, attention
+    check), and each protocol keeps its own values."""
+    read, digest = _table(protocol)
+    return read, protocol if digest is None else f"{protocol}-{digest}"
+
+
+def _table(protocol: str):
     if protocol not in FROM_TABLE:
         st.info(f"A {protocol} study starts from its sample data; import your own later (docs/importing.md).")
-        return None
+        return None, None
     file = st.file_uploader(
         "Your dialogs: a table (CSV, TSV, XLSX or JSONL), one row per dialog and a column per system",
         type=list(build.TABLE_TYPES),
@@ -32,12 +42,13 @@ def upload(protocol: str):
         help=f"At most {build.MAX_UPLOAD_BYTES // 1_000_000} MB. Without one, the protocol's sample dialogs are used.",
     )
     if file is None:
-        return None
-    read = build.read_upload(file.name, file.getvalue())  # DatasetError: shown by the caller
+        return None, None
+    data = file.getvalue()
+    read = build.read_upload(file.name, data)  # DatasetError: shown by the caller
     st.caption(f"{len(read.situations)} situations from {read.rows} rows: " + "; ".join(read.columns.describe()))
     for problem in read.problems:
         st.warning(f"Left out: {problem}")
-    return read
+    return read, hashlib.sha256(data).hexdigest()[:8]
 
 
 def show_problems(errors: list[Problem], notes: list[Problem]) -> None:
@@ -95,6 +106,9 @@ def save_box(files: dict[str, bytes], study_id: str) -> None:
         st.session_state[f"{KEY}:saved"] = str(Path(target).resolve())
 
 
+PANE = 720  # px: the form and the preview side by side in a 900 px high window, each scrolling on its own
+
+
 def builder_page() -> None:
     st.title("Study builder")
     st.caption(
@@ -102,11 +116,13 @@ def builder_page() -> None:
         "participant's page. Every field's meaning: its (?) and docs/settings.md."
     )
     left, right = st.columns([3, 2], gap="large")
+    # Each side scrolls on its own: the problems and the preview stay in view while the form is filled in.
+    left, right = left.container(height=PANE, key=f"{KEY}-form"), right.container(height=PANE, key=f"{KEY}-side")
     with left:
         protocol = st.selectbox("Protocol", list(PROTOCOLS), key=f"{KEY}:protocol")
         problems: list[Problem] = []
         try:
-            read = upload(protocol)
+            read, form_id = upload(protocol)
             draft = build.start(protocol, read, "my-study")
         except InfactError as exc:
             st.error("The table cannot be used:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
@@ -118,12 +134,12 @@ def builder_page() -> None:
         for section in main:
             with st.expander(section.name.replace("_", " ").capitalize(), expanded=section.name != "protocol"):
                 st.caption(section.description)
-                values[section.name] = section_form(section, start, protocol, problems)
+                values[section.name] = section_form(section, start, form_id, problems)
         with st.expander("More settings"):
             for section in sections:
                 if section.name not in form.MAIN:
                     st.markdown(f"**{section.name}**: {section.description}")
-                    values[section.name] = section_form(section, start, protocol, problems)
+                    values[section.name] = section_form(section, start, form_id, problems)
         result = _built(draft, values, problems)
     with right:
         st.subheader("Problems")
