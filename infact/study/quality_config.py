@@ -1,7 +1,7 @@
-"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings; and the checks of
+"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings; the `[monitoring]`
+table (the stopping rule); and the checks of
 study.toml across its sections (the attention check against the situations and scale, the protocol against the
-systems, the comprehension check against the flow, …), each yielding every problem it finds so one `validate` lists
-them all. `[monitoring]` (the stopping rule) is here too; `[comprehension]` is in platform_config.py.
+systems, …), each yielding every problem it finds so one `validate` lists them all.
 
 The quality checks of participants live in infact/results/quality/; this is the schema the study layer validates.
 """
@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from infact.errors import Problem
 from infact.study.annotation.aspects import check_conversation_settings
 from infact.study.endpoints import check_name
-from infact.study.platform_config import ATTEMPTS, ComprehensionConfig, PlatformConfig, comprehension_problem  # noqa: F401
-from infact.study.protocol_config import PAIRWISE_KINDS, blocks_of, flow_problem
+from infact.study.platform_config import PlatformConfig, comprehension_problem
+from infact.study.protocol_config import PAIRWISE_KINDS, QUESTIONNAIRES, blocks_of, flow_problem
 
 
 class QualityConfig(BaseModel, extra="forbid"):
@@ -209,13 +209,21 @@ def situation_checks(cfg):
         yield f"{n_text} must be at least 2 with the attention check enabled (or set attention_check.enabled = false)"
 
 
+def _protocol_items(cfg) -> bool:
+    """The questionnaire items are the ones a comparison protocol fills in (protocol_config.fill_defaults)."""
+    own = QUESTIONNAIRES.get(cfg.protocol.kind)
+    return own is not None and [(i.id, i.text, i.expected) for i in cfg.questionnaire.items] == list(own)
+
+
 def item_checks(cfg):
     """Questionnaire answers that exist on its scale, and ids that are unique per list."""
     q = cfg.questionnaire
+    written = "items" in q.model_fields_set and not _protocol_items(cfg)
     for item in q.items:
         if item.expected is not None and item.expected not in q.scale:
+            note = "" if written else " (of the default questionnaire: not in study.toml)"
             yield (
-                f"questionnaire item '{item.id}'{default_note(q, 'items')}: expected = {item.expected!r} is not one "
+                f"questionnaire item '{item.id}'{note}: expected = {item.expected!r} is not one "
                 f"of questionnaire.scale {q.scale}{default_note(q, 'scale')}: set expected = {q.scale[-1]!r}"
             )
     for name, ids in (

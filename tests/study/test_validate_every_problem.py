@@ -123,3 +123,13 @@ def test_a_bad_setting_and_the_data_s_problems_in_one_run(tmp_path):
     assert "attention_check.positions" in by_key
     assert by_key["attention_check.situation"].startswith("situation 's0l' is not in the situations files")
     assert any(p.file.endswith("situations.jsonl") and "invalid JSON" in p.message for p in errors)
+
+
+@pytest.mark.parametrize("kind", ["rating", "pairwise"])
+def test_the_default_questionnaire_s_check_item_is_called_default_against_a_written_scale(tmp_path, kind):
+    folder = make_study(tmp_path, questionnaire={"scale": ["No", "Yes"]}, protocol={"kind": kind})
+    with pytest.raises(ConfigError) as exc:
+        load_config(folder)
+    [problem] = exc.value.problems
+    assert "questionnaire item 'careful' (of the default questionnaire: not in study.toml)" in problem.message
+    assert "set expected = 'Yes'" in problem.message
