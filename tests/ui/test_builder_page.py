@@ -87,3 +87,18 @@ def test_a_pairwise_variant_and_its_zip(tmp_path, monkeypatch):
     files = build.build(draft, build.prefill(draft))
     with zipfile.ZipFile(io.BytesIO(build.zip_bytes(files, "movies-pairwise"))) as zf:
         assert "movies-pairwise/study.toml" in zf.namelist()
+
+
+@pytest.mark.slow
+def test_take_part_in_the_preview_moves_on_as_a_participant_and_starts_over(tmp_path, monkeypatch):
+    from tests.support.app import progress_text
+
+    at = _open(tmp_path, monkeypatch)
+    assert progress_text(at) is None  # the consent page
+    at.checkbox(key="consent").check().run()
+    at.button(key="consent_submit").click().run()
+    assert not at.exception
+    assert progress_text(at) == "Situation 1 of 10"
+    _by_key(at.button, "builder:preview-restart").click().run()
+    assert progress_text(at) is None and at.button(key="consent_submit")
+    assert not (tmp_path / "db").exists() or not any((tmp_path / "db").iterdir())  # nothing stored anywhere

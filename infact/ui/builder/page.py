@@ -13,6 +13,7 @@ import streamlit as st
 from infact.builder import fields as form
 from infact.builder import folder as build
 from infact.errors import InfactError, Problem
+from infact.participation.state import progress_of
 from infact.stores.config import on_community_cloud
 from infact.study.starter import PROTOCOLS
 from infact.study.starter.draft import FROM_TABLE
@@ -63,12 +64,29 @@ def show_problems(errors: list[Problem], notes: list[Problem]) -> None:
         st.caption(str(note))
 
 
-def preview(study) -> None:
-    """The participant's pages, drawn by the participant page's renderers on a preview participant in memory."""
-    flow, progress = build.preview_run(study)
+def _preview_participant(study, files: dict[str, bytes]):
+    """(flow, progress) of this session's preview participant of these files, kept across reruns in memory
+    (a new one when the study changes or on *Start over*): what they answered moves them on."""
+    digest = hashlib.sha256(b"".join(k.encode() + v for k, v in sorted(files.items()))).hexdigest()
+    run = st.session_state.get(f"{KEY}-run")
+    if run is None or run[0] != digest:
+        flow, progress = build.preview_run(study)
+        st.session_state[f"{KEY}-run"] = (digest, flow, progress.token)
+        return flow, progress
+    _, flow, token = run
+    return flow, progress_of(flow, flow.state(token))
+
+
+def preview(study, files: dict[str, bytes]) -> None:
+    """The participant's pages, drawn by the participant page's renderers on a preview participant in memory:
+    any page to look at, or *Take part*: the pages in order, answered as a participant does."""
+    flow, progress = _preview_participant(study, files)
     names = [s.name for s in progress.steps]
-    choice = st.selectbox("Page", names, index=0, key=f"{KEY}:preview-step")
-    step = progress.steps[names.index(choice)]
+    choice = st.selectbox("Page", [TAKE_PART, *names], index=0, key=f"{KEY}:preview-step")
+    step = progress.current if choice == TAKE_PART else progress.steps[names.index(choice)]
+    if choice == TAKE_PART and st.button("Start over", key=f"{KEY}:preview-restart"):
+        st.session_state.pop(f"{KEY}-run", None)
+        st.rerun()
     shown = type(progress)(progress.state, progress.steps, step)
     with st.container(border=True, key=f"{KEY}-preview"):
         top = PAGE_TOPS[step.kind](flow, shown, step) if step.kind in PAGE_TOPS else ""
@@ -106,6 +124,7 @@ def save_box(files: dict[str, bytes], study_id: str) -> None:
         st.session_state[f"{KEY}:saved"] = str(Path(target).resolve())
 
 
+TAKE_PART = "Take part (answer to move on)"
 PANE = 720  # px: the form and the preview side by side in a 900 px high window, each scrolling on its own
 
 
@@ -146,7 +165,7 @@ def builder_page() -> None:
         show_problems(result.errors, result.notes)
         if result.study is not None:
             st.subheader("Preview")
-            preview(result.study)
+            preview(result.study, result.files)
     if result.study is not None:
         st.subheader("Save")
         save_box(result.files, result.study.id)
