@@ -156,3 +156,16 @@ def test_the_preview_participant_walks_every_page_in_memory():
     kinds = [s.kind for s in progress.steps]
     assert kinds[0] == "consent" and "pairwise" in kinds and kinds[-1] == "done"
     assert progress.state.preview
+
+
+def test_an_upload_is_read_as_text_and_drawn_escaped():
+    from infact.text.display import response_html
+
+    rows = TABLE.read_text(encoding="utf-8").splitlines(keepends=True)
+    hostile = 'h01,"User: hi<img src=x onerror=alert(1)>","<script>alert(1)</script>","=HYPERLINK(""http://x"")",ok\n'
+    read = build.read_upload("dialogs.csv", "".join(rows).encode() + hostile.encode())
+    (situation,) = [s for s in read.situations if s.dialog_id == "h01"]
+    assert situation.responses["MovieBot"] == "<script>alert(1)</script>"
+    assert situation.responses["CineLLM"] == '=HYPERLINK("http://x")'
+    html = response_html("A", situation.responses["MovieBot"])
+    assert "<script>" not in html and "&lt;script&gt;" in html

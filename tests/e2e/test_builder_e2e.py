@@ -129,4 +129,12 @@ def test_the_builder_on_a_phone(browser, server):
     page.get_by_text("The study is ready to run").wait_for()
     wait_idle(page)
     shot(page, "builder-phone")
+    _choose(page, "builder:preview-step", "situation-1")
+    preview = page.locator(".st-key-builder-preview")
+    preview.get_by_text("Situation 1 of").wait_for()
+    preview.get_by_text("Situation 1 of").scroll_into_view_if_needed()
+    wait_idle(page)
+    page.screenshot(path=str(shot(page, "builder-preview-phone")))  # the viewport: what the phone shows
+    width = page.evaluate("document.querySelector('.st-key-builder-preview').getBoundingClientRect().width")
+    assert width <= 390, "the preview fits the phone's width"
     context.close()
