@@ -66,8 +66,18 @@ class Built:
     notes: list[Problem] = field(default_factory=list)
 
 
-def start(protocol: str, read: TableRead | None, study_id: str = "my-study") -> StudyDraft:
+def study_id_for(protocol: str, read: TableRead | None) -> str:
+    """A study id that says what the study is: `<table>-<protocol>` (`my-<protocol>-study` on sample data), so
+    the ratings and the pairwise study of one table never share an id (their answers are stored by it)."""
+    if read is None:
+        return f"my-{protocol}-study"
+    stem = re.sub(r"[^a-z0-9]+", "-", Path(read.file).stem.lower()).strip("-")[:40] or "study"
+    return f"{stem}-{protocol}"
+
+
+def start(protocol: str, read: TableRead | None, study_id: str | None = None) -> StudyDraft:
     """The draft of a `protocol` study: on the uploaded table's situations, or the protocol's sample data."""
+    study_id = study_id or study_id_for(protocol, read)
     situations = None if read is None else read.situations
     return draft_study(protocol, study_id=study_id, situations=situations, source=read.file if read else "")
 

@@ -89,6 +89,12 @@ def test_a_csv_becomes_a_study_that_loads_ratings_and_pairwise(tmp_path):
         assert built.study.systems == ["MovieBot", "CineLLM", "Baseline"]
 
 
+def test_the_default_id_names_the_table_and_protocol_so_variants_never_share_one():
+    assert build.start("ratings", _read()).study_id == "movie-dialogs-ratings"
+    assert build.start("pairwise", _read()).study_id == "movie-dialogs-pairwise"
+    assert build.start("pairwise", None).study_id == "my-pairwise-study"
+
+
 def test_every_problem_at_once_named_by_its_key():
     draft = build.start("ratings", _read())
     values = build.prefill(draft)

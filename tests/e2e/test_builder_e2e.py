@@ -105,7 +105,8 @@ def test_from_a_csv_to_a_running_study_and_its_pairwise_variant(browser, server,
     _fill(page, "builder:folder", str(pairwise))
     page.get_by_role("button", name="Save", exact=True).click()
     page.get_by_text(re.compile("Saved \\d+ file")).wait_for()
-    assert load_study(pairwise).config.protocol.kind == "pairwise"
+    variant = load_study(pairwise)
+    assert variant.config.protocol.kind == "pairwise" and variant.id == "movie-dialogs-pairwise" != study.id
     minutes = (time.monotonic() - started) / 60
     print(f"builder walk: CSV to two saved studies in {minutes:.1f} min of browser time")
     assert minutes < 5

@@ -57,7 +57,7 @@ def test_fill_see_a_problem_fix_it_preview_save_and_run(tmp_path, monkeypatch):
     _by_key(at.selectbox, "builder:preview-step").set_value("situation-1").run()
     assert not at.exception
     _by_key(at.button, "builder:save").click().run()
-    saved = tmp_path / "studies" / "my-study"
+    saved = tmp_path / "studies" / "my-ratings-study"  # the default id and folder say what the study is
     study = load_study(saved)
     assert study.config.scale.labels == ["Bad", "Okay", "Good"]
     assert study.config.attention_check.expected == ["Bad"]

@@ -142,7 +142,7 @@ def builder_page() -> None:
         problems: list[Problem] = []
         try:
             read, form_id = upload(protocol)
-            draft = build.start(protocol, read, "my-study")
+            draft = build.start(protocol, read)
         except InfactError as exc:
             st.error("The table cannot be used:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
             return
