@@ -102,3 +102,13 @@ def test_take_part_in_the_preview_moves_on_as_a_participant_and_starts_over(tmp_
     _by_key(at.button, "builder:preview-restart").click().run()
     assert progress_text(at) is None and at.button(key="consent_submit")
     assert not (tmp_path / "db").exists() or not any((tmp_path / "db").iterdir())  # nothing stored anywhere
+
+
+@pytest.mark.parametrize("cloud", [True, False])
+def test_where_the_disk_does_not_last_the_builder_says_so_and_offers_the_zip(tmp_path, monkeypatch, cloud):
+    import infact.ui.builder.page as page
+
+    monkeypatch.setattr(page, "on_community_cloud", lambda: cloud)
+    at = _open(tmp_path, monkeypatch)
+    assert any("does not last" in w.value and "commit" in w.value for w in at.warning) is cloud
+    assert _by_key(at.get("download_button"), "builder:zip")
