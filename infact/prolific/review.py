@@ -103,6 +103,8 @@ def _decide(sub: Mapping, q: Mapping | None, session: Session) -> Decision:
     if action == "eligible_for_rejection":
         message = rejection_message(reasons, q.get("prolific_reason"))
         return Decision(sid, ppid, "reject", f"{why} ({q.get('prolific_reason')})", q["token"], message)
+    if action == "review":  # typed text flagged for review: a person reads it first (never an automatic rejection)
+        return Decision(sid, ppid, "manual", f"{why} ({q.get('prolific_reason')})", q["token"])
     if action == "ask_to_return":
         return Decision(sid, ppid, "ask_to_return", f"{why} ({q.get('prolific_reason')})", q["token"])
     return Decision(sid, ppid, "manual", f"INFACT has no finished run for it (status {q.get('status')})", q["token"])

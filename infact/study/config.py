@@ -26,6 +26,7 @@ from infact.study.protocol_config import (
     flow_problem,
 )
 from infact.study.quality_config import QualityConfig, item_checks, situation_checks
+from infact.text.typed import NO_AI_TOOLS
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -185,6 +186,11 @@ class Texts(Section):
     withdrawn: str = Field(
         default="You have withdrawn from the study. Thank you for your time.",
         description="Shown after a participant withdraws.",
+    )
+    no_ai_tools: str = Field(
+        default=NO_AI_TOOLS,
+        description="Shown above every typed field (live chat messages, justifications, the arena vote's reason): "
+        'the request not to use AI tools or paste text. `""` shows nothing.',
     )
     blocks: dict[str, BlockTexts] = Field(
         default_factory=dict,
