@@ -212,7 +212,7 @@ def assess(
         row["prolific_action"], row["prolific_reason"] = _prolific_action(
             status, row["decision"], row["failed_checks"], required_fails, minutes, cfg
         )
-        if row["prolific_action"] == "approve" and decided is None and any(n in flags.REVIEW_ONLY for n, _ in mine):
+        if row["decision"] == "include" and row["prolific_action"] == "approve" and decided is None and mine:
             row["prolific_action"], row["prolific_reason"] = "review", REVIEW_REASON
         rows.append(row)
     return pd.DataFrame(rows, columns=REPORT_COLUMNS)
