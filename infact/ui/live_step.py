@@ -66,6 +66,7 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     due = _answer_due(live, conv) if action is None and conv.ended is None else 0.0
     _progress(run, Phase("chat", slot))
     st.markdown(live.task)
+    typed_text.note(block, flow.cfg.texts.no_ai_tools)  # with the task: the chat input is pinned to the bottom
     st.subheader(f"Chatbot {slot}")
     sent = conv.user_turns + (1 if pending else 0)
     st.html(
@@ -85,7 +86,6 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     with st.container():  # one slot for everything under the chat (see the st.empty above)
         _chat_controls(live, run, slot, conv)
     if not conv.awaiting_reply:  # else: answer the waiting message first (try again or skip)
-        typed_text.note(block, flow.cfg.texts.no_ai_tools)
         st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000)  # read at the top of the next run
         show_errors()
 

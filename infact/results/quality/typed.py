@@ -72,10 +72,11 @@ def pasted_text(ev) -> dict[str, str]:
     out = {}
     for pid, rows in hit.groupby("participant", sort=False):
         of = int((t["participant"] == pid).sum())
-        pasted, chars = int(rows["pasted_chars"].sum()), int(rows["chars"].sum())
+        chars = pd.to_numeric(rows["chars"])
+        pasted = int(pd.to_numeric(rows["pasted_chars"]).clip(upper=chars).sum())
         out[pid] = (
-            f"pasted most of {len(rows)} of {of} typed answers ({_where(rows)}; {pasted:,} characters pasted for "
-            f"{chars:,} kept; threshold {ev.cfg.pasted_share:.0%}): {REVIEW}"
+            f"pasted most of {len(rows)} of {of} typed answers ({_where(rows)}: {pasted:,} of {int(chars.sum()):,} "
+            f"characters pasted; threshold {ev.cfg.pasted_share:.0%}): {REVIEW}"
         )
     return out
 

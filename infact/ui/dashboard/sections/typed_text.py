@@ -48,7 +48,12 @@ def _share_table(per) -> str:
         f"<td>{r.chars:,}</td><td>{r.pasted_share:.0%}</td></tr>"
         for r in per.itertuples()
     )
-    return f'<table class="infact-typed-share"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    style = (
+        "<style>.infact-typed-share{border-collapse:collapse}.infact-typed-share th,.infact-typed-share td"
+        "{padding:.3rem .9rem .3rem 0;border-bottom:1px solid rgba(49,51,63,.15);text-align:left}"
+        ".infact-typed-share td+td,.infact-typed-share th+th{text-align:right}</style>"
+    )
+    return f'{style}<table class="infact-typed-share"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def _flagged(overview) -> list[tuple[str, list[str]]]:
