@@ -41,9 +41,15 @@ def servers(tmp_path_factory):
     require_chromium()
     root = tmp_path_factory.mktemp("e2e-typed")
     pairwise = copy_study(DATA / "demo-pairwise", root / "pairwise", {'onboarding = "onboarding.jsonl"': ""})
+    blocked = copy_study(
+        DATA / "demo-pairwise",
+        root / "blocked",
+        {'onboarding = "onboarding.jsonl"': "", "[platform]": "[quality]\nblock_paste = true\n\n[platform]"},
+    )
     out = {"live": start_server(root / "live-run", DATA / "demo-live")}
     try:
         out["pairwise"] = start_server(root / "pairwise-run", pairwise)
+        out["blocked"] = start_server(root / "blocked-run", blocked)
         yield out
     finally:
         for server in out.values():
@@ -130,9 +136,9 @@ def test_a_paste_into_a_live_chat_is_stored_and_flagged_on_the_dashboard(servers
     shot(page, "typed-dashboard-phone")
 
 
-def test_a_paste_into_a_justification_is_stored_and_flagged_on_the_dashboard(servers, clip_page, page):
-    server, me = servers["pairwise"], clip_page
-    open_study(me, server.url)
+def first_justification(me, url: str):
+    """Consent, then the first comparison with Response A chosen: (token, the justification's text area)."""
+    open_study(me, url)
     start_after_consent(me)
     me.wait_for_url(re.compile(r"[?&]p="))
     token = re.search(r"[?&]p=([^&]+)", me.url).group(1)
@@ -140,6 +146,12 @@ def test_a_paste_into_a_justification_is_stored_and_flagged_on_the_dashboard(ser
     why.wait_for()
     wait_idle(me)
     me.locator('[class*="st-key-pairwise-1-"]').get_by_text("Response A", exact=True).first.click()
+    return token, why
+
+
+def test_a_paste_into_a_justification_is_stored_and_flagged_on_the_dashboard(servers, clip_page, page):
+    server, me = servers["pairwise"], clip_page
+    token, why = first_justification(me, server.url)
     paste_into(me, why, PASTE)
     shot(me, "typed-justification")
     me.get_by_role("button", name="Submit and continue").click()
@@ -153,3 +165,20 @@ def test_a_paste_into_a_justification_is_stored_and_flagged_on_the_dashboard(ser
     open_typed_section(page, server.url)
     flags = page.locator(".infact-typed-flags").inner_text()
     assert token in flags and "pasted_text" in flags and "justification" in flags
+
+
+def test_block_paste_refuses_the_paste_says_so_and_counts_the_attempt(servers, clip_page):
+    server, me = servers["blocked"], clip_page
+    token, why = first_justification(me, server.url)
+    assert me.get_by_text(re.compile("Pasting is turned off here")).is_visible()
+    paste_into(me, why, PASTE)
+    why.press_sequentially("A names a film", delay=120)
+    assert why.input_value() == "A names a film"  # the paste never reached the field
+    shot(me, "typed-justification-blocked")
+    me.get_by_role("button", name="Submit and continue").click()
+    me.locator(".st-key-pairwise-2-why textarea").wait_for()
+    wait_idle(me)
+    (rec,) = server.records(participant=token, kind="pairwise")
+    m = rec["justification_typing"]
+    assert rec["justification"] == "A names a film" and m["blocked_pastes"] == 1
+    assert m["pasted_chars"] == 0 and m["paste_events"] == 0 and m["keystrokes"] >= len("A names a film")
