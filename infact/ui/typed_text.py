@@ -18,9 +18,13 @@ script (AppTest, a bot) reports nothing: the answer is stored with `typing` null
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from infact.text import typed
+
+log = logging.getLogger(__name__)
 
 WATCHED = ("live-input-", "live-vote-reason", "*-why")  # the typed fields' widget keys: prefixes, *suffixes
 NAME = "infact_typed_text"
@@ -111,15 +115,23 @@ export default function (component) {
 
 @st.cache_resource(show_spinner=False)
 def _component():
-    from streamlit.components.v2 import component
-
+    """The component, or None on a Streamlit without `st.components.v2` (before 1.51): answers are then stored
+    with `typing` null, and the page works as before."""
+    try:
+        from streamlit.components.v2 import component
+    except ImportError:
+        log.warning("INFACT: this Streamlit has no st.components.v2: typed text is not measured (Streamlit >= 1.51)")
+        return None
     return component(NAME, js=_JS, isolate_styles=False)
 
 
 def watch(scope: str, *, block_paste: bool = False) -> dict[str, dict]:
     """Watch this page's typed fields (call it inside the form whose fields it watches, or outside any form for
     the chat input): {widget key: the page's last report}. `scope` (the step, the chat) starts the counts anew."""
-    result = _component()(
+    mount = _component()
+    if mount is None:
+        return {}
+    result = mount(
         key=f"{KEY}-{scope}",
         data={"scope": scope, "watch": list(WATCHED), "block": bool(block_paste)},
         default={"metrics": {}},
