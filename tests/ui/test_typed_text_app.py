@@ -45,6 +45,13 @@ def test_a_chat_message_is_stored_with_its_counts_once_and_the_no_ai_sentence_is
     first, second = _user_messages(live)
     assert first["typing"] == {**PASTED, "chars": 49}  # chars: the stored text's length, not the page's
     assert second["typing"] is None
+    # The results every export and `infact prolific review` read: flagged for review, still included
+    from infact.results.study_results import open_results
+
+    flags = open_results(REPO / "data" / "demo-live", live).tables.flags.set_index("participant")
+    (row,) = [r for _, r in flags.iterrows() if "pasted_text" in r["flags"]]
+    assert sorted(row["flags"]) == ["incomplete", "pasted_text"] and row["failed_checks"] == 0  # still chatting
+    assert "40 of 49 characters pasted" in "; ".join(row["reasons"])
 
 
 def _chat_and_rate(at, slot: str):
