@@ -26,7 +26,12 @@ from infact.text import typed
 
 log = logging.getLogger(__name__)
 
-WATCHED = ("live-input-", "live-vote-reason", "*-why")  # the typed fields' widget keys: prefixes, *suffixes
+WATCHED = (
+    "live-input-",
+    "live-vote-reason",
+    "*-why",
+    "q-comment",
+)  # the typed fields' widget keys: prefixes, *suffixes
 NAME = "infact_typed_text"
 KEY = "infact-typed"  # the components' keys start with it (display.CSS hides their containers)
 

@@ -13,7 +13,7 @@ import pytest
 from infact.storage import TinyDBStorage
 from infact.text.typed import PASTE_BLOCKED
 from infact.ui.typed_text import KEY
-from tests.support.app import give_consent, open_app, run
+from tests.support.app import answer_questionnaire, give_consent, open_app, run, walk_situations
 from tests.support.live_pages import say, through_situations
 from tests.support.studies import copy_study
 
@@ -36,6 +36,7 @@ def _user_messages(db: Path) -> list[dict]:
     return [r for r in TinyDBStorage(db).records(kind="chat_message") if r["role"] == "user"]
 
 
+@pytest.mark.slow  # 1.5–3.5 s on a quiet 2-core machine (walks the study): out of the fast subset
 def test_a_chat_message_is_stored_with_its_counts_once_and_the_no_ai_sentence_is_shown(live):
     at = through_situations(open_app())
     assert any("AI tools" in c.value for c in at.caption)  # [texts] no_ai_tools, above the chat input
@@ -65,6 +66,7 @@ def _chat_and_rate(at, slot: str):
     return run(at)
 
 
+@pytest.mark.slow  # 1.5–3.5 s on a quiet 2-core machine (walks the study): out of the fast subset
 def test_a_vote_reason_is_stored_with_its_counts_and_reaches_pairwise_csv(live):
     from infact.chat.transcripts import pairwise_rows, transcripts
 
@@ -103,3 +105,20 @@ def test_a_pairwise_justification_is_stored_with_its_counts_and_block_paste_says
     at = run(at)
     (rec,) = [r for r in TinyDBStorage(tmp_path / "db").records(kind="pairwise") if r["step"] == step]
     assert rec["justification_typing"] == {**PASTED, "chars": 32, "pasted_chars": 32, "keystrokes": 0, "typing_ms": 5}
+
+
+@pytest.mark.slow  # 1.5–3.5 s on a quiet 2-core machine (walks the study): out of the fast subset
+def test_a_questionnaire_comment_is_stored_with_its_counts_and_can_be_flagged(tmp_path, monkeypatch):
+    from infact.results.quality import typed as typed_checks
+
+    monkeypatch.setenv("INFACT_DB", str(tmp_path / "db"))
+    monkeypatch.setenv("INFACT_STUDY", str(REPO / "data" / "demo"))
+    at = walk_situations(give_consent(open_app()))
+    assert any("AI tools" in c.value for c in at.caption)
+    at.text_area(key="q-comment").input("The second system kept recommending the same three films.")  # 57
+    report(at, "questionnaire", "q-comment", pasted_chars=57)
+    at = answer_questionnaire(at)
+    (rec,) = TinyDBStorage(tmp_path / "db").records(kind="questionnaire")
+    assert rec["comment_typing"] == {**PASTED, "chars": 57, "pasted_chars": 57}
+    (row,) = typed_checks.typed_rows(rec)
+    assert row["source"] == "comment" and row["pasted_chars"] == 57

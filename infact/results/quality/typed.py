@@ -24,7 +24,12 @@ from infact.text.typed import FIELDS, pasted_share
 REVIEW_ONLY = ("pasted_text", "typed_too_fast")
 TYPED_COLUMNS = ["participant", "source", "system", *FIELDS]
 COMPARISON_RECORDS = ("pairwise", "best_worst", "pairwise_dialog")
-SOURCES = {"chat": "live chat message", "justification": "justification", "vote_reason": "reason for the vote"}
+SOURCES = {
+    "chat": "live chat message",
+    "justification": "justification",
+    "vote_reason": "reason for the vote",
+    "comment": "questionnaire comment",
+}
 
 
 def typed_rows(record: Mapping) -> list[dict]:
@@ -36,6 +41,8 @@ def typed_rows(record: Mapping) -> list[dict]:
         source, system, m = "vote_reason", None, record.get("justification_typing")
     elif kind in COMPARISON_RECORDS:
         source, system, m = "justification", None, record.get("justification_typing")
+    elif kind == "questionnaire":
+        source, system, m = "comment", None, record.get("comment_typing")
     else:
         return []
     if not isinstance(m, Mapping) or record.get("preview"):

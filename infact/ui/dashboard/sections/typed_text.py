@@ -14,7 +14,7 @@ from infact.ui.dashboard.registry import section
 def _offered(cfg) -> bool:
     protocols = [cfg.protocol, *(getattr(b, "protocol", None) for b in getattr(cfg, "blocks", []) or [])]
     asks = any(getattr(p, "justification", "off") != "off" for p in protocols if p is not None)
-    return cfg.live.enabled or asks
+    return cfg.live.enabled or asks or cfg.questionnaire.comment.enabled
 
 
 @section("Typed text", offered=_offered, after="Participants")
