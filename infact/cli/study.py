@@ -13,16 +13,14 @@ from pathlib import Path
 
 from infact.cli.args import (
     PROTOCOL_CHOICES,
-    add_db,
     add_study,
     add_table_options,
     command,
-    open_store,
     study_folder,
     table_options,
 )
 from infact.errors import InfactError, Problem
-from infact.participation.strategies import SIMULATED, STRATEGIES
+from infact.participation.strategies import PLANTS, QUALITIES, SIMULATED, STRATEGIES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,16 +33,51 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_study(p, positional=True)
     p.set_defaults(func=run_validate)
+    _register_bots(sub)
 
+
+def _register_bots(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "bots",
-        "Bot participants play the study through the same flow and store as the web page, on a simulated "
-        "clock. Strategies: " + ", ".join((*STRATEGIES, SIMULATED)) + ".",
+        "Bot participants play the study through the same flow as the web page, on a simulated clock that "
+        "never runs ahead of now. Every record they write is marked `bot` (the tables' `bot` column); analysis "
+        "and the datasheet leave them out unless --include-bots. Without --db (or INFACT_DB, secrets) they play "
+        "into a store of their own, db/<study id>-bots/; a store holding real participants is refused unless "
+        "--mix-with-real; --remove deletes them again. What each strategy answers: "
+        + "; ".join(f"{name}: {what}" for name, what in PLANTS.items())
+        + ".",
     )
     add_study(p, positional=True)
-    add_db(p)
+    p.add_argument(
+        "--db",
+        metavar="PATH_OR_URL",
+        help="store: a TinyDB directory or a database URL (default: INFACT_DB, then [connections.infact] in "
+        ".streamlit/secrets.toml, then db/<study id>-bots/: not the app's default store)",
+    )
     p.add_argument("-n", type=int, default=20, help="number of bots")
+    p.add_argument(
+        "--quality",
+        default="alike",
+        metavar="alike|ordered|SYS=MEAN,…",
+        help="the quality planted in the answers of the strategies that follow it (mean answer per system): "
+        + "; ".join(f"{k}: {v}" for k, v in QUALITIES.items())
+        + "; SYS=MEAN,…: your own, every system (e.g. A=4,B=3,C=2)",
+    )
+    p.add_argument(
+        "--mix-with-real",
+        action="store_true",
+        help="let the bots into a store that already holds real participants (refused otherwise)",
+    )
+    p.add_argument(
+        "--remove",
+        action="store_true",
+        help="delete the study's bot participants from the store (every record of theirs, nobody else's) and stop",
+    )
+    _bot_play_arguments(p)
+
+
+def _bot_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strategy",
         choices=(*STRATEGIES, SIMULATED),
@@ -114,13 +147,21 @@ def run_validate(args) -> int:
 
 
 def run_bots_cmd(args) -> int:
-    from infact.participation.bots import run_bots
+    from infact import deployment
+    from infact.participation import bot_store
+    from infact.participation.bots import planted_quality, run_bots
+    from infact.storage import open_storage
     from infact.study.loader import load_study
 
     study = load_study(study_folder(args))
+    target, own = bot_store.bots_target(args.db, study.id, deployment.load_secrets())
+    if args.remove:
+        return _remove_bots(study, target)
+    quality = planted_quality(study, args.quality)
     simulator = _simulator(args, study)
-    storage = open_store(args, study.id)
+    storage = open_storage(target)
     try:
+        bot_store.refuse_people(storage, study.id, target, args.mix_with_real)
         results = run_bots(
             study,
             storage,
@@ -129,6 +170,7 @@ def run_bots_cmd(args) -> int:
             seed=args.seed,
             concurrency=args.concurrency,
             simulator=simulator,
+            quality=quality,
         )
         comparison = None
         if simulator is not None:
@@ -142,7 +184,47 @@ def run_bots_cmd(args) -> int:
     counts = Counter(r.strategy for r in results)
     done = sum(r.completed for r in results)
     print(f"{len(results)} bots played ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))}); {done} completed")
+    _bots_report(study, args, quality, sorted(counts), target, own)
     return _simulator_failures(results)
+
+
+def _bots_report(study, args, quality: dict[str, float], strategies: list[str], target: str, own: bool) -> None:
+    """After the run: the quality planted, what each strategy played answers, where the bots are, how to go on."""
+    from infact.participation.bot_store import shown
+    from infact.participation.bots import describe_quality
+
+    how = "--quality " + args.quality if args.quality != "alike" else "the default; --quality ordered plants a ranking"
+    print(f"planted quality: {describe_quality(quality)} ({how})")
+    for name in strategies:
+        print(f"  {name}: {PLANTS.get(name, '')}")
+    where = shown(target)
+    if own:
+        print(
+            f"stored in {where}, the bots' own store (the app's default store is not touched): see them with "
+            f"INFACT_DB={where} streamlit run streamlit_app.py"
+        )
+    print(
+        "every record is marked `bot`; analysis leaves them out unless --include-bots; "
+        f"remove them: infact bots --study {study.folder} --remove{'' if own else ' --db ' + where}"
+    )
+
+
+def _remove_bots(study, target: str) -> int:
+    """`bots --remove`: delete the study's bot participants from the store, nobody else's records."""
+    from infact.participation.bot_store import participants_in, remove_bots, shown
+    from infact.storage import open_storage
+
+    storage = open_storage(target)
+    try:
+        participants, records = remove_bots(storage, study.id)
+        _, people = participants_in(storage, study.id)
+    finally:
+        storage.close()
+    print(
+        f"removed {participants} bot participant(s) ({records} records) of study '{study.id}' from "
+        f"{shown(target)}; {len(people)} other participant(s) untouched"
+    )
+    return 0
 
 
 def _simulator_failures(results) -> int:
