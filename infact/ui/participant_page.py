@@ -21,9 +21,11 @@ from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
 from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
-from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
+from infact.text import catalogue
+from infact.text.catalogue import N_, _, number
+from infact.text.display import dialog_html, forget_script, page_css, page_script, response_html, title_html
 from infact.ui import outage, resources
-from infact.ui.resources import get_flow, is_researcher, log
+from infact.ui.resources import get_flow, get_study, is_researcher, log
 
 
 def render_dialog(turns, placeholder: bool = True, intro: str | None = None, items=()) -> None:
@@ -35,17 +37,17 @@ def render_response(letter: str, text: str, items=()) -> None:
 
 
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
-STALE_TAB = (
+STALE_TAB = N_(
     "This page was already answered in another tab or window, so the answers given here "
     "were not stored. You continue with the next step."
 )
 # A submit the store refused (read-only disk, database down): this answer is not saved, earlier ones are.
-NOT_SAVED = (
+NOT_SAVED = N_(
     "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
     "moment and press the button again; your earlier answers are kept."
 )
 # More consents this minute than the process (or this address) may take (visits.ConsentGate).
-BUSY = (
+BUSY = N_(
     "Many people are starting this study at this moment. Please wait a minute, then press the button "
     "again. Nothing has been stored yet."
 )
@@ -127,11 +129,11 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     source = resources.client_source()  # None: no browser connection (AppTest), no bound to apply
     if source is not None and not visitor.preview and not visits.consent_gate(flow.study).admit(source):
         log.warning("INFACT: a consent was refused: more than the per-minute bound (visits.ConsentGate)")
-        return None, (BUSY,)
+        return None, (_(BUSY),)
     try:
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
-        return None, (exc.participant_message,)
+        return None, (_(exc.participant_message),)
     flow.mark_shown(flow.state(token), step, at=visitor.shown_at)
     if visitor.visit:
         try:
@@ -160,7 +162,7 @@ def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) 
     if result.ok and result.stored:
         here.add(step.name)
     elif result.ok and step.name not in here:  # stored from another tab: say so, then move on
-        st.session_state["infact_notice"] = STALE_TAB
+        st.session_state["infact_notice"] = _(STALE_TAB)
     if result.ok:
         st.rerun()
     st.session_state["errors"] = list(result.errors)
@@ -175,7 +177,7 @@ def _not_stored(flow: Flow, step: Step, exc: BaseException) -> None:
         st.session_state["infact_outage_submit"] = True
         st.rerun()
     log.error("INFACT: a submit of step %s could not be stored: %s", step.name, exc, exc_info=True)
-    st.session_state["errors"] = [NOT_SAVED]
+    st.session_state["errors"] = [_(NOT_SAVED)]
 
 
 def show_errors() -> None:
@@ -183,7 +185,7 @@ def show_errors() -> None:
     if len(errors) == 1:
         st.error(errors[0])
     elif errors:  # one box, not a wall of them
-        st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
+        st.error(_("Please answer every question before continuing:") + "\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
 def submit_button(flow: Flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict) -> None:
@@ -196,17 +198,22 @@ def submit_button(flow: Flow, progress: Progress | Visitor, step: Step, label: s
 
 def withdraw_box(flow: Flow, token: str | None) -> None:
     # Set apart by a line drawn in CSS (display.CSS: .st-key-infact-withdraw), not a divider element.
-    with st.expander("Withdraw from the study", key="infact-withdraw"):
+    with st.expander(_("Withdraw from the study"), key="infact-withdraw"):
         if token is None:  # nothing stored yet; the same layout on every step (see display.CSS)
             st.write(
-                "You have not started yet and nothing is stored. If you do not want to take part, "
-                "simply close this page."
+                _(
+                    "You have not started yet and nothing is stored. If you do not want to take part, "
+                    "simply close this page."
+                )
             )
             return
         st.write(
-            "You can stop at any time without giving a reason. Your answers will be marked as withdrawn and not used."
+            _(
+                "You can stop at any time without giving a reason. Your answers will be marked as withdrawn "
+                "and not used."
+            )
         )
-        if st.button("Withdraw and leave", key="withdraw"):
+        if st.button(_("Withdraw and leave"), key="withdraw"):
             flow.withdraw(token, "participant clicked withdraw")
             progress_cache().drop()  # rebuilt from storage on the rerun
             st.rerun()
@@ -214,8 +221,8 @@ def withdraw_box(flow: Flow, token: str | None) -> None:
 
 def start_over_button(flow: Flow, progress: Progress) -> None:
     """The explicit choice to start as a new participant in this browser (own recruitment only)."""
-    st.caption("Someone else wants to take part on this device?")
-    if st.button("Start the study as a new participant", key="start_over"):
+    st.caption(_("Someone else wants to take part on this device?"))
+    if st.button(_("Start the study as a new participant"), key="start_over"):
         st.session_state["infact_forgotten"] = st.context.cookies.get(cookie_name(flow))
         for key in ("infact_token", "infact_submitted_here", "infact_visitor_shown"):
             st.session_state.pop(key, None)
@@ -235,16 +242,18 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     try:
         arrival, resume = flow.admit({**query, "p": token} if token else query, preview=preview)
     except PlatformError as exc:
-        st.error(exc.participant_message)
-        st.text(f"Details for the researcher: {exc.reason}")  # holds URL values: plain text, no Markdown
+        st.error(_(exc.participant_message))
+        st.text(
+            _("Details for the researcher: {reason}").format(reason=exc.reason)
+        )  # holds URL values: plain text, no Markdown
         return None
     except IdInUse as exc:  # a platform ID without its session: reveal nothing, store nothing
-        st.warning(exc.participant_message)
+        st.warning(_(exc.participant_message))
         return None
     if arrival.mturk_preview:
         # MTurk HIT preview: the worker has not accepted the HIT; describe, do not start.
-        st.markdown(flow.cfg.texts.welcome)
-        st.info("Please accept the HIT to start the study.")
+        st.markdown(_(flow.cfg.texts.welcome))
+        st.info(_("Please accept the HIT to start the study."))
         return None
     if resume is None and not preview:
         mine = remembered(flow)
@@ -259,10 +268,12 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     if token:
         # A personal link we do not know: say so instead of silently starting over.
         st.warning(
-            "We could not find your session from this link. If you have already started, "
-            "please open the exact link from your browser's address bar or history."
+            _(
+                "We could not find your session from this link. If you have already started, "
+                "please open the exact link from your browser's address bar or history."
+            )
         )
-        if st.button("Start the study from the beginning", key="restart"):
+        if st.button(_("Start the study from the beginning"), key="restart"):
             del st.query_params["p"]
             st.rerun()
         return None
@@ -306,7 +317,7 @@ def arrive(flow: Flow) -> tuple[Progress | Visitor | None, Draw]:
         st.session_state["infact_token"] = token
         return progress, st.html
     head = st.empty()  # what _newcomer says comes below the stylesheet and the title
-    head.html(CSS + title_html(flow.cfg.study.title))
+    head.html(page_css() + title_html(flow.cfg.study.title))
     return _newcomer(flow, token), head.html
 
 
@@ -328,17 +339,17 @@ def _page_script(flow: Flow, progress: Progress | Visitor, step: Step) -> str:
 def _messages(progress: Progress | Visitor) -> list[str]:
     out = []
     if progress.state is not None and progress.state.preview:
-        out.append("Preview mode: your answers are stored as a preview and never count.")
+        out.append(_("Preview mode: your answers are stored as a preview and never count."))
     notice = st.session_state.pop("infact_notice", None)
     back = outage.back_notice()
-    unsent = NOT_SAVED if st.session_state.pop("infact_outage_submit", False) else None  # e.g. a consent
+    unsent = _(NOT_SAVED) if st.session_state.pop("infact_outage_submit", False) else None  # e.g. a consent
     return out + [m for m in (back, unsent, notice) if m]
 
 
 def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw) -> None:
     """The page's first element: stylesheet, this step's script, title and the step's top.
     Messages (preview, another tab) go between the title and the step's top."""
-    head = CSS + _page_script(flow, progress, step) + title_html(flow.cfg.study.title)
+    head = page_css() + _page_script(flow, progress, step) + title_html(flow.cfg.study.title)
     top = PAGE_TOPS[step.kind](flow, progress, step) if step.kind in PAGE_TOPS else ""
     messages = _messages(progress)
     if not messages:
@@ -367,19 +378,28 @@ def _new_block(flow: Flow, progress: Progress | Visitor, step: Step):
 def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) -> None:
     """ "Part 2 of 2: the task changes", the block's instructions and Continue (nothing is stored)."""
     draw(
-        CSS + page_script(f"{progress.token}/{step.name}/intro") + title_html(flow.cfg.study.title),
+        page_css() + page_script(f"{progress.token}/{step.name}/intro") + title_html(flow.cfg.study.title),
         unsafe_allow_javascript=True,
     )
-    st.subheader(f"Part {texts.number} of {texts.count}")
-    st.markdown(texts.intro)
-    st.markdown(texts.instructions)
-    if st.button("Continue", type="primary", key=f"block-intro-{step.kind}"):
+    st.subheader(_("Part {number} of {count}").format(number=number(texts.number), count=number(texts.count)))
+    st.markdown(_(texts.intro))
+    st.markdown(_(texts.instructions))
+    if st.button(_("Continue"), type="primary", key=f"block-intro-{step.kind}"):
         st.session_state.setdefault("infact_blocks_seen", set()).add((progress.token, PROTOCOL_OF[step.kind]))
         st.rerun()
     withdraw_box(flow, progress.token)
 
 
+def _use_language() -> None:
+    """This run speaks the study's language (`[study] language`); English while no study can be read."""
+    try:
+        catalogue.use(get_study().config.study.language)
+    except Exception:
+        catalogue.use(catalogue.SOURCE)
+
+
 def participant_page() -> None:
+    _use_language()
     try:
         flow = get_flow()
     except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)
@@ -388,9 +408,9 @@ def participant_page() -> None:
     except InfactError as exc:
         # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
         log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))
-        st.html(CSS)
-        st.title("This study is not available right now")
-        st.info("Please try again later. If this persists, contact the researchers who invited you.")
+        st.html(page_css())
+        st.title(_("This study is not available right now"))
+        st.info(_("Please try again later. If this persists, contact the researchers who invited you."))
         return
     try:
         outage.after_unsent_submit(flow.storage, flow.study.id)

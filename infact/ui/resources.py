@@ -22,6 +22,7 @@ from infact.participation.flow import Flow, utcnow
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
+from infact.text.catalogue import _
 from infact.ui import media_guard, outage
 
 log = logging.getLogger("infact")
@@ -105,8 +106,10 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
     log.error("unexpected error: %s", "".join(traceback.format_exception(exc)))
     if audience == "participant":
         st.error(
-            "Sorry, something went wrong on our side. Your answers so far are saved. "
-            "Please reload the page in a moment; you will continue where you left off."
+            _(
+                "Sorry, something went wrong on our side. Your answers so far are saved. "
+                "Please reload the page in a moment; you will continue where you left off."
+            )
         )
     else:
         st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")

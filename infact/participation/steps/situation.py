@@ -15,6 +15,7 @@ from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
+from infact.text.catalogue import _
 from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
 
 
@@ -78,7 +79,9 @@ class Situation(StepKind):
                 value = label_to_point((given.get(system) or {}).get(crit.id), cfg.scale.labels)
                 if value is None:
                     what = "" if len(cfg.criteria) == 1 else f" ({crit.id})"
-                    errors.append(f"Please rate response {response_letter(pos)}{what}.")
+                    errors.append(
+                        _("Please rate response {letter}{what}.").format(letter=response_letter(pos), what=what)
+                    )
                 else:
                     ratings[crit.id] = value
             responses.append(
