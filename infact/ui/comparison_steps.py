@@ -85,9 +85,10 @@ def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]
         if topic
         else ""
     )
+    name = _("Conversation {letter}")
     body = "".join(
         f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">'
-        f"{html.escape(_('Conversation {letter}').format(letter=letter))}</span>"
+        f"{html.escape(name.format(letter=letter))}</span>"
         f"{dialog_html([(t['role'], t['text']) for t in turns], placeholder=False)}"
         f"</div>"
         for letter, turns in conversations

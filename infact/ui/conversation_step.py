@@ -40,12 +40,8 @@ def conversation_top(flow: Flow, progress: Progress, step: Step) -> str:
 
 
 def _turn_block(turn: dict, items, n: int | None) -> str:
-    label = (
-        f'<span class="infact-letter" style="{STYLE["letter"]}">'
-        f"{escape(_('Chatbot message {n}').format(n=number(n)))}</span>"
-        if n
-        else ""
-    )
+    name = _("Chatbot message {n}").format(n=number(n)) if n else ""
+    label = f'<span class="infact-letter" style="{STYLE["letter"]}">{escape(name)}</span>' if n else ""
     return (
         f'<div class="infact-annotated-turn" data-turn="{turn["turn_ind"]}">{label}'
         f"{turn_html(turn['role'], turn['text'], items=items)}</div>"

@@ -41,7 +41,10 @@ def shown_texts(flow, step: Step) -> list[dict]:
             "position": pos,
             "system": system,
             "text": shown_response(
-                situation.responses, system, instructed_system=instructed, instruction=flow.cfg.protocol.attention_text
+                situation.responses,
+                system,
+                instructed_system=instructed,
+                instruction=_(flow.cfg.protocol.attention_text),
             ),
         }
         for pos, system in enumerate(step.order, start=1)

@@ -27,7 +27,7 @@ def instructed_system(step: Step) -> str | None:
 def response_text(cfg, situation, step: Step, system: str) -> str:
     """What the participant reads for `system` on `step`: the page and the record agree."""
     return shown_response(
-        situation.responses, system, instructed_system=instructed_system(step), instruction=cfg.attention_check.text
+        situation.responses, system, instructed_system=instructed_system(step), instruction=_(cfg.attention_check.text)
     )
 
 
