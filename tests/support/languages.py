@@ -42,7 +42,7 @@ def visible(at: AppTest) -> list[str]:
     out: list[str] = []
     for kind in ("markdown", "caption", "title", "header", "subheader", "text", "error", "warning", "info", "success"):
         out += [str(e.value) for e in at.get(kind)]
-    out += [e.label for e in at.get("expandable")]
+    out += [e.label for e in at.expander]
     out += [b.proto.text for b in at.get("progress") if b.proto.text]
     for widget in ("button", "checkbox", "text_area", "text_input", "segmented_control"):
         out += [w.label for w in at.get(widget)]
