@@ -157,9 +157,9 @@ def deployment(workdir: Path, study_dir: Path, pg_url: str, replicas: int = 3):
         servers: list[AppServer] = []
         nginx = None
         try:
-            # Every simulated participant reaches the replicas from one loopback source through nginx, so the
-            # per-source consent bound (30 a minute, infact/participation/visits.py) would turn the bench's later
-            # participants away; the replicas run without it (the process-wide bound stays).
+            # Every simulated participant reaches the replicas from one loopback source through nginx: past the
+            # per-source bucket (200 at once, then 30 a minute, infact/participation/visits.py) bench/replicas.py's
+            # 300 would wait for their places; the replicas run without it (the process-wide bucket stays).
             # The proxy secret reaches the replicas in their environment only (infact/access/source.py).
             secret = secrets.token_hex(32)
             with environment(INFACT_CONSENTS_PER_SOURCE="0", INFACT_PROXY_SECRET=secret):

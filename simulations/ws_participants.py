@@ -15,6 +15,7 @@ import asyncio
 import html
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from websockets.exceptions import WebSocketException
@@ -33,6 +34,7 @@ class Outcome:
     completed: bool = False
     acknowledged: list[str] = field(default_factory=list)  # step names, in order
     latencies: list[float] = field(default_factory=list)  # seconds from submit to the next step drawn
+    presses: Counter = field(default_factory=Counter)  # submit presses per step name (> 1: asked to press again)
     reconnects: int = 0
     error: str | None = None
 
@@ -110,6 +112,7 @@ async def _step(client: StreamlitClient, out: Outcome, pause: float, on_step) ->
     if pause:
         await asyncio.sleep(pause)
     started = time.perf_counter()
+    out.presses[step_name(key)] += 1
     screen = await client.rerun(answers(screen), press=key)
     out.latencies.append(time.perf_counter() - started)
     out.token = out.token or client.token

@@ -57,10 +57,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apply", action="store_true", help="approve, reject and ask to return as shown")
     _add_bonus(sub_command)
     _register_pause(sub_command)
-    p = sub_command("message", "message chosen participants", "Send one message to Prolific participants.", run_message)
+    _message_parser(sub_command)
+
+
+def _message_parser(sub_command) -> None:
+    p = sub_command(
+        "message",
+        "message chosen participants (each once)",
+        "Send one message to Prolific participants. Each recipient gets it once: a rerun, or the same text to a "
+        "larger group, skips everyone it reached; one that Prolific did not confirm is not resent until you say "
+        "whether it arrived (--confirm-sent / --confirm-unsent).",
+        run_message,
+    )
     p.add_argument("--to", action="append", required=True, metavar="PID", help="a Prolific participant id (repeat)")
     p.add_argument("--text", required=True, help="the message")
     p.add_argument("--prolific-id", metavar="ID", help="the Prolific study id (default: the recorded one)")
+    p.add_argument("--confirm-sent", action="store_true", help="you checked on Prolific: the unconfirmed one arrived")
+    p.add_argument("--confirm-unsent", action="store_true", help="you checked: it did not arrive; send it now")
 
 
 def _add_bonus(sub_command) -> None:
@@ -189,6 +202,8 @@ def run_review(args: argparse.Namespace) -> int:
     for d in plan.decisions:
         mark = " (done)" if d.done else ""
         print(f"{d.submission_id}  {d.participant_id}  {d.action}{mark}: {d.reason}")
+        if d.rule:
+            print(f"    rule: {d.rule}")
     if not args.apply:
         todo = [d for d in plan.decisions if not d.done and d.action != "manual"]
         print(f"dry run: {len(todo)} action(s) would be sent; add --apply")
@@ -250,7 +265,12 @@ def _bonus_lines(args: argparse.Namespace, s, pid: str):
         from infact.errors import InfactError, Problem
 
         raise InfactError(Problem("study.toml", "give --csv FILE or --top-up, or set [prolific] bonus_per_completed"))
-    lines, notes = fair_pay.rule_lines(per, s.storage, s.study.id)
+    from infact.prolific.sync import fetch
+
+    submissions: dict[str, set[str]] = {}
+    for sub in fetch(s, pid):
+        submissions.setdefault(str(sub["participant_id"]).lower(), set()).add(str(sub["id"]).lower())
+    lines, notes = fair_pay.rule_lines(per, s.storage, s.study.id, submissions)
     for note in notes:
         print(f"warning: {note}")
     return lines, args.reason or "completed", "bonus_per_completed"
@@ -324,6 +344,13 @@ def run_message(args: argparse.Namespace) -> int:
     from infact.prolific import messages
 
     s = _session(args)
-    sent = messages.send(s, args.to, args.text, args.prolific_id)
-    print(f"sent to {len(set(args.to))} participant(s)" if sent else "this message was sent before; not sent again")
+    done = messages.send(
+        s, args.to, args.text, args.prolific_id, confirm_sent=args.confirm_sent, confirm_unsent=args.confirm_unsent
+    )
+    if done.confirmed:
+        state = "arrived" if args.confirm_sent else "did not arrive"
+        print(f"recorded: the unconfirmed message {state} for {', '.join(done.confirmed)}")
+    if done.already:
+        print(f"already sent to {', '.join(done.already)}; not sent again")
+    print(f"sent to {len(done.sent)} participant(s)" + (f": {', '.join(done.sent)}" if done.sent else ""))
     return 0

@@ -86,7 +86,7 @@ def run_validate(args) -> int:
     for p in missing_generated(folder, study.config):
         print(f"warning: {p}", file=sys.stderr)
     cfg = study.config
-    from infact.study.languages import language_note
+    from infact.text.study_texts import language_note
 
     print(f"note: {language_note(cfg)}")
     why = pool_explanation(study)

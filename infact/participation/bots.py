@@ -14,6 +14,7 @@ Strategies:
 - refresh-midway  attentive, but "reloads the page" half-way (a fresh Flow, the same
                   token) and double-submits a page; must end exactly like attentive
 - abandons        attentive for a few situations, then closes the tab
+- fails-comprehension attentive, but answers the comprehension check ([comprehension]) wrong both times
 - llm             a simulated participant: an LLM plays a persona on every page a step kind gives it
                   (`simulated_answers`: infact/llm/simulated.py) and in the live chats; marked as simulated
 """

@@ -13,9 +13,11 @@ state read back after storing; nothing is kept only in memory.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -42,6 +44,7 @@ from infact.text.catalogue import _
 
 Clock = Callable[[], datetime]
 DONE = Step("done", "done")
+SESSIONS = "_sessions"  # the store name of the second sessions of shared platform IDs (tables skip `_…`)
 
 
 def utcnow() -> datetime:
@@ -123,18 +126,38 @@ class Flow:
         """Check an arrival without storing anything: (arrival, token of the participant to resume).
 
         The token is None for a newcomer. Raises PlatformError for invalid platform
-        parameters and IdInUse when the platform ID already takes part and the
-        second ID (SESSION_ID / assignmentId) does not prove it is the same session.
+        parameters and IdInUse when the platform ID already takes part and the arrival
+        has no second ID (SESSION_ID / assignmentId) of its own. A platform ID that comes
+        with *another* session is not owned by whoever came first: it is a participant of
+        its own (`arrive` marks both sessions), and Prolific's review is decided by the
+        session its submission names (infact.prolific.review).
         """
+        arrival, token, _ = self._find(query, preview)
+        return arrival, token
+
+    def _find(self, query: Mapping[str, Any], preview: bool) -> tuple[Arrival, str | None, dict | None]:
+        """(arrival, token to resume or None, the first stored arrival of this platform ID if another session)."""
         arrival: Arrival = capture(query, self.cfg.platform)
         if not arrival.platform_id or preview:
-            return arrival, None
+            return arrival, None, None
         stored = self.arrival_of(arrival.platform_id)
         if stored is None:
-            return arrival, None
+            return arrival, None, None
         if may_resume(stored, arrival):
-            return arrival, stored["participant"]
-        raise IdInUse(arrival.platform)
+            return arrival, stored["participant"], None
+        if not arrival.session_id:
+            raise IdInUse(arrival.platform)  # an ID alone proves nothing: it opens no one's session
+        return arrival, self._session_alias(arrival), stored
+
+    def _alias_key(self, arrival: Arrival) -> str:
+        text = f"{self.study.id}\0{(arrival.platform_id or '').casefold()}\0{(arrival.session_id or '').casefold()}"
+        return f"{self.study.id}/{SESSIONS}/session/{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+
+    def _session_alias(self, arrival: Arrival) -> str | None:
+        """The participant a second session of a shared platform ID became (None: not arrived yet)."""
+        key = self._alias_key(arrival)
+        found = [r for r in self.storage.records(study=self.study.id, participant=SESSIONS) if r.get("key") == key]
+        return found[0]["became"] if found else None
 
     def arrival_of(self, platform_id: str) -> dict | None:
         """The stored (non-preview) arrival with this platform ID, letter case ignored."""
@@ -146,9 +169,15 @@ class Flow:
         Returns the participant token to keep in the URL. Raises PlatformError
         (invalid platform parameters) or IdInUse (see `admit`). The web page calls
         it only once consent is given, so visits that never consent store nothing.
+        A second session of a platform ID already taking part becomes a participant of its
+        own, marked `platform_id_shared` (with the first one's token), and is found again
+        through a `_sessions` record keyed by a hash of (ID, session).
         """
-        with self.storage.lock():
-            arrival, token = self.admit(query, preview=preview)
+        # Only an arrival with a platform ID can collide with another (the same ID in two sessions at once):
+        # only those take the store-wide lock, which a launch's consents also need for their assignments.
+        platform_id = capture(query, self.cfg.platform).platform_id
+        with self.storage.lock() if platform_id and not preview else nullcontext():
+            arrival, token, first = self._find(query, preview)
             if token is not None:
                 return token
             token = secrets.token_urlsafe(12)
@@ -156,7 +185,28 @@ class Flow:
             # so the token would be written with a quote before it in the exports (table_schema.neutral_cell)
             while token.startswith(("_", "-")):
                 token = secrets.token_urlsafe(12)
-            self.storage.append(self._record(token, "arrival", "arrival", preview, **arrival.record_fields()))
+            fields = arrival.record_fields()
+            if first is not None:  # not silent: participants.csv's platform_warnings says so
+                fields["platform_id_shared"] = first["participant"]
+                fields["platform_warnings"] = [
+                    *fields["platform_warnings"],
+                    f"this platform ID also took part from another session (participant {first['participant']}); "
+                    "each session is its own participant, and Prolific's review follows the SESSION_ID",
+                ]
+            self.storage.append(self._record(token, "arrival", "arrival", preview, **fields))
+            if first is not None:  # after the arrival: a crash between leaves no alias to nobody
+                self.storage.append(
+                    {
+                        "key": self._alias_key(arrival),
+                        "study": self.study.id,
+                        "dataset_version": self.study.dataset_version,
+                        "participant": SESSIONS,
+                        "kind": "session",
+                        "at": iso(self.clock()),
+                        "preview": False,
+                        "became": token,
+                    }
+                )
         return token
 
     def state(self, token: str) -> State | None:
@@ -242,8 +292,8 @@ class Flow:
         kind.store(self, st, step, {**checked.fields, **(extra or {})})
         st = self.state(token)
         assert st is not None
-        if checked.fields.get("attention_passed") is False and (
-            self.cfg.quality.on_attention_fail == "screen_out" or checked.fields.get("screens_out")
+        if checked.fields.get("screens_out") or (  # onboarding, comprehension: whatever on_attention_fail says
+            checked.fields.get("attention_passed") is False and self.cfg.quality.on_attention_fail == "screen_out"
         ):
             st = self._complete(st, "screened_out")
         nxt = self.current(st)

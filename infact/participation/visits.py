@@ -20,10 +20,13 @@ individually. The counts of the last busy minute are written when the minute is 
 Older stores hold one `_v<visit id>` name per visit; both are read the same way.
 
 Consents are bounded too, since each one makes a participant (files on TinyDB, rows on
-PostgreSQL): `ConsentGate` admits at most `CONSENTS_PER_SOURCE` consents a minute from one
-source (the client's address) and `CONSENTS_PER_MINUTE` a minute in the whole process. Past
-either, the consent page says calmly to wait a minute and press Start again; nothing is stored
-for the refused ones. Like every per-process count, replicas each have their own allowance.
+PostgreSQL) and reserves situations: `ConsentGate` keeps one token bucket per source (the
+client's address) and one for the whole process. A bucket holds `CONSENT_BURST` starts (the
+process's twice as many) and refills at `CONSENTS_PER_SOURCE` / `CONSENTS_PER_MINUTE` a minute,
+so a launch's crowd starts at once while a script that consents in a loop still gets only the
+rate. Nobody is refused: past a bucket, the consent gets a later place and the consent page
+waits for it by itself, with a short message; nothing is stored until then. Like every
+per-process count, replicas each have their own allowance.
 
 One visit is one browser (a cookie the page sets, so Back, Forward and a reload are the
 same visit) or, with a platform, one platform session (ID + SESSION_ID / assignmentId,
@@ -43,8 +46,9 @@ import secrets
 import threading
 import time
 import weakref
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from infact.participation.flow import iso
@@ -59,12 +63,15 @@ VISIT_ID = re.compile(r"^[bs][0-9a-f]{24}$")
 VISITS = "_visits"  # the one store name of every visit record
 PER_MINUTE = 60  # visits a process records individually per minute; the rest are counted
 REMEMBERED = 10_000  # visit ids a process remembers, so a reload in a busy minute is not counted twice
-# Consents a minute: from one source (a lab or class behind one address is a few dozen at most), and in
-# the whole process (a busy Prolific launch is a few a second). Beyond them, the consent page asks to wait.
-# Environment variables INFACT_CONSENTS_PER_SOURCE / INFACT_CONSENTS_PER_MINUTE change them (0: no bound),
-# e.g. for a load test whose participants all come from one address.
+# Consents a minute, sustained: from one source, and in the whole process. Beyond them (and beyond the
+# burst below), the consent page waits for the participant's turn by itself; nobody is turned away.
+# Environment variables INFACT_CONSENTS_PER_SOURCE / INFACT_CONSENTS_PER_MINUTE change them (0: no bound).
 CONSENTS_PER_SOURCE = 30
 CONSENTS_PER_MINUTE = 120
+# Starts a source may make at once before its rate applies (the process: PROCESS_BURST_FACTOR times as many):
+# a launch's first minute, or a class behind one address. INFACT_CONSENT_BURST changes it.
+CONSENT_BURST = 200
+PROCESS_BURST_FACTOR = 2
 
 
 def cookie_name(study: Study) -> str:
@@ -217,14 +224,37 @@ def recorder(storage: Storage, study: Study) -> VisitRecorder:
         return found
 
 
-class ConsentGate:
-    """Consents admitted in the last minute, per source and in the process (thread-safe). Only
-    admitted consents count: a refused one stores nothing, so it takes no room in the bound."""
+@dataclass
+class Place:
+    """A consent's place in the queue: start at `due` (the gate's clock), or give the place back."""
 
-    WINDOW = 60.0
+    gate: ConsentGate
+    source: str | None
+    due: float
+
+    def wait(self) -> float:
+        """Seconds until this consent may be stored (0: now)."""
+        return max(0.0, self.due - self.gate.clock())
+
+    def give_back(self) -> None:
+        """The participant left before their turn: the place goes to the next one."""
+        self.gate.give_back(self)
+
+
+class ConsentGate:
+    """Consents a process stores, per source and in all, as token buckets (thread-safe).
+
+    Each bucket holds `burst` starts and refills at its rate a minute: a Prolific launch, dozens in
+    the same minute, starts at once; a script that consents in a loop gets the burst once and then the
+    rate, as before. Nobody is turned away: past a bucket, `admit` gives a later place (`Place.due`)
+    and the consent page waits for it by itself (infact.ui.participant_page)."""
 
     def __init__(
-        self, per_source: int | None = None, per_minute: int | None = None, clock: Callable[[], float] = time.monotonic
+        self,
+        per_source: int | None = None,
+        per_minute: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        burst: int | None = None,
     ) -> None:
         self.per_source = (
             _bound("INFACT_CONSENTS_PER_SOURCE", CONSENTS_PER_SOURCE) if per_source is None else per_source
@@ -232,37 +262,67 @@ class ConsentGate:
         self.per_minute = (
             _bound("INFACT_CONSENTS_PER_MINUTE", CONSENTS_PER_MINUTE) if per_minute is None else per_minute
         )
+        self.burst = _bound("INFACT_CONSENT_BURST", CONSENT_BURST) if burst is None else burst
         self.clock = clock
         self._lock = threading.Lock()
-        self._all: deque[float] = deque()
-        self._by_source: OrderedDict[str, deque[float]] = OrderedDict()
-        self.refused = 0  # for the log and the tests
+        self._all = _Bucket(PROCESS_BURST_FACTOR * self.burst, self.per_minute, clock())
+        self._by_source: OrderedDict[str, _Bucket] = OrderedDict()
+        self.waited = 0  # consents given a later place (for the log and the tests)
 
-    def admit(self, source: str | None) -> bool:
-        """Count a consent from `source` (None: unknown, the process bound only) if both bounds allow it."""
+    def admit(self, source: str | None) -> Place:
+        """Take a place for a consent from `source` (None: unknown, the process bucket only)."""
         with self._lock:
             now = self.clock()
-            self._expire(self._all, now)
-            mine = self._by_source.get(source) if source else None
-            if mine is not None:
-                self._expire(mine, now)
-            full = 0 < self.per_minute <= len(self._all) or (mine is not None and 0 < self.per_source <= len(mine))
-            if full:
-                self.refused += 1
-                return False
-            self._all.append(now)
-            if source:
+            due = self._all.take(now)
+            if source and self.per_source > 0:
+                mine = self._by_source.get(source)
                 if mine is None:
-                    mine = self._by_source[source] = deque()
-                mine.append(now)
+                    mine = self._by_source[source] = _Bucket(self.burst, self.per_source, now)
                 self._by_source.move_to_end(source)
+                due = max(due, mine.take(now))
                 while len(self._by_source) > REMEMBERED:  # bounded memory: the oldest sources are forgotten
                     self._by_source.popitem(last=False)
-            return True
+            if due > now:
+                self.waited += 1
+            return Place(self, source, due)
 
-    def _expire(self, times: deque[float], now: float) -> None:
-        while times and now - times[0] >= self.WINDOW:
-            times.popleft()
+    def give_back(self, place: Place) -> None:
+        with self._lock:
+            now = self.clock()
+            if place.due <= now:
+                return  # its time has come: the place was used (or is about to be)
+            self._all.give_back(now)
+            mine = self._by_source.get(place.source) if place.source else None
+            if mine is not None:
+                mine.give_back(now)
+            place.due = now
+
+
+class _Bucket:
+    """`capacity` tokens refilled at `per_minute` a minute (0: unbounded). Taking from an empty bucket
+    goes into debt: the debt is the queue, and a place is due when the refill has paid it."""
+
+    def __init__(self, capacity: int, per_minute: int, now: float) -> None:
+        self.capacity, self.rate = max(1, capacity), per_minute / 60.0
+        self.tokens, self.at = float(self.capacity), now
+
+    def _refill(self, now: float) -> None:
+        if now > self.at:
+            self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
+            self.at = now
+
+    def take(self, now: float) -> float:
+        """Take one token; when it is due."""
+        if self.rate <= 0:
+            return now
+        self._refill(now)
+        self.tokens -= 1.0
+        return now if self.tokens >= 0 else now + -self.tokens / self.rate
+
+    def give_back(self, now: float) -> None:
+        if self.rate > 0:
+            self._refill(now)
+            self.tokens = min(self.capacity, self.tokens + 1.0)
 
 
 def _bound(variable: str, default: int) -> int:

@@ -183,7 +183,7 @@ class ProlificClient:
         try:
             return response.json()
         except ValueError:
-            snippet = self._scrub(response.text[:120])
+            snippet = self._clip(response.text, 120)
             raise MalformedAnswer(
                 f"{where}: the answer is not JSON: {snippet!r}", status=response.status_code
             ) from None
@@ -198,10 +198,70 @@ class ProlificClient:
         except ValueError:
             text = response.text
         text = str(text).strip()
-        return f"({self._scrub(text[:300])})" if text else ""
+        return f"({self._clip(text, 300)})" if text else ""
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._token, "<token>") if self._token else text
+        return scrub(text, self._token)
+
+    def _clip(self, text: str, limit: int) -> str:
+        return clip(text, self._token, limit)
+
+
+MASK = "<token>"
+PIECE = 8  # a run of this many characters of the token, anywhere in a text, is masked
+EDGE = 4  # at a text's edge (where someone cut it), a start or end of the token this long is masked
+
+
+def scrub(text: str, token: str) -> str:
+    """`text` without the token and without pieces of it: the whole token, any run of PIECE or more of its
+    characters (a server or proxy that echoed it shortened), and a start of it at the text's end or an end of
+    it at the text's beginning of EDGE or more characters (the rest fell outside someone's cut)."""
+    if not token:
+        return text
+    text = text.replace(token, MASK)
+    if len(token) <= EDGE:
+        return text
+    out, i, shortest = [], 0, min(PIECE, len(token))
+    while i < len(text):
+        n = _run_in(text, i, token)
+        if n >= shortest:
+            out.append(MASK)
+            i += n
+        else:
+            out.append(text[i])
+            i += 1
+    text = "".join(out)
+    for n in range(min(len(token), len(text)), EDGE - 1, -1):
+        if text.endswith(token[:n]):
+            text = text[:-n] + MASK
+            break
+    for n in range(min(len(token), len(text)), EDGE - 1, -1):
+        if text.startswith(token[-n:]):
+            text = MASK + text[n:]
+            break
+    return text
+
+
+def _run_in(text: str, i: int, token: str) -> int:
+    """The length of the longest run of `text` from `i` that occurs in `token`."""
+    n = 0
+    while i + n < len(text) and text[i : i + n + 1] in token:
+        n += 1
+    return n
+
+
+def clip(text: str, token: str, limit: int) -> str:
+    """`text` scrubbed of the token, then cut to about `limit` characters: scrubbing first, so a cut never
+    leaves a part of the token; the piece search reads only what is shown (a long body stays cheap)."""
+    text = text.replace(token, MASK) if token else text
+    shown = scrub(text[: limit + len(token) + len(MASK)], token)
+    if len(shown) <= limit:
+        return shown
+    cut = shown[:limit]
+    at = shown.rfind(MASK, 0, limit + len(MASK))
+    if at != -1 and at < limit < at + len(MASK):  # the cut fell inside a mask: keep it whole
+        cut = shown[: at + len(MASK)]
+    return scrub(cut, token) + "…"  # a start of the token that now ends the text is masked too
 
 
 def expect(answer: Any, fields: tuple[str, ...], where: str) -> dict:

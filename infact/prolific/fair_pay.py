@@ -13,6 +13,7 @@ submissions) when a sync has seen completed ones, else INFACT's (arrival → com
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +22,7 @@ from decimal import Decimal
 from infact.prolific.bonus_input import PROLIFIC_ID, Line, cents_up, money, to_cents
 from infact.storage import Storage
 from infact.stores import prolific_records as rec
-from infact.study.platform_config import ProlificConfig
+from infact.study.platform_config import SESSION_PARAM, ProlificConfig
 
 # Prolific's payment principles (docs/prolific.md): cents of the workspace currency per hour.
 MINIMUM = {"GBP": 600, "USD": 800}
@@ -142,20 +143,44 @@ def top_up_lines(owed: int, approved: Iterable[str], already: Mapping[str, int])
     return out
 
 
-def rule_lines(per: float, storage: Storage, study: str) -> tuple[list[Line], list[str]]:
-    """`bonus_per_completed` for every completed participant with a Prolific ID; notes for IDs left out."""
+def rule_lines(
+    per: float, storage: Storage, study: str, submissions: Mapping[str, set[str]] | None = None
+) -> tuple[list[Line], list[str]]:
+    """`bonus_per_completed` for every completed participant with a Prolific ID; notes for IDs left out.
+
+    A completed session that arrived with a SESSION_ID earns its Prolific ID the bonus only when that SESSION_ID is
+    one of the ID's Prolific submissions (`submissions`: lower-case Prolific ID -> lower-case submission ids): someone
+    who opened the study with a real participant's PROLIFIC_PID and another SESSION_ID (issue 36, the real
+    participant wins) never earns that ID a bonus, whoever came first. A session without a SESSION_ID (a link made
+    before Prolific sent one) counts only when it is the ID's one session."""
     cents = to_cents(per)
     done = {r["participant"] for r in storage.records(study=study, kind="complete") if not r.get("preview")}
+    arrivals = [r for r in storage.records(study=study, kind="arrival") if not r.get("preview")]
+    sessions_per_pid = Counter(str(r.get("platform_id") or "").strip().lower() for r in arrivals)
     lines, notes = {}, []
-    for r in storage.records(study=study, kind="arrival"):
+    for r in arrivals:
         pid = str(r.get("platform_id") or "").strip()
-        if r["participant"] not in done or not pid or r.get("preview"):
+        if r["participant"] not in done or not pid:
             continue
         if not PROLIFIC_ID.match(pid):
             notes.append(f"{pid!r} (participant {r['participant']}) is not a Prolific ID: left out")
             continue
+        if not _own_session(r, pid.lower(), submissions, sessions_per_pid[pid.lower()]):
+            notes.append(
+                f"{pid.lower()}: participant {r['participant']} finished, but its SESSION_ID is none of this "
+                f"Prolific ID's submissions ({sessions_per_pid[pid.lower()]} session(s) came with the ID): left out "
+                "(another session's completion never earns the ID a bonus)"
+            )
+            continue
         lines[pid.lower()] = Line(pid.lower(), cents)
     return [lines[p] for p in sorted(lines)], notes
+
+
+def _own_session(arrival: dict, pid: str, submissions: Mapping[str, set[str]] | None, sessions: int) -> bool:
+    sid = str((arrival.get("platform_params") or {}).get(SESSION_PARAM["prolific"]) or "").lower()
+    if not sid or submissions is None:
+        return sessions == 1
+    return sid in submissions.get(pid, set())
 
 
 def top_up(session, prolific_id: str) -> tuple[list[Line], FairPay, int]:

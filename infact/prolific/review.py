@@ -1,5 +1,9 @@
 """`review`: INFACT's decision for every submission awaiting review, then (with `--apply`) the calls.
 
+A submission is decided by the INFACT session whose SESSION_ID is the submission's id, and only once that
+session finished; anything else stays `manual` (a Prolific ID alone is known to others: no submission is
+decided on another session's answers). Every decision names the rule it follows (`Decision.rule`).
+
 The decisions are the quality report's (infact.results.quality: `prolific_action`, with the flags'
 reasons). Approvals go in one bulk call; a rejection is made only where INFACT's rules call the
 submission eligible (Prolific's attention-check rules), with `[prolific] rejection_category` and a
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 
 from infact.prolific.client import expect
 from infact.prolific.session import Session
-from infact.prolific.sync import sync
+from infact.prolific.sync import Sessions, sessions, sync
 from infact.stores import prolific_records as rec
 
 MIN_MESSAGE = 100  # Prolific refuses a rejection message shorter than this
@@ -36,6 +40,7 @@ class Decision:
     token: str | None = None
     message: str | None = None  # a rejection's message
     done: bool = False  # recorded as done by an earlier run
+    rule: str | None = None  # the rule the decision follows (Prolific's, or INFACT's setting)
 
 
 @dataclass
@@ -57,55 +62,90 @@ def rejection_message(reasons: list[str], rule: str | None) -> str:
     return text[:1500]
 
 
-def _quality_by_pid(session: Session) -> dict[str, Mapping]:
-    """Prolific PID (lower case) -> the participant's row of the quality report, with their token."""
+def _quality_by_token(session: Session) -> dict[str, Mapping]:
+    """INFACT participant token -> their row of the quality report (flags, reasons, prolific_action)."""
     from infact.results.study_results import open_results
 
-    tables = open_results(session.study, session.storage).tables
-    people = tables.participants
-    if not len(people) or not len(tables.flags):
+    flags = open_results(session.study, session.storage).tables.flags
+    if not len(flags):
         return {}
-    flags = tables.flags.set_index("participant")
-    out = {}
-    for row in people.itertuples():
-        pid = getattr(row, "platform_id", None)
-        if isinstance(pid, str) and pid and row.participant in flags.index:
-            out[pid.lower()] = {"token": row.participant, **flags.loc[row.participant].to_dict()}
-    return out
+    flags = flags.astype(object).where(flags.notna(), None)  # a missing reason is None, not NaN
+    return {str(row["participant"]): row for row in flags.to_dict("records")}
 
 
 def plan(session: Session, prolific_id: str | None = None, *, refresh: bool = True) -> Review:
-    """What review would do, per submission awaiting review; `refresh` syncs first."""
+    """What review would do, per submission awaiting review; `refresh` syncs first.
+
+    A submission is matched to the INFACT session whose SESSION_ID is its id (Prolific puts the
+    submission's id in the study URL as SESSION_ID), never by the Prolific ID alone: someone who opened
+    the study with another person's ID cannot get that person's submission rejected.
+    """
     pid = session.prolific_id(prolific_id)
     if refresh:
         sync(session, pid)
     records = session.records()
-    quality = _quality_by_pid(session)
+    quality = _quality_by_token(session)
+    known = sessions(session)
+    failed = {  # who failed the comprehension check (both attempts): returned, never rejected
+        str(r["participant"])
+        for r in session.storage.records(study=session.study.id, kind="comprehension")
+        if r.get("comprehension_passed") is False and not r.get("preview")
+    }
     done = rec.stages(records, "prolific_action", "")
     review = Review()
     for sub in rec.submissions(records).values():
         if sub["status"] != "AWAITING REVIEW":
             continue
-        d = _decide(sub, quality.get(str(sub["participant_id"]).lower()), session)
+        d = _decide(sub, known, quality, failed)
         d.done = f"{d.submission_id}/{d.action}/done" in done
         review.decisions.append(d)
     return review
 
 
-def _decide(sub: Mapping, q: Mapping | None, session: Session) -> Decision:
-    sid, ppid = sub["submission_id"], str(sub["participant_id"])
-    if q is None:
-        return Decision(sid, ppid, "manual", "no INFACT participant with this Prolific ID: check it on Prolific")
-    action, reasons = q.get("prolific_action"), list(q.get("reasons") or [])
-    why = "; ".join(reasons) or "no quality flag"
+NO_SESSION = (
+    "INFACT decides a submission only on the answers of the session with its SESSION_ID, and there is none: "
+    "your decision on Prolific (a session with the same Prolific ID but another SESSION_ID is someone else's)"
+)
+OTHER_ID = "INFACT decides a submission only on a session with its SESSION_ID and its Prolific ID: your decision"
+
+
+COMPREHENSION = (
+    "Prolific's comprehension-check rule: failed the comprehension check at the start on both attempts, so "
+    "screened out and asked to return the submission; never rejected"
+)
+
+
+def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping], failed: set[str] = frozenset()) -> Decision:
+    sid, ppid = str(sub["submission_id"]), str(sub["participant_id"])
+    arrival = known.by_session.get(sid.lower())
+    shared = known.per_pid.get(ppid.lower(), 0) > 1
+    note = f"; {known.per_pid[ppid.lower()]} INFACT sessions used this Prolific ID" if shared else ""
+    if arrival is None:
+        why = "no INFACT session has this submission's SESSION_ID: check it on Prolific" + note
+        return Decision(sid, ppid, "manual", why, rule=NO_SESSION)
+    token = str(arrival["participant"])
+    if str(arrival.get("platform_id") or "").lower() != ppid.lower():
+        why = f"INFACT's session {token} arrived with another Prolific ID ({arrival.get('platform_id')})"
+        return Decision(sid, ppid, "manual", why, token, rule=OTHER_ID)
+    if token in failed:
+        why = "failed the comprehension check twice" + note
+        return Decision(sid, ppid, "ask_to_return", why, token, rule=COMPREHENSION)
+    q = quality.get(token)
+    action = q.get("prolific_action") if q else None
+    reasons = list((q or {}).get("reasons") or [])
+    why = ("; ".join(reasons) or "no quality flag") + note
+    rule = (q or {}).get("prolific_reason")
+    setting = f"[quality] prolific_excluded_action = {action}: {rule}"
     if action == "approve":
-        return Decision(sid, ppid, "approve", why, q["token"])
+        return Decision(sid, ppid, "approve", why, token, rule=setting if rule else "INFACT's quality checks: included")
     if action == "eligible_for_rejection":
-        message = rejection_message(reasons, q.get("prolific_reason"))
-        return Decision(sid, ppid, "reject", f"{why} ({q.get('prolific_reason')})", q["token"], message)
+        message = rejection_message(reasons, rule)
+        return Decision(sid, ppid, "reject", why, token, message, rule=f"Prolific's attention-check rule: {rule}")
     if action == "ask_to_return":
-        return Decision(sid, ppid, "ask_to_return", f"{why} ({q.get('prolific_reason')})", q["token"])
-    return Decision(sid, ppid, "manual", f"INFACT has no finished run for it (status {q.get('status')})", q["token"])
+        return Decision(sid, ppid, "ask_to_return", why, token, rule=setting)
+    status = (q or {}).get("status", "unknown")
+    why = f"INFACT's session for this submission did not finish (status {status})" + note
+    return Decision(sid, ppid, "manual", why, token, rule="only a finished INFACT session decides a submission")
 
 
 def apply(session: Session, review: Review, prolific_id: str | None = None) -> Review:
@@ -129,9 +169,9 @@ def apply(session: Session, review: Review, prolific_id: str | None = None) -> R
             _done(session, review, d)
         elif d.action == "ask_to_return":
             session.put("prolific_action", f"{d.submission_id}/ask_to_return/started", submission_id=d.submission_id)
-            reasons = [r.strip() for r in d.reason.split(";") if r.strip()][:5]
+            reasons = [r.strip() for r in d.reason.split(";") if r.strip() and "INFACT session" not in r][:5]
             path = f"/api/v1/submissions/{d.submission_id}/request-return/"
-            session.client.post(path, {"request_return_reasons": reasons})
+            session.client.post(path, {"request_return_reasons": reasons}, safe=False)  # a message: never repeated
             _done(session, review, d)
     return review
 

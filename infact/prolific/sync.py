@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from infact.prolific.client import MalformedAnswer, expect
 from infact.prolific.session import Session
 from infact.stores import prolific_records as rec
+from infact.study.platform_config import SESSION_PARAM
 
 MIN_INTERVAL = timedelta(minutes=1)
 PAGE = 200
@@ -28,6 +29,30 @@ class Synced:
     unmatched: list[str] = field(default_factory=list)  # Prolific PIDs with no INFACT arrival
     skipped: bool = False  # polled less than a minute ago
     next_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """INFACT's arrivals as Prolific sees them: SESSION_ID is the id of the submission it became."""
+
+    by_session: dict[str, dict]  # SESSION_ID (lower case) -> the arrival record
+    per_pid: dict[str, int]  # Prolific PID (lower case) -> how many sessions arrived with it
+
+
+def sessions(session: Session) -> Sessions:
+    """Every (non-preview) arrival by SESSION_ID, and how many sessions each Prolific ID had."""
+    by_session: dict[str, dict] = {}
+    per_pid: dict[str, int] = {}
+    for r in session.storage.records(study=session.study.id, kind="arrival"):
+        if r.get("preview"):
+            continue
+        sid = (r.get("platform_params") or {}).get(SESSION_PARAM["prolific"])
+        if isinstance(sid, str) and sid:
+            by_session.setdefault(sid.lower(), r)
+        pid = str(r.get("platform_id") or "").lower()
+        if pid:
+            per_pid[pid] = per_pid.get(pid, 0) + 1
+    return Sessions(by_session, per_pid)
 
 
 def fetch(session: Session, prolific_id: str) -> list[dict]:
@@ -60,6 +85,7 @@ def sync(session: Session, prolific_id: str | None = None, *, force: bool = True
     subs = fetch(session, pid)
     known = rec.submissions(records)
     result = Synced(submissions=len(subs))
+    known_sessions: Sessions | None = None  # read once, if a submission releases a place
     for sub in subs:
         old = known.get(sub["id"])
         fields = {k: sub.get(k) for k in ("participant_id", "status", "started_at", "completed_at")}
@@ -67,7 +93,8 @@ def sync(session: Session, prolific_id: str | None = None, *, force: bool = True
             if old is None or old.get("status") != sub["status"]:
                 result.changed.append((sub["id"], sub["status"]))
         if sub["status"] in rec.RELEASING:
-            _release(session, sub, result)
+            known_sessions = known_sessions or sessions(session)
+            _release(session, sub, result, known_sessions)
     session.put(
         "prolific_sync",
         rec.now_iso(now),
@@ -79,8 +106,14 @@ def sync(session: Session, prolific_id: str | None = None, *, force: bool = True
     return result
 
 
-def _release(session: Session, sub: dict, result: Synced) -> None:
-    arrival = session.storage.arrival_by_platform_id(session.study.id, str(sub["participant_id"]))
+def _release(session: Session, sub: dict, result: Synced, known: Sessions) -> None:
+    """End the lease of the INFACT session this submission is (its SESSION_ID); of the Prolific ID's only session
+    only when that one arrived without a SESSION_ID (another SESSION_ID is someone else's place)."""
+    arrival = known.by_session.get(str(sub["id"]).lower())
+    if arrival is None and known.per_pid.get(str(sub["participant_id"]).lower(), 0) == 1:
+        only = session.storage.arrival_by_platform_id(session.study.id, str(sub["participant_id"]))
+        if only is not None and not (only.get("platform_params") or {}).get(SESSION_PARAM["prolific"]):
+            arrival = only  # a link without SESSION_ID: the Prolific ID is all there is to go by
     if arrival is None:
         result.unmatched.append(str(sub["participant_id"]))
         return

@@ -232,8 +232,25 @@ def _build(study: Study, records: list[dict], include_withdrawn: bool, include_s
 
 
 def prolific_status(participants: pd.DataFrame, records: list[dict]) -> pd.Series:
-    """Each participant's Prolific submission status from the synced `_prolific` records (infact.prolific)."""
+    """Each participant's Prolific submission status from the synced `_prolific` records (infact.prolific): the
+    submission whose id is the participant's SESSION_ID; by Prolific ID only when one session used that ID
+    (a second session with someone's ID never shows their submission)."""
     by_pid = prolific_records.status_by_platform_id(records)
     if "platform_id" not in participants or not by_pid:
         return pd.Series([None] * len(participants), index=participants.index, dtype=object)
-    return participants["platform_id"].map(lambda p: by_pid.get(str(p).lower()) if isinstance(p, str) else None)
+    by_submission = {sid.lower(): sub["status"] for sid, sub in prolific_records.submissions(records).items()}
+    session, sessions_of = {}, {}
+    for r in records:
+        if r.get("kind") == "arrival" and not r.get("preview"):
+            session[r["participant"]] = str((r.get("platform_params") or {}).get("SESSION_ID") or "").lower()
+            pid = str(r.get("platform_id") or "").lower()
+            sessions_of[pid] = sessions_of.get(pid, 0) + 1
+
+    def status(row) -> str | None:
+        pid = row["platform_id"].lower() if isinstance(row["platform_id"], str) else ""
+        mine = session.get(row["participant"])
+        if mine and mine in by_submission:
+            return by_submission[mine]
+        return by_pid.get(pid) if pid and sessions_of.get(pid, 0) <= 1 else None
+
+    return participants.apply(status, axis=1).astype(object) if len(participants) else participants["platform_id"]

@@ -11,7 +11,8 @@ is, so appending it twice stores it once, and a rerun can tell what is already d
   prolific_action    <sub id>/<action>/started|done   around each review call
   prolific_bonus_claim <reason>/<pid>/<gen>  the bonus ledger's claims (infact.prolific.ledger)
   prolific_bonus     <batch>/<stage>       lines, intent-N, created-N, pay_sent-K, unpaid-K, paid, void (ledger)
-  prolific_message   <hash>/started|done   around each message
+  prolific_message   <text hash>/<PID>/started-N|done|unsent-N   around each message, per recipient
+                                           (older stores: <hash of recipients and text>/started|done)
   prolific_sync      <time>                each sync (the dashboard polls at most once a minute)
 
 A RETURNED or TIMED-OUT submission also writes a `lease_end` record under the participant's own

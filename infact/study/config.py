@@ -25,9 +25,15 @@ from infact.study.protocol_config import (
     fill_defaults,
     flow_problem,
 )
-from infact.study.quality_config import MonitoringConfig, QualityConfig, item_checks, situation_checks
-from infact.text.catalogue import LANGUAGES, N_
-from infact.text.catalogue import known as known_language
+from infact.study.quality_config import (
+    ComprehensionConfig,
+    MonitoringConfig,
+    QualityConfig,
+    comprehension_problem,
+    item_checks,
+    situation_checks,
+)
+from infact.text.catalogue import N_
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -73,7 +79,7 @@ class StudySection(Section):
         gt=0,
         description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.",
     )
-    language: str = Field(
+    language: Literal["en", "de", "es", "fr", "pt", "zh-Hans", "ar", "en-XA"] = Field(
         default="en",
         description="The participants' language: every button, message, progress line and default text comes from "
         "its catalogue (infact/text/locales/), numbers and plurals as the language writes them; `ar` mirrors the "
@@ -93,13 +99,6 @@ class StudySection(Section):
         return identifier(
             v, "use 1-64 letters, digits, '-' or '_', starting with a letter or digit, e.g. \"crs-eval-2026\""
         )
-
-    @field_validator("language")
-    @classmethod
-    def _language(cls, v: str) -> str:
-        if not known_language(v):
-            raise ValueError(f"{v!r} is not a bundled language: use one of {', '.join(LANGUAGES)} (docs/languages.md)")
-        return v
 
     @field_validator("systems")
     @classmethod
@@ -354,6 +353,10 @@ class StudyConfig(Section):
         default_factory=AttentionCheckSection,
         description="The instructed-response attention check among the situations.",
     )
+    comprehension: ComprehensionConfig = Field(
+        default_factory=ComprehensionConfig,
+        description="An optional comprehension check right after consent, two attempts (Prolific's rules).",
+    )
     questionnaire: QuestionnaireSection = Field(
         default_factory=QuestionnaireSection, description="Post-task questionnaire."
     )
@@ -426,7 +429,7 @@ class StudyConfig(Section):
                 if (problem := check_name(name)) is not None:
                     raise ValueError(f"{section}.{name}: {problem}")
         check_conversation_settings(self)
-        if (problem := flow_problem(self.flow.steps, self.protocol.kind)) is not None:
+        if (problem := flow_problem(self.flow.steps, self.protocol.kind) or comprehension_problem(self)) is not None:
             raise ValueError(problem)
         if unknown := sorted(set(self.texts.blocks) - set(self.blocks)):
             raise ValueError(

@@ -3,7 +3,7 @@
 Reads every `_("…")`, `N_("…")` and `ngettext("…", "…", n)` in infact/ and pages/ (Babel's Python
 extractor, the one `pybabel extract` runs) and writes infact/text/locales/infact.pot; with `--write`
 it also brings every bundled language's .po in step with it (a new string is added untranslated, a
-dropped one is kept as obsolete), as `pybabel update` does. Without `--write` it only says what is
+dropped one is removed), as `pybabel update` does. Without `--write` it only says what is
 out of step and exits 1 when something is. tests/text/test_catalogue.py runs the check.
 """
 

@@ -8,6 +8,7 @@ The helpers are one package of small modules, one per audience or protocol:
 - outage.py            a store outage as participants and the dashboard see it (saving paused, answers safe)
 - rating_steps.py      consent, rated situations, questionnaire, demographics, done
 - comparison_steps.py  pairwise, onboarding, best–worst
+- comprehension_step.py the comprehension check after consent (two attempts)
 - conversation_step.py one whole conversation annotated turn by turn and overall
 - live_step.py         live chats with the systems under test
 - rankings.py          ranking and judge views for the dashboard (a degenerate fit named, not drawn)
@@ -19,7 +20,13 @@ infact/participation/steps/.
 The top layer: may import anything in `infact`.
 """
 
-from infact.ui import comparison_steps, conversation_step, live_step, rating_steps  # noqa: F401  (they register their renderers)
+from infact.ui import (  # noqa: F401  (they register their renderers)
+    comparison_steps,
+    comprehension_step,
+    conversation_step,
+    live_step,
+    rating_steps,
+)
 from infact.ui.participant_page import RENDERERS, participant_page, renderer, show_errors, submit
 from infact.ui.rankings import show_judges, show_ranking
 from infact.ui.resources import (

@@ -7,25 +7,35 @@ registers itself with `@renderer(kind)` (rating_steps.py, comparison_steps.py, l
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from infact.errors import InfactError
 from infact.participation import steps, visits
 from infact.participation.flow import Flow
-from infact.participation.platforms import IdInUse, PlatformError, same_id
+from infact.participation.platforms import IdInUse, PlatformError, may_resume, same_id
 from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
 from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
-from infact.text import catalogue
-from infact.text.catalogue import N_, _, number
+from infact.text.catalogue import _, number
 from infact.text.display import dialog_html, forget_script, page_css, page_script, response_html, title_html
 from infact.ui import outage, resources
-from infact.ui.resources import get_flow, get_study, is_researcher, log
+from infact.ui.resources import (  # NOT_SAVED, WAITING, PLACE: tests read them from here too
+    NOT_SAVED,
+    PLACE,
+    STALE_TAB,
+    WAITING,
+    Visitor,
+    get_flow,
+    is_researcher,
+    log,
+    use_study_language,
+)
 
 
 def render_dialog(turns, placeholder: bool = True, intro: str | None = None, items=()) -> None:
@@ -37,38 +47,6 @@ def render_response(letter: str, text: str, items=()) -> None:
 
 
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
-STALE_TAB = N_(
-    "This page was already answered in another tab or window, so the answers given here "
-    "were not stored. You continue with the next step."
-)
-# A submit the store refused (read-only disk, database down): this answer is not saved, earlier ones are.
-NOT_SAVED = N_(
-    "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
-    "moment and press the button again; your earlier answers are kept."
-)
-# More consents this minute than the process (or this address) may take (visits.ConsentGate).
-BUSY = N_(
-    "Many people are starting this study at this moment. Please wait a minute, then press the button "
-    "again. Nothing has been stored yet."
-)
-
-
-@dataclass
-class Visitor:
-    """Someone on the consent page who has not consented yet: nothing is stored for them.
-
-    Stands in for a `Progress` until consent, when the arrival and the consent are
-    stored together (`submit`)."""
-
-    query: dict
-    preview: bool
-    shown_at: datetime  # stored with the consent: how long the consent page was read
-    current: Step = field(default_factory=lambda: Step("consent", "consent"))
-    state: None = None
-    token: None = None
-    visit: str | None = None  # infact.participation.visits: counted in the funnel, not a participant
-
-
 # Renderers by step kind: a step kind (infact/participation/steps/) draws its page here.
 Renderer = Callable[[Flow, Progress, Step], None]
 RENDERERS: dict[str, Renderer] = {}
@@ -125,11 +103,11 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     """A visitor consents: store the arrival and the consent together (nothing before)."""
     checked = steps.get(step.kind).check(flow, step, answers)
     if checked.errors:
+        _give_back_place()
         return None, checked.errors
     source = resources.client_source()  # None: no browser connection (AppTest), no bound to apply
-    if source is not None and not visitor.preview and not visits.consent_gate(flow.study).admit(source):
-        log.warning("INFACT: a consent was refused: more than the per-minute bound (visits.ConsentGate)")
-        return None, (_(BUSY),)
+    if source is not None and not visitor.preview:
+        _wait_for_turn(flow, source)
     try:
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
@@ -142,6 +120,40 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
             log.warning("INFACT: the consent of visit %s could not be linked to it", visitor.visit, exc_info=True)
     remember(token)
     return token, ()
+
+
+def _wait_for_turn(flow: Flow, source: str) -> None:
+    """Take this visitor's place at the consent gate (or the one a previous run of this session took) and
+    wait until it comes, saying so in a short message that counts down. A rerun meanwhile (a second press)
+    keeps the place; a closed tab gives it back. Nothing is stored before it comes."""
+    place = st.session_state.get(PLACE) or visits.consent_gate(flow.study).admit(source)
+    if place.wait() <= 0:
+        st.session_state.pop(PLACE, None)
+        return
+    st.session_state[PLACE] = place
+    log.info("INFACT: a start waits %.1f s for its place (visits.ConsentGate)", place.wait())
+    note = st.empty()
+    try:
+        while (left := place.wait()) > 0:
+            note.info(_(WAITING).format(seconds=number(max(1, math.ceil(left)))), icon=":material/hourglass_top:")
+            time.sleep(min(1.0, left))
+    except StopException:  # the session ends (tab closed): the place goes to the next one
+        _give_back_place()
+        raise
+    note.empty()
+    st.session_state.pop(PLACE, None)
+
+
+def _give_back_place() -> None:
+    place = st.session_state.pop(PLACE, None)
+    if place is not None:
+        place.give_back()
+
+
+def start_pending() -> bool:
+    """A press of "Start the study" is waiting for its place (a rerun came between): carry on without
+    another press."""
+    return PLACE in st.session_state
 
 
 def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) -> None:
@@ -259,7 +271,12 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
         mine = remembered(flow)
         progress = cache.get(flow, mine) if mine else None
         if progress is not None and (
-            arrival.platform_id is None or same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)
+            arrival.platform_id is None
+            or (
+                same_id(progress.state.arrival.get("platform_id"), arrival.platform_id)
+                # another SESSION_ID is another submission (issue 36): never the one this browser remembers
+                and (arrival.session_id is None or may_resume(progress.state.arrival, arrival))
+            )
         ):
             resume = mine
     if resume is not None:
@@ -390,16 +407,8 @@ def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) 
     withdraw_box(flow, progress.token)
 
 
-def _use_language() -> None:
-    """This run speaks the study's language (`[study] language`); English while no study can be read."""
-    try:
-        catalogue.use(get_study().config.study.language)
-    except Exception:
-        catalogue.use(catalogue.SOURCE)
-
-
 def participant_page() -> None:
-    _use_language()
+    use_study_language()
     try:
         flow = get_flow()
     except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)

@@ -12,7 +12,15 @@ from infact.participation.steps.situation import response_text
 from infact.study.protocol_config import block_texts
 from infact.text.catalogue import _, number
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
-from infact.ui.participant_page import page_top, renderer, show_errors, start_over_button, submit, submit_button
+from infact.ui.participant_page import (
+    page_top,
+    renderer,
+    show_errors,
+    start_over_button,
+    start_pending,
+    submit,
+    submit_button,
+)
 from infact.values import response_letter
 
 
@@ -31,7 +39,7 @@ def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
     # study" was once ignored with the box ticked.
     agreed = st.checkbox(_(texts.consent), key="consent")
     show_errors()
-    if st.button(_("Start the study"), type="primary", key="consent_submit"):
+    if st.button(_("Start the study"), type="primary", key="consent_submit") or start_pending():
         submit(flow, progress, step, {"consent": agreed})
         show_errors()
 

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from infact.participation.bots import run_bots
 from infact.study.loader import load_study
 from simulations.browser import DEMO_STUDY, DEVICES, TIMEOUT_MS, require_chromium, shot, start_server, stop_server
-from tests.e2e.test_protocol_pages_e2e import open_section, show_section, sign_in
+from tests.support.dashboard_pages import open_section, show_section, sign_in
 
 pytestmark = pytest.mark.e2e
 # (systems, bots, [monitoring]): eight participants among four systems are not enough to settle anything, but

@@ -25,7 +25,6 @@ from infact.study.loader import load_study
 from simulations.browser import (
     DEMO_STUDY,
     DEVICES,
-    RESEARCHER_PASSWORD,
     TIMEOUT_MS,
     require_chromium,
     shot,
@@ -34,6 +33,7 @@ from simulations.browser import (
     stop_server,
     wait_idle,
 )
+from tests.support.dashboard_pages import open_section, show_section, sign_in
 
 pytestmark = pytest.mark.e2e
 DATA = DEMO_STUDY.parent
@@ -157,41 +157,6 @@ def assert_wide(page, device: str, when: str) -> None:
     # wide: the main block spans the window less Streamlit's padding (centred is 736 px at most)
     assert min(seen) >= (1100 if viewport >= 1280 else viewport - 60), f"{when}: widths {sorted(set(seen))}"
     assert max(seen) - min(seen) <= 20, f"{when}: the layout jumped {sorted(set(seen))}"
-
-
-def sign_in(page, srv) -> None:
-    page.goto(f"{srv.url}/researcher")
-    page.get_by_label("Password", exact=True).fill(RESEARCHER_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_text("You are signed in.").wait_for()
-    wait_idle(page)
-    page.evaluate("window.__infactWidths = []")
-    page.get_by_role("link", name=re.compile("Open the dashboard")).click()
-    page.get_by_role("heading", name=re.compile("Dashboard ·")).wait_for()
-    wait_idle(page)
-
-
-def open_section(page, name: str) -> None:
-    page.locator(".st-key-section").get_by_text(name, exact=True).click()
-    wait_idle(page)
-    page.get_by_test_id("stMetric").first.wait_for()
-    recompute = page.get_by_role("button", name="Recompute now")
-    if recompute.count():
-        recompute.click()
-        expect(page.get_by_text("New answers arrived since")).to_have_count(0, timeout=30_000)
-        wait_idle(page)
-
-
-def show_section(page) -> None:
-    """Scroll the section's own content (below the cards and the 'Updated …' line) into view."""
-    # One query in the page, at the moment of scrolling: the dashboard's live part reruns every few seconds
-    # and replaces its headings, so a locator found a moment before can be detached by now.
-    page.evaluate(
-        """() => { const h = [...document.querySelectorAll('[data-testid="stMain"] h2, """
-        """[data-testid="stMain"] h3')]
-        .find(e => !e.textContent.startsWith('Dashboard')); if (h) h.scrollIntoView({block: 'start'}); }"""
-    )
-    wait_idle(page)  # the live part reruns every 5 s: not greyed out in the screenshot
 
 
 def no_empty_parts(page, where: str) -> None:

@@ -23,6 +23,7 @@ PER_STRATEGY = {
     "fails-attention": 3,
     "refresh-midway": 3,
     "abandons": 3,
+    "fails-comprehension": 3,
 }
 # What quality.assess says about each strategy in a crowd of all of them (demo study: 12 minutes,
 # so Prolific needs two failed checks for a rejection; fails-attention fails both).
@@ -33,6 +34,7 @@ EXPECTED = {
     "speeder": ({"speeder_rsi", "speeder_total_time", "fast_situations"}, "exclude", "approve"),
     "fails-attention": ({"attention_failed", "questionnaire_attention_failed"}, "exclude", "eligible_for_rejection"),
     "abandons": ({"incomplete"}, "exclude", None),  # in progress: no speed checks, nothing to act on
+    "fails-comprehension": (set(), "include", "approve"),  # the demo has no [comprehension]: attentive
 }
 ANSWER_KINDS = ("consent", "situation", "questionnaire", "demographics")
 

@@ -522,11 +522,11 @@ def test_one_participation_per_prolific_id(prolific, storage):
     [
         {"PROLIFIC_PID": PID},  # the ID alone
         {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24},
-        {"PROLIFIC_PID": PID, "STUDY_ID": "a" * 24, "SESSION_ID": "c" * 24},  # another session
-        {"PROLIFIC_PID": PID.upper(), "SESSION_ID": "c" * 24},  # case does not make a new person
+        {"PROLIFIC_PID": PID.upper(), "STUDY_ID": "a" * 24},  # case does not make a new person
     ],
 )
 def test_a_platform_id_alone_never_takes_over_a_session(prolific, storage, query):
+    """Another SESSION_ID is a participant of its own (tests/participation/test_shared_platform_id.py)."""
     token = prolific.arrive(dict(SESSION))
     submit_consent(prolific, token)
     n = len(storage.records())
@@ -603,12 +603,14 @@ def test_simultaneous_arrivals_of_one_prolific_id_share_a_token(prolific, storag
     assert len(storage.records(kind="arrival")) == 1
 
 
-def test_a_withdrawn_prolific_id_cannot_start_again(prolific, storage):
+def test_a_withdrawn_prolific_session_cannot_start_again(prolific, storage):
     token = prolific.arrive(dict(SESSION))
     submit_consent(prolific, token)
     prolific.withdraw(token)
     with pytest.raises(IdInUse):
-        prolific.arrive({"PROLIFIC_PID": PID, "SESSION_ID": "f" * 24})
+        prolific.arrive({"PROLIFIC_PID": PID})  # the ID without a session of its own
+    other = prolific.arrive({"PROLIFIC_PID": PID, "SESSION_ID": "f" * 24})  # another submission: its own person
+    assert other != token and prolific.state(other).withdrawn is None
     again = prolific.arrive(dict(SESSION))
     assert again == token
     st = prolific.state(again)

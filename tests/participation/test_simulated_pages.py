@@ -43,6 +43,7 @@ def test_every_kind_that_shows_a_page_has_a_simulated_answer():
         "best_worst",
         "conversation",
         "onboarding",
+        "comprehension",
         "questionnaire",
     }
 

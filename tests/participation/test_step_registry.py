@@ -32,6 +32,7 @@ from tests.support.studies import FakeClock, make_study, walk
 
 BUILT_IN = (
     "consent",
+    "comprehension",
     "onboarding",
     "situation",
     "pairwise",
@@ -108,6 +109,7 @@ def test_registration_mistakes_are_refused(feedback):
 def test_a_new_kind_takes_its_place_in_every_participant_s_steps(feedback, study):
     assert steps.sequence() == (
         "consent",
+        "comprehension",
         "onboarding",
         "situation",
         "pairwise",

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from infact.cli.main import main
-from tests.support.prolific import TOKEN, pid, play, prolific_study_folder
+from tests.support.prolific import TOKEN, pid, play, prolific_study_folder, session_id
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def cli(tmp_path, stub, monkeypatch, request):
     assert run("create") == 0
     (run.prolific_id,) = stub.studies
     for i in range(5):
-        stub.add_submission(run.prolific_id, pid(i), "APPROVED")
+        stub.add_submission(run.prolific_id, pid(i), "APPROVED", id=session_id(i))  # the SESSION_ID bot i brings
     run.folder, run.db, run.csv = folder, db, tmp_path / "bonus.csv"
     return run
 
@@ -46,6 +46,32 @@ def bonus(cli, text: str, *more: str) -> int:
 
 
 # -- the ledger: owed per participant and reason, paid once ------------------------------------------------
+
+
+@pytest.mark.parametrize("cli", [{"bonus_per_completed": 0.5}], indirect=True)
+def test_an_impostors_completion_earns_the_real_prolific_id_no_bonus(cli, stub, capsys):
+    """Someone opened the study with pid(0) and another SESSION_ID and finished it: the rule pays pid(0) only
+    once pid(0)'s own session (SESSION_ID = its Prolific submission's id) has finished, and then once."""
+    from infact.participation.bots import Bot
+    from infact.storage import open_storage
+    from infact.study.loader import load_study
+
+    study, storage = load_study(cli.folder), open_storage(str(cli.db))
+    own = next(s for s in stub.submissions.values() if s["participant_id"] == pid(0))
+    start = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    query = {"PROLIFIC_PID": pid(0), "STUDY_ID": "s" * 24, "SESSION_ID": "9" * 24}
+    Bot(study, storage, "attentive", seed=3, start=start, query=query).run()  # the impostor, first
+    storage.close()
+    assert cli("bonus", "--apply") == 0
+    assert paid(stub) == {}
+    assert "its SESSION_ID is none of this Prolific ID's submissions" in capsys.readouterr().out
+    storage = open_storage(str(cli.db))
+    query = {"PROLIFIC_PID": pid(0), "STUDY_ID": "s" * 24, "SESSION_ID": own["id"]}  # session_id(0)
+    Bot(study, storage, "attentive", seed=4, start=start, query=query).run()  # the real participant
+    storage.close()
+    assert cli("bonus", "--apply") == 0
+    assert cli("bonus", "--apply") == 0
+    assert paid(stub) == {"00": [50]}
 
 
 @pytest.mark.parametrize("cli", [{"bonus_per_completed": 0.5}], indirect=True)

@@ -170,10 +170,10 @@ def test_a_rejection_message_is_at_least_100_characters():
 
 def test_messages_are_sent_once(session, stub):
     setup.create(session)
-    assert messages.send(session, [pid(0), pid(1)], "Please return your submission: the page did not load.")
-    assert not messages.send(session, [pid(1), pid(0)], "Please return your submission: the page did not load.")
+    assert messages.send(session, [pid(0), pid(1)], "Please return your submission: the page did not load.").sent
+    assert not messages.send(session, [pid(1), pid(0)], "Please return your submission: the page did not load.").sent
     assert len(stub.messages) == 2 and len(stub.calls("POST", "/messages/")) == 1
-    assert messages.send(session, [pid(0)], "Thank you!")
+    assert messages.send(session, [pid(0)], "Thank you!").sent
     assert stub.messages[-1] == {"recipient_id": pid(0), "study_id": stub.messages[0]["study_id"], "body": "Thank you!"}
     with pytest.raises(InfactError, match="empty"):
         messages.send(session, [pid(0)], " ")

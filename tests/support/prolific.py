@@ -1,4 +1,4 @@
-"""A Prolific study, a crowd that took it, and the matching submissions on the stub (tests/support/prolific_stub.py)."""
+"""A Prolific study, a crowd that took it, and the matching submissions on the stub (simulations/prolific_stub.py)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ def pid(i: int) -> str:
     return f"{i:024x}"
 
 
+def session_id(i: int) -> str:
+    """The SESSION_ID bot i arrives with: Prolific's id of the submission it becomes."""
+    return f"{i:024d}"
+
+
 def play(study, storage, strategies: list[str], *, seed: int = 1) -> list[tuple[str, str]]:
     """Bots with Prolific PIDs pid(0), pid(1), …; returns (PID, INFACT token) per bot."""
     from infact.participation.bots import Bot
@@ -39,12 +44,12 @@ def play(study, storage, strategies: list[str], *, seed: int = 1) -> list[tuple[
     out = []
     start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     for i, strategy in enumerate(strategies):
-        query = {"PROLIFIC_PID": pid(i), "STUDY_ID": "s" * 24, "SESSION_ID": f"{i:024d}"}
+        query = {"PROLIFIC_PID": pid(i), "STUDY_ID": "s" * 24, "SESSION_ID": session_id(i)}
         result = Bot(study, storage, strategy, seed=seed + i, start=start, query=query).run()
         out.append((pid(i), result.token))
     return out
 
 
 def submissions(stub, prolific_id: str, statuses: list[str]) -> list[dict]:
-    """One stub submission per PID pid(0), pid(1), … with the given statuses."""
-    return [stub.add_submission(prolific_id, pid(i), status) for i, status in enumerate(statuses)]
+    """One stub submission per PID pid(0), pid(1), … with the given statuses (its id: the bot's SESSION_ID)."""
+    return [stub.add_submission(prolific_id, pid(i), status, id=session_id(i)) for i, status in enumerate(statuses)]

@@ -36,13 +36,19 @@ def test_a_prolific_id_alone_does_not_resume_someone_elses_session(store, tmp_pa
     token = token_of(at)
     n = len(records(store))
 
-    for query in ({"PROLIFIC_PID": PID}, {"PROLIFIC_PID": PID.upper()}, {**PROLIFIC_QUERY, "SESSION_ID": "0" * 24}):
+    for query in ({"PROLIFIC_PID": PID}, {"PROLIFIC_PID": PID.upper()}):
         intruder = open_app(query)
         assert "p" not in intruder.query_params, "the intruder got the participant's token"
         texts = " ".join(w.value for w in intruder.warning)
         assert "already takes part" in texts and "another session" in texts
         assert view(intruder)["radios"] == [] and not intruder.get("button"), "a step or the withdraw button is shown"
         assert len(records(store)) == n, "a refused arrival stored something"
+
+    # Another SESSION_ID is another submission (issue 36): a newcomer of its own, never this participant.
+    mine = len(records(store, participant=token))
+    other = open_app({**PROLIFIC_QUERY, "SESSION_ID": "0" * 24})
+    assert "p" not in other.query_params and view(other)["radios"] == []
+    assert token_of(give_consent(other)) != token and len(records(store, participant=token)) == mine
 
     # The participant's own Prolific session (any letter case) resumes as before.
     again = open_app({k: v.upper() if k == "PROLIFIC_PID" else v for k, v in PROLIFIC_QUERY.items()})

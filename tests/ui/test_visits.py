@@ -5,6 +5,7 @@ stored; consenting links the visit to the participant, so the funnel counts one 
 
 from __future__ import annotations
 
+import importlib
 import json
 from datetime import UTC, datetime
 
@@ -103,19 +104,65 @@ def test_visits_table_counts_each_visit_once():
     assert funnel.visits_became(table) == {a: False, b: True}
 
 
-@pytest.mark.slow  # 1.8 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
-def test_consents_past_the_per_source_bound_get_a_calm_page_and_store_nothing(store, monkeypatch):
-    from infact.ui import resources
-    from infact.ui.participant_page import BUSY
+class GateClock:
+    """The consent gate's clock, moved on by the page's waiting instead of real time."""
 
-    monkeypatch.setenv("INFACT_CONSENTS_PER_SOURCE", "3")
-    monkeypatch.setattr(visits, "_gates", {})  # this test's own gate
+    def __init__(self) -> None:
+        self.now, self.slept = 0.0, []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def one_address_gate(monkeypatch, **bounds) -> GateClock:
+    """This test's own consent gate on a fake clock, every session from one address (issue 38)."""
+    from infact.ui import resources
+
+    participant_page = importlib.import_module("infact.ui.participant_page")  # infact.ui's name is the function
+    clock = GateClock()
+    monkeypatch.setattr(visits, "_gates", {"demo": visits.ConsentGate(clock=clock, **bounds)})
     monkeypatch.setattr(resources, "client_source", lambda: "198.51.100.7")  # one address, many browsers
+    monkeypatch.setattr(participant_page, "time", clock)  # the page's waiting moves the fake clock
+    return clock
+
+
+@pytest.mark.slow  # ~2 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
+def test_a_start_past_the_burst_waits_for_its_place_and_carries_on_by_itself(store, monkeypatch):
+    """Issue 38: nobody is turned away or asked to press again; past the allowance the page waits."""
+    from infact.ui.participant_page import WAITING
+
+    clock = one_address_gate(monkeypatch, per_source=60, per_minute=0, burst=3)  # then one a second
     for _ in range(3):
         token_of(give_consent(open_app()))
+    assert clock.slept == []  # the burst starts at once
+    at = give_consent(open_app())  # the fourth, in the same instant: its place is a second later
+    assert not at.error and not at.exception  # no refusal, no "press again"
+    assert sum(clock.slept) == pytest.approx(1.0)  # waited for its place, by itself
+    assert "p" in at.query_params and "consent_submit" not in [b.key for b in at.button]  # on to situation 1
     consented = {r["participant"] for r in records(store) if r["kind"] == "consent"}
-    assert len(consented) == 3
-    at = give_consent(open_app())  # the fourth within the minute
-    assert [e.value for e in at.error] == [BUSY] and not at.exception
-    assert "p" not in at.query_params and at.button(key="consent_submit")  # still on the consent page
-    assert {r["participant"] for r in records(store) if r["kind"] == "consent"} == consented  # nothing stored
+    assert len(consented) == 4 and token_of(at) in consented
+    assert {r["participant"] for r in records(store, kind="assignment")} == consented  # each drew situations
+    assert "Please wait a minute" not in WAITING and "press the button again" not in WAITING
+
+
+@pytest.mark.slow
+def test_a_rerun_while_waiting_keeps_the_place_and_starts_without_another_press(store, monkeypatch):
+    from infact.ui.participant_page import PLACE
+
+    clock = one_address_gate(monkeypatch, per_source=60, per_minute=0, burst=1)
+    token_of(give_consent(open_app()))
+    gate = visits._gates["demo"]
+    at = open_app()
+    place = gate.admit("198.51.100.7")  # the press whose run a rerun cut short held this place
+    assert place.wait() == pytest.approx(1.0)
+    at.session_state[PLACE] = place
+    at.checkbox(key="consent").check()  # a rerun with no press of "Start the study"
+    at.run()
+    assert not at.error and not at.exception
+    assert "p" in at.query_params and "consent_submit" not in [b.key for b in at.button]  # started by itself
+    assert sum(clock.slept) == pytest.approx(1.0)
+    assert len({r["participant"] for r in records(store) if r["kind"] == "consent"}) == 2

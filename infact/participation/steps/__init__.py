@@ -3,7 +3,7 @@
 The bottom of the run layer: may import foundations, `infact.study`, the stores and `infact.chat`; it sees
 the flow, the state and the bots only through the small Protocols in `registry.py`.
 
-    consent → situation-1 … situation-n → [live] → questionnaire → demographics → done
+    consent → [comprehension] → situation-1 … situation-n → [live] → questionnaire → demographics → done
 
 `registry.sequence()` is that order; every kind is one module here declaring how its
 answer is checked and stored, how a bot answers it and how its records become table
@@ -34,6 +34,7 @@ the page draws it. tests/participation/test_step_registry.py registers a test-on
 
 from infact.participation.steps.compare import BestWorst, Pairwise
 from infact.participation.steps.compare_dialog import PairwiseDialog
+from infact.participation.steps.comprehension import Comprehension
 from infact.participation.steps.consent import Consent
 from infact.participation.steps.conversation import Conversation
 from infact.participation.steps.demographics import Demographics
@@ -83,5 +84,6 @@ for _kind in (
     Done(),
 ):
     register(_kind)
+register(Comprehension(), before="onboarding")  # questions on the instructions, right after consent (Prolific)
 register(Conversation(), before="questionnaire")  # one system's whole conversation, rated turn by turn
 register(Live(), before="questionnaire")  # live chats with the systems (docs/live.md): after the situations

@@ -23,11 +23,13 @@ class Consent(StepKind):
         return Checked(fields={"answers": {"consent": True}})
 
     def store(self, flow, st, step: Step, fields: Mapping[str, Any]) -> None:
-        # The situations are drawn with the consent, in one critical section: the
-        # balanced assignment must see every other participant's draw.
-        with flow.storage.lock():
-            flow.store_step(st, step, **fields)
-            if st.assignment is None:
+        # The consent is the participant's own record; only the draw of the situations needs the store-wide
+        # lock (the balanced assignment must see every other participant's draw), so a launch's consents
+        # queue for one write each, not two. A consent stored without its assignment (a crash between the
+        # two) is assigned when it is submitted again (Flow.current).
+        flow.store_step(st, step, **fields)
+        if st.assignment is None:
+            with flow.storage.lock():
                 flow.assign(st)
 
     def bot_answers(self, study, step: Step, bot) -> dict:

@@ -6,10 +6,12 @@ It keeps studies, submissions, bulk bonuses and messages in memory, logs every c
 `after=True`: the call is carried out first, as a server that fails after doing the work),
 `delay` (seconds before answering; `after=True`: after carrying the call out, so a client that gives up
 still had it done) and `kill` (SIGKILL a client process when a call arrives, before
-or after the call is carried out: a crash between calls). Only what INFACT uses is served.
+or after the call is carried out: a crash between calls); `fail_after` / `slow_after` (the same as `fail` / `delay`
+with `after=True`) and `echo_token` (an error body echoing the Authorization header) are the ways real servers
+misbehave that a client must survive. Only what INFACT uses is served.
 
 Tests start it in a thread (`with ProlificStub(token) as stub: stub.url`); the demo and the browser
-test run it as a process: `python -m tests.support.prolific_stub --port 8765 --token T`. Routes under
+test run it as a process: `python -m simulations.prolific_stub --port 8765 --token T`. Routes under
 `/_stub/` (no token) let another process add submissions, change their status and read the log.
 """
 
@@ -41,7 +43,9 @@ class Fault:
     delay: float = 0.0
     kill: str | None = None  # "before" / "after" the call is carried out
     pid: int | None = None
-    after: bool = False  # `fail`/`delay`: carry the call out first
+    after: bool = False  # carry the call out first, then answer `status` / wait `delay` (the work is done)
+    echo: str | None = None  # answer `status` with a body echoing the Authorization header: "json" / "text"
+    echo_prefix: str = ""  # text before the echoed header (places the token at a cut's edge)
 
 
 class ProlificStub:
@@ -91,6 +95,20 @@ class ProlificStub:
     def delay(self, method: str, path: str, seconds: float, *, times: int = 1, after: bool = False) -> None:
         """Wait `seconds` before answering; `after=True`: the call is carried out before the wait."""
         self.faults.append(Fault(method, re.compile(path), times, delay=seconds, after=after))
+
+    def fail_after(self, method: str, path: str, status: int, *, times: int = 1) -> None:
+        """The next `times` matching calls are carried out, then answered `status` (a 5xx after doing the work)."""
+        self.faults.append(Fault(method, re.compile(path), times, status, after=True))
+
+    def slow_after(self, method: str, path: str, seconds: float, *, times: int = 1) -> None:
+        """The next `times` matching calls are carried out at once, then answered `seconds` later (a slow answer)."""
+        self.faults.append(Fault(method, re.compile(path), times, delay=seconds, after=True))
+
+    def echo_token(self, method: str, path: str, status: int, *, form: str = "json", prefix: str = "", times=1) -> None:
+        """Answer `status` with a body that echoes the request's Authorization header after `prefix`: as
+        `{"error": {"detail": …}}` (`form="json"`) or as plain text (`"text"`), as a misbehaving proxy might."""
+        assert form in ("json", "text")
+        self.faults.append(Fault(method, re.compile(path), times, status, echo=form, echo_prefix=prefix))
 
     def kill(self, method: str, path: str, when: str = "before", *, pid: int | None = None, times: int = 1) -> None:
         """SIGKILL `pid` (default: `victim`) when a matching call arrives, `before` or `after` carrying it out."""
@@ -323,6 +341,12 @@ def _handler(stub: ProlificStub):
             fault = None if path.startswith("/_stub/") else stub._fault(method, path.split("?")[0])
             if fault and fault.after:
                 return self._after(fault, method, path, body, entry)
+            if fault and fault.echo:
+                echoed = fault.echo_prefix + (self.headers.get("Authorization") or "")
+                stub.log.append({**entry, "status": fault.status, "carried_out": False, "injected": True})
+                if fault.echo == "text":
+                    return self._reply(fault.status, None, {}, raw=echoed)
+                return self._reply(fault.status, {"error": {"detail": echoed}}, {})
             if fault and fault.delay:
                 time.sleep(fault.delay)
             if fault and fault.kill == "before":
@@ -343,9 +367,9 @@ def _handler(stub: ProlificStub):
             self._reply(status, answer, headers)
 
         def _after(self, fault: Fault, method: str, path: str, body: Any, entry: dict) -> None:
-            """Carry the call out, then wait and/or answer the injected status instead of the real answer."""
+            """Carry the call out, then answer late (`delay`) or with the fault's status instead of the real one."""
             status, answer, headers = stub.handle(method, path, body, self.headers.get("Authorization"))
-            stub.log.append({**entry, "status": fault.status or status, "carried_out": status < 400, "after": True})
+            stub.log.append({**entry, "status": fault.status or status, "carried_out": status < 400, "injected": True})
             if fault.delay:
                 time.sleep(fault.delay)
             if fault.status is not None:
