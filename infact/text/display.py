@@ -199,7 +199,8 @@ RTL_CSS = """<style>
 [data-testid="stMain"],[data-testid="stMain"] .stMainBlockContainer{direction:rtl;text-align:right}
 [data-testid="stMain"] .infact-text,[data-testid="stMain"] textarea,[data-testid="stMain"] input\
 {unicode-bidi:plaintext}
-[data-testid="stMain"] [data-testid="stRadioOption"] p,[data-testid="stMain"] [data-testid="stWidgetLabel"] p\
+[data-testid="stMain"] [data-testid="stRadioOption"] p,[data-testid="stMain"] [data-testid="stWidgetLabel"] p,\
+[data-testid="stMain"] [data-testid="stCaptionContainer"],[data-testid="stMain"] [data-testid="stMarkdownContainer"]\
 {text-align:right}
 </style>"""
 
