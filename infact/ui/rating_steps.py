@@ -7,11 +7,12 @@ import streamlit as st
 from infact.participation.flow import Flow
 from infact.participation.state import Progress
 from infact.participation.steps import Step
-from infact.participation.steps.questionnaire import COMMENT_ITEM
+from infact.participation.steps.questionnaire import COMMENT_ITEM, COMMENT_TYPING
 from infact.participation.steps.situation import response_text
 from infact.study.protocol_config import block_texts
 from infact.text.catalogue import _, number
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
+from infact.ui import typed_text
 from infact.ui.participant_page import (
     page_top,
     renderer,
@@ -97,6 +98,9 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
                 f"{number(n)}. {_(item.text)}", q.scale, format_func=_, index=None, horizontal=True, key=f"q-{item.id}"
             )
         if q.comment.enabled:
+            block = flow.cfg.quality.block_paste
+            typed_text.note(block, flow.cfg.texts.no_ai_tools)
+            answers[COMMENT_TYPING] = typed_text.watch("questionnaire", block_paste=block).get("q-comment")
             answers[COMMENT_ITEM] = st.text_area(_(q.comment.question), max_chars=q.comment.max_chars, key="q-comment")
         submit_button(flow, progress, step, _("Continue"), "submit-questionnaire", answers)
 

@@ -22,8 +22,9 @@ from infact.llm.prompts import responses_page
 from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
-from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
+from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
+from infact.text import typed
 from infact.text.catalogue import _, number
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
@@ -151,7 +152,12 @@ PAIRWISE = TableSchema(
             "`url-…`, `callable-…`); `unknown` for votes stored before versions were recorded",
         ),
         C("version_b", "string", "system_b's version when it was shown"),
+        *(
+            C(f"justification_{name}", "integer", f"how the justification was typed: {text} (docs/quality.md)")
+            for name, text in typed.COLUMN_HELP.items()
+        ),
         EXCLUDED,
+        BOT,
     ),
 )
 BEST_WORST = TableSchema(
@@ -176,6 +182,7 @@ BEST_WORST = TableSchema(
             "ledger'); `unknown` for choices stored before versions were recorded",
         ),
         EXCLUDED,
+        BOT,
     ),
 )
 
@@ -219,7 +226,10 @@ class Pairwise(StepKind):
                     n=number(proto.justification_min_chars)
                 )
             )
-        return _checked(flow, step, errors, choices.values(), choices=choices, justification=text)
+        typing = typed.metrics(answers.get("typing"), text) if text else None
+        return _checked(
+            flow, step, errors, choices.values(), choices=choices, justification=text, justification_typing=typing
+        )
 
     def bot_time(self, step: Step) -> float:
         return self.bot_seconds + 8
@@ -296,6 +306,7 @@ class Pairwise(StepKind):
                 "answered_at": record.get("answered_at") or record.get("at"),
                 "version_a": versions.get(a["system"], UNKNOWN),
                 "version_b": versions.get(b["system"], UNKNOWN),
+                **typed.columns("justification", record.get("justification_typing")),
             }
             for crit, winner in record["choices"].items()
         ]
