@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.results.analyze",
             "infact.results.dashboard",
             "infact.importers",
+            "infact.builder",
             "infact.prolific",
         ],
     ),
