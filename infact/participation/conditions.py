@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from infact.participation.platforms import Arrival, PlatformError
+from infact.participation.platforms import Arrival, broken_link
 from infact.participation.situation_load import one_per_store
 from infact.storage import Storage
 from infact.study.loader import Study
@@ -150,11 +150,11 @@ def check_forced(arrival: Arrival, study: Study) -> None:
     """PlatformError when the link's group parameter names no condition of a between-subjects study."""
     if arrival.group and study.conditions and arrival.group not in study.conditions:
         param = study.config.platform.group_param
-        raise PlatformError(
-            "This study link is not complete. Please use the exact link you were given.",
-            f"{param}: {arrival.group!r} is not a condition of this study ({', '.join(study.conditions)}): "
-            "leave it out to assign conditions at random",
+        raise broken_link(
+            study.config.platform.kind,
             param,
+            f"{arrival.group!r} is not a condition of this study ({', '.join(study.conditions)}): "
+            "leave it out to assign conditions at random",
         )
 
 

@@ -17,6 +17,7 @@ from infact.participation.state import progress_of
 from infact.stores.config import on_community_cloud
 from infact.study.starter import PROTOCOLS
 from infact.study.starter.draft import FROM_TABLE
+from infact.text import catalogue
 from infact.text.display import CSS, title_html
 from infact.ui.builder.form import KEY, section_form
 from infact.ui.participant_page import PAGE_TOPS, RENDERERS
@@ -88,10 +89,14 @@ def preview(study, files: dict[str, bytes]) -> None:
         st.session_state.pop(f"{KEY}-run", None)
         st.rerun()
     shown = type(progress)(progress.state, progress.steps, step)
-    with st.container(border=True, key=f"{KEY}-preview"):
-        top = PAGE_TOPS[step.kind](flow, shown, step) if step.kind in PAGE_TOPS else ""
-        st.html(CSS + title_html(flow.cfg.study.title) + top)
-        RENDERERS[step.kind](flow, shown, step)
+    catalogue.use(flow.cfg.study.language)  # the participant's language; the builder around it stays English
+    try:
+        with st.container(border=True, key=f"{KEY}-preview"):
+            top = PAGE_TOPS[step.kind](flow, shown, step) if step.kind in PAGE_TOPS else ""
+            st.html(CSS + title_html(flow.cfg.study.title) + top)
+            RENDERERS[step.kind](flow, shown, step)
+    finally:
+        catalogue.use(catalogue.SOURCE)
 
 
 def save_box(files: dict[str, bytes], study_id: str) -> None:
