@@ -158,13 +158,14 @@ def check_forced(arrival: Arrival, study: Study) -> None:
         )
 
 
-def condition_for(arrival: Arrival, study: Study, storage: Storage, now: datetime, rng: random.Random) -> str:
+def condition_for(arrival: Arrival, flow, now: datetime) -> str:
     """A new participant's condition: the link's (`?q=`), else the one with the fewest completions plus places
-    held. The caller holds `storage.lock()`."""
+    held (drawn with `flow.rng`). The caller holds `flow.storage.lock()`."""
+    study = flow.study
     if arrival.group in study.conditions:
         return arrival.group
-    counts = for_store(storage, study.id).counts(study.conditions, study.config.assignment.lease_minutes, now)
-    return choose(counts, rng)
+    counts = for_store(flow.storage, study.id).counts(study.conditions, study.config.assignment.lease_minutes, now)
+    return choose(counts, flow.rng)
 
 
 def of_participant(method):

@@ -123,9 +123,8 @@ class Flow:
         if name is None or name not in self.study.conditions:
             return self
         if name not in self._conditions:
-            flow = Flow(self.study.under(name), self.storage, self.clock, self.rng, bot=self.bot)
-            flow.condition = name
-            self._conditions[name] = flow
+            self._conditions[name] = Flow(self.study.under(name), self.storage, self.clock, self.rng, bot=self.bot)
+            self._conditions[name].condition = name
         return self._conditions[name]
 
     # -- records -----------------------------------------------------------
@@ -214,9 +213,7 @@ class Flow:
                 token = secrets.token_urlsafe(12)
             fields = arrival.record_fields()
             if self.study.conditions:  # a between-subjects study: the condition is chosen at consent
-                fields["condition"] = conditions.condition_for(
-                    arrival, self.study, self.storage, self.clock(), self.rng
-                )
+                fields["condition"] = conditions.condition_for(arrival, self, self.clock())
             if first is not None:  # not silent: participants.csv's platform_warnings says so
                 fields["platform_id_shared"] = first["participant"]
                 fields["platform_warnings"] = [
@@ -361,8 +358,7 @@ class Flow:
     def assign(self, st: State) -> None:
         now = self.clock()
         rng = random.Random(self.rng.getrandbits(64))
-        # Kept up to date from the store's change feed: a consent does not read the whole study. A between-subjects
-        # condition's situations are balanced among its own participants.
+        # Kept up to date from the store's change feed (a condition's: balanced among its own participants).
         load = situation_load.for_store(self.storage, self.study.id, self.condition)
         load = load.current(now) if not st.preview else ({}, {})
         history = None
