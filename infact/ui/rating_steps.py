@@ -67,21 +67,25 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.markdown(block_texts(cfg, "rating").instructions)  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
+        keys: dict[str, dict[str, str]] = {}
         for pos, system in enumerate(step.order, start=1):
             letter = response_letter(pos)
             # A card: the response, then its scales (framed by display.CSS, no container per response).
             st.html(response_html(letter, response_text(cfg, situation, step, system), _items(situation), card=True))
-            answers[system] = {}
+            answers[system], keys[system] = {}, {}
             for crit in cfg.criteria:
+                keys[system][crit.id] = f"{step.name}-{letter}-{crit.id}"
                 # The group's accessible name says which response it rates.
                 answers[system][crit.id] = st.radio(
                     f"Response {letter}: {crit.question}",
                     cfg.scale.labels,
                     index=None,
                     horizontal=True,
-                    key=f"{step.name}-{letter}-{crit.id}",
+                    key=keys[system][crit.id],
                 )
-        submit_button(flow, progress, step, "Submit and continue", f"submit-{step.name}", {"ratings": answers})
+        submit_button(
+            flow, progress, step, "Submit and continue", f"submit-{step.name}", {"ratings": answers}, {"ratings": keys}
+        )
 
 
 @renderer("questionnaire")
@@ -90,21 +94,24 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
     st.markdown(flow.cfg.texts.questionnaire_intro)
     with st.form("form-questionnaire"):
         answers: dict[str, str | None] = {}
+        keys = {item.id: f"q-{item.id}" for item in q.items} | (
+            {COMMENT_ITEM: "q-comment"} if q.comment.enabled else {}
+        )
         for n, item in enumerate(q.items, start=1):
-            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
+            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=keys[item.id])
         if q.comment.enabled:
             answers[COMMENT_ITEM] = st.text_area(q.comment.question, max_chars=q.comment.max_chars, key="q-comment")
-        submit_button(flow, progress, step, "Continue", "submit-questionnaire", answers)
+        submit_button(flow, progress, step, "Continue", "submit-questionnaire", answers, keys)
 
 
 @renderer("demographics")
 def demographics_step(flow: Flow, progress: Progress, step: Step) -> None:
     st.markdown(flow.cfg.texts.demographics_intro)
     with st.form("form-demographics"):
-        answers = {}
+        answers, keys = {}, {item.id: f"d-{item.id}" for item in flow.cfg.demographics}
         for item in flow.cfg.demographics:
-            answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=f"d-{item.id}")
-        submit_button(flow, progress, step, "Finish", "submit-demographics", answers)
+            answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=keys[item.id])
+        submit_button(flow, progress, step, "Finish", "submit-demographics", answers, keys)
 
 
 @renderer("done")
