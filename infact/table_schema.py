@@ -266,6 +266,12 @@ EXCLUDED = Column(
     "the quality decision: true when the participant is excluded (docs/quality.md); "
     "analysis leaves them out unless asked",
 )
+BOT = Column(
+    "bot",
+    "boolean",
+    "true for a bot participant (`infact bots`), never a person: analysis and the datasheet leave them out "
+    "unless `--include-bots`",
+)
 
 
 # The files that are not tables, as what they are: frictionless reads a `.jsonl` as a table (and asks for an

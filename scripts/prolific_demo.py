@@ -2,7 +2,7 @@
 
     python scripts/prolific_demo.py [--keep DIR]
 
-It starts tests/support/prolific_stub.py on a free port, copies the demo study into a temporary folder
+It starts simulations/prolific_stub.py on a free port, copies the demo study into a temporary folder
 (set to `platform.kind = "prolific"`), lets four bot participants with Prolific IDs take it, adds their
 submissions to the stub (one of them RETURNED), then runs the real commands with `--base-url`:
 `infact prolific create`, `publish --yes`, `sync`, `review`, `review --apply`, `bonus`, `bonus --apply`, and
@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from infact.participation.bots import Bot  # noqa: E402
 from infact.storage import open_storage  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
-from tests.support.prolific_stub import ProlificStub  # noqa: E402
+from simulations.prolific_stub import ProlificStub  # noqa: E402
 
 TOKEN = "demo-token-not-a-real-one"
 STRATEGIES = [

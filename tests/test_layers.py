@@ -277,6 +277,24 @@ def test_no_product_module_imports_tests_or_bench():
     assert not found, "the product imports test or bench code:\n" + "\n".join(found)
 
 
+def test_no_script_bench_or_simulation_imports_tests():
+    """scripts/, bench/ and simulations/ stand beside the tests, not on them: a stub a script needs lives in
+    simulations/ (issue 39: scripts/prolific_demo.py imported tests.support)."""
+    found = []
+    for folder in ("scripts", "bench", "simulations"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for node in ast.walk(parsed(path)):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                    if isinstance(node, ast.ImportFrom) and not node.level
+                    else []
+                )
+                found += [f"{path.relative_to(REPO)}:{node.lineno}: {n}" for n in names if n.split(".")[0] == "tests"]
+    assert not found, "move what these need from tests/ to simulations/:\n" + "\n".join(found)
+
+
 def test_results_has_an_order_of_its_own():
     """Every subpackage and module of infact/results/ has its own place in LAYERS (a new one must be placed)."""
     inside = {

@@ -41,6 +41,11 @@ def register(subparsers) -> None:
     )
     p.add_argument("--criterion", help="analyse only this criterion (default: every criterion)")
     p.add_argument("--include-flagged", action="store_true", help="keep participants flagged for exclusion")
+    p.add_argument(
+        "--include-bots",
+        action="store_true",
+        help="keep the bot participants (`infact bots`, the tables' `bot` column), left out by default",
+    )
     p.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     p.add_argument("--report", help="also write a report: out.md (Markdown) or out.html (with charts)")
     p.add_argument("--no-mixed-model", action="store_true", help="skip the (slow) crossed random-effects model")
@@ -173,6 +178,7 @@ def options(args: argparse.Namespace):
     return Options(
         criterion=args.criterion,
         include_flagged=args.include_flagged,
+        include_bots=args.include_bots,
         mixed_model=not args.no_mixed_model,
         ordinal_model=not args.no_ordinal_model,
         n_boot=args.n_boot,
@@ -235,13 +241,14 @@ def run(args: argparse.Namespace) -> int:
         folder = study_folder(args)
         study = load_study(folder)
         args.study, args.db = str(folder), store_target(args, study.id)
-        results = open_results(study, args.db)
+        results = open_results(study, args.db, include_bots=args.include_bots)
         with _progress(args):
             result, table = analyze.analyze_study(args.study, args.db, opts, results=results, kind=args.kind)
     else:
         table = analyze.read_table(args.ratings, args.kind)
         with _progress(args):
             result = analyze.analyze_table(table, opts, str(args.ratings), kind=args.kind)
+        table = analyze.without_bot_rows(table, opts.include_bots, str(args.ratings))[0]  # the report's charts
     if args.report:
         from infact.cli.results import report_extras
         from infact.fileio import atomic_write_text

@@ -26,6 +26,9 @@ DB_HELP = (
 )
 
 
+PROTOCOL_CHOICES = ("ratings", "pairwise", "best-worst", "acute", "live", "conversations")  # `new --protocol`
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """Appends `(default: X)` to an option's help unless the text already names its default."""
 
@@ -110,3 +113,46 @@ def refuse_set_aside_files(storage: Storage) -> None:
                 for p in found
             ]
         )
+
+
+def add_table_options(p: argparse.ArgumentParser) -> None:
+    """The column and label overrides of a table (detected when not given)."""
+    g = p.add_argument_group("table columns (detected from their names when not given)")
+    g.add_argument("--id", dest="id_column", metavar="COLUMN", help="the dialog id column")
+    g.add_argument("--context", metavar="COLUMN", help="the column holding the dialog with speaker labels")
+    g.add_argument("--turns", type=_names, metavar="COL,COL,…", help="one column per turn, in order")
+    g.add_argument("--systems", type=_names, metavar="COL,COL,…", help="the systems' response columns")
+    g.add_argument("--system-column", metavar="COLUMN", help="long form: the column naming the system")
+    g.add_argument("--response-column", metavar="COLUMN", help="long form: the column with its response")
+    g.add_argument("--ignore", type=_names, default=[], metavar="COL,COL,…", help="columns that are not systems")
+    g.add_argument(
+        "--user-label", action="append", metavar="LABEL", help="the user's speaker label, e.g. Seeker (repeatable)"
+    )
+    g.add_argument(
+        "--bot-label", action="append", metavar="LABEL", help="the chatbot's speaker label, e.g. Agent (repeatable)"
+    )
+    g.add_argument("--sheet", help="XLSX: the sheet to read (default: the first)")
+
+
+def _names(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {value!r}")
+    return names
+
+
+def table_options(args):
+    from infact.importers.table import TableOptions
+
+    return TableOptions(
+        id=args.id_column,
+        context=args.context,
+        turns=args.turns,
+        systems=args.systems,
+        system=args.system_column,
+        response=args.response_column,
+        ignore=args.ignore,
+        user_labels=args.user_label,
+        bot_labels=args.bot_label,
+        sheet=args.sheet,
+    )

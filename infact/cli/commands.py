@@ -17,6 +17,7 @@ class Command(NamedTuple):
 
 
 COMMANDS: dict[str, Command] = {
+    "new": Command("study", "write a new study folder that runs at once (any protocol; --from your own table)"),
     "validate": Command("study", "check a study folder (config and situations together)"),
     "bots": Command("study", "play bot participants through a study (tests, demos, load)"),
     "import": Command("imports", "import a dataset or system outputs into a study folder"),

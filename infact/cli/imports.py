@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from infact.cli.args import command, module_doc
+from infact.cli.args import PROTOCOL_CHOICES, add_table_options, command, module_doc, table_options
 from infact.importers.common import HUMAN_SYSTEM, SITUATIONS_FILE
 from infact.study.dialogs import DIALOGS_FILE
 
@@ -195,7 +195,50 @@ def _add_infact_export(formats: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_infact_export)
 
 
+def _add_table(formats: argparse._SubParsersAction) -> None:
+    p = command(
+        formats,
+        "table",
+        module_doc("infact.importers.table").split("\n\n", 1)[1],
+        summary="your own dialogs and responses from a table (CSV, XLSX, JSONL) -> study situations",
+    )
+    p.add_argument("source", metavar="FILE", help="a CSV, TSV, XLSX or JSONL table (or a situations.jsonl)")
+    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    p.add_argument("--situations", default=SITUATIONS_FILE, help="situations file in the study")
+    p.add_argument(
+        "--protocol",
+        default="ratings",
+        choices=PROTOCOL_CHOICES[:3],
+        help="the protocol of the starter study.toml written when the folder has none",
+    )
+    p.add_argument("--force", action="store_true", help="replace the study's situations file (kept as .bak-<time>)")
+    add_table_options(p)
+    p.set_defaults(func=run_table)
+
+
+def run_table(args) -> int:
+    from infact.importers import table
+    from infact.importers.common import study_id
+    from infact.study.starter import checked_files, draft_study
+
+    def starter(situations):
+        draft = draft_study(args.protocol, study_id=study_id(Path(args.study).resolve().name), situations=situations)
+        return {"study.toml": checked_files(draft)["study.toml"]}
+
+    report = table.import_table(
+        args.source,
+        args.study,
+        table_options(args),
+        situations_file=args.situations,
+        force=args.force,
+        starter=starter,
+    )
+    report.print(f"imported {args.source}")
+    return 0
+
+
 FORMATS = (
+    _add_table,
     _add_redial,
     _add_responses,
     _add_infact_txt,

@@ -53,6 +53,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_study(p)
     p.add_argument("--judge", required=True, metavar="NAME", help="a [judges.NAME] table of study.toml")
     add_db(p)
+    p.add_argument(
+        "--include-bots",
+        action="store_true",
+        help="with --db: count bot participants (`infact bots`) among the humans the judge is compared with",
+    )
     p.set_defaults(func=run_judge)
 
 
@@ -114,7 +119,13 @@ def run_judge(args) -> int:
         from infact.results.judges.alt_report import render_verdicts
         from infact.results.study_results import open_results
 
-        aligned = {args.judge: alignment_from_tables(study, open_results(study, args.db).tables, report.csv_path)}
+        results = open_results(study, args.db, include_bots=args.include_bots)
+        if results.bots and not args.include_bots:  # a judge stands in for people: bots are none
+            print(
+                f"note: {len(results.bots)} bot participant(s) (`infact bots`) left out of the humans the judge is "
+                "compared with; --include-bots keeps them"
+            )
+        aligned = {args.judge: alignment_from_tables(study, results.tables, report.csv_path)}
         print(render_markdown(aligned, coverage) + render_verdicts(aligned))
     else:
         print("\n".join(coverage_lines(coverage)))

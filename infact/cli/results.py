@@ -220,37 +220,48 @@ def register_datasheet(sub: argparse._SubParsersAction) -> None:
     add_study(p, required=True)
     add_db(p)
     p.add_argument("--out", metavar="DIR", required=True, help="folder for datasheet.json and datasheet.md")
+    p.add_argument(
+        "--include-bots",
+        action="store_true",
+        help="count the bot participants (`infact bots`) as evaluators; left out by default",
+    )
     p.set_defaults(func=run_datasheet)
 
 
 def build_datasheet(args: argparse.Namespace, results=None) -> dict:
     """The datasheet of --study on its store (also used by `analyze --report --study`, which passes the
-    study's results it has read already)."""
+    study's results it has read already); bot participants left out unless --include-bots."""
     from infact.results.reports.datasheet import datasheet
+
+    return datasheet(results if results is not None else _datasheet_results(args))
+
+
+def _datasheet_results(args: argparse.Namespace):
     from infact.results.study_results import open_results
     from infact.study.loader import load_study
 
-    if results is None:
-        study = load_study(study_folder(args))
-        storage = open_store(args, study.id)
-        try:
-            results = open_results(study, storage)
-        finally:
-            storage.close()
-    return datasheet(results)
+    study = load_study(study_folder(args))
+    storage = open_store(args, study.id)
+    try:
+        return open_results(study, storage, include_bots=getattr(args, "include_bots", False))
+    finally:
+        storage.close()
 
 
 def run_datasheet(args: argparse.Namespace) -> int:
     from infact.fileio import atomic_write_text
     from infact.results.reports.datasheet import render_markdown
 
-    sheet = build_datasheet(args)
+    results = _datasheet_results(args)
+    sheet = build_datasheet(args, results)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "datasheet.json", json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
     atomic_write_text(out / "datasheet.md", render_markdown(sheet))
     print(f"{out / 'datasheet.json'}  — HEDS {sheet['heds_version']}, {len(sheet['missing'])} field(s) missing")
     print(f"{out / 'datasheet.md'}")
+    if results.bots and not results.include_bots:
+        print(f"{len(results.bots)} bot participant(s) (`infact bots`) left out; --include-bots counts them")
     return 0
 
 

@@ -167,7 +167,7 @@ def write_study(
         if new_toml and starter is not None:
             (staging / "study.toml").write_text(starter(study_id(out.name)), encoding="utf-8")
         elif new_toml:
-            from infact.study.template import render_study_toml  # the lead's module
+            from infact.study.starter.template import render_study_toml  # the lead's module
 
             toml = render_study_toml(
                 study_id(out.name),

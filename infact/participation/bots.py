@@ -5,6 +5,13 @@ attentive reader's half-minute ones end up in the stored timings exactly as a
 real participant's would — without the test waiting for them. Bots are used by
 the tests, the benchmarks and to fill a demo dashboard (`python -m infact bots`).
 
+Every record a bot writes carries `bot` (its strategy): tables, the dashboard and the analysis tell bots from
+people by it, and `infact bots --remove` deletes them. The planted quality (`quality`: mean answer per system)
+is explicit: `planted_quality(study, "alike" | "ordered" | "A=4,B=3")`; the library's default is "ordered" (the
+first listed system best: what the tests and benchmarks check the analysis against), the command's is "alike".
+A bot's simulated clock never runs ahead of wall time: by default it starts far enough in the past, and waits
+for the wall clock should it still catch up.
+
 Strategies:
 - attentive       reads, rates with a planted per-system quality, passes every check
 - straightliner   gives every response of a situation the same rating; follows instructions
@@ -24,13 +31,14 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from infact.errors import SimulatorFailed
+from infact.errors import InfactError, Problem, SimulatorFailed
 from infact.llm.simulated import SimulatedParticipant
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
@@ -64,26 +72,83 @@ class BotResult:
 
 
 class SimClock:
-    """A per-bot clock that moves only when the bot 'spends' time."""
+    """A per-bot clock that moves only when the bot 'spends' time, never past the wall clock: a bot that would
+    get ahead waits for it (its records would otherwise show activity that has not happened yet)."""
 
-    def __init__(self, start: datetime):
-        self.now = start
+    def __init__(self, start: datetime, wall: Callable[[], datetime] | None = utcnow):
+        if wall is not None and start > wall() + timedelta(seconds=1):
+            raise ValueError(f"a bot's clock cannot start in the future ({start.isoformat()})")
+        self.now, self.wall = start, wall
 
     def __call__(self) -> datetime:
         return self.now
 
     def spend(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
+        ahead = (self.now - self.wall()).total_seconds() if self.wall is not None else 0.0
+        if ahead > 0:
+            time.sleep(ahead)
+
+
+def horizon(study: Study) -> timedelta:
+    """How far back a bot starts by default so that it finishes before now: a generous bound on its run
+    (every page at twice the slowest page's mean time); should it still catch up, its clock waits."""
+    cfg = study.config
+    pages = cfg.study.situations_per_participant * max(1, len(cfg.blocks)) + 8  # + consent, checks, questionnaire…
+    slowest = max(k.bot_seconds for k in registry.kinds()) + 6 * max(1, len(study.systems))
+    return timedelta(seconds=2 * pages * slowest)
 
 
 def default_quality(study: Study) -> dict[str, float]:
-    """Planted mean rating per system: the first listed system best, the last worst."""
+    """Planted mean rating per system, `ordered`: the first listed system best, the last worst."""
     systems = study.systems
     k = len(study.config.scale.labels)
     if len(systems) == 1:
         return {systems[0]: (k + 1) / 2}
     hi, lo = k - 0.9, 1.9
     return {s: hi - (hi - lo) * i / (len(systems) - 1) for i, s in enumerate(systems)}
+
+
+def alike_quality(study: Study) -> dict[str, float]:
+    """Planted mean rating per system, `alike`: every system the scale's middle (nothing to find)."""
+    k = len(study.config.scale.labels)
+    return dict.fromkeys(study.systems, (k + 1) / 2)
+
+
+def planted_quality(study: Study, spec: str) -> dict[str, float]:
+    """The quality `spec` plants: `alike`, `ordered` or `SYSTEM=MEAN,…` (every system, means on the scale)."""
+    spec = spec.strip()
+    if spec in ("alike", "ordered"):
+        return alike_quality(study) if spec == "alike" else default_quality(study)
+    k = len(study.config.scale.labels)
+    out: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, _, value = part.partition("=")
+        try:
+            mean = float(value)
+        except ValueError:
+            mean = None
+        if name.strip() not in study.systems or mean is None or not 1 <= mean <= k:
+            raise InfactError(
+                Problem(
+                    "--quality",
+                    f"{part!r}: give alike, ordered or SYSTEM=MEAN for each of {', '.join(study.systems)} "
+                    f"with a mean from 1 to {k} (e.g. {study.systems[0]}={(k + 1) / 2:g})",
+                )
+            )
+        out[name.strip()] = mean
+    missing = [s for s in study.systems if s not in out]
+    if missing:
+        raise InfactError(Problem("--quality", f"no mean for {', '.join(missing)}: give every system one"))
+    return out
+
+
+def describe_quality(quality: dict[str, float]) -> str:
+    """The planted quality in one line: `A 4.1 > B 3.0 > C 1.9`, or that every system is alike."""
+    if len(set(quality.values())) <= 1:
+        return f"every system alike (mean {next(iter(quality.values()), 0):.1f})"
+    ranked = sorted(quality.items(), key=lambda kv: -kv[1])
+    return " > ".join(f"{s} {m:.1f}" for s, m in ranked)
 
 
 class Bot:
@@ -119,7 +184,7 @@ class Bot:
             else None
         )
         self.rng = random.Random(seed)
-        self.clock = SimClock(start or utcnow())
+        self.clock = SimClock(start or utcnow() - horizon(study))
         self.quality = quality or default_quality(study)
         self.query = query or {}
         self.preview = preview
@@ -129,14 +194,15 @@ class Bot:
 
     def flow(self) -> Flow:
         # The flow draws its assignment from the bot's seed: a single-threaded run gets the same situations again.
-        return Flow(self.study, self.storage, clock=self.clock, rng=random.Random(self.rng.getrandbits(64)))
+        rng = random.Random(self.rng.getrandbits(64))
+        return Flow(self.study, self.storage, clock=self.clock, rng=rng, bot=self.strategy)
 
     # -- timing and answers: each step kind says how a bot answers it -----------
     def _seconds(self, step: Step) -> float:
         if self.strategy == "speeder":
             return self.rng.uniform(1.0, 2.5)
         base = registry.get(step.kind).bot_time(step)
-        return max(3.0, self.rng.gauss(base, base * 0.25))
+        return min(2 * base, max(3.0, self.rng.gauss(base, base * 0.25)))
 
     def _answers(self, step: Step) -> tuple[dict, dict]:
         """(the answers, fields stored with them: a simulated participant's provenance and fallbacks)."""
@@ -225,17 +291,26 @@ def run_bots(
     start: datetime | None = None,
     on_done: Callable[[BotResult], None] | None = None,
     simulator: Any = None,
+    quality: dict[str, float] | None = None,
 ) -> list[BotResult]:
-    """Play `n` bots (a realistic mix unless `strategy` is given), `concurrency` at a time."""
+    """Play `n` bots (a realistic mix unless `strategy` is given), `concurrency` at a time, arriving 7 s apart;
+    `quality`: the planted mean per system (default: `ordered`, see `planted_quality`). By default the first
+    arrives far enough in the past that the last finishes before now."""
     rng = random.Random(seed)
     strategies = pick_strategies(n, strategy, rng)
-    start = start or datetime.now(UTC)
+    start = start or datetime.now(UTC) - horizon(study) - timedelta(seconds=7 * n)
     seeds = [rng.randrange(2**32) for _ in range(n)]
     lock = threading.Lock()
 
     def play(i: int) -> BotResult:
         bot = Bot(
-            study, storage, strategies[i], seed=seeds[i], start=start + timedelta(seconds=7 * i), simulator=simulator
+            study,
+            storage,
+            strategies[i],
+            seed=seeds[i],
+            start=start + timedelta(seconds=7 * i),
+            simulator=simulator,
+            quality=quality,
         )
         result = bot.run()
         if on_done:

@@ -93,13 +93,24 @@ class FlowError(InfactError):
 class Flow:
     """Study logic for one study and one store; no Streamlit here."""
 
-    def __init__(self, study: Study, storage: Storage, clock: Clock = utcnow, rng: random.Random | None = None):
+    def __init__(
+        self,
+        study: Study,
+        storage: Storage,
+        clock: Clock = utcnow,
+        rng: random.Random | None = None,
+        *,
+        bot: str | None = None,
+    ):
         self.study = study
         self.storage = storage
         self.clock = clock
         # The assignment's random choices; a simulation passes a seeded Random so that its bots get the same
         # situations and orders on every run. Tokens and completion codes are credentials: always from `secrets`.
         self.rng = rng or secrets.SystemRandom()
+        # A bot participant's strategy (infact/participation/bots.py): every record this flow writes carries it
+        # as `bot`, so a bot is told from a person in the store, in every table and on the dashboard.
+        self.bot = bot
         self.cfg = study.config
         self.kinds = kinds_in_order(study)  # the registered kinds, in [flow] steps' order when given
 
@@ -113,6 +124,7 @@ class Flow:
             "kind": kind,
             "at": iso(self.clock()),
             "preview": preview,
+            **({"bot": self.bot} if self.bot else {}),
             **fields,
         }
 

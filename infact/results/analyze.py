@@ -21,7 +21,7 @@ from infact.errors import InfactError, Problem
 from infact.results import kinds
 from infact.results.tables.comparisons import STYLE_COVARIATES
 from infact.stats import N_BOOT
-from infact.values import json_ready
+from infact.values import bool_column, json_ready
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Options:
 
     criterion: str | None = None
     include_flagged: bool = False
+    include_bots: bool = False  # bot participants (`infact bots`, the `bot` column) are left out unless asked
     mixed_model: bool = True
     ordinal_model: bool | None = None  # ratings' ordinal model (None: fitted with the mixed model)
     n_boot: int = N_BOOT
@@ -88,12 +89,37 @@ def analyze_table(
     options.check()
     table_kind = kinds.for_file(source, kind)
     _check_kind_options(table_kind, options)
+    df, bots = without_bot_rows(df, options.include_bots, source)
     result = table_kind.analysis(df, options, source)
+    if bots:
+        result["bots_left_out"] = bots
     if options.extra.get("label_models") and "label_models" not in result:  # only a kind of ratings fits them
         raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
     if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
         result.update(judged(df, table_kind.name, options))
     return result
+
+
+def without_bot_rows(df: pd.DataFrame, include_bots: bool, source: str) -> tuple[pd.DataFrame, int]:
+    """(the table without the bot participants' rows unless `include_bots`, how many bots were left out); a
+    table of bots only is refused with what to do: bots are not people, their numbers are what was planted."""
+    if include_bots or "bot" not in df.columns or df.empty:
+        return df, 0
+    is_bot = bool_column(df["bot"])
+    if not is_bot.any():
+        return df, 0
+    bots = int(df.loc[is_bot, "participant"].nunique()) if "participant" in df.columns else int(is_bot.sum())
+    if is_bot.all():
+        raise InfactError(
+            Problem(
+                source,
+                f"every participant here is a bot ({bots}, played by `infact bots`): their answers show only the "
+                "quality the bots were told to plant, not what people think. Pass --include-bots to analyse "
+                "them anyway (e.g. to try the analysis out before the study starts).",
+                key="bot",
+            )
+        )
+    return df[~is_bot], bots
 
 
 # The options a kind's analysis takes on its own (its `options`, infact/results/hookspecs.py): what each is.
@@ -231,7 +257,19 @@ def analyze_study(
     ratings), with its live chats when it has any; the store is read once (infact/results/study_results.py)."""
     from infact.results.study_results import open_results
 
-    results = results or open_results(study_dir, db)
+    results = results or open_results(study_dir, db, include_bots=options.include_bots)
+    if not options.include_bots:
+        results = results.without_bots()
+        if results.bots and not any(r.get("participant") not in results.bots for r in _participant_records(results)):
+            raise InfactError(
+                Problem(
+                    f"{study_dir} (store {db})",
+                    f"every participant in this store is a bot ({len(results.bots)}, played by `infact bots`): "
+                    "their answers show only the quality the bots were told to plant. Pass --include-bots to "
+                    "analyse them anyway (a try-out before the study starts).",
+                    key="bot",
+                )
+            )
     table = results.main_table(kind)
     options = Options(**{**options.__dict__, "extra": {**options.extra, **_integrity_inputs(results)}})
     if options.judges and not options.responses:  # the study's situations give the judges' features
@@ -244,10 +282,21 @@ def analyze_study(
     live = results.live_overview()
     if live is not None:
         result["live"] = live
+    if not options.include_bots and results.bots:
+        result["bots_left_out"] = len(results.bots)
     simulated = _simulated_alignment(results, options.include_flagged)
     if simulated:
         result["simulated_alignment"] = simulated
     return result, table.frame
+
+
+def _participant_records(results) -> list[dict]:
+    """The study's participants' records (no researcher records `_…`, no previews)."""
+    return [
+        r
+        for r in results.records
+        if not str(r.get("participant", "_")).startswith("_") and not r.get("preview") and r.get("kind") == "arrival"
+    ]
 
 
 def _simulated_alignment(results, include_flagged: bool) -> dict | None:
@@ -285,7 +334,29 @@ def is_preferences(result: dict) -> bool:
 
 
 def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> str:
-    """The report of a result: Markdown (`md`) or a standalone HTML page (`html`, with charts for ratings)."""
+    """The report of a result: Markdown (`md`) or a standalone HTML page (`html`, with charts for ratings); it
+    says how many bot participants were left out."""
+    text = _render(result, fmt, table)
+    note = bots_note(result)
+    if not note:
+        return text
+    if fmt == "md":
+        return f"{text.rstrip()}\n\n{note}\n"
+    from html import escape
+
+    note = f"<p>{escape(note)}</p>"
+    return text.replace("</body>", note + "</body>", 1) if "</body>" in text else text + note
+
+
+def bots_note(result: dict) -> str:
+    """The line a report gets when bot participants were left out of it."""
+    n = result.get("bots_left_out")
+    if not n:
+        return ""
+    return f"{n} bot participant(s) (`infact bots`) are left out of this analysis; --include-bots includes them."
+
+
+def _render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> str:
     from infact.results.reports import preferences, report
 
     html = fmt != "md"

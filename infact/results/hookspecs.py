@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any
 
 from infact.participation import steps as step_kinds
 from infact.study.protocol_config import STEP_KIND_OF
-from infact.table_schema import EXCLUDED, TableSchema
+from infact.table_schema import BOT, EXCLUDED, TableSchema
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,10 +162,11 @@ class KindResults:
 
 
 def with_excluded(schema: TableSchema) -> TableSchema:
-    """A kind's table carries the quality decision, as every answer table does (declared once: EXCLUDED)."""
-    if schema.column("excluded") is not None:
+    """A kind's table carries the quality decision and the bot mark, as every answer table does (declared once:
+    EXCLUDED, BOT)."""
+    columns = (*schema.columns, *(c for c in (EXCLUDED, BOT) if schema.column(c.name) is None))
+    if len(columns) == len(schema.columns):
         return schema
-    columns = (*schema.columns, EXCLUDED)
     return TableSchema(schema.name, schema.description, columns, schema.repeated, schema.primary_key)
 
 

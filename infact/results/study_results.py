@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from infact.participation.strategies import SIMULATED
 from infact.results import kinds
 from infact.results.export import Tables, export_bytes, others
 from infact.results.quality import exclusion as quality
@@ -53,18 +54,31 @@ class ResultTable:
 @dataclass
 class StudyResults:
     """A study and its records, read once; the tables are built on first use and kept. Simulated participants
-    (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`;
-    participants carry their funnel stage as of `now` (default: when the tables are built)."""
+    (`bots --strategy llm`, marked by a `simulated` record) are left out unless `include_simulated`; bot
+    participants (`infact bots`: their records carry `bot`) are in every table, marked in its `bot` column,
+    unless `include_bots` is false (analysis and the datasheet: `--include-bots`); participants carry their funnel
+    stage as of `now` (default: when the tables are built)."""
 
     study: Study
     records: list[dict]
     include_withdrawn: bool = False
     include_simulated: bool = False
     now: datetime | None = None
+    include_bots: bool = True
 
     @cached_property
     def tables(self) -> Tables:
-        return _build(self.study, self.records, self.include_withdrawn, self.include_simulated, self.now)
+        records = self.records if self.include_bots else without_bots(self.records)
+        return _build(self.study, records, self.include_withdrawn, self.include_simulated, self.now)
+
+    @cached_property
+    def bots(self) -> set[str]:
+        """The scripted bot participants among the records (left out of the tables or not)."""
+        return bot_participants(self.records, simulated=False)
+
+    def without_bots(self) -> StudyResults:
+        """The same records with the bot participants left out (analysis and the datasheet's default)."""
+        return self if not self.include_bots else dataclasses.replace(self, include_bots=False)
 
     def with_simulated(self) -> StudyResults:
         """The same records with the simulated participants kept in (their alignment with the humans)."""
@@ -120,9 +134,12 @@ class StudyResults:
         return out
 
 
-def open_results(study: Study | str | Path, store, *, include_withdrawn: bool = False) -> StudyResults:
+def open_results(
+    study: Study | str | Path, store, *, include_withdrawn: bool = False, include_bots: bool = True
+) -> StudyResults:
     """The results of `study` (a loaded study or its folder) from `store` (an open storage or its path):
-    the store is read once, here; a store opened here is closed again."""
+    the store is read once, here; a store opened here is closed again. `include_bots=False` leaves the bot
+    participants out of every table (`analyze` and `datasheet` without `--include-bots`)."""
     from infact.storage import open_storage
     from infact.study.loader import load_study
 
@@ -136,7 +153,20 @@ def open_results(study: Study | str | Path, store, *, include_withdrawn: bool = 
             storage.close()
     else:
         records = store.records(study=study.id)
-    return StudyResults(study, records, include_withdrawn)
+    return StudyResults(study, records, include_withdrawn, include_bots=include_bots)
+
+
+def bot_participants(records: list[dict], *, simulated: bool = True) -> set[str]:
+    """Participants played by `infact bots`: any record of theirs carries `bot` (the flow writes it on each);
+    without the LLM-simulated ones (`bot: llm`) when not `simulated`."""
+    return {r["participant"] for r in records if r.get("bot") and (simulated or r["bot"] != SIMULATED)}
+
+
+def without_bots(records: list[dict]) -> list[dict]:
+    """The records without the scripted bots' (LLM-simulated participants are left out, or compared with the
+    people, by `include_simulated`)."""
+    bots = bot_participants(records, simulated=False)
+    return [r for r in records if r.get("participant") not in bots] if bots else records
 
 
 # --------------------------------------------------------------------------- building the tables, once
@@ -209,15 +239,18 @@ def _build(study: Study, records: list[dict], include_withdrawn: bool, include_s
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
     shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
     kept = set(shown["participant"])
+    bots = bot_participants(own)
     for name, df in by_kind.items():
         if "excluded" in kinds.for_table(name).schema.names:
-            by_kind[name] = df.assign(excluded=df["participant"].isin(excluded))
-    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(UTC))
+            df = by_kind[name] = df.assign(excluded=df["participant"].isin(excluded))
+        if "bot" in kinds.for_table(name).schema.names and "participant" in df.columns:
+            by_kind[name] = df.assign(bot=df["participant"].isin(bots))
+    progress = funnel.progress_table(funnel.progress_from_records(counted), now or datetime.now(UTC), bots=True)
     t = Tables(
         by_kind,
         _participants(participants, flags, excluded, gone, include_withdrawn, progress, own),
         steps,
-        flags,
+        flags.assign(bot=flags["participant"].isin(bots)) if len(flags) else flags,
         [r for r in own if r["participant"] in kept or r["kind"] == "event"],
         tables.funnel(own, cfg.study.situations_per_participant * len(cfg.blocks)),
         visits=funnel.visits_table(own),

@@ -27,6 +27,7 @@ LIGHT_FIELDS = (
     "participant",
     "kind",
     "preview",
+    "bot",
     "at",
     "shown_at",
     "answered_at",
@@ -61,6 +62,7 @@ class ParticipantSummary:
     participant: str
     preview: bool = False
     simulated: bool = False  # played by an LLM (`bots --strategy llm`): shown apart, never counted as a person
+    bot: str | None = None  # played by `infact bots` (its strategy): counted apart, never as a person
     platform_id: str | None = None
     started_at: datetime | None = None
     last_stamp: str | None = None  # newest timestamp seen, as stored
@@ -81,8 +83,12 @@ class ParticipantSummary:
 
     @property
     def person(self) -> bool:
-        """A real participant: neither a researcher's preview nor a simulated one (both shown apart)."""
-        return not self.preview and not self.simulated
+        """A real participant: neither a researcher's preview, a simulated one nor a bot (all shown apart)."""
+        return not self.preview and not self.simulated and not self.bot
+
+    def counted(self, bots: bool) -> bool:
+        """Counted in the funnel: a person, or a bot when `bots` (a store without people: funnel.bots_counted)."""
+        return self.person or (bots and bool(self.bot) and not self.preview and not self.simulated)
 
     @property
     def last_activity(self) -> datetime | None:
@@ -96,6 +102,8 @@ class ParticipantSummary:
         if stamp and (self.last_stamp is None or stamp > self.last_stamp):
             self.last_stamp = stamp
         self.preview = self.preview or bool(rec.get("preview"))
+        if rec.get("bot") and not self.bot:
+            self.bot = str(rec["bot"])
         if kind == "arrival":
             self.platform_id = rec.get("platform_id")
             self.started_at = _time(rec.get("at"))

@@ -11,28 +11,20 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from infact.study.annotation.aspects import Aspect, check_conversation_settings
-from infact.study.endpoints import Endpoint, JudgeSettings, check_name
+from infact.study.annotation.aspects import Aspect
+from infact.study.endpoints import Endpoint, JudgeSettings
 from infact.study.live_config import LiveConfig, RubricItem
-from infact.study.platform_config import PlatformConfig, ProlificConfig
+from infact.study.platform_config import ComprehensionConfig, PlatformConfig, ProlificConfig
 from infact.study.protocol_config import (
-    PAIRWISE_KINDS,
+    OWN_INSTRUCTIONS,
     RATING_HELP,
     BlockTexts,
     FlowConfig,
     ProtocolConfig,
     blocks_of,
     fill_defaults,
-    flow_problem,
 )
-from infact.study.quality_config import (
-    ComprehensionConfig,
-    MonitoringConfig,
-    QualityConfig,
-    comprehension_problem,
-    item_checks,
-    situation_checks,
-)
+from infact.study.quality_config import MonitoringConfig, QualityConfig, study_checks
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -162,7 +154,12 @@ class AttentionCheckSection(Section):
 
 class Texts(Section):
     welcome: str = Field(description="Welcome page: study overview (Markdown).")
-    instructions: str = Field(description="Instructions: what 'meaningful' means and how to rate (Markdown).")
+    instructions: str = Field(
+        default=OWN_INSTRUCTIONS["rating"],
+        description="Instructions shown with the consent and above the first situation (Markdown). Left out, the "
+        "study's protocol's own wording is used (rating, pairwise, best–worst, ACUTE-style, conversation, or live "
+        "chats only; infact/study/protocol_config.py), so changing `[protocol] kind` changes them too.",
+    )
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
     consent: str = Field(
@@ -386,31 +383,7 @@ class StudyConfig(Section):
 
     @model_validator(mode="after")
     def _cross_checks(self):
-        situation_checks(self)
-        if self.protocol.kind in PAIRWISE_KINDS and len(self.study.systems) < 2:
-            raise ValueError(f'protocol.kind = "{self.protocol.kind}" needs at least 2 systems in study.systems')
-        if self.protocol.kind == "pairwise_dialog" and self.sampling.stratify:
-            raise ValueError(
-                "sampling.stratify needs cut points in a dialog; a pairwise_dialog study compares whole "
-                "conversations: remove sampling.stratify"
-            )
-        if self.protocol.kind == "best_worst" and len(self.study.systems) < max(3, self.protocol.set_size or 3):
-            raise ValueError(
-                f'protocol.kind = "best_worst" needs at least {max(3, self.protocol.set_size or 3)} systems '
-                "in study.systems (protocol.set_size)"
-            )
-        for section, names in (("endpoints", self.endpoints), ("judges", self.judges)):
-            for name in names:
-                if (problem := check_name(name)) is not None:
-                    raise ValueError(f"{section}.{name}: {problem}")
-        check_conversation_settings(self)
-        if (problem := flow_problem(self.flow.steps, self.protocol.kind) or comprehension_problem(self)) is not None:
-            raise ValueError(problem)
-        if unknown := sorted(set(self.texts.blocks) - set(self.blocks)):
-            raise ValueError(
-                f"texts.blocks.{unknown[0]}: not a block of this study; its blocks are {list(self.blocks)}"
-            )
-        item_checks(self)
+        study_checks(self)  # every cross-section problem at once (infact/study/quality_config.py)
         return self
 
     @property
@@ -420,5 +393,10 @@ class StudyConfig(Section):
 
     @property
     def regular_per_participant(self) -> int:
-        gold = self.protocol.kind == "conversation" and self.protocol.gold is not None
-        return self.study.situations_per_participant - (1 if self.attention_check.enabled or gold else 0)
+        return regular_count(self)
+
+
+def regular_count(cfg) -> int:
+    """Regular situations per participant: the attention check (or a gold conversation) is one of them."""
+    gold = cfg.protocol.kind == "conversation" and cfg.protocol.gold is not None
+    return cfg.study.situations_per_participant - (1 if cfg.attention_check.enabled or gold else 0)

@@ -12,18 +12,12 @@ are kept in `Study.notes` for `validate` and the researcher dashboard.
 from __future__ import annotations
 
 import difflib
-import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from infact.errors import ConfigError, DatasetError, InfactError, Problem
-from infact.study.config import StudyConfig
-from infact.study.live_config import check_systems
-from infact.study.quality_config import cross_check
+from infact.study.config import StudyConfig, regular_count
+from infact.study.quality_config import Unknown, default_note
 from infact.study.situations import (
     Situation,
     dataset_version,
@@ -31,6 +25,9 @@ from infact.study.situations import (
     response_versions,
     situation_paths,
 )
+from infact.study.toml_config import load_config, parse_config, partial_config
+
+__all__ = ["Study", "load_config", "load_study", "parse_config", "pool_explanation", "validate_study"]
 
 
 @dataclass(frozen=True)
@@ -104,58 +101,97 @@ def read_config(folder: Path) -> StudyConfig:
 def load_study(folder: str | Path) -> Study:
     folder = Path(folder)
     config = read_config(folder)
+    study, found = assemble(folder, config)
+    if found:  # every problem of the data at once; the error's kind is the first one's
+        raise found[0][0]([p for _, p in found])
+    return study
+
+
+Found = list[tuple[type[InfactError], Problem]]
+
+
+def _step(found: Found, kind: type[InfactError], run, fallback):
+    """run(), or `fallback` with its problems added (a setting unknown to a partial config: skipped)."""
+    try:
+        return run()
+    except InfactError as exc:
+        found.extend((type(exc) if type(exc) is not InfactError else kind, p) for p in exc.problems)
+    except Unknown:
+        pass
+    return fallback
+
+
+def assemble(folder: Path, config) -> tuple[Study | None, Found]:
+    """The study of `config` (a StudyConfig, or a partial one from toml_config.partial_config) and its data,
+    with every problem found: the files, the systems, the attention check and the pool, together."""
     toml = str(folder / "study.toml")
-    situations, paths = _read_files(folder, config, toml)
+    found: Found = []
+    situations, paths = _step(found, DatasetError, lambda: _read_files(folder, config, toml, found), ([], []))
+    files_ok = not found
     if config.protocol.kind == "conversation":  # one system per conversation: keep the study's systems'
-        from infact.study.annotation.conversations import of_systems
-
-        complete, notes = of_systems(situations, config.study.systems, toml, bool(paths))
+        from infact.study.annotation.conversations import of_systems as split
     else:
-        complete, notes = _complete(situations, config.study.systems, toml, bool(paths))
+        split = _complete
+    # With damaged files, "no situation has every system" would only repeat the files' problems.
+    complete, notes = _step(
+        found if files_ok else [],
+        ConfigError,
+        lambda: split(situations, config.study.systems, toml, bool(paths)),
+        ([], []),
+    )
     usable = len(complete)
-    check, complete = _attention_check(config, situations, complete, toml)
+    check, complete = _step(
+        found, ConfigError, lambda: _attention_check(config, situations, complete, toml, files_ok), (None, complete)
+    )
     regular = len(complete)
-
-    pool = complete
-    if config.sampling.mode != "all":
-        from infact.study.sampling import select_situations
-
-        pool = select_situations(
-            pool,
-            mode=config.sampling.mode,
-            size=config.sampling.size,
-            seed=config.sampling.seed,
-            stratify=config.sampling.stratify,
-        )
-    if len(pool) < config.regular_per_participant:
-        raise ConfigError(
-            Problem(
-                toml,
-                f"each participant needs {config.regular_per_participant} regular situations but only {len(pool)} are "
-                "usable; lower study.situations_per_participant or add situations",
-                key="study.situations_per_participant",
-            )
-        )
-
+    pool = _step(found, ConfigError, lambda: _sampled(config, complete), complete)
+    if check is None and complete and _step(found, ConfigError, lambda: config.attention_check.enabled, False):
+        pool = [s for s in pool if s.dialog_id != complete[0].dialog_id]  # the check's dialog suggested
+    if files_ok and usable:
+        _step(found, ConfigError, lambda: _enough(config, len(pool), toml), None)
+    if found or not isinstance(config, StudyConfig):
+        return None, found
     counts = {
         "in_files": len(situations),
         "incomplete": len(situations) - usable,
         "attention_dialog": usable - regular,
         "not_sampled": regular - len(pool),
     }
-    return Study(
-        folder=folder,
-        config=config,
-        situations=tuple(pool),
-        attention_situation=check,
-        dataset_version=dataset_version(paths),
-        notes=tuple(notes),
-        pool_counts=counts,
+    study = Study(folder, config, tuple(pool), check, dataset_version(paths), tuple(notes), counts)
+    return study, found
+
+
+def _sampled(config, complete: list[Situation]) -> list[Situation]:
+    if config.sampling.mode == "all":
+        return complete
+    from infact.study.sampling import select_situations
+
+    s = config.sampling
+    return select_situations(complete, mode=s.mode, size=s.size, seed=s.seed, stratify=s.stratify)
+
+
+def _enough(config, usable: int, toml: str) -> None:
+    """Enough regular situations for one participant, or what to set instead."""
+    need = regular_count(config)
+    if usable >= need:
+        return
+    per = config.study.situations_per_participant
+    fit = usable + (per - need)  # the attention check (or gold conversation) comes on top
+    default = default_note(config.study, "situations_per_participant")
+    fix = f"set study.situations_per_participant = {fit}" if usable else "add situations"
+    raise ConfigError(
+        Problem(
+            toml,
+            f"each participant needs {need} regular situations (study.situations_per_participant = {per}{default}) "
+            f"but only {usable} are usable: {fix}, or add situations",
+            key="study.situations_per_participant",
+        )
     )
 
 
-def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situation], list[Path]]:
-    """The situations (or, in a dialog-level study, the dialogs) and the files they came from."""
+def _read_files(folder: Path, config, toml: str, found: Found) -> tuple[list[Situation], list[Path]]:
+    """The situations (or, in a dialog-level study, the dialogs) and the files they came from; the files'
+    problems, and those of the onboarding and gold files, added to `found`."""
     # A study of live chats only (0 situations per participant) reads no situations files.
     paths = situation_paths(folder, config.study.situations, toml) if config.study.situations_per_participant else []
     if config.protocol.kind == "pairwise_dialog":  # whole conversations per system (ACUTE-style)
@@ -165,16 +201,15 @@ def _read_files(folder: Path, config: StudyConfig, toml: str) -> tuple[list[Situ
     else:
         read = read_situations
     situations, problems = read(paths)
-    if problems:
-        raise DatasetError(problems)
+    found.extend((DatasetError, p) for p in problems)
     if config.protocol.onboarding:  # gold pairs of a pairwise study: checked at load like the situations
         from infact.study.gold_pairs import read_gold_pairs
 
-        read_gold_pairs(folder, config.protocol.onboarding)
+        _step(found, DatasetError, lambda: read_gold_pairs(folder, config.protocol.onboarding), None)
     if config.protocol.kind == "conversation" and config.protocol.gold:  # checked at load too
         from infact.study.annotation.conversations import read_gold
 
-        read_gold(folder, config.protocol.gold, config.aspects)
+        _step(found, DatasetError, lambda: read_gold(folder, config.protocol.gold, config.aspects), None)
     return situations, paths
 
 
@@ -213,28 +248,35 @@ def _complete(
 
 
 def _attention_check(
-    config: StudyConfig, situations: list[Situation], complete: list[Situation], toml: str
+    config, situations: list[Situation], complete: list[Situation], toml: str, files_ok: bool = True
 ) -> tuple[Situation | None, list[Situation]]:
     """The attention check's situation, and the regular pool without its dialog."""
     ac = config.attention_check
     if not ac.enabled:
         return None, complete
     by_id = {s.situation_id: s for s in situations}
+    example = (complete or situations)[0].situation_id if (complete or situations) else None
     if ac.situation is None:
+        fix = f'set attention_check.situation = "{example}"' if example else "set `situation`"
         raise ConfigError(
             Problem(
                 toml,
-                "the attention check needs a dialog: set `situation` to a situation_id from the situations file",
+                f"the attention check needs a dialog: {fix} (a situation_id from the situations files; its dialog "
+                "is then used only for the check), or set attention_check.enabled = false",
                 key="attention_check.situation",
             )
         )
     check = by_id.get(ac.situation)
+    if check is None and not situations and not files_ok:  # no line read: the files' problems say it all
+        return None, complete
     if check is None:
-        close = sorted(by_id)[:3]
+        close = difflib.get_close_matches(ac.situation, list(by_id), n=1) or sorted(by_id)[:3]
+        hint = f"did you mean {close[0]!r}?" if len(close) == 1 else f"ids look like {', '.join(close)}"
         raise ConfigError(
             Problem(
                 toml,
-                f"situation {ac.situation!r} is not in the situations files (ids look like {', '.join(close)})",
+                f"situation {ac.situation!r} is not in the situations files ({hint})"
+                + ("" if files_ok else ", or it is on a line that could not be read (see the files' problems)"),
                 key="attention_check.situation",
             )
         )
@@ -267,140 +309,38 @@ def pool_explanation(study: Study) -> str:
 def validate_study(folder: str | Path) -> tuple[Study | None, list[Problem], list[Problem]]:
     """(study or None, errors, notes) — for `python -m infact validate`.
 
-    Config errors and situation-file errors are reported together, not only the first.
+    Every problem at once: study.toml's, and, even when study.toml has some, the data's as far as the settings
+    that validated tell (the situations files, the systems, the attention check, the pool).
     """
     folder = Path(folder)
-    errors: list[Problem] = []
     try:
         config = read_config(folder)
     except InfactError as exc:
-        errors.extend(exc.problems)
-        config = None
-    if config is None:
-        # Still check any situations or dialogs files we can find so one run lists everything
-        # (onboarding gold pairs are checked once the config names them).
-        from infact.study.dialogs import jsonl_kind, read_dialogs
-
-        kinds = {p: jsonl_kind(p) for p in sorted(folder.glob("*.jsonl"))}
-        errors.extend(read_situations([p for p, k in kinds.items() if k == "situations"])[1])
-        errors.extend(read_dialogs([p for p, k in kinds.items() if k == "dialogs"])[1])
-        return None, errors, []
-    try:
-        study = load_study(folder)
-    except InfactError as exc:
-        return None, errors + exc.problems, []
-    return study, errors, list(study.notes)
+        return None, exc.problems + _data_problems(folder, exc.problems), []
+    study, found = assemble(folder, config)
+    if found:
+        return None, [p for _, p in found], []
+    return study, [], list(study.notes)
 
 
-# -- study.toml: parsed, checked, and every error named by file, line and fix -----------
+def _data_problems(folder: Path, known: list[Problem]) -> list[Problem]:
+    """The data's problems when study.toml has some: from the settings that validated, or (study.toml
+    unreadable) from every situations or dialogs file of the folder."""
+    from infact.study.toml_config import raw_tables
 
+    raw = raw_tables(folder)
+    if raw is not None:
+        seen = {(p.key, p.message) for p in known}
+        try:
+            _, found = assemble(folder, partial_config(StudyConfig, raw))
+        except Unknown:  # the protocol or the files' names are unknown: read what the folder holds
+            pass
+        else:
+            return [p for _, p in found if (p.key, p.message) not in seen]
+    from infact.study.dialogs import jsonl_kind, read_dialogs  # (gold pairs: checked once the config names them)
 
-def _line_of(text: str, loc: tuple) -> int | None:
-    """Best-effort line number of a dotted key in TOML source (for file:line errors)."""
-    lines = text.splitlines()
-    section = [str(p) for p in loc if not isinstance(p, int)]
-    if not section:
-        return None
-    # The last named part as a key, searched after the header of its table.
-    key = section[-1]
-    header_re = (
-        re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section[:-1])) + r"\s*\]\]?\s*$") if len(section) > 1 else None
+    kinds = {p: jsonl_kind(p) for p in sorted(folder.glob("*.jsonl"))}
+    return (
+        read_situations([p for p, k in kinds.items() if k == "situations"])[1]
+        + read_dialogs([p for p, k in kinds.items() if k == "dialogs"])[1]
     )
-    start = 0
-    if header_re:
-        for i, line in enumerate(lines):
-            if header_re.match(line):
-                start = i
-                break
-    key_re = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
-    for i in range(start, len(lines)):
-        if key_re.match(lines[i]):
-            return i + 1
-    table_re = re.compile(r"^\s*\[\[?\s*" + re.escape(".".join(section)) + r"\s*\]\]?\s*$")
-    for i, line in enumerate(lines):
-        if table_re.match(line):
-            return i + 1
-    return start + 1 if header_re else None
-
-
-def _fix_for(err: dict, model_keys: list[str]) -> str:
-    typ = err["type"]
-    loc = err["loc"]
-    if typ == "extra_forbidden":
-        close = difflib.get_close_matches(str(loc[-1]), model_keys, n=1)
-        hint = f" — did you mean '{close[0]}'?" if close else ""
-        return f"unknown setting{hint} Remove it or check the spelling (see the settings reference in the README)."
-    if typ == "missing":
-        return "required setting is missing: add it (see the settings reference in the README)."
-    msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, ") :]
-    secret = bool(loc) and str(loc[-1]) == "api_key_env"  # a key pasted by mistake is not echoed back
-    if "input" in err and typ not in ("model_type",) and not isinstance(err["input"], (dict, list)) and not secret:
-        msg += f" (got {err['input']!r})"
-    return msg
-
-
-def _model_keys(loc: tuple) -> list[str]:
-    model: Any = StudyConfig
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        field = getattr(model, "model_fields", {}).get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        args = getattr(ann, "__args__", ())
-        model = args[0] if args and hasattr(args[0], "model_fields") else ann
-    return list(getattr(model, "model_fields", {}).keys())
-
-
-_LEADING_KEY = re.compile(r"([a-z_]+(?:\.[a-z_]+)*)")
-
-
-def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)  # Python 3.14+; before, only the message has it
-        if line is None:
-            m = re.search(r"at line (\d+)", str(exc))
-            line = int(m.group(1)) if m else None
-        raise ConfigError(
-            Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)
-        ) from exc
-    try:
-        config = StudyConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            key = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
-            if not loc:  # a cross-section check: its message starts with the key it is about
-                m = _LEADING_KEY.match(err["msg"].removeprefix("Value error, "))
-                if m and m.group(1).split(".")[0] in StudyConfig.model_fields:
-                    loc = tuple(m.group(1).split("."))
-                    key = m.group(1)
-            problems.append(Problem(file, _fix_for(err, _model_keys(loc)), _line_of(text, loc), key or None))
-        raise ConfigError(problems) from None
-    cross = [
-        Problem(p.file, p.message, _line_of(text, tuple(p.key.split("."))) if p.key else None, p.key)
-        for p in cross_check(config.platform, config.quality, file)
-        + check_systems(config.live, config.study.systems, file)
-    ]
-    if cross:
-        raise ConfigError(cross)
-    return config
-
-
-def load_config(folder: str | Path) -> StudyConfig:
-    path = Path(folder) / "study.toml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(
-            Problem(str(path), "not found: a study folder needs a study.toml (copy data/demo/study.toml as a start)")
-        ) from None
-    except UnicodeDecodeError:
-        raise ConfigError(Problem(str(path), "is not UTF-8 text: save it as UTF-8")) from None
-    return parse_config(text, str(path))

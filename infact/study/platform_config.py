@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 PARAMS: dict[str, list[str]] = {
     "prolific": ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"],
@@ -203,3 +203,97 @@ class ProlificConfig(BaseModel, extra="forbid"):
             if value is not None and not re.match(r"^https?://[^\s{}]+$", value):
                 raise ValueError(f"prolific.{key} = {value!r} must be an http(s) address without spaces or braces.")
         return self
+
+
+# ---------------------------------------------------------------- [comprehension]
+# The `[comprehension]` table of study.toml: an optional comprehension check at the start, by Prolific's rules.
+#
+# Prolific's attention and comprehension check policy (researcher-help.prolific.com, article fb63bb) allows a
+# comprehension check that tests whether participants understood the task's instructions, at the start of the
+# study, with at least two chances to answer it. Who fails it is not rejected: they are screened out at once
+# and asked to return the submission (or sent off with the screen-out code). INFACT gives exactly two attempts
+# (`ATTEMPTS`); the step lives in infact/participation/steps/comprehension.py.
+#
+#     [comprehension]
+#     enabled = true
+#     [[comprehension.questions]]
+#     id = "task"
+#     text = "What will you do in this study?"
+#     options = ["Rate chatbot responses", "Write stories", "Chat with other participants"]
+#     answer = "Rate chatbot responses"
+
+ATTEMPTS = 2  # Prolific: "at least two chances"; the issue: "at most two attempts"
+
+
+class ComprehensionQuestion(BaseModel, extra="forbid"):
+    id: str = Field(description="Short id (letters, digits, '_' or '-'): the answer's key in the export.")
+    text: str = Field(description="The question about the instructions (plain text).")
+    options: list[str] = Field(min_length=2, description="The choices, shown in this order.")
+    answer: str = Field(description="The one correct choice: one of `options`.")
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not GROUP_VALUE.match(v):
+            raise ValueError(f"comprehension question id {v!r} must be 1-64 letters, digits, '_' or '-'")
+        return v
+
+    @model_validator(mode="after")
+    def _answer(self):
+        if self.answer not in self.options:
+            raise ValueError(
+                f"comprehension question '{self.id}': answer = {self.answer!r} is not one of its options {self.options}"
+            )
+        if len(set(self.options)) < len(self.options):
+            raise ValueError(f"comprehension question '{self.id}': its options repeat a choice")
+        return self
+
+
+class ComprehensionConfig(BaseModel, extra="forbid"):
+    """The `[comprehension]` table of study.toml."""
+
+    enabled: bool = Field(
+        False,
+        description="Ask the comprehension questions right after consent, with two attempts (Prolific's rule). "
+        "Who fails both is screened out at once: the screen-out code (`platform.screenout_code`) or a request "
+        "to return the submission; `infact prolific review` asks them to return, never rejects them.",
+    )
+    intro: str = Field(
+        "Before you start, please answer a few questions about the instructions above. You have two attempts.",
+        description="Shown above the questions (Markdown).",
+    )
+    retry: str = Field(
+        "Some answers were not right. Please read the instructions again and answer once more: this is your "
+        "last attempt.",
+        description="Shown above the questions on the second attempt (plain text).",
+    )
+    questions: list[ComprehensionQuestion] = Field(
+        default_factory=list,
+        description="`[[comprehension.questions]]`: id, text, options and the correct answer; at least one "
+        "when enabled.",
+    )
+
+    @model_validator(mode="after")
+    def _questions(self):
+        if self.enabled and not self.questions:
+            raise ValueError(
+                "comprehension.enabled = true needs at least one [[comprehension.questions]] (id, text, options, "
+                "answer), or set comprehension.enabled = false"
+            )
+        ids = [q.id for q in self.questions]
+        if dupes := sorted({i for i in ids if ids.count(i) > 1}):
+            raise ValueError(f"comprehension.questions: ids must be unique; repeated: {', '.join(dupes)}")
+        return self
+
+
+def comprehension_problem(cfg) -> str | None:
+    """What is impossible about the check and `[flow] steps` together (a message starting with the key), or None."""
+    steps = cfg.flow.steps
+    if not cfg.comprehension.enabled or steps is None:
+        return None
+    if "comprehension" not in steps or steps.index("comprehension") != 1:
+        return (
+            'flow.steps: with comprehension.enabled, "comprehension" must come right after "consent" (Prolific: '
+            "a comprehension check belongs at the start, before any task)"
+        )
+    return None

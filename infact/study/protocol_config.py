@@ -212,6 +212,7 @@ QUESTIONNAIRES: dict[str, list[tuple[str, str, str | None]]] = {
 }
 
 SITUATION_HELP = {
+    "conversation": "Read the whole conversation, then answer about each chatbot message and the conversation.",
     "pairwise": "Read the conversation, then choose the better of the two next chatbot responses.",
     "pairwise_dialog": "Read both conversations, then choose the better chatbot for each question.",
     "best_worst": "Read the conversation, then pick the best and the worst of the next chatbot responses.",
@@ -249,6 +250,9 @@ def fill_defaults(data: Any) -> Any:
         return data
     protocol = data.get("protocol")
     kind = protocol.get("kind", "rating") if isinstance(protocol, dict) else getattr(protocol, "kind", "rating")
+    data = _own_instructions(data, kind)
+    if kind == "conversation" and isinstance(data.get("texts"), dict) and "situation_help" not in data["texts"]:
+        data["texts"] = {**data["texts"], "situation_help": SITUATION_HELP["conversation"]}
     if kind not in QUESTIONNAIRES or not isinstance(protocol, dict):
         return data  # rating (the field defaults' own protocol), or an already built section
     data = {**data, "protocol": dict(protocol)}
@@ -299,6 +303,46 @@ INTRO = {
     "pairwise": "The task changes: from now on you **compare two** chatbot responses and choose the better one.",
     "best_worst": "The task changes: from now on you pick the **best** and the **worst** of several responses.",
 }
+
+
+# `[texts] instructions` left out: the study's own protocol's wording (a study of one protocol; a [flow] study's
+# later blocks take INSTRUCTIONS above, worded as a change of task). A live-chats-only study (no situations) gets
+# LIVE_INSTRUCTIONS.
+OWN_INSTRUCTIONS = {
+    "rating": "**How it works.** Each page shows a conversation between a **user** and a **chatbot**, up to a "
+    "message of the user. Below it are several possible next chatbot responses, in random order. Rate **each** "
+    "response on the scale: how **meaningful** is it as the chatbot's next message? A meaningful response fits "
+    "the conversation and what the user just said.\n\nIn one conversation a response tells you which answer to "
+    "give: please follow it.",
+    "pairwise": "**How it works.** Each page shows a conversation between a **user** and a **chatbot**, up to a "
+    "message of the user. Below it are **two** possible next chatbot responses, **A** and **B**. Choose the one "
+    "that fits the conversation better; choose *About the same* only if you really cannot decide.\n\nIn one "
+    "conversation a response tells you which answer to choose: please follow it.",
+    "best_worst": "**How it works.** Each page shows a conversation between a **user** and a **chatbot**, up to "
+    "a message of the user. Below it are several possible next chatbot responses. Pick the **best** and the "
+    "**worst** of them for the conversation.\n\nIn one conversation a response tells you which to pick: please "
+    "follow it.",
+    "pairwise_dialog": "**How it works.** Each page shows two whole conversations, **A** and **B**, between a "
+    "user and two different chatbots. Read both, then choose for each question the chatbot that did better; "
+    "choose *About the same* only if you really cannot decide.",
+    "conversation": "**How it works.** Each page shows one whole conversation between a user and a chatbot. "
+    "Answer the questions about **each chatbot message**, then about the **conversation as a whole**.",
+}
+LIVE_INSTRUCTIONS = (
+    "**How it works.** You chat with chatbots, one after the other. Tell each what you are looking for and "
+    "answer a few questions about it after the chat; at the end, say which one helped you better."
+)
+
+
+def _own_instructions(data: dict, kind: str) -> dict:
+    """`texts.instructions` from the protocol when the researcher wrote none."""
+    texts = data.get("texts")
+    if not isinstance(texts, dict) or texts.get("instructions") is not None:
+        return data
+    study = data.get("study") if isinstance(data.get("study"), dict) else {}
+    live_only = study.get("situations_per_participant") == 0 and isinstance(data.get("live"), dict)
+    text = LIVE_INSTRUCTIONS if live_only else OWN_INSTRUCTIONS.get(kind, OWN_INSTRUCTIONS["rating"])
+    return {**data, "texts": {**texts, "instructions": text}}
 
 
 class BlockTexts(BaseModel):

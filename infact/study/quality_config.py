@@ -1,19 +1,24 @@
-"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings; and the
-`[comprehension]` table: the optional comprehension check after consent (at the end of this module).
+"""The `[quality]` table of study.toml: which participants the analysis keeps, as settings; the `[monitoring]`
+table (the stopping rule); and the checks of
+study.toml across its sections (the attention check against the situations and scale, the protocol against the
+systems, …), each yielding every problem it finds so one `validate` lists them all.
 
-The checks themselves live in infact/results/quality/; this is the schema the study layer validates.
+The quality checks of participants live in infact/results/quality/; this is the schema the study layer validates.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from infact.errors import Problem
-from infact.study.platform_config import GROUP_VALUE as ID_PATTERN
-from infact.study.platform_config import PlatformConfig
+from infact.study.annotation.aspects import check_conversation_settings
+from infact.study.endpoints import check_name
+from infact.study.platform_config import PlatformConfig, comprehension_problem
+from infact.study.protocol_config import PAIRWISE_KINDS, QUESTIONNAIRES, blocks_of, flow_problem
 
 
 class QualityConfig(BaseModel, extra="forbid"):
@@ -155,42 +160,71 @@ def cross_check(platform: PlatformConfig, quality: QualityConfig, file: str = "s
 
 
 # Cross-checks StudyConfig runs once its sections are read (infact/study/config.py): the attention check and the
-# questionnaire's instructed item against the study's situations and scales, and ids unique per list.
-def situation_checks(cfg) -> None:
+# questionnaire's instructed item against the study's situations and scales, and ids unique per list. Each yields
+# every problem it finds (`validate` lists them all in one run), and a message about a value the researcher never
+# wrote says it is the default, and what to write instead.
+def default_note(section, name: str) -> str:
+    """' (the default: not in study.toml)' when `name` of `section` was not written."""
+    return "" if name in section.model_fields_set else " (the default: not in study.toml)"
+
+
+def situation_checks(cfg):
     """Situations per participant against live chats and the attention check."""
     n = cfg.study.situations_per_participant
+    n_text = f"study.situations_per_participant = {n}{default_note(cfg.study, 'situations_per_participant')}"
     ac = cfg.attention_check
     if n == 0 and not cfg.live.systems:
-        raise ValueError(
-            "study.situations_per_participant = 0 leaves nothing to do: rate at least one situation, or add live "
-            "chats ([live.systems], docs/live.md)"
+        yield (
+            f"{n_text} leaves nothing to do: rate at least one situation, or add live chats ([live.systems], "
+            "docs/live.md)"
         )
     if n == 0 and ac.enabled:
-        raise ValueError(
-            "study.situations_per_participant = 0 (live chats only) has no situation for the attention check: set "
-            "attention_check.enabled = false"
+        yield (
+            f"{n_text} (live chats only) has no situation for the attention check: set attention_check.enabled = false"
         )
-    if ac.enabled:
-        lo, hi = ac.positions
-        if not (1 <= lo <= hi <= n):
-            raise ValueError(
-                f"attention_check.positions = [{lo}, {hi}] must satisfy 1 <= first <= second <= "
-                f"study.situations_per_participant ({n})"
-            )
-        unknown = [e for e in ac.expected if e not in cfg.scale.labels]
-        if unknown:
-            raise ValueError(f"attention_check.expected {unknown} must be labels of [scale] labels: {cfg.scale.labels}")
-        if n < 2:
-            raise ValueError("study.situations_per_participant must be at least 2 when the attention check is enabled")
+    if not ac.enabled:
+        return
+    lo, hi = ac.positions
+    if n >= 1 and not (1 <= lo <= hi <= n):
+        top = min(hi, n)
+        fit = [max(1, min(lo, top)), top]
+        yield (
+            f"attention_check.positions = [{lo}, {hi}]{default_note(ac, 'positions')} must satisfy 1 <= first <= "
+            f"second <= study.situations_per_participant ({n}{default_note(cfg.study, 'situations_per_participant')})"
+            f": set attention_check.positions = {fit}"
+        )
+    unknown = [e for e in ac.expected if e not in cfg.scale.labels]
+    if unknown:
+        label = cfg.scale.labels[1] if len(cfg.scale.labels) > 2 else cfg.scale.labels[0]
+        text = (
+            ""
+            if "text" in ac.model_fields_set
+            else f' and attention_check.text to ask for it (the default text asks for "{ac.expected[0]}")'
+        )
+        yield (
+            f"attention_check.expected {unknown}{default_note(ac, 'expected')} must be labels of [scale] labels "
+            f'{cfg.scale.labels}: set attention_check.expected = ["{label}"]{text}'
+        )
+    if n == 1:
+        yield f"{n_text} must be at least 2 with the attention check enabled (or set attention_check.enabled = false)"
 
 
-def item_checks(cfg) -> None:
+def _protocol_items(cfg) -> bool:
+    """The questionnaire items are the ones a comparison protocol fills in (protocol_config.fill_defaults)."""
+    own = QUESTIONNAIRES.get(cfg.protocol.kind)
+    return own is not None and [(i.id, i.text, i.expected) for i in cfg.questionnaire.items] == list(own)
+
+
+def item_checks(cfg):
     """Questionnaire answers that exist on its scale, and ids that are unique per list."""
-    for item in cfg.questionnaire.items:
-        if item.expected is not None and item.expected not in cfg.questionnaire.scale:
-            raise ValueError(
-                f"questionnaire item '{item.id}': expected = {item.expected!r} is not one of questionnaire.scale "
-                f"{cfg.questionnaire.scale}"
+    q = cfg.questionnaire
+    written = "items" in q.model_fields_set and not _protocol_items(cfg)
+    for item in q.items:
+        if item.expected is not None and item.expected not in q.scale:
+            note = "" if written else " (of the default questionnaire: not in study.toml)"
+            yield (
+                f"questionnaire item '{item.id}'{note}: expected = {item.expected!r} is not one "
+                f"of questionnaire.scale {q.scale}{default_note(q, 'scale')}: set expected = {q.scale[-1]!r}"
             )
     for name, ids in (
         ("criteria", [c.id for c in cfg.criteria]),
@@ -199,7 +233,7 @@ def item_checks(cfg) -> None:
     ):
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
-            raise ValueError(f"{name}: ids must be unique; repeated: {', '.join(dupes)}")
+            yield f"{name}: ids must be unique; repeated: {', '.join(dupes)}"
 
 
 # `[monitoring]`: the stopping rule, declared before the study (docs/ranking.md, "Watching a study"). Written here
@@ -243,95 +277,82 @@ class MonitoringConfig(BaseModel):
         return "recruiting stops as soon as " + " or ".join(parts) if parts else "no stopping rule declared"
 
 
-# ---------------------------------------------------------------- [comprehension]
-# The `[comprehension]` table of study.toml: an optional comprehension check at the start, by Prolific's rules.
-#
-# Prolific's attention and comprehension check policy (researcher-help.prolific.com, article fb63bb) allows a
-# comprehension check that tests whether participants understood the task's instructions, at the start of the
-# study, with at least two chances to answer it. Who fails it is not rejected: they are screened out at once
-# and asked to return the submission (or sent off with the screen-out code). INFACT gives exactly two attempts
-# (`ATTEMPTS`); the step lives in infact/participation/steps/comprehension.py.
-#
-#     [comprehension]
-#     enabled = true
-#     [[comprehension.questions]]
-#     id = "task"
-#     text = "What will you do in this study?"
-#     options = ["Rate chatbot responses", "Write stories", "Chat with other participants"]
-#     answer = "Rate chatbot responses"
-
-ATTEMPTS = 2  # Prolific: "at least two chances"; the issue: "at most two attempts"
+# ---------------------------------------------------------------- every check across sections, at once
+# `study_checks(cfg)` runs them all on a whole StudyConfig (its after-validator) and raises one `CrossProblems`
+# holding every message; infact/study/toml_config.py runs the same `messages` on the sections that validated
+# when others did not (a check meeting a key that did not validate raises Unknown and is skipped).
 
 
-class ComprehensionQuestion(BaseModel, extra="forbid"):
-    id: str = Field(description="Short id (letters, digits, '_' or '-'): the answer's key in the export.")
-    text: str = Field(description="The question about the instructions (plain text).")
-    options: list[str] = Field(min_length=2, description="The choices, shown in this order.")
-    answer: str = Field(description="The one correct choice: one of `options`.")
+class CrossProblems(ValueError):
+    """Every cross-section problem of a study.toml: one message each, starting with the key it is about."""
 
-    @field_validator("id")
-    @classmethod
-    def _id(cls, v: str) -> str:
-        if not ID_PATTERN.match(v):
-            raise ValueError(f"comprehension question id {v!r} must be 1-64 letters, digits, '_' or '-'")
-        return v
-
-    @model_validator(mode="after")
-    def _answer(self):
-        if self.answer not in self.options:
-            raise ValueError(
-                f"comprehension question '{self.id}': answer = {self.answer!r} is not one of its options {self.options}"
-            )
-        if len(set(self.options)) < len(self.options):
-            raise ValueError(f"comprehension question '{self.id}': its options repeat a choice")
-        return self
+    def __init__(self, messages: list[str]):
+        self.messages = messages
+        super().__init__("; ".join(messages))
 
 
-class ComprehensionConfig(BaseModel, extra="forbid"):
-    """The `[comprehension]` table of study.toml."""
-
-    enabled: bool = Field(
-        False,
-        description="Ask the comprehension questions right after consent, with two attempts (Prolific's rule). "
-        "Who fails both is screened out at once: the screen-out code (`platform.screenout_code`) or a request "
-        "to return the submission; `infact prolific review` asks them to return, never rejects them.",
-    )
-    intro: str = Field(
-        "Before you start, please answer a few questions about the instructions above. You have two attempts.",
-        description="Shown above the questions (Markdown).",
-    )
-    retry: str = Field(
-        "Some answers were not right. Please read the instructions again and answer once more: this is your "
-        "last attempt.",
-        description="Shown above the questions on the second attempt (plain text).",
-    )
-    questions: list[ComprehensionQuestion] = Field(
-        default_factory=list,
-        description="`[[comprehension.questions]]`: id, text, options and the correct answer; at least one "
-        "when enabled.",
-    )
-
-    @model_validator(mode="after")
-    def _questions(self):
-        if self.enabled and not self.questions:
-            raise ValueError(
-                "comprehension.enabled = true needs at least one [[comprehension.questions]] (id, text, options, "
-                "answer), or set comprehension.enabled = false"
-            )
-        ids = [q.id for q in self.questions]
-        if dupes := sorted({i for i in ids if ids.count(i) > 1}):
-            raise ValueError(f"comprehension.questions: ids must be unique; repeated: {', '.join(dupes)}")
-        return self
+class Unknown(Exception):
+    """A check asked for a section or a key that did not validate: the check is skipped."""
 
 
-def comprehension_problem(cfg) -> str | None:
-    """What is impossible about the check and `[flow] steps` together (a message starting with the key), or None."""
-    steps = cfg.flow.steps
-    if not cfg.comprehension.enabled or steps is None:
-        return None
-    if "comprehension" not in steps or steps.index("comprehension") != 1:
-        return (
-            'flow.steps: with comprehension.enabled, "comprehension" must come right after "consent" (Prolific: '
-            "a comprehension check belongs at the start, before any task)"
+def _protocol_checks(cfg) -> Iterator[str]:
+    kind = cfg.protocol.kind
+    if kind in PAIRWISE_KINDS and len(cfg.study.systems) < 2:
+        yield f'protocol.kind = "{kind}" needs at least 2 systems in study.systems'
+    if kind == "pairwise_dialog" and cfg.sampling.stratify:
+        yield (
+            "sampling.stratify needs cut points in a dialog; a pairwise_dialog study compares whole "
+            "conversations: remove sampling.stratify"
         )
-    return None
+    need = max(3, cfg.protocol.set_size or 3)
+    if kind == "best_worst" and len(cfg.study.systems) < need:
+        yield f'protocol.kind = "best_worst" needs at least {need} systems in study.systems (protocol.set_size)'
+
+
+def _name_checks(cfg) -> Iterator[str]:
+    for section, names in (("endpoints", cfg.endpoints), ("judges", cfg.judges)):
+        for name in names:
+            if (problem := check_name(name)) is not None:
+                yield f"{section}.{name}: {problem}"
+
+
+def _conversation_checks(cfg) -> Iterator[str]:
+    try:
+        check_conversation_settings(cfg)
+    except ValueError as exc:
+        yield str(exc)
+
+
+def _flow_checks(cfg) -> Iterator[str]:
+    if (problem := flow_problem(cfg.flow.steps, cfg.protocol.kind) or comprehension_problem(cfg)) is not None:
+        yield problem
+        return
+    blocks = blocks_of(cfg.flow.steps, cfg.protocol.kind)
+    if unknown := sorted(set(cfg.texts.blocks) - set(blocks)):
+        yield f"texts.blocks.{unknown[0]}: not a block of this study; its blocks are {list(blocks)}"
+
+
+CHECKS: tuple[Callable[[Any], Iterable[str]], ...] = (
+    situation_checks,
+    _protocol_checks,
+    _name_checks,
+    _conversation_checks,
+    _flow_checks,
+    item_checks,
+)
+
+
+def messages(cfg) -> list[str]:
+    """Every check's messages; a check that meets a section or key that did not validate is skipped."""
+    found: list[str] = []
+    for check in CHECKS:
+        try:
+            found.extend(check(cfg))
+        except Unknown:
+            continue
+    return found
+
+
+def study_checks(cfg) -> None:
+    if found := messages(cfg):
+        raise CrossProblems(found)

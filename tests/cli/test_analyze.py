@@ -106,7 +106,7 @@ def test_study_and_store_input(tmp_path, capsys):
         run_bots(load_study(DEMO), storage, 6, strategy="attentive", seed=1)
     finally:
         storage.close()
-    r = run_json(capsys, "--study", str(DEMO), "--db", str(db), "--no-mixed-model", "--n-boot", "200")
+    r = run_json(capsys, "--study", str(DEMO), "--db", str(db), "--no-mixed-model", "--n-boot", "200", "--include-bots")
     assert r["n_participants"] == 6
     assert len(r["systems"]) == 3 and r["friedman"]["n_participants"] == 6
     assert r["position_bias"]["counts"]

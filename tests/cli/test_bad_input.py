@@ -191,6 +191,16 @@ CASES = {
         )(d)
         for d in DAMAGES
     },
+    "import table: /dev/zero": lambda tmp: (["import", "table", "/dev/zero", "--study", tmp / "o"], "/dev/zero"),
+    "import table: an .xlsx that is not a workbook": lambda tmp: (
+        ["import", "table", write(tmp, "t.xlsx", "not a zip"), "--study", tmp / "o"],
+        "t.xlsx",
+    ),
+    "new --from: deeply nested JSONL": lambda tmp: (
+        ["new", tmp / "o", "--from", write(tmp, "t.jsonl", DEEP)],
+        "t.jsonl",
+    ),
+    "new: DIR is a file": lambda tmp: (["new", write(tmp, "taken", "x")], "taken"),
     "hash-password --write a folder": lambda tmp: (
         ["hash-password", "--password", "long-enough-pw", "--write", tmp],
         str(tmp),

@@ -88,7 +88,7 @@ def test_bots_then_export(tmp_path, capsys):
         capsys, "bots", folder, "-n", 6, "--db", db, "--strategy", "attentive", "--concurrency", 3, "--seed", 4
     )
     assert code == 0
-    assert out.strip() == "6 bots played (attentive: 6); 6 completed"
+    assert out.splitlines()[0] == "6 bots played (attentive: 6); 6 completed"  # then the planted quality, …
     store = TinyDBStorage(db)
     try:
         assert len(store.records(kind="complete")) == 6
@@ -105,6 +105,7 @@ def test_bots_then_export(tmp_path, capsys):
     assert len(ratings) == 6 * 4 * 2 and ratings["participant"].nunique() == 6
     p = pd.read_csv(out_dir / "participants.csv")
     assert list(p["status"]) == ["completed"] * 6 and p["completion_code"].notna().all()
+    assert p["bot"].all() and ratings["bot"].all()  # exported, and marked as bots
     store = TinyDBStorage(db)
     try:
         assert len(json.loads((out_dir / "records.json").read_text())) == len(store.records())

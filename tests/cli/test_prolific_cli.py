@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from infact.cli.main import main
+from simulations.prolific_stub import ProlificStub
 from tests.support.prolific import TOKEN, prolific_study_folder
-from tests.support.prolific_stub import ProlificStub
 
 
 @pytest.fixture

@@ -252,8 +252,8 @@ def test_the_prolific_section_syncs_from_the_api_at_most_once_a_minute(tmp_path,
     from infact.prolific import setup
     from infact.prolific.session import open_session
     from simulations.browser import require_chromium, start_server, stop_server
+    from simulations.prolific_stub import ProlificStub
     from tests.support.prolific import TOKEN, play, submissions
-    from tests.support.prolific_stub import ProlificStub
 
     require_chromium()
     monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)  # the server reads it from its environment

@@ -110,7 +110,7 @@ def test_reimport_keeps_other_files(study):
 
 
 def test_new_study_gets_a_study_toml(tmp_path):
-    pytest.importorskip("infact.study.template")
+    pytest.importorskip("infact.study.starter.template")
     out = tmp_path / "fresh"
     report = import_redial(FIX / "redial_quirks.jsonl", out)
     toml = (out / "study.toml").read_text()

@@ -190,15 +190,16 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     out = tmp_path / "export"
     write_exports(open_results(study, storage), out)
     written = pd.read_csv(out / "feedback.csv")
-    assert list(written.columns) == ["participant", "text", "seconds", "excluded"]  # declared + the decision
+    # declared + the decision + the bot mark
+    assert list(written.columns) == ["participant", "text", "seconds", "excluded", "bot"]
     package = json.loads((out / "datapackage.json").read_text())
     [resource] = [r for r in package["resources"] if r["path"] == "feedback.csv"]
-    assert [f["name"] for f in resource["schema"]["fields"]] == ["participant", "text", "seconds", "excluded"]
-    assert [f["type"] for f in resource["schema"]["fields"]] == ["string", "string", "number", "boolean"]
+    assert [f["name"] for f in resource["schema"]["fields"]] == ["participant", "text", "seconds", "excluded", "bot"]
+    assert [f["type"] for f in resource["schema"]["fields"]] == ["string", "string", "number", "boolean", "boolean"]
     assert frictionless.validate(str(out / "datapackage.json")).valid
     # analyze FILE.csv: the file's name declares its kind; the default analysis describes it
     storage.close()
-    assert main(["analyze", str(out / "feedback.csv"), "--json"]) == 0
+    assert main(["analyze", str(out / "feedback.csv"), "--json", "--include-bots"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["kind"] == "table" and result["rows"] == 3 and result["participants"] == 3
     assert result["columns"]["text"] == {"filled": 3, "distinct": 1}

@@ -8,8 +8,8 @@ import pytest
 from infact.cli.main import main
 from infact.prolific import pause as pausing
 from infact.prolific import setup
+from simulations.prolific_stub import ProlificStub
 from tests.support.prolific import TOKEN, pid, prolific_study_folder
-from tests.support.prolific_stub import ProlificStub
 
 
 def _pause_calls(stub) -> list[dict]:

@@ -34,3 +34,32 @@ def start(study, storage=None, clock=None):
 
     flow = Flow(study, storage if storage is not None else MemoryStorage(), clock=clock or FakeClock())
     return flow, consented(flow)
+
+
+def played_by_people(study, storage, n: int, *, strategy: str | None = None, seed: int = 0, start_at=None) -> list:
+    """`run_bots` as people would play it: the same strategies, seeds, answers and arrival times (7 s apart), but
+    every record written as the web page writes a person's (no `bot` mark): a crowd of people for the tests that
+    compare the dashboard, the exports and the analysis. Returns the BotResults."""
+    import random
+    from datetime import timedelta
+
+    from infact.participation.bots import Bot, pick_strategies
+    from infact.participation.flow import Flow
+
+    class Person(Bot):
+        def flow(self):
+            return Flow(self.study, self.storage, clock=self.clock, rng=random.Random(self.rng.getrandbits(64)))
+
+    rng = random.Random(seed)
+    strategies = pick_strategies(n, strategy, rng)
+    seeds = [rng.randrange(2**32) for _ in range(n)]
+    begin = start_at or START
+    return [
+        Person(study, storage, strategies[i], seed=seeds[i], start=begin + timedelta(seconds=7 * i)).run()
+        for i in range(n)
+    ]
+
+
+def people(study, storage, n: int, *, seed: int = 100, start_at=None) -> list[str]:
+    """The tokens of `n` attentive people who complete the study (`played_by_people`)."""
+    return [r.token for r in played_by_people(study, storage, n, strategy="attentive", seed=seed, start_at=start_at)]

@@ -1,4 +1,4 @@
-"""A Prolific study, a crowd that took it, and the matching submissions on the stub (tests/support/prolific_stub.py)."""
+"""A Prolific study, a crowd that took it, and the matching submissions on the stub (simulations/prolific_stub.py)."""
 
 from __future__ import annotations
 

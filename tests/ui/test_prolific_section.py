@@ -12,8 +12,8 @@ from infact.prolific import setup
 from infact.prolific.session import open_session
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
+from simulations.prolific_stub import ProlificStub
 from tests.support.prolific import TOKEN, play, prolific_study_folder, submissions
-from tests.support.prolific_stub import ProlificStub
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "pages" / "dashboard.py"
 

@@ -50,7 +50,7 @@ def test_the_dashboard_ranking_is_the_one_analyze_reports(store, tmp_path, capsy
     assert results.ranked().kind.name == "pairwise"  # the kind travels with the table
     csv = tmp_path / "pairwise.csv"
     t.compare["pairwise.csv"].to_csv(csv, index=False)
-    assert main(["analyze", str(csv), "--json", "--criterion", "meaningful"]) == 0
+    assert main(["analyze", str(csv), "--json", "--criterion", "meaningful", "--include-bots"]) == 0
     cli = json.loads(capsys.readouterr().out)
     cli = cli.get("criteria", {}).get("meaningful", cli)
     assert [(r["system"], r["ci95"]) for r in view["ranking"]] == [

@@ -22,7 +22,7 @@ from infact.llm.prompts import responses_page
 from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
-from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
+from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
@@ -148,6 +148,7 @@ PAIRWISE = TableSchema(
         ),
         C("version_b", "string", "system_b's version when it was shown"),
         EXCLUDED,
+        BOT,
     ),
 )
 BEST_WORST = TableSchema(
@@ -172,6 +173,7 @@ BEST_WORST = TableSchema(
             "ledger'); `unknown` for choices stored before versions were recorded",
         ),
         EXCLUDED,
+        BOT,
     ),
 )
 

@@ -1,6 +1,6 @@
 """The comprehension check: questions about the instructions right after consent, two attempts (Prolific's rules).
 
-`[comprehension]` in study.toml (infact/study/quality_config.py) turns it on. The page asks every
+`[comprehension]` in study.toml (infact/study/platform_config.py) turns it on. The page asks every
 question; all right passes. A first wrong attempt is stored as a `comprehension_attempt` record and the page
 is shown again (the count is read from the store: a reload gives no third attempt). A second wrong attempt
 stores the step's record with `comprehension_passed = False` and `screens_out`, and the flow ends the study
@@ -16,7 +16,7 @@ from datetime import UTC
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.study.quality_config import ATTEMPTS
+from infact.study.platform_config import ATTEMPTS
 
 ATTEMPT = "comprehension_attempt"  # the record of a failed attempt that leaves another one
 AGAIN = "This attempt was already submitted. Please read the questions again and answer them below."

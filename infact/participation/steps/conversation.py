@@ -22,7 +22,7 @@ from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.annotation.aspects import Aspect, of_level
 from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
-from infact.table_schema import EXCLUDED, STUDY, TableSchema
+from infact.table_schema import BOT, EXCLUDED, STUDY, TableSchema
 from infact.table_schema import Column as C
 
 GOLD_PREFIX = "gold:"
@@ -133,6 +133,7 @@ ANNOTATIONS = TableSchema(
         STUDY,
         C("dataset_version", "string", "content hash of the conversations files shown"),
         EXCLUDED,
+        BOT,
     ),
 )
 ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c != "excluded"]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.table_schema import PARTICIPANT, TableSchema
+from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 
 DEMOGRAPHICS = TableSchema(
@@ -16,6 +16,7 @@ DEMOGRAPHICS = TableSchema(
         PARTICIPANT,
         C("item", "string", "demographics item id (study.toml [demographics])", True),
         C("answer", "string", 'the option label chosen ("Prefer not to say" included)'),
+        BOT,
     ),
 )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
-from infact.table_schema import PARTICIPANT, TableSchema
+from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 from infact.values import label_to_point, point_to_label
 
@@ -38,6 +38,7 @@ QUESTIONNAIRE = TableSchema(
         C("item", "string", "questionnaire item id (study.toml [questionnaire])", True),
         C("value", "integer", "the point chosen, 1..k (empty for the comment)"),
         C("answer", "string", "the label chosen (the comment's text for item = comment)"),
+        BOT,
     ),
 )
 

@@ -13,7 +13,7 @@ from typing import Any
 from infact.llm.prompts import responses_page
 from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
-from infact.table_schema import EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
+from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
 
@@ -54,6 +54,7 @@ RATINGS = TableSchema(
         C("shown_at", "datetime", "when the page was first shown (UTC, ISO 8601)"),
         C("answered_at", "datetime", "when it was submitted (UTC, ISO 8601)"),
         EXCLUDED,
+        BOT,
     ),
 )
 

@@ -232,6 +232,11 @@ class DashboardData:
         with self._lock:
             return dict(self._progress)
 
+    def bots_counted(self) -> bool:
+        """The figures and tables include the bot participants: the store holds no person (funnel.bots_counted)."""
+        with self._lock:
+            return funnel.bots_counted(self._progress)
+
     def study_results(self, *, force: bool = False) -> tuple[StudyResults, bool]:
         """The study's results (infact/results/study_results.py: every kind's table with its kind, the export
         files, the live overview) and whether they are behind the data.
@@ -243,7 +248,7 @@ class DashboardData:
             cached = self._results
             stale = cached is None or cached[0] != self.version
             if stale and (force or cached is None or self._monotonic() - cached[1] >= self.results_interval):
-                results = StudyResults(self.study, self.records())
+                results = StudyResults(self.study, self.records(), include_bots=self.bots_counted())
                 results.tables  # built here, under the lock, once per version  # noqa: B018
                 cached = self._results = (self.version, self._monotonic(), results)
                 self._derived.clear()

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from infact.results.quality.funnel import Progress
+from infact.results.quality.funnel import Progress, bots_counted
 from infact.text.neutral import visible_controls
 
 # Prolific reviews a study's estimated time against the median: warn when it is off by more.
@@ -20,19 +20,31 @@ ESTIMATE_TOO_LONG = 0.5  # median under half the estimate: the advertised time s
 
 
 def completions_over_time(progress: Mapping[str, Progress]) -> pd.DataFrame:
-    """ended_at, outcome and the running count of completions (previews and simulated participants left out)."""
+    """ended_at, outcome and the running count of completions (previews and simulated participants left out; bots
+    too unless the store holds no person, as in the funnel)."""
+    bots = bots_counted(progress)
     rows = sorted(
         (p.ended_at, p.outcome)
         for p in progress.values()
-        if p.outcome and p.ended_at is not None and p.person and not p.withdrawn
+        if p.outcome and p.ended_at is not None and p.counted(bots) and not p.withdrawn
     )
     out = pd.DataFrame(rows, columns=["ended_at", "outcome"])
     out["completed"] = (out["outcome"] == "completed").cumsum()
     return out
 
 
-def duration_check(progress: Mapping[str, Progress], expected_minutes: float) -> dict:
-    """Median completion time against the advertised estimate, with a warning when off."""
+def expected_time(expected_minutes: float, default: bool) -> str:
+    """The study's expected time as a banner names it: the study's setting, or its default when not set."""
+    if default:
+        return (
+            f"the study's expected time ({expected_minutes:g} min, the default: `[study] expected_minutes` is not set)"
+        )
+    return f"the study's expected time ({expected_minutes:g} min, `[study] expected_minutes`)"
+
+
+def duration_check(progress: Mapping[str, Progress], expected_minutes: float, *, default: bool = False) -> dict:
+    """People's median completion time against the study's expected time (`default`: not set in study.toml, the
+    default), with a warning when off. Bots' simulated times are never counted."""
     minutes = pd.Series(
         [
             p.total_seconds / 60
@@ -53,15 +65,15 @@ def duration_check(progress: Mapping[str, Progress], expected_minutes: float) ->
     out["ratio"] = ratio
     if ratio > ESTIMATE_TOO_SHORT:
         out["warning"] = (
-            f"Participants need {out['median_minutes']:.1f} min (median), {ratio:.0%} of the "
-            f"{expected_minutes:g} min you stated: raise `study.expected_minutes` and the pay on "
+            f"Participants need {out['median_minutes']:.1f} min (median), {ratio:.0%} of "
+            f"{expected_time(expected_minutes, default)}: raise `study.expected_minutes` and the pay on "
             "Prolific, or shorten the study (Prolific asks for fair pay for the real time)."
         )
     elif ratio < ESTIMATE_TOO_LONG:
         out["warning"] = (
-            f"Participants finish in {out['median_minutes']:.1f} min (median), under half the "
-            f"{expected_minutes:g} min you stated: lower the estimate (a long estimate deters "
-            "people, and it changes how many failed checks Prolific requires before a rejection)."
+            f"Participants finish in {out['median_minutes']:.1f} min (median), under half "
+            f"{expected_time(expected_minutes, default)}: lower the estimate (a long estimate "
+            "deters people, and it changes how many failed checks Prolific requires before a rejection)."
         )
     return out
 
@@ -172,3 +184,43 @@ def _quarantine_time(stamp) -> str:
         return f" on {datetime.strptime(str(stamp), '%Y%m%dT%H%M%S%fZ'):%Y-%m-%d %H:%M} UTC"
     except ValueError:
         return ""
+
+
+def bots_note(progress: Mapping[str, Progress]) -> tuple[str, str] | None:
+    """(level, text) of the dashboard's note on bot participants (`infact bots`), None when there are none: in a
+    store without people the figures are the bots' (a try-out); beside people they are left out of every figure."""
+    bots = sum(1 for p in progress.values() if p.bot and not p.preview)
+    if not bots:
+        return None
+    if bots_counted(progress):
+        return (
+            "info",
+            f"🤖 Every participant in this store is a bot ({bots}, `infact bots`): the figures and tables below are "
+            "the bots' — a try-out of the study, not people's answers; `analyze` and `datasheet` leave them out "
+            "unless --include-bots. `infact bots --remove` deletes them.",
+        )
+    return (
+        "warning",
+        f"🤖 {bots} bot participant(s) (`infact bots`) share this store with people: they are counted apart and "
+        "left out of every figure and table here. `infact bots --remove` deletes them (nobody else's records).",
+    )
+
+
+def flagged_vs_excluded(overview: pd.DataFrame, flagged: set[str]) -> str | None:
+    """Why the analysis's number of flagged participants differs from the *Excluded* card, None when they agree:
+    the card counts completed participants only, the analysis leaves out every flagged one who answered."""
+    if not flagged or overview.empty:
+        return None
+    rows = overview[overview["participant"].isin(flagged)]
+    stages = rows["stage"].astype(str)
+    completed = int((stages == "completed").sum())
+    if completed == len(flagged):
+        return None
+    others = stages[stages != "completed"].value_counts()
+    unfinished = len(flagged) - completed
+    why = ", ".join(f"{stage.replace('_', ' ')}: {n}" for stage, n in others.items())
+    return (
+        f"The analysis leaves out {len(flagged)} flagged participant(s); the *Excluded* card counts the {completed} "
+        f"of them who completed. The other {unfinished} did not complete ({why or 'not counted here'}) but had "
+        "answered, so their answers are left out too."
+    )

@@ -34,8 +34,10 @@ def ranking_view(
         return None
     df = table.frame[table.frame["criterion"].astype(str) == criterion]
     # the same call, bootstrap replicates and seed as `analyze` (the same intervals), and the study's design
+    # the dashboard's tables hold bots only when it counts them (a store without people: funnel.bots_counted)
     options = Options(
         include_flagged=include_flagged,
+        include_bots=True,
         confidence=confidence,
         min_vote_seconds=min_vote_seconds,
         extra={"design": design},

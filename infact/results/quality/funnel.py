@@ -66,7 +66,11 @@ FIGURES = {
     ),
     "completed": ("Completed", "Reached the end of the study (screen-outs not included)."),
     "included": ("Included", "Completed and kept for the results."),
-    "excluded": ("Excluded", "Completed but left out of the results, with reasons (table below)."),
+    "excluded": (
+        "Excluded",
+        "Completed but left out of the results, with reasons (table below). Flagged participants who did not "
+        "complete are left out of the analysis too but not counted here (Statistics says how many).",
+    ),
     "screened_out": ("Screened out", 'Ended early by a failed check (quality.on_attention_fail = "screen_out").'),
     "withdrawn": ("Withdrawn", "Withdrew from the study."),
 }
@@ -144,10 +148,18 @@ def stage_counts(
     return funnel_counts(progress_table(progress, now), visits)
 
 
-def progress_table(progress: Mapping[str, Progress], now: datetime) -> pd.DataFrame:
-    """One row per participant who is a person (no previews, no simulated ones): stage, consented, active now,
-    last activity, step."""
-    shown = [p for p in progress.values() if p.person]
+def bots_counted(progress: Mapping[str, Progress]) -> bool:
+    """The funnel counts the bot participants only in a store without a person (a pilot played by `infact bots`);
+    once real participants are there, bots are counted apart and left out of every figure."""
+    return not any(p.person for p in progress.values())
+
+
+def progress_table(progress: Mapping[str, Progress], now: datetime, *, bots: bool | None = None) -> pd.DataFrame:
+    """One row per participant who is a person (no previews, no simulated ones; bots when `bots`, by default
+    only in a store without people: `bots_counted`): stage, consented, active now, last activity, step."""
+    if bots is None:
+        bots = bots_counted(progress)
+    shown = [p for p in progress.values() if p.counted(bots)]
     if not shown:
         return pd.DataFrame(columns=PROGRESS_COLUMNS)
     return pd.DataFrame(

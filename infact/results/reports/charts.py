@@ -191,7 +191,7 @@ def completion_time_chart(
     participants: pd.DataFrame, bins: int = 20, expected_minutes: float | None = None
 ) -> alt.Chart:
     """Histogram of total completion time (minutes), binned here, not in the browser;
-    with `expected_minutes` a dashed line marks the stated estimate."""
+    with `expected_minutes` a dashed line marks the study's expected time."""
     _need(participants, PARTICIPANTS, ["total_seconds"], "participants table")
     minutes = pd.to_numeric(participants["total_seconds"], errors="coerce").dropna() / 60
     if minutes.empty:
@@ -216,7 +216,7 @@ def completion_time_chart(
     if expected_minutes is None:
         return bars
     rule = (
-        alt.Chart(pd.DataFrame({"minutes": [float(expected_minutes)], "what": ["stated estimate"]}))
+        alt.Chart(pd.DataFrame({"minutes": [float(expected_minutes)], "what": ["the study's expected time"]}))
         .mark_rule(strokeDash=[6, 4], size=2, color="black")
         .encode(x="minutes:Q", tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip("minutes:Q", title="Minutes")])
     )

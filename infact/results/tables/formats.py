@@ -23,7 +23,7 @@ from infact.values import bool_column
 
 SHEETS = ("valid trials", "invalid trials", "demographics", "feedback")
 # Carried into the wide table when present; constant within one shown situation.
-_META = ("dialog_id", "seconds", "is_attention_check", "excluded", "exclusion_reason")
+_META = ("dialog_id", "seconds", "is_attention_check", "excluded", "bot", "exclusion_reason")
 
 
 def _key_columns(ratings: pd.DataFrame, every: bool = False) -> list[str]:

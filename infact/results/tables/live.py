@@ -24,13 +24,15 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
     pairwise.csv holds both kinds of vote: a protocol's votes, if any, come first."""
     t.live = True
     t.transcripts = transcripts(records)
-    votes = pd.DataFrame(pairwise_rows(records), columns=PAIRWISE_COLUMNS[:-1])
-    votes = votes.assign(excluded=votes["participant"].isin(excluded))
+    bots = {r["participant"] for r in records if r.get("bot")}  # `infact bots`: marked in every table
+    columns = [c for c in PAIRWISE_COLUMNS if c not in ("excluded", "bot")]
+    votes = pd.DataFrame(pairwise_rows(records), columns=columns)
+    votes = votes.assign(excluded=votes["participant"].isin(excluded), bot=votes["participant"].isin(bots))
     protocol = t.by_kind.pop(PAIRWISE.name, None)
     t.votes = pd.concat([protocol, votes], ignore_index=True) if protocol is not None else votes
     rubric = pd.DataFrame(rubric_rows(records))
     if len(rubric):
-        rubric = rubric.assign(excluded=rubric["participant"].isin(excluded))
+        rubric = rubric.assign(excluded=rubric["participant"].isin(excluded), bot=rubric["participant"].isin(bots))
         rubric = rubric[list(t.ratings.columns)]
         t.ratings = pd.concat([t.ratings, rubric], ignore_index=True) if len(t.ratings) else rubric
 

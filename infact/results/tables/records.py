@@ -20,7 +20,7 @@ from infact.results.tables.schemas import PARTICIPANTS
 
 # The columns each builder makes, in file order: the declarations less what the export adds later
 # (the quality decision, the funnel columns).
-RATING_COLUMNS = [c for c in RATINGS.names if c != "excluded"]
+RATING_COLUMNS = [c for c in RATINGS.names if c not in ("excluded", "bot")]
 PARTICIPANT_COLUMNS = PARTICIPANTS.names[: PARTICIPANTS.names.index("flags")]
 
 
@@ -117,6 +117,7 @@ def participants_table(
                 "gold_misses": "; ".join(m for r in check for m in r.get("gold_misses") or []) or None,
                 "questionnaire_attention_passed": quest.get("attention_passed") if quest else None,
                 "preview": bool(arrival.get("preview")),
+                "bot": any(r.get("bot") for r in recs),
                 # e.g. a Prolific ID that is not 24 hex characters: accepted, but worth a look
                 "platform_warnings": "; ".join(arrival.get("platform_warnings") or []) or None,
             }

@@ -8,7 +8,7 @@ docs/data-model.md use.
 from __future__ import annotations
 
 from infact.results.tables.crowd_schemas import RELIABILITY_COLUMNS, SOFT_LABELS
-from infact.table_schema import PARTICIPANT, TableSchema
+from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 
 PARTICIPANTS = TableSchema(
@@ -34,6 +34,7 @@ PARTICIPANTS = TableSchema(
         C("gold_misses", "string", "a conversation study's gold: which answers differed from the gold ones"),
         C("questionnaire_attention_passed", "boolean", "the questionnaire's instructed item was answered as asked"),
         C("preview", "boolean", "a researcher's walk-through (never counted)"),
+        BOT,
         C(
             "platform_warnings",
             "string",
@@ -90,6 +91,7 @@ FLAGS = TableSchema(
         C("manual_note", "string", "the researcher's note on a manual decision"),
         C("prolific_action", "string", "what to do on Prolific"),
         C("prolific_reason", "string", "why that action (Prolific's rules on rejection)"),
+        BOT,
     ),
 )
 
@@ -105,6 +107,7 @@ RATINGS_WIDE = TableSchema(
         C("seconds", "number", "seconds from the page being shown to its submit"),
         C("is_attention_check", "boolean", "true on the instructed-response check; analysis leaves these rows out"),
         C("excluded", "boolean", "true when the participant is excluded by the quality decision (docs/quality.md)"),
+        BOT,
     ),
     repeated=C("<system>", "integer", "one column per system, named after it: the point it got, 1..k"),
 )

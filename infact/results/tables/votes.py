@@ -17,6 +17,6 @@ SCHEMAS = {"pairwise": PAIRWISE, "best_worst": BEST_WORST}
 def vote_frame(table: str, rows: list[dict]) -> pd.DataFrame:
     """pairwise.csv or best_worst.csv from the kinds' rows (pairwise_dialog votes go to pairwise.csv too,
     with situation_id = dialog_id), in the declared columns, sorted by participant and step."""
-    names = [c for c in SCHEMAS[table].names if c != "excluded"]
+    names = [c for c in SCHEMAS[table].names if c not in ("excluded", "bot")]
     df = pd.DataFrame(rows, columns=names)
     return df.sort_values(["participant", "step_index", "criterion"], kind="stable").reset_index(drop=True)

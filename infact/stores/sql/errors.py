@@ -23,6 +23,31 @@ def reason(exc: BaseException, password: str | None) -> str:
     return text[:300]
 
 
+# What a driver's failure means, in the order an `except` chain would test it (the first match wins): the
+# exception types, what INFACT raises (StoreUnavailable: the database is down or unreachable, told to participants as
+# paused saving; StorageError: a real refusal) and the fix that follows the driver's own reason.
+FAILURES: tuple[tuple[tuple[type[BaseException], ...], type[StorageError], str], ...] = (
+    (
+        (sa_exc.OperationalError, sa_exc.InterfaceError, psycopg.OperationalError, psycopg.InterfaceError),
+        StoreUnavailable,
+        "check that the database server is running and reachable from this machine and that host, port, "
+        f"user and password are right — {SECRETS_HINT}",
+    ),
+    (
+        (sa_exc.DataError, psycopg.DataError),
+        StorageError,
+        "PostgreSQL refused a value (for example a \\u0000 character in a text)",
+    ),
+    (
+        (sa_exc.DBAPIError, psycopg.Error),
+        StorageError,
+        "the database user needs rights to create and write this table (or pass a schema it owns)",
+    ),
+    ((sa_exc.TimeoutError,), StoreUnavailable, ""),  # every pooled connection busy (or stuck on a server gone away)
+    ((sa_exc.SQLAlchemyError,), StorageError, ""),
+)
+
+
 @contextmanager
 def database_errors(url: str, password: str | None, doing: str, *, closed: bool, lock_timeout: float) -> Iterator[None]:
     """`url` is the masked URL; `doing` completes "cannot …"."""
@@ -32,40 +57,19 @@ def database_errors(url: str, password: str | None, doing: str, *, closed: bool,
         yield
     except StorageError:
         raise
-    except (sa_exc.OperationalError, sa_exc.InterfaceError, psycopg.OperationalError, psycopg.InterfaceError) as exc:
-        if getattr(getattr(exc, "orig", exc), "sqlstate", None) == "55P03":  # lock_not_available
-            raise StorageError(
-                Problem(
-                    url,
-                    f"cannot {doing}: another process held the study lock for over {lock_timeout:g} s; "
-                    "check for a stuck `python -m infact` or app process",
-                )
-            ) from exc
-        raise StoreUnavailable(
+    except (sa_exc.SQLAlchemyError, psycopg.Error) as exc:
+        raise translated(exc, url, password, doing, lock_timeout) from exc
+
+
+def translated(exc: BaseException, url: str, password: str | None, doing: str, lock_timeout: float) -> StorageError:
+    """The StorageError (or StoreUnavailable) that names the store, what was being done and the fix."""
+    if getattr(getattr(exc, "orig", exc), "sqlstate", None) == "55P03":  # lock_not_available
+        return StorageError(
             Problem(
                 url,
-                f"cannot {doing}: {reason(exc, password)}; check that the database "
-                "server is running and reachable from this machine and that host, port, "
-                f"user and password are right — {SECRETS_HINT}",
+                f"cannot {doing}: another process held the study lock for over {lock_timeout:g} s; "
+                "check for a stuck `python -m infact` or app process",
             )
-        ) from exc
-    except (sa_exc.DataError, psycopg.DataError) as exc:
-        raise StorageError(
-            Problem(
-                url,
-                f"cannot {doing}: {reason(exc, password)}; PostgreSQL refused a "
-                "value (for example a \\u0000 character in a text)",
-            )
-        ) from exc
-    except (sa_exc.DBAPIError, psycopg.Error) as exc:
-        raise StorageError(
-            Problem(
-                url,
-                f"cannot {doing}: {reason(exc, password)}; the database user needs "
-                "rights to create and write this table (or pass a schema it owns)",
-            )
-        ) from exc
-    except sa_exc.TimeoutError as exc:  # every pooled connection busy (or stuck on a server gone away)
-        raise StoreUnavailable(Problem(url, f"cannot {doing}: {reason(exc, password)}")) from exc
-    except sa_exc.SQLAlchemyError as exc:
-        raise StorageError(Problem(url, f"cannot {doing}: {reason(exc, password)}")) from exc
+        )
+    error, fix = next((error, fix) for kinds, error, fix in FAILURES if isinstance(exc, kinds))
+    return error(Problem(url, f"cannot {doing}: {reason(exc, password)}" + (f"; {fix}" if fix else "")))

@@ -113,13 +113,17 @@ def notes(view: View, feed: LiveFeed) -> None:
             "restore it from a backup."
         )
     progress = view.progress()
-    check = live_study.duration_check(progress, view.cfg.study.expected_minutes)
+    bots = live_study.bots_note(progress)
+    if bots is not None:
+        (st.info if bots[0] == "info" else st.warning)(bots[1])
+    default = "expected_minutes" not in view.cfg.study.model_fields_set
+    check = live_study.duration_check(progress, view.cfg.study.expected_minutes, default=default)
     if check["warning"]:
         st.warning(check["warning"], icon="⏱️")
     elif check["n"]:
         st.caption(
             f"Median completion time {check['median_minutes']:.1f} min (n = {check['n']}); "
-            f"stated estimate {check['expected_minutes']:g} min."
+            f"{live_study.expected_time(check['expected_minutes'], default)}."
         )
     if view.cfg.platform.kind == "prolific":
         fair_pay_note(view, check)

@@ -128,7 +128,9 @@ class View:
 
         def build(_t):
             try:
-                return analyze_table(ratings, Options(mixed_model=False, include_flagged=self.include_flagged))
+                # the tables hold the bots only when the dashboard counts them (a store without people)
+                options = Options(mixed_model=False, include_flagged=self.include_flagged, include_bots=True)
+                return analyze_table(ratings, options)
             except InfactError as exc:
                 return exc
 

@@ -39,12 +39,13 @@ def test_a_judge_without_one_usable_answer_fails_the_command_and_says_so(tmp_pat
     with serve_openai() as stub:
         study, db = played(tmp_path, stub.url)
         stub.rule = lambda request: "I think it is rather good, maybe."
-        code = main(["judge", "--study", str(study.folder), "--judge", "j", "--db", str(db)])
+        code = main(["judge", "--study", str(study.folder), "--judge", "j", "--db", str(db), "--include-bots"])
         out = capsys.readouterr().out
         assert code == 1 and "## Judge alignment" in out
         assert "j: 0 of " in out and "answers usable (0%)" in out and "none of j's answers is a label" in out
         judge_csv = study.folder / "judges" / "j.csv"
-        code = main(["analyze", "--study", str(study.folder), "--db", str(db), "--judge", f"j={judge_csv}", "--json"])
+        argv = ["analyze", "--study", str(study.folder), "--db", str(db), "--judge", f"j={judge_csv}", "--json"]
+        code = main([*argv, "--include-bots"])  # the people here are bots (left out by default)
         captured = capsys.readouterr()
         result = json.loads(captured.out)
         assert code == 1 and "judge j has no usable answer" in captured.err
@@ -57,7 +58,7 @@ def test_a_partly_usable_judge_shows_usable_of_total_and_a_warning(tmp_path, cap
     with serve_openai() as stub:
         study, db = played(tmp_path, stub.url)
         stub.rule = some_garbage(load_study(study.folder), every=4)  # 1 answer in 4 is a label, re-asks too
-        code = main(["judge", "--study", str(study.folder), "--judge", "j", "--db", str(db)])
+        code = main(["judge", "--study", str(study.folder), "--judge", "j", "--db", str(db), "--include-bots"])
         out = capsys.readouterr().out
         assert code == 0
         line = next(x for x in out.splitlines() if x.startswith("- j: "))
@@ -65,3 +66,17 @@ def test_a_partly_usable_judge_shows_usable_of_total_and_a_warning(tmp_path, cap
         assert 0 < usable < total and "Warning: only" in out
         raw = [json.loads(x) for x in (study.folder / "judges" / "j.raw.jsonl").read_text().splitlines()]
         assert total == len({r["key"] for r in raw}) and usable == sum(r.get("label") is not None for r in raw)
+
+
+@pytest.mark.slow  # a judge run over a bot-played store
+def test_bots_are_not_the_humans_a_judge_is_compared_with_unless_asked(tmp_path, capsys):
+    with serve_openai() as stub:
+        study, db = played(tmp_path, stub.url)
+        stub.rule = judge_rule(load_study(study.folder), default_quality(load_study(study.folder)))
+        main(["judge", "--study", str(study.folder), "--judge", "j", "--db", str(db)])
+        alone = capsys.readouterr().out
+        main(["judge", "--study", str(study.folder), "--judge", "j", "--db", str(db), "--include-bots"])
+        kept = capsys.readouterr().out
+    assert "note: 6 bot participant(s) (`infact bots`) left out of the humans" in alone
+    assert "left out of the humans" not in kept
+    assert alone != kept  # the comparison itself changed: with the bots there were humans to compare with

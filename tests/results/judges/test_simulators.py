@@ -67,7 +67,7 @@ def test_analyze_reports_the_simulated_participants_of_a_store(tmp_path):
             Flow(study, storage).mark_simulated(bot.token, False, by="llm", endpoint="stub", model="stub")
     finally:
         storage.close()
-    result, _ = analyze_study(str(folder), db, Options(mixed_model=False, n_boot=100))
+    result, _ = analyze_study(str(folder), db, Options(mixed_model=False, n_boot=100, include_bots=True))
     alignment = result["simulated_alignment"]
     first = next(iter(alignment.values()))
     assert first["n_simulated"] == 6 and first["n_participants"] <= len(people)

@@ -36,7 +36,7 @@ def played(tmp_path, demo: str, mode: str, humans: int) -> tuple[dict, str]:
     finally:
         storage.close()
     assert all(s.outcome == "completed" for s in sims)
-    result, _ = analyze_study(str(folder), db, Options(mixed_model=False, n_boot=100))
+    result, _ = analyze_study(str(folder), db, Options(mixed_model=False, n_boot=100, include_bots=True))
     return result, render(result)
 
 

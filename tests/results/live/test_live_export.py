@@ -152,6 +152,7 @@ def test_analyze_cli_on_transcripts_and_on_a_live_store(played, tmp_path, capsys
                 "--n-boot",
                 "100",
                 "--include-flagged",
+                "--include-bots",  # the crowd is bots (left out by default)
             ]
         )
         == 0

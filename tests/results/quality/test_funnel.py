@@ -26,7 +26,7 @@ from infact.results.ratings.analysis import analyze
 from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from tests.support.participants import START, submit_consent
+from tests.support.participants import START, played_by_people, submit_consent
 from tests.support.paths import DEMO_STUDY
 from tests.support.studies import make_study
 
@@ -37,7 +37,8 @@ LEFT, LEFT_AGAIN, JOINED = ("b" + c * 24 for c in "123")
 def crowd(demo):
     storage = MemoryStorage()
     for i, strategy in enumerate(STRATEGIES):
-        played = run_bots(demo, storage, 3, strategy=strategy, seed=i, start=START + timedelta(minutes=i))
+        # people, not bots (who are counted apart once a person is in the store): the same play, unmarked
+        played = played_by_people(demo, storage, 3, strategy=strategy, seed=i, start_at=START + timedelta(minutes=i))
         if strategy == "attentive":  # the researcher excludes one by hand (the first has code 0 inside)
             storage.append(manual_event(played[0].token, "exclude", "wrote in German", study=demo.id))
     flow = Flow(demo, storage, clock=lambda: START)

@@ -170,7 +170,7 @@ def test_the_ranking_carries_the_ledger_and_its_warnings(changed_midway):
 @pytest.mark.slow
 def test_analyze_study_gives_the_ledger_the_study_design(changed_midway):
     _, after, _, _, results = changed_midway
-    result, _ = analyze_study(str(after.folder), "", Options(n_boot=100), results=results)
+    result, _ = analyze_study(str(after.folder), "", Options(n_boot=100, include_bots=True), results=results)
     assert result["ledger"]["removed"] == ["Gamma"] and result["ledger"]["design"] == "balanced"
 
 
@@ -310,7 +310,7 @@ def test_the_best_worst_ranking_carries_the_ledger(best_worst_midway):
 
     *_, results = best_worst_midway
     table = results.ranked()
-    options = Options(n_boot=100, extra=_integrity_inputs(results))  # what analyze --study passes
+    options = Options(n_boot=100, include_bots=True, extra=_integrity_inputs(results))  # what analyze --study passes
     result = table.kind.analysis(table.frame, options, table.file)
     book = result["ledger"]
     assert book["design"] == "balanced" and book["systems_in_study"] == ["Alpha", "Beta", "Delta", "Epsilon"]

@@ -35,7 +35,8 @@ def written(request, tmp_path_factory):
     study, db = load_study(folder), tmp / "db"
     run_bots(study, TinyDBStorage(db), 5, strategy="attentive", seed=1)
     run_bots(study, TinyDBStorage(db), 2, strategy="straightliner", seed=2)
-    assert main(["datasheet", "--study", str(folder), "--db", str(db), "--out", str(tmp / "sheet")]) == 0
+    sheet_argv = ["datasheet", "--study", str(folder), "--db", str(db), "--out", str(tmp / "sheet")]
+    assert main([*sheet_argv, "--include-bots"]) == 0  # the crowd is bots (left out by default)
     assert main(["export", "--study", str(folder), "--db", str(db), "--out", str(tmp / "export")]) == 0
     sheet = json.loads((tmp / "sheet" / "datasheet.json").read_text(encoding="utf-8"))
     return study, sheet, (tmp / "sheet" / "datasheet.md").read_text(encoding="utf-8"), tmp / "export"

@@ -34,6 +34,7 @@ def test_the_report_quotes_n_exclusions_design_and_statistics_and_embeds_the_dat
                 "--no-mixed-model",
                 "--n-boot",
                 "200",
+                "--include-bots",  # the crowd is bots (left out by default)
             ]
         )
         == 0

@@ -8,6 +8,7 @@ import streamlit as st
 from infact import ui
 from infact.errors import InfactError
 from infact.results.analyze import render
+from infact.results.dashboard import live_study
 from infact.ui.comparison_results import show_annotation_statistics, show_preferences
 from infact.ui.dashboard.registry import draw_parts, part, section
 
@@ -35,6 +36,12 @@ def rating_statistics(view) -> None:
         if one.get("monitoring"):
             st.markdown((f"{name}: " if name else "Rating differences: ") + settled_text(one["monitoring"], "95%"))
     st.markdown(render(result, "md"))
+    flagged = view.ratings()
+    if "excluded" in flagged.columns and len(flagged):
+        ids = set(flagged.loc[flagged["excluded"].astype(bool), "participant"])
+        why = live_study.flagged_vs_excluded(view.overview(), ids)
+        if why:
+            st.caption(why)
     # Aggregate statistics, no personal data: a plain button (a deferred one inside this 5-second fragment
     # would get a new id under the click), made once per result.
     st.download_button("report.html (with charts)", view.report_html(result), file_name="report.html", key="dl-report")

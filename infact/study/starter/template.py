@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-DEMO_TOML = Path(__file__).resolve().parents[2] / "data" / "demo" / "study.toml"
+DEMO_TOML = Path(__file__).resolve().parents[3] / "data" / "demo" / "study.toml"
 
 
 def _toml_list(items: list[str]) -> str:

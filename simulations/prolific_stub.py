@@ -11,7 +11,7 @@ with `after=True`) and `echo_token` (an error body echoing the Authorization hea
 misbehave that a client must survive. Only what INFACT uses is served.
 
 Tests start it in a thread (`with ProlificStub(token) as stub: stub.url`); the demo and the browser
-test run it as a process: `python -m tests.support.prolific_stub --port 8765 --token T`. Routes under
+test run it as a process: `python -m simulations.prolific_stub --port 8765 --token T`. Routes under
 `/_stub/` (no token) let another process add submissions, change their status and read the log.
 """
 
