@@ -25,7 +25,7 @@ from infact.participation.steps import Step
 from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
-from infact.ui import form_submit, outage, resources
+from infact.ui import outage, resources
 from infact.ui.resources import get_flow, is_researcher, log
 
 
@@ -182,8 +182,7 @@ def start_pending() -> bool:
 
 
 def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict, rerun: bool = True) -> None:
-    """Submit a page; the cached progress becomes what the submit read back from storage. `rerun`: False
-    in a callback, before a run anyway (form_submit)."""
+    """Submit a page; the cached progress becomes what the submit read back from storage (no `rerun` in a callback)."""
     try:
         token = progress.token
         if token is None:
@@ -226,17 +225,13 @@ def show_errors() -> None:
         st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
-def submit_button(
-    flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict, keys=None
-) -> None:
-    """The end of a step's form: the last submit's errors, then its submit button. `keys`: the widget keys of
-    `answers`, stored by the button's callback (one run per press: infact.ui.form_submit)."""
+def submit_button(flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict, keys=None):
+    """The end of a step's form: the last submit's errors, then its submit button. With `keys` (the widget keys of
+    `answers`) its callback stores the answers: one run per press (resources.on_press)."""
     show_errors()
     if keys is not None:
-        args = (submit, flow, progress, step)
-        st.form_submit_button(
-            label, type="primary", key=key, on_click=form_submit.on_press, args=args, kwargs={"keys": keys}
-        )
+        press = (submit, flow, progress, step, keys)
+        st.form_submit_button(label, type="primary", key=key, on_click=resources.on_press, args=press)
     elif st.form_submit_button(label, type="primary", key=key):
         submit(flow, progress, step, answers)
         show_errors()
@@ -447,7 +442,7 @@ def participant_page() -> None:
         return
     try:
         outage.after_unsent_submit(flow.storage, flow.study.id)
-        form_submit.raise_deferred()
+        resources.raise_deferred()
         _participant_run(flow)
     except outage.OUTAGE_ERRORS as exc:  # the store is away: told as an outage, never as a lost session
         if not outage.is_outage(exc, flow.storage, flow.study.id):
