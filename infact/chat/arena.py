@@ -173,8 +173,11 @@ class LiveRun:
         records = records if records is not None else self.records()
         return [s for s in self.slots(records) if self.conversation(s, records).never_answered]
 
-    def submit_vote(self, choice: str, reason: str = "", seconds: float | None = None) -> list[str]:
-        """`choice` is what the participant picked: "A", "B", "tie" or (if offered) "both_bad".
+    def submit_vote(
+        self, choice: str, reason: str = "", seconds: float | None = None, typing: dict | None = None
+    ) -> list[str]:
+        """`choice` is what the participant picked: "A", "B", "tie" or (if offered) "both_bad"; `typing` how the
+        reason was typed (the page's counts, infact/text/typed.py), stored with it.
 
         When a chatbot never answered the participant is not asked to compare (the page says so):
         the vote is stored as a forfeit, `choice` null and `winner` the chatbot that answered
@@ -182,7 +185,7 @@ class LiveRun:
         records = self.records()
         slots = self.slots(records)
         if self.unanswered(records):
-            return self._store_vote(records, None, "", seconds)
+            return self._store_vote(records, None, "", seconds, None)
         allowed = [TIE] * self.live.allow_tie + [BOTH_BAD] * self.live.allow_both_bad
         if choice not in (*slots, *allowed):
             also = [
@@ -194,9 +197,11 @@ class LiveRun:
         need = self.live.vote_reason_min_chars
         if len(reason) < need:
             return [f"Please say in a few words why (at least {need} characters)."]
-        return self._store_vote(records, choice, reason, seconds)
+        return self._store_vote(records, choice, reason, seconds, typing if reason else None)
 
-    def _store_vote(self, records: list[dict], choice: str | None, reason: str, seconds: float | None) -> list[str]:
+    def _store_vote(
+        self, records: list[dict], choice: str | None, reason: str, seconds: float | None, typing: dict | None
+    ) -> list[str]:
         convs = [self.conversation(s, records) for s in self.slots(records)]
         leaks = sorted({w for c in convs for w in c.leaks})
         a, b = convs[0], convs[1]
@@ -214,6 +219,7 @@ class LiveRun:
             winner=winner,
             choice=choice,
             justification=reason[:2000],
+            justification_typing=typing,
             forfeit=choice is None,
             seconds=seconds,
             conversation_a=a.conversation_id,

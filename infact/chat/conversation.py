@@ -38,6 +38,7 @@ class Turn:
     error: dict | None = None
     identity_leak: tuple[str, ...] = ()
     at: str | None = None
+    typing: dict | None = None  # a participant message: how it was typed (infact/text/typed.py), when the page said
 
     @property
     def ok(self) -> bool:
@@ -53,6 +54,7 @@ class Turn:
             "turn": self.turn,
             "at": self.at,
             **({"identity_leak": list(self.identity_leak)} if self.identity_leak else {}),
+            **({"typing": self.typing} if self.role == "user" else {}),
         }
 
 
@@ -138,6 +140,7 @@ def read_conversation(records: list[dict], conv_id: str, system: str, slot: str)
                 r.get("error"),
                 tuple(r.get("identity_leak") or ()),
                 r.get("at"),
+                r.get("typing"),
             )
         )
     for r in mine:

@@ -113,7 +113,9 @@ class ChatSession:
         return read_conversation(records, self.conversation_id, self.system, self.slot)
 
     # -- actions ----------------------------------------------------------------
-    def send(self, text: str) -> Outcome:
+    def send(self, text: str, typing: dict | None = None) -> Outcome:
+        """Store the participant's message and ask the system. `typing`: how the message was typed (the page's
+        counts, infact/text/typed.py), stored with it."""
         text = (text or "").strip()
         if not text:
             return Outcome(False, "Please type a message first.")
@@ -128,7 +130,13 @@ class ChatSession:
         # The message is written while the system thinks: both start now, and the answer is
         # stored only after the message is (so their order on disk is the order they happened).
         stored = _WRITER.submit(
-            self._append, "chat_message", f"{turn}/user", role="user", turn=turn, text=text[:MAX_MESSAGE]
+            self._append,
+            "chat_message",
+            f"{turn}/user",
+            role="user",
+            turn=turn,
+            text=text[:MAX_MESSAGE],
+            typing=typing,
         )
         conv.turns.append(Turn("user", text[:MAX_MESSAGE], turn))
         return self._answer(conv, turn, stored)

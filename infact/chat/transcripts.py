@@ -19,6 +19,7 @@ from pathlib import Path
 from infact.chat.conversation import ENDINGS, read_conversation
 from infact.errors import DatasetError, Problem
 from infact.fileio import loads_json, read_input_text
+from infact.text import typed
 
 TRANSCRIPT_FIELDS = ("participant", "system", "conversation_id", "turns", "ended_by", "satisfaction", "flags")
 TURN_FIELDS = ("role", "text", "items", "latency_ms", "error")
@@ -106,6 +107,7 @@ def pairwise_rows(records: list[dict]) -> list[dict]:
                 "answered_at": r.get("at"),
                 "version_a": versions.get(r["conversation_a"], "unknown"),
                 "version_b": versions.get(r["conversation_b"], "unknown"),
+                **typed.columns("justification", r.get("justification_typing")),
             }
         )
     return rows

@@ -68,6 +68,15 @@ def read_text(path: Path) -> str:
     return read_input_text(path)
 
 
+def movies_for(movies_csv: str | Path | None, report: ImportReport) -> dict[str, str]:
+    """{movie id: title} from ReDial's movies CSV when one is given (its problems go to `report`), else {}."""
+    if movies_csv is None:
+        return {}
+    movies, problems = load_movies_csv(Path(movies_csv))
+    report.problems.extend(problems)
+    return movies
+
+
 def load_movies_csv(path: Path) -> tuple[dict[str, str], list[Problem]]:
     """ReDial's movies_with_mentions.csv (movieId,movieName,nbMentions) -> {id: title}."""
     name = str(path)

@@ -23,7 +23,7 @@ from infact.importers.common import (
     ImportReport,
     clean_text,
     cut_meta,
-    load_movies_csv,
+    movies_for,
     read_text,
     replace_mentions,
     write_study,
@@ -155,10 +155,7 @@ def import_redial(
     path, out = Path(path), Path(out)
     file = str(path)
     report = ImportReport(out)
-    movies: dict[str, str] = {}
-    if movies_csv is not None:
-        movies, probs = load_movies_csv(Path(movies_csv))
-        report.problems.extend(probs)
+    movies = movies_for(movies_csv, report)
     situations: list[Situation] = []
     seen: dict[str, int] = {}
     dialogs = no_reply = skipped = 0

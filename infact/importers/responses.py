@@ -27,8 +27,8 @@ from infact.importers.common import (
     clean_text,
     context_key,
     csv_rows,
-    load_movies_csv,
     loose_key,
+    movies_for,
     read_text,
     replace_mentions,
 )
@@ -201,10 +201,7 @@ def import_responses(
     target = study / situations_file
     situations = _study_situations(target)
     report = ImportReport(target)
-    movies: dict[str, str] = {}
-    if movies_csv is not None:
-        movies, probs = load_movies_csv(Path(movies_csv))
-        report.problems.extend(probs)
+    movies = movies_for(movies_csv, report)
     rows, probs = _rows(path)
     report.problems.extend(probs)
     invalid = len(probs)

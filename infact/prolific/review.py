@@ -141,6 +141,9 @@ def _decide(sub: Mapping, known: Sessions, quality: Mapping[str, Mapping], faile
     if action == "eligible_for_rejection":
         message = rejection_message(reasons, rule)
         return Decision(sid, ppid, "reject", why, token, message, rule=f"Prolific's attention-check rule: {rule}")
+    if action == "review":  # typed text flagged for review: a person reads it first (never an automatic rejection)
+        why = f"{why} ({rule})"
+        return Decision(sid, ppid, "manual", why, token, rule="typed text flagged for review: a person decides")
     if action == "ask_to_return":
         return Decision(sid, ppid, "ask_to_return", why, token, rule=setting)
     status = (q or {}).get("status", "unknown")

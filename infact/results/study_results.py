@@ -28,6 +28,7 @@ from infact.results import kinds
 from infact.results.export import Tables, export_bytes, others
 from infact.results.quality import exclusion as quality
 from infact.results.quality import funnel
+from infact.results.quality import typed as typed_checks
 from infact.results.ranking import ledger
 from infact.results.tables import records as tables
 from infact.stores import prolific_records
@@ -200,14 +201,21 @@ def _by_kind(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.Data
     return out
 
 
-def _decided(study: Study, t: dict, participants: pd.DataFrame, steps, events) -> tuple[pd.DataFrame, set[str]]:
+def _decided(study: Study, t: dict, participants: pd.DataFrame, steps, events, own) -> tuple[pd.DataFrame, set[str]]:
     """The quality assessment (flags, decisions) and the participants it excludes."""
     cfg = study.config
     if not len(participants):
         return pd.DataFrame(columns=["participant", "flags", "reasons", "decision", "prolific_action"]), set()
     compare = others(t)
     flags = quality.assess(
-        t["ratings"], participants, steps, events, cfg.quality, cfg.study.expected_minutes, compare=compare
+        t["ratings"],
+        participants,
+        steps,
+        events,
+        cfg.quality,
+        cfg.study.expected_minutes,
+        compare=compare,
+        typed=typed_checks.typed_table(own),
     )
     return flags, set(flags.loc[flags["decision"] == "exclude", "participant"]) if len(flags) else set()
 
@@ -235,7 +243,7 @@ def _build(study: Study, records: list[dict], include_withdrawn: bool, include_s
     participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
     steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
     by_kind = _by_kind(cfg, own, include_withdrawn)
-    flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own))
+    flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own), own)
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
     shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
     kept = set(shown["participant"])

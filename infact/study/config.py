@@ -25,6 +25,7 @@ from infact.study.protocol_config import (
     fill_defaults,
 )
 from infact.study.quality_config import MonitoringConfig, QualityConfig, study_checks
+from infact.text.typed import NO_AI_TOOLS
 from infact.values import identifier
 
 DEFAULT_SCALE = [
@@ -189,6 +190,11 @@ class Texts(Section):
     withdrawn: str = Field(
         default="You have withdrawn from the study. Thank you for your time.",
         description="Shown after a participant withdraws.",
+    )
+    no_ai_tools: str = Field(
+        default=NO_AI_TOOLS,
+        description="Shown above every typed field (live chat messages, justifications, the arena vote's reason): "
+        'the request not to use AI tools or paste text. `""` shows nothing.',
     )
     blocks: dict[str, BlockTexts] = Field(
         default_factory=dict,

@@ -103,6 +103,29 @@ class QualityConfig(BaseModel, extra="forbid"):
         "the submission; approve if they decline).",
     )
 
+    block_paste: bool = Field(
+        False,
+        description="Typed fields (live chat messages, justifications, the arena vote's reason) refuse paste and "
+        "drop, and say so under the field; attempts are counted (`blocked_pastes`). Off by default: pasting is "
+        "recorded and flagged for review instead (docs/quality.md, 'Typed text').",
+    )
+    pasted_share: float = Field(
+        0.5,
+        description="Flag `pasted_text` (for review, never for rejection) when at least this share of a typed "
+        "answer's characters came by paste or drop.",
+    )
+    pasted_min_chars: int = Field(
+        20,
+        description="Typed answers shorter than this many characters are never flagged `pasted_text` or "
+        "`typed_too_fast` (a pasted movie title is not an essay).",
+    )
+    max_typing_chars_per_second: float = Field(
+        15.0,
+        description="Flag `typed_too_fast` (for review) when the characters of a typed answer that were not "
+        "pasted arrived faster than this, from the first to the last change of the field (15/s is 180 words a "
+        "minute, beyond sustained human typing).",
+    )
+
     @field_validator("rsi_threshold")
     @classmethod
     def _rsi(cls, v: float) -> float:
@@ -122,6 +145,7 @@ class QualityConfig(BaseModel, extra="forbid"):
         "max_fast_situations_share",
         "comparison_straightline_share",
         "annotation_straightline_share",
+        "pasted_share",
     )
     @classmethod
     def _share(cls, v: float, info) -> float:
@@ -129,7 +153,16 @@ class QualityConfig(BaseModel, extra="forbid"):
             raise ValueError(f"quality.{info.field_name} = {v} must be a share in (0, 1], e.g. 0.8")
         return v
 
-    @field_validator("straightline_min_situations", "comparison_straightline_min", "annotation_straightline_min")
+    @field_validator("max_typing_chars_per_second")
+    @classmethod
+    def _rate(cls, v: float) -> float:
+        if not (v > 0 and math.isfinite(v)):
+            raise ValueError(f"quality.max_typing_chars_per_second = {v} must be a number above 0, e.g. 15")
+        return v
+
+    @field_validator(
+        "straightline_min_situations", "comparison_straightline_min", "annotation_straightline_min", "pasted_min_chars"
+    )
     @classmethod
     def _min_sit(cls, v: int, info) -> int:
         if v < 1:

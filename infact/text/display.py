@@ -168,6 +168,7 @@ padding:calc(1rem - 1px) calc(1rem - 1px) 0}}
 font-size:1.35rem;letter-spacing:.08em}}
 /* The withdraw box, set apart from the step (instead of a divider element). */
 .st-key-infact-withdraw{{margin-top:1.5rem}}
+[class*="st-key-infact-typed-"]{{display:none}}
 .st-key-infact-withdraw::before{{content:"";display:block;border-top:1px solid {EDGE};margin-bottom:1.5rem}}
 /* Keyboard focus is clearly visible on scales, boxes, buttons and links. */
 [data-testid="stRadioOption"]:has(input:focus-visible),

@@ -11,6 +11,7 @@ The helpers are one package of small modules, one per audience or protocol:
 - comprehension_step.py the comprehension check after consent (two attempts)
 - conversation_step.py one whole conversation annotated turn by turn and overall
 - live_step.py         live chats with the systems under test
+- typed_text.py        the page script that counts pastes and keystrokes in typed fields (never their text)
 - rankings.py          ranking and judge views for the dashboard (a degenerate fit named, not drawn)
 - dashboard/           the researcher dashboard: a registry of sections, one module per section
 

@@ -13,6 +13,7 @@ from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.display import STYLE, dialog_html, escape
+from infact.ui import typed_text
 from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
 from infact.values import response_letter
 
@@ -102,13 +103,16 @@ def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> Non
             )
             for crit in flow.cfg.criteria
         }
-        why = ""
+        why, typing = "", None
         if proto.justification != "off":
             need = (
                 f" (at least {proto.justification_min_chars} characters)"
                 if proto.justification == "required"
                 else " (optional)"
             )
+            block = flow.cfg.quality.block_paste
+            typed_text.note(block, flow.cfg.texts.no_ai_tools)
+            typing = typed_text.watch(step.name, block_paste=block).get(f"{step.name}-why")
             why = st.text_area(f"Briefly, why?{need}", key=f"{step.name}-why", max_chars=2000)
         submit_button(
             flow,
@@ -116,7 +120,7 @@ def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> Non
             step,
             "Submit and continue",
             f"submit-{step.name}",
-            {"choices": choices, "justification": why},
+            {"choices": choices, "justification": why, "typing": typing},
         )
 
 

@@ -10,7 +10,9 @@ from infact.participation.chat_display import chat_html, lines_of, vote_note
 from infact.participation.flow import Flow
 from infact.participation.state import Progress
 from infact.participation.steps import Step
+from infact.text import typed
 from infact.text.display import caption_html, progress_html
+from infact.ui import typed_text
 from infact.ui.participant_page import renderer, show_errors, submit
 from infact.ui.resources import fail_safely, get_study, secrets, study_dir
 
@@ -42,10 +44,13 @@ def _waiting_for(slot: str) -> tuple[str, str] | None:
     return ("retry", "") if st.session_state.get(f"live-retry-{slot}") else None
 
 
-def _ask(run, slot: str, action: tuple[str, str]) -> None:
+def _ask(run, slot: str, action: tuple[str, str], reports: dict) -> None:
     """The slow part, after the page shows the message and the typing state: then a rerun."""
     session = run.session(slot)
-    outcome = session.send(action[1]) if action[0] == "send" else session.retry()
+    if action[0] == "send":
+        outcome = session.send(action[1], typing=typed_text.take(reports, f"live-input-{slot}", action[1].strip()))
+    else:
+        outcome = session.retry()
     if not outcome.ok and outcome.failure is None and outcome.message:
         st.session_state["errors"] = [outcome.message]  # refused (e.g. the chat ended): said on the rerun
     st.rerun()
@@ -53,12 +58,15 @@ def _ask(run, slot: str, action: tuple[str, str]) -> None:
 
 def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     live = flow.cfg.live
+    block = flow.cfg.quality.block_paste
+    reports = typed_text.watch(f"chat-{slot}", block_paste=block)  # hidden; the message's counts (typed_text.py)
     action = _waiting_for(slot) if conv.ended is None else None
     pending = action[1] if action and action[0] == "send" and not conv.awaiting_reply else None
     # A reload while another run of this participant still asks the system: wait for that answer here.
     due = _answer_due(live, conv) if action is None and conv.ended is None else 0.0
     _progress(run, Phase("chat", slot))
     st.markdown(live.task)
+    typed_text.note(block, flow.cfg.texts.no_ai_tools)  # with the task: the chat input is pinned to the bottom
     st.subheader(f"Chatbot {slot}")
     sent = conv.user_turns + (1 if pending else 0)
     st.html(
@@ -71,7 +79,7 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
         st.empty()
         st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000, disabled=True)
         if action is not None:
-            _ask(run, slot, action)
+            _ask(run, slot, action, reports)
         else:
             _await_answer(run, slot, conv, due)
         return
@@ -209,10 +217,14 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
             key="live-vote",
         )
         need = live.vote_reason_min_chars
+        block = flow.cfg.quality.block_paste
+        typed_text.note(block, flow.cfg.texts.no_ai_tools)
+        report = typed_text.watch("vote", block_paste=block).get("live-vote-reason")
         reason = st.text_area("Why?" + ("" if need else " (optional)"), key="live-vote-reason", max_chars=2000)
         show_errors()
         if st.form_submit_button("Submit my vote", type="primary", key="live-vote-submit"):
-            errors = run.submit_vote(choice or "", reason)
+            typing = typed.metrics(report, (reason or "").strip())
+            errors = run.submit_vote(choice or "", reason, typing=typing)
             if not errors:
                 st.rerun()
             st.session_state["errors"] = errors

@@ -7,10 +7,11 @@ import streamlit as st
 from infact.participation.flow import Flow
 from infact.participation.state import Progress
 from infact.participation.steps import Step
-from infact.participation.steps.questionnaire import COMMENT_ITEM
+from infact.participation.steps.questionnaire import COMMENT_ITEM, COMMENT_TYPING
 from infact.participation.steps.situation import response_text
 from infact.study.protocol_config import block_texts
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
+from infact.ui import typed_text
 from infact.ui.participant_page import (
     page_top,
     renderer,
@@ -100,6 +101,9 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
         for n, item in enumerate(q.items, start=1):
             answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=keys[item.id])
         if q.comment.enabled:
+            block = flow.cfg.quality.block_paste
+            typed_text.note(block, flow.cfg.texts.no_ai_tools)
+            answers[COMMENT_TYPING] = typed_text.watch("questionnaire", block_paste=block).get("q-comment")
             answers[COMMENT_ITEM] = st.text_area(q.comment.question, max_chars=q.comment.max_chars, key="q-comment")
         submit_button(flow, progress, step, "Continue", "submit-questionnaire", answers, keys)
 

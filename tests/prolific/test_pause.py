@@ -60,12 +60,15 @@ def cli(tmp_path, monkeypatch):
 
 
 def _crowd(run, first: int, n: int) -> None:
-    """Attentive bots with Prolific PIDs pid(first) … pid(first + n − 1) take the study."""
+    """Attentive participants with Prolific PIDs pid(first) … pid(first + n − 1) take the study (played as people:
+    `prolific pause` analyses people, never `infact bots`' marked bots)."""
     from datetime import UTC, datetime
 
-    from infact.participation.bots import Bot
     from infact.storage import open_storage
     from infact.study.loader import load_study
+    from tests.support.participants import person_class
+
+    Bot = person_class()
 
     storage = open_storage(str(run.db))
     study = load_study(run.folder)

@@ -81,3 +81,42 @@ def test_a_real_difference_is_found_and_the_interval_covers_it():
     true_margin = 2 * (1 / (1 + math.exp(-0.6))) - 1  # about 0.29, a little less with heterogeneity
     assert path.first_separated() is not None and path.lo[-1] > 0
     assert path.lo[-1] < true_margin < path.hi[-1] + 0.05
+
+
+def test_the_half_width_is_the_mixture_boundary_over_n_once_thirty_participants_have_voted():
+    """No small-sample inflation of the boundary (it was read as a t quantile with C − 1 degrees of freedom until
+    the bench showed the 30-participant minimum keeps the error without it, and that it cost ~10% more votes where
+    decisions are made, bench/README.md): half-width = B(V_t, ρ(tuned_for · V_t / n)) / n with B the mixture's."""
+    rng = np.random.default_rng(8)
+    cluster = np.repeat(np.arange(60), 20)
+    x = rng.choice([-1.0, 0.0, 1.0], 1200)
+    path = confseq.sequence(cluster, x, tuned_for=300)
+    for t in (600, 900, 1199):
+        v, n = path.variance[t], t + 1
+        half = confseq.boundary(v, confseq.rho_for(300 * v / n, 0.05), 0.05) / n
+        assert math.isclose(path.hi[t] - path.mean[t], half, rel_tol=1e-9)
+        assert math.isclose(path.mean[t] - path.lo[t], half, rel_tol=1e-9)
+
+
+def test_a_streak_by_fewer_than_thirty_participants_never_settles_and_by_thirty_it_does():
+    cluster = np.repeat(np.arange(30), 20)
+    path = confseq.sequence(cluster, np.ones(600))  # every vote for the first system, 20 by each participant
+    assert confseq.MIN_UNITS == 30
+    assert not path.separated()[path.units < 30].any()
+    assert path.first_separated() == 29 * 20 + 1  # the 30th participant's first vote
+
+
+@pytest.mark.slow
+def test_a_log_strength_gap_of_0_3_settles_within_1_7_times_the_fixed_intervals_votes():
+    """Issue 37's goal 5 (≤ 1.5×, not reached: the normal mixture needs ~1.67× even with the variance known,
+    bench/README.md): the 80% quantile of the votes to settle, as a ratio to the votes at which the fixed-sample
+    interval separates the pair in 80% of studies. The t reading of the boundary needed 1.8× here."""
+    rng = np.random.default_rng(21)
+    first, separated = [], []
+    for _ in range(300):
+        cluster, x = _study(rng, n=3000, tau=0.3, gap=0.3)
+        path = confseq.sequence(cluster, x)
+        first.append(path.first_separated() or np.inf)
+        separated.append(path.mean - path.fixed_half_width() > 0)
+    fixed = int(np.argmax(np.mean(separated, axis=0) >= 0.8)) + 1
+    assert np.quantile(first, 0.8) / fixed <= 1.7

@@ -43,13 +43,9 @@ def played_by_people(study, storage, n: int, *, strategy: str | None = None, see
     import random
     from datetime import timedelta
 
-    from infact.participation.bots import Bot, pick_strategies
-    from infact.participation.flow import Flow
+    from infact.participation.bots import pick_strategies
 
-    class Person(Bot):
-        def flow(self):
-            return Flow(self.study, self.storage, clock=self.clock, rng=random.Random(self.rng.getrandbits(64)))
-
+    Person = person_class()
     rng = random.Random(seed)
     strategies = pick_strategies(n, strategy, rng)
     seeds = [rng.randrange(2**32) for _ in range(n)]
@@ -63,3 +59,17 @@ def played_by_people(study, storage, n: int, *, strategy: str | None = None, see
 def people(study, storage, n: int, *, seed: int = 100, start_at=None) -> list[str]:
     """The tokens of `n` attentive people who complete the study (`played_by_people`)."""
     return [r.token for r in played_by_people(study, storage, n, strategy="attentive", seed=seed, start_at=start_at)]
+
+
+def person_class():
+    """A Bot subclass whose records are written as the web page writes a person's (no `bot` mark)."""
+    import random
+
+    from infact.participation.bots import Bot
+    from infact.participation.flow import Flow
+
+    class Person(Bot):
+        def flow(self):
+            return Flow(self.study, self.storage, clock=self.clock, rng=random.Random(self.rng.getrandbits(64)))
+
+    return Person

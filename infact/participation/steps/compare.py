@@ -24,6 +24,7 @@ from infact.participation.steps.registry import Checked, Step, StepKind, assigne
 from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
 from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
+from infact.text import typed
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
 
@@ -147,6 +148,10 @@ PAIRWISE = TableSchema(
             "`url-…`, `callable-…`); `unknown` for votes stored before versions were recorded",
         ),
         C("version_b", "string", "system_b's version when it was shown"),
+        *(
+            C(f"justification_{name}", "integer", f"how the justification was typed: {text} (docs/quality.md)")
+            for name, text in typed.COLUMN_HELP.items()
+        ),
         EXCLUDED,
         BOT,
     ),
@@ -207,7 +212,10 @@ class Pairwise(StepKind):
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:
             errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")
-        return _checked(flow, step, errors, choices.values(), choices=choices, justification=text)
+        typing = typed.metrics(answers.get("typing"), text) if text else None
+        return _checked(
+            flow, step, errors, choices.values(), choices=choices, justification=text, justification_typing=typing
+        )
 
     def bot_time(self, step: Step) -> float:
         return self.bot_seconds + 8
@@ -284,6 +292,7 @@ class Pairwise(StepKind):
                 "answered_at": record.get("answered_at") or record.get("at"),
                 "version_a": versions.get(a["system"], UNKNOWN),
                 "version_b": versions.get(b["system"], UNKNOWN),
+                **typed.columns("justification", record.get("justification_typing")),
             }
             for crit, winner in record["choices"].items()
         ]

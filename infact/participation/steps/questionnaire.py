@@ -11,9 +11,11 @@ from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
+from infact.text import typed
 from infact.values import label_to_point, point_to_label
 
 COMMENT_ITEM = "comment"  # its item name in questionnaire.csv
+COMMENT_TYPING = "comment_typing"  # how the comment was typed (infact/text/typed.py), on the record only
 
 
 def comment_of(answers: Mapping[str, Any], max_chars: int) -> tuple[str | None, str | None]:
@@ -69,6 +71,7 @@ class Questionnaire(StepKind):
             fields["attention_passed"] = all(values[i.id] == label_to_point(i.expected, q.scale) for i in checks)
         if q.comment.enabled:
             fields["comment"] = comment
+            fields[COMMENT_TYPING] = typed.metrics(answers.get(COMMENT_TYPING), comment) if comment else None
         return Checked(fields=fields)
 
     def bot_answers(self, study, step: Step, bot) -> dict:

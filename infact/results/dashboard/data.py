@@ -26,6 +26,7 @@ import pandas as pd
 from infact.results.quality import exclusion as quality
 from infact.results.quality import flags as quality_flags
 from infact.results.quality import funnel
+from infact.results.quality import typed as typed_checks
 from infact.results.study_results import StudyResults
 from infact.results.tables import records as tables
 from infact.study.loader import Study
@@ -76,6 +77,7 @@ class DashboardData:
         # columns, appended per record: a DataFrame from lists is built far faster than from dicts
         self._situations: dict[str, list] = {c: [] for c in quality_flags.SITUATION_COLUMNS}
         self._steps: dict[str, list] = {c: [] for c in STEP_COLUMNS}
+        self._typed: dict[str, list] = {c: [] for c in typed_checks.TYPED_COLUMNS}  # typed answers' counts
         self._events: list[dict] = []
         self._pending: list[dict] = []  # taken, not yet turned into quality evidence
         self._codes: dict[str, int] = {}  # participant -> integer code (evidence tables)
@@ -128,6 +130,8 @@ class DashboardData:
             summary = quality_flags.situation_summary(rec)
             if summary is not None:
                 _append(self._situations, {**summary, "participant": code})
+            for row in typed_checks.typed_rows(rec):
+                _append(self._typed, {**row, "participant": code})
             if rec.get("step") and rec.get("seconds") is not None and rec.get("kind") != "shown":
                 # the rows of quality.steps_table, coded
                 step = self._step_codes.setdefault(rec["step"], len(self._step_codes))
@@ -170,6 +174,7 @@ class DashboardData:
                     cfg.quality,
                     cfg.study.expected_minutes,
                     situations=self._frame("situations", self._situations),
+                    typed=self._frame("typed", self._typed),
                 )
                 names = pd.Series(list(self._codes), index=list(self._codes.values()))
                 report["participant"] = report["participant"].map(names)

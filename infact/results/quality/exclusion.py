@@ -9,7 +9,8 @@ last one per participant wins over the automatic decision.
 Checks (thresholds in `[quality]` of study.toml, see docs/quality.md):
 explicit instructed-response checks; speeders by relative speed index (Leiner
 2019) and by total time; straight-lining (in ratings; in comparisons, always the same
-side); implausibly fast situations.
+side); implausibly fast situations; typed text pasted or typed implausibly fast (for review only: these
+never exclude, and the participant's Prolific action is `review`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ FLAGS = (
     "fast_situations",
     "withdrawn",
     "incomplete",
+    "pasted_text",
+    "typed_too_fast",
     "manually_excluded",
 )
 RESEARCHER = "_researcher"
@@ -134,6 +137,7 @@ def evidence(
     cfg: QualityConfig,
     situations: pd.DataFrame | None = None,
     compare: Mapping[str, pd.DataFrame] | None = None,
+    typed: pd.DataFrame | None = None,
 ) -> flags.Evidence:
     """What the checks look at. `situations` (one row per rated or compared situation) is built
     from `ratings` and `compare` (pairwise.csv / best_worst.csv) unless given (the live
@@ -150,7 +154,7 @@ def evidence(
     rsi = relative_speed_index(steps, done.index) if len(steps) else {}
     completed = p.loc[p["status"] == "completed", "total_seconds"]
     median_total = completed.median() if len(completed) else float("nan")
-    return flags.Evidence(p, situations, rsi, median_total, cfg)
+    return flags.Evidence(p, situations, rsi, median_total, cfg, typed)
 
 
 def study_minutes(ev: flags.Evidence, expected_minutes: float | None) -> float | None:
@@ -170,14 +174,16 @@ def assess(
     *,
     situations: pd.DataFrame | None = None,
     compare: Mapping[str, pd.DataFrame] | None = None,
+    typed: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per (non-preview) participant with flags, reasons, decision and Prolific action.
 
     Each flag is one function of `infact.results.quality.flags.CHECKS`. `expected_minutes` is the
     study's advertised duration (Prolific's estimated completion time); without it the
-    median completion time decides whether Prolific's two-check rule applies.
+    median completion time decides whether Prolific's two-check rule applies. `typed`: the typed answers'
+    counts (infact/results/quality/typed.py), whose flags are for review only: they never exclude.
     """
-    ev = evidence(ratings, participants, steps, cfg, situations, compare)
+    ev = evidence(ratings, participants, steps, cfg, situations, compare, typed)
     minutes = study_minutes(ev, expected_minutes)
     # Unknown length: assume the stricter rule (two failures), never the laxer one.
     required_fails = 1 if minutes is not None and minutes < cfg.min_study_minutes_for_rejection else 2
@@ -198,17 +204,24 @@ def assess(
             "reasons": [r for _, r in mine],
             "rsi": ev.rsi.get(pid, float("nan")),
             "failed_checks": sum(1 for n, _ in mine if n in flags.EXPLICIT_CHECKS),
-            "decision": "exclude" if mine else "include",
+            "decision": "exclude" if any(n not in flags.REVIEW_ONLY for n, _ in mine) else "include",
             "manual_note": None,
         }
-        _apply_manual(row, manual.get(pid))
+        decided = manual.get(pid)
+        _apply_manual(row, decided)
         row["prolific_action"], row["prolific_reason"] = _prolific_action(
             status, row["decision"], row["failed_checks"], required_fails, minutes, cfg
         )
+        if row["decision"] == "include" and row["prolific_action"] == "approve" and decided is None and mine:
+            row["prolific_action"], row["prolific_reason"] = "review", REVIEW_REASON
         rows.append(row)
     return pd.DataFrame(rows, columns=REPORT_COLUMNS)
 
 
+REVIEW_REASON = (
+    "typed text flagged for review: read it, then include (approve) or exclude the participant; "
+    "never rejected on this alone"
+)
 REPORT_COLUMNS = [
     "participant",
     "status",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from infact.results.quality import typed as typed_checks
 from infact.values import bool_column, parse_bool
 
 DONE = ("completed", "screened_out")  # only finished sessions are judged on speed
@@ -39,6 +40,7 @@ class Evidence:
     rsi: dict[str, float]  # relative speed index of finished participants
     median_total: float  # median total seconds of completed participants (NaN: none)
     cfg: object  # QualityConfig
+    typed: pd.DataFrame | None = None  # typed answers with their counts (infact/results/quality/typed.py)
 
 
 def _pct(x: float) -> str:
@@ -393,5 +395,8 @@ CHECKS: tuple[tuple[str, Callable[[Evidence], dict[str, str]]], ...] = (
     ("speeder_rsi", speeder_rsi),
     ("speeder_total_time", speeder_total_time),
     ("fast_situations", fast_situations),
+    ("pasted_text", typed_checks.pasted_text),  # review only (typed_checks.REVIEW_ONLY)
+    ("typed_too_fast", typed_checks.typed_too_fast),
 )
+REVIEW_ONLY = typed_checks.REVIEW_ONLY  # listed for a person to review: never exclude, never count towards rejection
 EXPLICIT_CHECKS = ("attention_failed", "questionnaire_attention_failed")  # count towards Prolific rejection

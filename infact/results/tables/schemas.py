@@ -43,7 +43,11 @@ PARTICIPANTS = TableSchema(
         C("flags", "string", "quality flags raised, `; `-joined (docs/quality.md)"),
         C("reasons", "string", "why, one reason per flag"),
         C("decision", "string", "`include` or `exclude` (manual decisions override)"),
-        C("prolific_action", "string", "what to do on Prolific: approve, reject, ask to return"),
+        C(
+            "prolific_action",
+            "string",
+            "what to do on Prolific: approve, reject, ask to return, or review (typed text flagged: a person decides)",
+        ),
         C("excluded", "boolean", "true when the analysis leaves the participant out", True),
         C(
             "prolific_status",
@@ -89,7 +93,7 @@ FLAGS = TableSchema(
         C("failed_checks", "integer", "attention checks failed"),
         C("decision", "string", "`include` or `exclude`"),
         C("manual_note", "string", "the researcher's note on a manual decision"),
-        C("prolific_action", "string", "what to do on Prolific"),
+        C("prolific_action", "string", "what to do on Prolific (`review`: typed text flagged, a person decides)"),
         C("prolific_reason", "string", "why that action (Prolific's rules on rejection)"),
         BOT,
     ),

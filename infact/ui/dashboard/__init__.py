@@ -4,6 +4,7 @@
 - registry.py  the sections by name, the part each kind of answer draws in a section, and which
                section shows each step kind (a kind no section claims gets the generic one)
 - page.py      the header, the switches, the funnel cards and notes, the live fragment
+- prolific_section.py  the Prolific section's body: the submissions beside INFACT's stages, polled at most once a minute
 - sections/    one module per section; importing it registers them (pages/dashboard.py does)
 
 To add a section from elsewhere in `infact/ui/`: `@registry.section("Name", offered=lambda cfg: …,

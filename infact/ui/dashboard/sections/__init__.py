@@ -16,4 +16,5 @@ from infact.ui.dashboard.sections import (  # noqa: F401  (each registers its se
     results,
     situations,
     statistics,
+    typed_text,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.results.dashboard import live_study
-from infact.ui import prolific_section
+from infact.ui.dashboard import prolific_section
 from infact.ui.dashboard.registry import section
 
 
