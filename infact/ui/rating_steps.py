@@ -95,11 +95,10 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
     st.markdown(flow.cfg.texts.questionnaire_intro)
     with st.form("form-questionnaire"):
         answers: dict[str, str | None] = {}
-        keys = {item.id: f"q-{item.id}" for item in q.items} | (
-            {COMMENT_ITEM: "q-comment"} if q.comment.enabled else {}
-        )
+        # With the comment, its typing report (a component's value, not a widget key) is read in the press's run.
+        keys = None if q.comment.enabled else {item.id: f"q-{item.id}" for item in q.items}
         for n, item in enumerate(q.items, start=1):
-            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=keys[item.id])
+            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
         if q.comment.enabled:
             block = flow.cfg.quality.block_paste
             typed_text.note(block, flow.cfg.texts.no_ai_tools)
