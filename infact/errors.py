@@ -48,11 +48,17 @@ class DatasetError(InfactError):
 # -- a system (or an LLM endpoint) gave no usable answer -----------------------
 
 
+def N_(message: str) -> str:
+    """Marks a participant message for the catalogue (infact/text/catalogue.py, a part above this module):
+    translated where it is shown."""
+    return message
+
+
 class SystemFailure(Exception):
     """A system under test did not give a usable answer."""
 
     kind = "failure"
-    participant_message = (
+    participant_message = N_(
         "The chatbot did not answer this time. Your conversation is saved. You can try again, or skip this chatbot."
     )
 
@@ -67,7 +73,7 @@ class SystemFailure(Exception):
 
 class SystemTimeout(SystemFailure):
     kind = "timeout"
-    participant_message = (
+    participant_message = N_(
         "The chatbot is taking too long to answer. Your conversation is saved. You can try again, or skip this chatbot."
     )
 

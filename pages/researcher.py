@@ -32,6 +32,7 @@ if ui.is_researcher():
         except ValueError:
             pass
     st.page_link("pages/dashboard.py", label="Open the dashboard", icon="📊")
+    st.page_link("pages/builder.py", label="Build a new study", icon="🛠️")
     if st.button("Sign out", key="sign_out", help="Signs out every browser signed in to this study."):
         # Revoked on the server too: a copied cookie no longer signs anyone in. If the store refuses the
         # record, this process still ends the sign-in and the next run says what is left (ui.sign_out).

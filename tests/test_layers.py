@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.results.analyze",
             "infact.results.dashboard",
             "infact.importers",
+            "infact.builder",
             "infact.prolific",
         ],
     ),
@@ -357,7 +358,8 @@ def test_no_module_uses_another_modules_private_names():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("infact"):
                 for alias in node.names:
-                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    # `_` is gettext's name for "translate this" (infact/text/catalogue.py), the standard, not private
+                    if alias.name.startswith("_") and not alias.name.startswith("__") and alias.name != "_":
                         found.append(f"{path.relative_to(REPO)}:{node.lineno}: from {node.module} import {alias.name}")
                     if f"{node.module}.{alias.name}" in source_files():
                         modules.add(alias.asname or alias.name)

@@ -94,9 +94,15 @@ def test_every_data_file_under_infact_is_package_data():
     for path in (REPO / "infact").rglob("*"):
         if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
             continue
-        package = ".".join(path.parent.relative_to(REPO).parts)
-        globs = patterns.get(package, []) + patterns.get("*", [])
-        if not any(fnmatch.fnmatch(path.name, g) for g in globs):
+        # A pattern of the folder's own package, or of a package above it with the path below it
+        # ("infact.text" = ["locales/*/LC_MESSAGES/*.po"], as setuptools reads it).
+        parts = path.relative_to(REPO).parts
+        matched = any(
+            fnmatch.fnmatch("/".join(parts[i:]), g)
+            for i in range(1, len(parts))
+            for g in patterns.get(".".join(parts[:i]), []) + patterns.get("*", [])
+        )
+        if not matched:
             missing.append(str(path.relative_to(REPO)))
     assert missing == [], f"add to [tool.setuptools.package-data] in pyproject.toml: {missing}"
 

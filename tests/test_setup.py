@@ -23,7 +23,9 @@ RUNTIME_CODE = [
     *sorted((REPO / "infact").rglob("*.py")),
 ]
 # Imported directly but guaranteed by a declared package (same project, exact pin).
-IMPLIED = {"pydantic_core": "pydantic"}
+# Packages a declared requirement depends on and defines its API with: pydantic's Field constraints are
+# annotated_types objects (Ge, MaxLen, …), read by the study builder's form.
+IMPLIED = {"pydantic_core": "pydantic", "annotated_types": "pydantic"}
 
 
 def norm(name: str) -> str:

@@ -25,6 +25,7 @@ from infact.chat.session import ChatSession, iso, utcnow
 from infact.storage import Storage
 from infact.study.live_config import live_version
 from infact.study.loader import Study
+from infact.text.catalogue import _, number
 from infact.values import label_to_point, response_letter
 
 TIE = "tie"
@@ -160,7 +161,7 @@ class LiveRun:
         for n, item in enumerate(self.live.rubric, start=1):
             p = label_to_point(answers.get(item.id), scale)
             if p is None:
-                errors.append(f"Please answer statement {n}: {item.question}")
+                errors.append(_("Please answer statement {n}: {text}").format(n=number(n), text=_(item.question)))
             else:
                 points[item.id] = p
         if errors:
@@ -188,15 +189,11 @@ class LiveRun:
             return self._store_vote(records, None, "", seconds, None)
         allowed = [TIE] * self.live.allow_tie + [BOTH_BAD] * self.live.allow_both_bad
         if choice not in (*slots, *allowed):
-            also = [
-                *([" that they were about the same"] if self.live.allow_tie else []),
-                *([" that both were bad"] if self.live.allow_both_bad else []),
-            ]
-            return ["Please choose which chatbot was better" + (f" (or{' or'.join(also)})." if also else ".")]
+            return [_vote_missing(self.live.allow_tie, self.live.allow_both_bad)]
         reason = (reason or "").strip()
         need = self.live.vote_reason_min_chars
         if len(reason) < need:
-            return [f"Please say in a few words why (at least {need} characters)."]
+            return [_("Please say in a few words why (at least {n} characters).").format(n=number(need))]
         return self._store_vote(records, choice, reason, seconds, typing if reason else None)
 
     def _store_vote(
@@ -229,3 +226,14 @@ class LiveRun:
             skipped=[c.system for c in convs if (c.ended or {}).get("ended_by") == "skipped"],
         )
         return []
+
+
+def _vote_missing(tie: bool, both_bad: bool) -> str:
+    """The vote page's message when no choice was given, naming the answers it offers."""
+    if tie and both_bad:
+        return _("Please choose which chatbot was better (or that they were about the same, or that both were bad).")
+    if tie:
+        return _("Please choose which chatbot was better (or that they were about the same).")
+    if both_bad:
+        return _("Please choose which chatbot was better (or that both were bad).")
+    return _("Please choose which chatbot was better.")

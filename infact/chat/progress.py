@@ -9,8 +9,9 @@ any answer) keeps its number: the count is the plan, so it never goes back.
 from __future__ import annotations
 
 from infact.chat.arena import Phase
+from infact.text.catalogue import N_, _, number
 
-LABELS = {"chat": "Chat with chatbot {slot}", "rubric": "Rate chatbot {slot}", "vote": "Your vote"}
+LABELS = {"chat": N_("Chat with chatbot {slot}"), "rubric": N_("Rate chatbot {slot}"), "vote": N_("Your vote")}
 
 
 def stages(arena: bool) -> list[Phase]:
@@ -30,4 +31,5 @@ def position(phase: Phase, arena: bool) -> tuple[int, int]:
 def progress_text(phase: Phase, arena: bool) -> str:
     n, total = position(phase, arena)
     label = LABELS.get(phase.name, "")
-    return f"Step {n} of {total}: {label.format(slot=phase.slot)}" if label else f"Step {n} of {total}"
+    step = _("Step {n} of {total}").format(n=number(n), total=number(total))
+    return _("{step}: {stage}").format(step=step, stage=_(label).format(slot=phase.slot)) if label else step

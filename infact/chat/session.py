@@ -21,6 +21,7 @@ from infact.chat.contract import SystemFailure, build_request
 from infact.chat.conversation import ENDINGS, Conversation, Turn, conversation_id, read_conversation
 from infact.chat.identity import LeakDetector
 from infact.storage import Storage
+from infact.text.catalogue import _
 
 MAX_MESSAGE = 1000  # characters of one participant message
 # Writes participant messages while their system is being asked (one shared pool: sessions are threads).
@@ -118,14 +119,14 @@ class ChatSession:
         counts, infact/text/typed.py), stored with it."""
         text = (text or "").strip()
         if not text:
-            return Outcome(False, "Please type a message first.")
+            return Outcome(False, _("Please type a message first."))
         conv = self.load()
         if conv.ended is not None:
-            return Outcome(False, "This chat has ended.")
+            return Outcome(False, _("This chat has ended."))
         if conv.awaiting_reply:
-            return Outcome(False, "The chatbot has not answered your last message yet: try again or skip.")
+            return Outcome(False, _("The chatbot has not answered your last message yet: try again or skip."))
         if conv.user_turns >= self.max_turns:
-            return Outcome(False, "You have reached the last message of this chat.")
+            return Outcome(False, _("You have reached the last message of this chat."))
         turn = conv.user_turns + 1
         # The message is written while the system thinks: both start now, and the answer is
         # stored only after the message is (so their order on disk is the order they happened).
@@ -167,7 +168,7 @@ class ChatSession:
                 latency_ms=None,
                 error=failure.as_record(),
             )
-            return Outcome(False, failure.participant_message, failure)
+            return Outcome(False, _(failure.participant_message), failure)
         if message is not None and not message.result():  # raises if the message could not be stored
             return Outcome(True)
         leaks = self.detector.find(reply.text)

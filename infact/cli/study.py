@@ -137,6 +137,9 @@ def run_validate(args) -> int:
     for p in [*missing_generated(folder, study.config), *warnings]:
         print(f"warning: {p}", file=sys.stderr)
     cfg = study.config
+    from infact.text.study_texts import language_note
+
+    print(f"note: {language_note(cfg)}")
     why = pool_explanation(study)
     print(
         f"ok: study '{study.id}' — {len(study.situations)} situations{f' ({why})' if why else ''}, "

@@ -14,10 +14,11 @@ import html
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from infact.text.catalogue import N_, _
 from infact.text.display import highlight_items
 from infact.text.neutral import displayable
 
-TYPING = "The chatbot is typing…"
+TYPING = N_("The chatbot is typing…")
 _BUBBLE = "padding:.45rem .7rem;border-radius:.7rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere;"
 STYLE = {
     "chat": "display:flex;flex-direction:column;gap:.45rem;margin:.25rem 0 .5rem 0",
@@ -45,10 +46,10 @@ def lines_of(turns: Iterable) -> list[ChatLine]:
 
 
 def _line(line: ChatLine, slot: str) -> str:
-    who, style = ("You", "user") if line.role == "user" else (f"Chatbot {slot}", "bot")
+    who, style = (_("You"), "user") if line.role == "user" else (_("Chatbot {slot}").format(slot=slot), "bot")
     return (
         f'<div class="infact-chat-turn infact-chat-{style}" style="{STYLE[style]}">'
-        f'<span class="infact-role" style="{STYLE["role"]}">{who}</span>'
+        f'<span class="infact-role" style="{STYLE["role"]}">{html.escape(who)}</span>'
         f'<span class="infact-text">{highlight_items(displayable(line.text), [displayable(i) for i in line.items])}'
         "</span></div>"
     )
@@ -65,11 +66,11 @@ def chat_html(
     if typing:
         body += (
             f'{_PULSE}<div class="infact-chat-turn infact-typing" role="status" aria-live="polite" '
-            f'style="{STYLE["typing"]}">{html.escape(TYPING)}</div>'
+            f'style="{STYLE["typing"]}">{html.escape(_(TYPING))}</div>'
         )
     if not body and empty:
         body = f'<p class="infact-chat-empty" style="color:#4a4f57;margin:0">{html.escape(empty)}</p>'
-    label = html.escape(f"Conversation with chatbot {slot}", quote=True)
+    label = html.escape(_("Conversation with chatbot {slot}").format(slot=slot), quote=True)
     return f'<div class="infact-chat" role="log" aria-label="{label}" style="{STYLE["chat"]}">{body}</div>'
 
 
@@ -79,16 +80,18 @@ def vote_note(conversations: Iterable) -> str | None:
     convs = list(conversations)
     never = [c.slot for c in convs if c.never_answered]
     if len(never) == len(convs) and never:
-        return "Neither chatbot answered, and you skipped both, so there is nothing to compare. Please continue."
+        return _("Neither chatbot answered, and you skipped both, so there is nothing to compare. Please continue.")
     if never:
         other = next(c.slot for c in convs if not c.never_answered)
-        return (
-            f"Chatbot {never[0]} never answered, and you skipped it, so there is nothing to compare and no vote "
-            f"to give. Your chat with chatbot {other} is saved. Please continue."
-        )
+        return _(
+            "Chatbot {slot} never answered, and you skipped it, so there is nothing to compare and no vote "
+            "to give. Your chat with chatbot {other} is saved. Please continue."
+        ).format(slot=never[0], other=other)
     later = [c.slot for c in convs if (c.ended or {}).get("ended_by") == "skipped"]
     if later:
-        who = " and ".join(f"chatbot {s}" for s in later)
-        they = "it" if len(later) == 1 else "they"
-        return f"You skipped {who} after {they} stopped answering: judge by the answers given before."
+        if len(later) == 1:
+            return _(
+                "You skipped chatbot {slot} after it stopped answering: judge by the answers given before."
+            ).format(slot=later[0])
+        return _("You skipped both chatbots after they stopped answering: judge by the answers given before.")
     return None

@@ -40,6 +40,7 @@ from infact.participation.state import State, read_state
 from infact.participation.steps import Step
 from infact.storage import Storage
 from infact.study.loader import Study
+from infact.text.catalogue import _
 
 Clock = Callable[[], datetime]
 DONE = Step("done", "done")
@@ -278,22 +279,25 @@ class Flow:
         st = self.state(token)
         if st is None:
             return SubmitResult(
-                False, ("This study link is not valid any more. Please open the link you were given again.",)
+                False, (_("This study link is not valid any more. Please open the link you were given again."),)
             )
         if st.withdrawn is not None:
             return SubmitResult(
-                False, ("You have withdrawn from the study; nothing more is stored.",), next_step=DONE, state=st
+                False, (_("You have withdrawn from the study; nothing more is stored."),), next_step=DONE, state=st
             )
         if step_name in st.answered and self._planned(st)[1]:  # double click / rerun: already stored, move on
             return SubmitResult(True, stored=False, next_step=self.current(st), state=st)
         step = self.current(st)
         if step.name != step_name:
             return SubmitResult(
-                False, ("This page was already submitted; you cannot go back to change it.",), next_step=step, state=st
+                False,
+                (_("This page was already submitted; you cannot go back to change it."),),
+                next_step=step,
+                state=st,
             )
         kind = registry.get(step.kind)
         if not kind.answered:
-            return SubmitResult(False, ("The study is already complete.",), next_step=step, state=st)
+            return SubmitResult(False, (_("The study is already complete."),), next_step=step, state=st)
         checked = kind.check(self, step, answers)
         if checked.errors:
             return SubmitResult(False, checked.errors, next_step=step, state=st)

@@ -34,6 +34,7 @@ from infact.study.platform_config import (
     TOKEN_PARAM,
     PlatformConfig,
 )
+from infact.text.catalogue import N_, _
 
 # Tolerant on purpose: a real id that is merely unusual must not lock a paid worker out.
 _PROLIFIC_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
@@ -103,7 +104,7 @@ def may_resume(stored: Mapping, arrival: Arrival) -> bool:
 class IdInUse(InfactError):
     """This platform ID already takes part from another session; nothing is revealed or stored."""
 
-    participant_message = (
+    participant_message = N_(
         "This participant ID already takes part in this study from another session. "
         "Please continue in the browser tab or window where you started; if you opened the study "
         "again from the platform and still see this page, contact the researcher."
@@ -113,14 +114,16 @@ class IdInUse(InfactError):
         super().__init__(Problem("study URL", f"{ID_PARAM.get(platform, 'id')}: already taken part by another session"))
 
 
-_BROKEN_LINK = (
+_BROKEN_LINK = N_(
     "This study link seems to be incomplete or damaged. Please open the study again from {where}; "
     "if this keeps happening, contact the researcher."
 )
 
 
 def _where(kind: str) -> str:
-    return {"prolific": "Prolific", "mturk": "the HIT on Mechanical Turk"}.get(kind, "the link you were given")
+    return {"prolific": N_("Prolific"), "mturk": N_("the HIT on Mechanical Turk")}.get(
+        kind, N_("the link you were given")
+    )
 
 
 def _single(value: str | list[str] | None) -> str | None:
@@ -131,7 +134,7 @@ def _single(value: str | list[str] | None) -> str | None:
 
 
 def _fail(kind: str, param: str, reason: str) -> PlatformError:
-    return PlatformError(_BROKEN_LINK.format(where=_where(kind)), f"{param}: {reason}", param)
+    return PlatformError(_(_BROKEN_LINK).format(where=_(_where(kind))), f"{param}: {reason}", param)
 
 
 def _check_value(kind: str, param: str, value: str, pattern: re.Pattern, rule: str) -> None:
@@ -163,7 +166,7 @@ def capture(query: Mapping[str, str | list[str]], cfg: PlatformConfig) -> Arriva
     if token:
         if not _TOKEN.match(token):
             raise PlatformError(
-                "This personal study link is damaged. Please use the exact link you were given.",
+                _("This personal study link is damaged. Please use the exact link you were given."),
                 f"{TOKEN_PARAM}: {token[:100]!r} is not 1-80 letters, digits, '_' or '-'",
                 TOKEN_PARAM,
             )
@@ -228,19 +231,32 @@ def completion_target(
             return Completion(
                 None,
                 None,
-                "Thank you. This study has ended early for you; please return your submission on Prolific.",
+                _("Thank you. This study has ended early for you; please return your submission on Prolific."),
             )
         return Completion(
             code,
             PROLIFIC_COMPLETE_URL.format(code=code),
-            f"You will be sent back to Prolific. If that does not happen, enter the code {code} on Prolific.",
+            _("You will be sent back to Prolific. If that does not happen, enter the code {code} on Prolific.").format(
+                code=code
+            ),
         )
-    where = "in the HIT on Mechanical Turk" if cfg.kind == "mturk" else "where the researcher asks for it"
+    mturk = cfg.kind == "mturk"
     if outcome == "screened_out":  # not a completion: the code only shows that this person took part
-        return Completion(
-            participant_code,
-            None,
-            f"The study has ended early for you. Your participant code is {participant_code}: please enter it "
-            f"{where}, so that your time is recorded.",
+        text = (
+            _(
+                "The study has ended early for you. Your participant code is {code}: please enter it in the HIT on "
+                "Mechanical Turk, so that your time is recorded."
+            )
+            if mturk
+            else _(
+                "The study has ended early for you. Your participant code is {code}: please enter it where the "
+                "researcher asks for it, so that your time is recorded."
+            )
         )
-    return Completion(participant_code, None, f"Your completion code is {participant_code}. Please enter it {where}.")
+        return Completion(participant_code, None, text.format(code=participant_code))
+    text = (
+        _("Your completion code is {code}. Please enter it in the HIT on Mechanical Turk.")
+        if mturk
+        else _("Your completion code is {code}. Please enter it where the researcher asks for it.")
+    )
+    return Completion(participant_code, None, text.format(code=participant_code))

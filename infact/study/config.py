@@ -25,17 +25,24 @@ from infact.study.protocol_config import (
     fill_defaults,
 )
 from infact.study.quality_config import MonitoringConfig, QualityConfig, study_checks
+from infact.text.catalogue import N_
 from infact.text.typed import NO_AI_TOOLS
 from infact.values import identifier
 
 DEFAULT_SCALE = [
-    "Entirely meaningless",
-    "Meaningless",
-    "Between meaningless and meaningful",
-    "Somewhat meaningful",
-    "Perfectly meaningful",
+    N_("Entirely meaningless"),
+    N_("Meaningless"),
+    N_("Between meaningless and meaningful"),
+    N_("Somewhat meaningful"),
+    N_("Perfectly meaningful"),
 ]
-AGREE_SCALE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
+AGREE_SCALE = [
+    N_("Strongly disagree"),
+    N_("Disagree"),
+    N_("Neither agree nor disagree"),
+    N_("Agree"),
+    N_("Strongly agree"),
+]
 
 
 class Section(BaseModel):
@@ -64,6 +71,13 @@ class StudySection(Section):
         default=15,
         gt=0,
         description="Expected duration, shown on the welcome page and used for Prolific's rejection rules.",
+    )
+    language: Literal["en", "de", "es", "fr", "pt", "zh-Hans", "ar", "en-XA"] = Field(
+        default="en",
+        description="The participants' language: every button, message, progress line and default text comes from "
+        "its catalogue (infact/text/locales/), numbers and plurals as the language writes them; `ar` mirrors the "
+        "page right to left. Bundled: en, de, es, fr, pt, zh-Hans, ar (`en-XA`: a test pseudo-locale). Texts the "
+        "study writes itself stay as written (docs/languages.md).",
     )
     delete_on_withdraw: bool = Field(
         default=False,
@@ -146,11 +160,13 @@ class AttentionCheckSection(Section):
         default=(3, 8), description="The check appears at a random position between these two (1-based, inclusive)."
     )
     text: str = Field(
-        default='I am reading this carefully, and I give a rating of "Meaningless" to this response.',
+        default=N_('I am reading this carefully, and I give a rating of "Meaningless" to this response.'),
         description="The instructed response that replaces one system's response; it must say explicitly what to "
         "select.",
     )
-    expected: list[str] = Field(default=["Meaningless"], min_length=1, description="Scale labels that pass the check.")
+    expected: list[str] = Field(
+        default=[N_("Meaningless")], min_length=1, description="Scale labels that pass the check."
+    )
 
 
 class Texts(Section):
@@ -164,7 +180,7 @@ class Texts(Section):
     terms: str = Field(description="Terms of participation, including how to withdraw (Markdown).")
     privacy: str = Field(description="Data-privacy statement (Markdown).")
     consent: str = Field(
-        default="I have read the information above and agree to take part in this study.",
+        default=N_("I have read the information above and agree to take part in this study."),
         description="Label of the informed-consent checkbox.",
     )
     situation_help: str = Field(
@@ -173,22 +189,22 @@ class Texts(Section):
         "their own default (infact/study/protocol_config.py).",
     )
     questionnaire_intro: str = Field(
-        default="Almost done! Please tell us what you thought of the chatbot responses overall.",
+        default=N_("Almost done! Please tell us what you thought of the chatbot responses overall."),
         description="Text above the post-task questionnaire.",
     )
     demographics_intro: str = Field(
-        default="Finally, a few questions about you.", description="Text above the demographics questions."
+        default=N_("Finally, a few questions about you."), description="Text above the demographics questions."
     )
     completion: str = Field(
-        default="Thank you for taking part!",
+        default=N_("Thank you for taking part!"),
         description="Completion page text, shown with the completion code.",
     )
     screened_out: str = Field(
-        default="Thank you. Unfortunately you did not pass a check in this study, so it ends here.",
+        default=N_("Thank you. Unfortunately you did not pass a check in this study, so it ends here."),
         description='Shown when a failed check ends the study early (quality.on_attention_fail = "screen_out").',
     )
     withdrawn: str = Field(
-        default="You have withdrawn from the study. Thank you for your time.",
+        default=N_("You have withdrawn from the study. Thank you for your time."),
         description="Shown after a participant withdraws.",
     )
     no_ai_tools: str = Field(
@@ -213,13 +229,15 @@ class QuestionnaireItem(Section):
 
 def _default_questionnaire() -> list[QuestionnaireItem]:
     return [
-        QuestionnaireItem(id="natural", text="The dialogs felt natural."),
-        QuestionnaireItem(id="realistic", text="The dialogs looked realistic."),
-        QuestionnaireItem(id="human_like", text="The dialogs could have happened between two humans."),
-        QuestionnaireItem(id="useful", text="Considering the best responses, the chatbot would be useful."),
-        QuestionnaireItem(id="would_use", text="I would use such a chatbot in the future."),
+        QuestionnaireItem(id="natural", text=N_("The dialogs felt natural.")),
+        QuestionnaireItem(id="realistic", text=N_("The dialogs looked realistic.")),
+        QuestionnaireItem(id="human_like", text=N_("The dialogs could have happened between two humans.")),
+        QuestionnaireItem(id="useful", text=N_("Considering the best responses, the chatbot would be useful.")),
+        QuestionnaireItem(id="would_use", text=N_("I would use such a chatbot in the future.")),
         QuestionnaireItem(
-            id="careful", text="I am answering carefully and select the last option here.", expected="Strongly agree"
+            id="careful",
+            text=N_("I am answering carefully and select the last option here."),
+            expected=N_("Strongly agree"),
         ),
     ]
 
@@ -231,8 +249,9 @@ class QuestionnaireComment(Section):
         "questionnaire answers and exported in questionnaire.csv as item `comment`.",
     )
     question: str = Field(
-        default="Is there anything else you would like to tell us about the chatbot responses or this study? "
-        "(optional)",
+        default=N_(
+            "Is there anything else you would like to tell us about the chatbot responses or this study? (optional)"
+        ),
         min_length=1,
         description="Label of the comment box (Markdown).",
     )
@@ -275,37 +294,43 @@ class DemographicItem(Section):
 
 
 def _default_demographics() -> list[DemographicItem]:
-    no_say = "Prefer not to say"
+    no_say = N_("Prefer not to say")
     return [
-        DemographicItem(id="gender", text="Gender", options=["Female", "Male", "Non-binary / other", no_say]),
         DemographicItem(
-            id="age", text="Age", options=["18-24", "25-34", "35-44", "45-54", "55-64", "65 or older", no_say]
+            id="gender", text=N_("Gender"), options=[N_("Female"), N_("Male"), N_("Non-binary / other"), no_say]
+        ),
+        DemographicItem(
+            id="age", text=N_("Age"), options=["18-24", "25-34", "35-44", "45-54", "55-64", N_("65 or older"), no_say]
         ),
         DemographicItem(
             id="movies",
-            text="How often do you watch movies?",
-            options=["Daily", "Several times a week", "Weekly", "Monthly", "Rarely or never"],
+            text=N_("How often do you watch movies?"),
+            options=[N_("Daily"), N_("Several times a week"), N_("Weekly"), N_("Monthly"), N_("Rarely or never")],
         ),
         DemographicItem(
-            id="english", text="How fluent is your English?", options=["Native speaker", "Fluent", "Good", "Basic"]
+            id="english",
+            text=N_("How fluent is your English?"),
+            options=[N_("Native speaker"), N_("Fluent"), N_("Good"), N_("Basic")],
         ),
         DemographicItem(
             id="education",
-            text="Highest level of education",
+            text=N_("Highest level of education"),
             options=[
-                "Secondary school or less",
-                "Vocational training",
-                "Bachelor's degree",
-                "Master's degree",
-                "Doctorate",
+                N_("Secondary school or less"),
+                N_("Vocational training"),
+                N_("Bachelor's degree"),
+                N_("Master's degree"),
+                N_("Doctorate"),
                 no_say,
             ],
         ),
-        DemographicItem(id="chatbot_used", text="Have you ever used a chatbot?", options=["Yes", "No", "Not sure"]),
+        DemographicItem(
+            id="chatbot_used", text=N_("Have you ever used a chatbot?"), options=[N_("Yes"), N_("No"), N_("Not sure")]
+        ),
         DemographicItem(
             id="chatbot_movies",
-            text="Have you ever used a chatbot to get movie recommendations?",
-            options=["Yes", "No", "Not sure"],
+            text=N_("Have you ever used a chatbot to get movie recommendations?"),
+            options=[N_("Yes"), N_("No"), N_("Not sure")],
         ),
     ]
 
@@ -322,7 +347,7 @@ class StudyConfig(Section):
     scale: ScaleSection = Field(default_factory=ScaleSection, description="The rating scale.")
     criteria: list[Criterion] = Field(
         default_factory=lambda: [
-            Criterion(id="meaningful", question="How meaningful is this response as the chatbot's next utterance?")
+            Criterion(id="meaningful", question=N_("How meaningful is this response as the chatbot's next utterance?"))
         ],
         min_length=1,
         description="Rated criteria (`[[criteria]]`); each response gets one scale per criterion.",

@@ -32,9 +32,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from infact.errors import Problem
 from infact.study.endpoints import Endpoint, Sampling
 from infact.study.situations import version_digest
+from infact.text.catalogue import N_
 from infact.values import identifier
 
-AGREE = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
+AGREE = [N_("Strongly disagree"), N_("Disagree"), N_("Neither agree nor disagree"), N_("Agree"), N_("Strongly agree")]
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
@@ -116,11 +117,11 @@ class RubricItem(_Section):
 def _default_rubric() -> list[RubricItem]:
     # INFACT's criteria (meaningful responses; natural, human-like, useful, would use), said of one chat.
     return [
-        RubricItem(id="meaningful", question="The chatbot's responses were meaningful."),
-        RubricItem(id="natural", question="The conversation felt natural."),
-        RubricItem(id="human_like", question="The chatbot could have been a human."),
-        RubricItem(id="useful", question="The recommendations were useful to me."),
-        RubricItem(id="would_use", question="I would use this chatbot in the future."),
+        RubricItem(id="meaningful", question=N_("The chatbot's responses were meaningful.")),
+        RubricItem(id="natural", question=N_("The conversation felt natural.")),
+        RubricItem(id="human_like", question=N_("The chatbot could have been a human.")),
+        RubricItem(id="useful", question=N_("The recommendations were useful to me.")),
+        RubricItem(id="would_use", question=N_("I would use this chatbot in the future.")),
     ]
 
 
@@ -166,7 +167,7 @@ class LiveConfig(_Section):
         description="Minimum length of the reason given with the vote (0: the reason is optional).",
     )
     turn_rating: str | None = Field(
-        default="Was this answer helpful?", description='Quick yes/no question after every answer; "" for none.'
+        default=N_("Was this answer helpful?"), description='Quick yes/no question after every answer; "" for none.'
     )
     rubric_scale: list[str] = Field(
         default=AGREE,
@@ -184,8 +185,10 @@ class LiveConfig(_Section):
         "are flagged `identity_leak` and the vote is marked.",
     )
     task: str = Field(
-        default="Imagine you are looking for a movie to watch tonight. Tell the chatbot what you like and find a movie "
-        "you would really watch.",
+        default=N_(
+            "Imagine you are looking for a movie to watch tonight. Tell the chatbot what you like and find a movie "
+            "you would really watch."
+        ),
         description="The task shown above the chat (Markdown).",
     )
 

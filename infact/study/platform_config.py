@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from infact.text.catalogue import N_
+
 PARAMS: dict[str, list[str]] = {
     "prolific": ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"],
     "mturk": ["workerId", "assignmentId", "hitId"],
@@ -259,12 +261,14 @@ class ComprehensionConfig(BaseModel, extra="forbid"):
         "to return the submission; `infact prolific review` asks them to return, never rejects them.",
     )
     intro: str = Field(
-        "Before you start, please answer a few questions about the instructions above. You have two attempts.",
+        N_("Before you start, please answer a few questions about the instructions above. You have two attempts."),
         description="Shown above the questions (Markdown).",
     )
     retry: str = Field(
-        "Some answers were not right. Please read the instructions again and answer once more: this is your "
-        "last attempt.",
+        N_(
+            "Some answers were not right. Please read the instructions again and answer once more: this is your "
+            "last attempt."
+        ),
         description="Shown above the questions on the second attempt (plain text).",
     )
     questions: list[ComprehensionQuestion] = Field(

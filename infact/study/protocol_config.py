@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from infact.text.catalogue import N_
+
 PAIRWISE_KINDS = ("pairwise", "pairwise_dialog")  # both store their votes in pairwise.csv
 
 
@@ -38,21 +40,21 @@ class ProtocolConfig(BaseModel):
         "over situations; `adaptive`: once every pair has a few votes, the pairs where the ranking is least certain.",
     )
     question: str = Field(
-        default="Which response is more {criterion}?",
+        default=N_("Which response is more {criterion}?"),
         min_length=1,
         description="Pairwise and best–worst question per "
         "criterion (Markdown); `{criterion}` is replaced by the criterion's id. Each comparison protocol has its own "
         "default wording (infact/study/protocol_config.py).",
     )
     allow_tie: bool = Field(default=True, description="Pairwise: offer an 'about the same' answer.")
-    tie_label: str = Field(default="About the same", min_length=1, description="Label of the tie answer.")
+    tie_label: str = Field(default=N_("About the same"), min_length=1, description="Label of the tie answer.")
     allow_both_bad: bool = Field(
         default=False,
         description="Pairwise: offer a fourth answer, 'both bad' (stored as winner `both_bad`, kept apart from a tie; "
         "counted as a tie in the ranking fit, as LMArena does, and reported per system as a both-bad rate). See "
         "docs/ranking.md.",
     )
-    both_bad_label: str = Field(default="Both are bad", min_length=1, description="Label of the 'both bad' answer.")
+    both_bad_label: str = Field(default=N_("Both are bad"), min_length=1, description="Label of the 'both bad' answer.")
     justification: Literal["off", "optional", "required"] = Field(
         default="off", description="Pairwise: ask for a short justification of the choice (stored and exported)."
     )
@@ -66,7 +68,7 @@ class ProtocolConfig(BaseModel):
         "default every system). Systems are drawn so each is shown about equally often.",
     )
     attention_text: str = Field(
-        default="I am reading this carefully: please choose THIS response as the better (or best) one.",
+        default=N_("I am reading this carefully: please choose THIS response as the better (or best) one."),
         min_length=1,
         description="Pairwise and best–worst attention check: the instructed response that replaces one system's "
         "response; choosing it (as the better, or the best) passes the check. By default it names the protocol's "
@@ -181,53 +183,53 @@ def blocks_of(steps: list[str] | None, protocol_kind: str) -> tuple[str, ...]:
 # validation, so a text the researcher wrote is never replaced and the defaults are validated
 # like any other value.
 
-CAREFUL = ("careful", "I am answering carefully and select the last option here.", "Strongly agree")
+CAREFUL = ("careful", N_("I am answering carefully and select the last option here."), N_("Strongly agree"))
 
 # (id, text, expected): the rating protocol's list in config.py, reworded for several chatbots.
 QUESTIONNAIRES: dict[str, list[tuple[str, str, str | None]]] = {
     "pairwise": [
-        ("natural", "The conversations felt natural.", None),
-        ("realistic", "The conversations looked realistic.", None),
-        ("human_like", "The conversations could have happened between two humans.", None),
-        ("useful", "The better response was usually one that would help the user.", None),
-        ("would_use", "I would use the best of these chatbots in the future.", None),
+        ("natural", N_("The conversations felt natural."), None),
+        ("realistic", N_("The conversations looked realistic."), None),
+        ("human_like", N_("The conversations could have happened between two humans."), None),
+        ("useful", N_("The better response was usually one that would help the user."), None),
+        ("would_use", N_("I would use the best of these chatbots in the future."), None),
         CAREFUL,
     ],
     "pairwise_dialog": [
-        ("natural", "The conversations felt natural.", None),
-        ("realistic", "The conversations looked realistic.", None),
-        ("human_like", "The conversations could have happened between two humans.", None),
-        ("useful", "The better chatbot of each pair would be useful to someone looking for a movie.", None),
-        ("would_use", "I would use the best of these chatbots in the future.", None),
+        ("natural", N_("The conversations felt natural."), None),
+        ("realistic", N_("The conversations looked realistic."), None),
+        ("human_like", N_("The conversations could have happened between two humans."), None),
+        ("useful", N_("The better chatbot of each pair would be useful to someone looking for a movie."), None),
+        ("would_use", N_("I would use the best of these chatbots in the future."), None),
         CAREFUL,
     ],
     "best_worst": [
-        ("natural", "The conversations felt natural.", None),
-        ("realistic", "The conversations looked realistic.", None),
-        ("human_like", "The conversations could have happened between two humans.", None),
-        ("useful", "The best response was usually one that would help the user.", None),
-        ("would_use", "I would use the best of these chatbots in the future.", None),
+        ("natural", N_("The conversations felt natural."), None),
+        ("realistic", N_("The conversations looked realistic."), None),
+        ("human_like", N_("The conversations could have happened between two humans."), None),
+        ("useful", N_("The best response was usually one that would help the user."), None),
+        ("would_use", N_("I would use the best of these chatbots in the future."), None),
         CAREFUL,
     ],
 }
 
 SITUATION_HELP = {
-    "conversation": "Read the whole conversation, then answer about each chatbot message and the conversation.",
-    "pairwise": "Read the conversation, then choose the better of the two next chatbot responses.",
-    "pairwise_dialog": "Read both conversations, then choose the better chatbot for each question.",
-    "best_worst": "Read the conversation, then pick the best and the worst of the next chatbot responses.",
+    "conversation": N_("Read the whole conversation, then answer about each chatbot message and the conversation."),
+    "pairwise": N_("Read the conversation, then choose the better of the two next chatbot responses."),
+    "pairwise_dialog": N_("Read both conversations, then choose the better chatbot for each question."),
+    "best_worst": N_("Read the conversation, then pick the best and the worst of the next chatbot responses."),
 }
 
 QUESTION = {
-    "pairwise": "Which response is more **{criterion}**?",
-    "pairwise_dialog": "Which chatbot is more **{criterion}**: the one in conversation A or in conversation B?",
-    "best_worst": "Which response is the most **{criterion}**, and which the least?",
+    "pairwise": N_("Which response is more **{criterion}**?"),
+    "pairwise_dialog": N_("Which chatbot is more **{criterion}**: the one in conversation A or in conversation B?"),
+    "best_worst": N_("Which response is the most **{criterion}**, and which the least?"),
 }
 
 QUESTIONNAIRE_INTRO = {
-    "pairwise": "Almost done! Please tell us what you thought of the chatbots' responses overall.",
-    "pairwise_dialog": "Almost done! Please tell us what you thought of the chatbots overall.",
-    "best_worst": "Almost done! Please tell us what you thought of the chatbots' responses overall.",
+    "pairwise": N_("Almost done! Please tell us what you thought of the chatbots' responses overall."),
+    "pairwise_dialog": N_("Almost done! Please tell us what you thought of the chatbots overall."),
+    "best_worst": N_("Almost done! Please tell us what you thought of the chatbots' responses overall."),
 }
 
 
@@ -241,7 +243,18 @@ def attention_text(kind: str, criteria: list[str]) -> str:
     else:
         where = ""
     extra = " Any pick for the worst one is fine." if kind == "best_worst" else ""
+    if not where:  # one question: a catalogue string, shown in the participant's language
+        return ATTENTION[kind]
     return f"I am reading this carefully: {where}please choose THIS {noun} as {choice}.{extra}"
+
+
+ATTENTION = {
+    "pairwise": N_("I am reading this carefully: please choose THIS response as the better one."),
+    "pairwise_dialog": N_("I am reading this carefully: please choose THIS conversation as the better one."),
+    "best_worst": N_(
+        "I am reading this carefully: please choose THIS response as the best one. Any pick for the worst one is fine."
+    ),
+}
 
 
 def fill_defaults(data: Any) -> Any:
@@ -287,21 +300,27 @@ def fill_defaults(data: Any) -> Any:
 # and each block after the first opens with a short screen saying that the task changes
 # (`intro`, with the block's instructions). The first block keeps `[texts] instructions` (the
 # consent page shows them); `[texts] situation_help` belongs to `[protocol] kind`'s block.
-RATING_HELP = "Read the dialog, then rate how meaningful each possible next chatbot response is."
+RATING_HELP = N_("Read the dialog, then rate how meaningful each possible next chatbot response is.")
 
 INSTRUCTIONS = {
-    "rating": "For each possible next chatbot response, choose how **meaningful** it is as the next turn of the "
-    "conversation: does it make sense there and fit what the user said?",
-    "pairwise": "You see the same kind of conversation, now with **two** possible next chatbot responses side by "
-    "side. Choose the one that fits the conversation better. Choose *About the same* only if you really cannot "
-    "decide.",
-    "best_worst": "You see several possible next chatbot responses at a time. Pick the **best** and the **worst** "
-    "of them for the conversation.",
+    "rating": N_(
+        "For each possible next chatbot response, choose how **meaningful** it is as the next turn of the "
+        "conversation: does it make sense there and fit what the user said?"
+    ),
+    "pairwise": N_(
+        "You see the same kind of conversation, now with **two** possible next chatbot responses side by "
+        "side. Choose the one that fits the conversation better. Choose *About the same* only if you really cannot "
+        "decide."
+    ),
+    "best_worst": N_(
+        "You see several possible next chatbot responses at a time. Pick the **best** and the **worst** "
+        "of them for the conversation."
+    ),
 }
 INTRO = {
-    "rating": "The task changes: from now on you **rate** each chatbot response on its own.",
-    "pairwise": "The task changes: from now on you **compare two** chatbot responses and choose the better one.",
-    "best_worst": "The task changes: from now on you pick the **best** and the **worst** of several responses.",
+    "rating": N_("The task changes: from now on you **rate** each chatbot response on its own."),
+    "pairwise": N_("The task changes: from now on you **compare two** chatbot responses and choose the better one."),
+    "best_worst": N_("The task changes: from now on you pick the **best** and the **worst** of several responses."),
 }
 
 
@@ -380,7 +399,7 @@ def block_texts(cfg, kind: str) -> ForBlock:
     return ForBlock(
         instructions=own.instructions or (texts.instructions if number == 1 else INSTRUCTIONS.get(kind, "")),
         situation_help=own.situation_help or default_help,
-        intro=None if number == 1 else (own.intro or INTRO.get(kind, "The task changes from here on.")),
+        intro=None if number == 1 else (own.intro or INTRO.get(kind, N_("The task changes from here on."))),
         number=number,
         count=len(blocks),
     )

@@ -16,10 +16,11 @@ import html
 import json
 from collections.abc import Iterable
 
+from infact.text.catalogue import N_, _, direction
 from infact.text.items import QUOTED, is_item
 from infact.text.neutral import displayable
 
-ROLE_LABELS = {"user": "USER", "bot": "CHAT-BOT"}
+ROLE_LABELS = {"user": N_("USER"), "bot": N_("CHAT-BOT")}
 
 
 # Inline styles on our own markup.
@@ -28,10 +29,13 @@ STYLE = {
     # overflow-wrap (inherited by every turn): a 20,000-character "word" wraps instead of running off the card.
     "dialog": "border:1px solid #d0d4dc;border-radius:.6rem;padding:.8rem 1rem;background:#fafbfc;margin-bottom:.5rem;"
     "overflow-wrap:anywhere;min-width:0",
-    "user": "margin:.35rem 15% .35rem 0;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#e8f0fe",
-    "bot": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#f1f3f4",
-    "next": "margin:.35rem 0 .35rem 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;background:#fff;"
-    "border:2px dashed #9aa0a6",
+    # logical margins: the user's turns on the reading side, mirrored right to left (RTL_CSS)
+    "user": "margin-block:.35rem;margin-inline:0 15%;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;"
+    "background:#e8f0fe",
+    "bot": "margin-block:.35rem;margin-inline:15% 0;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;"
+    "background:#f1f3f4",
+    "next": "margin-block:.35rem;margin-inline:15% 0;padding:.4rem .6rem;border-radius:.5rem;line-height:1.45;"
+    "background:#fff;border:2px dashed #9aa0a6",
     "role_user": "font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#1a56c4",
     "role_bot": "font-weight:700;font-size:.8rem;letter-spacing:.03em;color:#5f6368",
     "item": "background:#fff2b3;padding:0 .15em;border-radius:.2em;font-weight:600",
@@ -69,7 +73,7 @@ def highlight_items(text: str, items: Iterable[str] = ()) -> str:
 
 def turn_html(role: str, text: str, *, next_turn: bool = False, items: Iterable[str] = ()) -> str:
     role = role if role in ROLE_LABELS else "bot"
-    label = ROLE_LABELS[role]
+    label = html.escape(_(ROLE_LABELS[role]))
     box = STYLE["next"] if next_turn else STYLE[role]
     cls = f"infact-turn infact-{role}" + (" infact-next" if next_turn else "")
     body = "…?" if next_turn else highlight_items(text, items)
@@ -95,7 +99,7 @@ def response_html(letter: str, text: str, items: Iterable[str] = (), *, card: bo
     cls = "infact-response infact-card" if card else "infact-response"
     return (
         f'<div class="{cls}" style="{STYLE["response"]}"><span class="infact-letter" '
-        f'style="{STYLE["letter"]}">Response {html.escape(letter)}</span>'
+        f'style="{STYLE["letter"]}">{html.escape(_("Response {letter}").format(letter=letter))}</span>'
         f'<div class="infact-text">{highlight_items(text, items)}</div></div>'
     )
 
@@ -108,9 +112,10 @@ def title_html(title: str) -> str:
 def progress_html(text: str, done: int, total: int) -> str:
     """ "Situation 3 of 10" and a bar: the visible line is plain text, the bar a named progressbar."""
     pct = 0 if total <= 0 else round(100 * min(max(done, 0), total) / total)
+    name = html.escape(_("Progress"), quote=True)
     return (
         f'<p class="infact-progress-text" style="{STYLE["progress_text"]}">{html.escape(text)}</p>'
-        f'<div class="infact-progress" role="progressbar" aria-label="Progress" aria-valuemin="0" '
+        f'<div class="infact-progress" role="progressbar" aria-label="{name}" aria-valuemin="0" '
         f'aria-valuemax="{total}" aria-valuenow="{done}" aria-valuetext="{html.escape(text, quote=True)}" '
         f'style="{STYLE["progress"]}"><div style="{STYLE["progress_bar"]}width:{pct}%"></div></div>'
     )
@@ -186,6 +191,24 @@ button:focus-visible,a:focus-visible,summary:focus-visible{{outline:3px solid {F
   h1{{font-size:1.2rem !important;line-height:1.25 !important;padding:0 0 .25rem !important}}
 }}
 </style>"""
+
+
+# A language written right to left (Arabic): the participant page's main area is mirrored — the dialog's
+# turns, the scales (flex rows follow the direction) and the buttons. The study title and dataset text
+# keep their own direction inside (`unicode-bidi: plaintext`): an English dialog stays readable.
+RTL_CSS = """<style>
+[data-testid="stMain"],[data-testid="stMain"] .stMainBlockContainer{direction:rtl;text-align:right}
+[data-testid="stMain"] .infact-text,[data-testid="stMain"] textarea,[data-testid="stMain"] input\
+{unicode-bidi:plaintext}
+[data-testid="stMain"] [data-testid="stRadioOption"] p,[data-testid="stMain"] [data-testid="stWidgetLabel"] p,\
+[data-testid="stMain"] [data-testid="stCaptionContainer"],[data-testid="stMain"] [data-testid="stMarkdownContainer"]\
+{text-align:right}
+</style>"""
+
+
+def page_css() -> str:
+    """The participant page's stylesheet in the current language's direction (catalogue.direction)."""
+    return CSS + (RTL_CSS if direction() == "rtl" else "")
 
 
 def _js(value) -> str:

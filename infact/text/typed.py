@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from infact.text.catalogue import N_
+
 # ---------------------------------------------------------------- what participants read
 
-NO_AI_TOOLS = (
+NO_AI_TOOLS = N_(
     "Please write in your own words. Do not use AI tools such as ChatGPT, and do not paste text from elsewhere."
 )
-PASTE_BLOCKED = "Pasting is turned off here: please type your answer."
+PASTE_BLOCKED = N_("Pasting is turned off here: please type your answer.")
 
 # ---------------------------------------------------------------- the stored metrics
 

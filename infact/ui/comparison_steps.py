@@ -12,6 +12,7 @@ from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
+from infact.text.catalogue import _, ngettext, number
 from infact.text.display import STYLE, dialog_html, escape
 from infact.ui import typed_text
 from infact.ui.participant_page import render_dialog, render_response, renderer, submit_button
@@ -20,14 +21,19 @@ from infact.values import response_letter
 
 def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "responses") -> None:
     done, total = flow.progress(progress.state)
-    unit = "Situation" if what == "responses" else "Pair of conversations"
-    st.progress(done / total, text=f"{unit} {step.index} of {total}")
+    line = _("Situation {n} of {total}") if what == "responses" else _("Pair of conversations {n} of {total}")
+    st.progress(done / total, text=line.format(n=number(step.index), total=number(total)))
     texts = block_texts(flow.cfg, PROTOCOL_OF.get(step.kind, step.kind))  # a [flow] study's block has its own
-    st.caption(texts.situation_help)
+    st.caption(_(texts.situation_help))
     if what == "responses":
         render_dialog(flow.study.situation(step.situation_id).context)
-    with st.expander(f"Reminder: how to judge the {what}"):
-        st.markdown(texts.instructions)
+    reminder = (
+        _("Reminder: how to judge the responses")
+        if what == "responses"
+        else _("Reminder: how to judge the conversations")
+    )
+    with st.expander(reminder):
+        st.markdown(_(texts.instructions))
 
 
 def _compared_situation(flow: Flow, progress: Progress, step: Step) -> list[dict]:
@@ -74,13 +80,17 @@ def conversation_pair_html(topic: str, conversations: list[tuple[str, list[dict]
     """The topic (if any), then each conversation under its label ("Conversation A"), so stacked
     on a phone each stays named. Dataset text is escaped (dialog_html), never Markdown."""
     intro = (
-        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {escape(topic)}</p>'
+        f'<p class="infact-topic" style="{STYLE["intro"]}">'
+        + escape(_("The user is looking for: {topic}")).format(topic=escape(topic))
+        + "</p>"
         if topic
         else ""
     )
+    name = _("Conversation {letter}")
     body = "".join(
-        f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">Conversation '
-        f"{html.escape(letter)}</span>{dialog_html([(t['role'], t['text']) for t in turns], placeholder=False)}"
+        f'<div class="infact-conversation"><span class="infact-letter" style="{STYLE["letter"]}">'
+        f"{html.escape(name.format(letter=letter))}</span>"
+        f"{dialog_html([(t['role'], t['text']) for t in turns], placeholder=False)}"
         f"</div>"
         for letter, turns in conversations
     )
@@ -94,31 +104,31 @@ def _pairwise_form(flow: Flow, progress: Progress, step: Step, noun: str) -> Non
         options = ["A", "B"] + [proto.tie_label] * proto.allow_tie + [proto.both_bad_label] * proto.allow_both_bad
         choices = {
             crit.id: st.radio(
-                proto.question_for(crit.id),
+                _question(proto, crit.id),
                 options,
                 index=None,
                 horizontal=True,
-                format_func=lambda o: f"{noun} {o}" if o in ("A", "B") else o,
+                format_func=lambda o: _letter(noun, o) if o in ("A", "B") else _(o),
                 key=f"{step.name}-{crit.id}",
             )
             for crit in flow.cfg.criteria
         }
         why, typing = "", None
         if proto.justification != "off":
-            need = (
-                f" (at least {proto.justification_min_chars} characters)"
+            label = (
+                _("Briefly, why? (at least {n} characters)").format(n=number(proto.justification_min_chars))
                 if proto.justification == "required"
-                else " (optional)"
+                else _("Briefly, why? (optional)")
             )
             block = flow.cfg.quality.block_paste
             typed_text.note(block, flow.cfg.texts.no_ai_tools)
             typing = typed_text.watch(step.name, block_paste=block).get(f"{step.name}-why")
-            why = st.text_area(f"Briefly, why?{need}", key=f"{step.name}-why", max_chars=2000)
+            why = st.text_area(label, key=f"{step.name}-why", max_chars=2000)
         submit_button(
             flow,
             progress,
             step,
-            "Submit and continue",
+            _("Submit and continue"),
             f"submit-{step.name}",
             {"choices": choices, "justification": why, "typing": typing},
         )
@@ -130,20 +140,29 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
 
     pairs = read_gold_pairs(flow.study.folder, flow.cfg.protocol.onboarding)
     dialogs = bool(pairs) and isinstance(pairs[0]["a"], list)
-    better = (
-        "one conversation's chatbot is clearly the better one"
+    intro = (
+        ngettext(
+            "**Before the study: {n} practice example.** In it, one conversation's chatbot is clearly the better "
+            "one. Choose it to show you have understood the task.",
+            "**Before the study: {n} practice examples.** In each, one conversation's chatbot is clearly the better "
+            "one. Choose it to show you have understood the task.",
+            len(pairs),
+        )
         if dialogs
-        else "one response is clearly the better next message"
+        else ngettext(
+            "**Before the study: {n} practice example.** In it, one response is clearly the better next message. "
+            "Choose it to show you have understood the task.",
+            "**Before the study: {n} practice examples.** In each, one response is clearly the better next message. "
+            "Choose it to show you have understood the task.",
+            len(pairs),
+        )
     )
-    st.markdown(
-        f"**Before the study: {len(pairs)} practice examples.** In each, {better}. "
-        "Choose it to show you have understood the task."
-    )
+    st.markdown(intro.format(n=number(len(pairs))))
     with st.form(f"form-{step.name}"):
         gold = {}
         for i, pair in enumerate(pairs, start=1):
             with st.container(border=True):
-                st.markdown(f"**Example {i}**")
+                st.markdown(_("**Example {n}**").format(n=number(i)))
                 if isinstance(pair["a"], list):  # a dialog-level study's gold pair: two whole conversations
                     _conversation_pair(pair.get("topic", ""), [("A", pair["a"]), ("B", pair["b"])])
                     noun = "Conversation"
@@ -154,14 +173,24 @@ def onboarding_step(flow: Flow, progress: Progress, step: Step) -> None:
                             render_response(letter, pair[key])
                     noun = "Response"
                 gold[str(i)] = st.radio(
-                    flow.cfg.protocol.question_for(flow.cfg.criteria[0].id),
+                    _question(flow.cfg.protocol, flow.cfg.criteria[0].id),
                     ["A", "B"],
                     index=None,
                     horizontal=True,
-                    format_func=lambda o, n=noun: f"{n} {o}",
+                    format_func=lambda o, n=noun: _letter(n, o),
                     key=f"onboarding-{i}",
                 )
-        submit_button(flow, progress, step, "Continue to the study", "submit-onboarding", {"gold": gold})
+        submit_button(flow, progress, step, _("Continue to the study"), "submit-onboarding", {"gold": gold})
+
+
+def _question(proto, criterion: str) -> str:
+    """The protocol's question (a catalogue string unless the study wrote its own) about `criterion`."""
+    return _(proto.question).replace("{criterion}", criterion)
+
+
+def _letter(noun: str, letter: str) -> str:
+    """ "Response A" / "Conversation B" in the participant's language."""
+    return (_("Conversation {letter}") if noun == "Conversation" else _("Response {letter}")).format(letter=letter)
 
 
 def _turns(context: list[dict]):
@@ -177,14 +206,14 @@ def best_worst_step(flow: Flow, progress: Progress, step: Step) -> None:
     with st.form(f"form-{step.name}"):
         best, worst = {}, {}
         for crit in flow.cfg.criteria:
-            st.markdown(flow.cfg.protocol.question_for(crit.id))
+            st.markdown(_question(flow.cfg.protocol, crit.id))
             with st.container(key=f"infact-bw-{step.name}-{crit.id}"):  # large framed targets (display.CSS)
                 best[crit.id] = st.radio(
-                    "Best response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-best"
+                    _("Best response"), letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-best"
                 )
                 worst[crit.id] = st.radio(
-                    "Worst response", letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-worst"
+                    _("Worst response"), letters, index=None, horizontal=True, key=f"{step.name}-{crit.id}-worst"
                 )
         submit_button(
-            flow, progress, step, "Submit and continue", f"submit-{step.name}", {"best": best, "worst": worst}
+            flow, progress, step, _("Submit and continue"), f"submit-{step.name}", {"best": best, "worst": worst}
         )

@@ -15,6 +15,7 @@ from infact.participation.steps import Step
 from infact.participation.steps.conversation import conversation_of, message_numbers
 from infact.study.annotation.aspects import of_level
 from infact.study.annotation.conversations import turns_of
+from infact.text.catalogue import _, number
 from infact.text.display import STYLE, caption_html, escape, progress_html, turn_html
 from infact.ui.participant_page import page_top, renderer, submit_button
 
@@ -22,22 +23,25 @@ from infact.ui.participant_page import page_top, renderer, submit_button
 @page_top("conversation")
 def conversation_top(flow: Flow, progress: Progress, step: Step) -> str:
     done, total = flow.progress(progress.state)
-    conv, _ = conversation_of(flow.study, step.situation_id)
+    conv, _expected = conversation_of(flow.study, step.situation_id)
     topic = conv.meta.get("topic") or ""
     intro = (
-        f'<p class="infact-topic" style="{STYLE["intro"]}">The user is looking for: {escape(topic)}</p>'
+        f'<p class="infact-topic" style="{STYLE["intro"]}">'
+        + escape(_("The user is looking for: {topic}")).format(topic=escape(topic))
+        + "</p>"
         if topic
         else ""
     )
     return (
-        progress_html(f"Conversation {step.index} of {total}", done, total)
-        + caption_html(flow.cfg.texts.situation_help)
+        progress_html(_("Conversation {n} of {total}").format(n=number(step.index), total=number(total)), done, total)
+        + caption_html(_(flow.cfg.texts.situation_help))
         + intro
     )
 
 
-def _turn_block(turn: dict, items, number: int | None) -> str:
-    label = f'<span class="infact-letter" style="{STYLE["letter"]}">Chatbot message {number}</span>' if number else ""
+def _turn_block(turn: dict, items, n: int | None) -> str:
+    name = _("Chatbot message {n}").format(n=number(n)) if n else ""
+    label = f'<span class="infact-letter" style="{STYLE["letter"]}">{escape(name)}</span>' if n else ""
     return (
         f'<div class="infact-annotated-turn" data-turn="{turn["turn_ind"]}">{label}'
         f"{turn_html(turn['role'], turn['text'], items=items)}</div>"
@@ -47,12 +51,12 @@ def _turn_block(turn: dict, items, number: int | None) -> str:
 @renderer("conversation")
 def conversation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
-    conv, _ = conversation_of(flow.study, step.situation_id)
+    conv, _expected = conversation_of(flow.study, step.situation_id)
     items = tuple(conv.meta.get("items") or ())
     numbers = message_numbers(conv)
     turn_aspects, dialogue_aspects = of_level(cfg.aspects, "turn"), of_level(cfg.aspects, "dialogue")
-    with st.expander("Reminder: how to rate"):
-        st.markdown(cfg.texts.instructions)
+    with st.expander(_("Reminder: how to rate")):
+        st.markdown(_(cfg.texts.instructions))
     with st.form(f"form-{step.name}"):
         turns: dict[str, dict] = {}
         for turn in turns_of(conv):
@@ -61,8 +65,9 @@ def conversation_step(flow: Flow, progress: Progress, step: Step) -> None:
             if ind in numbers:
                 turns[str(ind)] = {
                     a.id: st.radio(
-                        f"Chatbot message {numbers[ind]}: {a.question}",
+                        _("Chatbot message {n}: {question}").format(n=number(numbers[ind]), question=_(a.question)),
                         a.labels,
+                        format_func=_,
                         index=None,
                         horizontal=True,
                         key=f"{step.name}-t{ind}-{a.id}",
@@ -71,21 +76,23 @@ def conversation_step(flow: Flow, progress: Progress, step: Step) -> None:
                 }
         dialogue = {}
         if dialogue_aspects:
-            st.markdown("**The whole conversation**")
+            st.markdown(_("**The whole conversation**"))
             dialogue = {
-                a.id: st.radio(a.question, a.labels, index=None, horizontal=True, key=f"{step.name}-d-{a.id}")
+                a.id: st.radio(
+                    _(a.question), a.labels, format_func=_, index=None, horizontal=True, key=f"{step.name}-d-{a.id}"
+                )
                 for a in dialogue_aspects
             }
         comment = ""
         if cfg.protocol.comment != "off":
             comment = st.text_area(
-                "Anything else about this conversation? (optional)", key=f"{step.name}-comment", max_chars=2000
+                _("Anything else about this conversation? (optional)"), key=f"{step.name}-comment", max_chars=2000
             )
         submit_button(
             flow,
             progress,
             step,
-            "Submit and continue",
+            _("Submit and continue"),
             f"submit-{step.name}",
             {"turns": turns, "dialogue": dialogue, "comment": comment},
         )

@@ -11,6 +11,7 @@ from infact.participation.flow import Flow
 from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.text import typed
+from infact.text.catalogue import N_, _, ngettext, number
 from infact.text.display import caption_html, progress_html
 from infact.ui import typed_text
 from infact.ui.participant_page import renderer, show_errors, submit
@@ -25,7 +26,7 @@ def _live_clients(path: str, mtime: float) -> dict:
     return connect_all(config.live.systems, config.endpoints, secrets())
 
 
-INPUT = "Type your message…"
+INPUT = N_("Type your message…")
 
 
 def _progress(run, phase) -> None:
@@ -65,19 +66,23 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     # A reload while another run of this participant still asks the system: wait for that answer here.
     due = _answer_due(live, conv) if action is None and conv.ended is None else 0.0
     _progress(run, Phase("chat", slot))
-    st.markdown(live.task)
+    st.markdown(_(live.task))
     typed_text.note(block, flow.cfg.texts.no_ai_tools)  # with the task: the chat input is pinned to the bottom
-    st.subheader(f"Chatbot {slot}")
+    st.subheader(_("Chatbot {slot}").format(slot=slot))
     sent = conv.user_turns + (1 if pending else 0)
     st.html(
-        caption_html(f"{sent} of at most {live.max_turns} messages sent.")
+        caption_html(
+            ngettext(
+                "{sent} of at most {n} message sent.", "{sent} of at most {n} messages sent.", live.max_turns
+            ).format(sent=number(sent), n=number(live.max_turns))
+        )
         + chat_html(lines_of(conv.turns), slot, pending=pending, typing=action is not None or due > 0)
     )
     if action is not None or due > 0:  # shown waiting, the input disabled, while the system answers
         # An empty slot where the warning and buttons were: the browser keeps a run's old elements
         # until they are replaced, so "Try again" and the timeout warning would stay beside "typing…".
         st.empty()
-        st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000, disabled=True)
+        st.chat_input(_(INPUT), key=f"live-input-{slot}", max_chars=1000, disabled=True)
         if action is not None:
             _ask(run, slot, action, reports)
         else:
@@ -86,7 +91,7 @@ def _live_chat(flow: Flow, run, slot: str, conv) -> None:
     with st.container():  # one slot for everything under the chat (see the st.empty above)
         _chat_controls(live, run, slot, conv)
     if not conv.awaiting_reply:  # else: answer the waiting message first (try again or skip)
-        st.chat_input(INPUT, key=f"live-input-{slot}", max_chars=1000)  # read at the top of the next run
+        st.chat_input(_(INPUT), key=f"live-input-{slot}", max_chars=1000)  # read at the top of the next run
         show_errors()
 
 
@@ -127,30 +132,33 @@ def _chat_controls(live, run, slot: str, conv) -> None:
     answered = [t for t in conv.turns if t.role == "assistant" and t.ok]
     if live.turn_rating and answered and answered[-1].turn not in conv.turn_ratings and not conv.awaiting_reply:
         last = answered[-1].turn
-        choice = st.segmented_control(live.turn_rating, ["Yes", "No"], key=f"live-rate-{conv.conversation_id}-{last}")
+        choice = st.segmented_control(
+            _(live.turn_rating), ["Yes", "No"], format_func=_, key=f"live-rate-{conv.conversation_id}-{last}"
+        )
         if choice is not None:
             session.rate_turn(last, choice == "Yes")
             st.rerun()
     if conv.awaiting_reply:
         # The words of the stored failure (a timeout says so), or a reload after the system was asked.
         st.warning(
-            failure_message(conv.last_error)
+            _(failure_message(conv.last_error))
             if conv.last_error
-            else "Waiting for the chatbot's answer. Your conversation is saved. "
-            "You can try again, or skip this chatbot."
+            else _(
+                "Waiting for the chatbot's answer. Your conversation is saved. You can try again, or skip this chatbot."
+            )
         )
         left, right = st.columns(2)
-        left.button("Try again", key=f"live-retry-{slot}", type="primary")  # answered at the top of the next run
-        if right.button("Skip this chatbot", key=f"live-skip-{slot}"):
+        left.button(_("Try again"), key=f"live-retry-{slot}", type="primary")  # answered at the top of the next run
+        if right.button(_("Skip this chatbot"), key=f"live-skip-{slot}"):
             session.skip()
             st.rerun()
         return
     if run.can_end(conv):
         left, right = st.columns(2)
-        if left.button("I found what I wanted: end the chat", key=f"live-satisfied-{slot}"):
+        if left.button(_("I found what I wanted: end the chat"), key=f"live-satisfied-{slot}"):
             session.end("satisfied")
             st.rerun()
-        if right.button("I give up: end the chat", key=f"live-frustrated-{slot}"):
+        if right.button(_("I give up: end the chat"), key=f"live-frustrated-{slot}"):
             session.end("frustrated")
             st.rerun()
 
@@ -158,15 +166,16 @@ def _chat_controls(live, run, slot: str, conv) -> None:
 def _live_rubric(flow: Flow, run, slot: str) -> None:
     live = flow.cfg.live
     _progress(run, Phase("rubric", slot))
-    st.subheader(f"About chatbot {slot}")
-    st.markdown("How much do you agree with each statement about the conversation you just had?")
+    st.subheader(_("About chatbot {slot}").format(slot=slot))
+    st.markdown(_("How much do you agree with each statement about the conversation you just had?"))
     # Not in a form: an answer is the session's as soon as it is given, so a rerun before Continue (the
     # run chain after "end the chat", a late second click, a busy server) redraws it instead of wiping it.
     # A form keeps its answers in the browser until submitted: 4 of ~14 rubrics under load lost them.
     answers = {
         item.id: st.radio(
-            f"{n}. {item.question}",
+            f"{number(n)}. {_(item.question)}",
             live.rubric_scale,
+            format_func=_,
             index=None,
             horizontal=True,
             key=f"live-rubric-{slot}-{item.id}",
@@ -174,7 +183,7 @@ def _live_rubric(flow: Flow, run, slot: str) -> None:
         for n, item in enumerate(live.rubric, start=1)
     }
     show_errors()
-    if st.button("Continue", type="primary", key=f"live-rubric-submit-{slot}"):
+    if st.button(_("Continue"), type="primary", key=f"live-rubric-submit-{slot}"):
         errors = run.submit_rubric(slot, answers)
         if not errors:
             st.rerun()
@@ -184,8 +193,10 @@ def _live_rubric(flow: Flow, run, slot: str) -> None:
 
 def _reopen(conv) -> None:
     """One conversation, closed until the participant opens it: one expander and one HTML block."""
-    with st.expander(f"Chatbot {conv.slot}: read the conversation again", key=f"live-reopen-{conv.slot}"):
-        st.html(chat_html(lines_of(conv.turns), conv.slot, empty="No messages."))
+    with st.expander(
+        _("Chatbot {slot}: read the conversation again").format(slot=conv.slot), key=f"live-reopen-{conv.slot}"
+    ):
+        st.html(chat_html(lines_of(conv.turns), conv.slot, empty=_("No messages.")))
 
 
 def _live_vote(flow: Flow, run, records: list[dict]) -> None:
@@ -193,23 +204,28 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
     convs = [run.conversation(slot, records) for slot in run.slots(records)]
     _progress(run, Phase("vote"))
     forfeit = any(c.never_answered for c in convs)
-    st.subheader("There is nothing to compare" if forfeit else "Which chatbot was better?")
+    st.subheader(_("There is nothing to compare") if forfeit else _("Which chatbot was better?"))
     note = vote_note(convs)
     if note:
-        st.info(note)
+        st.info(_(note))
     for conv in convs:
         if not conv.never_answered:
             _reopen(conv)
     if forfeit:  # no vote is asked: the page stores the forfeit (docs/live.md, "When a system fails")
-        if st.button("Continue", type="primary", key="live-vote-submit"):
+        if st.button(_("Continue"), type="primary", key="live-vote-submit"):
             run.submit_vote("", "")
             st.rerun()
         return
     options = ["A", "B", *(["tie"] if live.allow_tie else []), *(["both_bad"] if live.allow_both_bad else [])]
-    names = {"A": "Chatbot A", "B": "Chatbot B", "tie": "About the same", "both_bad": "Both were bad"}
+    names = {
+        "A": _("Chatbot {slot}").format(slot="A"),
+        "B": _("Chatbot {slot}").format(slot="B"),
+        "tie": _("About the same"),
+        "both_bad": _("Both were bad"),
+    }
     with st.form("form-live-vote"):
         choice = st.radio(
-            "Overall, which chatbot helped you better?",
+            _("Overall, which chatbot helped you better?"),
             options,
             index=None,
             horizontal=True,
@@ -220,9 +236,9 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
         block = flow.cfg.quality.block_paste
         typed_text.note(block, flow.cfg.texts.no_ai_tools)
         report = typed_text.watch("vote", block_paste=block).get("live-vote-reason")
-        reason = st.text_area("Why?" + ("" if need else " (optional)"), key="live-vote-reason", max_chars=2000)
+        reason = st.text_area(_("Why?") if need else _("Why? (optional)"), key="live-vote-reason", max_chars=2000)
         show_errors()
-        if st.form_submit_button("Submit my vote", type="primary", key="live-vote-submit"):
+        if st.form_submit_button(_("Submit my vote"), type="primary", key="live-vote-submit"):
             typing = typed.metrics(report, (reason or "").strip())
             errors = run.submit_vote(choice or "", reason, typing=typing)
             if not errors:

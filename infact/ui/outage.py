@@ -14,17 +14,18 @@ import streamlit as st
 
 from infact.stores.outage import OUTAGE, stored_outages
 from infact.stores.records import StoreUnavailable
-from infact.text.display import CSS, title_html
+from infact.text.catalogue import N_, _
+from infact.text.display import page_css, title_html
 
 OUTAGE_ERRORS = (StoreUnavailable, OSError)  # a database gone away; a disk error under the TinyDB store
 RETRY_S = 3  # the paused page asks the store again this often
 PROBE = "_outage-probe"  # a participant name nobody has: reading it asks the store, finds nothing
-PAUSED = (
+PAUSED = N_(
     "**Saving is paused for a moment.** We cannot reach our storage right now. Your answers so far are safe. "
     "This page will carry on by itself as soon as saving works again; you do not need to start over."
 )
-NOT_SENT = "The page you had just sent could not be saved; you will see it again to send it once more."
-BACK = "Saving works again. Thank you for waiting: you continue where you were."
+NOT_SENT = N_("The page you had just sent could not be saved; you will see it again to send it once more.")
+BACK = N_("Saving works again. Thank you for waiting: you continue where you were.")
 
 
 def probe(storage, study_id: str) -> None:
@@ -72,13 +73,13 @@ def paused_page(flow, exc: BaseException) -> None:
     itself (a fragment asks the store every RETRY_S seconds and reruns the page once it answers). `flow` is
     None when the store could not even be opened: then the whole page is simply tried again."""
     OUTAGE.failed(exc)
-    st.html(CSS + (title_html(flow.cfg.study.title) if flow is not None else ""))
-    st.warning(PAUSED, icon=":material/pause_circle:")
+    st.html(page_css() + (title_html(flow.cfg.study.title) if flow is not None else ""))
+    st.warning(_(PAUSED), icon=":material/pause_circle:")
     if st.session_state.pop("infact_outage_submit", False):
-        st.info(NOT_SENT)
+        st.info(_(NOT_SENT))
     st.session_state["infact_outage_seen"] = True
     st.session_state["infact_outage_paused"] = time.monotonic()
-    if st.button("Try again", key="outage_retry", type="primary"):
+    if st.button(_("Try again"), key="outage_retry", type="primary"):
         st.rerun()
     st.fragment(run_every=RETRY_S)(_wait_for_store)(flow)
 
@@ -90,7 +91,7 @@ def _wait_for_store(flow) -> None:
     paused = st.session_state.get("infact_outage_paused", 0.0)
     if time.monotonic() - paused >= 0.8 * RETRY_S and (flow is None or _answers_now(flow)):
         st.rerun(scope="app")
-    st.caption(f"Last checked {datetime.now(UTC):%H:%M:%S} UTC. Please keep this page open.")
+    st.caption(_("Last checked {time} UTC. Please keep this page open.").format(time=f"{datetime.now(UTC):%H:%M:%S}"))
 
 
 def _answers_now(flow) -> bool:
@@ -104,7 +105,7 @@ def _answers_now(flow) -> bool:
 
 def back_notice() -> str | None:
     """Once, on the first page after a pause this session saw."""
-    return BACK if st.session_state.pop("infact_outage_seen", False) else None
+    return _(BACK) if st.session_state.pop("infact_outage_seen", False) else None
 
 
 def _when(iso: str) -> str:

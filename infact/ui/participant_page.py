@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
@@ -24,9 +22,20 @@ from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
 from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
-from infact.text.display import CSS, dialog_html, forget_script, page_script, response_html, title_html
+from infact.text.catalogue import _, number
+from infact.text.display import dialog_html, forget_script, page_css, page_script, response_html, title_html
 from infact.ui import outage, resources
-from infact.ui.resources import get_flow, is_researcher, log
+from infact.ui.resources import (  # NOT_SAVED, WAITING, PLACE: tests read them from here too
+    NOT_SAVED,
+    PLACE,
+    STALE_TAB,
+    WAITING,
+    Visitor,
+    get_flow,
+    is_researcher,
+    log,
+    use_study_language,
+)
 
 
 def render_dialog(turns, placeholder: bool = True, intro: str | None = None, items=()) -> None:
@@ -38,40 +47,6 @@ def render_response(letter: str, text: str, items=()) -> None:
 
 
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
-STALE_TAB = (
-    "This page was already answered in another tab or window, so the answers given here "
-    "were not stored. You continue with the next step."
-)
-# A submit the store refused (read-only disk, database down): this answer is not saved, earlier ones are.
-NOT_SAVED = (
-    "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
-    "moment and press the button again; your earlier answers are kept."
-)
-# More starts at once than the process (or this address) takes at once (visits.ConsentGate): the page
-# keeps the participant's place and carries on by itself when it comes (`_wait_for_turn`).
-WAITING = (
-    "Many people are starting this study at this moment. Your place is kept: the study starts by itself "
-    "in about {seconds} s. Please keep this page open."
-)
-PLACE = "infact_start_place"  # session state: the place this visitor holds at the gate, across reruns
-
-
-@dataclass
-class Visitor:
-    """Someone on the consent page who has not consented yet: nothing is stored for them.
-
-    Stands in for a `Progress` until consent, when the arrival and the consent are
-    stored together (`submit`)."""
-
-    query: dict
-    preview: bool
-    shown_at: datetime  # stored with the consent: how long the consent page was read
-    current: Step = field(default_factory=lambda: Step("consent", "consent"))
-    state: None = None
-    token: None = None
-    visit: str | None = None  # infact.participation.visits: counted in the funnel, not a participant
-
-
 # Renderers by step kind: a step kind (infact/participation/steps/) draws its page here.
 Renderer = Callable[[Flow, Progress, Step], None]
 RENDERERS: dict[str, Renderer] = {}
@@ -136,7 +111,7 @@ def _join(flow: Flow, visitor: Visitor, step: Step, answers: dict):
     try:
         token = flow.arrive(visitor.query, preview=visitor.preview)
     except IdInUse as exc:  # the same platform ID consented in another session meanwhile
-        return None, (exc.participant_message,)
+        return None, (_(exc.participant_message),)
     flow.mark_shown(flow.state(token), step, at=visitor.shown_at)
     if visitor.visit:
         try:
@@ -160,7 +135,7 @@ def _wait_for_turn(flow: Flow, source: str) -> None:
     note = st.empty()
     try:
         while (left := place.wait()) > 0:
-            note.info(WAITING.format(seconds=max(1, math.ceil(left))), icon=":material/hourglass_top:")
+            note.info(_(WAITING).format(seconds=number(max(1, math.ceil(left)))), icon=":material/hourglass_top:")
             time.sleep(min(1.0, left))
     except StopException:  # the session ends (tab closed): the place goes to the next one
         _give_back_place()
@@ -199,7 +174,7 @@ def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict, 
     if result.ok and result.stored:
         here.add(step.name)
     elif result.ok and step.name not in here:  # stored from another tab: say so, then move on
-        st.session_state["infact_notice"] = STALE_TAB
+        st.session_state["infact_notice"] = _(STALE_TAB)
     if result.ok and rerun:
         st.rerun()
     st.session_state["errors"] = list(result.errors)
@@ -214,7 +189,7 @@ def _not_stored(flow: Flow, step: Step, exc: BaseException) -> None:
         st.session_state["infact_outage_submit"] = True
         st.rerun()
     log.error("INFACT: a submit of step %s could not be stored: %s", step.name, exc, exc_info=True)
-    st.session_state["errors"] = [NOT_SAVED]
+    st.session_state["errors"] = [_(NOT_SAVED)]
 
 
 def show_errors() -> None:
@@ -222,7 +197,7 @@ def show_errors() -> None:
     if len(errors) == 1:
         st.error(errors[0])
     elif errors:  # one box, not a wall of them
-        st.error("Please answer every question before continuing:\n\n" + "\n".join(f"- {m}" for m in errors))
+        st.error(_("Please answer every question before continuing:") + "\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
 def submit_button(flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict, keys=None):
@@ -239,17 +214,22 @@ def submit_button(flow, progress: Progress | Visitor, step: Step, label: str, ke
 
 def withdraw_box(flow: Flow, token: str | None) -> None:
     # Set apart by a line drawn in CSS (display.CSS: .st-key-infact-withdraw), not a divider element.
-    with st.expander("Withdraw from the study", key="infact-withdraw"):
+    with st.expander(_("Withdraw from the study"), key="infact-withdraw"):
         if token is None:  # nothing stored yet; the same layout on every step (see display.CSS)
             st.write(
-                "You have not started yet and nothing is stored. If you do not want to take part, "
-                "simply close this page."
+                _(
+                    "You have not started yet and nothing is stored. If you do not want to take part, "
+                    "simply close this page."
+                )
             )
             return
         st.write(
-            "You can stop at any time without giving a reason. Your answers will be marked as withdrawn and not used."
+            _(
+                "You can stop at any time without giving a reason. Your answers will be marked as withdrawn "
+                "and not used."
+            )
         )
-        if st.button("Withdraw and leave", key="withdraw"):
+        if st.button(_("Withdraw and leave"), key="withdraw"):
             flow.withdraw(token, "participant clicked withdraw")
             progress_cache().drop()  # rebuilt from storage on the rerun
             st.rerun()
@@ -257,8 +237,8 @@ def withdraw_box(flow: Flow, token: str | None) -> None:
 
 def start_over_button(flow: Flow, progress: Progress) -> None:
     """The explicit choice to start as a new participant in this browser (own recruitment only)."""
-    st.caption("Someone else wants to take part on this device?")
-    if st.button("Start the study as a new participant", key="start_over"):
+    st.caption(_("Someone else wants to take part on this device?"))
+    if st.button(_("Start the study as a new participant"), key="start_over"):
         st.session_state["infact_forgotten"] = st.context.cookies.get(cookie_name(flow))
         for key in ("infact_token", "infact_submitted_here", "infact_visitor_shown"):
             st.session_state.pop(key, None)
@@ -278,16 +258,18 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     try:
         arrival, resume = flow.admit({**query, "p": token} if token else query, preview=preview)
     except PlatformError as exc:
-        st.error(exc.participant_message)
-        st.text(f"Details for the researcher: {exc.reason}")  # holds URL values: plain text, no Markdown
+        st.error(_(exc.participant_message))
+        st.text(
+            _("Details for the researcher: {reason}").format(reason=exc.reason)
+        )  # holds URL values: plain text, no Markdown
         return None
     except IdInUse as exc:  # a platform ID without its session: reveal nothing, store nothing
-        st.warning(exc.participant_message)
+        st.warning(_(exc.participant_message))
         return None
     if arrival.mturk_preview:
         # MTurk HIT preview: the worker has not accepted the HIT; describe, do not start.
-        st.markdown(flow.cfg.texts.welcome)
-        st.info("Please accept the HIT to start the study.")
+        st.markdown(_(flow.cfg.texts.welcome))
+        st.info(_("Please accept the HIT to start the study."))
         return None
     if resume is None and not preview:
         mine = remembered(flow)
@@ -307,10 +289,12 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     if token:
         # A personal link we do not know: say so instead of silently starting over.
         st.warning(
-            "We could not find your session from this link. If you have already started, "
-            "please open the exact link from your browser's address bar or history."
+            _(
+                "We could not find your session from this link. If you have already started, "
+                "please open the exact link from your browser's address bar or history."
+            )
         )
-        if st.button("Start the study from the beginning", key="restart"):
+        if st.button(_("Start the study from the beginning"), key="restart"):
             del st.query_params["p"]
             st.rerun()
         return None
@@ -354,7 +338,7 @@ def arrive(flow: Flow) -> tuple[Progress | Visitor | None, Draw]:
         st.session_state["infact_token"] = token
         return progress, st.html
     head = st.empty()  # what _newcomer says comes below the stylesheet and the title
-    head.html(CSS + title_html(flow.cfg.study.title))
+    head.html(page_css() + title_html(flow.cfg.study.title))
     return _newcomer(flow, token), head.html
 
 
@@ -376,17 +360,17 @@ def _page_script(flow: Flow, progress: Progress | Visitor, step: Step) -> str:
 def _messages(progress: Progress | Visitor) -> list[str]:
     out = []
     if progress.state is not None and progress.state.preview:
-        out.append("Preview mode: your answers are stored as a preview and never count.")
+        out.append(_("Preview mode: your answers are stored as a preview and never count."))
     notice = st.session_state.pop("infact_notice", None)
     back = outage.back_notice()
-    unsent = NOT_SAVED if st.session_state.pop("infact_outage_submit", False) else None  # e.g. a consent
+    unsent = _(NOT_SAVED) if st.session_state.pop("infact_outage_submit", False) else None  # e.g. a consent
     return out + [m for m in (back, unsent, notice) if m]
 
 
 def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw) -> None:
     """The page's first element: stylesheet, this step's script, title and the step's top.
     Messages (preview, another tab) go between the title and the step's top."""
-    head = CSS + _page_script(flow, progress, step) + title_html(flow.cfg.study.title)
+    head = page_css() + _page_script(flow, progress, step) + title_html(flow.cfg.study.title)
     top = PAGE_TOPS[step.kind](flow, progress, step) if step.kind in PAGE_TOPS else ""
     messages = _messages(progress)
     if not messages:
@@ -415,19 +399,20 @@ def _new_block(flow: Flow, progress: Progress | Visitor, step: Step):
 def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) -> None:
     """ "Part 2 of 2: the task changes", the block's instructions and Continue (nothing is stored)."""
     draw(
-        CSS + page_script(f"{progress.token}/{step.name}/intro") + title_html(flow.cfg.study.title),
+        page_css() + page_script(f"{progress.token}/{step.name}/intro") + title_html(flow.cfg.study.title),
         unsafe_allow_javascript=True,
     )
-    st.subheader(f"Part {texts.number} of {texts.count}")
-    st.markdown(texts.intro)
-    st.markdown(texts.instructions)
-    if st.button("Continue", type="primary", key=f"block-intro-{step.kind}"):
+    st.subheader(_("Part {number} of {count}").format(number=number(texts.number), count=number(texts.count)))
+    st.markdown(_(texts.intro))
+    st.markdown(_(texts.instructions))
+    if st.button(_("Continue"), type="primary", key=f"block-intro-{step.kind}"):
         st.session_state.setdefault("infact_blocks_seen", set()).add((progress.token, PROTOCOL_OF[step.kind]))
         st.rerun()
     withdraw_box(flow, progress.token)
 
 
 def participant_page() -> None:
+    use_study_language()
     try:
         flow = get_flow()
     except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)
@@ -436,9 +421,9 @@ def participant_page() -> None:
     except InfactError as exc:
         # Details hold server paths: they go to the log and the researcher's dashboard, never to participants.
         log.error("study not available:\n%s", "\n".join(str(p) for p in exc.problems))
-        st.html(CSS)
-        st.title("This study is not available right now")
-        st.info("Please try again later. If this persists, contact the researchers who invited you.")
+        st.html(page_css())
+        st.title(_("This study is not available right now"))
+        st.info(_("Please try again later. If this persists, contact the researchers who invited you."))
         return
     try:
         outage.after_unsent_submit(flow.storage, flow.study.id)

@@ -10,6 +10,7 @@ from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM, COMMENT_TYPING
 from infact.participation.steps.situation import response_text
 from infact.study.protocol_config import block_texts
+from infact.text.catalogue import _, number
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html
 from infact.ui import typed_text
 from infact.ui.participant_page import (
@@ -27,19 +28,19 @@ from infact.values import response_letter
 @renderer("consent")
 def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
     texts = flow.cfg.texts
-    st.markdown(texts.welcome)
-    with st.expander("Instructions: how to rate", expanded=True):
-        st.markdown(texts.instructions)
-    with st.expander("Terms of participation"):
-        st.markdown(texts.terms)
-    with st.expander("Data privacy"):
-        st.markdown(texts.privacy)
+    st.markdown(_(texts.welcome))
+    with st.expander(_("Instructions: how to rate"), expanded=True):
+        st.markdown(_(texts.instructions))
+    with st.expander(_("Terms of participation")):
+        st.markdown(_(texts.terms))
+    with st.expander(_("Data privacy")):
+        st.markdown(_(texts.privacy))
     # Not in a form: the tick is the session's as soon as it is given, so a rerun between the tick and
     # the click (the page's first run still drawing on a busy server) cannot drop it: a first "Start the
     # study" was once ignored with the box ticked.
-    agreed = st.checkbox(texts.consent, key="consent")
+    agreed = st.checkbox(_(texts.consent), key="consent")
     show_errors()
-    if st.button("Start the study", type="primary", key="consent_submit") or start_pending():
+    if st.button(_("Start the study"), type="primary", key="consent_submit") or start_pending():
         submit(flow, progress, step, {"consent": agreed})
         show_errors()
 
@@ -54,8 +55,8 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
     done, total = flow.progress(progress.state)
     situation = flow.study.situation(step.situation_id)
     return (
-        progress_html(f"Situation {step.index} of {total}", done, total)
-        + caption_html(block_texts(flow.cfg, "rating").situation_help)
+        progress_html(_("Situation {n} of {total}").format(n=number(step.index), total=number(total)), done, total)
+        + caption_html(_(block_texts(flow.cfg, "rating").situation_help))
         + dialog_html([(t.role, t.text) for t in situation.context], items=_items(situation))
     )
 
@@ -64,8 +65,8 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
 def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
     situation = flow.study.situation(step.situation_id)
-    with st.expander("Reminder: what does *meaningful* mean?"):
-        st.markdown(block_texts(cfg, "rating").instructions)  # a [flow] study's rating block has its own
+    with st.expander(_("Reminder: what does *meaningful* mean?")):
+        st.markdown(_(block_texts(cfg, "rating").instructions))  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
         keys: dict[str, dict[str, str]] = {}
@@ -78,43 +79,54 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
                 keys[system][crit.id] = f"{step.name}-{letter}-{crit.id}"
                 # The group's accessible name says which response it rates.
                 answers[system][crit.id] = st.radio(
-                    f"Response {letter}: {crit.question}",
+                    _("Response {letter}: {question}").format(letter=letter, question=_(crit.question)),
                     cfg.scale.labels,
+                    format_func=_,  # stored as the study's label, shown in the participant's language
                     index=None,
                     horizontal=True,
                     key=keys[system][crit.id],
                 )
         submit_button(
-            flow, progress, step, "Submit and continue", f"submit-{step.name}", {"ratings": answers}, {"ratings": keys}
+            flow,
+            progress,
+            step,
+            _("Submit and continue"),
+            f"submit-{step.name}",
+            {"ratings": answers},
+            {"ratings": keys},
         )
 
 
 @renderer("questionnaire")
 def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
     q = flow.cfg.questionnaire
-    st.markdown(flow.cfg.texts.questionnaire_intro)
+    st.markdown(_(flow.cfg.texts.questionnaire_intro))
     with st.form("form-questionnaire"):
         answers: dict[str, str | None] = {}
         # With the comment, its typing report (a component's value, not a widget key) is read in the press's run.
         keys = None if q.comment.enabled else {item.id: f"q-{item.id}" for item in q.items}
         for n, item in enumerate(q.items, start=1):
-            answers[item.id] = st.radio(f"{n}. {item.text}", q.scale, index=None, horizontal=True, key=f"q-{item.id}")
+            answers[item.id] = st.radio(
+                f"{number(n)}. {_(item.text)}", q.scale, format_func=_, index=None, horizontal=True, key=f"q-{item.id}"
+            )
         if q.comment.enabled:
             block = flow.cfg.quality.block_paste
             typed_text.note(block, flow.cfg.texts.no_ai_tools)
             answers[COMMENT_TYPING] = typed_text.watch("questionnaire", block_paste=block).get("q-comment")
-            answers[COMMENT_ITEM] = st.text_area(q.comment.question, max_chars=q.comment.max_chars, key="q-comment")
-        submit_button(flow, progress, step, "Continue", "submit-questionnaire", answers, keys)
+            answers[COMMENT_ITEM] = st.text_area(_(q.comment.question), max_chars=q.comment.max_chars, key="q-comment")
+        submit_button(flow, progress, step, _("Continue"), "submit-questionnaire", answers, keys)
 
 
 @renderer("demographics")
 def demographics_step(flow: Flow, progress: Progress, step: Step) -> None:
-    st.markdown(flow.cfg.texts.demographics_intro)
+    st.markdown(_(flow.cfg.texts.demographics_intro))
     with st.form("form-demographics"):
         answers, keys = {}, {item.id: f"d-{item.id}" for item in flow.cfg.demographics}
         for item in flow.cfg.demographics:
-            answers[item.id] = st.radio(item.text, item.options, index=None, horizontal=True, key=keys[item.id])
-        submit_button(flow, progress, step, "Finish", "submit-demographics", answers, keys)
+            answers[item.id] = st.radio(
+                _(item.text), item.options, format_func=_, index=None, horizontal=True, key=f"d-{item.id}"
+            )
+        submit_button(flow, progress, step, _("Finish"), "submit-demographics", answers, keys)
 
 
 @renderer("done")
@@ -122,27 +134,27 @@ def done_step(flow: Flow, progress: Progress, step: Step) -> None:
     texts = flow.cfg.texts
     state = progress.state
     if state.withdrawn is not None:
-        st.info(texts.withdrawn)
+        st.info(_(texts.withdrawn))
         return
     completion = flow.completion(state)
     if completion is None:  # every step stored, the completion not: the process that stored them died
         state = flow.finish_pending(state)
         completion = flow.completion(state)
     if completion is None:  # never show a code early
-        st.warning("Saving your answers… please reload the page.")
+        st.warning(_("Saving your answers… please reload the page."))
         return
     screened_out = state.complete.get("outcome") == "screened_out"
     if screened_out:
-        st.warning(texts.screened_out)
+        st.warning(_(texts.screened_out))
     else:
-        st.success("All your answers are saved.")
-        st.markdown(texts.completion)
+        st.success(_("All your answers are saved."))
+        st.markdown(_(texts.completion))
     if completion.code:
-        st.markdown("**Your participant code**" if screened_out else "**Your completion code**")
+        st.markdown(_("**Your participant code**") if screened_out else _("**Your completion code**"))
         with st.container(key="infact-completion-code"):  # drawn in the text font (display.CSS): "-" not "−"
             st.code(completion.code, language=None)
     st.write(completion.text)
     if completion.redirect_url:  # the page script redirects in this tab; the link is the fallback
-        st.html(return_link_html(completion.redirect_url, "Return to Prolific"))
+        st.html(return_link_html(completion.redirect_url, _("Return to Prolific")))
     if flow.cfg.platform.kind == "none":
         start_over_button(flow, progress)

@@ -8,6 +8,8 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +21,12 @@ from infact.deployment import study_folder
 from infact.errors import InfactError
 from infact.participation import situation_load
 from infact.participation.flow import Flow, utcnow
+from infact.participation.steps import Step
 from infact.storage import Storage, open_storage
 from infact.stores.config import resolve_store
 from infact.study.loader import Study, load_study
+from infact.text import catalogue
+from infact.text.catalogue import N_, _
 from infact.ui import media_guard, outage
 
 log = logging.getLogger("infact")
@@ -105,8 +110,10 @@ def fail_safely(exc: BaseException, audience: str = "participant") -> None:
     log.error("unexpected error: %s", "".join(traceback.format_exception(exc)))
     if audience == "participant":
         st.error(
-            "Sorry, something went wrong on our side. Your answers so far are saved. "
-            "Please reload the page in a moment; you will continue where you left off."
+            _(
+                "Sorry, something went wrong on our side. Your answers so far are saved. "
+                "Please reload the page in a moment; you will continue where you left off."
+            )
         )
     else:
         st.error(f"Unexpected error ({type(exc).__name__}); the details are in the server log.")
@@ -277,6 +284,52 @@ def _first_call_this_run() -> bool:
     return True
 
 
+# ---------------------------------------------------------------- before a participant exists
+# The participant page's own messages (catalogue strings, translated where shown), the visitor on the
+# consent page and the page's language (infact/ui/participant_page.py).
+
+STALE_TAB = N_(
+    "This page was already answered in another tab or window, so the answers given here "
+    "were not stored. You continue with the next step."
+)
+# A submit the store refused (read-only disk, database down): this answer is not saved, earlier ones are.
+NOT_SAVED = N_(
+    "Sorry, this answer could not be saved on our side, so it was **not** recorded. Please wait a "
+    "moment and press the button again; your earlier answers are kept."
+)
+# More starts at once than the process (or this address) takes at once (visits.ConsentGate): the page
+# keeps the participant's place and carries on by itself when it comes (`_wait_for_turn`).
+WAITING = N_(
+    "Many people are starting this study at this moment. Your place is kept: the study starts by itself "
+    "in about {seconds} s. Please keep this page open."
+)
+PLACE = "infact_start_place"  # session state: the place this visitor holds at the gate, across reruns
+
+
+@dataclass
+class Visitor:
+    """Someone on the consent page who has not consented yet: nothing is stored for them.
+
+    Stands in for a `Progress` until consent, when the arrival and the consent are
+    stored together (`submit`)."""
+
+    query: dict
+    preview: bool
+    shown_at: datetime  # stored with the consent: how long the consent page was read
+    current: Step = field(default_factory=lambda: Step("consent", "consent"))
+    state: None = None
+    token: None = None
+    visit: str | None = None  # infact.participation.visits: counted in the funnel, not a participant
+
+
+def use_study_language() -> None:
+    """This run speaks the study's language (`[study] language`); English while no study can be read."""
+    try:
+        catalogue.use(get_study().config.study.language)
+    except Exception:
+        catalogue.use(catalogue.SOURCE)
+
+
 # -- a form stored by its submit button's callback ----------------------------------------
 # A step's form stored before the press's run: one script run per press instead of two.
 #
@@ -308,6 +361,7 @@ def on_press(submit: Callable[..., None], flow: Flow, progress: Any, step: Any, 
     """A submit button's callback: `submit(flow, progress, step, answers, rerun=False)`, the answers read from
     session state by their widgets' `keys`."""
     try:
+        use_study_language()  # a callback runs before the page sets it for the run
         submit(flow, progress, step, answers_from_state(keys), rerun=False)
     except Exception as exc:  # raised again in the run that follows (`raise_deferred`)
         st.session_state[DEFERRED] = exc

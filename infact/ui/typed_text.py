@@ -23,6 +23,7 @@ import logging
 import streamlit as st
 
 from infact.text import typed
+from infact.text.catalogue import _
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +163,6 @@ def take(reports: dict[str, dict], key: str, text: str) -> dict | None:
 
 def note(block_paste: bool, no_ai: str) -> None:
     """The sentence above a typed field: the study's request not to use AI tools, and that pasting is off."""
-    words = " ".join(x for x in (no_ai, typed.PASTE_BLOCKED if block_paste else "") if x)
+    words = " ".join(_(x) for x in (no_ai, typed.PASTE_BLOCKED if block_paste else "") if x)
     if words:
         st.caption(words)

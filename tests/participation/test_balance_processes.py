@@ -28,7 +28,7 @@ from infact.study.loader import load_study
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "demo"  # 38 regular situations, 9 per participant
-START = datetime(2030, 1, 1, 9, 0, tzinfo=UTC)
+START = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)  # in the past: a bot's clock never runs ahead of the wall clock
 
 CHILD = """
 import sys, time

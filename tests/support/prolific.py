@@ -37,9 +37,14 @@ def session_id(i: int) -> str:
     return f"{i:024d}"
 
 
-def play(study, storage, strategies: list[str], *, seed: int = 1) -> list[tuple[str, str]]:
-    """Bots with Prolific PIDs pid(0), pid(1), …; returns (PID, INFACT token) per bot."""
+def play(study, storage, strategies: list[str], *, seed: int = 1, people: bool = False) -> list[tuple[str, str]]:
+    """Bots with Prolific PIDs pid(0), pid(1), …; returns (PID, INFACT token) per bot. `people`: their records are
+    written as a person's (no `bot` mark), for what counts people only (fair pay, the expected-time banner)."""
     from infact.participation.bots import Bot
+    from tests.support.participants import person_class
+
+    if people:
+        Bot = person_class()
 
     out = []
     start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

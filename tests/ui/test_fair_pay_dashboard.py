@@ -33,7 +33,7 @@ def dashboard(study_dir, db, monkeypatch) -> AppTest:
 def test_the_dashboard_warns_while_the_study_underpays(tmp_path, monkeypatch):
     folder = prolific_study_folder(tmp_path, prolific={"reward_cents": 5})  # 5p for a study of minutes
     study, storage = load_study(folder), TinyDBStorage(tmp_path / "db")
-    play(study, storage, ["attentive", "attentive", "attentive"])
+    play(study, storage, ["attentive", "attentive", "attentive"], people=True)  # fair pay counts people
     at = dashboard(folder, tmp_path / "db", monkeypatch)
     errors = [e.value for e in at.error]
     assert any("This study underpays" in e and "(INFACT, n = 3)" in e and "--top-up" in e for e in errors), errors

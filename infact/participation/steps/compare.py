@@ -25,6 +25,7 @@ from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
 from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
 from infact.text import typed
+from infact.text.catalogue import _, number
 from infact.text.style import features_of
 from infact.values import response_letter, shown_response
 
@@ -41,7 +42,10 @@ def shown_texts(flow, step: Step) -> list[dict]:
             "position": pos,
             "system": system,
             "text": shown_response(
-                situation.responses, system, instructed_system=instructed, instruction=flow.cfg.protocol.attention_text
+                situation.responses,
+                system,
+                instructed_system=instructed,
+                instruction=_(flow.cfg.protocol.attention_text),
             ),
         }
         for pos, system in enumerate(step.order, start=1)
@@ -208,10 +212,20 @@ class Pairwise(StepKind):
                 choices[crit.id] = BOTH_BAD
             else:
                 extra = [proto.tie_label] * proto.allow_tie + [proto.both_bad_label] * proto.allow_both_bad
-                errors.append(f"Please choose {self.noun} A or B{''.join(f' or “{x}”' for x in extra)}{what}.")
+                ors = "".join(_(" or “{label}”").format(label=_(x)) for x in extra)
+                choose = (
+                    _("Please choose conversation A or B{more}{what}.")
+                    if self.noun == "conversation"
+                    else _("Please choose response A or B{more}{what}.")
+                )
+                errors.append(choose.format(more=ors, what=what))
         text = str(answers.get("justification") or "").strip()
         if proto.justification == "required" and len(text) < proto.justification_min_chars:
-            errors.append(f"Please explain your choice in at least {proto.justification_min_chars} characters.")
+            errors.append(
+                _("Please explain your choice in at least {n} characters.").format(
+                    n=number(proto.justification_min_chars)
+                )
+            )
         typing = typed.metrics(answers.get("typing"), text) if text else None
         return _checked(
             flow, step, errors, choices.values(), choices=choices, justification=text, justification_typing=typing
@@ -314,9 +328,9 @@ class BestWorst(StepKind):
             what = "" if len(flow.cfg.criteria) == 1 else f" ({crit.id})"
             b, w = letters.get(best_given.get(crit.id)), letters.get(worst_given.get(crit.id))
             if b is None or w is None:
-                errors.append(f"Please pick the best and the worst response{what}.")
+                errors.append(_("Please pick the best and the worst response{what}.").format(what=what))
             elif b == w:
-                errors.append(f"The best and the worst response must be different{what}.")
+                errors.append(_("The best and the worst response must be different{what}.").format(what=what))
             else:
                 best[crit.id], worst[crit.id] = b, w
         return _checked(flow, step, errors, best.values(), best=best, worst=worst)

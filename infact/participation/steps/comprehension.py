@@ -17,9 +17,10 @@ from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.platform_config import ATTEMPTS
+from infact.text.catalogue import N_, _
 
 ATTEMPT = "comprehension_attempt"  # the record of a failed attempt that leaves another one
-AGAIN = "This attempt was already submitted. Please read the questions again and answer them below."
+AGAIN = N_("This attempt was already submitted. Please read the questions again and answer them below.")
 
 
 def failed_attempts(st) -> int:
@@ -39,12 +40,12 @@ class Comprehension(StepKind):
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         attempt = step.data.get("attempt", 1)
         if answers.get("attempt") not in (None, attempt):  # a double click on the page of a failed attempt
-            return Checked.refuse(AGAIN)
+            return Checked.refuse(_(AGAIN))
         questions = flow.cfg.comprehension.questions
         given = answers.get("answers") or {}
         missing = [str(n) for n, q in enumerate(questions, start=1) if given.get(q.id) not in q.options]
         if missing:
-            return Checked.refuse(f"Please answer question {', '.join(missing)}.")
+            return Checked.refuse(_("Please answer question {numbers}.").format(numbers=", ".join(missing)))
         wrong = [q.id for q in questions if given[q.id] != q.answer]
         last = attempt >= ATTEMPTS
         return Checked(

@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.text.catalogue import N_, _
 
-REFUSED = "Please tick the consent box to take part. If you do not want to take part, you can simply close this page."
+REFUSED = N_(
+    "Please tick the consent box to take part. If you do not want to take part, you can simply close this page."
+)
 
 
 class Consent(StepKind):
@@ -16,7 +19,7 @@ class Consent(StepKind):
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         if answers.get("consent") is not True:
-            return Checked.refuse(REFUSED)
+            return Checked.refuse(_(REFUSED))
         return Checked(fields={"answers": {"consent": True}})
 
     def store(self, flow, st, step: Step, fields: Mapping[str, Any]) -> None:

@@ -24,6 +24,7 @@ from infact.study.annotation.aspects import Aspect, of_level
 from infact.study.annotation.conversations import dataset_of, read_gold, system_of, system_turns, turns_of
 from infact.table_schema import BOT, EXCLUDED, STUDY, TableSchema
 from infact.table_schema import Column as C
+from infact.text.catalogue import _, number
 
 GOLD_PREFIX = "gold:"
 CARELESS = ("straightliner", "speeder", "fails-attention")  # bots that do not answer the gold as its answers
@@ -163,11 +164,17 @@ class Conversation(StepKind):
         for ind, n in numbers.items():
             values, missing = _missing(given.get(str(ind)), of_level(aspects, "turn"))
             if missing:
-                errors.append(f"Please rate chatbot message {n}: {', '.join(missing)}.")
+                errors.append(
+                    _("Please rate chatbot message {n}: {missing}.").format(n=number(n), missing=", ".join(missing))
+                )
             turns[str(ind)] = values
         dialogue, missing = _missing(answers.get("dialogue"), of_level(aspects, "dialogue"))
         if missing:
-            errors.append(f"Please answer the questions about the whole conversation: {', '.join(missing)}.")
+            errors.append(
+                _("Please answer the questions about the whole conversation: {missing}.").format(
+                    missing=", ".join(missing)
+                )
+            )
         comment = answers.get("comment")
         comment = comment.strip()[:2000] if isinstance(comment, str) and flow.cfg.protocol.comment != "off" else ""
         if errors:

@@ -8,6 +8,7 @@ from typing import Any
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
+from infact.text.catalogue import _
 
 DEMOGRAPHICS = TableSchema(
     "demographics",
@@ -32,7 +33,7 @@ class Demographics(StepKind):
         for item in flow.cfg.demographics:
             v = answers.get(item.id)
             if v not in item.options:
-                errors.append(f"Please answer “{item.text}”.")
+                errors.append(_("Please answer “{question}”.").format(question=_(item.text)))
             else:
                 values[item.id] = v
         return Checked.refuse(*errors) if errors else Checked(fields={"answers": values})

@@ -18,8 +18,9 @@ from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
 from infact.chat.llm_chat import LLMChattingBot
 from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.text.catalogue import N_, _
 
-UNFINISHED = "Please finish the chat (and the questions after it) first."
+UNFINISHED = N_("Please finish the chat (and the questions after it) first.")
 
 
 def live_run(flow, step: Step, clients=None, **kw) -> LiveRun:
@@ -48,7 +49,7 @@ class Live(StepKind):
         run = live_run(flow, step)
         records = run.records()
         if run.phase(records).name != "done":
-            return Checked.refuse(UNFINISHED)
+            return Checked.refuse(_(UNFINISHED))
         slots = run.slots(records)
         ended = {slot: (run.conversation(slot, records).ended or {}).get("ended_by") for slot in slots}
         vote = run.vote(records)

@@ -20,6 +20,7 @@ from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.study.gold_pairs import ANSWERS, read_gold_pairs
 from infact.study.protocol_config import PAIRWISE_KINDS
+from infact.text.catalogue import _
 
 
 class Onboarding(StepKind):
@@ -38,7 +39,7 @@ class Onboarding(StepKind):
         given = answers.get("gold") or {}
         missing = [str(i) for i in range(1, len(pairs) + 1) if given.get(str(i)) not in ANSWERS]
         if missing:
-            return Checked.refuse(f"Please answer example {', '.join(missing)}.")
+            return Checked.refuse(_("Please answer example {numbers}.").format(numbers=", ".join(missing)))
         correct = sum(given[str(i)] == p["answer"] for i, p in enumerate(pairs, start=1))
         share = correct / len(pairs)
         passed = share >= flow.cfg.protocol.onboarding_threshold

@@ -12,6 +12,7 @@ from infact.participation.steps.registry import Checked, Step, StepKind
 from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 from infact.text import typed
+from infact.text.catalogue import _, number
 from infact.values import label_to_point, point_to_label
 
 COMMENT_ITEM = "comment"  # its item name in questionnaire.csv
@@ -24,10 +25,12 @@ def comment_of(answers: Mapping[str, Any], max_chars: int) -> tuple[str | None, 
     if text is None:
         return None, None
     if not isinstance(text, str):
-        return None, "Your comment could not be read; please type it again."
+        return None, _("Your comment could not be read; please type it again.")
     text = text.strip()
     if len(text) > max_chars:
-        return None, f"Please shorten your comment to at most {max_chars} characters (it has {len(text)})."
+        return None, _("Please shorten your comment to at most {n} characters (it has {length}).").format(
+            n=number(max_chars), length=number(len(text))
+        )
     return text or None, None
 
 
@@ -57,7 +60,7 @@ class Questionnaire(StepKind):
         for n, item in enumerate(q.items, start=1):
             v = label_to_point(answers.get(item.id), q.scale)
             if v is None:
-                errors.append(f"Please answer statement {n}: {item.text}")
+                errors.append(_("Please answer statement {n}: {text}").format(n=number(n), text=_(item.text)))
             else:
                 values[item.id] = v
         comment, problem = comment_of(answers, q.comment.max_chars) if q.comment.enabled else (None, None)

@@ -15,6 +15,7 @@ from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
+from infact.text.catalogue import _
 from infact.values import label_to_point, point_to_label, points_of, response_letter, shown_response
 
 
@@ -26,7 +27,7 @@ def instructed_system(step: Step) -> str | None:
 def response_text(cfg, situation, step: Step, system: str) -> str:
     """What the participant reads for `system` on `step`: the page and the record agree."""
     return shown_response(
-        situation.responses, system, instructed_system=instructed_system(step), instruction=cfg.attention_check.text
+        situation.responses, system, instructed_system=instructed_system(step), instruction=_(cfg.attention_check.text)
     )
 
 
@@ -79,7 +80,9 @@ class Situation(StepKind):
                 value = label_to_point((given.get(system) or {}).get(crit.id), cfg.scale.labels)
                 if value is None:
                     what = "" if len(cfg.criteria) == 1 else f" ({crit.id})"
-                    errors.append(f"Please rate response {response_letter(pos)}{what}.")
+                    errors.append(
+                        _("Please rate response {letter}{what}.").format(letter=response_letter(pos), what=what)
+                    )
                 else:
                     ratings[crit.id] = value
             responses.append(
