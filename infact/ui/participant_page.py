@@ -25,17 +25,9 @@ from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.catalogue import _, number
 from infact.text.display import dialog_html, forget_script, page_css, page_script, response_html, title_html
 from infact.ui import outage, resources
-from infact.ui.resources import (  # NOT_SAVED, WAITING, PLACE: tests read them from here too
-    NOT_SAVED,
-    PLACE,
-    STALE_TAB,
-    WAITING,
-    Visitor,
-    get_flow,
-    is_researcher,
-    log,
-    use_study_language,
-)
+
+# NOT_SAVED, WAITING, PLACE: tests read them from here too
+from infact.ui.resources import NOT_SAVED, PLACE, STALE_TAB, WAITING, Visitor, get_flow, log
 
 
 def render_dialog(turns, placeholder: bool = True, intro: str | None = None, items=()) -> None:
@@ -156,8 +148,8 @@ def start_pending() -> bool:
     return PLACE in st.session_state
 
 
-def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict, rerun: bool = True) -> None:
-    """Submit a page; the cached progress becomes what the submit read back from storage (no `rerun` in a callback)."""
+def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict) -> None:
+    """Submit a page; the cached progress becomes what the submit read back from storage."""
     try:
         token = progress.token
         if token is None:
@@ -175,7 +167,7 @@ def submit(flow: Flow, progress: Progress | Visitor, step: Step, answers: dict, 
         here.add(step.name)
     elif result.ok and step.name not in here:  # stored from another tab: say so, then move on
         st.session_state["infact_notice"] = _(STALE_TAB)
-    if result.ok and rerun:
+    if result.ok:
         st.rerun()
     st.session_state["errors"] = list(result.errors)
 
@@ -201,13 +193,10 @@ def show_errors() -> None:
 
 
 def submit_button(flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict, keys=None):
-    """The end of a step's form: the last submit's errors, then its submit button. With `keys` (the widget keys of
-    `answers`) its callback stores the answers: one run per press (resources.on_press)."""
+    """The form's last errors, then its submit button; with `keys` (the widget keys of `answers`) resources.on_press."""
     show_errors()
-    if keys is not None:
-        press = (submit, flow, progress, step, keys)
-        st.form_submit_button(label, type="primary", key=key, on_click=resources.on_press, args=press)
-    elif st.form_submit_button(label, type="primary", key=key):
+    press = {} if keys is None else {"on_click": resources.on_press, "args": (submit, flow, progress, step, keys)}
+    if st.form_submit_button(label, type="primary", key=key, **press) and keys is None:
         submit(flow, progress, step, answers)
         show_errors()
 
@@ -253,7 +242,7 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     or None when a message is shown instead."""
     cache = progress_cache()
     # A signed-in researcher's visit is always a preview: stored as one and never counted.
-    preview = is_researcher()
+    preview = resources.is_researcher()
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "p"}
     try:
         arrival, resume = flow.admit({**query, "p": token} if token else query, preview=preview)
@@ -412,7 +401,7 @@ def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) 
 
 
 def participant_page() -> None:
-    use_study_language()
+    resources.use_study_language()
     try:
         flow = get_flow()
     except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)

@@ -358,11 +358,11 @@ def answers_from_state(keys: Keys) -> Any:
 
 
 def on_press(submit: Callable[..., None], flow: Flow, progress: Any, step: Any, keys: Keys) -> None:
-    """A submit button's callback: `submit(flow, progress, step, answers, rerun=False)`, the answers read from
-    session state by their widgets' `keys`."""
+    """A submit button's callback: `submit(flow, progress, step, answers)`, the answers read from session state
+    by their widgets' `keys` (its `st.rerun()` only ends the callback: the run that draws the page follows)."""
     try:
         use_study_language()  # a callback runs before the page sets it for the run
-        submit(flow, progress, step, answers_from_state(keys), rerun=False)
+        submit(flow, progress, step, answers_from_state(keys))
     except Exception as exc:  # raised again in the run that follows (`raise_deferred`)
         st.session_state[DEFERRED] = exc
 
