@@ -25,17 +25,9 @@ from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.catalogue import _, number
 from infact.text.display import dialog_html, forget_script, page_css, page_script, response_html, title_html
 from infact.ui import outage, resources
-from infact.ui.resources import (  # NOT_SAVED, WAITING, PLACE: tests read them from here too
-    NOT_SAVED,
-    PLACE,
-    STALE_TAB,
-    WAITING,
-    Visitor,
-    get_flow,
-    is_researcher,
-    log,
-    use_study_language,
-)
+
+# NOT_SAVED, WAITING, PLACE: tests read them from here too
+from infact.ui.resources import NOT_SAVED, PLACE, STALE_TAB, WAITING, Visitor, get_flow, log
 
 
 def render_dialog(turns, placeholder: bool = True, intro: str | None = None, items=()) -> None:
@@ -200,10 +192,11 @@ def show_errors() -> None:
         st.error(_("Please answer every question before continuing:") + "\n\n" + "\n".join(f"- {m}" for m in errors))
 
 
-def submit_button(flow: Flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict) -> None:
-    """The end of a step's form: the last submit's errors, then its submit button."""
+def submit_button(flow, progress: Progress | Visitor, step: Step, label: str, key: str, answers: dict, keys=None):
+    """The form's last errors, then its submit button; with `keys` (the widget keys of `answers`) resources.on_press."""
     show_errors()
-    if st.form_submit_button(label, type="primary", key=key):
+    press = {} if keys is None else {"on_click": resources.on_press, "args": (submit, flow, progress, step, keys)}
+    if st.form_submit_button(label, type="primary", key=key, **press) and keys is None:
         submit(flow, progress, step, answers)
         show_errors()
 
@@ -249,7 +242,7 @@ def _newcomer(flow: Flow, token: str | None) -> Progress | Visitor | None:
     or None when a message is shown instead."""
     cache = progress_cache()
     # A signed-in researcher's visit is always a preview: stored as one and never counted.
-    preview = is_researcher()
+    preview = resources.is_researcher()
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "p"}
     try:
         arrival, resume = flow.admit({**query, "p": token} if token else query, preview=preview)
@@ -408,7 +401,7 @@ def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) 
 
 
 def participant_page() -> None:
-    use_study_language()
+    resources.use_study_language()
     try:
         flow = get_flow()
     except StoreUnavailable as exc:  # the store cannot even be opened (a process started during an outage)
@@ -423,6 +416,7 @@ def participant_page() -> None:
         return
     try:
         outage.after_unsent_submit(flow.storage, flow.study.id)
+        resources.raise_deferred()
         _participant_run(flow)
     except outage.OUTAGE_ERRORS as exc:  # the store is away: told as an outage, never as a lost session
         if not outage.is_outage(exc, flow.storage, flow.study.id):

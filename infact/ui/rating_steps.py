@@ -72,12 +72,14 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
         st.markdown(_(block_texts(cfg, "rating").instructions))  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}
+        keys: dict[str, dict[str, str]] = {}
         for pos, system in enumerate(step.order, start=1):
             letter = response_letter(pos)
             # A card: the response, then its scales (framed by display.CSS, no container per response).
             st.html(response_html(letter, response_text(cfg, situation, step, system), _items(situation), card=True))
-            answers[system] = {}
+            answers[system], keys[system] = {}, {}
             for crit in cfg.criteria:
+                keys[system][crit.id] = f"{step.name}-{letter}-{crit.id}"
                 # The group's accessible name says which response it rates.
                 answers[system][crit.id] = st.radio(
                     _("Response {letter}: {question}").format(letter=letter, question=_(crit.question)),
@@ -85,9 +87,17 @@ def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
                     format_func=_,  # stored as the study's label, shown in the participant's language
                     index=None,
                     horizontal=True,
-                    key=f"{step.name}-{letter}-{crit.id}",
+                    key=keys[system][crit.id],
                 )
-        submit_button(flow, progress, step, _("Submit and continue"), f"submit-{step.name}", {"ratings": answers})
+        submit_button(
+            flow,
+            progress,
+            step,
+            _("Submit and continue"),
+            f"submit-{step.name}",
+            {"ratings": answers},
+            {"ratings": keys},
+        )
 
 
 @renderer("questionnaire")
@@ -96,6 +106,8 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
     st.markdown(_(flow.cfg.texts.questionnaire_intro))
     with st.form("form-questionnaire"):
         answers: dict[str, str | None] = {}
+        # With the comment, its typing report (a component's value, not a widget key) is read in the press's run.
+        keys = None if q.comment.enabled else {item.id: f"q-{item.id}" for item in q.items}
         for n, item in enumerate(q.items, start=1):
             answers[item.id] = st.radio(
                 f"{number(n)}. {_(item.text)}", q.scale, format_func=_, index=None, horizontal=True, key=f"q-{item.id}"
@@ -105,19 +117,19 @@ def questionnaire_step(flow: Flow, progress: Progress, step: Step) -> None:
             typed_text.note(block, flow.cfg.texts.no_ai_tools)
             answers[COMMENT_TYPING] = typed_text.watch("questionnaire", block_paste=block).get("q-comment")
             answers[COMMENT_ITEM] = st.text_area(_(q.comment.question), max_chars=q.comment.max_chars, key="q-comment")
-        submit_button(flow, progress, step, _("Continue"), "submit-questionnaire", answers)
+        submit_button(flow, progress, step, _("Continue"), "submit-questionnaire", answers, keys)
 
 
 @renderer("demographics")
 def demographics_step(flow: Flow, progress: Progress, step: Step) -> None:
     st.markdown(_(flow.cfg.texts.demographics_intro))
     with st.form("form-demographics"):
-        answers = {}
+        answers, keys = {}, {item.id: f"d-{item.id}" for item in flow.cfg.demographics}
         for item in flow.cfg.demographics:
             answers[item.id] = st.radio(
                 _(item.text), item.options, format_func=_, index=None, horizontal=True, key=f"d-{item.id}"
             )
-        submit_button(flow, progress, step, _("Finish"), "submit-demographics", answers)
+        submit_button(flow, progress, step, _("Finish"), "submit-demographics", answers, keys)
 
 
 @renderer("done")

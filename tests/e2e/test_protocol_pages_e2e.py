@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from infact.participation.bots import run_bots
 from infact.study.loader import load_study
 from simulations.browser import (
     DEMO_STUDY,
@@ -34,6 +33,7 @@ from simulations.browser import (
     wait_idle,
 )
 from tests.support.dashboard_pages import open_section, show_section, sign_in
+from tests.support.participants import played_by_people
 
 pytestmark = pytest.mark.e2e
 DATA = DEMO_STUDY.parent
@@ -92,7 +92,8 @@ def server(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"e2e-protocol-{request.param}")
     folder = study_copy(tmp, request.param)
     srv = start_server(tmp / "app", folder)
-    run_bots(load_study(folder), srv.storage(), 6, strategy="attentive", seed=11)
+    # played as people: the browser's own participant is a person, and a dashboard with a person leaves marked bots out
+    played_by_people(load_study(folder), srv.storage(), 6, strategy="attentive", seed=11)
     srv.name = request.param
     yield srv
     stop_server(srv)

@@ -228,3 +228,48 @@ def test_memory_holds_a_bounded_number_of_parsed_shards(tmp_path, monkeypatch):
     assert len(fresh.records()) == 40 and len(fresh.changes()[0]) == 40
     assert len(fresh._cache) == 10  # the 10 read last, not all 40
     assert fresh.append(rec("p00", "b")) and len(fresh.records(participant="p00")) == 2
+
+
+def test_an_append_writes_the_shard_without_reading_it_again(tmp_path, monkeypatch):
+    """Issue 38: TinyDB.insert re-read and re-parsed the participant's whole file on every answer; the store
+    already holds it (checked by the file's signature under its lock), so an append only writes."""
+    from infact.stores.tinydb import files
+
+    store = TinyDBStorage(tmp_path / "db")
+    assert store.append(rec("p1", "a"))  # the first append parses nothing: the file does not exist yet
+    reads = []
+    monkeypatch.setattr(files.AtomicJSONStorage, "read", lambda self: reads.append(self.path.name) or {})
+    for what in ("b", "c", "d"):
+        assert store.append(rec("p1", what, seconds=1.5))
+    assert reads == []
+    assert not store.append(rec("p1", "c"))  # a key stored already is still refused
+    monkeypatch.undo()
+    assert [r["key"] for r in TinyDBStorage(tmp_path / "db").records(participant="p1")] == [
+        "s/p1/a",
+        "s/p1/b",
+        "s/p1/c",
+        "s/p1/d",
+    ]
+
+
+def test_a_shard_written_by_the_store_is_tinydbs_own_layout(tmp_path):
+    """Stores keep their format: TinyDB itself (and older INFACT versions, which insert through it) read the file,
+    and an append to a file TinyDB wrote keeps its records in order."""
+    from tinydb import TinyDB
+
+    from infact.stores.tinydb.files import AtomicJSONStorage
+
+    path = tmp_path / "db" / "shards" / "p1.json"
+    path.parent.mkdir(parents=True)
+    old = TinyDB(path, storage=AtomicJSONStorage)  # as INFACT wrote shards before
+    old.insert(rec("p1", "a", text="naïve “quotes” 😀"))
+    old.close()
+    store = TinyDBStorage(tmp_path / "db")
+    assert store.append(rec("p1", "b", big=2**70, score=0.1))  # beyond 64 bits: the standard library's path
+    assert store.append(rec("p1", "c"))
+    db = TinyDB(path, storage=AtomicJSONStorage)
+    assert [(d.doc_id, d["key"]) for d in db.all()] == [(1, "s/p1/a"), (2, "s/p1/b"), (3, "s/p1/c")]
+    assert db.all()[0]["text"] == "naïve “quotes” 😀" and db.all()[1]["big"] == 2**70
+    db.insert(rec("p1", "d"))  # TinyDB appends after ours
+    db.close()
+    assert [r["key"][-1] for r in TinyDBStorage(tmp_path / "db").records(participant="p1")] == list("abcd")

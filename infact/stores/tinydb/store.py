@@ -38,7 +38,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from filelock import FileLock, Timeout
-from tinydb import TinyDB
 
 from infact.errors import Problem
 from infact.fileio import atomic_write_text, fsync_dir
@@ -54,7 +53,6 @@ from infact.stores.records import (
 from infact.stores.summary import ParticipantSummary
 from infact.stores.tinydb.chat_log import LOG_KINDS, LOG_NAMES, LOGGED_ELSEWHERE, ChatLog, in_log
 from infact.stores.tinydb.files import (
-    AtomicJSONStorage,
     DamagedShard,
     Journal,
     ShardCache,
@@ -62,6 +60,7 @@ from infact.stores.tinydb.files import (
     parse_shard,
     quarantine,
     quarantined,
+    write_shard,
 )
 from infact.stores.tinydb.summaries import SummaryFiles, read_all, read_counted
 
@@ -213,12 +212,9 @@ class TinyDBStorage:
             existing = self._load(shard, path)
             if any(r.get("key") == record["key"] for r in existing):
                 return False
-            db = TinyDB(path, storage=AtomicJSONStorage)
-            try:
-                db.insert(record)
-            finally:
-                db.close()
-            sig, records = self._signature(path.stat()), existing + [copy_record(record)]
+            records = existing + [copy_record(record)]  # `existing` is the file as it is now (its lock is held)
+            write_shard(path, records)
+            sig = self._signature(path.stat())
             self._cache.put(shard, sig, records)
             self.summary_files.write(shard, sig, records)
             self.journal.add("a", shard, len(existing) + 1)
