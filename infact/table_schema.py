@@ -137,6 +137,14 @@ class TableSchema:
     repeated: Column | None = None
     primary_key: tuple[str, ...] = field(default=())
 
+    def __post_init__(self):
+        # Every table of participants' answers carries their between-subjects condition next to the participant
+        # (infact/study/conditions/overlay.py; empty in a study without conditions): declared once, here.
+        names = [c.name for c in self.columns]
+        if PARTICIPANT.name in names and CONDITION.name not in names:
+            at = names.index(PARTICIPANT.name) + 1
+            object.__setattr__(self, "columns", (*self.columns[:at], CONDITION, *self.columns[at:]))
+
     @property
     def file(self) -> str:
         return f"{self.name}.csv"
@@ -257,6 +265,7 @@ class TableSchema:
 
 # Columns every step kind's table shares, described once (each kind lists them where it wants them).
 PARTICIPANT = Column("participant", "string", "random participant token (the ?p= of their link)", True)
+CONDITION = Column("condition", "string", "the participant's between-subjects condition (`[conditions.NAME]`), if any")
 STUDY = Column("study", "string", "study id from study.toml")
 SECONDS = Column("seconds", "number", "seconds from the page being shown to its submit")
 STEP_INDEX = Column("step_index", "integer", "1-based number of the situation in the participant's run")

@@ -69,6 +69,9 @@ def _add_verify_codes(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_verify_codes)
 
 
+CONDITIONS_HELP = "between-subjects conditions (`[conditions.NAME]`); every figure is then per condition"
+
+
 def _add_plan(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
@@ -123,6 +126,7 @@ def _add_plan(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level")
     p.add_argument("--power", type=float, default=0.8, help="power")
     p.add_argument("--pairs", type=int, default=1, help="number of pairwise contrasts; alpha is split over them")
+    p.add_argument("--conditions", type=int, default=1, metavar="C", help=CONDITIONS_HELP)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run_plan)
 
@@ -200,6 +204,7 @@ def run_plan(args) -> int:
         alpha=args.alpha,
         power=args.power,
         pairs=args.pairs,
+        conditions=args.conditions,
     )
     print(json.dumps(result, indent=2) if args.json else format_plan(result))
     return 0

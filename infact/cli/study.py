@@ -146,7 +146,17 @@ def run_validate(args) -> int:
         f"systems {', '.join(study.systems)}, {cfg.study.situations_per_participant} situations per participant, "
         f"dataset version {study.dataset_version}"
     )
+    for name in study.conditions:  # a between-subjects study: what each condition shows
+        shown = study.under(name)
+        print(f"  condition '{name}': systems {', '.join(shown.systems)}; changes {', '.join(changed(study, name))}")
     return 0
+
+
+def changed(study, name: str) -> list[str]:
+    """The settings condition `name` changes, dotted (texts.instructions, study.systems, …)."""
+    from infact.study.conditions.overlay import changed_settings
+
+    return changed_settings(study.config.conditions[name].model_dump(exclude_none=True))
 
 
 def run_bots_cmd(args) -> int:
@@ -187,6 +197,9 @@ def run_bots_cmd(args) -> int:
     counts = Counter(r.strategy for r in results)
     done = sum(r.completed for r in results)
     print(f"{len(results)} bots played ({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()))}); {done} completed")
+    per = Counter(r.condition for r in results if r.outcome == "completed" and r.condition is not None)
+    if per:  # a between-subjects study: completions per condition
+        print("completed per condition: " + ", ".join(f"{c} {n}" for c, n in sorted(per.items())))
     _bots_report(study, args, quality, sorted(counts), target, own)
     return _simulator_failures(results)
 

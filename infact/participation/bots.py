@@ -69,6 +69,7 @@ class BotResult:
     outcome: str | None = None  # "completed", "screened_out" or None (unfinished)
     failure: str | None = None  # why a simulated participant stopped: its own LLM failed (SimulatorFailed)
     fallbacks: int = 0  # a simulated participant's answers that were not a label (a stand-in was stored)
+    condition: str | None = None  # a between-subjects study's condition (assigned at consent)
 
 
 class SimClock:
@@ -168,6 +169,7 @@ class Bot:
         if strategy not in (*STRATEGIES, SIMULATED):
             raise ValueError(f"unknown bot strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
         self.study, self.storage, self.strategy = study, storage, strategy
+        self.shown = study  # the study as this bot sees it: its between-subjects condition's, once assigned
         if (strategy == SIMULATED) != (simulator is not None):
             raise ValueError('strategy "llm" needs a simulator (an endpoint and a persona), and only it takes one')
         # (LLMClient, persona text[, {constrain, request}]): an LLM plays the participant — its live chats
@@ -208,10 +210,10 @@ class Bot:
         """(the answers, fields stored with them: a simulated participant's provenance and fallbacks)."""
         kind = registry.get(step.kind)
         if self.simulated is not None:
-            answers = kind.simulated_answers(self.study, step, self.simulated)
+            answers = kind.simulated_answers(self.shown, step, self.simulated)
             if answers is not None:
                 return answers, self.simulated.take()
-        return kind.bot_answers(self.study, step, self), {}
+        return kind.bot_answers(self.shown, step, self), {}
 
     @property
     def all_fallbacks(self) -> int:
@@ -229,6 +231,7 @@ class Bot:
     def _play(self) -> BotResult:
         flow = self.flow()
         token = self._token = flow.arrive(self.query, preview=self.preview)
+        self.shown = flow.of(flow.state(token)).study
         if self.simulator is not None:  # marked at once: simulated data is left out of human results
             llm, persona = self.simulator
             flow.mark_simulated(
@@ -270,7 +273,17 @@ class Bot:
         code = st.complete.get("completion_code") if st and st.complete else None
         outcome = st.complete.get("outcome") if st and st.complete else None
         complete = bool(st and st.complete)
-        return BotResult(token, self.strategy, complete, code, self.submitted, outcome, fallbacks=self.all_fallbacks)
+        condition = (st.arrival or {}).get("condition") if st else None
+        return BotResult(
+            token,
+            self.strategy,
+            complete,
+            code,
+            self.submitted,
+            outcome,
+            fallbacks=self.all_fallbacks,
+            condition=condition,
+        )
 
 
 def pick_strategies(n: int, strategy: str | None, rng: random.Random) -> list[str]:

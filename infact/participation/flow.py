@@ -24,7 +24,7 @@ from typing import Any
 
 from infact.errors import ConfigError, InfactError, Problem
 from infact.participation import assignment as assign
-from infact.participation import situation_load
+from infact.participation import conditions, situation_load
 from infact.participation import steps as registry
 from infact.participation.platforms import (
     SESSION_PARAM,
@@ -114,6 +114,18 @@ class Flow:
         self.bot = bot
         self.cfg = study.config
         self.kinds = kinds_in_order(study)  # the registered kinds, in [flow] steps' order when given
+        self.condition: str | None = None  # set on the Flow of one between-subjects condition (`of`)
+        self._conditions: dict[str, Flow] = {}
+
+    def of(self, st: State | None) -> Flow:
+        """The Flow of this participant's condition (infact/study/conditions/overlay.py), else this Flow."""
+        name = (st.arrival or {}).get("condition") if st is not None else None
+        if name is None or name not in self.study.conditions:
+            return self
+        if name not in self._conditions:
+            self._conditions[name] = Flow(self.study.under(name), self.storage, self.clock, self.rng, bot=self.bot)
+            self._conditions[name].condition = name
+        return self._conditions[name]
 
     # -- records -----------------------------------------------------------
     def _record(self, token: str, kind: str, suffix: str, preview: bool, **fields: Any) -> dict:
@@ -125,6 +137,7 @@ class Flow:
             "kind": kind,
             "at": iso(self.clock()),
             "preview": preview,
+            **({"condition": self.condition} if self.condition is not None else {}),
             **({"bot": self.bot} if self.bot else {}),
             **fields,
         }
@@ -150,6 +163,7 @@ class Flow:
     def _find(self, query: Mapping[str, Any], preview: bool) -> tuple[Arrival, str | None, dict | None]:
         """(arrival, token to resume or None, the first stored arrival of this platform ID if another session)."""
         arrival: Arrival = capture(query, self.cfg.platform)
+        conditions.check_forced(arrival, self.study)  # `?q=` of a between-subjects study names a condition
         if not arrival.platform_id or preview:
             return arrival, None, None
         stored = self.arrival_of(arrival.platform_id)
@@ -198,6 +212,8 @@ class Flow:
             while token.startswith(("_", "-")):
                 token = secrets.token_urlsafe(12)
             fields = arrival.record_fields()
+            if self.study.conditions:  # a between-subjects study: the condition is chosen at consent
+                fields["condition"] = conditions.condition_for(arrival, self, self.clock())
             if first is not None:  # not silent: participants.csv's platform_warnings says so
                 fields["platform_id_shared"] = first["participant"]
                 fields["platform_warnings"] = [
@@ -226,6 +242,7 @@ class Flow:
         return read_state(self.storage, self.study.id, token)
 
     # -- the step sequence ---------------------------------------------------
+    @conditions.of_participant
     def _planned(self, st: State) -> tuple[list[Step], bool]:
         """The steps of every kind in sequence, and whether the plan is complete (False:
         a kind's steps are not known yet, e.g. situations before the assignment)."""
@@ -251,6 +268,7 @@ class Flow:
             return steps[-1]  # e.g. stopped between consent and assignment: submitting it again assigns
         return DONE
 
+    @conditions.of_participant
     def progress(self, st: State) -> tuple[int, int]:
         """(situations answered, situations in total) for the progress indicator."""
         total = self.cfg.study.situations_per_participant * len(self.cfg.blocks)
@@ -258,6 +276,7 @@ class Flow:
         done = sum(1 for rec in st.answered.values() if rec.get("kind") in kinds)
         return done, total
 
+    @conditions.of_participant
     def mark_shown(self, st: State, step: Step, at: datetime | None = None) -> str:
         """Store when a step was first displayed (kept across refreshes). `at`: when it was
         shown if that was earlier (the consent page is shown before anything is stored)."""
@@ -281,6 +300,11 @@ class Flow:
             return SubmitResult(
                 False, (_("This study link is not valid any more. Please open the link you were given again."),)
             )
+        # a between-subjects study: the participant's condition's settings check, store and plan
+        return self.of(st)._submit(st, step_name, answers, extra)
+
+    def _submit(self, st: State, step_name: str, answers: Mapping[str, Any], extra: Mapping[str, Any] | None):
+        token = st.token
         if st.withdrawn is not None:
             return SubmitResult(
                 False, (_("You have withdrawn from the study; nothing more is stored."),), next_step=DONE, state=st
@@ -334,8 +358,9 @@ class Flow:
     def assign(self, st: State) -> None:
         now = self.clock()
         rng = random.Random(self.rng.getrandbits(64))
-        # Kept up to date from the store's change feed: a consent does not read the whole study.
-        load = situation_load.for_store(self.storage, self.study.id).current(now) if not st.preview else ({}, {})
+        # Kept up to date from the store's change feed (a condition's: balanced among its own participants).
+        load = situation_load.for_store(self.storage, self.study.id, self.condition)
+        load = load.current(now) if not st.preview else ({}, {})
         history = None
         if set(self.cfg.blocks) != {"rating"}:  # which pairs / sets were handed out, votes so far
             from infact.participation.protocols import History
@@ -374,6 +399,7 @@ class Flow:
         )
         return self.state(st.token) or st
 
+    @conditions.of_participant
     def finish_pending(self, st: State) -> State:
         """Store the completion record a crash left out: every step is answered but the process that
         stored the last answer was killed before it wrote the completion (a replica SIGKILLed behind a
@@ -382,6 +408,7 @@ class Flow:
             return st
         return self._complete(st, "completed")
 
+    @conditions.of_participant
     def completion(self, st: State) -> Completion | None:
         """What the done page shows — only once the completion record is stored."""
         if st.complete is None:

@@ -137,6 +137,9 @@ def _fail(kind: str, param: str, reason: str) -> PlatformError:
     return PlatformError(_(_BROKEN_LINK).format(where=_(_where(kind))), f"{param}: {reason}", param)
 
 
+broken_link = _fail  # a link's parameter refused elsewhere (infact/participation/conditions.py): the same message
+
+
 def _check_value(kind: str, param: str, value: str, pattern: re.Pattern, rule: str) -> None:
     if value == "":
         raise _fail(kind, param, "is empty")

@@ -41,12 +41,16 @@ class _Participant:
     withdrawn: bool = False
     lease_end: datetime | None = None  # a `lease_end` record: the lease ends then, whatever the assignment says
     counted: tuple[frozenset, frozenset] = (frozenset(), frozenset())  # (answered, reserved) in the counters
+    condition: str | None = None  # a between-subjects study's condition (of the assignment)
 
 
 class SituationLoad:
-    def __init__(self, storage: Storage, study_id: str) -> None:
+    def __init__(self, storage: Storage, study_id: str, condition: str | None = None) -> None:
         self.storage = storage
         self.study_id = study_id
+        # A between-subjects condition's load counts only its own participants: situations are balanced within
+        # each condition (infact/participation/conditions.py).
+        self.condition = condition
         self.answered: Counter = Counter()
         self.reserved: Counter = Counter()
         self._people: dict[str, _Participant] = {}
@@ -97,7 +101,7 @@ class SituationLoad:
         every participant's facts and a change cursor after them: the first read of a study costs
         ~500 bytes per participant instead of all their records. Others start from nothing."""
         since = getattr(self.storage, "summaries_since", None)
-        if since is None:
+        if since is None or self.condition is not None:  # summaries do not keep the condition
             return set()
         summaries, self._cursor = since(self.study_id)
         for token, s in summaries.items():
@@ -120,6 +124,7 @@ class SituationLoad:
         p = self._people.setdefault(rec["participant"], _Participant())
         if kind == "assignment":
             p.assigned = tuple(s["situation_id"] for s in rec["steps"] if not s.get("attention_check"))
+            p.condition = rec.get("condition")
             p.lease_until = datetime.fromisoformat(rec["lease_until"])
         elif kind in situation_kinds() and not rec.get("attention_check"):
             p.answered.add(rec["situation_id"])
@@ -135,10 +140,11 @@ class SituationLoad:
 
     def _recount(self, token: str, now: datetime) -> None:
         p = self._people[token]
-        answered: frozenset = frozenset() if p.withdrawn else frozenset(p.answered)
+        other = self.condition is not None and p.condition != self.condition  # another condition's participant
+        answered: frozenset = frozenset() if p.withdrawn or other else frozenset(p.answered)
         reserved: frozenset = frozenset()
         until = p.lease_until if p.lease_end is None or p.lease_until is None else min(p.lease_until, p.lease_end)
-        active = until is not None and until > now and not (p.complete or p.withdrawn)
+        active = until is not None and until > now and not (p.complete or p.withdrawn or other)
         if active:
             reserved = frozenset(s for s in p.assigned if s not in p.answered)
             if reserved:
@@ -168,6 +174,16 @@ def one_per_store(storage: Storage, study_id: str, cls):
         return per_study[(cls, study_id)]
 
 
-def for_store(storage: Storage, study_id: str) -> SituationLoad:
-    """The one SituationLoad of this store object and study (made on first use)."""
-    return one_per_store(storage, study_id, SituationLoad)
+def for_store(storage: Storage, study_id: str, condition: str | None = None) -> SituationLoad:
+    """The one SituationLoad of this store object and study (made on first use); of one condition's participants
+    when `condition` is given."""
+    if condition is None:
+        return one_per_store(storage, study_id, SituationLoad)
+    return one_per_store(storage, (study_id, condition), _OfCondition)
+
+
+class _OfCondition(SituationLoad):
+    """A condition's SituationLoad, made by `one_per_store` from its (study id, condition) key."""
+
+    def __init__(self, storage: Storage, key: tuple[str, str]) -> None:
+        super().__init__(storage, *key)

@@ -189,10 +189,32 @@ def _own(study: Study, records: list[dict], include_simulated: bool) -> tuple[li
     return own, counted, gone
 
 
-def _by_kind(cfg, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
+def _by_kind(study: Study, own: list[dict], include_withdrawn: bool) -> dict[str, pd.DataFrame]:
+    """Every kind's table; in a between-subjects study each condition's participants through their condition's
+    settings (its scale labels, criteria, systems: infact/study/conditions/overlay.py), the tables then joined."""
+    groups = tables.kept(own, include_withdrawn)
+    if not study.conditions:
+        return _kind_tables(study.config, own, include_withdrawn, groups)
+    split: dict = {}
+    for p, recs in groups.items():
+        condition = next((r.get("condition") for r in recs if r["kind"] == "arrival"), None)
+        split.setdefault(condition if condition in study.conditions else None, {})[p] = recs
+    parts = [
+        _kind_tables(study.under(c).config if c else study.config, own, include_withdrawn, g) for c, g in split.items()
+    ] or [_kind_tables(study.config, own, include_withdrawn, {})]
+    names = dict.fromkeys(name for part in parts for name in part)
+    return {
+        name: pd.concat([part[name] for part in parts if name in part], ignore_index=True)
+        if len(parts) > 1
+        else parts[0][name]
+        for name in names
+    }
+
+
+def _kind_tables(cfg, own: list[dict], include_withdrawn: bool, groups: dict) -> dict[str, pd.DataFrame]:
     """Every kind's table the study asks for or has rows of, built through its declaration; the records are
     grouped by participant once for all of them."""
-    answers = kinds.Answers(cfg, own, include_withdrawn, tables.kept(own, include_withdrawn))
+    answers = kinds.Answers(cfg, own, include_withdrawn, groups)
     out = {}
     for kind in kinds.kinds():
         table = kind.table(answers)
@@ -242,7 +264,7 @@ def _build(study: Study, records: list[dict], include_withdrawn: bool, include_s
     own, counted, gone = _own(study, records, include_simulated)
     participants = tables.participants_table(own, include_withdrawn=include_withdrawn)
     steps = tables.steps_table(own, include_withdrawn=include_withdrawn)
-    by_kind = _by_kind(cfg, own, include_withdrawn)
+    by_kind = _by_kind(study, own, include_withdrawn)
     flags, excluded = _decided(study, by_kind, participants, steps, tables.events(own), own)
     # records.json follows the same rules as the tables: no previews, withdrawn only on request.
     shown = participants if include_withdrawn else participants[participants["status"] != "withdrawn"]
@@ -269,6 +291,27 @@ def _build(study: Study, records: list[dict], include_withdrawn: bool, include_s
         from infact.results.tables.live import add_live  # lazily: only live studies need it
 
         add_live(t, t.records, excluded)
+    return _with_conditions(t, own)
+
+
+def _with_conditions(t: Tables, own: list[dict]) -> Tables:
+    """Every table of participants' answers with their between-subjects condition next to the participant
+    (declared once: infact/table_schema.py, CONDITION)."""
+    of = {r["participant"]: r.get("condition") for r in own if r.get("kind") == "arrival"}
+
+    def put(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+        if frame is None or "participant" not in frame.columns:
+            return frame
+        column = frame["participant"].map(of).astype(object) if len(frame) else pd.Series([], dtype=object)
+        if "condition" in frame.columns:  # declared (the builders make every declared column): filled here
+            return frame.assign(condition=column.values)
+        at = list(frame.columns).index("participant") + 1
+        out = frame.copy()
+        out.insert(at, "condition", column.values)
+        return out
+
+    t.by_kind = {name: put(df) for name, df in t.by_kind.items()}
+    t.participants, t.steps, t.flags, t.votes = map(put, (t.participants, t.steps, t.flags, t.votes))
     return t
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from infact.study.annotation.aspects import Aspect
+from infact.study.conditions.overlay import Condition
 from infact.study.endpoints import Endpoint, JudgeSettings
 from infact.study.live_config import LiveConfig, RubricItem
 from infact.study.platform_config import ComprehensionConfig, PlatformConfig, ProlificConfig
@@ -406,6 +407,19 @@ class StudyConfig(Section):
         description="Automatic judges run by `python -m infact judge --judge NAME` (`[judges.NAME]`: endpoint, "
         "samples, sampling); their answers go to judges/NAME.csv (docs/llm.md).",
     )
+    conditions: dict[str, Condition] = Field(
+        default_factory=dict,
+        description="Between-subjects conditions (`[conditions.NAME]`, at least two): each overlays settings on the "
+        "study (`study.systems` as a subset, `study.title`, `study.expected_minutes`, `[texts]`, `[scale]`, "
+        "`[[criteria]]`, `[attention_check]`, `[questionnaire]`, `[[demographics]]`, `[protocol]`, `[flow]`). A "
+        "participant is assigned at consent, balanced by completions; the group parameter (`?q=NAME`) forces one "
+        "(docs/studies.md, 'Between-subjects conditions').",
+    )
+    _condition_configs: dict = PrivateAttr(default_factory=dict)  # name -> StudyConfig, set by loader.parse_config
+
+    def condition(self, name: str) -> StudyConfig:
+        """The study as participants of condition `name` see it (the base study with the condition's overlay)."""
+        return self._condition_configs[name]
 
     @model_validator(mode="before")
     @classmethod

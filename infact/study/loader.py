@@ -12,7 +12,7 @@ are kept in `Study.notes` for `validate` and the researcher dashboard.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from infact.errors import ConfigError, DatasetError, InfactError, Problem
@@ -58,6 +58,19 @@ class Study:
             cache = response_versions(self.situations, self.systems)
             object.__setattr__(self, "_versions_cache", cache)
         return cache
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """The between-subjects conditions' names (`[conditions.NAME]`), in the file's order; () without."""
+        return tuple(self.config.conditions)
+
+    def under(self, condition: str) -> Study:
+        """The study as participants of `condition` see it: the same situations, the condition's settings
+        (infact/study/conditions/overlay.py); made once per condition."""
+        cache = self.__dict__.setdefault("_conditions_cache", {})
+        if condition not in cache:
+            cache[condition] = replace(self, config=self.config.condition(condition))
+        return cache[condition]
 
     def situation(self, situation_id: str) -> Situation:
         if self.attention_situation is not None and situation_id == self.attention_situation.situation_id:

@@ -117,6 +117,23 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
         raise ConfigError(
             Problem(file, f"not valid TOML: {exc}. Check quotes, brackets and `key = value` syntax.", line)
         ) from exc
+    config, problems = _checked(raw, text, file)
+    if config is None:
+        raise ConfigError(problems)
+    if "conditions" in raw:  # between-subjects conditions: each the study with its overlay, checked as a whole
+        from infact.study.conditions.overlay import condition_configs
+
+        configs, found = condition_configs(
+            raw, file, lambda data, prefix: _checked(data, text, file, prefix), lambda loc: _line_of(text, loc), text
+        )
+        if found:
+            raise ConfigError(found)
+        config._condition_configs.update(configs)
+    return config
+
+
+def _checked(raw: dict, text: str, file: str, prefix: tuple = ()) -> tuple[StudyConfig | None, list[Problem]]:
+    """(config, []) or (None, every problem); a condition's (`prefix` conditions.NAME) keyed and lined under it."""
     try:
         config = StudyConfig.model_validate(raw)
     except ValidationError as exc:
@@ -124,11 +141,21 @@ def parse_config(text: str, file: str = "study.toml") -> StudyConfig:
         if any(err["loc"] for err in exc.errors()):  # fields failed: the cross checks pydantic skipped
             problems += [_cross_problem(m, text, file) for m in partial_checks(StudyConfig, raw)]
         problems += _second_stage(raw, text, file)
-        raise ConfigError(problems) from None
+        return None, _under(problems, prefix, text)
     cross = _second_stage(config, text, file)
-    if cross:
-        raise ConfigError(cross)
-    return config
+    return (None, _under(cross, prefix, text)) if cross else (config, [])
+
+
+def _under(problems: list[Problem], prefix: tuple, text: str) -> list[Problem]:
+    """Problems of a condition's merged study named `conditions.NAME.key`, on the condition's line for the key."""
+    if not prefix:
+        return problems
+    out = []
+    for p in problems:
+        key = ".".join([*prefix, p.key]) if p.key else ".".join(prefix)
+        loc = tuple(part for part in re.split(r"[.\[\]]+", key) if part and not part.isdigit())
+        out.append(Problem(p.file, p.message, _line_of(text, loc), key))
+    return out
 
 
 def _problems_of(errors: list[dict], text: str, file: str) -> list[Problem]:

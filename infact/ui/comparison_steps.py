@@ -32,7 +32,8 @@ def _step_header(flow: Flow, progress: Progress, step: Step, what: str = "respon
         if what == "responses"
         else _("Reminder: how to judge the conversations")
     )
-    with st.expander(reminder):
+    first = flow.condition is not None and step.index == 1  # a condition's instructions were not shown at consent
+    with st.expander(reminder, expanded=first):
         st.markdown(_(texts.instructions))
 
 

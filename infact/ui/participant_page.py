@@ -431,7 +431,7 @@ def _participant_run(flow: Flow) -> None:
     progress, draw = arrive(flow)
     if progress is None:
         return
-    step = progress.current
+    flow, step = flow.of(progress.state), progress.current  # flow.of: the participant's condition's settings
     if (block := _new_block(flow, progress, step)) is not None:
         _task_change(flow, progress, step, block, draw)  # a short screen before a [flow] study's next block
         return

@@ -29,8 +29,9 @@ from infact.values import response_letter
 def consent_step(flow: Flow, progress: Progress, step: Step) -> None:
     texts = flow.cfg.texts
     st.markdown(_(texts.welcome))
-    with st.expander(_("Instructions: how to rate"), expanded=True):
-        st.markdown(_(texts.instructions))
+    if not flow.study.conditions:  # a between-subjects study: its condition's instructions open the first step
+        with st.expander(_("Instructions: how to rate"), expanded=True):
+            st.markdown(_(texts.instructions))
     with st.expander(_("Terms of participation")):
         st.markdown(_(texts.terms))
     with st.expander(_("Data privacy")):
@@ -65,7 +66,9 @@ def situation_top(flow: Flow, progress: Progress, step: Step) -> str:
 def situation_step(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
     situation = flow.study.situation(step.situation_id)
-    with st.expander(_("Reminder: what does *meaningful* mean?")):
+    first = flow.condition is not None and step.index == 1  # the condition's instructions, not seen at consent
+    title = _("Instructions: how to rate") if first else _("Reminder: what does *meaningful* mean?")
+    with st.expander(title, expanded=first):
         st.markdown(_(block_texts(cfg, "rating").instructions))  # a [flow] study's rating block has its own
     with st.form(f"form-{step.name}"):
         answers: dict[str, dict[str, str | None]] = {}

@@ -167,6 +167,7 @@ def test_cli_writes_tables_and_workbook(tmp_path, capsys):
     ratings = pd.read_csv(out / "ratings.csv")
     documented = [
         "participant",
+        "condition",  # declared for every table of answers (empty: the original INFACT had no conditions)
         "study",
         "dataset_version",
         "step_index",

@@ -326,8 +326,9 @@ def test_bots_play_the_demo_and_votes_go_to_pairwise_csv(demo_crowd):
     t = StudyResults(study, storage.records(study=study.id)).tables
     votes = t.compare["pairwise.csv"]
     assert list(t.compare) == ["pairwise.csv"]
-    assert list(votes.columns[:9]) == [
+    assert list(votes.columns[:10]) == [
         "participant",
+        "condition",
         "situation_id",
         "criterion",
         "system_a",

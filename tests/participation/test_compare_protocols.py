@@ -39,8 +39,9 @@ def test_the_demo_pairwise_study_is_played_by_every_bot(demo_crowd):
     assert sum(r.completed for r in results) >= 30
     t = StudyResults(study, storage.records(study=study.id)).tables
     votes = t.compare["pairwise.csv"]
-    assert list(votes.columns[:9]) == [
+    assert list(votes.columns[:10]) == [
         "participant",
+        "condition",
         "situation_id",
         "criterion",
         "system_a",
@@ -114,7 +115,7 @@ def test_bots_play_best_worst_and_the_export_ranks_it(tmp_path):
     run_bots(study, storage, 30, strategy="attentive", seed=5, start=FakeClock()())
     t = StudyResults(study, storage.records(study=study.id)).tables
     bw = t.compare["best_worst.csv"]
-    assert list(bw.columns[:6]) == ["participant", "situation_id", "criterion", "systems", "best", "worst"]
+    assert list(bw.columns[:7]) == ["participant", "condition", "situation_id", "criterion", "systems", "best", "worst"]
     assert bw["systems"].str.count(r"\|").eq(3).all()  # every system shown (set_size default)
     res = analyze_best_worst(bw, n_boot=100)
     assert res["scores"][0]["system"] == "Alpha" and res["scores"][-1]["system"] == "Delta"

@@ -196,7 +196,17 @@ def test_annotations_csv_is_long_with_an_empty_turn_for_dialogue_rows(study, tmp
     run_bots(study, storage, 3, strategy="attentive", seed=1, start=T0)
     files = export.export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems)
     head = files["annotations.csv"].decode().splitlines()[0].split(",")
-    assert head[:8] == ["participant", "dialog_id", "system", "turn", "aspect", "level", "value", "seconds"]
+    assert head[:9] == [
+        "participant",
+        "condition",
+        "dialog_id",
+        "system",
+        "turn",
+        "aspect",
+        "level",
+        "value",
+        "seconds",
+    ]
     ann = StudyResults(study, storage.records(study=study.id)).tables.compare["annotations.csv"]
     assert ann.loc[ann["level"] == "dialogue", "turn"].isna().all()
     assert ann.loc[ann["level"] == "turn", "turn"].notna().all()

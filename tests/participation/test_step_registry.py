@@ -191,11 +191,19 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     write_exports(open_results(study, storage), out)
     written = pd.read_csv(out / "feedback.csv")
     # declared + the decision + the bot mark
-    assert list(written.columns) == ["participant", "text", "seconds", "excluded", "bot"]
+    assert list(written.columns) == ["participant", "condition", "text", "seconds", "excluded", "bot"]
     package = json.loads((out / "datapackage.json").read_text())
     [resource] = [r for r in package["resources"] if r["path"] == "feedback.csv"]
-    assert [f["name"] for f in resource["schema"]["fields"]] == ["participant", "text", "seconds", "excluded", "bot"]
-    assert [f["type"] for f in resource["schema"]["fields"]] == ["string", "string", "number", "boolean", "boolean"]
+    names = ["participant", "condition", "text", "seconds", "excluded", "bot"]
+    assert [f["name"] for f in resource["schema"]["fields"]] == names
+    assert [f["type"] for f in resource["schema"]["fields"]] == [
+        "string",
+        "string",
+        "string",
+        "number",
+        "boolean",
+        "boolean",
+    ]
     assert frictionless.validate(str(out / "datapackage.json")).valid
     # analyze FILE.csv: the file's name declares its kind; the default analysis describes it
     storage.close()

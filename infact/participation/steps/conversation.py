@@ -137,7 +137,7 @@ ANNOTATIONS = TableSchema(
         BOT,
     ),
 )
-ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c != "excluded"]
+ANNOTATION_COLUMNS = [c for c in ANNOTATIONS.names if c not in ("excluded", "condition")]
 
 
 class Conversation(StepKind):

@@ -20,6 +20,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.participation.steps.situation import RATINGS
+from infact.results.ratings.conditions import analyze_conditions
 from infact.results.tables.checks import blank_problems, row_problem
 from infact.stats import N_BOOT
 from infact.stats.bootstrap import boot_weights, percentile_ci
@@ -209,6 +210,10 @@ def analyze_one(
         "per_system": {s: krippendorff_ordinal(df[df["system"] == s], ["situation_id"], scale_points) for s in systems},
     }
     out["position_bias"] = position_bias(df) if "position" in df.columns and df["position"].notna().any() else None
+    opts = dict(
+        mixed_model=mixed_model, ordinal_model=ordinal_model, n_boot=n_boot, seed=seed, max_cells=MIXED_MODEL_MAX_CELLS
+    )
+    out["conditions"] = analyze_conditions(df, **opts)  # a between-subjects study (ratings/conditions.py)
     return json_ready(out)
 
 

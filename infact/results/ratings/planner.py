@@ -111,8 +111,10 @@ def power_participants(
     return hi, dz
 
 
-def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs) -> None:
+def validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs, conditions: int = 1) -> None:
     problems = []
+    if conditions < 1:  # between-subjects conditions: every answer is per condition (docs/planner.md)
+        problems.append(_problem("--conditions", f"must be 1 or more (got {conditions})"))
     for flag, value in (
         ("--situations", P),
         ("--per-participant", n),
@@ -178,9 +180,10 @@ def plan(
     power: float = 0.8,
     pairs: int = 1,
     coverage: float = COVERAGE,
+    conditions: int = 1,
 ) -> dict:
-    """All answers as a JSON-serialisable dict (see the module docstring)."""
-    validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs)
+    """All answers as a JSON-serialisable dict (see the module docstring); per condition with `conditions` > 1."""
+    validate(P, n, k, a, e, delta, sd, icc, corr, alpha, power, pairs, conditions)
     m = n - a
     before = math.ceil(Fraction(k * P, m))
     result = {
@@ -218,7 +221,9 @@ def plan(
             "participants": _ceil_div_keep(n_power, e),
         }
         needed = max(needed, result["power"]["participants"])
-    result["recommended"] = needed
+    result["recommended"] = needed * conditions
+    if conditions > 1:
+        result["conditions"] = {"conditions": conditions, "per_condition": needed}
     return result
 
 
@@ -250,4 +255,10 @@ def format_plan(r: dict) -> str:
             "paired t-test on participant means)"
         )
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
+    if "conditions" in r:
+        c = r["conditions"]
+        lines[-1] += (
+            f" = {c['conditions']} between-subjects conditions × {c['per_condition']} (every figure above is per "
+            "condition: situations are balanced, and systems compared, within each)"
+        )
     return "\n".join(lines)

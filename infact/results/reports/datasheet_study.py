@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from infact.results.reports.datasheet_fields import field, quoted
+from infact.study.conditions.overlay import changed_settings
 
 
 def _systems(study) -> list[dict]:
@@ -88,7 +89,39 @@ def systems(study, t=None) -> list[dict]:
             "study.toml [study] systems; each situation's `source` (importer format, or `generated` with model "
             "and parameters)",
         ),
+        *([_conditions(study, t)] if study.conditions else []),
     ]
+
+
+def _conditions(study, t=None) -> dict:
+    """A between-subjects study: each condition, what it changes (with its texts quoted) and who completed it."""
+    done = None
+    if t is not None and "condition" in t.participants.columns:
+        completed = t.participants[t.participants["status"] == "completed"]
+        done = completed["condition"].value_counts().to_dict()
+    out = []
+    for name, overlay in study.config.conditions.items():
+        raw = overlay.model_dump(exclude_none=True)
+        texts = study.under(name).config.texts
+        out.append(
+            {
+                "name": name,
+                "changes": changed_settings(raw),
+                "systems": study.under(name).systems,
+                "texts": {
+                    k: quoted(getattr(texts, k))
+                    for k in raw.get("texts", {})
+                    if isinstance(getattr(texts, k, None), str)
+                },
+                **({"completed": int(done.get(name, 0))} if done is not None else {}),
+            }
+        )
+    return field(
+        "2.6",
+        "Between-subjects conditions (each participant assigned one at consent, balanced by completions)",
+        out,
+        "study.toml [conditions.NAME]; participants.csv `condition`",
+    )
 
 
 def criteria(study, t=None) -> list[dict]:

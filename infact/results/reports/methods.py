@@ -105,6 +105,19 @@ def _statistics(result: dict) -> str:
             else ""
         )
         + "."
+        + _conditions(res.get("conditions"))
+    )
+
+
+def _conditions(c: dict | None) -> str:
+    """A between-subjects study's sentence (infact/results/ratings/conditions.py)."""
+    if not c:
+        return ""
+    names = ", ".join(f"{n} ({v['n_participants']} participants)" for n, v in c["conditions"].items())
+    return (
+        f" Participants were randomly assigned at consent to one of {len(c['conditions'])} between-subjects "
+        f"conditions, balanced by completed participants: {names}; condition and its interaction with system entered "
+        "both models as fixed effects, tested by joint Wald tests."
     )
 
 

@@ -103,8 +103,47 @@ def _criterion(name, r: dict) -> list[str]:
     )
     lines += _mixed(r.get("mixed_model"), h)
     lines += _ordinal(r.get("ordinal_model"), h)
+    lines += _conditions(r.get("conditions"), h)
     lines += _agreement(r, h)
     lines += _position(r.get("position_bias"), h)
+    return lines
+
+
+def _conditions(c, h) -> list[str]:
+    """A between-subjects study: per condition × system, and the models with condition (ratings/conditions.py)."""
+    if not c:
+        return []
+    names = list(c["conditions"])
+    systems = list(next(iter(c["conditions"].values()))["systems"])
+    lines = [f"{h}# Per condition", ""]
+    lines += _table(
+        ["condition", "participants", "ratings", "mean"] + [f"{s} mean [95% CI]" for s in systems],
+        [
+            [n, v["n_participants"], v["n_ratings"], fmt(v["mean"])]
+            + [f"{fmt(v['systems'][s]['mean'])} {fmt_ci(v['systems'][s]['ci95'])}" for s in systems]
+            for n, v in c["conditions"].items()
+        ],
+    )
+    for label, model in (("Mixed model", c.get("mixed_model")), ("Ordinal model", c.get("ordinal_model"))):
+        if not model:
+            continue
+        lines += [f"{h}# {label} with condition", ""]
+        if "error" in model:
+            lines += [f"Not available: {model['error']}", ""]
+            continue
+        rows = model.get("estimates") or [{"term": t, **e} for t, e in model["effects"].items()]
+        lines += [f"`{model['formula']}`; reference system {c['reference_system']}, condition {names[0]}.", ""]
+        lines += _table(
+            ["term", "estimate", "SE", "p"],
+            [[e["term"], fmt(e["estimate"], 3), fmt(e["se"], 3), fmt_p(e["p"])] for e in rows],
+        )
+        for what, test in (
+            ("condition", model.get("condition_test")),
+            ("condition × system", model.get("interaction_test")),
+        ):
+            if test:
+                lines.append(f"- Wald test of {what}: χ²({test['df']}) = {fmt(test['chi2'])}, {p_eq(test['p'])}")
+        lines.append("")
     return lines
 
 

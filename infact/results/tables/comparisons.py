@@ -21,9 +21,9 @@ from infact.stats import bradley_terry as ranking
 from infact.values import bool_column
 
 # The first columns as issue 13 specifies them, and the required ones: from the kinds' declarations.
-PAIRWISE_COLUMNS = PAIRWISE.names[: PAIRWISE.names.index("justification") + 1]
+PAIRWISE_COLUMNS = [c for c in PAIRWISE.names[: PAIRWISE.names.index("justification") + 1] if c != "condition"]
 PAIRWISE_REQUIRED = tuple(PAIRWISE.required)
-BEST_WORST_COLUMNS = BEST_WORST.names[: BEST_WORST.names.index("worst") + 1]
+BEST_WORST_COLUMNS = [c for c in BEST_WORST.names[: BEST_WORST.names.index("worst") + 1] if c != "condition"]
 BEST_WORST_REQUIRED = tuple(BEST_WORST.required)
 TIE = "tie"
 BOTH_BAD = "both_bad"  # "both bad" (protocol/live `allow_both_bad`): a tie in the fit, counted apart

@@ -15,7 +15,7 @@ from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
 from infact.participation.steps.compare import PAIRWISE
 
 # The pairwise table's columns a live arena vote fills (no situation step, no source dialog, no study column).
-PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study")]
+PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study", "condition")]
 LIVE_VOTES = PAIRWISE.file  # the one file of every vote, a protocol's and the arena's
 
 
@@ -33,7 +33,7 @@ def add_live(t, records: list[dict], excluded: set[str]) -> None:
     rubric = pd.DataFrame(rubric_rows(records))
     if len(rubric):
         rubric = rubric.assign(excluded=rubric["participant"].isin(excluded), bot=rubric["participant"].isin(bots))
-        rubric = rubric[list(t.ratings.columns)]
+        rubric = rubric.reindex(columns=list(t.ratings.columns))  # `condition` is filled after (study_results)
         t.ratings = pd.concat([t.ratings, rubric], ignore_index=True) if len(t.ratings) else rubric
 
 

@@ -20,8 +20,8 @@ from infact.results.tables.schemas import PARTICIPANTS
 
 # The columns each builder makes, in file order: the declarations less what the export adds later
 # (the quality decision, the funnel columns).
-RATING_COLUMNS = [c for c in RATINGS.names if c not in ("excluded", "bot")]
-PARTICIPANT_COLUMNS = PARTICIPANTS.names[: PARTICIPANTS.names.index("flags")]
+RATING_COLUMNS = [c for c in RATINGS.names if c not in ("excluded", "bot", "condition")]
+PARTICIPANT_COLUMNS = [c for c in PARTICIPANTS.names[: PARTICIPANTS.names.index("flags")] if c != "condition"]
 
 
 def by_participant(records: list[dict]) -> dict[str, list[dict]]:

@@ -21,7 +21,7 @@ PARTICIPANTS = TableSchema(
         C("status", "string", "`in_progress`, `completed`, `screened_out` or `withdrawn`", True),
         C("platform", "string", "`prolific`, `mturk` or `none`"),
         C("platform_id", "string", "the platform's worker id (PROLIFIC_PID, workerId), if any"),
-        C("group", "string", "the group/condition from the study link"),
+        C("group", "string", "the group from the study link (in a between-subjects study it forces the `condition`)"),
         C("completion_code", "string", "the code shown at the end (Prolific: the study's code)"),
         C("started_at", "datetime", "arrival (consent) time, UTC"),
         C("ended_at", "datetime", "completion time, UTC"),

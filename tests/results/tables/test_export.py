@@ -67,7 +67,7 @@ def test_ratings_csv(study, played, tmp_path):
     storage, done, gone, preview = played
     write_exports(open_results(study, storage), tmp_path / "x")
     ratings = pd.read_csv(tmp_path / "x" / "ratings.csv")
-    assert list(ratings.columns) == RATING_COLUMNS + ["excluded", "bot"]
+    assert list(ratings.columns) == ["participant", "condition", *RATING_COLUMNS[1:], "excluded", "bot"]
     assert len(ratings) == 3 * 4 * 3 * 1  # participants × situations × systems × criteria
     assert set(ratings["participant"]) == set(done)  # no withdrawn, no preview
     assert ratings.groupby("participant")["is_attention_check"].sum().eq(3).all()
@@ -157,7 +157,7 @@ def test_other_files(study, played, tmp_path):
     assert {"Alpha", "Beta", "Gamma", "participant", "situation_id"} <= set(wide.columns)
     q = pd.read_csv(tmp_path / "x" / "questionnaire.csv")
     assert len(q) == 3 * len(study.config.questionnaire.items)
-    assert list(q.columns) == ["participant", "item", "value", "answer", "bot"]
+    assert list(q.columns) == ["participant", "condition", "item", "value", "answer", "bot"]
     d = pd.read_csv(tmp_path / "x" / "demographics.csv")
     assert len(d) == 3 * len(study.config.demographics) and set(d["participant"]) == set(done)
     flags = pd.read_csv(tmp_path / "x" / "flags.csv")
@@ -186,7 +186,8 @@ def test_export_of_an_empty_store(study, tmp_path):
     written = write_exports(open_results(study, MemoryStorage()), tmp_path / "x")
     assert {p.name for p in written} == DOC_FILES
     assert pd.read_csv(tmp_path / "x" / "ratings.csv").empty
-    assert list(pd.read_csv(tmp_path / "x" / "ratings.csv").columns) == RATING_COLUMNS + ["excluded", "bot"]
+    columns = list(pd.read_csv(tmp_path / "x" / "ratings.csv").columns)
+    assert columns == ["participant", "condition", *RATING_COLUMNS[1:], "excluded", "bot"]
     assert pd.read_csv(tmp_path / "x" / "participants.csv").empty
     assert json.loads((tmp_path / "x" / "records.json").read_text()) == []
 

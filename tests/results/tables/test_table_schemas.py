@@ -82,13 +82,14 @@ def test_a_new_kinds_table_reaches_the_export_in_its_declared_order(played):
     _, study, storage = played
     files = export_bytes(StudyResults(study, storage.records(study=study.id)).tables, study.systems, study_id=study.id)
     table = pd.read_csv(io.BytesIO(files["feedback.csv"]))
-    assert list(table.columns) == ["participant", "text", "seconds", "excluded", "bot"]
+    assert list(table.columns) == ["participant", "condition", "text", "seconds", "excluded", "bot"]
     assert len(table) == 4 and set(table["text"]) == {"attentive bot: fine"}
     package = json.loads(files["datapackage.json"])
     resource = next(r for r in package["resources"] if r["path"] == "feedback.csv")
     assert resource["description"] == FEEDBACK.description
-    assert [f["name"] for f in resource["schema"]["fields"]] == ["participant", "text", "seconds", "excluded", "bot"]
-    assert resource["schema"]["fields"][1]["constraints"] == {"required": True}
+    names = ["participant", "condition", "text", "seconds", "excluded", "bot"]
+    assert [f["name"] for f in resource["schema"]["fields"]] == names
+    assert resource["schema"]["fields"][2]["constraints"] == {"required": True}
 
 
 def test_every_export_validates_as_a_frictionless_data_package(played, tmp_path):

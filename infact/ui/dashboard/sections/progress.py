@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from infact.participation.conditions import condition_counts
 from infact.results.dashboard import live_study
 from infact.results.quality import funnel
 from infact.results.reports import charts
@@ -28,6 +29,8 @@ def show_progress(view) -> None:
             ),
             key="chart_time",
         )
+    if view.study.conditions:
+        _conditions(view)
     reasons = funnel.exclusion_reasons(view.overview())
     if len(reasons):
         st.subheader("Why completed participants were excluded")
@@ -39,3 +42,28 @@ def show_progress(view) -> None:
     done_n = sum(1 for c in cov if c["ratings"] >= k)
     st.progress(done_n / max(1, len(cov)), text=f"{done_n} of {len(cov)} situations have ≥ {k} ratings")
     st.dataframe(cov, hide_index=True, height=260, key="coverage_table")
+
+
+def _conditions(view) -> None:
+    """A between-subjects study: each condition's completions and places held (infact/participation/conditions.py)."""
+    cfg = view.cfg
+    counts = condition_counts(
+        view.records(), view.study.id, view.study.conditions, cfg.assignment.lease_minutes, view.now
+    )
+    st.subheader("Progress per condition")
+    st.caption(
+        "New participants go to the condition with the fewest completions plus places held; a place whose lease "
+        f"ended ({cfg.assignment.lease_minutes:g} minutes, or returned on the platform) is given again."
+    )
+    rows = [
+        {
+            "condition": name,
+            "completed": n["completed"],
+            "in progress (place held)": n["active"],
+            "abandoned (place given again)": n["abandoned"],
+            "screened out": n["screened_out"],
+            "withdrawn": n["withdrawn"],
+        }
+        for name, n in counts.items()
+    ]
+    st.dataframe(rows, hide_index=True, key="conditions_table")
