@@ -234,7 +234,8 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
         )
         need = live.vote_reason_min_chars
         block = flow.cfg.quality.block_paste
-        typed_text.note(block, flow.cfg.texts.no_ai_tools)
+        # No note here: the chats just before asked not to use AI tools (and said pasting is off); one more line made
+        # the vote too tall for a phone, and it then opened scrolled down (tests/e2e/test_live_slow_e2e.py).
         report = typed_text.watch("vote", block_paste=block).get("live-vote-reason")
         reason = st.text_area(_("Why?") if need else _("Why? (optional)"), key="live-vote-reason", max_chars=2000)
         show_errors()
