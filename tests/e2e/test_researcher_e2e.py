@@ -123,7 +123,8 @@ def test_dashboard_updates_live_and_exports_ratings(app_server, page):
     text = open(download.path(), encoding="utf-8").read()
     rows = list(csv.DictReader(io.StringIO(text)))
     header = text.splitlines()[0].split(",")
-    assert header[: len(RATING_COLUMNS)] == RATING_COLUMNS
+    assert header[1] == "condition"  # every answer table: the between-subjects condition next to the participant
+    assert [c for c in header if c != "condition"][: len(RATING_COLUMNS)] == RATING_COLUMNS
     # One row per participant x situation x system x criterion, for every stored rating.
     expected = sum(
         len(r["responses"]) * len(study.config.criteria)
