@@ -137,9 +137,6 @@ def run_validate(args) -> int:
     for p in [*missing_generated(folder, study.config), *warnings]:
         print(f"warning: {p}", file=sys.stderr)
     cfg = study.config
-    from infact.text.study_texts import language_note
-
-    print(f"note: {language_note(cfg)}")
     why = pool_explanation(study)
     print(
         f"ok: study '{study.id}' — {len(study.situations)} situations{f' ({why})' if why else ''}, "
@@ -149,6 +146,9 @@ def run_validate(args) -> int:
     for name in study.conditions:  # a between-subjects study: what each condition shows
         shown = study.under(name)
         print(f"  condition '{name}': systems {', '.join(shown.systems)}; changes {', '.join(changed(study, name))}")
+    from infact.text.study_texts import language_note
+
+    print(f"note: {language_note(cfg)}")  # after the verdict: `ok: …` stays the first line scripts read
     return 0
 
 
