@@ -112,10 +112,9 @@ def test_refusals_and_empty_answers_are_bad_replies(stub, answer, words):
 
 def test_a_slow_answer_is_a_timeout(stub):
     stub.rule = lambda request: {"content": "late", "delay_s": 1.5}
-    t0 = time.monotonic()
-    with pytest.raises(SystemTimeout):
+    with pytest.raises(SystemTimeout):  # waited for, the answer would be "late"
         client(stub, timeout_s=0.3, max_retries=0).complete(HELLO)  # retried otherwise (test_llm_limits.py)
-    assert time.monotonic() - t0 < 1.2
+    assert len(stub.requests) == 1
 
 
 def test_a_server_that_is_not_there_is_unreachable():

@@ -87,15 +87,13 @@ def test_a_judge_ends_a_trickling_answer_at_timeout_s(tmp_path):
     # and counted them as good, where `generate` gave up at timeout_s on the same stub.
     with serve_openai(rule=lambda request: LABEL, trickle_s=TRICKLE_S) as stub:
         study = judge_study(tmp_path, stub.url, timeout_s=1, max_retries=0)
-        started = time.monotonic()
         report = run_judge(study, "j")
-        took = time.monotonic() - started
-        while stub.in_flight and time.monotonic() < started + 10:  # each finds its client gone at its next byte
+        deadline = time.monotonic() + 10
+        while stub.in_flight and time.monotonic() < deadline:  # each finds its client gone at its next byte
             time.sleep(0.02)
     records = judged(study)
     assert len(records) == 3 and report.rows == 0
-    waits = [c["latency_ms"] for r in records for c in r["call_records"]]
-    assert len(waits) == 3 and max(waits) < 1300, f"calls took {waits} ms with timeout_s = 1 ({took:.1f} s in all)"
+    assert [len(r["call_records"]) for r in records] == [1, 1, 1]  # one call each, ended at its timeout:
     assert {r["error"]["kind"] for r in records} == {"timeout"}, records
     assert stub.cut == 3  # each answer was stopped, not left to trickle on
 
@@ -187,10 +185,12 @@ def call(caller: str, url: str, tmp_path, **limits) -> str:
 def test_every_caller_ends_a_trickling_answer_at_timeout_s(caller, tmp_path):
     with serve_openai(rule=lambda request: LABEL, trickle_s=TRICKLE_S) as stub:
         stub.ignore_stream = True  # a server that answers a stream request with a plain, trickling body
-        started = time.monotonic()
-        with pytest.raises((SystemTimeout, SimulatorFailed)):
+        with pytest.raises((SystemTimeout, SimulatorFailed)):  # the whole answer takes 6 s: read whole, it would do
             call(caller, stub.url, tmp_path, timeout_s=1)
-        assert time.monotonic() - started < 3.0  # the whole answer takes 6 s; generate also copies a study
+        deadline = time.monotonic() + 10
+        while stub.in_flight and time.monotonic() < deadline:  # the client is gone: the stub finds it at its next byte
+            time.sleep(0.02)
+        assert stub.cut == len(stub.requests) >= 1  # each answer was stopped, not left to trickle on
 
 
 @pytest.mark.parametrize("caller", sorted(CALLERS))
@@ -226,10 +226,9 @@ def test_a_live_chat_never_retries_past_its_own_deadline():
     # The participant is waiting: with timeout_s the whole wait, a timed-out attempt is not tried again.
     with serve_openai(rule=FirstTimeSilent(delay_s=3.0)) as stub:
         system = LLMSystem("Llama", endpoint_client(stub.url, 30, max_retries=3), timeout_s=0.5)
-        started = time.monotonic()
-        with pytest.raises(SystemTimeout):
+        with pytest.raises(SystemTimeout):  # tried again, the second attempt would have answered at once
             system.reply(REQUEST)
-        assert time.monotonic() - started < 1.5 and len(stub.requests) == 1
+        assert len(stub.requests) == 1
 
 
 def test_a_plain_answer_larger_than_max_body_bytes_is_refused_not_held(monkeypatch):

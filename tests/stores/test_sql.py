@@ -124,11 +124,9 @@ def test_unreachable_server_is_a_clear_error():
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    started = time.monotonic()
-    with pytest.raises(StorageError) as exc:
+    with pytest.raises(StorageError) as exc:  # refused at once: nothing to wait for, no retries
         SQLStorage(f"postgresql://infact:s3cret@127.0.0.1:{port}/db", connect_timeout=3)
     message = str(exc.value)
-    assert time.monotonic() - started < 10
     assert f"postgresql://infact:***@127.0.0.1:{port}/db" in message
     assert "s3cret" not in message
     assert "reachable" in message and "[connections.infact]" in message

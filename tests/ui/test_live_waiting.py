@@ -4,17 +4,31 @@ when it comes, and a retry clears the old timeout warning and its buttons from b
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from simulations.chat_stub import serve
-from tests.support.app import open_app, run, token_of
+from tests.support.app import TIMEOUT, open_app, run, token_of
 from tests.support.live_pages import chat_texts, live_records, say, stub_study, through_situations
 
 
-def ask_elsewhere(db, token: str, text: str) -> threading.Thread:
-    """The participant's first tab, asking the system: a ChatSession on its own handle of the store."""
+class Held:
+    """A system client whose answer is held until `release` is set (then the real client answers)."""
+
+    def __init__(self, client, release: threading.Event):
+        self.client, self.release = client, release
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def reply(self, request):
+        self.release.wait(TIMEOUT)
+        return self.client.reply(request)
+
+
+def ask_elsewhere(db, token: str, text: str, release: threading.Event) -> threading.Thread:
+    """The participant's first tab, asking the system (which answers once `release` is set): a ChatSession on its
+    own handle of the store."""
     from infact.chat.arena import LiveRun
     from infact.chat.client import connect_all
     from infact.storage import TinyDBStorage
@@ -23,29 +37,48 @@ def ask_elsewhere(db, token: str, text: str) -> threading.Thread:
 
     study = load_study(study_dir())
     storage = TinyDBStorage(db)
-    run = LiveRun(study, storage, connect_all(study.config.live.systems), token)
+    clients = {name: Held(c, release) for name, c in connect_all(study.config.live.systems).items()}
+    run = LiveRun(study, storage, clients, token)
     thread = threading.Thread(target=lambda: (run.session("A").send(text), storage.close()), daemon=True)
     thread.start()
     return thread
 
 
-@pytest.mark.slow  # 2.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
+def watch_waits(monkeypatch, then=lambda: None) -> list[float]:
+    """The seconds each run of the page set out to wait for another run's answer (live_step._await_answer);
+    `then()` is called once a run starts waiting."""
+    import infact.ui.live_step as live_step
+
+    waits, wait = [], live_step._await_answer
+
+    def waiting(run, slot, conv, seconds):
+        waits.append(seconds)
+        then()
+        return wait(run, slot, conv, seconds)
+
+    monkeypatch.setattr(live_step, "_await_answer", waiting)
+    return waits
+
+
+@pytest.mark.slow  # 1.8 s on a 2-core machine: out of the fast subset (docs/testing.md)
 def test_a_reload_during_a_slow_reply_shows_the_answer_when_it_comes(tmp_path, monkeypatch):
-    with serve("normal", delay_s=2.0) as slow:
-        db = stub_study(tmp_path, monkeypatch, slow.url, slow.url, timeout_s=6)
+    # The system answers only once the reloaded page waits; its timeout (120 s) is longer than an AppTest run may
+    # take (TIMEOUT): a page that waited for the whole timeout, not for that answer, never ends its run.
+    release = threading.Event()
+    with serve("normal") as system:
+        db = stub_study(tmp_path, monkeypatch, system.url, system.url, timeout_s=120)
         token = token_of(through_situations(open_app()))
-        sending = ask_elsewhere(db, token, "something scary please")  # the first tab asks the system (2 s) …
-        deadline = time.monotonic() + 5
-        while not live_records(db, "chat_message") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        started = time.monotonic()
+        waits = watch_waits(monkeypatch, then=release.set)
+        sending = ask_elsewhere(db, token, "something scary please", release)  # the first tab asks the system …
+        while not live_records(db, "chat_message") and sending.is_alive():
+            sending.join(0.05)
         reloaded = open_app({"p": token})  # … and the page is reloaded meanwhile
-        waited = time.monotonic() - started
-        sending.join(10)
-    texts = chat_texts(reloaded)
+        release.set()
+        sending.join(TIMEOUT)
+    assert len(waits) == 1 and waits[0] > TIMEOUT, waits  # it set out to wait for up to the whole timeout …
+    texts = chat_texts(reloaded)  # … and drew the answer as it came
     assert [role for role, _ in texts] == ["user", "assistant"], [w.value for w in reloaded.warning]
     assert "Up (2009)" in texts[1][1] and not reloaded.warning and len(reloaded.chat_input) == 1
-    assert waited < 5.5  # it waited for that answer, not for the whole timeout
 
 
 def test_a_reload_long_after_the_call_offers_try_again_at_once(tmp_path, monkeypatch):
@@ -66,9 +99,9 @@ def test_a_reload_long_after_the_call_offers_try_again_at_once(tmp_path, monkeyp
         session.clock = lambda: datetime.now(UTC) - timedelta(seconds=10)
         storage.append(session._record("chat_message", "1/user", role="user", turn=1, text="hello?"))
         storage.close()
-        started = time.monotonic()
+        waits = watch_waits(monkeypatch)
         at = open_app({"p": token})
-    assert time.monotonic() - started < 3
+    assert waits == []  # no answer can come any more: the page does not wait for one
     assert any("Waiting for the chatbot's answer" in w.value for w in at.warning)
     assert at.button(key="live-retry-A") is not None and len(at.chat_input) == 0
 
