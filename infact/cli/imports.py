@@ -32,50 +32,67 @@ def register(sub: argparse._SubParsersAction) -> None:
         add(formats)
 
 
-def _add_redial(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "redial",
-        module_doc("infact.importers.redial").split("\n\n")[1],
-        summary="ReDial raw JSONL (one dialog per line) -> study situations",
-    )
-    p.add_argument("file", metavar="FILE.jsonl", help="ReDial JSONL, e.g. test_data.jsonl")
+def _format(
+    formats: argparse._SubParsersAction,
+    name: str,
+    importer: str,
+    summary: str,
+    file: tuple[str, str, str] | None,
+    run,
+    *,
+    whole_doc: bool = False,
+    out_or_study: bool = False,
+) -> argparse.ArgumentParser:
+    """`import NAME`: its --help is the second paragraph of its importer module's docstring (`whole_doc`: all after
+    the first), read from the file; `file` is its positional argument (dest, metavar, help); `run` runs it;
+    `out_or_study`: it writes into `--out DIR` or `--study DIR`."""
+    doc = module_doc(f"infact.importers.{importer}").split("\n\n")
+    p = command(formats, name, "\n\n".join(doc[1:]) if whole_doc else doc[1], summary=summary)
+    if file is not None:
+        dest, metavar, help_ = file
+        p.add_argument(dest, metavar=metavar, help=help_)
+    if out_or_study:
+        where = p.add_mutually_exclusive_group(required=True)
+        where.add_argument("--out", metavar="DIR", help="folder for the files only")
+        where.add_argument("--study", metavar="DIR", help="a study folder: the files go into it")
+    p.set_defaults(func=run)
+    return p
+
+
+def _new_study(p: argparse.ArgumentParser) -> None:
+    """`--study DIR` (alias `--out`) for an importer that creates or updates a study folder."""
     p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+
+
+def _add_redial(formats: argparse._SubParsersAction) -> None:
+    summary = "ReDial raw JSONL (one dialog per line) -> study situations"
+    p = _format(
+        formats, "redial", "redial", summary, ("file", "FILE.jsonl", "ReDial JSONL, e.g. test_data.jsonl"), run_redial
+    )
+    _new_study(p)
     p.add_argument(
         "--movies", metavar="CSV", help="movies_with_mentions.csv, for @ids missing from a dialog's movieMentions"
     )
     p.add_argument(
         "--system", default=HUMAN_SYSTEM, help="name of the ground-truth system (the recommender's actual reply)"
     )
-    p.set_defaults(func=run_redial)
 
 
 def _add_responses(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "responses",
-        module_doc("infact.importers.responses").split("\n\n")[1],
-        summary="merge one system's outputs (JSONL/CSV) into a study",
-    )
-    p.add_argument(
-        "file", metavar="FILE", help="JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}"
-    )
+    what = "JSONL or CSV: {dialog_id, turn, response} or {dialog_id, context, response}"
+    summary = "merge one system's outputs (JSONL/CSV) into a study"
+    p = _format(formats, "responses", "responses", summary, ("file", "FILE", what), run_responses)
     p.add_argument(
         "--study", required=True, metavar="DIR", help="study folder (from `import redial` or `import infact-txt`)"
     )
     p.add_argument("--system", required=True, help="system name shown in results, e.g. KBRD")
     p.add_argument("--situations", default=SITUATIONS_FILE, help="situations file in the study")
     p.add_argument("--movies", metavar="CSV", help="movies_with_mentions.csv, to turn @ids in responses into titles")
-    p.set_defaults(func=run_responses)
 
 
 def _add_infact_txt(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "infact-txt",
-        module_doc("infact.importers.infact_txt").split("\n\n")[1],
-        summary="the original INFACT app's evaluation files -> study situations",
-    )
+    summary = "the original INFACT app's evaluation files -> study situations"
+    p = _format(formats, "infact-txt", "infact_txt", summary, None, run_infact_txt)
     p.add_argument("--dialogs", required=True, metavar="FILE", help="dialogue_data.txt (USER:/CHAT-BOT: lines)")
     p.add_argument(
         "--system",
@@ -88,65 +105,38 @@ def _add_infact_txt(formats: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ground-truth", metavar="NAME", help="also add the dialog's actual next CHAT-BOT turn as system NAME"
     )
-    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
-    p.set_defaults(func=run_infact_txt)
+    _new_study(p)
 
 
 def _add_transcripts(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "transcripts",
-        module_doc("infact.importers.transcripts").split("\n\n")[1],
-        summary="live-chat transcripts.jsonl -> situations (one system's answers)",
-    )
-    p.add_argument("file", metavar="FILE.jsonl", help="transcripts.jsonl from `python -m infact export` (docs/live.md)")
-    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    what = "transcripts.jsonl from `python -m infact export` (docs/live.md)"
+    summary = "live-chat transcripts.jsonl -> situations (one system's answers)"
+    p = _format(formats, "transcripts", "transcripts", summary, ("file", "FILE.jsonl", what), run_transcripts)
+    _new_study(p)
     p.add_argument("--system", help="the system whose chats to import (required when the file holds several)")
-    p.set_defaults(func=run_transcripts)
 
 
 def _add_conversations(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "conversations",
-        module_doc("infact.importers.conversations").split("\n\n")[1],
-        summary="one system's whole conversations (JSONL) -> a dialog-level (ACUTE-style) study",
-    )
-    p.add_argument(
-        "file",
-        metavar="FILE.jsonl",
-        help="{dialog_id, turns: [{role, text}], topic?} per line, or a live study's transcripts.jsonl",
-    )
-    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    what = "{dialog_id, turns: [{role, text}], topic?} per line, or a live study's transcripts.jsonl"
+    summary = "one system's whole conversations (JSONL) -> a dialog-level (ACUTE-style) study"
+    p = _format(formats, "conversations", "conversations", summary, ("file", "FILE.jsonl", what), run_conversations)
+    _new_study(p)
     p.add_argument("--system", required=True, help="system name shown in results, e.g. BlenderBot")
     p.add_argument("--dialogs", default=DIALOGS_FILE, help="dialogs file in the study")
-    p.set_defaults(func=run_conversations)
 
 
 def _add_crs_arena(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "crs-arena",
-        module_doc("infact.importers.crs_arena").split("\n\n", 1)[1],
-        summary="CRS Arena's dialogues JSON -> conversations/<system>.jsonl; its votes CSV -> pairwise.csv",
-    )
-    p.add_argument("file", metavar="FILE", help="CRSArena-Dial's crs_arena_dial_*.json, or its votes_*.csv")
-    _out_or_study(p)
-    p.set_defaults(func=run_crs_arena)
+    what = "CRSArena-Dial's crs_arena_dial_*.json, or its votes_*.csv"
+    summary = "CRS Arena's dialogues JSON -> conversations/<system>.jsonl; its votes CSV -> pairwise.csv"
+    file = ("file", "FILE", what)
+    _format(formats, "crs-arena", "crs_arena", summary, file, run_crs_arena, whole_doc=True, out_or_study=True)
 
 
 def _add_annotated(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "annotated",
-        module_doc("infact.importers.annotated").split("\n\n", 1)[1],
-        summary="aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv",
-    )
-    p.add_argument(
-        "file", metavar="FILE.json", help="CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json"
-    )
-    _out_or_study(p)
-    p.set_defaults(func=run_annotated)
+    what = "CRSArena-Eval's aggregated JSON or INFACT's annotations_aggregated.json"
+    summary = "aggregated conversation annotations (CRSArena-Eval's JSON) -> annotations.csv"
+    file = ("file", "FILE.json", what)
+    _format(formats, "annotated", "annotated", summary, file, run_annotated, whole_doc=True, out_or_study=True)
 
 
 def _add_infact_export(formats: argparse._SubParsersAction) -> None:
@@ -196,14 +186,10 @@ def _add_infact_export(formats: argparse._SubParsersAction) -> None:
 
 
 def _add_table(formats: argparse._SubParsersAction) -> None:
-    p = command(
-        formats,
-        "table",
-        module_doc("infact.importers.table").split("\n\n", 1)[1],
-        summary="your own dialogs and responses from a table (CSV, XLSX, JSONL) -> study situations",
-    )
-    p.add_argument("source", metavar="FILE", help="a CSV, TSV, XLSX or JSONL table (or a situations.jsonl)")
-    p.add_argument("--study", "--out", dest="study", required=True, metavar="DIR", help=NEW_STUDY_HELP)
+    summary = "your own dialogs and responses from a table (CSV, XLSX, JSONL) -> study situations"
+    what = "a CSV, TSV, XLSX or JSONL table (or a situations.jsonl)"
+    p = _format(formats, "table", "table", summary, ("source", "FILE", what), run_table, whole_doc=True)
+    _new_study(p)
     p.add_argument("--situations", default=SITUATIONS_FILE, help="situations file in the study")
     p.add_argument(
         "--protocol",
@@ -213,7 +199,6 @@ def _add_table(formats: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--force", action="store_true", help="replace the study's situations file (kept as .bak-<time>)")
     add_table_options(p)
-    p.set_defaults(func=run_table)
 
 
 def run_table(args) -> int:
@@ -248,12 +233,6 @@ FORMATS = (
     _add_annotated,
     _add_infact_export,
 )  # the order of `import --help`
-
-
-def _out_or_study(p: argparse.ArgumentParser) -> None:
-    where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--out", metavar="DIR", help="folder for the files only")
-    where.add_argument("--study", metavar="DIR", help="a study folder: the files go into it")
 
 
 def run_crs_arena(args) -> int:

@@ -8,6 +8,10 @@ What Prolific paid is the stub's record of each submission's `bonus_payments` (c
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from infact.errors import InfactError
@@ -36,6 +40,43 @@ def prolific_id(session, stub) -> str:
     for i in range(3):
         stub.add_submission(made, pid(i), "APPROVED")
     return made
+
+
+@contextmanager
+def sessions(tmp_path, study, stub, n: int = 1) -> Iterator[tuple[list, str]]:
+    """`n` sessions, each on its own store object on one TinyDB folder (as `n` processes have), and a study on
+    Prolific whose three participants are approved; closed at the end."""
+    stores = [make_storage("tinydb", tmp_path) for _ in range(n)]
+    opened = [
+        open_session(study, st, base_url=stub.url, environ={"PROLIFIC_TOKEN": TOKEN}, sleep=lambda _: None)
+        for st in stores
+    ]
+    try:
+        prolific_id = setup.create(opened[0]).prolific_id
+        for i in range(3):
+            stub.add_submission(prolific_id, pid(i), "APPROVED")
+        yield opened, prolific_id
+    finally:
+        for s, st in zip(opened, stores, strict=True):
+            s.client.close()
+            st.close()
+
+
+def together(*work: Callable[[], None]) -> None:
+    """Run each on its own thread, all at once; return when all are done."""
+    threads = [threading.Thread(target=w) for w in work]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def refused(session, stub, prolific_id: str, path: str, status: int) -> None:
+    """Prolific refuses the next POST to `path` with `status`: the run stops with an error, nothing paid."""
+    stub.fail("POST", path, status)
+    with pytest.raises(InfactError):
+        run(session, prolific_id)
+    assert not paid(stub)
 
 
 def run(session, prolific_id: str, lines=LINES, reason: str = "bonus") -> list[ledger.Batch]:
@@ -86,12 +127,7 @@ def inject(session, at: int) -> dict:
 
 @pytest.mark.parametrize("at", range(1, EVENTS + 2))
 def test_a_run_stopped_at_any_point_then_rerun_pays_each_participant_once(at, tmp_path, study, stub):
-    storage = make_storage("tinydb", tmp_path)
-    s = open_session(study, storage, base_url=stub.url, environ={"PROLIFIC_TOKEN": TOKEN}, sleep=lambda _: None)
-    try:
-        prolific_id = setup.create(s).prolific_id
-        for i in range(3):
-            stub.add_submission(prolific_id, pid(i), "APPROVED")
+    with sessions(tmp_path, study, stub) as ([s], prolific_id):
         seen = inject(s, at)
         try:
             run(s, prolific_id)
@@ -102,9 +138,6 @@ def test_a_run_stopped_at_any_point_then_rerun_pays_each_participant_once(at, tm
         assert paid(stub) == OWED, seen["where"]
         assert sum(b["pay_calls"] for b in stub.bonuses.values()) == 1
         assert run(s, prolific_id) == [] and paid(stub) == OWED  # and a run after that sends nothing
-    finally:
-        s.client.close()
-        storage.close()
 
 
 def test_a_pay_answered_500_after_paying_is_recorded_paid_from_prolifics_list(session, stub, prolific_id):
@@ -144,18 +177,13 @@ def test_an_unanswered_pay_call_not_on_prolifics_list_waits_for_the_researcher(s
 
 
 def test_a_refused_pay_call_is_sent_again_next_time(session, stub, prolific_id):
-    stub.fail("POST", "/pay/$", 403)
-    with pytest.raises(InfactError):
-        run(session, prolific_id)
-    assert not paid(stub)
+    refused(session, stub, prolific_id, "/pay/$", 403)
     run(session, prolific_id)
     assert paid(stub) == OWED and len(stub.pay_calls()) == 1
 
 
 def test_a_refused_create_frees_the_claims(session, stub, prolific_id):
-    stub.fail("POST", "/submissions/bonus-payments/$", 400)
-    with pytest.raises(InfactError):
-        run(session, prolific_id)
+    refused(session, stub, prolific_id, "/submissions/bonus-payments/$", 400)
     (b,) = ledger.read(session.records()).batches.values()
     assert b.status == "void" and not ledger.read(session.records()).unfinished()
     run(session, prolific_id)
@@ -165,81 +193,49 @@ def test_a_refused_create_frees_the_claims(session, stub, prolific_id):
 def test_two_runs_at_once_on_one_store_pay_each_participant_once(tmp_path, study, stub):
     """Two sessions (two store objects on one TinyDB folder, as two processes have) apply at the same time;
     creating a bulk bonus is slow, so both are in flight together."""
-    import threading
+    with sessions(tmp_path, study, stub, 2) as (both, prolific_id):
+        plans = [bonus.plan(s, LINES, "bonus", prolific_id, source="test") for s in both]  # both see all owed
+        stub.delay("POST", "/submissions/bonus-payments/$", 0.5, times=2)
+        errors = []
 
-    stores = [make_storage("tinydb", tmp_path) for _ in range(2)]
-    sessions = [
-        open_session(study, st, base_url=stub.url, environ={"PROLIFIC_TOKEN": TOKEN}, sleep=lambda _: None)
-        for st in stores
-    ]
-    prolific_id = setup.create(sessions[0]).prolific_id
-    for i in range(3):
-        stub.add_submission(prolific_id, pid(i), "APPROVED")
-    plans = [bonus.plan(s, LINES, "bonus", prolific_id, source="test") for s in sessions]  # both see all owed
-    stub.delay("POST", "/submissions/bonus-payments/$", 0.5, times=2)
-    errors = []
+        def go(s, p):
+            try:
+                bonus.apply(s, p, prolific_id)
+            except InfactError as exc:
+                errors.append(exc)
 
-    def go(s, p):
-        try:
-            bonus.apply(s, p, prolific_id)
-        except InfactError as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=go, args=pair) for pair in zip(sessions, plans, strict=True)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    assert paid(stub) == OWED and len(stub.pay_calls()) == 1
-    for s, st in zip(sessions, stores, strict=True):
-        s.client.close()
-        st.close()
+        together(*(lambda pair=pair: go(*pair) for pair in zip(both, plans, strict=True)))
+        assert not errors
+        assert paid(stub) == OWED and len(stub.pay_calls()) == 1
 
 
 def test_two_runs_finishing_one_batch_at_once_pay_it_once(tmp_path, study, stub):
     """A run sealed a batch and is creating its bulk bonus (slowly) when a second run starts and finishes the
     same batch: two bulk bonuses may be created (creating is free), one pay call is sent."""
-    import threading
+    with sessions(tmp_path, study, stub, 2) as (both, prolific_id):
+        batch = bonus.open_batch(both[0], LINES, "bonus")
+        stub.delay("POST", "/submissions/bonus-payments/$", 0.4, times=2)
+        stub.delay("POST", "/pay/$", 0.4, times=2)
+        outcomes = []
 
-    stores = [make_storage("tinydb", tmp_path) for _ in range(2)]
-    sessions = [
-        open_session(study, st, base_url=stub.url, environ={"PROLIFIC_TOKEN": TOKEN}, sleep=lambda _: None)
-        for st in stores
-    ]
-    prolific_id = setup.create(sessions[0]).prolific_id
-    for i in range(3):
-        stub.add_submission(prolific_id, pid(i), "APPROVED")
-    batch = bonus.open_batch(sessions[0], LINES, "bonus")
-    stub.delay("POST", "/submissions/bonus-payments/$", 0.4, times=2)
-    stub.delay("POST", "/pay/$", 0.4, times=2)
-    outcomes = []
+        def first():
+            try:
+                outcomes.append(bonus.settle(both[0], batch, prolific_id).status)
+            except InfactError as exc:
+                outcomes.append(type(exc).__name__)
 
-    def first():
-        try:
-            outcomes.append(bonus.settle(sessions[0], batch, prolific_id).status)
-        except InfactError as exc:
-            outcomes.append(type(exc).__name__)
+        def second():
+            plan = bonus.plan(both[1], LINES, "bonus", prolific_id, source="test")
+            assert not plan.to_pay and [b.name for b in plan.unfinished] == [batch.name]
+            try:
+                bonus.apply(both[1], plan, prolific_id)
+                outcomes.append("paid")
+            except InfactError as exc:
+                outcomes.append(type(exc).__name__)
 
-    def second():
-        plan = bonus.plan(sessions[1], LINES, "bonus", prolific_id, source="test")
-        assert not plan.to_pay and [b.name for b in plan.unfinished] == [batch.name]
-        try:
-            bonus.apply(sessions[1], plan, prolific_id)
-            outcomes.append("paid")
-        except InfactError as exc:
-            outcomes.append(type(exc).__name__)
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert "paid" in outcomes, outcomes
-    assert paid(stub) == OWED and len(stub.pay_calls()) == 1
-    for s, st in zip(sessions, stores, strict=True):
-        s.client.close()
-        st.close()
+        together(first, second)
+        assert "paid" in outcomes, outcomes
+        assert paid(stub) == OWED and len(stub.pay_calls()) == 1
 
 
 @pytest.mark.parametrize("kind", STORAGE_KINDS)

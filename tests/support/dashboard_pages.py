@@ -1,13 +1,32 @@
-"""The researcher dashboard in a real browser: sign in, open a section, scroll its content into view (shared by the
-browser tests of tests/e2e/)."""
+"""The researcher dashboard under AppTest (`open_dashboard`) and in a real browser: sign in, open a section, scroll
+its content into view (shared by the tests of tests/ui/ and tests/e2e/)."""
 
 from __future__ import annotations
 
 import re
 
-from playwright.sync_api import expect
+from streamlit.testing.v1 import AppTest
 
+from infact.access.auth import hash_password
 from simulations.browser import RESEARCHER_PASSWORD, wait_idle
+from tests.support.paths import REPO
+
+DASHBOARD = REPO / "pages" / "dashboard.py"
+
+
+def open_dashboard(study_dir, db, monkeypatch, section: str | None = None, *, password: str = "pw") -> AppTest:
+    """The dashboard page on the study folder and store, signed in (its password `password`), at `section`;
+    a page that raised fails the test."""
+    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
+    monkeypatch.setenv("INFACT_DB", str(db))
+    at = AppTest.from_file(str(DASHBOARD), default_timeout=90)
+    at.session_state["researcher_signed_in"] = True
+    at.secrets["researcher"] = {"password_hash": hash_password(password)}
+    at.run()
+    if section:
+        at.segmented_control(key="section").set_value(section).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def sign_in(page, srv) -> None:
@@ -23,6 +42,8 @@ def sign_in(page, srv) -> None:
 
 
 def open_section(page, name: str) -> None:
+    from playwright.sync_api import expect
+
     page.locator(".st-key-section").get_by_text(name, exact=True).click()
     wait_idle(page)
     page.get_by_test_id("stMetric").first.wait_for()

@@ -22,10 +22,10 @@ from infact.results.quality.funnel import FIGURES
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import give_consent
+from tests.support.dashboard_pages import DASHBOARD, open_dashboard
 from tests.support.studies import make_study
 
 REPO = Path(__file__).resolve().parents[2]
-DASHBOARD = REPO / "pages" / "dashboard.py"
 APP = REPO / "streamlit_app.py"
 HASH = hash_password("dashboard-test-pw")
 STRATEGIES = ["attentive", "attentive", "attentive", "straightliner", "fails-attention", "abandons"]
@@ -51,25 +51,12 @@ def prolific_store(tmp_path_factory):
     return study_dir, tmp / "db"
 
 
-def dashboard(study_dir, db, monkeypatch, section=None) -> AppTest:
-    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
-    monkeypatch.setenv("INFACT_DB", str(db))
-    at = AppTest.from_file(str(DASHBOARD), default_timeout=90)
-    at.session_state["researcher_signed_in"] = True
-    at.secrets["researcher"] = {"password_hash": HASH}
-    at.run()
-    if section:
-        at.segmented_control(key="section").set_value(section).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 @pytest.mark.parametrize(
     "section", ["Progress", "Participants", "Prolific", "Results", "Situations", "Statistics", "Comments", "Exports"]
 )
 @pytest.mark.slow  # 1.9 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
 def test_every_section_renders_on_bot_data(prolific_store, monkeypatch, section):
-    at = dashboard(*prolific_store, monkeypatch, section)
+    at = open_dashboard(*prolific_store, monkeypatch, section)
     metrics = {m.label: m.value for m in at.metric}
     assert list(metrics) == [label for label, _ in FIGURES.values()]
     assert (metrics["Visited"], metrics["Completed"], metrics["Included"], metrics["Excluded"]) == ("6", "5", "3", "2")
@@ -77,7 +64,7 @@ def test_every_section_renders_on_bot_data(prolific_store, monkeypatch, section)
 
 
 def test_prolific_lists_hold_the_platform_ids(prolific_store, monkeypatch):
-    at = dashboard(*prolific_store, monkeypatch, "Prolific")
+    at = open_dashboard(*prolific_store, monkeypatch, "Prolific")
     blocks = [c.value for c in at.code]
     approve, reject = blocks[0].split("\n"), blocks[1].split("\n")
     # attentive bots, and the straightliner: excluded from the data but paid (no failed explicit check)
@@ -91,7 +78,7 @@ def test_exclude_picker_takes_several_participants(prolific_store, monkeypatch, 
     study_dir, db = prolific_store
     copy = tmp_path / "db"
     shutil.copytree(db, copy)
-    at = dashboard(study_dir, copy, monkeypatch, "Participants")
+    at = open_dashboard(study_dir, copy, monkeypatch, "Participants")
     picker = at.multiselect(key="manual_participants")
     data = DashboardData(load_study(study_dir))
     data.add(TinyDBStorage(copy).records())
@@ -163,7 +150,7 @@ def test_set_aside_files_and_unusual_platform_ids_are_shown(prolific_store, monk
         query={"PROLIFIC_PID": "oddid7", "STUDY_ID": "s" * 24, "SESSION_ID": "t" * 24},
     ).run()
     (store.shards / "p-damaged.json").write_bytes(b"\xff\xfe not a record file")
-    at = dashboard(study_dir, copy, monkeypatch, "Participants")
+    at = open_dashboard(study_dir, copy, monkeypatch, "Participants")
     [note] = [e.value for e in at.error]
     assert "p-damaged.json is not UTF-8 text" in note and "What to do" in note
     [problem] = store.problems()

@@ -4,29 +4,14 @@ times once a sync has stored them."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from infact.access.auth import hash_password
 from infact.storage import TinyDBStorage
 from infact.stores import prolific_records as rec
 from infact.study.loader import load_study
+from tests.support.dashboard_pages import open_dashboard
 from tests.support.prolific import pid, play, prolific_study_folder
-
-DASHBOARD = Path(__file__).resolve().parents[2] / "pages" / "dashboard.py"
-
-
-def dashboard(study_dir, db, monkeypatch) -> AppTest:
-    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
-    monkeypatch.setenv("INFACT_DB", str(db))
-    at = AppTest.from_file(str(DASHBOARD), default_timeout=90)
-    at.session_state["researcher_signed_in"] = True
-    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.mark.slow  # an AppTest dashboard over bot-played participants, twice
@@ -34,7 +19,7 @@ def test_the_dashboard_warns_while_the_study_underpays(tmp_path, monkeypatch):
     folder = prolific_study_folder(tmp_path, prolific={"reward_cents": 5})  # 5p for a study of minutes
     study, storage = load_study(folder), TinyDBStorage(tmp_path / "db")
     play(study, storage, ["attentive", "attentive", "attentive"], people=True)  # fair pay counts people
-    at = dashboard(folder, tmp_path / "db", monkeypatch)
+    at = open_dashboard(folder, tmp_path / "db", monkeypatch)
     errors = [e.value for e in at.error]
     assert any("This study underpays" in e and "(INFACT, n = 3)" in e and "--top-up" in e for e in errors), errors
     start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

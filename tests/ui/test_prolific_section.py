@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from infact.access.auth import hash_password
 from infact.prolific import setup
 from infact.prolific.session import open_session
 from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from simulations.prolific_stub import ProlificStub
+from tests.support.dashboard_pages import open_dashboard
 from tests.support.prolific import TOKEN, play, prolific_study_folder, submissions
-
-DASHBOARD = Path(__file__).resolve().parents[2] / "pages" / "dashboard.py"
-
-
-def open_prolific(study_dir, db, monkeypatch) -> AppTest:
-    monkeypatch.setenv("INFACT_STUDY", str(study_dir))
-    monkeypatch.setenv("INFACT_DB", str(db))
-    at = AppTest.from_file(str(DASHBOARD), default_timeout=90)
-    at.session_state["researcher_signed_in"] = True
-    at.secrets["researcher"] = {"password_hash": hash_password("pw")}
-    at.run()
-    at.segmented_control(key="section").set_value("Prolific").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.mark.slow  # 2.0 s on a quiet 2-core machine: out of the fast subset (docs/testing.md)
@@ -37,7 +20,7 @@ def test_the_section_syncs_once_a_minute_and_shows_statuses(tmp_path, monkeypatc
         folder = prolific_study_folder(tmp_path, prolific={"base_url": stub.url})
         study, storage = load_study(folder), TinyDBStorage(tmp_path / "db")
         people = play(study, storage, ["attentive", "abandons"])
-        at = open_prolific(folder, tmp_path / "db", monkeypatch)
+        at = open_dashboard(folder, tmp_path / "db", monkeypatch, "Prolific")
         assert any("No Prolific study is recorded" in i.value for i in at.info)
         session = open_session(study, storage, base_url=stub.url)
         submissions(stub, setup.create(session).prolific_id, ["AWAITING REVIEW", "RETURNED"])
@@ -68,5 +51,5 @@ def test_without_a_token_the_section_says_what_to_set(tmp_path, monkeypatch):
             "at": "2026-03-02T09:00:00+00:00",
         }
     )
-    at = open_prolific(folder, tmp_path / "db", monkeypatch)
+    at = open_dashboard(folder, tmp_path / "db", monkeypatch, "Prolific")
     assert any("PROLIFIC_TOKEN" in w.value for w in at.warning), [w.value for w in at.warning]
