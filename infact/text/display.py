@@ -238,14 +238,27 @@ def page_script(
     - `redirect_url` (Prolific's completion URL) is opened in the same tab after `redirect_ms`,
       once every answer is stored; the page keeps the link as a fallback.
     """
-    js = _STEP_JS.replace("GUARD_MS", str(int(guard_ms))).replace("PRESS_MS", str(int(press_ms)))
-    parts = [f"const step = {_js(step)};", js]
+    parts = [_keep_js(step, "__infactStep", guard_ms, press_ms)]
     if cookie is not None:
         name, value, max_age = cookie
         parts.append(f"document.cookie = {_js(f'{name}={value}; Path=/; Max-Age={int(max_age)}; SameSite=Lax')};")
     if redirect_url:
         parts.append(f"setTimeout(() => window.location.assign({_js(redirect_url)}), {int(redirect_ms)});")
     return "<script>(() => {" + "\n".join(parts) + "})();</script>"
+
+
+def screen_script(screen: str, *, guard_ms: int = 600, press_ms: int = 1000) -> str:
+    """A step drawn as several screens (the live step's chats, rubrics and vote, one step name to `page_script`):
+    a new screen opens at its top, its clicks guarded, as a new step does. Without it the next screen kept the
+    last one's scroll position: a phone opened the vote scrolled down to where the rubric's Continue had been.
+    Drawn with each screen (its first one is already kept at the top by the step's own script)."""
+    return "<script>(() => {" + _keep_js(screen, "__infactScreen", guard_ms, press_ms) + "})();</script>"
+
+
+def _keep_js(key: str, seen: str, guard_ms: int, press_ms: int) -> str:
+    """_STEP_JS for `key`, the last key drawn kept in `window[seen]`."""
+    js = _STEP_JS.replace("GUARD_MS", str(int(guard_ms))).replace("PRESS_MS", str(int(press_ms)))
+    return f"const step = {_js(key)};" + js.replace("__infactStep", seen)
 
 
 def return_link_html(url: str, label: str) -> str:

@@ -12,7 +12,7 @@ from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.text import typed
 from infact.text.catalogue import N_, _, ngettext, number
-from infact.text.display import caption_html, progress_html
+from infact.text.display import caption_html, progress_html, screen_script
 from infact.ui import typed_text
 from infact.ui.participant_page import renderer, show_errors, submit
 from infact.ui.resources import fail_safely, get_study, secrets, study_dir
@@ -33,7 +33,8 @@ def _progress(run, phase) -> None:
     from infact.chat.progress import position, progress_text
 
     n, total = position(phase, run.live.arena)
-    st.html(progress_html(progress_text(phase, run.live.arena), n - 1, total))
+    screen = screen_script(f"{run.token}/live/{phase.name}/{phase.slot or ''}")  # a new screen opens at its top
+    st.html(progress_html(progress_text(phase, run.live.arena), n - 1, total) + screen, unsafe_allow_javascript=True)
 
 
 def _waiting_for(slot: str) -> tuple[str, str] | None:
@@ -234,8 +235,7 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
         )
         need = live.vote_reason_min_chars
         block = flow.cfg.quality.block_paste
-        # No note here: the chats just before asked not to use AI tools (and said pasting is off); one more line made
-        # the vote too tall for a phone, and it then opened scrolled down (tests/e2e/test_live_slow_e2e.py).
+        typed_text.note(block, flow.cfg.texts.no_ai_tools)
         report = typed_text.watch("vote", block_paste=block).get("live-vote-reason")
         reason = st.text_area(_("Why?") if need else _("Why? (optional)"), key="live-vote-reason", max_chars=2000)
         show_errors()

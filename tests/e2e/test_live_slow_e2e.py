@@ -6,10 +6,12 @@ after 15 s), then answers in 1.2 s. What a person sees is asserted:
 
 - after Enter their own message stays on screen with "The chatbot is typing…", and the chat
   input is disabled, until the slow answer arrives;
-- StallBot's timeout message ("…taking too long…") shows on time: after about 2 s (under 10 s
-  on a loaded machine), well before the stalled system would answer; Try again then gets one, and
+- StallBot's timeout message ("…taking too long…") shows at its timeout, not before, and instead of the
+  stalled system's answer (which would come after 15 s); Try again then gets one, and
   while it is asked the timeout message and its buttons are gone from beside "typing…" (issue 29);
 - every screen of the live step says where the participant is ("Step 2 of 5: …");
+- each screen opens at its top: on a phone the vote page, taller than the screen, at scroll position 0 from its
+  first appearance (it kept rubric B's scroll position and opened scrolled down);
 - the vote page lets each conversation be opened again, its movie titles highlighted.
 
 Screenshots: test-artifacts/live-slow-<page>-<device>.png.
@@ -76,6 +78,10 @@ def progress_shown(page, text: str) -> None:
     assert page.get_by_role("progressbar").is_visible()
 
 
+TALLER = """() => { const m = document.querySelector('[data-testid="stMain"]');
+    return m.scrollHeight > m.clientHeight + 100; }"""
+
+
 def opens_at_top(page) -> bool:
     """The screen's top (its step line) is in view: at most a few pixels scrolled (7 px seen on a phone)."""
     box = page.locator(".infact-progress-text").bounding_box()
@@ -120,10 +126,10 @@ def chat_with_slowbot(page, device: str) -> None:
 def chat_with_stallbot(page, device: str) -> None:
     start = send_and_watch_waiting(page, "a scary one please", device, "stall-waiting")
     message = page.get_by_text("The chatbot is taking too long to answer.")
-    message.wait_for(timeout=int((STALL_S - 5) * 1000))
+    message.wait_for()  # waited for, the stalled system's answer would have come instead (after STALL_S)
     took = time.monotonic() - start
-    assert TIMEOUT_S - 0.2 <= took < STALL_S - 5, f"the timeout message came after {took:.1f} s"
-    assert not page.get_by_text("did not answer").count()
+    assert TIMEOUT_S - 0.2 <= took, f"the timeout message came after {took:.1f} s, before timeout_s"
+    assert not answers(page) and not page.get_by_text("did not answer").count()
     wait_idle(page)
     assert page.locator(".infact-chat-user").filter(has_text="a scary one please").is_visible()
     shot(page, f"live-slow-timeout-{device}")
@@ -191,9 +197,12 @@ def test_slow_and_stalling_systems(slow_server, device_page, device):
         page.get_by_role("button", name="I found what I wanted: end the chat").click()
         rubric(page, slot, n + 1, device)
     page.get_by_text("Which chatbot was better?").wait_for()
+    first = scroll_position(page)  # the vote's first appearance: at its top, not where rubric B's Continue was
     wait_idle(page)
     progress_shown(page, "Step 5 of 5: Your vote")
-    assert opens_at_top(page), "the vote opened scrolled down"
+    assert first == 0 and opens_at_top(page), f"the vote opened scrolled down ({first:.0f} px at first)"
+    if device == "phone":  # taller than the phone's screen: it could have opened scrolled down
+        assert page.evaluate(TALLER), "the vote fits the phone's screen: its opening at the top proves nothing"
     reopen_both(page, device)
     page.locator(".st-key-live-vote").get_by_text("Chatbot A", exact=True).click()
     page.get_by_role("button", name="Submit my vote").click()

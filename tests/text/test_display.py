@@ -46,7 +46,7 @@ def test_dialog_and_response_highlight_the_listed_items():
 
 
 def test_page_script_is_one_inert_script_per_step():
-    from infact.text.display import forget_script, page_script
+    from infact.text.display import forget_script, page_script, screen_script
 
     js = page_script(
         "tok/situation-2</script><b>",
@@ -59,6 +59,8 @@ def test_page_script_is_one_inert_script_per_step():
     assert 'window.location.assign("https://app.prolific.com/submissions/complete?cc=C1")' in js
     assert "location" not in page_script("consent") and "cookie" not in page_script("consent")
     assert "Max-Age=0" in forget_script("infact-demo")
+    screen = screen_script("tok/live/rubric/A")  # a step's own screens: a key of their own, beside the step's
+    assert '"tok/live/rubric/A"' in screen and "__infactScreen" in screen and "__infactStep" not in screen
 
 
 def test_page_scripts_survive_the_html_sanitizer():
@@ -67,9 +69,10 @@ def test_page_scripts_survive_the_html_sanitizer():
     opens at its top, guards its clicks or remembers its participant."""
     import re
 
-    from infact.text.display import forget_script, page_script
+    from infact.text.display import forget_script, page_script, screen_script
 
     scripts = [
+        screen_script("tok/live/vote/</script><b>"),
         page_script(
             "tok/situation-2</script><b>", cookie=("infact-demo", "tok", 60), redirect_url="https://x.org/?a<b"
         ),

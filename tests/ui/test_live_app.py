@@ -28,11 +28,22 @@ def live_study(tmp_path, monkeypatch) -> Path:
     return db
 
 
+def screen(at) -> str:
+    """The key of the live step's screen as its page script has it: a new key opens the screen at its top."""
+    [key] = [m.group(1) for h in at.get("html") for m in [re.search(SCREEN, h.proto.body)] if m]
+    return key.removeprefix(token_of(at) + "/")
+
+
+SCREEN = re.compile(r'const step = "([^"]*)";[^<]*__infactScreen')
+
+
 def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
     at = through_situations(open_app())
     assert any("Chatbot A" in s.value for s in at.subheader)
+    assert screen(at) == "live/chat/A"
     at = say(at, "A", "hi! something scary please")
     at = say(at, "A", "seen it already, anything else?")
+    assert screen(at) == "live/chat/A"  # the same screen: a message keeps the chat where it is
     token = token_of(at)
     assert [role for role, _ in chat_texts(at)] == ["user", "assistant", "user", "assistant"]
     # Reload: a new session with only the link; the same conversation comes back.
@@ -44,7 +55,7 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
     at = say(at, "A", "great, thanks")
     at.button(key="live-satisfied-A").click()
     at = run(at)
-    assert any("About chatbot A" in s.value for s in at.subheader)
+    assert any("About chatbot A" in s.value for s in at.subheader) and screen(at) == "live/rubric/A"
     at.button(key="live-rubric-submit-A").click()
     at = run(at)
     assert any("Please answer statement" in e.value for e in at.error)  # nothing answered: refused
@@ -53,7 +64,7 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
             r.set_value("Agree")
     at.button(key="live-rubric-submit-A").click()
     at = run(at)
-    assert any("Chatbot B" in s.value for s in at.subheader)
+    assert any("Chatbot B" in s.value for s in at.subheader) and screen(at) == "live/chat/B"
     for text in ("a funny movie please", "something else funny", "ok"):
         at = say(at, "B", text)
     at.button(key="live-frustrated-B").click()
@@ -71,7 +82,7 @@ def test_three_turn_chats_with_a_reload_then_rubric_and_vote(live_study):
     assert list(reopen) == ["Chatbot A: read the conversation again", "Chatbot B: read the conversation again"]
     assert "hi! something scary please" in reopen["Chatbot A: read the conversation again"]
     assert "a funny movie please" in reopen["Chatbot B: read the conversation again"]
-    assert any("Step 5 of 5: Your vote" in h.proto.body for h in at.get("html"))
+    assert any("Step 5 of 5: Your vote" in h.proto.body for h in at.get("html")) and screen(at) == "live/vote/"
     at.radio(key="live-vote").set_value("A")
     at.text_area(key="live-vote-reason").input("A understood what I wanted")
     at.button(key="live-vote-submit").click()
