@@ -35,3 +35,4 @@ else:
     st.set_page_config(page_title="INFACT study", page_icon="💬", layout="centered")
 ui.keep_researcher_signed_in()
 page.run()
+ui.resources.freeze_warm_objects()  # once per process, after its first page

@@ -3,6 +3,7 @@ researcher's sign-in (kept across reloads by infact/access/session.py)."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import time
@@ -41,6 +42,22 @@ def per_session(key: Any, resolve: Callable[[], Any]) -> Any:
     if key not in resolved:
         resolved[key] = resolve()
     return resolved[key]
+
+
+def freeze_warm_objects() -> None:
+    """Once per process, after its first page is drawn: what is alive then (the imported modules of Streamlit,
+    pandas and INFACT; the study) moves out of the garbage collector's reach (`gc.freeze`). Python's full
+    collection scans every tracked object while every session waits: at a launch of 100 participants, three or
+    four of them paused the process 160-250 ms each (its CPU, the rest of the heap being the sessions); frozen,
+    each took half (bench/README.md, bench/burst.py). Nothing frozen is garbage: the modules live as long as
+    the process."""
+    if not _WARM["frozen"]:
+        _WARM["frozen"] = True
+        gc.collect()
+        gc.freeze()
+
+
+_WARM = {"frozen": False}
 
 
 def study_dir() -> Path:
