@@ -199,10 +199,10 @@ class Flow:
         own, marked `platform_id_shared` (with the first one's token), and is found again
         through a `_sessions` record keyed by a hash of (ID, session).
         """
-        # Only an arrival with a platform ID can collide with another (the same ID in two sessions at once):
-        # only those take the store-wide lock, which a launch's consents also need for their assignments.
-        platform_id = capture(query, self.cfg.platform).platform_id
-        with self.storage.lock() if platform_id and not preview else nullcontext():
+        # The store-wide lock, for an arrival with a platform ID (the same ID in two sessions at once) and for a
+        # consent that counts the others' places to choose a condition; a launch's other consents need none.
+        shared = not preview and (capture(query, self.cfg.platform).platform_id or self.study.conditions)
+        with self.storage.lock() if shared else nullcontext():
             arrival, token, first = self._find(query, preview)
             if token is not None:
                 return token

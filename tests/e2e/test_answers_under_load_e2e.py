@@ -5,7 +5,8 @@ on 4 of ~14 pages, and a first "Start the study" click was once ignored with the
 browser's CPU is slowed 6× (Chrome DevTools `Emulation.setCPUThrottlingRate`) and the answers are given
 without waiting for the page to be idle:
 
-- the rubric right after the chat ends, while the run that draws it may still be going: chatbot A's
+- the rubric as soon as it takes clicks after the chat ends (a new screen's guard against a double click,
+  display.screen_script, lasts until shortly after it is drawn): chatbot A's
   five answers in one burst from the page (each click starts a rerun, the next ones land during it),
   chatbot B's as fast as Playwright clicks; each answer must still be on screen once the page is idle,
   and stored as given after one press of Continue;
@@ -24,6 +25,7 @@ import pytest
 
 from simulations.browser import (
     DEMO_STUDY,
+    UNGUARDED,
     consent,
     open_study,
     rate_all,
@@ -96,6 +98,10 @@ def end_chat_and_answer(page, slot: str, picks: list[str], burst: bool) -> int:
     wait_idle(page)
     page.get_by_role("button", name="I found what I wanted: end the chat").click()
     groups(page, slot).nth(len(picks) - 1).wait_for()  # drawn: the run drawing it may not have ended
+    # A new screen takes no click until shortly after it is drawn (display.screen_script: a double click on "end
+    # the chat" must not answer the rubric), as a person still reading would; the answers come as soon as it takes
+    # them. The burst's first click then starts a rerun and the others land during it.
+    page.wait_for_selector(UNGUARDED, state="attached")
     if burst:
         during = int(script_running(page)) + len(picks) - 1
         page.evaluate(BURST, [slot, picks])
