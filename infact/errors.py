@@ -11,6 +11,8 @@ runtime (infact.chat) and the LLM connector below it (infact.llm) raise them.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -35,6 +37,24 @@ class InfactError(Exception):
             problems = [problems]
         self.problems = [p if isinstance(p, Problem) else Problem("", p) for p in problems]
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class OptionError(InfactError):
+    """An option of a library call that cannot be used: `option` is its name in the call (`n_boot`), `message`
+    what is wrong and what to do. A command line shows it under its own flag (`named({"n_boot": "--n-boot"})`);
+    an option the message itself names is written `{name}` and shown the same way."""
+
+    def __init__(self, option: str, message: str, key: str | None = None):
+        self.option, self.message, self.key = option, message, key
+        super().__init__(self.problem({}))
+
+    def problem(self, names: Mapping[str, str]) -> Problem:
+        """The problem with every option named as `names` names it (an option not in it: by its own name)."""
+        text = re.sub(r"\{([a-z_]+)\}", lambda m: names.get(m[1], m[1]), self.message)
+        return Problem(names.get(self.option, self.option), text, key=self.key)
+
+    def named(self, names: Mapping[str, str]) -> InfactError:
+        return InfactError(self.problem(names))
 
 
 class ConfigError(InfactError):

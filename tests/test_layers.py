@@ -45,8 +45,8 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     # results has an order of its own: the tables and their schemas at the bottom, the export that collects
-    # every table above the quality checks and annotations it joins, then each analysis, the CLI's
-    # `analyze` and the dashboard's data on top
+    # every table above the quality checks and annotations it joins, then each analysis and the reports (below the
+    # kinds that name them), the CLI's `analyze` and the dashboard's data on top
     (
         "results",
         [
@@ -60,12 +60,12 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.results.ranking",
             "infact.results.judges",
             "infact.results.crowd",
+            "infact.results.reports",  # below the kinds: a kind names its report (its `report` hook)
             "infact.results.builtin_kinds",
             "infact.results.kinds",
             "infact.results.export",
             "infact.results.live",
             "infact.results.study_results",
-            "infact.results.reports",
             "infact.results.analyze",
             "infact.results.dashboard",
             "infact.importers",

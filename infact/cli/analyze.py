@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.stats import N_BOOT
 
 
@@ -172,6 +172,35 @@ def _judge_and_label_arguments(p) -> None:
     )
 
 
+# The library's options (`Options` in infact/results/analyze.py, `kind`, and the options its analyses read from
+# `Options.extra`) and the flag that sets each: the library names an option it cannot use (`OptionError`), the
+# user is told the flag.
+FLAGS = {
+    "criterion": "--criterion",
+    "include_flagged": "--include-flagged",
+    "include_bots": "--include-bots",
+    "mixed_model": "--no-mixed-model",
+    "ordinal_model": "--no-ordinal-model",
+    "n_boot": "--n-boot",
+    "seed": "--seed",
+    "as_pairwise": "--as-pairwise",
+    "covariates": "--covariates",
+    "confidence": "--confidence",
+    "judges": "--judge",
+    "responses": "--responses",
+    "group_by": "--group-by",
+    "min_votes": "--min-votes",
+    "reweight": "--reweight",
+    "repeat_cap": "--repeat-cap",
+    "min_vote_seconds": "--min-vote-seconds",
+    "anomaly_max_participants": "--anomaly-max-participants",
+    "anomaly_quantile": "--anomaly-quantile",
+    "kind": "--kind",
+    "alt_epsilon": "--alt-epsilon",
+    "label_models": "--label-models",
+}
+
+
 def options(args: argparse.Namespace):
     from infact.results.analyze import Options
 
@@ -205,7 +234,6 @@ def options(args: argparse.Namespace):
 def _progress(args: argparse.Namespace):
     """Bars on stderr for the long parts (bootstrap, fragility) when asked or when stderr is a terminal."""
     import contextlib
-    import sys
 
     if not (getattr(args, "progress", False) or sys.stderr.isatty()):
         return contextlib.nullcontext()
@@ -215,11 +243,32 @@ def _progress(args: argparse.Namespace):
     return reporting(StageBars("analyze"))
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.ratings and Path(args.ratings).suffix.lower() == ".jsonl":  # live chats (docs/live.md)
-        from infact.results.live.overview import analyze_transcripts
+def _transcripts(args: argparse.Namespace) -> bool:
+    return bool(args.ratings) and Path(args.ratings).suffix.lower() == ".jsonl"  # live chats (docs/live.md)
 
-        return analyze_transcripts(args)
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        analysis = _analysis(args)
+    except OptionError as exc:  # the library names its option; the user gave a flag
+        raise exc.named(FLAGS) from None
+    if args.report and not _transcripts(args):
+        from infact.fileio import atomic_write_text
+
+        path = Path(args.report)
+        atomic_write_text(path, analysis.report("md" if path.suffix.lower() == ".md" else "html"))
+    print(json.dumps(analysis.result, allow_nan=False, indent=2) if args.json else analysis.render("md"))
+    if args.report and not args.json and not _transcripts(args):
+        print(f"report written to {args.report}")
+    return _judges_usable(analysis.result)
+
+
+def _analysis(args: argparse.Namespace):
+    """The library called once with what the arguments name: a file, or a study loaded once and its store."""
+    from infact.results import analyze
+
+    if _transcripts(args):
+        return analyze.analyze_file(args.ratings)
     if bool(args.ratings) == bool(args.study):
         raise InfactError(
             Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither).")
@@ -228,41 +277,24 @@ def run(args: argparse.Namespace) -> int:
         raise InfactError(
             Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report")
         )
-    from infact.results import analyze
-
     opts = options(args)
-    results = None
-    if args.study:
-        from infact.results.study_results import open_results
-        from infact.study.loader import load_study
-
-        # The store resolved and read once (--db, else INFACT_DB, secrets, db/<study id>/): the analysis, the
-        # live chats and the report's datasheet all read the same results.
-        folder = study_folder(args)
-        study = load_study(folder)
-        args.study, args.db = str(folder), store_target(args, study.id)
-        results = open_results(study, args.db, include_bots=args.include_bots)
+    if not args.study:
         with _progress(args):
-            result, table = analyze.analyze_study(args.study, args.db, opts, results=results, kind=args.kind)
-    else:
-        table = analyze.read_table(args.ratings, args.kind)
-        with _progress(args):
-            result = analyze.analyze_table(table, opts, str(args.ratings), kind=args.kind)
-        table = analyze.without_bot_rows(table, opts.include_bots, str(args.ratings))[0]  # the report's charts
-    if args.report:
-        from infact.cli.results import report_extras
-        from infact.fileio import atomic_write_text
+            return analyze.analyze_file(args.ratings, opts, args.kind)
+    from infact.storage import open_storage
+    from infact.study.loader import load_study
 
-        path = Path(args.report)
-        md = path.suffix.lower() == ".md"
-        text = analyze.render(result, "md" if md else "html", table)
-        # the methods paragraph; with --study the datasheet
-        extras = report_extras(args, result, html=not md, results=results)
-        atomic_write_text(path, text.replace("</body>", extras + "</body>", 1) if "</body>" in text else text + extras)
-    print(json.dumps(result, allow_nan=False, indent=2) if args.json else analyze.render(result, "md", table))
-    if args.report and not args.json:
-        print(f"report written to {args.report}")
-    return _judges_usable(result)
+    # The store resolved (--db, else INFACT_DB, secrets, db/<study id>/) and read once: the analysis, the live
+    # chats and the report's datasheet all read the same results.
+    folder = study_folder(args)
+    study = load_study(folder)
+    target = store_target(args, study.id)
+    storage = open_storage(target)
+    try:
+        with _progress(args):
+            return analyze.analyze_study(study, storage, opts, kind=args.kind, source=f"{folder} (store {target})")
+    finally:
+        storage.close()
 
 
 def _judges_usable(result: dict) -> int:

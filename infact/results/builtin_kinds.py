@@ -157,6 +157,17 @@ def _places(name: str):
     return places
 
 
+def _report(name: str):
+    """A kind's report (infact/results/reports/analyses.py), imported when called, as the analyses are."""
+
+    def report(result: dict, fmt: str, table) -> str:
+        from infact.results.reports import analyses
+
+        return getattr(analyses, name)(result, fmt, table)
+
+    return report
+
+
 def _aggregated(table, tables) -> dict[str, bytes]:
     from infact.results.conversations.tables import aggregated_json
 
@@ -191,6 +202,7 @@ BUILT_IN = (
         ("situation",),
         build=_ratings,
         analyze=analyze_ratings,
+        report=_report("ratings_report"),
         extra_files=_rating_files,
         extra_tables=(RATINGS_WIDE,),
         extra_descriptions={
@@ -208,6 +220,7 @@ BUILT_IN = (
         ("pairwise", "pairwise_dialog"),
         build=_votes("pairwise", "pairwise", "pairwise_dialog"),
         analyze=analyze_pairwise,
+        report=_report("preferences_report"),
         ranks=True,
         options=("covariates", "reweight"),
         extra_files=_ledger_file("pairwise"),
@@ -231,6 +244,7 @@ BUILT_IN = (
         ("best_worst",),
         build=_votes("best_worst", "best_worst"),
         analyze=analyze_best_worst,
+        report=_report("preferences_report"),
         ranks=True,
         extra_files=_ledger_file("best_worst"),
         extra_tables=(LEDGER,),
@@ -243,6 +257,7 @@ BUILT_IN = (
         ("conversation",),
         build=_annotations,
         analyze=analyze_annotations,
+        report=_report("annotations_report"),
         extra_files=_aggregated,
         extra_descriptions={
             "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)"

@@ -16,6 +16,8 @@ conversation annotations, questionnaire answers, … or one a test registers) is
 - `analyze`      `analyze(table, options, source) -> dict`: its statistics, for `analyze` and the
                  dashboard (default: `describe`, counts a generic section can show);
 - `ranks`        True when its analysis ranks the systems (the dashboard's Ranking section);
+- `report`       `report(result, fmt, table) -> str`: its analysis as a Markdown (`md`) or HTML report, for
+                 `analyze` and the dashboard (default: the counts of `describe`; infact/results/reports/analyses.py);
 - `options`      the `analyze` options only its analysis takes (`covariates`, `reweight`: pairwise votes);
                  given for a table of another kind they are refused, naming the tables that take them;
 - `extra_files`  `extra_files(table, tables) -> {name: bytes}`: more export files made from it
@@ -93,6 +95,7 @@ class KindResults:
     build: Callable[[Answers], pd.DataFrame] | None = None
     analyze: Callable[[pd.DataFrame, Any, str], dict] | None = None
     ranks: bool = False
+    report: Callable[[dict, str, Any], str] | None = None  # its analysis's report (reports/analyses.py)
     options: tuple[str, ...] = ()  # analyze options only this kind's analysis takes
     extra_files: Callable[[pd.DataFrame, Any], dict[str, bytes]] | None = None
     extra_tables: tuple[TableSchema, ...] = ()  # the extra files that are tables, declared

@@ -4,7 +4,7 @@ defaults of a step kind that declares a table nobody registered. What a kind is:
 
 from __future__ import annotations
 
-from infact.errors import InfactError, Problem
+from infact.errors import OptionError
 from infact.participation import steps as step_kinds
 from infact.results.builtin_kinds import BUILT_IN
 from infact.results.hookspecs import Answers, KindResults, describe, summary, with_excluded
@@ -63,9 +63,7 @@ def for_table(name: str) -> KindResults:
     name = name.removesuffix(".csv")
     found = {k.name: k for k in kinds()}
     if name not in found:
-        raise InfactError(
-            Problem("--kind", f"no table kind {name!r}; the declared ones are {', '.join(found)}", key=name)
-        )
+        raise OptionError("kind", f"no table kind {name!r}; the declared ones are {', '.join(found)}", key=name)
     return found[name]
 
 

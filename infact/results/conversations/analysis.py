@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.participation.steps.conversation import ANNOTATIONS
 from infact.results.tables.checks import row_problem
 from infact.stats import N_BOOT
@@ -254,7 +254,7 @@ def compare_judges(
 def parse_run_option(value: str) -> tuple[str, str]:
     name, sep, path = value.partition("=")
     if not sep or not name.strip() or not path.strip():
-        raise InfactError(Problem("--judge", f"expected NAME=RUN.json, got {value!r}"))
+        raise OptionError("judges", f"expected NAME=RUN.json, got {value!r}")
     if not Path(path).is_file():
         raise InfactError(Problem(path, "run file not found", key="--judge"))
     return name.strip(), path.strip()

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
 
@@ -33,7 +33,7 @@ TEXT = dict.fromkeys(("situation_id", "system", "system_a", "system_b", "winner"
 def parse_judge_option(value: str) -> tuple[str, Path]:
     name, sep, path = value.partition("=")
     if not sep or not name.strip() or not path.strip():
-        raise InfactError(Problem("--judge", f"{value!r} is not NAME=FILE.csv; e.g. --judge gpt4=judge_gpt4.csv."))
+        raise OptionError("judges", f"{value!r} is not NAME=FILE.csv; e.g. {{judges}} gpt4=judge_gpt4.csv.")
     return name.strip(), Path(path.strip())
 
 
