@@ -256,7 +256,8 @@ def run(args: argparse.Namespace) -> int:
         from infact.fileio import atomic_write_text
 
         path = Path(args.report)
-        atomic_write_text(path, analysis.report("md" if path.suffix.lower() == ".md" else "html"))
+        text = analysis.report("md" if path.suffix.lower() == ".md" else "html")
+        atomic_write_text(path, text)
     print(json.dumps(analysis.result, allow_nan=False, indent=2) if args.json else analysis.render("md"))
     if args.report and not args.json and not _transcripts(args):
         print(f"report written to {args.report}")
@@ -264,11 +265,32 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _analysis(args: argparse.Namespace):
-    """The library called once with what the arguments name: a file, or a study loaded once and its store."""
+    """Every argument read first, once (the study loaded, its store resolved); then the library called once with
+    those objects: a transcripts file, a table file, or the study and its store (read once)."""
     from infact.results import analyze
 
-    if _transcripts(args):
+    opts, progress, transcripts = options(args), _progress(args), _transcripts(args)
+    if not transcripts:
+        _check(args)
+    study, target = _study_and_store(args) if args.study and not transcripts else (None, None)
+    if transcripts:
         return analyze.analyze_file(args.ratings)
+    if study is None:
+        with progress:
+            return analyze.analyze_file(args.ratings, opts, args.kind)
+    from infact.storage import open_storage
+
+    storage = open_storage(target)
+    try:
+        with progress:
+            source = f"{study.folder} (store {target})"
+            return analyze.analyze_study(study, storage, opts, kind=args.kind, source=source)
+    finally:
+        storage.close()
+
+
+def _check(args: argparse.Namespace) -> None:
+    """The arguments that do not go together, refused before anything is read."""
     if bool(args.ratings) == bool(args.study):
         raise InfactError(
             Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither).")
@@ -277,24 +299,14 @@ def _analysis(args: argparse.Namespace):
         raise InfactError(
             Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report")
         )
-    opts = options(args)
-    if not args.study:
-        with _progress(args):
-            return analyze.analyze_file(args.ratings, opts, args.kind)
-    from infact.storage import open_storage
+
+
+def _study_and_store(args: argparse.Namespace):
+    """The --study folder loaded (once) and its store resolved (--db, else INFACT_DB, secrets, db/<study id>/)."""
     from infact.study.loader import load_study
 
-    # The store resolved (--db, else INFACT_DB, secrets, db/<study id>/) and read once: the analysis, the live
-    # chats and the report's datasheet all read the same results.
-    folder = study_folder(args)
-    study = load_study(folder)
-    target = store_target(args, study.id)
-    storage = open_storage(target)
-    try:
-        with _progress(args):
-            return analyze.analyze_study(study, storage, opts, kind=args.kind, source=f"{folder} (store {target})")
-    finally:
-        storage.close()
+    study = load_study(study_folder(args))
+    return study, store_target(args, study.id)
 
 
 def _judges_usable(result: dict) -> int:

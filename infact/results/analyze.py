@@ -285,7 +285,8 @@ def compare_judges(
 
     features = _judge_features(data, kind, features)
     shape = _judged_kind(kind).compared_as
-    return json_ready(agreement.compare_files(data, shape, list(judges), criterion, features))
+    compared = agreement.compare_files(data, shape, list(judges), criterion, features)
+    return json_ready(compared)
 
 
 def align_judges(
@@ -304,7 +305,8 @@ def align_judges(
     extra = {"scale_points": scale_points} if scale_points else {}
     features = _judge_features(data, kind, features)
     shape = _judged_kind(kind).compared_as
-    return json_ready(align_files(data, shape, list(judges), criterion, features=features, **kw, **extra))
+    aligned = align_files(data, shape, list(judges), criterion, features=features, **kw, **extra)
+    return json_ready(aligned)
 
 
 def read_table(path: str | Path, kind: str | None = None) -> pd.DataFrame:
