@@ -10,7 +10,7 @@ from pathlib import Path
 
 from infact.cli.args import add_db, add_study, command, open_store, refuse_set_aside_files, study_folder
 from infact.deployment import REPO
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.fileio import read_input_text
 from infact.table_schema import csv_bytes
 
@@ -145,7 +145,10 @@ def run_export(args) -> int:
     finally:
         storage.close()
     replaced: list[str] = []
-    written = write_exports(results, args.out, force=args.force, replaced=replaced, label_models=args.label_models)
+    try:
+        written = write_exports(results, args.out, force=args.force, replaced=replaced, label_models=args.label_models)
+    except OptionError as exc:  # the library names its option; the user gave this command's flag
+        raise exc.named({"label_models": "export --label-models"}) from None
     for name in replaced:
         print(f"warning: {Path(args.out) / name}: replaced (--force): an export had not written it", file=sys.stderr)
     for path in written:

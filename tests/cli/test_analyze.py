@@ -159,6 +159,15 @@ def tables(tmp_path):
             ["B", "--n-boot", "100", "--judge", "a=R"],
             "--judge: judges are compared with ratings.csv or pairwise.csv, not a best_worst table.",
         ),
+        (
+            ["R", "--no-mixed-model", "--n-boot", "100", "--judge", "j=missing.csv"],
+            "missing.csv: judge file not found; give --judge NAME=FILE.csv with an existing file.",
+        ),
+        (
+            ["P", "--n-boot", "100", "--covariates", "length"],
+            "{dir}/pairwise.csv: [length_a] --covariates length needs columns length_a, length_b (written by "
+            "`python -m infact export`); add them or drop the covariate.",
+        ),
     ],
 )
 def test_an_option_the_library_refuses_is_named_by_its_flag(tables, capsys, argv, line):
@@ -167,7 +176,7 @@ def test_an_option_the_library_refuses_is_named_by_its_flag(tables, capsys, argv
     argv = [str(tables / files[a]) if a in files else a.replace("=R", f"={tables / 'ratings.csv'}") for a in argv]
     assert main(["analyze", *argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {line}") and err.count("error: ") == 1
+    assert err.startswith("error: " + line.replace("{dir}", str(tables))) and err.count("error: ") == 1
 
 
 def test_every_library_option_has_one_flag_of_analyze():

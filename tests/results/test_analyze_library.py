@@ -141,3 +141,10 @@ def test_a_result_already_computed_is_reported_as_the_kind_named(tmp_path):
     assert "### Friedman test" in Analysis.of("ratings", result).render()
     with pytest.raises(OptionError, match="no table kind 'nosuch'"):
         Analysis.of("nosuch", result)
+
+
+def test_an_option_error_in_a_file_names_the_file_and_the_option_as_the_caller_names_it():
+    error = OptionError("judges", "run file not found; give {judges} NAME=RUN.json", key="{judges}", file="r.json")
+    assert str(error) == "r.json: [judges] run file not found; give judges NAME=RUN.json"
+    [problem] = error.named({"judges": "--judge"}).problems
+    assert str(problem) == "r.json: [--judge] run file not found; give --judge NAME=RUN.json"

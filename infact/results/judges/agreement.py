@@ -40,7 +40,9 @@ def parse_judge_option(value: str) -> tuple[str, Path]:
 def read_judge(path: Path) -> tuple[str, pd.DataFrame]:
     """('scores' | 'pairwise', checked table) — errors name the file, line and fix."""
     if not path.is_file():
-        raise InfactError(Problem(str(path), "judge file not found; give --judge NAME=FILE.csv with an existing file."))
+        raise OptionError(
+            "judges", "judge file not found; give {judges} NAME=FILE.csv with an existing file.", file=str(path)
+        )
     df = pd.read_csv(path, dtype=TEXT)
     if set(PAIR_COLUMNS) <= set(df.columns):
         votes = pt.prepare_pairwise(df.assign(participant="judge"), str(path))
