@@ -135,9 +135,7 @@ class StudyResults:
         return out
 
 
-def open_results(
-    study: Study, store, *, include_withdrawn: bool = False, include_bots: bool = True
-) -> StudyResults:
+def open_results(study: Study, store, *, include_withdrawn: bool = False, include_bots: bool = True) -> StudyResults:
     """The results of a loaded `study` (`load_study`: loaded once, by the caller) from `store` (an open storage
     or its path): the store is read once, here; a store opened here is closed again. `include_bots=False` leaves
     the bot participants out of every table (`analyze` and `datasheet` without `--include-bots`)."""
