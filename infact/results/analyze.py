@@ -182,14 +182,13 @@ def without_bot_rows(df: pd.DataFrame, include_bots: bool, source: str) -> tuple
         return df, 0
     bots = int(df.loc[is_bot, "participant"].nunique()) if "participant" in df.columns else int(is_bot.sum())
     if is_bot.all():
-        raise InfactError(
-            Problem(
-                source,
-                f"every participant here is a bot ({bots}, played by `infact bots`): their answers show only the "
-                "quality the bots were told to plant, not what people think. Pass --include-bots to analyse "
-                "them anyway (e.g. to try the analysis out before the study starts).",
-                key="bot",
-            )
+        raise OptionError(
+            "include_bots",
+            f"every participant here is a bot ({bots}, played by `infact bots`): their answers show only the "
+            "quality the bots were told to plant, not what people think. Pass {include_bots} to analyse "
+            "them anyway (e.g. to try the analysis out before the study starts).",
+            key="bot",
+            file=source,
         )
     return df[~is_bot], bots
 
@@ -361,14 +360,13 @@ def analyze_results(
     if not options.include_bots:
         results = results.without_bots()
         if results.bots and not any(r.get("participant") not in results.bots for r in _participant_records(results)):
-            raise InfactError(
-                Problem(
-                    source,
-                    f"every participant in this store is a bot ({len(results.bots)}, played by `infact bots`): "
-                    "their answers show only the quality the bots were told to plant. Pass --include-bots to "
-                    "analyse them anyway (a try-out before the study starts).",
-                    key="bot",
-                )
+            raise OptionError(
+                "include_bots",
+                f"every participant in this store is a bot ({len(results.bots)}, played by `infact bots`): "
+                "their answers show only the quality the bots were told to plant. Pass {include_bots} to "
+                "analyse them anyway (a try-out before the study starts).",
+                key="bot",
+                file=source,
             )
     table = results.main_table(kind)
     # what only the study knows: its minimum reading time, live openings and design (vote integrity, the ledger)

@@ -179,6 +179,18 @@ def test_an_option_the_library_refuses_is_named_by_its_flag(tables, capsys, argv
     assert err.startswith("error: " + line.replace("{dir}", str(tables))) and err.count("error: ") == 1
 
 
+def test_a_table_of_bots_only_is_refused_naming_the_flag_that_analyses_it(tmp_path, capsys):
+    path = tmp_path / "ratings.csv"
+    simulate_ratings(4, 2, (2.0, 3.0), seed=1).assign(bot=True).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--no-mixed-model", "--n-boot", "100"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {path}: [bot] every participant here is a bot (4, played by `infact bots`): their answers show only "
+        "the quality the bots were told to plant, not what people think. Pass --include-bots to analyse them anyway "
+        "(e.g. to try the analysis out before the study starts).\n"
+    )
+    assert main(["analyze", str(path), "--no-mixed-model", "--n-boot", "100", "--include-bots", "--json"]) == 0
+
+
 def test_every_library_option_has_one_flag_of_analyze():
     import argparse
     import dataclasses

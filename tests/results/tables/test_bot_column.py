@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from infact.errors import InfactError
+from infact.errors import InfactError, OptionError
 from infact.participation.bots import run_bots
 from infact.results import kinds
 from infact.results.analyze import Options, analysis_of, analyze_results, analyze_table
@@ -79,7 +79,8 @@ def test_analysis_of_bots_only_says_what_to_do(tmp_path):
     storage = MemoryStorage()
     run_bots(study, storage, 3, strategy="attentive", seed=1)
     ratings = StudyResults(study, storage.records()).tables.ratings
-    with pytest.raises(InfactError, match="every participant here is a bot.*--include-bots"):
+    # the option by its library name (include_bots); the CLI names its flag: tests/cli/test_analyze.py
+    with pytest.raises(OptionError, match="every participant here is a bot.*Pass include_bots to"):
         analyze_table(ratings, Options(mixed_model=False, n_boot=200))
     with pytest.raises(InfactError, match="every participant in this store is a bot"):
         analyze_results(StudyResults(study, storage.records()), Options(mixed_model=False, n_boot=200))
