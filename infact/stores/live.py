@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from infact.stores.store import Storage, TinyDBStorage
 from infact.stores.tinydb.chat_log import LOG_KINDS
+from infact.stores.tinydb.store import TinyDBStorage
+
+
+class Storage(Protocol):
+    """What a feed needs of a store: `changes` of `infact.storage.Storage` (imported from there it would
+    tie stores/ to the module that picks a backend, which imports stores/)."""
+
+    def changes(self, cursor: Any = None) -> tuple[list[dict], Any]: ...
 
 
 class LiveRecords:

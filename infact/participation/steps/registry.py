@@ -10,7 +10,7 @@ object that says, in one place, everything the core needs to know about it:
               shows and asks, sent once per page (infact/llm/simulated.py); None leaves it to `bot_answers`;
 - `rows`      how its stored records become rows of its table (`table`).
 
-`Flow` (submitting), `infact/participation/state.py` (progress), the bots and `infact/results/tables/records.py`
+`Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables/records.py`
 loop over `kinds()`; the participant page finds each kind's renderer by name in
 `infact/ui/`. See `infact/participation/steps/__init__.py` for how to add a kind.
 """
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # The kinds sit below the flow, the state and the bots (tests/test_layers.py): they see them
 # through these small views, which Flow, State and Bot satisfy.
 class StepState(Protocol):
-    """What a kind reads of a participant's state (infact.participation.state.State)."""
+    """What a kind reads of a participant's state (infact.state.State)."""
 
     token: str
     assignment: dict | None
