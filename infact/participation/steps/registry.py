@@ -104,6 +104,26 @@ class Checked:
         return cls(errors=tuple(errors))
 
 
+def check_items(
+    items: Sequence[Any],
+    answers: Mapping[str, Any],
+    value: Callable[[Any, Any], Any],
+    missing: Callable[[int, Any], str],
+) -> tuple[dict[str, Any], list[str]]:
+    """One answer per item (`item.id`), as demographics and the questionnaire check theirs: `value(item, answer)`
+    is what to store, or None when the answer is missing or not one of the item's; `missing(n, item)` is the
+    participant's message for item n (1-based). Returns (the stored values by item id, the messages in item order)."""
+    values: dict[str, Any] = {}
+    errors: list[str] = []
+    for n, item in enumerate(items, start=1):
+        v = value(item, answers.get(item.id))
+        if v is None:
+            errors.append(missing(n, item))
+        else:
+            values[item.id] = v
+    return values, errors
+
+
 class StepKind:
     """Base class of a step kind. Override what differs; the defaults fit a one-page step."""
 
