@@ -2,6 +2,10 @@
 storage that replaces its file atomically), a change journal, a quarantine for damaged shards, and the
 clean-up of what killed writers leave behind.
 
+TinyDB's `Table` costs an append about 17 µs of CPU more than writing its layout by hand did (20-record
+shard, file I/O left out), about 1% of a save (bench/storage.py: medians 1.5-2.7 ms, the fsyncs); a
+shard read is faster than before (orjson: 90 µs instead of 125 µs for 20 records).
+
 - `journal.log`: a first line with the journal's random id (`# journal <id>`: a journal begun again is
   another one, whatever its inode), then one line per write (`a <shard> <n>`: the shard now holds n records;
   `p <shard>`: purged), added with O_APPEND after the shard is in place. `changes()` reads it from where it stopped,
