@@ -210,7 +210,7 @@ def test_no_package_circle():
 def sibling_edges() -> dict[str, set[str]]:
     """Each import as an edge between the two entries of the lowest folder holding both: a module directly in
     it (storage.py) or a whole subpackage (participation/, stores/). `infact.storage` -> `infact.stores.memory` and
-    `infact.stores.live` -> `infact.storage` are two ways between the same two siblings (storage.py, stores/)."""
+    `infact.stores.live` -> `infact.storage` would be two ways between the same two siblings (storage.py, stores/)."""
     edges: dict[str, set[str]] = {}
     for module, targets in graph().items():
         here = module.split(".")
