@@ -50,6 +50,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import infact.kinds  # noqa: E402, F401  (registers the built-in kinds)
 from infact.participation.bots import run_bots  # noqa: E402
 from infact.results.dashboard.data import DashboardData  # noqa: E402
 from infact.results.quality import funnel  # noqa: E402
