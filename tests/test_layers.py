@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     # the backends, then the facade that picks one, then what works on any store through it
     (
         "stores",
-        ["infact.stores", "infact.stores.store", "infact.storage", "infact.stores.live", "infact.stores.migrate"],
+        ["infact.stores", "infact.stores.store", "infact.storage", "infact.stores.feed", "infact.stores.migrate"],
     ),
     (
         "run",
@@ -220,7 +220,7 @@ def test_no_package_circle():
 def sibling_edges() -> dict[str, set[str]]:
     """Each import as an edge between the two entries of the lowest folder holding both: a module directly in
     it (storage.py) or a whole subpackage (participation/, stores/). `infact.storage` -> `infact.stores.memory` and
-    `infact.stores.live` -> `infact.storage` are two ways between the same two siblings (storage.py, stores/)."""
+    `infact.stores.feed` -> `infact.storage` are two ways between the same two siblings (storage.py, stores/)."""
     edges: dict[str, set[str]] = {}
     for module, targets in graph().items():
         here = module.split(".")

@@ -2,7 +2,7 @@
 
 from infact.kinds.pairwise import ledger_file, places_of, votes
 from infact.participation.steps import Kind
-from infact.participation.steps.compare import BEST_WORST, BestWorst
+from infact.participation.steps.best_worst import BEST_WORST, BestWorst
 from infact.results.kinds import KindResults, preference_options
 from infact.results.tables.schemas import LEDGER
 

@@ -4,7 +4,7 @@ conversations) fills the same table; best_worst shares the ledger's helpers belo
 """
 
 from infact.participation.steps import Kind
-from infact.participation.steps.compare import PAIRWISE, Pairwise
+from infact.participation.steps.pairwise import PAIRWISE, Pairwise
 from infact.results.kinds import Answers, KindResults, preference_options
 from infact.results.tables.schemas import LEDGER
 

@@ -3,7 +3,7 @@ response-level pairwise kind's do (one `KindResults`, infact/kinds/pairwise.py).
 
 from infact.kinds import pairwise
 from infact.participation.steps import Kind
-from infact.participation.steps.compare_dialog import PairwiseDialog
+from infact.participation.steps.pairwise_dialog import PairwiseDialog
 
 KIND = Kind(
     "pairwise_dialog",

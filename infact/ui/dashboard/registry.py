@@ -28,7 +28,7 @@ class Section:
     draw: Callable  # draw(view) -> None
     offered: Callable | None = None  # offered(cfg) -> bool; None: offer.sections decides
     after: str | None = None  # where an extra section goes (default: before Exports)
-    live: bool = True  # redrawn every 5 s inside the fragment; False: drawn once per rerun (downloads)
+    refresh: bool = True  # redrawn every 5 s inside the fragment; False: drawn once per rerun (downloads)
     tables: bool = False  # drawn from the full tables (rebuilt at most every 30 s): says when they are behind
 
 
@@ -38,12 +38,12 @@ PARTS: dict[tuple[str, str], Callable] = {}
 
 
 def section(
-    name: str, *, offered: Callable | None = None, after: str | None = None, live: bool = True, tables: bool = False
+    name: str, *, offered: Callable | None = None, after: str | None = None, refresh: bool = True, tables: bool = False
 ):
     """Register `draw(view)` as the section `name` (a decorator)."""
 
     def add(draw: Callable) -> Callable:
-        SECTIONS[name] = Section(name, draw, offered, after, live, tables)
+        SECTIONS[name] = Section(name, draw, offered, after, refresh, tables)
         return draw
 
     return add

@@ -17,7 +17,7 @@ from infact.values import response_letter
 
 def page(flow: Flow, progress: Progress, step: Step) -> None:
     """ACUTE-style: two whole conversations side by side, each under its letter (stacked on a phone)."""
-    from infact.participation.steps.compare_dialog import shown_conversations
+    from infact.participation.steps.pairwise_dialog import shown_conversations
 
     step_header(flow, progress, step, "conversations")
     conversation_pair(
