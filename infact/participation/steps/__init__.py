@@ -8,7 +8,7 @@ the flow, the state and the bots only through the small Protocols in `registry.p
 Each module here holds one kind's `StepKind` (`registry.StepKind`: `plan`, `check`, `store`, `bot_answers`,
 `rows`…). A kind is registered once, whole, by its own module in infact/kinds/ (`registry.Kind`: its step
 half from here, its results, its page and its dashboard section); `registry.sequence()` is the order they
-are registered in. `Flow`, `infact/participation/state.py`, the bots and `infact/results/tables/records.py`
+are registered in. `Flow`, `infact/state.py`, the bots and `infact/results/tables/records.py`
 loop over `registry.kinds()`. How to add a kind: infact/kinds/__init__.py.
 """
 

@@ -10,10 +10,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.llm.simulated import Question
-from infact.participation.steps.pairwise import bot_pick, checked_choice, responses_shown
+from infact.participation.steps.pairwise import (
+    ROW_MARKS,
+    SOURCE,
+    asked,
+    bot_pick,
+    checked_choice,
+    responses_shown,
+    shared_cells,
+)
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
 from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
-from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
+from infact.table_schema import SECONDS, TableSchema
 from infact.table_schema import Column as C
 from infact.text.catalogue import _
 from infact.values import response_letter
@@ -22,16 +30,12 @@ BEST_WORST = TableSchema(
     "best_worst",
     "Best–worst protocol: one row per choice and criterion.",
     (
-        PARTICIPANT,
-        C("situation_id", "string", "the situation"),
-        C("criterion", "string", "criterion id the choice answers"),
+        *asked("choice"),
         C("systems", "string", "the systems shown, in display order, joined with `|`", True),
         C("best", "string", "the system chosen as best", True),
         C("worst", "string", "the system chosen as worst", True),
         SECONDS,
-        STEP_INDEX,
-        C("dialog_id", "string", "the source dialog"),
-        STUDY,
+        *SOURCE,
         C("answered_at", "datetime", "when the choice was made (UTC; the ledger's first and last vote)"),
         C(
             "versions",
@@ -39,8 +43,7 @@ BEST_WORST = TableSchema(
             "the shown systems' versions, in the order of `systems`, joined with `|` (docs/ranking.md, 'The "
             "ledger'); `unknown` for choices stored before versions were recorded",
         ),
-        EXCLUDED,
-        BOT,
+        *ROW_MARKS,
     ),
 )
 
@@ -113,16 +116,10 @@ class BestWorst(StepKind):
         systems, stamped = "|".join(shown), "|".join(versions.get(s, UNKNOWN) for s in shown)
         return [
             {
-                "study": record["study"],
-                "step_index": record["index"],
-                "situation_id": record["situation_id"],
-                "dialog_id": record.get("dialog_id"),
-                "criterion": crit,
+                **shared_cells(record, crit),
                 "systems": systems,
                 "best": best,
                 "worst": record["worst"][crit],
-                "seconds": record.get("seconds"),
-                "answered_at": record.get("answered_at") or record.get("at"),
                 "versions": stamped,
             }
             for crit, best in record["best"].items()

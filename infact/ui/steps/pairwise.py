@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.participation.steps.pairwise import shown_texts
+from infact.state import Progress
 from infact.study.protocol_config import block_texts, protocol_of
 from infact.text.catalogue import _, number
 from infact.ui import typed_text

@@ -7,8 +7,8 @@ import html
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
+from infact.state import Progress
 from infact.text.catalogue import _
 from infact.text.display import STYLE, dialog_html, escape
 from infact.ui.steps.pairwise import pairwise_form, step_header

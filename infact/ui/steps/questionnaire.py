@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM, COMMENT_TYPING
+from infact.state import Progress
 from infact.text.catalogue import _, number
 from infact.ui import typed_text
 from infact.ui.participant_page import submit_button
