@@ -1,4 +1,4 @@
-"""The built-in kinds, one module each, named after the kind: each registers its `Kind` once.
+"""The built-in kinds, one module each, named after the kind: each holds the kind's one `Kind`.
 
 A kind (consent, situation, pairwise, …) is everything about one kind of step, reached from one registration
 (`infact.participation.steps.Kind`): how it is planned, checked, stored and answered by bots (its `step`,
@@ -8,7 +8,7 @@ infact/participation/steps/), how its records become a table that is analysed, j
 is listed in infact/hookspecs.py.
 
 Each module holds one `KIND = Kind(...)`; importing this package registers them (`load_all`) in SEQUENCE's
-order, the order a participant meets them:
+order, the order a participant meets them (the order is data here, not the order of the imports):
 
     consent → [comprehension] → [onboarding] → situation / pairwise / pairwise_dialog / best_worst / conversation
     (the study's protocol blocks) → [live] → questionnaire → demographics → done
