@@ -53,6 +53,8 @@ def test_a_kind_with_a_table_registers_its_results_and_where_the_dashboard_shows
         return
     assert kind.results is not None, f"{name}: a built-in kind declares its results"
     assert name in kind.results.steps
+    for other in kind.results.steps:  # the kinds that fill one table share its one KindResults
+        assert steps.kind(other).results is kind.results, f"{other} fills {kind.results.name} through another object"
     assert kind.results.name == kind.step.table == TABLE_OF.get(name, name)
     if name in NO_SECTION:
         assert kind.dashboard is None
