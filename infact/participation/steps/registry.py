@@ -193,6 +193,13 @@ def assigned_steps(kind: str, st: StepState) -> list[Step] | None:
     ]
 
 
+class KindTable(Protocol):
+    """What the registry sees of a kind's results (infact.results.kinds.KindResults, a higher layer): its table."""
+
+    @property
+    def name(self) -> str: ...
+
+
 # Where a kind's page and dashboard section are found: dotted paths ("package.module.function"), resolved only
 # by infact/ui/hooks.py, so nothing below the UI imports Streamlit code.
 GENERIC_SECTION = "infact.ui.dashboard.sections.generic.show_kind"  # a kind's table and a count
@@ -205,8 +212,8 @@ class Kind:
 
     - `step`      how it is planned, checked, stored and answered by bots (a `StepKind`, this module);
     - `results`   how its records become its table, are analysed, judged and exported: an
-                  `infact.results.kinds.KindResults` (a higher layer: typed loosely here). None with a `step.schema`
-                  gets the defaults; several kinds may fill one table (pairwise and pairwise_dialog: `pairwise`);
+                  `infact.results.kinds.KindResults` (a higher layer: seen here as a `KindTable`). None with a
+                  `step.schema` gets the defaults; several kinds may fill one table (pairwise, pairwise_dialog);
     - `page`      "module.function" drawing its page: `page(flow, progress, step)` (None: no page, a test's kind);
     - `page_top`  "module.function" returning the HTML drawn at the top of its page, in the page's one head element;
     - `dashboard` "module.function" drawing the dashboard section that shows its answers, `draw(view, kind)` for a
@@ -216,7 +223,7 @@ class Kind:
 
     name: str
     step: StepKind
-    results: Any = None
+    results: KindTable | None = None
     page: str | None = None
     page_top: str | None = None
     dashboard: str | None = GENERIC_SECTION
