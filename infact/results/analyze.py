@@ -193,7 +193,7 @@ def without_bot_rows(df: pd.DataFrame, include_bots: bool, source: str) -> tuple
     return df[~is_bot], bots
 
 
-# The options a kind's analysis takes on its own (its `options`, infact/results/hookspecs.py): what each is.
+# The options a kind's analysis takes on its own (its `options`, infact/hookspecs.py): what each is.
 KIND_OPTIONS = {"covariates": "style control", "reweight": "reweighting pairs"}
 
 
@@ -247,7 +247,7 @@ def _judge_inputs(responses: str | None, study: Study | None) -> tuple[pd.DataFr
 
 def judge_humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
     """The human answers a judge is compared with: prepared as their kind prepares them for a comparison (its
-    `prepare` hook, infact/results/hookspecs.py), one criterion."""
+    `prepare` hook, infact/hookspecs.py), one criterion."""
     data = _judged_kind(kind).aligned(humans, include_flagged)[0][0]
     if criterion and "criterion" in data.columns:
         data = data[data["criterion"].astype(str) == criterion]

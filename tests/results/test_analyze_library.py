@@ -6,19 +6,20 @@ kind writes (the `report` hook), a study's from a loaded study and an open store
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
 from infact.errors import OptionError
+from infact.participation import steps
 from infact.participation.bots import run_bots
 from infact.results import kinds
 from infact.results.analyze import Analysis, Options, analysis_of, analyze_file, analyze_study
-from infact.results.hookspecs import KindResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from infact.table_schema import Column, TableSchema
 from simulations.ratings import simulate_ratings
+from tests.support import stars_kind
 from tests.support.studies import make_study
 from tests.support.votes import honest
 
@@ -77,32 +78,28 @@ def test_live_chat_transcripts_are_analysed_as_live_chats(tmp_path):
     assert "| GenreBot | 1 |" in analysis.render()
 
 
-STARS = TableSchema(
-    "stars",
-    "Test-only: stars given to a system.",
-    (Column("participant", "string", "who", True), Column("stars", "integer", "1 to 5", True)),
-)
-
-
 def _stars_report(result: dict, fmt: str, table) -> str:
     return f"{result['rows']} star rows ({fmt})"
 
 
 @pytest.fixture
 def stars():
-    yield kinds.register(KindResults(STARS, ("stars",), report=_stars_report))
-    kinds.unregister("stars")
+    """The test-only kind (tests/support/stars_kind.py) with a report of its own."""
+    results = replace(stars_kind.RESULTS, report=_stars_report)
+    steps.register(replace(stars_kind.KIND, results=results), before="done")
+    yield results
+    steps.unregister("stars")
 
 
 def test_the_report_is_the_kind_s_own_and_a_kind_without_one_gets_the_table_s_counts(stars):
-    table = pd.DataFrame({"participant": ["a", "b"], "stars": [4, 5]})
+    table = pd.DataFrame({"participant": ["a", "b"], "situation_id": "s1", "system": ["A", "B"], "stars": [4, 5]})
     analysis = analysis_of(table, QUICK, "stars.csv")
     assert analysis.kind is stars and analysis.result["kind"] == "table"  # the default analysis: its counts
     assert analysis.render() == "2 star rows (md)" and analysis.render("html") == "2 star rows (html)"
-    kinds.unregister("stars")
-    kinds.register(KindResults(STARS, ("stars",)))  # no report of its own: the counts' (no KeyError as before)
+    steps.unregister("stars")
+    stars_kind.register_stars()  # no report of its own: the counts' (a KeyError before)
     text = analysis_of(table, QUICK, "stars.csv").render()
-    assert "2 rows from 2 participants" in text and "| stars | 2 | 2 |" in text
+    assert "2 rows from 2 participants" in text and "- A: 1 rows" in text and "| stars | 2 | 2 |" in text
 
 
 def test_a_study_is_analysed_from_its_loaded_study_and_open_store(tmp_path):

@@ -1,5 +1,5 @@
 """The report of one analysis, as its kind writes it: each kind of answer names its report function (its
-`report` hook, infact/results/hookspecs.py) and `Analysis.render` (infact/results/analyze.py) calls it.
+`report` hook, infact/hookspecs.py) and `Analysis.render` (infact/results/analyze.py) calls it.
 
 A report function is `report(result, fmt, table) -> str`: Markdown (`fmt="md"`) or a standalone HTML page
 (`"html"`); `table` is the analysed table (ratings: the HTML report's charts), or None. A kind without one
