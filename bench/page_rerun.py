@@ -6,7 +6,7 @@ The rating page is streamlit_app.py on the demo study (fresh temp TinyDB store),
 after consent: situation 1 with its dialog and three responses. Every timed rerun
 changes one rating radio first (what a participant's click does), so the script
 runs top to bottom: arrival check, the participant's progress from the session (no
-store read: infact/participation/state.py), dialog HTML, 3 radios.
+store read: infact/state.py), dialog HTML, 3 radios.
 The baseline is a script with a single `st.write`, run the same way. AppTest's own
 overhead (script thread, element tree) is in both numbers. Page and bare reruns are
 interleaved one by one, so a busy machine slows both alike.

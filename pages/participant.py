@@ -3,7 +3,7 @@ kinds (infact/participation/steps/), each drawn by its renderer in infact/ui/.
 
 The participant token lives in the URL (`?p=…`). The progress is read back from
 storage when a session starts (a reload resumes exactly where the participant was)
-and after every submit; reruns in between use the session's copy (infact/participation/state.py).
+and after every submit; reruns in between use the session's copy (infact/state.py).
 """
 
 from infact import ui

@@ -42,7 +42,7 @@ def test_the_benchmark_figures_carry_no_history():
     )
 
 
-# A repository path as docstrings and documents write it: `infact/stores/store.py`, tests/results/ranking/.
+# A repository path as docstrings and documents write it: `infact/stores/records.py`, tests/results/ranking/.
 REPO_PATH = re.compile(r"(?<![\w/.<-])((?:infact|tests|bench|docs|pages|scripts|simulations|deploy)/[\w./-]*[\w/])")
 
 

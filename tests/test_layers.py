@@ -27,11 +27,9 @@ LAYERS: list[tuple[str, list[str]]] = [
         ["infact.errors", "infact.values", "infact.fileio", "infact.table_schema", "infact.text", "infact.stats"],
     ),
     ("study", ["infact.deployment", "infact.study"]),
-    # the backends, then the facade that picks one, then what works on any store through it
-    (
-        "stores",
-        ["infact.stores", "infact.stores.store", "infact.storage", "infact.stores.live", "infact.stores.migrate"],
-    ),
+    # the backends, then the protocol they implement with `open_storage` that picks one, then what works on any
+    # store through it
+    ("stores", ["infact.stores", "infact.storage", "infact.migrate"]),
     (
         "run",
         [
@@ -39,7 +37,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.llm",
             "infact.chat",
             "infact.participation.steps",
-            "infact.participation.state",
+            "infact.state",
             "infact.participation",
             "infact.access",
         ],
@@ -212,7 +210,7 @@ def test_no_package_circle():
 def sibling_edges() -> dict[str, set[str]]:
     """Each import as an edge between the two entries of the lowest folder holding both: a module directly in
     it (storage.py) or a whole subpackage (participation/, stores/). `infact.storage` -> `infact.stores.memory` and
-    `infact.stores.live` -> `infact.storage` are two ways between the same two siblings (storage.py, stores/)."""
+    `infact.stores.live` -> `infact.storage` would be two ways between the same two siblings (storage.py, stores/)."""
     edges: dict[str, set[str]] = {}
     for module, targets in graph().items():
         here = module.split(".")
@@ -389,3 +387,28 @@ def test_no_module_uses_another_modules_private_names():
             ):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.func.value.id}.{node.func.attr}(…)")
     assert not found, "private names used across modules:\n" + "\n".join(found)
+
+
+def top_level_definitions(path: Path) -> set[str]:
+    """Names a module defines itself (classes, functions), not the ones it imports."""
+    return {n.name for n in parsed(path).body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+
+
+def test_the_design_cards_files_hold_what_they_name():
+    """The design card names infact/state.py (a participant's progress, kept in session state) and
+    infact/storage.py (the storage protocol the backends implement, and `open_storage`): each defines
+    them itself, not a re-export of a module elsewhere (issue 39), and each has its own place in LAYERS."""
+    state = top_level_definitions(REPO / "infact" / "state.py")
+    assert {"State", "read_state", "Progress", "progress_of", "load", "ProgressCache"} <= state, state
+    storage = top_level_definitions(REPO / "infact" / "storage.py")
+    assert {"Storage", "open_storage", "append_all"} <= storage, storage
+    protocol = next(n for n in parsed(REPO / "infact" / "storage.py").body if getattr(n, "name", "") == "Storage")
+    assert [ast.unparse(b) for b in protocol.bases] == ["Protocol"]
+    for gone in ("infact/participation/state.py", "infact/stores/store.py", "infact/stores/migrate.py"):
+        assert not (REPO / gone).exists(), f"{gone} is back: its content lives at the top of infact/"
+    assert (part_of("infact.state"), LAYER_OF["infact.state"]) == ("infact.state", "run")
+    assert (part_of("infact.storage"), LAYER_OF["infact.storage"]) == ("infact.storage", "stores")
+    # the backends implement the protocol without importing it: storage.py imports them
+    imports = graph()
+    assert not [m for m in imports if m.startswith("infact.stores.") and "infact.storage" in imports[m]]
+    assert {"infact.stores.memory", "infact.stores.tinydb.store"} <= set(imports["infact.storage"])

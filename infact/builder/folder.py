@@ -178,7 +178,7 @@ def preview_run(study: Study):
     """(flow, progress) of a preview participant of `study` on an in-memory store, consented and assigned:
     every page of the study to draw with the participant page's renderers. Nothing is stored anywhere."""
     from infact.participation.flow import Flow
-    from infact.participation.state import progress_of
+    from infact.state import progress_of
     from infact.stores.memory import MemoryStorage
 
     flow = Flow(study, MemoryStorage())

@@ -43,8 +43,9 @@ def run(args) -> int:
     for spec, option in ((args.source, "--from"), (args.target, "--to")):
         if not str(spec).strip().endswith(".toml"):
             check_store_path(spec, option)
-    from infact.storage import open_storage  # here, not at the top: `migrate --help` loads no store
-    from infact.stores.migrate import migrate
+    # here, not at the top: `migrate --help` loads no store
+    from infact.migrate import migrate
+    from infact.storage import open_storage
 
     result = migrate(args.source, args.target, study=args.study_id)
     if not args.source.strip().endswith(".toml") and not URL.match(args.source.strip()):

@@ -42,9 +42,9 @@ from infact.errors import InfactError, Problem, SimulatorFailed
 from infact.llm.simulated import SimulatedParticipant
 from infact.participation import steps as registry
 from infact.participation.flow import Flow, utcnow
-from infact.participation.state import State
 from infact.participation.steps import Step
 from infact.participation.strategies import SIMULATED, STRATEGIES
+from infact.state import State
 from infact.storage import Storage
 from infact.study.loader import Study
 

@@ -4,7 +4,7 @@
 
 The order and what each step does are data: the registered step kinds
 (`infact.participation.steps`). A participant's whole state is rebuilt from the
-stored records (`Flow.state`, see `infact/participation/state.py`), so a refresh, a reopened link
+stored records (`Flow.state`, see `infact/state.py`), so a refresh, a reopened link
 or a second server process resumes at the first unanswered step with the same
 situations. Every `submit` reads the participant's records, lets the step's kind
 check the answers, stores one record immediately (idempotent key) and returns the
@@ -36,8 +36,8 @@ from infact.participation.platforms import (
     make_participant_code,
     may_resume,
 )
-from infact.participation.state import State, read_state
-from infact.participation.steps import Step
+from infact.participation.steps import Step, answer_kinds
+from infact.state import State, read_state
 from infact.storage import Storage
 from infact.study.loader import Study
 from infact.text.catalogue import _
@@ -239,7 +239,7 @@ class Flow:
 
     def state(self, token: str) -> State | None:
         """Rebuild a participant's state from storage; None for an unknown token."""
-        return read_state(self.storage, self.study.id, token)
+        return read_state(self.storage, self.study.id, token, answer_kinds())
 
     # -- the step sequence ---------------------------------------------------
     @conditions.of_participant

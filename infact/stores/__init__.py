@@ -1,4 +1,5 @@
-"""Stores: where records are kept (layer 3). Backends behind one protocol (`infact.storage.Storage`).
+"""Stores: where records are kept (layer 3). Backends behind one protocol (`infact.storage.Storage`, which
+imports them: nothing here imports it).
 
     records.py, summary.py, group_commit.py   what every backend shares
     memory.py      in-process, for tests and previews
@@ -6,7 +7,7 @@
     sql/           PostgreSQL (hosted studies) and SQLite
     config.py      which store a deployment uses
     outage.py      a store that cannot be reached: logged once per outage, stored when it ends
-    live.py, migrate.py   work on any store through the `infact.storage` facade
+    live.py        a store's new records handed on (the dashboard's feed), on any backend
 
 May import foundations and `infact.study`/`infact.deployment`; never the run, results or interfaces.
 """

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-import orjson
-
-from infact.stores.store import Storage, TinyDBStorage
 from infact.stores.tinydb.chat_log import LOG_KINDS
+from infact.stores.tinydb.files import DamagedShard, read_shard
+from infact.stores.tinydb.store import TinyDBStorage
+
+
+class Storage(Protocol):
+    """What a feed needs of a store: `changes` of `infact.storage.Storage` (imported from there it would
+    tie stores/ to the module that picks a backend, which imports stores/)."""
+
+    def changes(self, cursor: Any = None) -> tuple[list[dict], Any]: ...
 
 
 class LiveRecords:
@@ -77,7 +84,7 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
     Shards are replaced atomically (temporary file, rename), so a file read without the
     shard lock is always a complete one; and the records are parsed for this caller
     alone, so the defensive copy `changes()` makes is not needed. At 2,000 shards this
-    is what keeps a refresh cheap. A file orjson cannot read goes to the store's own
+    is what keeps a refresh cheap. A file TinyDB cannot read goes to the store's own
     reader, which moves a damaged one to quarantine/ (`Storage.problems()`). Returns the
     new records, the next cursor and the files that could be neither read nor set aside.
     """
@@ -94,12 +101,14 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
             if sig == old_sig:
                 continue
             try:
-                records = _parse(entry.path)
-            except FileNotFoundError:
+                records = read_shard(Path(entry.path))[0]
+            except DamagedShard:
+                records = None
+            if not records and not os.path.exists(entry.path):
                 continue  # purged since the directory was listed
             if records is None:
-                # The store's own reader decides: it parses what orjson refuses (e.g. NaN) or moves the
-                # file to quarantine/ with a note (Storage.problems(), shown on the dashboard).
+                # The store's own reader decides: it moves the file to quarantine/ with a note
+                # (Storage.problems(), shown on the dashboard).
                 records = [
                     r for r in store.records(participant=entry.name[: -len(".json")]) if r.get("kind") not in LOG_KINDS
                 ]  # chat records are read from the chat log below
@@ -112,14 +121,3 @@ def shard_changes(store: TinyDBStorage, cursor: dict | None) -> tuple[list[dict]
             cursor[entry.name] = (sig, len(records))
     chats, cursor[CHAT_LOG] = store.chat_log.changes(cursor.get(CHAT_LOG, 0))  # live chats (chat_log.py)
     return new + chats, cursor, damaged
-
-
-def _parse(path: str) -> list[dict] | None:
-    """A shard's records in insertion order, or None when orjson cannot read it as one."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    try:
-        table = orjson.loads(data).get("_default", {})
-        return [table[k] for k in sorted(table, key=int)]
-    except (ValueError, AttributeError, TypeError):  # orjson.JSONDecodeError is a ValueError
-        return None

@@ -8,9 +8,9 @@ import html
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.participation.steps.compare import shown_texts
+from infact.state import Progress
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.catalogue import _, ngettext, number
 from infact.text.display import STYLE, dialog_html, escape

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
+from infact.state import Progress
 from infact.text.catalogue import _, number
 from infact.ui.participant_page import renderer, submit_button
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.participation.steps.conversation import conversation_of, message_numbers
+from infact.state import Progress
 from infact.study.annotation.aspects import of_level
 from infact.study.annotation.conversations import turns_of
 from infact.text.catalogue import _, number

@@ -8,8 +8,8 @@ from infact.chat.arena import Phase
 from infact.chat.contract import failure_message
 from infact.participation.chat_display import chat_html, lines_of, vote_note
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
+from infact.state import Progress
 from infact.text import typed
 from infact.text.catalogue import N_, _, ngettext, number
 from infact.text.display import caption_html, progress_html, screen_script

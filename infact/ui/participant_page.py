@@ -18,8 +18,8 @@ from infact.errors import InfactError
 from infact.participation import steps, visits
 from infact.participation.flow import Flow
 from infact.participation.platforms import IdInUse, PlatformError, may_resume, same_id
-from infact.participation.state import Progress, ProgressCache
 from infact.participation.steps import Step
+from infact.state import Progress, ProgressCache
 from infact.stores.records import StorageError, StoreUnavailable
 from infact.study.protocol_config import PROTOCOL_OF, block_texts
 from infact.text.catalogue import _, number

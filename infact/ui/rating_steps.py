@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.participation.flow import Flow
-from infact.participation.state import Progress
 from infact.participation.steps import Step
 from infact.participation.steps.questionnaire import COMMENT_ITEM, COMMENT_TYPING
 from infact.participation.steps.situation import response_text
+from infact.state import Progress
 from infact.study.protocol_config import block_texts
 from infact.text.catalogue import _, number
 from infact.text.display import caption_html, dialog_html, progress_html, response_html, return_link_html

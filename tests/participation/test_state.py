@@ -1,4 +1,4 @@
-"""infact/participation/state.py: progress rebuilt from storage, cached between reruns, never trusted
+"""infact/state.py: progress rebuilt from storage, cached between reruns, never trusted
 over storage when something is submitted."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from infact import storage as storage_module
 from infact import ui
 from infact.participation.flow import Flow
-from infact.participation.state import ProgressCache, load
+from infact.state import ProgressCache, load
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import give_consent, progress_text

@@ -37,7 +37,7 @@ def test_refresh_does_not_reread_unchanged_shards(tmp_path, monkeypatch):
     recs, _ = live.refresh()
     assert len(recs) == 6
     # every shard is stat'ed, but only the changed one is parsed again
-    from infact.storage import AtomicJSONStorage
+    from infact.stores.tinydb.files import AtomicJSONStorage
 
     parsed = []
     monkeypatch.setattr(AtomicJSONStorage, "read", lambda self: parsed.append(self.path.name) or {})

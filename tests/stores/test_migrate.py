@@ -6,8 +6,8 @@ import pytest
 
 from infact.cli.main import main
 from infact.errors import InfactError
+from infact.migrate import migrate
 from infact.storage import MemoryStorage, TinyDBStorage
-from infact.stores.migrate import migrate
 
 
 def participant_records(study: str, participant: str) -> list[dict]:

@@ -273,3 +273,53 @@ def test_a_shard_written_by_the_store_is_tinydbs_own_layout(tmp_path):
     db.insert(rec("p1", "d"))  # TinyDB appends after ours
     db.close()
     assert [r["key"][-1] for r in TinyDBStorage(tmp_path / "db").records(participant="p1")] == list("abcd")
+
+
+def test_shards_are_read_and_appended_through_tinydbs_own_api(tmp_path):
+    """Issue 39: the store reads and writes a shard through TinyDB (its Table over a storage that replaces the file
+    atomically), not by parsing TinyDB's layout itself: a file TinyDB's default JSONStorage wrote is read back, and
+    what the store appends is on disk for TinyDB's default reader when `append` returns (no write cache)."""
+    from tinydb import TinyDB
+
+    from infact.stores.tinydb.files import read_shard
+
+    path = tmp_path / "db" / "shards" / "p1.json"
+    path.parent.mkdir(parents=True)
+    with TinyDB(path) as plain:  # TinyDB's own JSONStorage, nothing of INFACT's
+        plain.insert(rec("p1", "a", score=float("nan")))  # the standard library writes NaN, orjson cannot read it
+        plain.insert(rec("p1", "b"))
+    store = TinyDBStorage(tmp_path / "db")
+    assert [r["key"] for r in store.records(participant="p1")] == ["s/p1/a", "s/p1/b"]
+    assert store.append(rec("p1", "c"))
+    with TinyDB(path) as plain:
+        assert [(d.doc_id, d["key"]) for d in plain.all()] == [(1, "s/p1/a"), (2, "s/p1/b"), (3, "s/p1/c")]
+    records, data = read_shard(path)
+    assert [r["key"] for r in records] == ["s/p1/a", "s/p1/b", "s/p1/c"] and set(data) == {"_default"}
+    assert read_shard(tmp_path / "db" / "shards" / "nobody.json") == ([], None)
+
+
+def test_a_crash_mid_write_leaves_the_old_file(tmp_path, monkeypatch):
+    """A write that dies after its temporary file is written but before the rename leaves the shard as it was,
+    and what the store holds in memory is not the failed write's: the next append stores old + new only."""
+    from infact import fileio
+
+    store = TinyDBStorage(tmp_path / "db")
+    assert store.append(rec("p1", "a")) and store.append(rec("p1", "b"))
+    path = tmp_path / "db" / "shards" / "p1.json"
+    before = path.read_bytes()
+
+    def crash(src, dst):
+        raise OSError("the process died here")
+
+    monkeypatch.setattr(fileio.os, "replace", crash)
+    with pytest.raises(OSError, match="died"):
+        store.append(rec("p1", "lost"))
+    monkeypatch.undo()
+    assert path.read_bytes() == before  # the previous complete file, never a truncated one
+    assert [r["key"] for r in TinyDBStorage(tmp_path / "db").records(participant="p1")] == ["s/p1/a", "s/p1/b"]
+    assert store.append(rec("p1", "c"))
+    assert [r["key"] for r in TinyDBStorage(tmp_path / "db").records(participant="p1")] == [
+        "s/p1/a",
+        "s/p1/b",
+        "s/p1/c",
+    ]

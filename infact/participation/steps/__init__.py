@@ -7,7 +7,7 @@ the flow, the state and the bots only through the small Protocols in `registry.p
 
 `registry.sequence()` is that order; every kind is one module here declaring how its
 answer is checked and stored, how a bot answers it and how its records become table
-rows (see `registry.StepKind`). `Flow`, `infact/participation/state.py`, the bots and
+rows (see `registry.StepKind`). `Flow`, `infact/state.py`, the bots and
 `infact/results/tables/records.py` loop over `registry.kinds()`.
 
 How to add a step kind (e.g. "pairwise"):

@@ -111,6 +111,35 @@ def simulated_reason(sim, page: str, proto) -> str:
     return reason
 
 
+def asked(answer: str, situation: str = "the situation") -> tuple[C, ...]:
+    """The first columns of both preference tables: who answered, on which situation, which criterion."""
+    return (
+        PARTICIPANT,
+        C("situation_id", "string", situation),
+        C("criterion", "string", f"criterion id the {answer} answers"),
+    )
+
+
+# Further column runs the pairwise and best–worst tables share, declared once: where the comparison came from,
+# and the marks every row carries last.
+SOURCE = (STEP_INDEX, C("dialog_id", "string", "the source dialog"), STUDY)
+ROW_MARKS = (EXCLUDED, BOT)
+
+
+def shared_cells(record: dict, criterion: str) -> dict:
+    """What a pairwise or best–worst row takes alike from its record: the `asked` and `SOURCE` columns (the
+    participant's is added by the caller), the seconds spent and when it was answered."""
+    return {
+        "study": record["study"],
+        "step_index": record["index"],
+        "situation_id": record["situation_id"],
+        "dialog_id": record.get("dialog_id"),
+        "criterion": criterion,
+        "seconds": record.get("seconds"),
+        "answered_at": record.get("answered_at") or record.get("at"),
+    }
+
+
 # Live arena votes (docs/live.md) are rows of the same file with these columns filled.
 LIVE_VOTE_COLUMNS = ("identity_leak", "system_skipped", "conversation_a", "conversation_b")
 PAIRWISE = TableSchema(
@@ -118,9 +147,7 @@ PAIRWISE = TableSchema(
     "One row per vote: per criterion in the pairwise and dialog-level (ACUTE-style) protocols, per chat "
     "pair in the live arena. winner is a system, `tie` or `both_bad`.",
     (
-        PARTICIPANT,
-        C("situation_id", "string", "the situation (dialog-level studies: the dialog id)"),
-        C("criterion", "string", "criterion id the vote answers"),
+        *asked("vote", "the situation (dialog-level studies: the dialog id)"),
         C("system_a", "string", "one system of the pair (alphabetically first)", True),
         C("system_b", "string", "the other system of the pair", True),
         C("shown_left", "string", "the system shown on the left (first on a phone)"),
@@ -137,9 +164,7 @@ PAIRWISE = TableSchema(
         C("length_b", "number", "words in system_b's response"),
         C("items_a", "number", "item names (movie titles) system_a's response recommends"),
         C("items_b", "number", "item names system_b's response recommends"),
-        STEP_INDEX,
-        C("dialog_id", "string", "the source dialog"),
-        STUDY,
+        *SOURCE,
         C("dataset", "string", "CRS Arena votes (`import crs-arena`): the dataset both systems were built on"),
         C("identity_leak", "boolean", "live arena: a system named itself in the chat (the vote is not blind)"),
         C("system_skipped", "boolean", "live arena: a system failed and the participant skipped it"),
@@ -157,24 +182,19 @@ PAIRWISE = TableSchema(
             C(f"justification_{name}", "integer", f"how the justification was typed: {text} (docs/quality.md)")
             for name, text in typed.COLUMN_HELP.items()
         ),
-        EXCLUDED,
-        BOT,
+        *ROW_MARKS,
     ),
 )
 BEST_WORST = TableSchema(
     "best_worst",
     "Best–worst protocol: one row per choice and criterion.",
     (
-        PARTICIPANT,
-        C("situation_id", "string", "the situation"),
-        C("criterion", "string", "criterion id the choice answers"),
+        *asked("choice"),
         C("systems", "string", "the systems shown, in display order, joined with `|`", True),
         C("best", "string", "the system chosen as best", True),
         C("worst", "string", "the system chosen as worst", True),
         SECONDS,
-        STEP_INDEX,
-        C("dialog_id", "string", "the source dialog"),
-        STUDY,
+        *SOURCE,
         C("answered_at", "datetime", "when the choice was made (UTC; the ledger's first and last vote)"),
         C(
             "versions",
@@ -182,8 +202,7 @@ BEST_WORST = TableSchema(
             "the shown systems' versions, in the order of `systems`, joined with `|` (docs/ranking.md, 'The "
             "ledger'); `unknown` for choices stored before versions were recorded",
         ),
-        EXCLUDED,
-        BOT,
+        *ROW_MARKS,
     ),
 )
 
@@ -289,22 +308,16 @@ class Pairwise(StepKind):
         versions = record.get("versions") or {}
         return [
             {
-                "study": record["study"],
-                "step_index": record["index"],
-                "situation_id": record["situation_id"],
-                "dialog_id": record.get("dialog_id"),
-                "criterion": crit,
+                **shared_cells(record, crit),
                 "system_a": a["system"],
                 "system_b": b["system"],
                 "shown_left": left["system"],
                 "winner": winner,
-                "seconds": record.get("seconds"),
                 "justification": record.get("justification", ""),
                 "length_a": fa["length"],
                 "length_b": fb["length"],
                 "items_a": fa["items"],
                 "items_b": fb["items"],
-                "answered_at": record.get("answered_at") or record.get("at"),
                 "version_a": versions.get(a["system"], UNKNOWN),
                 "version_b": versions.get(b["system"], UNKNOWN),
                 **typed.columns("justification", record.get("justification_typing")),
@@ -381,16 +394,10 @@ class BestWorst(StepKind):
         systems, stamped = "|".join(shown), "|".join(versions.get(s, UNKNOWN) for s in shown)
         return [
             {
-                "study": record["study"],
-                "step_index": record["index"],
-                "situation_id": record["situation_id"],
-                "dialog_id": record.get("dialog_id"),
-                "criterion": crit,
+                **shared_cells(record, crit),
                 "systems": systems,
                 "best": best,
                 "worst": record["worst"][crit],
-                "seconds": record.get("seconds"),
-                "answered_at": record.get("answered_at") or record.get("at"),
                 "versions": stamped,
             }
             for crit, best in record["best"].items()

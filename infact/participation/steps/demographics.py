@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.participation.steps.registry import Checked, Step, StepKind, check_items
 from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 from infact.text.catalogue import _
@@ -28,14 +28,12 @@ class Demographics(StepKind):
     bot_seconds = 25.0
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
-        values: dict[str, str] = {}
-        errors = []
-        for item in flow.cfg.demographics:
-            v = answers.get(item.id)
-            if v not in item.options:
-                errors.append(_("Please answer “{question}”.").format(question=_(item.text)))
-            else:
-                values[item.id] = v
+        values, errors = check_items(
+            flow.cfg.demographics,
+            answers,
+            lambda item, answer: answer if isinstance(answer, str) and answer in item.options else None,
+            lambda n, item: _("Please answer “{question}”.").format(question=_(item.text)),
+        )
         return Checked.refuse(*errors) if errors else Checked(fields={"answers": values})
 
     def bot_answers(self, study, step: Step, bot) -> dict:

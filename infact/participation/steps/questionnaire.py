@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infact.llm.simulated import Question
-from infact.participation.steps.registry import Checked, Step, StepKind
+from infact.participation.steps.registry import Checked, Step, StepKind, check_items
 from infact.table_schema import BOT, PARTICIPANT, TableSchema
 from infact.table_schema import Column as C
 from infact.text import typed
@@ -55,14 +55,12 @@ class Questionnaire(StepKind):
 
     def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
         q = flow.cfg.questionnaire
-        values: dict[str, int] = {}
-        errors = []
-        for n, item in enumerate(q.items, start=1):
-            v = label_to_point(answers.get(item.id), q.scale)
-            if v is None:
-                errors.append(_("Please answer statement {n}: {text}").format(n=number(n), text=_(item.text)))
-            else:
-                values[item.id] = v
+        values, errors = check_items(
+            q.items,
+            answers,
+            lambda item, answer: label_to_point(answer, q.scale),
+            lambda n, item: _("Please answer statement {n}: {text}").format(n=number(n), text=_(item.text)),
+        )
         comment, problem = comment_of(answers, q.comment.max_chars) if q.comment.enabled else (None, None)
         if problem:
             errors.append(problem)

@@ -10,7 +10,7 @@ object that says, in one place, everything the core needs to know about it:
               shows and asks, sent once per page (infact/llm/simulated.py); None leaves it to `bot_answers`;
 - `rows`      how its stored records become rows of its table (`table`).
 
-`Flow` (submitting), `infact/participation/state.py` (progress), the bots and `infact/results/tables/records.py`
+`Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables/records.py`
 loop over `kinds()`; the participant page finds each kind's renderer by name in
 `infact/ui/`. See `infact/participation/steps/__init__.py` for how to add a kind.
 """
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # The kinds sit below the flow, the state and the bots (tests/test_layers.py): they see them
 # through these small views, which Flow, State and Bot satisfy.
 class StepState(Protocol):
-    """What a kind reads of a participant's state (infact.participation.state.State)."""
+    """What a kind reads of a participant's state (infact.state.State)."""
 
     token: str
     assignment: dict | None
@@ -102,6 +102,26 @@ class Checked:
     @classmethod
     def refuse(cls, *errors: str) -> Checked:
         return cls(errors=tuple(errors))
+
+
+def check_items(
+    items: Sequence[Any],
+    answers: Mapping[str, Any],
+    value: Callable[[Any, Any], Any],
+    missing: Callable[[int, Any], str],
+) -> tuple[dict[str, Any], list[str]]:
+    """One answer per item (`item.id`), as demographics and the questionnaire check theirs: `value(item, answer)`
+    is what to store, or None when the answer is missing or not one of the item's; `missing(n, item)` is the
+    participant's message for item n (1-based). Returns (the stored values by item id, the messages in item order)."""
+    values: dict[str, Any] = {}
+    errors: list[str] = []
+    for n, item in enumerate(items, start=1):
+        v = value(item, answers.get(item.id))
+        if v is None:
+            errors.append(missing(n, item))
+        else:
+            values[item.id] = v
+    return values, errors
 
 
 class StepKind:

@@ -56,11 +56,12 @@ from infact.stores.tinydb.files import (
     DamagedShard,
     Journal,
     ShardCache,
+    append_to_shard,
     orphan_target,
-    parse_shard,
     quarantine,
     quarantined,
-    write_shard,
+    read_shard,
+    records_of,
 )
 from infact.stores.tinydb.summaries import SummaryFiles, read_all, read_counted
 
@@ -158,24 +159,24 @@ class TinyDBStorage:
     def _signature(st: os.stat_result) -> tuple:
         return (st.st_ino, st.st_mtime_ns, st.st_size)
 
-    def _load(self, shard: str, path: Path) -> list[dict]:
-        """A shard's records (cached); the caller holds its stripe lock."""
+    def _load(self, shard: str, path: Path) -> tuple[list[dict], dict | None]:
+        """A shard's records and TinyDB's data they came from (cached); the caller holds its stripe lock."""
         try:
             sig = self._signature(path.stat())
         except FileNotFoundError:
             self._cache.pop(shard)
-            return []
+            return [], None
         cached = self._cache.get(shard, sig)
         if cached is not None:
             return cached
         try:
-            records = parse_shard(path)
+            records, data = read_shard(path)
         except DamagedShard as exc:
             quarantine(path, self.quarantine, str(exc))
             self._cache.pop(shard)
-            return []
-        self._cache.put(shard, sig, records)
-        return records
+            return [], None
+        self._cache.put(shard, sig, records, data)
+        return records, data
 
     def _read_shard(self, shard: str) -> list[dict]:
         path = self._shard_path(shard)
@@ -185,9 +186,9 @@ class TinyDBStorage:
             return []
         cached = self._cache.get(shard, sig)
         if cached is not None:  # unchanged since we last parsed it
-            return cached
+            return cached[0]
         with self._striped("s", shard):
-            return self._load(shard, path)
+            return self._load(shard, path)[0]
 
     def _shard_names(self) -> list[str]:
         return sorted(p.stem for p in self.shards.glob("*.json") if not p.name.startswith("."))
@@ -209,13 +210,13 @@ class TinyDBStorage:
             return self.append_in_order([record])[0]
         path = self._shard_path(shard)
         with self._striped("s", shard):
-            existing = self._load(shard, path)
+            existing, data = self._load(shard, path)  # the file as it is now (its lock is held)
             if any(r.get("key") == record["key"] for r in existing):
                 return False
-            records = existing + [copy_record(record)]  # `existing` is the file as it is now (its lock is held)
-            write_shard(path, records)
+            data = append_to_shard(path, copy_record(record), data)
             sig = self._signature(path.stat())
-            self._cache.put(shard, sig, records)
+            records = records_of(data)
+            self._cache.put(shard, sig, records, data)
             self.summary_files.write(shard, sig, records)
             self.journal.add("a", shard, len(existing) + 1)
             return True
@@ -238,7 +239,7 @@ class TinyDBStorage:
         path = self._shard_path(participant)
         chats = self.chat_log.purge(participant)
         with self._striped("s", participant):
-            removed = len(self._load(participant, path))
+            removed = len(self._load(participant, path)[0])
             try:
                 path.unlink()
             except FileNotFoundError:

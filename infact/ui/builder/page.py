@@ -13,7 +13,7 @@ import streamlit as st
 from infact.builder import fields as form
 from infact.builder import folder as build
 from infact.errors import InfactError, Problem
-from infact.participation.state import progress_of
+from infact.state import progress_of
 from infact.stores.config import on_community_cloud
 from infact.study.starter import PROTOCOLS
 from infact.study.starter.draft import FROM_TABLE

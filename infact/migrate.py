@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from infact.errors import InfactError, Problem
-from infact.stores.store import Storage, open_storage
+from infact.storage import Storage, open_storage
 
 _URL = re.compile(r"^[a-z][a-z0-9+]*://")
 

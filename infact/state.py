@@ -11,22 +11,30 @@ the participant's records first), so a second tab or a second server process can
 make the cached page stale for one rerun, but never lets a stale page store
 anything: the submit's answer carries the fresh state.
 
-No Streamlit here: the cache works on any mutable mapping.
+No Streamlit here: the cache works on any mutable mapping. Below `infact.participation` (whose `Flow`
+and bots read a `State`): what this module needs of a step and of the flow it declares as small
+Protocols, and `Flow` passes in which record kinds answer a step, so it imports nothing above it.
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Collection, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from infact.errors import InfactError
-from infact.participation.steps import Step, answer_kinds
 from infact.stores.records import StoreUnavailable
 
 if TYPE_CHECKING:
     from infact.storage import Storage
     from infact.study.loader import Study
+
+
+class Step(Protocol):
+    """What progress reads of a step (infact.participation.steps.Step, planned a layer above)."""
+
+    name: str
+    kind: str
 
 
 class Flow(Protocol):
@@ -66,8 +74,9 @@ class State:
 _SINGLE = {"arrival": "arrival", "assignment": "assignment", "complete": "complete", "withdraw": "withdrawn"}
 
 
-def read_state(storage: Storage, study_id: str, token: Any) -> State | None:
-    """Rebuild a participant's state from storage; None for an unknown token."""
+def read_state(storage: Storage, study_id: str, token: Any, answers: Collection[str]) -> State | None:
+    """Rebuild a participant's state from storage; None for an unknown token. `answers`: the record kinds
+    that answer a step (`infact.participation.steps.answer_kinds()`): their records mark a step answered."""
     if not token or not isinstance(token, str):
         return None
     try:
@@ -77,7 +86,6 @@ def read_state(storage: Storage, study_id: str, token: Any) -> State | None:
     except InfactError:
         return None  # e.g. a token with characters a store cannot hold: unknown
     st = State(token=token, records=records)
-    answers = answer_kinds()
     for rec in records:
         kind = rec.get("kind")
         if kind in _SINGLE:
