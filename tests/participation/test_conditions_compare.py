@@ -130,3 +130,5 @@ def test_every_live_chat_record_and_table_carries_the_condition(tmp_path):
     transcripts = [json.loads(line) for line in results.files()["transcripts.jsonl"].decode().splitlines()]
     assert len(transcripts) == 8
     assert all(t["condition"] == arrived[t["participant"]] for t in transcripts)
+    arena = results.live_overview()["arena"]  # the arena's votes ranked per condition too (dashboard, analyze)
+    assert set(arena["conditions"]["conditions"]) == {"few", "all"}, arena.get("problem")
