@@ -158,7 +158,7 @@ def chatting(at: AppTest) -> bool:
 
 def walk(at: AppTest, seen: list[str], *, pages: int = 40, until=None) -> AppTest:
     """Through every page to the last one (or the first for which `until(at)` holds), each page read before, after
-    an empty press, and answered; a live chat (infact/ui/live_step.py) is chatted through: one message, its answer
+    an empty press, and answered; a live chat (infact/ui/steps/live.py) is chatted through: one message, its answer
     rated, the chat ended."""
     for _ in range(pages):
         if until is not None and until(at):
