@@ -90,19 +90,22 @@ def monitor(
     observation signed for the pair's first system (+1 it won), `cluster[t]` the participant,
     `step[t]` the look it belongs to (a vote's or a participant's count, 1-based; observations of one
     step are looked at together). `maximum`: participants declared in advance as the most the study will have:
-    the finite-horizon boundary (stats/horizon.py) instead of the open-ended sequence."""
+    the finite-horizon boundary (stats/horizon.py) instead of the open-ended sequence, on the answers of the first
+    `maximum` participants only (in the order they arrived): later participants' answers settle nothing anew."""
     pairs = list(combinations(range(len(systems)), 2))
     alpha = 1 - confidence
     progress = participants_so_far(cluster)
+    within = np.ones(len(pair), dtype=bool) if maximum is None else arrival(cluster) <= maximum
     events: list[tuple[int, int, int]] = []  # (step, pair, +1 first above / −1 below / 0 open)
     rows = []
     by_pair = np.argsort(pair, kind="stable")  # each pair's observations, in the order given: one sort, not K² scans
     cuts = np.searchsorted(pair[by_pair], np.arange(len(pairs) + 1))
     for p, (i, j) in enumerate(pairs):
         at = by_pair[cuts[p] : cuts[p + 1]]
+        at = at[within[at]]
         path = confseq.sequence(cluster[at], x[at], alpha=alpha, tuned_for=tuned_for, prior_variance=prior_variance)
         if maximum is not None:
-            path = horizon.finite(path, progress[at], maximum, alpha)
+            path = horizon.finite(path, np.minimum(progress[at], maximum), maximum, alpha)
         state = np.where(path.lo > 0, 1, np.where(path.hi < 0, -1, 0))
         changes = np.flatnonzero(np.diff(state, prepend=0))
         events += [(int(step[at[c]]), p, int(state[c])) for c in changes]
@@ -134,6 +137,11 @@ def participants_so_far(cluster: np.ndarray) -> np.ndarray:
     new = np.zeros(len(cluster), dtype=int)
     new[first] = 1
     return np.cumsum(new)
+
+
+def arrival(cluster: np.ndarray) -> np.ndarray:
+    """Each observation's participant's place in the order of arrival (1: the first to answer)."""
+    return pd.factorize(np.asarray(cluster))[0] + 1
 
 
 def _pair_row(systems, i, j, path, state) -> dict:
