@@ -56,7 +56,8 @@ def _preference_options(options, source: str) -> dict:
     from infact.results.ranking.provisional import MIN_VOTES
 
     min_votes = MIN_VOTES if options.min_votes is None else options.min_votes
-    return {**_common(options, source), "confidence": options.confidence, "min_votes": min_votes}
+    maximum = options.extra.get("max_participants")  # [monitoring]'s declared maximum (analyze --study)
+    return {**_common(options, source), "confidence": options.confidence, "min_votes": min_votes, "maximum": maximum}
 
 
 def analyze_ratings(table, options, source: str) -> dict:
@@ -71,7 +72,8 @@ def analyze_ratings(table, options, source: str) -> dict:
         table, mixed_model=options.mixed_model, ordinal_model=options.ordinal_model, **_common(options, source)
     )
     prepared, _ = ratings_analysis.prepare_ratings(table, options.include_flagged)
-    monitoring.add_ratings_monitoring(result, prepared, options.confidence)  # the watched differences
+    maximum = options.extra.get("max_participants")  # [monitoring]'s declared maximum (analyze --study)
+    monitoring.add_ratings_monitoring(result, prepared, options.confidence, maximum)  # the watched differences
     if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
         from infact.results.crowd.report import analysis as label_models
         from infact.values import json_ready

@@ -125,7 +125,8 @@ def monitor(
             if settled_at is None and chain(systems, better) is not None:
                 settled_at = s
     order = chain(systems, better)
-    return {"settled": order is not None, "settled_at": settled_at, "order": order, "pairs": rows}
+    beyond = maximum is not None and not within.all()  # answers from participants after the maximum
+    return {"settled": order is not None, "settled_at": settled_at, "order": order, "pairs": rows, "beyond": beyond}
 
 
 def participants_so_far(cluster: np.ndarray) -> np.ndarray:
@@ -169,6 +170,7 @@ def _section(
         "method": METHOD if maximum is None else HORIZON_METHOD,
         "boundary": "anytime" if maximum is None else "finite_horizon",
         "maximum": maximum,  # participants declared in advance ([monitoring] max_participants), else None
+        "beyond_maximum": result["beyond"],  # answers from participants after it (they settle nothing anew)
         "unit": unit,
         "confidence": confidence,
         "tuned_for": tuned_for,
