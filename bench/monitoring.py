@@ -16,6 +16,19 @@ function behind `analyze`'s `monitoring` section and the dashboard's "settled":
   final look separates them. `ratio` = sequence / fixed (goal <= 1.5); `ideal_ratio`: the same for
   independent votes whose variance is known (the normal mixture's floor in this setting; 4× the studies, as it
   is cheap and a share of 500 studies moved it by ±0.05).
+
+The same for a **declared maximum** (`[monitoring] max_participants`: the finite-horizon boundary of
+infact/stats/horizon.py, looking at the first N participants' votes only):
+
+- `false_settled_horizon_*_maxN`: declared at the whole simulated study (150 participants: every look spends
+  the error, the worst case) and, for 2 systems, at the planned maximum below;
+- the maximum is declared as a researcher would: `planned_votes` is the fixed-sample power analysis for the gap
+  0.3 (80% power, two-sided 5%, the design effect of this simulation's heterogeneity, as a pilot would estimate
+  it), × the inflation factor of the boundary at that maximum (horizon.declared_maximum: 1.28 at ~43
+  participants); `votes_to_settle_horizon` is the 80% quantile of the first separation (inf when fewer than
+  80% separated by the maximum; the share is printed), `ratio_horizon` over the same fixed-sample figure as
+  `ratio`. `_2x`: twice that maximum declared (the cost of over-declaring); `_power90`: the maximum of a 90%-power
+  analysis.
 """
 
 from __future__ import annotations
