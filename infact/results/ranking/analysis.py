@@ -63,10 +63,9 @@ def analyze_votes(
     maximum: int | None = None,
     **checks,
 ) -> dict:
-    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (ranking/ledger.py; `design`), the
-    anytime-valid `monitoring` (results/monitoring/; `maximum`: participants declared in advance) and
-    style-controlled or reweighted rankings per criterion; under `min_votes` decisive votes: provisional.
-    `integrity`: flagged votes (`checks`), and the ranking without them."""
+    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (`design`), the watched `monitoring`
+    (`maximum`: participants declared in advance), style-controlled or reweighted rankings per criterion; provisional
+    under `min_votes` decisive votes. `integrity`: flagged votes (`checks`), and the ranking without them."""
     _empty(df := votes if prepared else pt.prepare_pairwise(votes, source, include_flagged), source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
     checks["line_offset"] = None if prepared else 2  # votes read from a file are named by their line (header: 1)
@@ -95,8 +94,7 @@ def analyze_votes(
             res["ranking"],
             **checks,
         )
-        if (rates := both_bad.both_bad_rates(part, confidence)) is not None:
-            out["both_bad"] = rates
+        out.update({} if (rates := both_bad.both_bad_rates(part, confidence)) is None else {"both_bad": rates})
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         out.update(_other_fits(part, d, covariates, reweight, source, min_votes, opts))
