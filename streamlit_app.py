@@ -14,6 +14,7 @@ import streamlit as st
 
 from infact import ui
 
+ui.hooks.load_all()  # the kinds (infact/kinds/): each page and dashboard section is found through them
 # The pages are made once per session: st.Page resolves and checks its file on every call.
 PAGES = ui.per_session(
     "pages",

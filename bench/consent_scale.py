@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 
 from storage import participant_records, template_participant  # bench/storage.py
 
+import infact.kinds  # noqa: F401  (registers the built-in kinds)
 from infact.participation import assignment
 from infact.participation.flow import Flow
 from infact.storage import TinyDBStorage

@@ -10,7 +10,7 @@ tenth of them still in progress). TinyDB: written straight into the store's shar
 and the summary files `append` keeps beside them (set-up only; appending 100k records
 one by one would take minutes); PostgreSQL: batched inserts into a table of its own,
 dropped at the end. Then, from a store object that has read nothing, as the dashboard
-does it (infact.results.quality.funnel, infact.stores.live.LiveFeed, infact.results.dashboard.data):
+does it (infact.results.quality.funnel, infact.stores.feed.RecordFeed, infact.results.dashboard.data):
 
 - first_numbers_s: the funnel's stage figures (visited … withdrawn), what the page shows
   first, from the participant summaries (infact.stores.summary: TinyDB's summary files,
@@ -50,11 +50,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import infact.kinds  # noqa: E402, F401  (registers the built-in kinds)
 from infact.participation.bots import run_bots  # noqa: E402
 from infact.results.dashboard.data import DashboardData  # noqa: E402
 from infact.results.quality import funnel  # noqa: E402
 from infact.storage import MemoryStorage, TinyDBStorage  # noqa: E402
-from infact.stores.live import LiveFeed  # noqa: E402
+from infact.stores.feed import RecordFeed  # noqa: E402
 from infact.stores.sql.store import SQLStorage  # noqa: E402
 from infact.stores.tinydb.summaries import SummaryFiles, signature  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402
@@ -134,7 +135,7 @@ def fill_sql(url: str, people: list[list[dict]], table: str):
     return store
 
 
-def first_numbers(study, store) -> tuple[float, float, float, float, LiveFeed]:
+def first_numbers(study, store) -> tuple[float, float, float, float, RecordFeed]:
     """From a store object that has read nothing: wall and CPU seconds to the funnel's stage
     figures as the page shows them first (from the participant summaries); seconds until every
     record is read (the same figures from the records, checked equal); and until the overview
@@ -144,7 +145,7 @@ def first_numbers(study, store) -> tuple[float, float, float, float, LiveFeed]:
     first = funnel.stage_counts(progress, START, visits)
     first_s, first_cpu = time.perf_counter() - t0, time.process_time() - c0
     data = DashboardData(study)
-    feed = LiveFeed(store, data)
+    feed = RecordFeed(store, data)
     feed.poll()
     assert data.stage_counts(START) == first, (data.stage_counts(START), first)
     read_s = time.perf_counter() - t0
@@ -153,7 +154,7 @@ def first_numbers(study, store) -> tuple[float, float, float, float, LiveFeed]:
     return first_s, first_cpu, read_s, time.perf_counter() - t0, feed
 
 
-def refresh_ms(feed: LiveFeed, crowd: list[list[dict]], rounds: int, rng: random.Random) -> tuple[float, float]:
+def refresh_ms(feed: RecordFeed, crowd: list[list[dict]], rounds: int, rng: random.Random) -> tuple[float, float]:
     """Median wall and CPU milliseconds of one live refresh after 10 new records."""
     times, cpu = [], []
     for r in range(rounds):

@@ -19,6 +19,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import infact.kinds  # noqa: F401  (registers the built-in kinds)
 from infact.results import kinds
 from infact.table_schema import restored_frame
 

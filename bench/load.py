@@ -50,6 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+import infact.kinds  # noqa: E402, F401  (registers the built-in kinds)
 from infact.stores.tinydb.store import TinyDBStorage  # noqa: E402
 
 DEMO = REPO / "data" / "demo"

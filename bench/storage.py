@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tinydb import TinyDB
 
+import infact.kinds  # noqa: F401  (registers the built-in kinds)
 from infact.participation.bots import run_bots
 from infact.storage import MemoryStorage, TinyDBStorage
 from infact.study.loader import load_study

@@ -1,8 +1,8 @@
-"""Researcher dashboard: the funnel, the live study, results, statistics and exports.
+"""Researcher dashboard: the funnel, the running study, results, statistics and exports.
 
 Reachable at /dashboard; refuses anyone not signed in (a reload keeps the sign-in:
 infact/access/session.py). This file only routes: each section is a module in infact/ui/dashboard/sections/,
-drawn from one `View` (infact/ui/dashboard/view.py) of plain core functions. The live part reruns every
+drawn from one `View` (infact/ui/dashboard/view.py) of plain core functions. The refreshing part reruns every
 5 seconds and reads only new records; only the section the researcher looks at is computed.
 """
 
@@ -31,5 +31,5 @@ storage = ui.get_storage(study)
 target, source = ui.store_target(study)
 page.header(study, storage, source)
 choice = page.controls(study)  # include flagged, criterion, section
-st.fragment(run_every=5)(page.live)(study, storage, target, *choice)
+st.fragment(run_every=5)(page.refreshing)(study, storage, target, *choice)
 page.offline(study, storage, target, *choice)

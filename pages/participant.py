@@ -1,5 +1,5 @@
-"""The participant's page: one step per screen, in the order of the registered step
-kinds (infact/participation/steps/), each drawn by its renderer in infact/ui/.
+"""The participant's page: one step per screen, in the order of the registered kinds
+(infact/kinds/), each drawn by its page in infact/ui/steps/.
 
 The participant token lives in the URL (`?p=…`). The progress is read back from
 storage when a session starts (a reload resumes exactly where the participant was)

@@ -24,6 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import infact.kinds  # noqa: E402, F401  (registers the built-in kinds)
 from infact.participation.bots import Bot  # noqa: E402
 from infact.storage import open_storage  # noqa: E402
 from infact.study.loader import load_study  # noqa: E402

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import infact.kinds  # noqa: F401  (registers the built-in kinds, as the app and the CLI do at start)
 from simulations.chat_stub import serve
 from tests.support.paths import SHARED_DATA
 from tests.support.schedule import FileGroups, longest_first

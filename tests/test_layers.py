@@ -24,7 +24,15 @@ REPO = Path(__file__).resolve().parents[1]
 LAYERS: list[tuple[str, list[str]]] = [
     (
         "foundations",
-        ["infact.errors", "infact.values", "infact.fileio", "infact.table_schema", "infact.text", "infact.stats"],
+        [
+            "infact.errors",
+            "infact.values",
+            "infact.fileio",
+            "infact.table_schema",
+            "infact.text",
+            "infact.stats",
+            "infact.hookspecs",
+        ],
     ),
     ("study", ["infact.deployment", "infact.study"]),
     # the backends, then the protocol they implement with `open_storage` that picks one, then what works on any
@@ -51,14 +59,12 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.results",
             "infact.results.tables",
             "infact.results.monitoring",
-            "infact.results.hookspecs",
             "infact.results.quality",
             "infact.results.conversations",
             "infact.results.ratings",
             "infact.results.ranking",
             "infact.results.judges",
             "infact.results.crowd",
-            "infact.results.builtin_kinds",
             "infact.results.kinds",
             "infact.results.export",
             "infact.results.live",
@@ -71,6 +77,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "infact.prolific",
         ],
     ),
+    # each kind's one registration joins its run half (steps) and its results half; the UI resolves its pages
+    ("kinds", ["infact.kinds"]),
     ("interfaces", ["infact.ui", "infact.cli", "infact.__main__", "infact", "pages", "streamlit_app"]),
 ]
 # Parts that name one module only, not a folder: `infact` is the package's own __init__, not every module in it
@@ -210,7 +218,7 @@ def test_no_package_circle():
 def sibling_edges() -> dict[str, set[str]]:
     """Each import as an edge between the two entries of the lowest folder holding both: a module directly in
     it (storage.py) or a whole subpackage (participation/, stores/). `infact.storage` -> `infact.stores.memory` and
-    `infact.stores.live` -> `infact.storage` would be two ways between the same two siblings (storage.py, stores/)."""
+    `infact.stores.feed` -> `infact.storage` would be two ways between the same two siblings (storage.py, stores/)."""
     edges: dict[str, set[str]] = {}
     for module, targets in graph().items():
         here = module.split(".")

@@ -176,7 +176,7 @@ def save(folder: str | Path, files: dict[str, bytes], *, replace: bool = False) 
 
 def preview_run(study: Study):
     """(flow, progress) of a preview participant of `study` on an in-memory store, consented and assigned:
-    every page of the study to draw with the participant page's renderers. Nothing is stored anywhere."""
+    every page of the study to draw with the participant's own pages. Nothing is stored anywhere."""
     from infact.participation.flow import Flow
     from infact.state import progress_of
     from infact.stores.memory import MemoryStorage

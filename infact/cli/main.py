@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = command_of(argv)
     args = build_parser([command] if command in COMMANDS else []).parse_args(argv)
+    from infact import kinds  # after parsing: `--help` stays quick
+
+    kinds.load_all()  # the built-in kinds (infact/kinds/): every command that reads or runs a study needs them
     try:
         return int(args.func(args) or 0)
     except (InfactError, OSError) as exc:

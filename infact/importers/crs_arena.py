@@ -40,13 +40,13 @@ from infact.importers.common import (
     refuse_foreign,
     study_id,
 )
-from infact.participation.steps.compare import PAIRWISE
+from infact.participation.steps.pairwise import PAIRWISE
 from infact.study.annotation.conversations import dataset_of
 from infact.table_schema import csv_bytes
 
 ROLES = {"USER": "user", "AGENT": "bot", "ASSISTANT": "bot", "SYSTEM": "bot"}
 VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote", "feedback")
-# pairwise.csv as declared (infact/participation/steps/compare.py): the columns an import fills, the rest empty.
+# pairwise.csv as declared (infact/participation/steps/pairwise.py): the columns an import fills, the rest empty.
 PAIRWISE_OUT = PAIRWISE.names
 STARTER = Path(__file__).resolve().parents[2] / "data" / "demo-conversations" / "study.toml"
 

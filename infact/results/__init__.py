@@ -7,7 +7,7 @@
   judges/     automatic judges against the human raters
   live/       live chats analysed
   reports/    Markdown/HTML reports and charts
-  dashboard/  what the live dashboard shows, as plain data
+  dashboard/  what the refreshing dashboard shows, as plain data
 
 May import foundations, `infact.study`, the stores and the run; never `ui`, `cli` or pages.
 """

@@ -122,7 +122,7 @@ def without_bot_rows(df: pd.DataFrame, include_bots: bool, source: str) -> tuple
     return df[~is_bot], bots
 
 
-# The options a kind's analysis takes on its own (its `options`, infact/results/hookspecs.py): what each is.
+# The options a kind's analysis takes on its own (its `options`, infact/hookspecs.py): what each is.
 KIND_OPTIONS = {"covariates": "style control", "reweight": "reweighting pairs"}
 
 
@@ -163,7 +163,7 @@ def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
 
 def judge_humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
     """The human answers a judge is compared with: prepared as their kind prepares them for a comparison (its
-    `prepare` hook, infact/results/hookspecs.py), one criterion."""
+    `prepare` hook, infact/hookspecs.py), one criterion."""
     data = _judged_kind(kind).aligned(humans, include_flagged)[0][0]
     if criterion and "criterion" in data.columns:
         data = data[data["criterion"].astype(str) == criterion]

@@ -2,7 +2,7 @@
 
 The dashboard's first numbers (how many visited, consented, are active, completed …)
 need a dozen facts per participant, not the ~50 records with every rating behind them.
-`ParticipantSummary.add` folds one record at a time (the live dashboard folds new
+`ParticipantSummary.add` folds one record at a time (the refreshing dashboard folds new
 records as they arrive); `fold` folds a record list per study. The stores keep these
 facts up to date at write time where that is cheap (TinyDB: a summary file per
 participant, infact.stores.tinydb.summaries) or fetch only the fields the fold reads

@@ -111,15 +111,24 @@ class ProtocolConfig(BaseModel):
         return self.question.replace("{criterion}", criterion)
 
 
-# A protocol is drawn as the step kind of the same name, except rating (the `situation` kind).
-STEP_KIND_OF = {
-    "rating": "situation",
-    "pairwise": "pairwise",
-    "pairwise_dialog": "pairwise_dialog",
-    "best_worst": "best_worst",
-    "conversation": "conversation",
-}
-PROTOCOL_OF = {v: k for k, v in STEP_KIND_OF.items()}
+# The one irregular name: the protocol "rating" is drawn by the step kind "situation" (one step per rated situation)
+# and fills the table "ratings". Every other protocol is drawn by the step kind of its own name.
+PROTOCOLS = ("rating", "pairwise", "pairwise_dialog", "best_worst", "conversation")
+RATING_KIND = "situation"
+
+
+def step_kind(name: str) -> str:
+    """The step kind that draws protocol `name` (the name itself for any other step kind): rating → situation."""
+    return RATING_KIND if name == "rating" else name
+
+
+def protocol_of(kind: str) -> str | None:
+    """The protocol step kind `kind` draws (situation → rating), or None for a kind that is no protocol (consent…)."""
+    if kind == RATING_KIND:
+        return "rating"
+    return kind if kind in PROTOCOLS and kind != "rating" else None
+
+
 MIXABLE = ("rating", "pairwise", "best_worst")  # read the same situations files, so one study may hold several
 
 
@@ -148,15 +157,15 @@ def flow_problem(steps: list[str] | None, protocol_kind: str) -> str | None:
         return 'flow.steps: "consent" must come first (nothing is stored before a participant consents)'
     if steps[-1] != "done":
         return 'flow.steps: "done" must come last (it shows the completion code)'
-    blocks = [PROTOCOL_OF[s] for s in steps if s in PROTOCOL_OF]
-    if STEP_KIND_OF[protocol_kind] not in steps:
+    blocks = [p for p in map(protocol_of, steps) if p is not None]
+    if step_kind(protocol_kind) not in steps:
         return (
             f'flow.steps: [protocol] kind = "{protocol_kind}" is shown by the step kind '
-            f'"{STEP_KIND_OF[protocol_kind]}", which the list lacks: add it, or change [protocol] kind'
+            f'"{step_kind(protocol_kind)}", which the list lacks: add it, or change [protocol] kind'
         )
     if len(blocks) > 1 and not set(blocks) <= set(MIXABLE):
         return (
-            f"flow.steps: {', '.join(STEP_KIND_OF[b] for b in blocks)} cannot share a study: pairwise_dialog and "
+            f"flow.steps: {', '.join(map(step_kind, blocks))} cannot share a study: pairwise_dialog and "
             "conversation read other data files; only situation, pairwise and best_worst combine"
         )
     voting = [b for b in blocks if b != "rating"]
@@ -169,7 +178,7 @@ def blocks_of(steps: list[str] | None, protocol_kind: str) -> tuple[str, ...]:
     """The study's protocol blocks (protocol kinds) in the order they are shown."""
     if steps is None:
         return (protocol_kind,)
-    return tuple(PROTOCOL_OF[s] for s in steps if s in PROTOCOL_OF)
+    return tuple(p for p in map(protocol_of, steps) if p is not None)
 
 
 # ---------------------------------------------------------------- default texts per protocol

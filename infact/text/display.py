@@ -134,7 +134,7 @@ PHONE = "(max-width: 640px)"
 _RADIOS = '[data-testid="stRadioGroup"][aria-orientation="horizontal"]'
 EDGE = "rgba(49,51,63,.2)"  # Streamlit's own border colour
 _CARD = '[data-testid="stElementContainer"]:has(.infact-card)'
-_BW = '[class*="st-key-infact-bw-"]'  # best–worst choices (comparison_steps.py)
+_BW = '[class*="st-key-infact-bw-"]'  # best–worst choices (infact/ui/steps/best_worst.py)
 _SCALE = f'{_CARD} ~ [data-testid="stElementContainer"]:has(> [data-testid="stRadio"])'
 CSS = f"""<style>
 .infact-dialog mark{{color:inherit}}

@@ -19,7 +19,7 @@ process (`install`, from downloads.space_sweeps):
   whether or not anyone uses the app. A page that is still open draws its button again on
   its next rerun (a plain button such as report.html in the dashboard's 5-second live part
   gets a fresh file); an identical file made again within half the lifetime reuses the live
-  id, so a live dashboard does not pile up copies.
+  id, so a refreshing dashboard does not pile up copies.
 
 Participant pages have no download buttons, so every downloadable file is a researcher's.
 These use Streamlit internals (`_storage`, `_files_by_id`, `_file_metadata`, `_lock`, the

@@ -1,8 +1,8 @@
-"""The participant's page: arrival, resume, the renderer registry, submitting, withdrawal.
+"""The participant's page: arrival, resume, drawing the current step, submitting, withdrawal.
 
 Kept out of pages/participant.py so the page script stays a few lines: Streamlit compiles a
-page script on every run under AppTest, an imported module once. Each step kind's renderer
-registers itself with `@renderer(kind)` (rating_steps.py, comparison_steps.py, live_step.py).
+page script on every run under AppTest, an imported module once. Each kind's page is the function its
+registration names (infact/kinds/<name>.py → infact/ui/steps/<name>.py), found through infact/ui/hooks.py.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from infact.participation.platforms import IdInUse, PlatformError, may_resume, s
 from infact.participation.steps import Step
 from infact.state import Progress, ProgressCache
 from infact.stores.records import StorageError, StoreUnavailable
-from infact.study.protocol_config import PROTOCOL_OF, block_texts
+from infact.study.protocol_config import block_texts, protocol_of
 from infact.text.catalogue import _, number
 from infact.text.display import dialog_html, forget_script, page_css, page_script, response_html, title_html
-from infact.ui import outage, resources
+from infact.ui import hooks, outage, resources
 
 # NOT_SAVED, WAITING, PLACE: tests read them from here too
 from infact.ui.resources import NOT_SAVED, PLACE, STALE_TAB, WAITING, Visitor, get_flow, log
@@ -39,33 +39,6 @@ def render_response(letter: str, text: str, items=()) -> None:
 
 
 REMEMBER_DAYS = 30  # how long this browser resumes its participant from the bare link
-# Renderers by step kind: a step kind (infact/participation/steps/) draws its page here.
-Renderer = Callable[[Flow, Progress, Step], None]
-RENDERERS: dict[str, Renderer] = {}
-
-
-def _register(table: dict, kind: str) -> Callable:
-    def add(fn):
-        table[kind] = fn
-        return fn
-
-    return add
-
-
-def renderer(kind: str) -> Callable[[Renderer], Renderer]:
-    """Register the function that draws the pages of step kind `kind`."""
-    return _register(RENDERERS, kind)
-
-
-# Optional per step kind: HTML for the top of its page (progress, dialog …), drawn in one element
-# with the stylesheet, the page script and the title. Every element costs on every rerun.
-PageTop = Callable[[Flow, Progress, Step], str]
-PAGE_TOPS: dict[str, PageTop] = {}
-
-
-def page_top(kind: str) -> Callable[[PageTop], PageTop]:
-    """Register the function that returns the top of the pages of step kind `kind` as HTML."""
-    return _register(PAGE_TOPS, kind)
 
 
 def progress_cache() -> ProgressCache:
@@ -360,7 +333,8 @@ def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw)
     """The page's first element: stylesheet, this step's script, title and the step's top.
     Messages (preview, another tab) go between the title and the step's top."""
     head = page_css() + _page_script(flow, progress, step) + title_html(flow.cfg.study.title)
-    top = PAGE_TOPS[step.kind](flow, progress, step) if step.kind in PAGE_TOPS else ""
+    draw_top = hooks.page_top(step.kind)
+    top = draw_top(flow, progress, step) if draw_top else ""
     messages = _messages(progress)
     if not messages:
         draw(head + top, unsafe_allow_javascript=True)
@@ -375,7 +349,7 @@ def _draw_head(flow: Flow, progress: Progress | Visitor, step: Step, draw: Draw)
 def _new_block(flow: Flow, progress: Progress | Visitor, step: Step):
     """The texts of the block `step` opens, when it is the first step of a later block of a `[flow]`
     study whose task-change screen this tab has not shown yet; else None."""
-    kind = PROTOCOL_OF.get(step.kind)
+    kind = protocol_of(step.kind)
     if kind is None or len(flow.cfg.blocks) < 2 or progress.state is None:
         return None
     texts = block_texts(flow.cfg, kind)
@@ -395,7 +369,7 @@ def _task_change(flow: Flow, progress: Progress, step: Step, texts, draw: Draw) 
     st.markdown(_(texts.intro))
     st.markdown(_(texts.instructions))
     if st.button(_("Continue"), type="primary", key=f"block-intro-{step.kind}"):
-        st.session_state.setdefault("infact_blocks_seen", set()).add((progress.token, PROTOCOL_OF[step.kind]))
+        st.session_state.setdefault("infact_blocks_seen", set()).add((progress.token, protocol_of(step.kind)))
         st.rerun()
     withdraw_box(flow, progress.token)
 
@@ -439,6 +413,6 @@ def _participant_run(flow: Flow) -> None:
     answered = steps.get(step.kind).answered
     if answered and progress.state is not None:
         flow.mark_shown(progress.state, step)  # stores once per step; the cached state remembers it
-    RENDERERS[step.kind](flow, progress, step)
+    hooks.page(step.kind)(flow, progress, step)
     if answered:
         withdraw_box(flow, progress.token)

@@ -1,4 +1,4 @@
-"""The researcher in a real browser: sign-in guard, live dashboard, ratings.csv download.
+"""The researcher in a real browser: sign-in guard, refreshing dashboard, ratings.csv download.
 
 A bot participant (infact.participation.bots) plays the study against the server's own TinyDB
 store in a background thread while the dashboard is open; its live fragment

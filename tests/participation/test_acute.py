@@ -270,7 +270,7 @@ def test_the_attention_check_replaces_the_instructed_systems_last_bot_turn(tmp_p
     flow, token = start(study)
     st = flow.state(token)
     check = next(s for s in flow.steps(st) if s.attention_check)
-    from infact.participation.steps.compare_dialog import shown_conversations
+    from infact.participation.steps.pairwise_dialog import shown_conversations
 
     shown = {c["system"]: c["turns"] for c in shown_conversations(flow, check)}
     instructed = shown[check.instructed_system]

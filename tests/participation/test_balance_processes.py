@@ -34,6 +34,7 @@ CHILD = """
 import sys, time
 from datetime import datetime
 from pathlib import Path
+import infact.kinds  # the built-in kinds, as every entry point registers them
 from infact.participation.bots import run_bots
 from infact.stores.sql.store import SQLStorage
 from infact.study.loader import load_study

@@ -233,7 +233,7 @@ def test_speeders_through_conversations_are_flagged_for_their_seconds_per_conver
     t = StudyResults(study, storage.records(study=study.id)).tables
     fast = {p for p, f in zip(t.flags["participant"], t.flags["flags"]) if "fast_situations" in f}
     assert fast == speeders
-    # the live dashboard's rows from records agree with the export's rows from annotations.csv
+    # the refreshing dashboard's rows from records agree with the export's rows from annotations.csv
     summaries = [situation_summary(r) for r in storage.records() if r["kind"] == "conversation"]
     from_records = sorted((s["participant"], s["step_index"], s["seconds"]) for s in summaries if s is not None)
     rows = situations_from_comparisons({"annotations.csv": t.compare["annotations.csv"]})

@@ -66,24 +66,11 @@ class Feedback(StepKind):
         return [{"text": record["text"], "seconds": record["seconds"]}]
 
 
-def feedback_page(flow, progress, step) -> None:
-    import streamlit as st
-
-    with st.form("form-feedback"):
-        text = st.text_input("Your feedback", key="feedback")
-        ui.show_errors()
-        if st.form_submit_button("Send", key="submit-feedback"):
-            ui.submit(flow, progress, step, {"feedback": text})
-            ui.show_errors()
-
-
 @pytest.fixture
 def feedback():
-    kind = steps.register(Feedback(), before="done")
-    ui.renderer("feedback")(feedback_page)
+    kind = steps.register(steps.Kind("feedback", Feedback(), page="tests.support.feedback_kind.page"), before="done")
     yield kind
     steps.unregister("feedback")
-    ui.RENDERERS.pop("feedback", None)
 
 
 @pytest.fixture
@@ -94,14 +81,14 @@ def study(tmp_path):
 def test_the_built_in_sequence_is_the_registry():
     assert steps.sequence() == BUILT_IN
     assert steps.answer_kinds() == frozenset(BUILT_IN[:-1])
-    assert set(BUILT_IN) <= set(ui.RENDERERS), "every built-in kind has a renderer"
+    assert all(callable(ui.hooks.page(k)) for k in BUILT_IN), "every built-in kind has a page"
 
 
 def test_registration_mistakes_are_refused(feedback):
     with pytest.raises(ValueError, match="already registered"):
-        steps.register(Feedback())
+        steps.register(steps.Kind("feedback", Feedback()))
     with pytest.raises(ValueError, match="unknown step kind 'nope'"):
-        steps.register(type("Other", (StepKind,), {"name": "other"})(), before="nope")
+        steps.register(steps.Kind("other", type("Other", (StepKind,), {"name": "other"})()), before="nope")
     with pytest.raises(KeyError, match="unknown step kind 'nope'"):
         steps.get("nope")
 
@@ -217,14 +204,17 @@ def test_the_new_kind_reaches_the_export_the_datapackage_analyze_and_the_dashboa
     offered_package = json.loads(offered["datapackage.json"])  # the dashboard's datapackage.json describes it too
     assert "feedback.csv" in [r["path"] for r in offered_package["resources"]]
     kind = kinds.for_table("feedback")
-    assert kind.section == "feedback" and kind.summarise(written) == {"rows": 3, "participants": 3}
+    assert kind.summarise(written) == {"rows": 3, "participants": 3}
+    from infact.ui.dashboard import registry
+
+    assert registry.kind_sections()["Feedback"][0] == "feedback"  # its own section, by default the generic one
     # a missing column is named, with its meaning
     written.drop(columns=["text"]).to_csv(out / "feedback.csv", index=False)
     assert main(["analyze", str(out / "feedback.csv")]) == 2
     assert "[text] missing column: feedback.csv needs `text` (the sentence)" in capsys.readouterr().err
 
 
-def test_the_page_draws_the_new_kind_from_its_registered_renderer(feedback, tmp_path, monkeypatch):
+def test_the_page_draws_the_new_kind_from_its_registered_page(feedback, tmp_path, monkeypatch):
     db = tmp_path / "db"
     monkeypatch.setenv("INFACT_DB", str(db))
     monkeypatch.setenv("INFACT_STUDY", str(DEMO_STUDY))

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from infact.chat.conversation import CHAT_KINDS
-from infact.stores.live import shard_changes
+from infact.stores.feed import shard_changes
 from infact.stores.tinydb import chat_log
 from infact.stores.tinydb.store import TinyDBStorage
 

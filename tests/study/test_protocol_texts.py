@@ -77,8 +77,8 @@ def test_the_acute_attention_check_says_which_questions_and_how():
 
 
 def test_the_acute_demo_check_names_both_questions_and_asks_for_no_reason_it_never_checks():
-    """Only the choices decide the check (compare.py: attention_passed), so the text must not ask for a
-    particular reason: it asked for "attention check" and passed any other (issue 29)."""
+    """Only the choices decide the check (infact/participation/steps/pairwise.py: attention_passed), so the text
+    must not ask for a particular reason: it asked for "attention check" and passed any other (issue 29)."""
     cfg = load_study(REPO / "data" / "demo-acute").config
     text = cfg.protocol.attention_text
     for crit in cfg.criteria:

@@ -41,7 +41,7 @@ def test_fill_see_a_problem_fix_it_preview_save_and_run(tmp_path, monkeypatch):
     at = _open(tmp_path, monkeypatch)
     assert not at.exception
     assert any("ready to run" in s.value for s in at.success)
-    # the preview is the participant's page: the welcome text of the ratings protocol, drawn by its renderer
+    # the preview is the participant's page: the welcome text of the ratings protocol, drawn by its page
     assert any("Welcome" in m.value for m in at.markdown)
     # a problem: the attention check asks for a label the scale no longer has
     _by_key(at.text_area, "builder:ratings:scale.labels").set_value("Bad\nOkay\nGood").run()

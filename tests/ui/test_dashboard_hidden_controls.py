@@ -48,7 +48,7 @@ def test_the_comments_table_shows_hidden_controls_as_code_points(commented, monk
 
 
 def test_the_comments_the_dashboard_reads_show_hidden_controls(commented):
-    from infact.results.dashboard import live_study
+    from infact.results.dashboard import running_study
     from infact.results.dashboard.data import DashboardData
 
     study_dir, db, token, _ = commented
@@ -56,5 +56,5 @@ def test_the_comments_the_dashboard_reads_show_hidden_controls(commented):
     data = DashboardData(load_study(study_dir))
     data.add(storage.records())
     storage.close()
-    shown = live_study.comments(data.progress())
+    shown = running_study.comments(data.progress())
     assert list(shown["comment"]) == [SHOWN] and list(shown["participant"]) == [token]

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from infact.access import session as researcher_session
 from infact.access.auth import hash_password
 from infact.participation.bots import Bot
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.dashboard.data import DashboardData
 from infact.results.quality.funnel import FIGURES
 from infact.storage import TinyDBStorage
@@ -82,7 +82,7 @@ def test_exclude_picker_takes_several_participants(prolific_store, monkeypatch, 
     picker = at.multiselect(key="manual_participants")
     data = DashboardData(load_study(study_dir))
     data.add(TinyDBStorage(copy).records())
-    labels = live_study.exclusion_choices(data.overview())
+    labels = running_study.exclusion_choices(data.overview())
     assert sorted(picker.options) == sorted(labels.values())  # platform ID · stage · decision · flags
     assert any(label.startswith(f"{0:024x} · completed · include · no flags") for label in picker.options)
     assert any(label.startswith(f"{3:024x} · completed · exclude · straightliner") for label in picker.options)

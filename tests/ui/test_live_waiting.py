@@ -47,7 +47,7 @@ def ask_elsewhere(db, token: str, text: str, release: threading.Event) -> thread
 def watch_waits(monkeypatch, then=lambda: None) -> list[float]:
     """The seconds each run of the page set out to wait for another run's answer (live_step._await_answer);
     `then()` is called once a run starts waiting."""
-    import infact.ui.live_step as live_step
+    import infact.ui.steps.live as live_step
 
     waits, wait = [], live_step._await_answer
 
@@ -107,7 +107,7 @@ def test_a_reload_long_after_the_call_offers_try_again_at_once(tmp_path, monkeyp
 
 
 def test_a_retry_replaces_the_timeout_warning_and_its_buttons(tmp_path, monkeypatch):
-    import infact.ui.live_step as live_step
+    import infact.ui.steps.live as live_step
 
     with serve("normal", delay_s=3.0) as slow:
         stub_study(tmp_path, monkeypatch, slow.url, slow.url, timeout_s=0.3)

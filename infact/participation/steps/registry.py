@@ -11,8 +11,8 @@ object that says, in one place, everything the core needs to know about it:
 - `rows`      how its stored records become rows of its table (`table`).
 
 `Flow` (submitting), `infact/state.py` (progress), the bots and `infact/results/tables/records.py`
-loop over `kinds()`; the participant page finds each kind's renderer by name in
-`infact/ui/`. See `infact/participation/steps/__init__.py` for how to add a kind.
+loop over `kinds()`. A kind is registered once, whole (`Kind`: its step, results, page and dashboard section),
+by its own module in infact/kinds/; see `infact/kinds/__init__.py` for how to add one.
 """
 
 from __future__ import annotations
@@ -193,10 +193,50 @@ def assigned_steps(kind: str, st: StepState) -> list[Step] | None:
     ]
 
 
-_KINDS: dict[str, StepKind] = {}
+class KindTable(Protocol):
+    """What the registry sees of a kind's results (infact.results.kinds.KindResults, a higher layer): its table."""
+
+    @property
+    def name(self) -> str: ...
 
 
-def register(kind: StepKind, *, before: str | None = None) -> StepKind:
+# Where a kind's page and dashboard section are found: dotted paths ("package.module.function"), resolved only
+# by infact/ui/hooks.py, so nothing below the UI imports Streamlit code.
+GENERIC_SECTION = "infact.ui.dashboard.sections.generic.show_kind"  # a kind's table and a count
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of step, registered once under its name (infact/kinds/<name>.py): everything about it is reached
+    from here. The extension points themselves are listed, with their signatures, in infact/hookspecs.py.
+
+    - `step`      how it is planned, checked, stored and answered by bots (a `StepKind`, this module);
+    - `results`   how its records become its table, are analysed, judged and exported: an
+                  `infact.results.kinds.KindResults` (a higher layer: seen here as a `KindTable`). None with a
+                  `step.schema` gets the defaults; several kinds may fill one table (pairwise, pairwise_dialog);
+    - `page`      "module.function" drawing its page: `page(flow, progress, step)` (None: no page, a test's kind);
+    - `page_top`  "module.function" returning the HTML drawn at the top of its page, in the page's one head element;
+    - `dashboard` "module.function" drawing the dashboard section that shows its answers, `draw(view, kind)` for a
+                  section of its own named after the kind, or a shared section's function (Results, Live chats);
+                  None: its table is only in the exports. Default: the generic section (its table and a count).
+    """
+
+    name: str
+    step: StepKind
+    results: KindTable | None = None
+    page: str | None = None
+    page_top: str | None = None
+    dashboard: str | None = GENERIC_SECTION
+
+    def __post_init__(self) -> None:
+        if self.step.name != self.name:
+            raise ValueError(f"kind {self.name!r} registers the step kind {self.step.name!r}: give them one name")
+
+
+_KINDS: dict[str, Kind] = {}
+
+
+def register(kind: Kind, *, before: str | None = None) -> Kind:
     """Add `kind` to the sequence: at the end, or just before the kind named `before`."""
     if not kind.name or kind.name in _KINDS:
         raise ValueError(f"step kind {kind.name!r} is empty or already registered")
@@ -215,28 +255,45 @@ def unregister(name: str) -> None:
     _KINDS.pop(name, None)
 
 
-def kinds() -> list[StepKind]:
-    """Every registered kind, in the order a participant meets them."""
-    return list(_KINDS.values())
+def _all() -> dict[str, Kind]:
+    if not _KINDS:  # the built-in kinds sit above this layer: whoever starts INFACT registers them
+        raise LookupError("no kinds are registered: `import infact.kinds` first (the app, the CLI and the tests do)")
+    return _KINDS
 
 
-def sequence() -> tuple[str, ...]:
-    """The study's order of step kinds, e.g. consent → situation → … → done."""
-    return tuple(_KINDS)
+def registered() -> list[Kind]:
+    """Every registered kind, whole, in the order a participant meets them."""
+    return list(_all().values())
 
 
-def get(name: str) -> StepKind:
+def kind(name: str) -> Kind:
+    """The registration of the kind `name`; an error naming the registered ones."""
     try:
-        return _KINDS[name]
+        return _all()[name]
     except KeyError:
         raise KeyError(f"unknown step kind {name!r}; registered: {', '.join(_KINDS)}") from None
 
 
+def kinds() -> list[StepKind]:
+    """Every registered kind's step half, in the order a participant meets them."""
+    return [k.step for k in _all().values()]
+
+
+def sequence() -> tuple[str, ...]:
+    """The study's order of step kinds, e.g. consent → situation → … → done."""
+    return tuple(_all())
+
+
+def get(name: str) -> StepKind:
+    """The step half of the kind `name` (how it is checked, stored, answered)."""
+    return kind(name).step
+
+
 def situation_kinds() -> frozenset[str]:
     """Kinds whose steps are the assigned situations (the progress bar and coverage count them)."""
-    return frozenset(n for n, k in _KINDS.items() if k.per_situation)
+    return frozenset(n for n, k in _all().items() if k.step.per_situation)
 
 
 def answer_kinds() -> frozenset[str]:
     """Record kinds that answer a step (their records mark the step answered)."""
-    return frozenset(n for n, k in _KINDS.items() if k.answered)
+    return frozenset(n for n, k in _all().items() if k.step.answered)

@@ -1,4 +1,4 @@
-"""The live dashboard's data, kept up to date record by record.
+"""The refreshing dashboard's data, kept up to date record by record.
 
 `DashboardData.add(new_records)` updates only the participants those records
 belong to: their funnel progress (infact.results.quality.funnel), their participants.csv

@@ -1,6 +1,6 @@
 """The dashboard's Situations section for comparison studies: each situation's texts beside
 its votes and how much the raters disagree (the pairwise / best–worst counterpart of
-live_study.situation_overview for ratings).
+running_study.situation_overview for ratings).
 
 Pairwise (response or dialog level): one row per situation × pair of systems with the votes
 for each side, the ties and the majority's share; 0.5 means the raters split evenly, 1.0

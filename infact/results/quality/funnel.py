@@ -3,7 +3,7 @@
 Every figure the dashboard shows, the `stage` column of participants.csv and the
 counts a test compares with `analyze` come from the functions here:
 
-- `Progress` folds one participant's records, one at a time (so the live dashboard
+- `Progress` folds one participant's records, one at a time (so the refreshing dashboard
   updates it per new record and the exports build it from all records alike);
 - `progress_table` turns them into one row per participant at a given time;
 - `funnel_counts` counts those rows (plus the quality decision and the visits) into the figures.

@@ -224,7 +224,7 @@ def completion_time_chart(
 
 
 def completions_chart(completions: pd.DataFrame) -> alt.Chart:
-    """Completed participants over time (live_study.completions_over_time)."""
+    """Completed participants over time (running_study.completions_over_time)."""
     if completions.empty:
         return _empty("No completions yet")
     data = completions[completions["outcome"] == "completed"].assign(

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from infact.errors import InfactError, Problem
-from infact.participation.steps.compare import BEST_WORST, PAIRWISE
+from infact.participation.steps.best_worst import BEST_WORST
+from infact.participation.steps.pairwise import PAIRWISE
 from infact.results.tables.checks import blank_problems, csv_line, row_problem
 from infact.stats import bradley_terry as ranking
 from infact.values import bool_column

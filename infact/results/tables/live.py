@@ -12,7 +12,7 @@ import json
 import pandas as pd
 
 from infact.chat.transcripts import pairwise_rows, rubric_rows, transcripts
-from infact.participation.steps.compare import PAIRWISE
+from infact.participation.steps.pairwise import PAIRWISE
 
 # The pairwise table's columns a live arena vote fills (no situation step, no source dialog, no study column).
 PAIRWISE_COLUMNS = [c for c in PAIRWISE.names if c not in ("step_index", "dialog_id", "study", "condition")]

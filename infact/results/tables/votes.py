@@ -1,6 +1,6 @@
 """pairwise.csv and best_worst.csv from stored comparison answers — the one writer of both.
 
-Columns as the kinds declare them (`PAIRWISE`, `BEST_WORST` in infact/participation/steps/compare.py):
+Columns as the kinds declare them (`PAIRWISE`, `BEST_WORST` in infact/participation/steps/pairwise.py, best_worst.py):
 the first ones as issue 13 specifies, then what analysis can use (style covariates, the step and dialog),
 the live arena's own columns (empty on a protocol's votes) and `excluded`, added by the export.
 """
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from infact.participation.steps.compare import BEST_WORST, PAIRWISE
+from infact.participation.steps.best_worst import BEST_WORST
+from infact.participation.steps.pairwise import PAIRWISE
 
 SCHEMAS = {"pairwise": PAIRWISE, "best_worst": BEST_WORST}
 

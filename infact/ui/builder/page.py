@@ -1,6 +1,6 @@
 """The study builder's page (pages/builder.py): the form generated from the settings models (infact/builder/
 fields.py, drawn by infact/ui/builder/form.py), the problems of the study it makes all at once, a live preview
-drawn by the participant page's own renderers, and Save / Download zip. The logic is infact/builder/."""
+drawn by the participant's own pages, and Save / Download zip. The logic is infact/builder/."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from infact.study.starter import PROTOCOLS
 from infact.study.starter.draft import FROM_TABLE
 from infact.text import catalogue
 from infact.text.display import CSS, title_html
+from infact.ui import hooks
 from infact.ui.builder.form import KEY, section_form
-from infact.ui.participant_page import PAGE_TOPS, RENDERERS
 
 
 def upload(protocol: str):
@@ -79,7 +79,7 @@ def _preview_participant(study, files: dict[str, bytes]):
 
 
 def preview(study, files: dict[str, bytes]) -> None:
-    """The participant's pages, drawn by the participant page's renderers on a preview participant in memory:
+    """The participant's pages, drawn by the participant's own pages on a preview participant in memory:
     any page to look at, or *Take part*: the pages in order, answered as a participant does."""
     flow, progress = _preview_participant(study, files)
     names = [s.name for s in progress.steps]
@@ -92,9 +92,10 @@ def preview(study, files: dict[str, bytes]) -> None:
     catalogue.use(flow.cfg.study.language)  # the participant's language; the builder around it stays English
     try:
         with st.container(border=True, key=f"{KEY}-preview"):
-            top = PAGE_TOPS[step.kind](flow, shown, step) if step.kind in PAGE_TOPS else ""
+            draw_top = hooks.page_top(step.kind)
+            top = draw_top(flow, shown, step) if draw_top else ""
             st.html(CSS + title_html(flow.cfg.study.title) + top)
-            RENDERERS[step.kind](flow, shown, step)
+            hooks.page(step.kind)(flow, shown, step)
     finally:
         catalogue.use(catalogue.SOURCE)
 

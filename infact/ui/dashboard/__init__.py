@@ -1,8 +1,8 @@
 """The researcher dashboard, one module per section (Streamlit; pages/dashboard.py routes to it).
 
 - view.py      what a rerun reads: the study, the switches and every table, in one place
-- registry.py  the sections by name, the part each kind of answer draws in a section, and which
-               section shows each step kind (a kind no section claims gets the generic one)
+- registry.py  the sections by name, the part each kind of answer draws in a section, and the sections
+               kinds bring (`Kind.dashboard`, infact/kinds/: by default the generic one, sections/generic.py)
 - page.py      the header, the switches, the funnel cards and notes, the live fragment
 - prolific_section.py  the Prolific section's body: the submissions beside INFACT's stages, polled at most once a minute
 - sections/    one module per section; importing it registers them (pages/dashboard.py does)
@@ -14,7 +14,7 @@ after="Participants")` in a module imported before the page draws (pages/dashboa
 The top layer: may import anything in `infact`.
 """
 
-from infact.ui.dashboard.registry import part, section, shows_kind
+from infact.ui.dashboard.registry import part, section
 from infact.ui.dashboard.view import View
 
-__all__ = ["View", "part", "section", "shows_kind"]
+__all__ = ["View", "part", "section"]

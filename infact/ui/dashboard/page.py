@@ -1,4 +1,4 @@
-"""The dashboard's frame: the header, the switches, the funnel cards and notes, and the live fragment that
+"""The dashboard's frame: the header, the switches, the funnel cards and notes, and the refreshing fragment that
 draws the chosen section (pages/dashboard.py only routes to these)."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from streamlit_extras.metric_cards import style_metric_cards
 from infact import ui
 from infact.participation import visits as visits_module
 from infact.prolific import fair_pay
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.dashboard.data import DashboardData
 from infact.results.quality import funnel
 from infact.storage import TinyDBStorage
 from infact.stores import config as store_config
 from infact.stores import prolific_records
-from infact.stores.live import LiveFeed
+from infact.stores.feed import RecordFeed
 from infact.ui import outage
 from infact.ui.dashboard import registry
 from infact.ui.dashboard.view import View
@@ -27,9 +27,9 @@ LAST_SECTION = "dashboard_last_section"
 
 
 @st.cache_resource(show_spinner=False)
-def live_feed(target: str, study_id: str, dataset_version: str, _study) -> LiveFeed:
+def record_feed(target: str, study_id: str, dataset_version: str, _study) -> RecordFeed:
     """One incremental feed per store and study version, shared by every researcher session."""
-    return LiveFeed(ui.get_storage(_study), DashboardData(_study))
+    return RecordFeed(ui.get_storage(_study), DashboardData(_study))
 
 
 def header(study, storage, source: str) -> None:
@@ -103,9 +103,9 @@ def fair_pay_note(view: View, check: dict) -> None:
         st.caption(f"Fair pay: {fair.line()}.")
 
 
-def notes(view: View, feed: LiveFeed) -> None:
+def notes(view: View, feed: RecordFeed) -> None:
     """Files set aside or unreadable, the completion time against the estimate, visits and simulated people."""
-    for note in live_study.set_aside_notes(view.storage.problems()):
+    for note in running_study.set_aside_notes(view.storage.problems()):
         st.error(note, icon="🗂️")
     for path in feed.damaged:  # unreadable and not set aside (e.g. no permission to move it)
         st.error(
@@ -113,17 +113,17 @@ def notes(view: View, feed: LiveFeed) -> None:
             "restore it from a backup."
         )
     progress = view.progress()
-    bots = live_study.bots_note(progress)
+    bots = running_study.bots_note(progress)
     if bots is not None:
         (st.info if bots[0] == "info" else st.warning)(bots[1])
     default = "expected_minutes" not in view.cfg.study.model_fields_set
-    check = live_study.duration_check(progress, view.cfg.study.expected_minutes, default=default)
+    check = running_study.duration_check(progress, view.cfg.study.expected_minutes, default=default)
     if check["warning"]:
         st.warning(check["warning"], icon="⏱️")
     elif check["n"]:
         st.caption(
             f"Median completion time {check['median_minutes']:.1f} min (n = {check['n']}); "
-            f"{live_study.expected_time(check['expected_minutes'], default)}."
+            f"{running_study.expected_time(check['expected_minutes'], default)}."
         )
     if view.cfg.platform.kind == "prolific":
         fair_pay_note(view, check)
@@ -157,16 +157,16 @@ def behind_note(view: View) -> None:
 def draw(view: View, name: str) -> None:
     """One section; a section drawn from the full tables in the fragment says when they are behind the data."""
     section, kind = registry.find(name)
-    if section.tables and section.live:
+    if section.tables and section.refresh:
         behind_note(view)
     section.draw(view, kind) if kind else section.draw(view)
 
 
-def live(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
+def refreshing(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
     """The part that reruns every 5 seconds and reads only new records: the cards, the notes, the section.
     While the store cannot be read it says so (since when, what participants are told) instead."""
     try:
-        _live(study, storage, target, include_flagged, criterion, section)
+        _refreshing(study, storage, target, include_flagged, criterion, section)
     except outage.OUTAGE_ERRORS as exc:
         if not outage.is_outage(exc, storage, study.id):
             raise
@@ -176,8 +176,8 @@ def live(study, storage, target: str, include_flagged: bool, criterion: str, sec
         outage.store_back(storage, study.id)
 
 
-def _live(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
-    feed = live_feed(target, study.id, study.dataset_version, study)
+def _refreshing(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
+    feed = record_feed(target, study.id, study.dataset_version, study)
     now = datetime.now(UTC)
     figures = st.empty()
     if not feed.started:  # the first read of every record takes seconds at scale: the stage figures first
@@ -195,7 +195,7 @@ def _live(study, storage, target: str, include_flagged: bool, criterion: str, se
     outage.dashboard_notes(storage, study.id)
     st.caption(f"Updated {now:%H:%M:%S} UTC · {len(view.records())} records")
     chosen = registry.find(section)[0]
-    if chosen.live:
+    if chosen.refresh:
         draw(view, section)
     elif chosen.tables:  # its body is drawn outside the fragment (offline), its note here with the figures
         behind_note(view)
@@ -203,11 +203,11 @@ def _live(study, storage, target: str, include_flagged: bool, criterion: str, se
 
 def offline(study, storage, target: str, include_flagged: bool, criterion: str, section: str) -> None:
     """A section drawn outside the fragment (downloads: a deferred link must keep its id between reruns)."""
-    if not registry.find(section)[0].live:
+    if not registry.find(section)[0].refresh:
         try:
-            feed = live_feed(target, study.id, study.dataset_version, study)
+            feed = record_feed(target, study.id, study.dataset_version, study)
             draw(View(study, storage, feed.consumer, include_flagged, criterion, datetime.now(UTC)), section)
-        except outage.OUTAGE_ERRORS as exc:  # the live part above says since when, and what participants see
+        except outage.OUTAGE_ERRORS as exc:  # the refreshing part above says since when, and what participants see
             if not outage.is_outage(exc, storage, study.id):
                 raise
             outage.OUTAGE.failed(exc)

@@ -1,4 +1,4 @@
-"""The dashboard's sections, registered by name, and which section shows each step kind's answers.
+"""The dashboard's sections, registered by name, and the sections kinds bring.
 
 A section is one module in `sections/` with a `@section("Name")` function drawing it from a `View`.
 Which sections a study offers comes from its protocols (infact/results/dashboard/offer.py), plus:
@@ -6,8 +6,11 @@ Which sections a study offers comes from its protocols (infact/results/dashboard
 - a section registered with `offered=` (a predicate on the study's config): a module outside this
   package (e.g. a Prolific section in infact/ui/) registers itself on import and appears where
   `after=` says;
-- every registered step kind with its own table and no section claiming it (`shows_kind`) gets the
-  generic section (its table and a count), so a new kind has a dashboard section with no edit here.
+- every registered kind with a table whose registration (`Kind.dashboard`, infact/kinds/) names a function
+  that is no registered section's: a section of its own, titled after the kind and drawn by that function
+  (`draw(view, kind)`; by default the generic section: its table and a count), so a new kind has a dashboard
+  section with no edit here. A kind naming a registered section's function (Results) is shown there; None: its
+  table is only in Exports.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from infact.participation import steps
+from infact.ui import hooks
 
 
 @dataclass(frozen=True)
@@ -24,25 +28,22 @@ class Section:
     draw: Callable  # draw(view) -> None
     offered: Callable | None = None  # offered(cfg) -> bool; None: offer.sections decides
     after: str | None = None  # where an extra section goes (default: before Exports)
-    live: bool = True  # redrawn every 5 s inside the fragment; False: drawn once per rerun (downloads)
+    refresh: bool = True  # redrawn every 5 s inside the fragment; False: drawn once per rerun (downloads)
     tables: bool = False  # drawn from the full tables (rebuilt at most every 30 s): says when they are behind
 
 
 SECTIONS: dict[str, Section] = {}
-# step kind -> the section that shows its answers (None: no section of its own, e.g. demographics)
-KIND_SECTIONS: dict[str, str | None] = {}
-GENERIC = "generic"
 # (section, kind of answer) -> draw(view): a section showing a part per collected kind (Results, Statistics…)
 PARTS: dict[tuple[str, str], Callable] = {}
 
 
 def section(
-    name: str, *, offered: Callable | None = None, after: str | None = None, live: bool = True, tables: bool = False
+    name: str, *, offered: Callable | None = None, after: str | None = None, refresh: bool = True, tables: bool = False
 ):
     """Register `draw(view)` as the section `name` (a decorator)."""
 
     def add(draw: Callable) -> Callable:
-        SECTIONS[name] = Section(name, draw, offered, after, live, tables)
+        SECTIONS[name] = Section(name, draw, offered, after, refresh, tables)
         return draw
 
     return add
@@ -65,22 +66,23 @@ def draw_parts(section_name: str, view) -> None:
             draw(view)
 
 
-def shows_kind(kind: str, section_name: str | None) -> None:
-    """Say which section shows step kind `kind`'s answers (None: none, its table is in Exports)."""
-    KIND_SECTIONS[kind] = section_name
-
-
 def kind_title(kind: str) -> str:
     return kind.replace("_", " ").capitalize()
 
 
-def unclaimed_kinds() -> list[str]:
-    """Registered step kinds with a table that no section claims: each gets the generic section."""
-    return [k.name for k in steps.kinds() if k.table and k.name not in KIND_SECTIONS]
+def kind_sections() -> dict[str, tuple[str, Callable]]:
+    """{section title: (kind, draw)} of the registered kinds with a table that bring a section of their own."""
+    drawn = [(k.name, hooks.dashboard(k.name)) for k in steps.registered() if k.step.table or k.results]
+    shared = {s.draw for s in SECTIONS.values()}  # after resolving: a named section's module is imported
+    out: dict[str, tuple[str, Callable]] = {}
+    for kind, draw in drawn:
+        if draw is not None and draw not in shared:
+            out.setdefault(kind_title(kind), (kind, draw))
+    return out
 
 
 def offered(cfg, *, has_judges: bool) -> list[str]:
-    """The sections of this study, in order: the protocols' own, extras, then a section per unclaimed kind."""
+    """The sections of this study, in order: the protocols' own, extras, then the kinds' own sections."""
     from infact.results.dashboard import offer
 
     names = offer.sections(cfg, has_judges=has_judges)
@@ -88,13 +90,13 @@ def offered(cfg, *, has_judges: bool) -> list[str]:
         if s.offered is not None and s.offered(cfg) and s.name not in names:
             at = names.index(s.after) + 1 if s.after in names else names.index("Exports")
             names.insert(at, s.name)
-    names += [kind_title(k) for k in unclaimed_kinds() if kind_title(k) not in names]
+    names += [title for title in kind_sections() if title not in names]
     return names
 
 
 def find(name: str) -> tuple[Section, str | None]:
-    """(the section called `name`, the step kind when it is a generic kind section)."""
+    """(the section called `name`, the kind when it is a kind's own section: drawn as `draw(view, kind)`)."""
     if name in SECTIONS:
         return SECTIONS[name], None
-    kind = next(k for k in unclaimed_kinds() if kind_title(k) == name)
-    return SECTIONS[GENERIC], kind
+    kind, draw = kind_sections()[name]
+    return Section(name, draw, tables=True), kind

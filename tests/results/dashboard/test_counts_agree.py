@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 
 from infact.participation.bots import run_bots
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.dashboard.data import DashboardData
 from infact.results.quality import funnel
 from infact.storage import MemoryStorage
@@ -30,7 +30,7 @@ def test_a_store_of_bots_only_counts_the_bots_and_says_so(tmp_path):
     run_bots(study, storage, 3, strategy="attentive", seed=1)
     data = _dashboard(study, storage)
     assert data.counts()["completed"] == 3
-    level, text = live_study.bots_note(data.progress())
+    level, text = running_study.bots_note(data.progress())
     assert level == "info" and "Every participant in this store is a bot (3" in text
     assert data.study_results()[0].tables.ratings["bot"].all()
 
@@ -44,7 +44,7 @@ def test_beside_people_bots_are_counted_apart(tmp_path):
     counts = data.counts()
     assert counts["completed"] == 2 and counts["visited"] == 2
     assert set(data.overview()["participant"]) == set(humans)
-    level, text = live_study.bots_note(data.progress())
+    level, text = running_study.bots_note(data.progress())
     assert level == "warning" and "3 bot participant(s)" in text and "--remove" in text
     assert set(data.study_results()[0].tables.ratings["participant"]) == set(humans)
     progress, _ = funnel.from_store(storage, study.id)  # the first numbers, from the summaries
@@ -55,7 +55,7 @@ def test_no_note_without_bots(tmp_path):
     study = load_study(make_study(tmp_path, per_participant=2))
     storage = MemoryStorage()
     people(study, storage, 1)
-    assert live_study.bots_note(_dashboard(study, storage).progress()) is None
+    assert running_study.bots_note(_dashboard(study, storage).progress()) is None
 
 
 def _finished(minutes: float) -> dict[str, funnel.Progress]:
@@ -71,12 +71,12 @@ def _finished(minutes: float) -> dict[str, funnel.Progress]:
 def test_the_banner_names_the_expected_time_as_the_study_setting():
     """It said 'under half the 15 min you stated' of a default the researcher never set."""
     fast = _finished(5)
-    unset = live_study.duration_check(fast, 15, default=True)["warning"]
+    unset = running_study.duration_check(fast, 15, default=True)["warning"]
     assert "you stated" not in unset
     assert "under half the study's expected time (15 min, the default: `[study] expected_minutes` is not set)" in unset
-    given = live_study.duration_check(fast, 15)["warning"]
+    given = running_study.duration_check(fast, 15)["warning"]
     assert "under half the study's expected time (15 min, `[study] expected_minutes`)" in given
-    slow = live_study.duration_check(_finished(30), 15, default=True)["warning"]
+    slow = running_study.duration_check(_finished(30), 15, default=True)["warning"]
     assert "200% of the study's expected time (15 min, the default" in slow and "you stated" not in slow
 
 
@@ -84,7 +84,7 @@ def test_bots_times_never_make_the_banner(tmp_path):
     study = load_study(make_study(tmp_path, per_participant=2))
     storage = MemoryStorage()
     run_bots(study, storage, 4, strategy="speeder", seed=1)
-    check = live_study.duration_check(_dashboard(study, storage).progress(), 15, default=True)
+    check = running_study.duration_check(_dashboard(study, storage).progress(), 15, default=True)
     assert check["n"] == 0 and check["warning"] is None
 
 
@@ -101,10 +101,10 @@ def test_flagged_and_excluded_agree_or_the_page_says_why():
     )
     flagged = {f"p{i}" for i in range(9)}
     assert funnel.funnel_counts(overview)["excluded"] == 8
-    why = live_study.flagged_vs_excluded(overview, flagged)
+    why = running_study.flagged_vs_excluded(overview, flagged)
     assert "leaves out 9 flagged participant(s)" in why and "counts the 8 of them who completed" in why
     assert "stalled: 1" in why
-    assert live_study.flagged_vs_excluded(overview, {f"p{i}" for i in range(8)}) is None
+    assert running_study.flagged_vs_excluded(overview, {f"p{i}" for i in range(8)}) is None
     assert "not counted here" in funnel.FIGURES["excluded"][1]
 
 

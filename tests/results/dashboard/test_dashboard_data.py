@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from infact.participation.bots import run_bots
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.dashboard.data import DashboardData
 from infact.results.quality import funnel
 from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage, TinyDBStorage
-from infact.stores.live import LiveFeed
+from infact.stores.feed import RecordFeed
 from infact.study.loader import load_study
 from tests.support.participants import START, submit_consent
 from tests.support.studies import make_study
@@ -108,10 +108,10 @@ def test_duration_check_warns_when_the_estimate_is_off():
         p = funnel.Progress("p", consented=True, outcome="completed", total_seconds=minutes * 60)
         return {"p": p}
 
-    assert live_study.duration_check(prog(12), 12)["warning"] is None
-    assert "raise `study.expected_minutes`" in live_study.duration_check(prog(20), 12)["warning"]
-    assert "lower the estimate" in live_study.duration_check(prog(4), 12)["warning"]
-    assert live_study.duration_check({}, 12)["median_minutes"] is None
+    assert running_study.duration_check(prog(12), 12)["warning"] is None
+    assert "raise `study.expected_minutes`" in running_study.duration_check(prog(20), 12)["warning"]
+    assert "lower the estimate" in running_study.duration_check(prog(4), 12)["warning"]
+    assert running_study.duration_check({}, 12)["median_minutes"] is None
 
 
 def test_prolific_lists_and_the_participant_view():
@@ -169,13 +169,13 @@ def test_prolific_lists_and_the_participant_view():
             },
         ]
     )
-    lists = live_study.prolific_lists(overview)
+    lists = running_study.prolific_lists(overview)
     assert list(lists["approve"]["platform_id"]) == ["P1"]  # no platform ID: nothing to approve on Prolific
     assert lists["reject"].to_dict("records") == [
         {"platform_id": "P2", "reason": "failed 2 checks", "participant": "b"}
     ]
     assert list(lists["return"]["platform_id"]) == ["P3"]
-    view = live_study.participants_view(overview, ["completed"])
+    view = running_study.participants_view(overview, ["completed"])
     assert list(view["participant"]) == ["d", "a", "b", "c"]  # most recent activity first
     assert view.set_index("participant").loc["b", "flags"] == "attention_failed"
 
@@ -187,7 +187,7 @@ def test_completions_over_time_counts_completed_only():
         "c": funnel.Progress("c", outcome="completed", ended_at=START),
         "d": funnel.Progress("d", outcome="completed", ended_at=START, preview=True),
     }
-    out = live_study.completions_over_time(progress)
+    out = running_study.completions_over_time(progress)
     assert list(out["outcome"]) == ["completed", "screened_out", "completed"]
     assert list(out["completed"]) == [1, 1, 2]
 
@@ -211,14 +211,14 @@ def test_situation_overview_puts_disputed_situations_first(demo):
             for _ in range(3)
         ]
     )
-    out = live_study.situation_overview(ratings, demo, "meaningful")
+    out = running_study.situation_overview(ratings, demo, "meaningful")
     first = out.iloc[0]
     assert (first["system"], first["n"], first["range"]) == (system, 3, 4)
     assert first["response"] == demo.situations[0].responses[system]
     assert first["last_user_turn"] == demo.situations[0].context[-1].text
 
 
-def test_live_feed_reads_new_records_once_and_quarantines_damaged_files(tmp_path):
+def test_record_feed_reads_new_records_once_and_quarantines_damaged_files(tmp_path):
     store = TinyDBStorage(tmp_path / "db")
 
     class Sink:
@@ -232,7 +232,7 @@ def test_live_feed_reads_new_records_once_and_quarantines_damaged_files(tmp_path
     def rec(p, n):
         return {"key": f"s/{p}/{n}", "study": "s", "participant": p, "kind": "x", "n": n}
 
-    feed = LiveFeed(store, Sink())
+    feed = RecordFeed(store, Sink())
     store.append(rec("a", 1))
     store.append(rec("b", 1))
     assert feed.poll() == 2
@@ -272,7 +272,7 @@ def test_withdrawal_with_deletion_reaches_the_dashboard(tmp_path):
     token = flow.arrive({})
     submit_consent(flow, token)
     data = DashboardData(study)
-    feed = LiveFeed(store, data)
+    feed = RecordFeed(store, data)
     feed.poll()
     assert data.counts(START)["consented"] == 1
     flow.withdraw(token, "no")
@@ -281,11 +281,11 @@ def test_withdrawal_with_deletion_reaches_the_dashboard(tmp_path):
     assert counts["withdrawn"] == 1 and counts["visited"] == 1
 
 
-def test_live_feed_on_every_backend(storage, tmp_path):
+def test_record_feed_on_every_backend(storage, tmp_path):
     """The dashboard's feed gives each new record once on every store (TinyDB has its own reader)."""
     study = load_study(make_study(tmp_path))
     data = DashboardData(study)
-    feed = LiveFeed(storage, data)
+    feed = RecordFeed(storage, data)
     run_bots(study, storage, 2, strategy="attentive", seed=1, start=START)
     feed.poll()
     n = len(storage.records(study=study.id))

@@ -159,10 +159,10 @@ def test_previews_and_researcher_events_are_never_counted(demo):
 
 
 def test_comments_on_the_dashboard_are_the_exported_ones(demo, crowd):
-    from infact.results.dashboard import live_study
+    from infact.results.dashboard import running_study
 
     records = crowd.records()
-    shown = live_study.comments(fed_one_by_one(demo, records).progress())
+    shown = running_study.comments(fed_one_by_one(demo, records).progress())
     stored = {r["participant"]: r["comment"] for r in records if r["kind"] == "questionnaire" and r.get("comment")}
     assert len(shown) == len(stored) > 0
     assert dict(zip(shown["participant"], shown["comment"])) == stored

@@ -93,7 +93,7 @@ def test_a_pairwise_analysis_with_both_bad_votes_imports_neither_statsmodels_nor
     path = tmp_path / "pairwise.csv"
     votes(WINNERS).to_csv(path, index=False)
     code = (
-        "import sys, pandas as pd; from infact.results.analyze import Options, analyze_table; "
+        "import sys, pandas as pd, infact.kinds; from infact.results.analyze import Options, analyze_table; "
         f"r = analyze_table(pd.read_csv({str(path)!r}), Options(n_boot=100), 'pairwise.csv'); "
         "assert r['both_bad']; print(sorted(m for m in ('statsmodels', 'scipy.stats') if m in sys.modules))"
     )

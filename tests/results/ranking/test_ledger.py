@@ -15,7 +15,7 @@ from infact.chat.arena import LiveRun
 from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
 from infact.participation.bots import run_bots
-from infact.participation.steps.compare import Pairwise
+from infact.participation.steps.pairwise import Pairwise
 from infact.results.analyze import Options, analyze_study, render
 from infact.results.ranking.ledger import ledger, ledger_frame, shown_places
 from infact.results.study_results import open_results

@@ -107,7 +107,7 @@ def test_the_live_transcripts_are_a_json_lines_resource_not_a_table():
 
 def test_the_crs_arena_importer_writes_pairwise_csv_as_declared(tmp_path):
     from infact.importers.crs_arena import import_crs_arena
-    from infact.participation.steps.compare import PAIRWISE
+    from infact.participation.steps.pairwise import PAIRWISE
 
     import_crs_arena(REPO / "tests" / "importers" / "data" / "crs_arena_votes.csv", tmp_path)
     assert header((tmp_path / "pairwise.csv").read_bytes()) == PAIRWISE.names

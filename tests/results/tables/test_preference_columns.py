@@ -1,4 +1,4 @@
-"""pairwise.csv and best_worst.csv share their column runs, declared once (participation/steps/compare.py: `asked`,
+"""pairwise.csv and best_worst.csv share their column runs, declared once (participation/steps/pairwise.py: `asked`,
 `SOURCE`, `ROW_MARKS`), and their rows fill those columns alike from a record (`shared_cells`); each kind's rows
 fill exactly its declared columns (issue 39 item 5: the runs were written twice)."""
 
@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from infact.participation.steps import compare
-from infact.participation.steps.compare import BEST_WORST, PAIRWISE, ROW_MARKS, SOURCE, BestWorst, Pairwise
+from infact.participation.steps import pairwise
+from infact.participation.steps.best_worst import BEST_WORST, BestWorst
+from infact.participation.steps.pairwise import PAIRWISE, ROW_MARKS, SOURCE, Pairwise
 
 COMMON = {"study": "s", "participant": "p1", "index": 3, "situation_id": "sit-7", "dialog_id": "d-2", "seconds": 12.5}
 PAIR = {
@@ -37,14 +38,14 @@ def test_both_tables_are_built_from_the_same_declared_runs():
     for answer, columns in (("vote", pair), ("choice", bw)):
         assert [c.name for c in columns[:3]] == ["participant", "situation_id", "criterion"]
         assert columns[2].description == f"criterion id the {answer} answers"
-        assert tuple(columns[-2:]) == ROW_MARKS == (compare.EXCLUDED, compare.BOT)
+        assert tuple(columns[-2:]) == ROW_MARKS == (pairwise.EXCLUDED, pairwise.BOT)
         at = columns.index(SOURCE[0])
         assert tuple(columns[at : at + len(SOURCE)]) == SOURCE
     assert pair[0] is bw[0] and pair[-1] is bw[-1]  # the same objects, not copies
 
 
 # Filled by other sources: votes imported from CRS Arena (`dataset`) and the live arena's votes (chat/transcripts.py).
-ELSEWHERE = {"dataset", *compare.LIVE_VOTE_COLUMNS}
+ELSEWHERE = {"dataset", *pairwise.LIVE_VOTE_COLUMNS}
 
 
 @pytest.mark.parametrize(

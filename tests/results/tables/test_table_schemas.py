@@ -52,19 +52,8 @@ class Feedback(StepKind):
 
 @pytest.fixture
 def feedback():
-    from infact import ui
-
-    kind = steps.register(Feedback(), before="done")
-
-    def page(flow, progress, step):  # the test kind's renderer, so the participant page can draw it
-        import streamlit as st
-
-        with st.form("form-feedback"):
-            text = st.text_input("Your feedback", key="feedback")
-            if st.form_submit_button("Send", key="submit-feedback"):
-                ui.submit(flow, progress, step, {"feedback": text})
-
-    ui.renderer("feedback")(page)
+    # its page, so the participant page can draw it
+    kind = steps.register(steps.Kind("feedback", Feedback(), page="tests.support.feedback_kind.page"), before="done")
     yield kind
     steps.unregister("feedback")
 

@@ -6,7 +6,6 @@ The top layer: may import anything in `infact`.
 from infact.ui.dashboard.sections import (  # noqa: F401  (each registers its section and parts)
     comments,
     exports,
-    generic,
     judges,
     live_chats,
     participants,

@@ -11,7 +11,7 @@ from infact.ui.downloads import researcher_download
 
 # Outside the 5-second fragment: each rerun gives a deferred download a new id, and a click holding the old
 # one would fail (infact/ui/downloads.py); the files are made fresh at the click.
-@section("Exports", live=False, tables=True)
+@section("Exports", refresh=False, tables=True)
 def show_exports(view) -> None:
     st.caption(
         "Each file is made when you click and its link stops working within a minute: download again for newer data."

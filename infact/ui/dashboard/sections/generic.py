@@ -1,14 +1,12 @@
-"""The section of a step kind no section claims (registry.unclaimed_kinds): its table and how many rows."""
+"""The section a kind gets by default (`Kind.dashboard`, infact/kinds/): its table and how many rows."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from infact.text.neutral import visible_frame
-from infact.ui.dashboard.registry import GENERIC, section
 
 
-@section(GENERIC, tables=True)
 def show_kind(view, kind: str) -> None:
     from infact.participation import steps
 

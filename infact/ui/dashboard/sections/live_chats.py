@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from infact.ui.dashboard.registry import section, shows_kind
-
-shows_kind("live", "Live chats")
+from infact.ui.dashboard.registry import section
 
 
 @section("Live chats", tables=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.quality import exclusion as quality
 from infact.results.quality import funnel
 from infact.ui.dashboard.registry import section
@@ -19,7 +19,7 @@ def show_participants(view) -> None:
         "nothing about them is stored except when they came."
     )
     st.dataframe(
-        live_study.participants_view(overview, stages),
+        running_study.participants_view(overview, stages),
         hide_index=True,
         key="participants_table",
         column_config={
@@ -75,7 +75,7 @@ def least_reliable(view) -> None:
 def exclude_picker(view, overview) -> None:
     study = view.study
     st.subheader("Exclude or re-include participants")
-    labels = live_study.exclusion_choices(overview)
+    labels = running_study.exclusion_choices(overview)
     with st.form("manual_decision"):
         who = st.multiselect(
             "Participants (platform ID · stage · decision · flags)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from infact.participation.conditions import condition_counts
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.quality import funnel
 from infact.results.reports import charts
 from infact.ui.dashboard.registry import section
@@ -18,7 +18,7 @@ def show_progress(view) -> None:
     with left:
         st.subheader("Completions over time")
         st.altair_chart(
-            charts.completions_chart(live_study.completions_over_time(view.progress())), key="chart_completions"
+            charts.completions_chart(running_study.completions_over_time(view.progress())), key="chart_completions"
         )
     with right:
         st.subheader("Completion time")

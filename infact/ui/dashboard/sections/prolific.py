@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.ui.dashboard import prolific_section
 from infact.ui.dashboard.registry import section
 
@@ -13,7 +13,7 @@ from infact.ui.dashboard.registry import section
 def show_prolific(view) -> None:
     # The API's view first (docs/prolific.md: sync, statuses beside INFACT's stages), then the ID lists.
     prolific_section.show(view.study, view.storage, view.data.counts(view.now))
-    lists = live_study.prolific_lists(view.overview())
+    lists = running_study.prolific_lists(view.overview())
     st.caption(
         "Platform IDs of finished participants, by the recommended action (docs/quality.md). Copy a list "
         "with the icon at its top right and paste it into Prolific's bulk approve / reject / message tools."

@@ -8,11 +8,7 @@ import streamlit as st
 from infact.errors import InfactError
 from infact.results.reports import charts
 from infact.ui import comparison_results as comparison
-from infact.ui.dashboard.registry import draw_parts, part, section, shows_kind
-
-for _kind in ("situation", "pairwise", "pairwise_dialog", "best_worst", "conversation", "questionnaire"):
-    shows_kind(_kind, "Results")
-shows_kind("demographics", None)  # only in the exports
+from infact.ui.dashboard.registry import draw_parts, part, section
 
 
 @section("Results", tables=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.results.dashboard import situations as cs
 from infact.ui.dashboard.registry import draw_parts, part, section
 
@@ -19,7 +19,7 @@ def rated(view) -> None:
     _show(
         "Each situation's last user turn and each system's response beside its ratings; the most "
         "disputed first (sd: standard deviation between raters, range: highest minus lowest rating).",
-        live_study.situation_overview(view.shown_ratings(), view.study, view.criterion),
+        running_study.situation_overview(view.shown_ratings(), view.study, view.criterion),
         "situations_table",
     )
 

@@ -8,7 +8,7 @@ import streamlit as st
 from infact import ui
 from infact.errors import InfactError
 from infact.results.analyze import render
-from infact.results.dashboard import live_study
+from infact.results.dashboard import running_study
 from infact.ui.comparison_results import show_annotation_statistics, show_preferences
 from infact.ui.dashboard.registry import draw_parts, part, section
 
@@ -39,7 +39,7 @@ def rating_statistics(view) -> None:
     flagged = view.ratings()
     if "excluded" in flagged.columns and len(flagged):
         ids = set(flagged.loc[flagged["excluded"].astype(bool), "participant"])
-        why = live_study.flagged_vs_excluded(view.overview(), ids)
+        why = running_study.flagged_vs_excluded(view.overview(), ids)
         if why:
             st.caption(why)
     # Aggregate statistics, no personal data: a plain button (a deferred one inside this 5-second fragment

@@ -1,4 +1,4 @@
-"""Renderer of the conversation protocol: one whole conversation, each system turn's scales right
+"""The conversation protocol's page: one whole conversation, each system turn's scales right
 under it, the dialogue-level aspects after the last turn (infact/participation/steps/conversation.py).
 
 One HTML element per turn and one radio group per turn × aspect, in reading order inside one form:
@@ -17,11 +17,10 @@ from infact.study.annotation.aspects import of_level
 from infact.study.annotation.conversations import turns_of
 from infact.text.catalogue import _, number
 from infact.text.display import STYLE, caption_html, escape, progress_html, turn_html
-from infact.ui.participant_page import page_top, renderer, submit_button
+from infact.ui.participant_page import submit_button
 
 
-@page_top("conversation")
-def conversation_top(flow: Flow, progress: Progress, step: Step) -> str:
+def page_top(flow: Flow, progress: Progress, step: Step) -> str:
     done, total = flow.progress(progress.state)
     conv, _expected = conversation_of(flow.study, step.situation_id)
     topic = conv.meta.get("topic") or ""
@@ -48,8 +47,7 @@ def _turn_block(turn: dict, items, n: int | None) -> str:
     )
 
 
-@renderer("conversation")
-def conversation_step(flow: Flow, progress: Progress, step: Step) -> None:
+def page(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg
     conv, _expected = conversation_of(flow.study, step.situation_id)
     items = tuple(conv.meta.get("items") or ())

@@ -1,9 +1,10 @@
-"""Comparing responses instead of rating them: the `pairwise` and `best_worst` step kinds.
+"""Comparing responses instead of rating them: the `pairwise` step kind, and what the comparisons share.
 
 Pairwise (response level, as Chatbot Arena and ACUTE-Eval ask it): the situation's dialog,
 two systems' responses side by side in a random left/right order (stored), and per criterion
 "Which response is more …?" — A, B or (if allowed) about the same — plus an optional
-justification. Best–worst: `protocol.set_size` responses; pick the best and the worst.
+justification. The shown responses, the stored fields and a bot's pick are shared with best_worst.py
+and pairwise_dialog.py.
 
 The pairs and sets come from the participant's assignment record (infact/participation/
 protocols.py, balanced or adaptive), so they survive any reload. On the attention-check step
@@ -62,7 +63,7 @@ def _common(flow, step: Step) -> dict:
     )
 
 
-def _checked(flow, step: Step, errors: list[str], picked, **answer) -> Checked:
+def checked_choice(flow, step: Step, errors: list[str], picked, **answer) -> Checked:
     """The errors, or the fields to store; on the attention check, whether every pick was the instructed system."""
     if errors:
         return Checked.refuse(*errors)
@@ -72,7 +73,7 @@ def _checked(flow, step: Step, errors: list[str], picked, **answer) -> Checked:
     return Checked(fields=fields)
 
 
-def _bot_pick(bot, step: Step, *, worst: bool = False) -> str:
+def bot_pick(bot, step: Step, *, worst: bool = False) -> str:
     """A bot's choice among the shown systems (attentive: Plackett–Luce on its planted quality)."""
     if step.attention_check and bot.strategy != "fails-attention":
         others = [s for s in step.order if s != step.instructed_system]
@@ -184,26 +185,6 @@ PAIRWISE = TableSchema(
         *ROW_MARKS,
     ),
 )
-BEST_WORST = TableSchema(
-    "best_worst",
-    "Best–worst protocol: one row per choice and criterion.",
-    (
-        *asked("choice"),
-        C("systems", "string", "the systems shown, in display order, joined with `|`", True),
-        C("best", "string", "the system chosen as best", True),
-        C("worst", "string", "the system chosen as worst", True),
-        SECONDS,
-        *SOURCE,
-        C("answered_at", "datetime", "when the choice was made (UTC; the ledger's first and last vote)"),
-        C(
-            "versions",
-            "string",
-            "the shown systems' versions, in the order of `systems`, joined with `|` (docs/ranking.md, 'The "
-            "ledger'); `unknown` for choices stored before versions were recorded",
-        ),
-        *ROW_MARKS,
-    ),
-)
 
 
 class Pairwise(StepKind):
@@ -246,7 +227,7 @@ class Pairwise(StepKind):
                 )
             )
         typing = typed.metrics(answers.get("typing"), text) if text else None
-        return _checked(
+        return checked_choice(
             flow, step, errors, choices.values(), choices=choices, justification=text, justification_typing=typing
         )
 
@@ -257,7 +238,7 @@ class Pairwise(StepKind):
         proto = study.config.protocol
         choices = {}
         for crit in study.config.criteria:
-            pick = _bot_pick(bot, step)
+            pick = bot_pick(bot, step)
             close = abs(bot.quality.get(step.order[0], 0) - bot.quality.get(step.order[1], 0)) < 1.0
             # a straight-liner takes the same side every time (never "about the same")
             tie = (
@@ -322,82 +303,4 @@ class Pairwise(StepKind):
                 **typed.columns("justification", record.get("justification_typing")),
             }
             for crit, winner in record["choices"].items()
-        ]
-
-
-class BestWorst(StepKind):
-    name = "best_worst"
-    schema = BEST_WORST
-    per_situation = True
-
-    def plan(self, flow, st) -> list[Step] | None:
-        return assigned_steps(self.name, st)
-
-    def check(self, flow, step: Step, answers: Mapping[str, Any]) -> Checked:
-        letters = {response_letter(i): s for i, s in enumerate(step.order, start=1)}
-        best_given, worst_given = answers.get("best") or {}, answers.get("worst") or {}
-        errors, best, worst = [], {}, {}
-        for crit in flow.cfg.criteria:
-            what = "" if len(flow.cfg.criteria) == 1 else f" ({crit.id})"
-            b, w = letters.get(best_given.get(crit.id)), letters.get(worst_given.get(crit.id))
-            if b is None or w is None:
-                errors.append(_("Please pick the best and the worst response{what}.").format(what=what))
-            elif b == w:
-                errors.append(_("The best and the worst response must be different{what}.").format(what=what))
-            else:
-                best[crit.id], worst[crit.id] = b, w
-        return _checked(flow, step, errors, best.values(), best=best, worst=worst)
-
-    def bot_time(self, step: Step) -> float:
-        return self.bot_seconds + 5 * len(step.order)
-
-    def bot_answers(self, study, step: Step, bot) -> dict:
-        best, worst = {}, {}
-        for crit in study.config.criteria:
-            b = _bot_pick(bot, step)
-            w = b
-            while w == b:
-                w = _bot_pick(bot, step, worst=True)
-            best[crit.id], worst[crit.id] = (response_letter(step.order.index(s) + 1) for s in (b, w))
-        return {"best": best, "worst": worst}
-
-    def simulated_answers(self, study, step: Step, sim) -> dict:
-        """The page, then per criterion the best and the worst response by letter. A missing best takes A; a
-        missing worst, or one equal to the best, takes the last other letter (marked as fallback)."""
-        letters = tuple(response_letter(i) for i in range(1, len(step.order) + 1))
-        criteria = study.config.criteria
-        questions = [
-            q
-            for c in criteria
-            for q in (
-                Question(f"best/{c.id}", f"Which response is the best ({c.question})?", letters),
-                Question(f"worst/{c.id}", f"Which response is the worst ({c.question})?", letters),
-            )
-        ]
-        got = sim.answer(responses_shown(study, step), questions)
-        best, worst = {}, {}
-        for c in criteria:
-            b, w = got[f"best/{c.id}"] or letters[0], got[f"worst/{c.id}"]
-            if w == b:
-                sim.mark_fallback(f"worst/{c.id}")
-            if w is None or w == b:
-                w = next(x for x in reversed(letters) if x != b)
-            best[c.id], worst[c.id] = b, w
-        return {"best": best, "worst": worst}
-
-    def rows(self, record: dict, scale) -> list[dict]:
-        if record.get("attention_check"):
-            return []
-        shown = [r["system"] for r in record["responses"]]
-        versions = record.get("versions") or {}
-        systems, stamped = "|".join(shown), "|".join(versions.get(s, UNKNOWN) for s in shown)
-        return [
-            {
-                **shared_cells(record, crit),
-                "systems": systems,
-                "best": best,
-                "worst": record["worst"][crit],
-                "versions": stamped,
-            }
-            for crit, best in record["best"].items()
         ]

@@ -1,6 +1,6 @@
-"""The live dashboard's record cache reads only what changed."""
+"""The refreshing dashboard's record cache reads only what changed."""
 
-from infact.stores.live import LiveRecords
+from infact.stores.feed import FeedRecords
 
 
 def _rec(p, what, study="s"):
@@ -8,7 +8,7 @@ def _rec(p, what, study="s"):
 
 
 def test_refresh_picks_up_new_records_only_once(storage):
-    live = LiveRecords(storage, "s")
+    live = FeedRecords(storage, "s")
     storage.append(_rec("p1", "a"))
     recs, v1 = live.refresh()
     assert [r["key"] for r in recs] == ["s/p1/a"]
@@ -27,7 +27,7 @@ def test_refresh_does_not_reread_unchanged_shards(tmp_path, monkeypatch):
     store = TinyDBStorage(tmp_path / "db")
     for i in range(5):
         store.append(_rec(f"p{i}", "a"))
-    live = LiveRecords(store, "s")
+    live = FeedRecords(store, "s")
     live.refresh()
     reads = []
     original = store._read_shard

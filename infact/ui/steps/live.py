@@ -1,4 +1,4 @@
-"""Renderer of the live chat step (issue 14): chat A → rubric → chat B → rubric → vote (infact/chat/arena.py)."""
+"""The live chat step's page (issue 14): chat A → rubric → chat B → rubric → vote (infact/chat/arena.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from infact.text import typed
 from infact.text.catalogue import N_, _, ngettext, number
 from infact.text.display import caption_html, progress_html, screen_script
 from infact.ui import typed_text
-from infact.ui.participant_page import renderer, show_errors, submit
+from infact.ui.participant_page import show_errors, submit
 from infact.ui.resources import fail_safely, get_study, secrets, study_dir
 
 
@@ -248,8 +248,7 @@ def _live_vote(flow: Flow, run, records: list[dict]) -> None:
             show_errors()
 
 
-@renderer("live")
-def live_step(flow: Flow, progress: Progress, step: Step) -> None:
+def page(flow: Flow, progress: Progress, step: Step) -> None:
     from infact.participation.steps.live import live_run
 
     path = study_dir()

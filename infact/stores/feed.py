@@ -1,4 +1,4 @@
-"""An incrementally refreshed copy of a study's records, for the live dashboard.
+"""The change feed: an incrementally refreshed copy of a study's records, for the refreshing dashboard.
 
 `refresh()` asks the store only for what changed since the last call
 (`Storage.changes`), so a dashboard that reruns every few seconds does not
@@ -25,7 +25,7 @@ class Storage(Protocol):
     def changes(self, cursor: Any = None) -> tuple[list[dict], Any]: ...
 
 
-class LiveRecords:
+class FeedRecords:
     def __init__(self, storage: Storage, study_id: str):
         self.storage = storage
         self.study_id = study_id
@@ -44,7 +44,7 @@ class LiveRecords:
             return list(self._records), self.version
 
 
-class LiveFeed:
+class RecordFeed:
     """Hands a store's new records to a consumer (e.g. results.dashboard_data.DashboardData).
 
     `poll()` asks the store only for what changed since the last poll and passes it

@@ -1,4 +1,4 @@
-"""What a researcher watches during a live study (Prolific and the like), as plain functions.
+"""What a researcher watches during a running study (Prolific and the like), as plain functions.
 
 All take the dashboard's participant overview (infact.results.dashboard.data) or the
 funnel progress, so every list agrees with the funnel's figures.

@@ -1,4 +1,4 @@
-"""A kind carries what the core once branched on (infact/results/hookspecs.py): the Situations caption of a
+"""A kind carries what the core once branched on (its KindResults, infact/results/kinds.py): the Situations caption of a
 dialog-level study, the analyze options only pairwise votes take, how its answers are compared with a judge's
 or the simulated participants' and the rows per step its answers give the quality checks."""
 
@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 
 from infact.errors import InfactError
+from infact.participation import steps
 from infact.results import kinds
 from infact.results.analyze import Options, analyze_table
-from infact.results.hookspecs import KindResults
 from infact.study.loader import load_study
-from infact.table_schema import Column, TableSchema
 from tests.support.paths import REPO
+from tests.support.stars_kind import register_stars
 
 
 @pytest.mark.parametrize(
@@ -45,29 +45,12 @@ def test_an_option_only_pairwise_votes_take_is_refused_for_another_kind_naming_t
 
 # ---------------------------------------------------------------- a test-only kind opting in to a judge by its hooks
 
-STARS = TableSchema(
-    "stars",
-    "Test-only: one star rating per participant, situation and system.",
-    (
-        Column("participant", "string", "random participant token", True),
-        Column("step_index", "integer", "the step"),
-        Column("situation_id", "string", "the situation", True),
-        Column("system", "string", "the system rated", True),
-        Column("stars", "integer", "1 to 5 stars", True),
-        Column("seconds", "number", "seconds on the page"),
-    ),
-)
-
-
-def _stars_as_ratings(table, include_flagged, cfg):
-    return [(table.rename(columns={"stars": "rating"}).assign(criterion="stars"), 5)]
-
 
 @pytest.fixture
 def stars():
-    kind = kinds.register(KindResults(STARS, ("stars",), compared_as="ratings", prepare=_stars_as_ratings, judged=True))
+    kind = register_stars()  # the one-file test kind (tests/support/stars_kind.py): its results compare as ratings
     yield kind
-    kinds.unregister("stars")
+    steps.unregister("stars")
 
 
 def star_table(seed=0, people=6, n_items=30) -> pd.DataFrame:
@@ -93,7 +76,7 @@ def test_a_new_kind_is_compared_with_a_judge_by_its_hooks(stars):
     assert humans["rating"].tolist() == table["stars"].tolist() and set(humans["criterion"]) == {"stars"}
     found = kinds.compared_tables(SimpleNamespace(compare={"stars.csv": table}, ratings=pd.DataFrame()), judged=True)
     assert [(k.name, len(frame)) for k, frame in found] == [("stars", len(table))]
-    kinds.unregister("stars")
+    steps.unregister("stars")
     with pytest.raises(InfactError, match="judges are compared with"):
         judge_humans(table, "stars", None, False)
 

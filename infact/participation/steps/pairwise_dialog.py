@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from infact.llm.prompts import conversations_page
-from infact.participation.steps.compare import Pairwise, Shown
+from infact.participation.steps.pairwise import Pairwise, Shown
 from infact.participation.steps.registry import Checked, Step
 from infact.text.catalogue import _
 from infact.values import response_letter

@@ -8,11 +8,10 @@ from infact.participation.flow import Flow
 from infact.participation.steps import Step
 from infact.state import Progress
 from infact.text.catalogue import _, number
-from infact.ui.participant_page import renderer, submit_button
+from infact.ui.participant_page import submit_button
 
 
-@renderer("comprehension")
-def comprehension_step(flow: Flow, progress: Progress, step: Step) -> None:
+def page(flow: Flow, progress: Progress, step: Step) -> None:
     cfg = flow.cfg.comprehension
     attempt = step.data.get("attempt", 1)
     with st.expander(_("Instructions"), expanded=True):
