@@ -78,8 +78,11 @@ def inflation(alpha: float = 0.05, power: float = 0.8, participants: int | None 
 
 def declared_maximum(fixed_n: float, per_participant: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """The participants to declare for a fixed-sample plan of `fixed_n` observations (a power analysis's, e.g.
-    `infact plan`'s), `per_participant` observations each: fixed_n × inflation, the inflation at that maximum."""
-    m = max(2, math.ceil(fixed_n / per_participant))
+    `infact plan`'s), `per_participant` observations each: fixed_n × inflation, the inflation at that maximum; at
+    least the participants before which no pair may separate (confseq.MIN_UNITS), or nothing could settle."""
+    from infact.stats.confseq import MIN_UNITS
+
+    m = max(MIN_UNITS, math.ceil(fixed_n / per_participant))
     while m * per_participant < fixed_n * inflation(alpha, power, m):
         m += 1
     return m

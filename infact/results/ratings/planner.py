@@ -220,6 +220,10 @@ def plan(
             "participants_before_exclusions": n_power,
             "participants": _ceil_div_keep(n_power, e),
         }
+        # the maximum to declare in [monitoring] for the finite-horizon boundary (infact/stats/horizon.py)
+        from infact.stats.horizon import declared_maximum
+
+        result["power"]["declared_maximum"] = declared_maximum(result["power"]["participants"], 1, alpha / pairs, power)
         needed = max(needed, result["power"]["participants"])
     result["recommended"] = needed * conditions
     if conditions > 1:
@@ -253,6 +257,10 @@ def format_plan(r: dict) -> str:
             f"(difference {p['delta']} scale points, SD {p['sd']}, "
             f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; "
             "paired t-test on participant means)"
+        )
+        lines.append(
+            f"Watched as it runs:   declare [monitoring] max_participants = {p['declared_maximum']} (the power N × "
+            "the finite-horizon boundary's inflation: settled within it as often; docs/ranking.md)"
         )
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
     if "conditions" in r:
