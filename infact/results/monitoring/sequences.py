@@ -12,6 +12,10 @@ with each two neighbours separated in that direction (no model assumed: the sequ
 direct comparisons). `settled_at_votes` is the first vote, in the order the votes were given
 (`answered_at`; file order where it is missing), at which that held (it may have reopened since:
 `settled` is the state at the last vote).
+
+With a maximum of participants declared in advance (`[monitoring] max_participants`: `maximum=`), each pair gets
+the finite-horizon boundary of infact/stats/horizon.py instead, on the first `maximum` participants' answers:
+valid at every look up to the maximum and cheaper to settle; answers from later participants settle nothing anew.
 """
 
 from __future__ import annotations
