@@ -35,8 +35,8 @@ METHOD = (
 )
 HORIZON_METHOD = (
     "a finite-horizon boundary for the declared maximum of participants (O'Brien–Fleming type for continuous "
-    "monitoring, constant on the B-value scale; participant-cluster variance): valid at every look up to the "
-    "maximum, so stopping when settled keeps the error; beyond the maximum nothing is settled anew"
+    "monitoring, constant on the B-value scale; participant-cluster variance about 0, read on t): valid at every "
+    "look up to the maximum, so stopping when settled keeps the error; beyond the maximum nothing is settled anew"
 )
 
 
