@@ -137,10 +137,15 @@ def show_settled(result: dict, confidence: float) -> None:
         st.info(f"Adjacent ranks {state} at {level} (fixed-sample intervals: valid at a sample size fixed in advance).")
         return
     st.markdown(settled_text(mon, level))
+    watched = (
+        f"These intervals are made to be watched up to the declared maximum of {mon['maximum']} participants: until "
+        f"then they stay valid at {level} however often this page refreshes, and answers beyond it settle nothing anew"
+        if mon.get("maximum")
+        else f"These intervals are made to be watched: they stay valid at {level} however often this page refreshes"
+    )
     st.caption(
-        f"These intervals are made to be watched: they stay valid at {level} however often this page refreshes, "
-        "so stopping the first time it says settled is safe. The strengths' intervals below are fixed-sample "
-        "intervals, valid only at a number of votes fixed in advance: do not stop recruiting on them."
+        f"{watched}, so stopping the first time it says settled is safe. The strengths' intervals below are "
+        "fixed-sample intervals, valid only at a number of votes fixed in advance: do not stop recruiting on them."
     )
 
 
@@ -162,6 +167,13 @@ def show_stopping(rule, result: dict | None) -> None:
 
 def settled_text(mon: dict, level: str) -> str:
     """The settled sentence in plain words (results/monitoring/sequences.py's section of one criterion)."""
+    maximum = mon.get("maximum")  # participants declared in advance: the finite-horizon boundary
+    if mon["settled"] and maximum:
+        return (
+            f"**The order is settled within the declared maximum of {maximum} participants: "
+            f"{' > '.join(mon['order'])}.** Every two neighbours are separated at {level}, by intervals that allow "
+            "watching up to that maximum."
+        )
     if mon["settled"]:
         return (
             f"**The order is settled: {' > '.join(mon['order'])}.** Every two neighbours are separated "
@@ -182,7 +194,13 @@ def settled_text(mon: dict, level: str) -> str:
         reason = "the separated pairs do not yet link every system into one order"
     if any(p["n_participants"] < mon["min_participants"] for p in mon["pairs"]):
         reason += f"; a pair can separate only once {mon['min_participants']} participants have compared it"
-    return f"**Not settled yet** at {level} (anytime-valid): {reason}."
+    if maximum and mon.get("beyond_maximum"):
+        return (
+            f"**Not settled within the declared maximum of {maximum} participants** at {level}: {reason}. "
+            "Answers beyond the maximum settle nothing anew."
+        )
+    scope = f"within the declared maximum of {maximum} participants" if maximum else "anytime-valid"
+    return f"**Not settled yet** at {level} ({scope}): {reason}."
 
 
 def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:

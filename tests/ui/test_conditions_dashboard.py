@@ -24,7 +24,11 @@ def test_the_progress_section_shows_each_conditions_completions_and_places(tmp_p
     start = datetime.now(UTC) - timedelta(hours=3)
     run_bots(study, storage, 4, strategy="attentive", seed=1, start=start)  # 2 + 2 completed, hours ago
     Bot(study, storage, "abandons", seed=5, start=start, query={"q": "examples"}).run()  # lease long over
-    Bot(study, storage, "abandons", seed=6, start=datetime.now(UTC), query={"q": "definition"}).run()  # holds one
+    # Holds one: it left 20 minutes ago, within its 30-minute lease (a bot started at the wall clock's now would
+    # wait in real time for every page it spends: 3.5 minutes)
+    Bot(
+        study, storage, "abandons", seed=6, start=datetime.now(UTC) - timedelta(minutes=20), query={"q": "definition"}
+    ).run()
     storage.close()
     at = open_dashboard(DEMO, db, monkeypatch, "Progress")
     [table] = [d.value for d in at.dataframe if "condition" in d.value.columns]

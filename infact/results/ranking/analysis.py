@@ -60,11 +60,12 @@ def analyze_votes(
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
     design: dict | None = None,
+    maximum: int | None = None,
     **checks,
 ) -> dict:
-    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (ranking/ledger.py; `design`), the
-    anytime-valid `monitoring` (results/monitoring/) and style-controlled or reweighted rankings per criterion; under
-    `min_votes` decisive votes: provisional. `integrity`: flagged votes (`checks`), and the ranking without them."""
+    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (`design`), the watched `monitoring`
+    (`maximum`: participants declared in advance), style-controlled or reweighted rankings per criterion; provisional
+    under `min_votes` decisive votes. `integrity`: flagged votes (`checks`), and the ranking without them."""
     _empty(df := votes if prepared else pt.prepare_pairwise(votes, source, include_flagged), source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
     checks["line_offset"] = None if prepared else 2  # votes read from a file are named by their line (header: 1)
@@ -85,7 +86,7 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
             "ledger": ranking_ledger.ledger(part, **(design or {})),  # one grouping of the votes, no refit
-            "monitoring": monitoring.votes_monitoring(part, confidence=confidence, systems=order),
+            "monitoring": monitoring.votes_monitoring(part, confidence=confidence, systems=order, maximum=maximum),
         }
         out["integrity"] = integrity.integrity(
             part,
@@ -93,8 +94,7 @@ def analyze_votes(
             res["ranking"],
             **checks,
         )
-        if (rates := both_bad.both_bad_rates(part, confidence)) is not None:
-            out["both_bad"] = rates
+        out.update({} if (rates := both_bad.both_bad_rates(part, confidence)) is None else {"both_bad": rates})
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         out.update(_other_fits(part, d, covariates, reweight, source, min_votes, opts))
@@ -192,6 +192,7 @@ def analyze_best_worst(
     source: str = "best_worst.csv",
     min_votes: int = provisional.MIN_VOTES,
     design: dict | None = None,
+    maximum: int | None = None,
 ) -> dict:
     """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce; the
     ledger of the systems shown (ranking/ledger.py, one place per system per choice; `design`: as analyze_votes)."""
@@ -223,7 +224,7 @@ def analyze_best_worst(
             "bootstrap": res["bootstrap"],
             "ledger": ranking_ledger.ledger(part, places=ranking_ledger.shown_places, **(design or {})),
             "monitoring": monitoring.best_worst_monitoring(
-                part, pt.best_worst_as_pairwise, confidence=confidence, systems=_established(res)
+                part, pt.best_worst_as_pairwise, confidence=confidence, systems=_established(res), maximum=maximum
             ),
             **({"conditions": per} if per is not None else {}),
         }
@@ -266,6 +267,7 @@ def analyze_ratings_as_pairwise(
     confidence: float = 0.95,
     source: str = "ratings.csv",
     min_votes: int = provisional.MIN_VOTES,
+    maximum: int | None = None,
 ) -> dict:
     """A rating study ranked by the preferences implied within each participant × situation."""
     from infact.results.ratings.analysis import prepare_ratings, validate_ratings
@@ -290,6 +292,7 @@ def analyze_ratings_as_pairwise(
         source=source,
         prepared=True,
         min_votes=min_votes,
+        maximum=maximum,
     )
     result["as_pairwise"] = True
     return result
