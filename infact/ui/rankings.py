@@ -93,6 +93,39 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     _show_ledger(result.get("ledger"), key)
 
 
+def show_conditions(result: dict | None, key: str = "") -> None:
+    """A between-subjects study: each condition's ranking and the condition × system test (infact/results/ranking/
+    conditions.py): do the conditions change which system is preferred?"""
+    c = (result or {}).get("conditions")
+    if not c:
+        return
+    st.subheader("Ranking per condition")
+    test = c["interaction_test"]
+    if "error" in test:
+        st.caption(f"Condition × system: not tested ({test['error']}).")
+    else:
+        p = "< 0.001" if test["p"] < 0.001 else f"{test['p']:.3f}"
+        st.caption(
+            f"Condition × system (do the conditions change the systems' differences? {', '.join(c['systems'])}): "
+            f"Wald F = {test['F']:.2f} on {test['df']} and {test['df_denominator']} df, p = {p}. Each condition's "
+            "strengths come from its own participants' votes, with participant-bootstrap intervals."
+        )
+    rows = [
+        {
+            "condition": name,
+            "votes": v["n_votes"],
+            "participants": v["n_participants"],
+            "rank": r["rank"],
+            "system": r["system"],
+            "strength": round(r["strength"], 2),
+            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
+        }
+        for name, v in c["conditions"].items()
+        for r in v["ranking"]
+    ]
+    st.dataframe(rows, hide_index=True, key=f"{key}condition_rankings")
+
+
 def show_settled(result: dict, confidence: float) -> None:
     """Is the order settled? From the anytime-valid sequences (`monitoring`, results/monitoring/): the page is
     watched, so only intervals valid at every look may say "stop". Without them (an old result): the fixed-sample

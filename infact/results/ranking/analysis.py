@@ -11,7 +11,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.results.monitoring import sequences as monitoring
-from infact.results.ranking import balance, both_bad, integrity, provisional
+from infact.results.ranking import balance, both_bad, conditions, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ranking import ledger as ranking_ledger
 from infact.results.ratings.analysis import criterion_names
@@ -114,8 +114,11 @@ def _established(res: dict) -> list[str]:
 
 
 def _other_fits(part, d, covariates, reweight: bool, source: str, min_votes: int, opts: dict) -> dict:
-    """The style-controlled and the pair-reweighted rankings, where asked for."""
+    """The style-controlled and the pair-reweighted rankings, where asked for; a between-subjects study's rankings
+    per condition and its condition × system test (ranking/conditions.py)."""
     out = {}
+    if (per := conditions.by_condition(part, pt.votes_design, **opts)) is not None:
+        out["conditions"] = per
     if covariates:
         styled = ranking.rank_systems(
             pt.votes_design(part, tuple(covariates), source),
@@ -203,6 +206,13 @@ def analyze_best_worst(
             d, n_boot=n_boot, seed=seed, confidence=confidence, centre_on=provisional.established(d, min_votes)
         )
         provisional.mark(res, implied, min_votes)
+        per = conditions.by_condition(  # a between-subjects study: each condition's choices, as pairs
+            part,
+            lambda rows: pt.votes_design(pt.best_worst_as_pairwise(rows)),
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+        )
         return {
             "kind": "best_worst",
             "n_choices": int(len(part)),
@@ -216,6 +226,7 @@ def analyze_best_worst(
             "monitoring": monitoring.best_worst_monitoring(
                 part, pt.best_worst_as_pairwise, confidence=confidence, systems=_established(res), maximum=maximum
             ),
+            **({"conditions": per} if per is not None else {}),
         }
 
     return _by_criterion(df, criterion, source, one)
