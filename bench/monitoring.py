@@ -16,6 +16,19 @@ function behind `analyze`'s `monitoring` section and the dashboard's "settled":
   final look separates them. `ratio` = sequence / fixed (goal <= 1.5); `ideal_ratio`: the same for
   independent votes whose variance is known (the normal mixture's floor in this setting; 4× the studies, as it
   is cheap and a share of 500 studies moved it by ±0.05).
+
+The same for a **declared maximum** (`[monitoring] max_participants`: the finite-horizon boundary of
+infact/stats/horizon.py, looking at the first N participants' votes only):
+
+- `false_settled_horizon_*_maxN`: declared at the whole simulated study (150 participants: every look spends
+  the error, the worst case) and, for 2 systems, at the planned maximum below;
+- the maximum is declared as a researcher would: `planned_votes` is the fixed-sample power analysis for the gap
+  0.3 (80% power, two-sided 5%, the design effect of this simulation's heterogeneity, as a pilot would estimate
+  it), × the inflation factor of the boundary at that maximum (horizon.declared_maximum: 1.28 at ~43
+  participants); `votes_to_settle_horizon` is the 80% quantile of the first separation (inf when fewer than
+  80% separated by the maximum; the share is printed), `ratio_horizon` over the same fixed-sample figure as
+  `ratio`. `_2x`: twice that maximum declared (the cost of over-declaring); `_power90`: the maximum of a 90%-power
+  analysis.
 """
 
 from __future__ import annotations
@@ -24,14 +37,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 from scipy.stats import beta
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results.monitoring.sequences import monitor
-from infact.stats import confseq
+from infact.results.monitoring.sequences import arrival, monitor, participants_so_far
+from infact.stats import confseq, horizon
 
 TAU = 0.3  # participant heterogeneity: SD of a participant's own log-strengths around the systems'
 PER_PARTICIPANT = 20
@@ -73,39 +87,79 @@ def ratings_study(k: int, n_people: int, rng, situations: int = 4) -> tuple:
     return pair, means[who, i[pair]] - means[who, j[pair]], who
 
 
-def false_settled(k: int, nu: float, args, rng) -> tuple[int, int]:
+def false_settled(k: int, nu: float, args, rng, maxima: tuple) -> tuple[int, list[int], int]:
+    """Studies ever called settled: anytime, finite horizon at each declared maximum (participants), fixed."""
     names = [f"S{s}" for s in range(k)]
-    ours = fixed = 0
+    ours, fixed, declared = 0, 0, [0] * len(maxima)
     for _ in range(args.studies):
         pair, x, cluster = votes_study(np.zeros(k), nu, args.votes, rng)
-        ours += monitor(names, pair, x, cluster, np.arange(1, len(x) + 1))["settled_at"] is not None
+        steps = np.arange(1, len(x) + 1)
+        ours += monitor(names, pair, x, cluster, steps)["settled_at"] is not None
+        for m, maximum in enumerate(maxima):
+            declared[m] += monitor(names, pair, x, cluster, steps, maximum=maximum)["settled_at"] is not None
         if k == 2:
             path = confseq.sequence(cluster, x)
             fixed += bool((np.abs(path.mean) > path.fixed_half_width())[path.units >= confseq.MIN_UNITS].any())
-    return ours, fixed
+    return ours, declared, fixed
 
 
-def false_settled_ratings(k: int, args, rng) -> int:
+def false_settled_ratings(k: int, args, rng) -> tuple[int, int]:
+    """Studies ever called settled: anytime, and finite horizon declared at the study's length."""
     names = [f"S{s}" for s in range(k)]
-    hits = 0
+    hits = declared = 0
     for _ in range(args.studies):
         pair, x, who = ratings_study(k, args.participants_ratings, rng)
         res = monitor(names, pair, x, who, who + 1, tuned_for=100, prior_variance=4.0)
         hits += res["settled_at"] is not None
-    return hits
+        res = monitor(names, pair, x, who, who + 1, prior_variance=4.0, maximum=args.participants_ratings)
+        declared += res["settled_at"] is not None
+    return hits, declared
 
 
-def votes_to_settle(args, rng, gap: float = 0.3) -> tuple[int, int]:
-    first, separated = [], []
+def planned_votes(power: float = 0.8, gap: float = 0.3, alpha: float = 0.05) -> float:
+    """A power analysis's votes for the fixed-sample design: n = ((z_{α/2} + z_β) / μ)² · σ², σ² per vote with the
+    design effect of PER_PARTICIPANT votes per participant — the simulation's own heterogeneity (TAU), i.e. what
+    a pilot study would estimate. Computed on 10⁶ simulated participants (fixed seed)."""
+    d = gap + np.random.default_rng(0).normal(0, TAU * np.sqrt(2), 1_000_000)
+    mu_i = np.tanh(d / 2)  # a participant's expected vote, +1 / −1 coded
+    mu = mu_i.mean()
+    per_vote = (1 - mu_i**2).mean() + PER_PARTICIPANT * mu_i.var()
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return (z / mu) ** 2 * per_vote
+
+
+def votes_to_settle(args, rng, maxima: tuple, gap: float = 0.3) -> tuple[float, list[float], list[float], int]:
+    """80% quantiles of the first vote at which the pair separates: anytime; finite horizon at each declared
+    maximum (participants; a study not separated by then counts as never) and the share separated by it; the
+    fixed interval's 80% point."""
+    first, declared, separated = [], [[] for _ in maxima], []
     for _ in range(args.studies):
         pair, x, cluster = votes_study(np.array([gap, 0.0]), 0.0, args.votes, rng)
         path = confseq.sequence(cluster, x)
         first.append(path.first_separated() or np.inf)
+        for m, maximum in enumerate(maxima):
+            declared[m].append(first_within(cluster, x, maximum))
         separated.append(path.mean - path.fixed_half_width() > 0)
     ours = float(np.quantile(first, 0.8))
     share = np.mean(separated, axis=0)
     fixed = int(np.argmax(share >= 0.8)) + 1 if (share >= 0.8).any() else np.inf
-    return ours, fixed
+    return ours, [q80(d) for d in declared], [float(np.isfinite(d).mean()) for d in declared], fixed
+
+
+def q80(first: list[float]) -> float:
+    """The 80% quantile of first separations; inf when more than 20% of studies never separated."""
+    first = np.asarray(first, dtype=float)
+    return float(np.quantile(first, 0.8)) if np.mean(np.isinf(first)) < 0.2 else np.inf
+
+
+def first_within(cluster: np.ndarray, x: np.ndarray, maximum: int) -> float:
+    """The first vote (of the whole study) at which the finite-horizon boundary separates the pair, looking at the
+    first `maximum` participants' votes as `monitor` does; inf when it does not by then."""
+    keep = np.flatnonzero(arrival(cluster) <= maximum)
+    path = confseq.sequence(cluster[keep], x[keep])
+    path = horizon.finite(path, np.minimum(participants_so_far(cluster)[keep], maximum), maximum)
+    k = path.first_separated()
+    return float(keep[k - 1] + 1) if k else np.inf
 
 
 def votes_to_settle_ideal(args, rng, gap: float = 0.3) -> tuple[float, int]:
@@ -138,18 +192,35 @@ def main() -> None:
     n = args.studies
     print(f"studies={n} votes={args.votes} participants_ratings={args.participants_ratings} seed={args.seed}")
     print(f"method={confseq.__name__} tuned_for_votes=500 min_participants={confseq.MIN_UNITS} tau={TAU}")
+    planned = planned_votes()
+    maximum = horizon.declared_maximum(planned, PER_PARTICIPANT)  # participants declared in advance (80% power)
+    maximum_90 = horizon.declared_maximum(planned_votes(power=0.9), PER_PARTICIPANT)  # the same plan at 90% power
+    whole = -(-args.votes // PER_PARTICIPANT)  # the whole simulated study: every look spends the error
+    print(f"planned_votes={planned:.0f} inflation={horizon.inflation(0.05, 0.8, maximum):.3f}")
+    print(f"boundary_c={horizon.constant(0.05):.4f} (|Z_n| >= c * sqrt(maximum / participants so far))")
+    print(f"declared_maximum={maximum} participants ({maximum * PER_PARTICIPANT} votes); whole_study={whole}")
     for k, nu, label in [(2, 0.0, "2_no_ties"), (2, 0.3, "2_ties"), (5, 0.0, "5_no_ties"), (5, 0.3, "5_ties")]:
-        ours, fixed = false_settled(k, nu, args, rng)
+        maxima = (whole, maximum) if k == 2 else (whole,)
+        ours, declared, fixed = false_settled(k, nu, args, rng, maxima)
         print(f"false_settled_{label}={ours / n:.4f} upper95={upper95(ours, n):.4f} ({ours}/{n})")
+        for m, hits in zip(maxima, declared):
+            print(f"false_settled_horizon_{label}_max{m}={hits / n:.4f} upper95={upper95(hits, n):.4f} ({hits}/{n})")
         if k == 2:
             print(f"peeking_fixed_{label}={fixed / n:.4f} (the fixed-sample interval watched after every vote)")
     for k in (2, 3):
-        hits = false_settled_ratings(k, args, rng)
+        hits, declared = false_settled_ratings(k, args, rng)
         print(f"false_settled_ratings_{k}={hits / n:.4f} upper95={upper95(hits, n):.4f} ({hits}/{n})")
-    ours, fixed = votes_to_settle(args, rng)
+        m = args.participants_ratings
+        print(f"false_settled_horizon_ratings_{k}_max{m}={declared / n:.4f} upper95={upper95(declared, n):.4f}")
+    ours, declared, by_max, fixed = votes_to_settle(args, rng, (maximum, 2 * maximum, maximum_90))
     print(f"votes_to_settle_sequence={ours:.0f}")
-    print(f"votes_to_settle_fixed={fixed}")
-    print(f"ratio={ours / fixed:.2f} (goal <= 1.5)")
+    for label, m, d, share in zip(("", "_2x", "_power90"), (maximum, 2 * maximum, maximum_90), declared, by_max):
+        print(f"votes_to_settle_horizon{label}={d:.0f} (declared maximum {m} participants; {share:.1%} settled by it)")
+    print(f"votes_to_settle_fixed={fixed} (the plan: {planned:.0f})")
+    print(f"ratio={ours / fixed:.2f} (anytime; goal <= 1.5)")
+    print(f"ratio_horizon={declared[0] / fixed:.2f} (declared maximum from the 80% power analysis; goal <= 1.5)")
+    print(f"ratio_horizon_2x={declared[1] / fixed:.2f} (twice that maximum: the cost of over-declaring)")
+    print(f"ratio_horizon_power90={declared[2] / fixed:.2f} (the maximum of a 90% power analysis)")
     ideal, ideal_fixed = votes_to_settle_ideal(args, rng)
     print(f"ideal_ratio={ideal / ideal_fixed:.2f} (the normal mixture's floor: {ideal:.0f} / {ideal_fixed} votes)")
     print(f"seconds={time.perf_counter() - t0:.0f}")

@@ -48,8 +48,12 @@ class LiveRun:
         *,
         preview: bool = False,
         clock: Callable[[], datetime] = utcnow,
+        condition: str | None = None,
     ):
         self.study, self.storage, self.clients, self.token = study, storage, clients, token
+        # A between-subjects study's condition (`study` is then the condition's): every record carries it, and the
+        # arena balances its pairs among the condition's own participants.
+        self.condition = condition
         self.live = study.config.live
         self.preview, self.clock = preview, clock
         self.detector = LeakDetector(study.systems, self.live.identity_words)
@@ -65,6 +69,7 @@ class LiveRun:
                 "kind": kind,
                 "at": iso(self.clock()),
                 "preview": self.preview,
+                **({"condition": self.condition} if self.condition is not None else {}),
                 **fields,
             }
         )
@@ -89,6 +94,7 @@ class LiveRun:
                         *(self.storage.records(study=self.study.id, kind="chat_vote") if self.live.arena else []),
                     ]
                 )
+                others = [r for r in others if r.get("condition") == self.condition]  # each condition alike
                 chosen = choose_systems(
                     self.study.systems,
                     others,
@@ -123,6 +129,7 @@ class LiveRun:
             max_turns=self.live.max_turns,
             preview=self.preview,
             clock=self.clock,
+            condition=self.condition,
         )
 
     def version(self, system: str) -> str | None:

@@ -67,8 +67,10 @@ class ChatSession:
         preview: bool = False,
         clock: Callable[[], datetime] = utcnow,
         system_version: str | None = None,
+        condition: str | None = None,
     ):
         self.storage, self.study_id, self.dataset_version = storage, study_id, dataset_version
+        self.condition = condition  # a between-subjects study's: on every record, as on every other answer
         self.token, self.slot, self.system, self.client = token, slot, system, client
         self.detector, self.max_turns, self.preview, self.clock = detector, max_turns, preview, clock
         self.conversation_id = conversation_id(token, slot)
@@ -84,6 +86,7 @@ class ChatSession:
             "kind": kind,
             "at": iso(self.clock()),
             "preview": self.preview,
+            **({"condition": self.condition} if self.condition is not None else {}),
             "conversation_id": self.conversation_id,
             "system": self.system,
             "slot": self.slot,

@@ -2,7 +2,7 @@
 
 `transcripts.jsonl` has one conversation per line (docs/live.md):
 
-    {"participant", "study", "system", "slot", "conversation_id",
+    {"participant", "study", ["condition",] "system", "slot", "conversation_id",
      "turns": [{"role", "text", "items", "latency_ms", "error", "turn", "at"}, ...],
      "ended_by", "satisfaction", "flags", "turn_ratings", "rubric", "identity_leak"}
 
@@ -40,6 +40,8 @@ def transcripts(records: list[dict]) -> list[dict]:
             {
                 "participant": first["participant"],
                 "study": first.get("study"),
+                # a between-subjects study's condition (infact/participation/conditions.py), as on every answer
+                **({"condition": first["condition"]} if first.get("condition") is not None else {}),
                 "system": conv.system,
                 "slot": conv.slot,
                 "conversation_id": conv_id,

@@ -101,6 +101,14 @@ def _preference_arguments(g) -> None:
         help="systems with fewer decisive votes are provisional: listed apart, never in 'settled' "
         "(default 30, from bench/min_votes.py; docs/ranking.md)",
     )
+    g.add_argument(
+        "--max-participants",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a table without --study: the maximum of participants declared before the study, so that the "
+        "monitoring section uses the finite-horizon boundary (with --study: study.toml [monitoring]; docs/ranking.md)",
+    )
     _integrity_arguments(g)
     _anomaly_arguments(g)
     g.add_argument(
@@ -198,6 +206,7 @@ FLAGS = {
     "kind": "--kind",
     "alt_epsilon": "--alt-epsilon",
     "label_models": "--label-models",
+    "max_participants": "--max-participants",
 }
 
 
@@ -227,6 +236,7 @@ def options(args: argparse.Namespace):
         extra={
             **({} if args.alt_epsilon is None else {"alt_epsilon": args.alt_epsilon}),
             **({"label_models": True} if args.label_models else {}),
+            **({} if args.max_participants is None else {"max_participants": args.max_participants}),
         },
     )
 
@@ -245,6 +255,17 @@ def _progress(args: argparse.Namespace):
 
 def _transcripts(args: argparse.Namespace) -> bool:
     return bool(args.ratings) and Path(args.ratings).suffix.lower() == ".jsonl"  # live chats (docs/live.md)
+
+
+def _check_maximum(args: argparse.Namespace) -> None:
+    """--max-participants: a count, and only for a bare table (a study declares its own, in advance)."""
+    if args.max_participants is None:
+        return
+    if args.study:
+        message = "with --study the maximum is the one study.toml declares ([monitoring] max_participants); drop it."
+        raise InfactError(Problem("--max-participants", message))
+    if args.max_participants < 1:
+        raise InfactError(Problem("--max-participants", f"{args.max_participants} is no number of participants."))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -299,6 +320,7 @@ def _check(args: argparse.Namespace) -> None:
         raise InfactError(
             Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report")
         )
+    _check_maximum(args)
 
 
 def _study_and_store(args: argparse.Namespace):

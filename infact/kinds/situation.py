@@ -27,7 +27,8 @@ def analyze(table, options, source: str) -> dict:
         table, mixed_model=options.mixed_model, ordinal_model=options.ordinal_model, **common_options(options, source)
     )
     prepared, _ = ratings_analysis.prepare_ratings(table, options.include_flagged)
-    monitoring.add_ratings_monitoring(result, prepared, options.confidence)  # the watched differences
+    maximum = options.extra.get("max_participants")  # [monitoring]'s declared maximum (analyze --study)
+    monitoring.add_ratings_monitoring(result, prepared, options.confidence, maximum)  # the watched differences
     if options.extra.get("label_models"):  # crowd label models beside the median (optional extra `crowd`)
         from infact.results.crowd.report import analysis as label_models
         from infact.values import json_ready

@@ -366,9 +366,9 @@ class Flow:
             from infact.participation.protocols import History
 
             history = (
-                History.for_store(self.storage, self.study.id).current(now)
+                History.for_store(self.storage, self.study.id, self.condition).current(now)
                 if not st.preview
-                else History(self.study.id)
+                else History(self.study.id, condition=self.condition)
             )
         plan = assign.plan_from_load(self.study, *load, rng=rng, history=history)
         lease_until = now + timedelta(minutes=self.cfg.assignment.lease_minutes)

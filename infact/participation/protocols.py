@@ -28,8 +28,11 @@ class History:
     kept up to date from the store's change feed like situation_load: a consent reads only
     what arrived since the previous one. One per (store, study) via `for_store`."""
 
-    def __init__(self, study_id: str, storage: Storage | None = None) -> None:
+    def __init__(self, study_id: str, storage: Storage | None = None, condition: str | None = None) -> None:
         self.study_id, self.storage = study_id, storage
+        # A between-subjects condition's history holds only its own participants' orders and votes: each condition
+        # covers its pairs and sets alike, as its situations (situation_load.py).
+        self.condition = condition
         self.orders: dict[str, list[tuple[str, list[str]]]] = {}  # participant → [(kind, order)]
         self.votes: list[tuple[str, str, dict, str]] = []  # (left, right, choices, participant)
         self.leases: dict[str, datetime] = {}  # participant → end of their lease
@@ -39,18 +42,20 @@ class History:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, records: list[dict], study_id: str, now: datetime | None = None) -> History:
-        h = cls(study_id)
+    def of(
+        cls, records: list[dict], study_id: str, now: datetime | None = None, condition: str | None = None
+    ) -> History:
+        h = cls(study_id, condition=condition)
         h.now = now
         for rec in records:
             h._take(rec)
         return h
 
     @classmethod
-    def for_store(cls, storage: Storage, study_id: str) -> History:
+    def for_store(cls, storage: Storage, study_id: str, condition: str | None = None) -> History:
         from infact.participation.situation_load import one_per_store
 
-        return one_per_store(storage, study_id, _history)
+        return one_per_store(storage, (study_id, condition), _history)
 
     def current(self, now: datetime | None = None) -> History:
         with self._lock:
@@ -63,7 +68,8 @@ class History:
     def _take(self, rec: dict) -> None:
         if rec.get("study") != self.study_id or rec.get("preview"):
             return
-        if rec.get("kind") == "assignment":
+        mine = rec.get("condition") == self.condition  # another condition's orders and votes do not count here
+        if rec.get("kind") == "assignment" and mine:
             self.orders[rec["participant"]] = [
                 (s.get("kind", "situation"), s["order"]) for s in rec.get("steps", []) if not s.get("attention_check")
             ]
@@ -71,7 +77,7 @@ class History:
                 self.leases[rec["participant"]] = datetime.fromisoformat(rec["lease_until"])
         elif rec.get("kind") == "withdraw":
             self.withdrawn.add(rec["participant"])
-        elif rec.get("kind") in PAIRWISE_KINDS and not rec.get("attention_check"):
+        elif rec.get("kind") in PAIRWISE_KINDS and not rec.get("attention_check") and mine:
             left, right = (x["system"] for x in rec["responses"][:2])
             self.votes.append((left, right, rec["choices"], rec["participant"]))
 
@@ -102,8 +108,9 @@ class History:
         return out
 
 
-def _history(storage: Storage, study_id: str) -> History:
-    return History(study_id, storage)
+def _history(storage: Storage, key: tuple[str, str | None]) -> History:
+    study_id, condition = key
+    return History(study_id, storage, condition)
 
 
 def compare_steps(

@@ -411,7 +411,7 @@ def _simulated_alignment(results, include_flagged: bool) -> dict | None:
 
 def _integrity_inputs(results) -> dict:
     """The study's minimum reading time and, for live chats, each conversation's opening (vote integrity); its
-    systems and pair scheduling (the ledger)."""
+    systems and pair scheduling (the ledger); [monitoring]'s declared maximum of participants (monitoring)."""
     from infact.results.ranking.integrity import openings_from_records
     from infact.results.ranking.ledger import design_of
 
@@ -419,6 +419,7 @@ def _integrity_inputs(results) -> dict:
     out = {
         "min_vote_seconds": cfg.quality.min_situation_seconds,
         "design": {"systems": list(results.study.systems), "design": design_of(cfg)},  # the ledger's
+        "max_participants": cfg.monitoring.max_participants,
     }
     if cfg.live.enabled:
         out["openings"] = openings_from_records(results.records)

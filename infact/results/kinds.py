@@ -267,4 +267,10 @@ def preference_options(options, source: str) -> dict:
     from infact.results.ranking.provisional import MIN_VOTES
 
     min_votes = MIN_VOTES if options.min_votes is None else options.min_votes
-    return {**common_options(options, source), "confidence": options.confidence, "min_votes": min_votes}
+    maximum = options.extra.get("max_participants")  # [monitoring]'s declared maximum (analyze --study)
+    return {
+        **common_options(options, source),
+        "confidence": options.confidence,
+        "min_votes": min_votes,
+        "maximum": maximum,
+    }

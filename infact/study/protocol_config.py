@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from infact.text.catalogue import N_
+from infact.text.catalogue import N_, _, number
 
 PAIRWISE_KINDS = ("pairwise", "pairwise_dialog")  # both store their votes in pairwise.csv
 
@@ -242,19 +242,23 @@ QUESTIONNAIRE_INTRO = {
 }
 
 
-def attention_text(kind: str, criteria: list[str]) -> str:
-    """The instructed response: which answer to give, to which question(s) of the page."""
-    noun = "conversation" if kind == "pairwise_dialog" else "response"
-    choice = "the best one" if kind == "best_worst" else "the better one"
-    if len(criteria) > 1:
-        names = ", ".join(f'"{c}"' for c in criteria[:-1]) + f' and "{criteria[-1]}"'
-        where = f"for each of the {len(criteria)} questions on this page ({names}), "
-    else:
-        where = ""
-    extra = " Any pick for the worst one is fine." if kind == "best_worst" else ""
-    if not where:  # one question: a catalogue string, shown in the participant's language
-        return ATTENTION[kind]
-    return f"I am reading this carefully: {where}please choose THIS {noun} as {choice}.{extra}"
+def attention_text(kind: str, criteria: list[str], translate=str, count=str) -> str:
+    """The instructed response: which answer to give, to which question(s) of the page. In English (the default
+    stored in the config) unless `translate` (catalogue._) and `count` (catalogue.number) are given."""
+    if len(criteria) <= 1:
+        return translate(ATTENTION[kind])
+    quoted = [f'"{c}"' for c in criteria]
+    names = translate(AND).format(names=", ".join(quoted[:-1]), last=quoted[-1])
+    return translate(ATTENTION_EACH[kind]).format(n=count(len(criteria)), names=names)
+
+
+def shown_attention_text(cfg) -> str:
+    """The attention check's instructed response as the participant reads it: the protocol's own sentence from the
+    catalogue in the study's language (criteria named, the count localised); the researcher's own as written."""
+    proto, ids = cfg.protocol, [c.id for c in cfg.criteria]
+    if proto.kind in ATTENTION and proto.attention_text == attention_text(proto.kind, ids):
+        return attention_text(proto.kind, ids, _, number)
+    return _(proto.attention_text)
 
 
 ATTENTION = {
@@ -264,6 +268,22 @@ ATTENTION = {
         "I am reading this carefully: please choose THIS response as the best one. Any pick for the worst one is fine."
     ),
 }
+# A page of several criteria: the check names each question (`names`: the criteria ids quoted, joined by AND).
+ATTENTION_EACH = {
+    "pairwise": N_(
+        "I am reading this carefully: for each of the {n} questions on this page ({names}), please choose THIS "
+        "response as the better one."
+    ),
+    "pairwise_dialog": N_(
+        "I am reading this carefully: for each of the {n} questions on this page ({names}), please choose THIS "
+        "conversation as the better one."
+    ),
+    "best_worst": N_(
+        "I am reading this carefully: for each of the {n} questions on this page ({names}), please choose THIS "
+        "response as the best one. Any pick for the worst one is fine."
+    ),
+}
+AND = N_("{names} and {last}")
 
 
 def fill_defaults(data: Any) -> Any:

@@ -290,7 +290,9 @@ class MonitoringConfig(BaseModel):
     max_participants: int | None = Field(
         default=None,
         ge=1,
-        description="Stop at this many participants whatever the intervals say (the budget).",
+        description="Stop at this many participants whatever the intervals say (the budget). Declared in advance, it "
+        "also makes 'settled' use a finite-horizon boundary valid up to this maximum, which settles with fewer votes "
+        "than the open-ended sequences: declare what a power analysis gives × 1.06–1.13 (docs/ranking.md).",
     )
 
     @property
@@ -301,7 +303,9 @@ class MonitoringConfig(BaseModel):
     def describe(self) -> str:
         """The rule in words, for the datasheet and the methods paragraph."""
         parts = []
-        if self.stop_when_settled:
+        if self.stop_when_settled and self.max_participants is not None:
+            parts.append("the order of the systems was settled within the declared maximum (a finite-horizon boundary)")
+        elif self.stop_when_settled:
             parts.append("the order of the systems was settled by anytime-valid confidence sequences")
         if self.precision is not None:
             parts.append(f"every neighbouring pair's anytime-valid interval was within ±{self.precision:g}")

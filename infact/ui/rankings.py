@@ -93,6 +93,39 @@ def show_ranking(result: dict | None, confidence: float, key: str = "") -> None:
     _show_ledger(result.get("ledger"), key)
 
 
+def show_conditions(result: dict | None, key: str = "") -> None:
+    """A between-subjects study: each condition's ranking and the condition × system test (infact/results/ranking/
+    conditions.py): do the conditions change which system is preferred?"""
+    c = (result or {}).get("conditions")
+    if not c:
+        return
+    st.subheader("Ranking per condition")
+    test = c["interaction_test"]
+    if "error" in test:
+        st.caption(f"Condition × system: not tested ({test['error']}).")
+    else:
+        p = "< 0.001" if test["p"] < 0.001 else f"{test['p']:.3f}"
+        st.caption(
+            f"Condition × system (do the conditions change the systems' differences? {', '.join(c['systems'])}): "
+            f"Wald F = {test['F']:.2f} on {test['df']} and {test['df_denominator']} df, p = {p}. Each condition's "
+            "strengths come from its own participants' votes, with participant-bootstrap intervals."
+        )
+    rows = [
+        {
+            "condition": name,
+            "votes": v["n_votes"],
+            "participants": v["n_participants"],
+            "rank": r["rank"],
+            "system": r["system"],
+            "strength": round(r["strength"], 2),
+            "interval": f"[{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]",
+        }
+        for name, v in c["conditions"].items()
+        for r in v["ranking"]
+    ]
+    st.dataframe(rows, hide_index=True, key=f"{key}condition_rankings")
+
+
 def show_settled(result: dict, confidence: float) -> None:
     """Is the order settled? From the anytime-valid sequences (`monitoring`, results/monitoring/): the page is
     watched, so only intervals valid at every look may say "stop". Without them (an old result): the fixed-sample
@@ -104,10 +137,15 @@ def show_settled(result: dict, confidence: float) -> None:
         st.info(f"Adjacent ranks {state} at {level} (fixed-sample intervals: valid at a sample size fixed in advance).")
         return
     st.markdown(settled_text(mon, level))
+    watched = (
+        f"These intervals are made to be watched up to the declared maximum of {mon['maximum']} participants: until "
+        f"then they stay valid at {level} however often this page refreshes, and answers beyond it settle nothing anew"
+        if mon.get("maximum")
+        else f"These intervals are made to be watched: they stay valid at {level} however often this page refreshes"
+    )
     st.caption(
-        f"These intervals are made to be watched: they stay valid at {level} however often this page refreshes, "
-        "so stopping the first time it says settled is safe. The strengths' intervals below are fixed-sample "
-        "intervals, valid only at a number of votes fixed in advance: do not stop recruiting on them."
+        f"{watched}, so stopping the first time it says settled is safe. The strengths' intervals below are "
+        "fixed-sample intervals, valid only at a number of votes fixed in advance: do not stop recruiting on them."
     )
 
 
@@ -129,6 +167,13 @@ def show_stopping(rule, result: dict | None) -> None:
 
 def settled_text(mon: dict, level: str) -> str:
     """The settled sentence in plain words (results/monitoring/sequences.py's section of one criterion)."""
+    maximum = mon.get("maximum")  # participants declared in advance: the finite-horizon boundary
+    if mon["settled"] and maximum:
+        return (
+            f"**The order is settled within the declared maximum of {maximum} participants: "
+            f"{' > '.join(mon['order'])}.** Every two neighbours are separated at {level}, by intervals that allow "
+            "watching up to that maximum."
+        )
     if mon["settled"]:
         return (
             f"**The order is settled: {' > '.join(mon['order'])}.** Every two neighbours are separated "
@@ -149,7 +194,13 @@ def settled_text(mon: dict, level: str) -> str:
         reason = "the separated pairs do not yet link every system into one order"
     if any(p["n_participants"] < mon["min_participants"] for p in mon["pairs"]):
         reason += f"; a pair can separate only once {mon['min_participants']} participants have compared it"
-    return f"**Not settled yet** at {level} (anytime-valid): {reason}."
+    if maximum and mon.get("beyond_maximum"):
+        return (
+            f"**Not settled within the declared maximum of {maximum} participants** at {level}: {reason}. "
+            "Answers beyond the maximum settle nothing anew."
+        )
+    scope = f"within the declared maximum of {maximum} participants" if maximum else "anytime-valid"
+    return f"**Not settled yet** at {level} ({scope}): {reason}."
 
 
 def _show_both_bad(rates: list[dict] | None, key: str = "") -> None:

@@ -199,7 +199,7 @@ def test_every_library_option_has_one_flag_of_analyze():
     from infact.cli.main import build_parser
     from infact.results.analyze import Options
 
-    extra = {"kind", "alt_epsilon", "label_models"}  # the call's `kind`; options read from `Options.extra`
+    extra = {"kind", "alt_epsilon", "label_models", "max_participants"}  # `kind`; options read from `Options.extra`
     assert set(FLAGS) == {f.name for f in dataclasses.fields(Options) if f.name != "extra"} | extra
     [sub] = [a for a in build_parser(["analyze"])._actions if isinstance(a, argparse._SubParsersAction)]
     flags = {s for action in sub.choices["analyze"]._actions for s in action.option_strings}

@@ -139,3 +139,16 @@ def test_progress_bars_go_to_stderr_only_when_asked_or_on_a_terminal(pairwise_cs
     assert "analyze: bootstrap [" in err and "100/100" in err and "analyze: fragility by votes [" in err
     assert main(["analyze", str(pairwise_csv), "--json", "--n-boot", "100"]) == 0
     assert "analyze:" not in capsys.readouterr().err  # captured stderr is not a terminal
+
+
+def test_a_declared_maximum_on_the_command_line_selects_the_finite_horizon_boundary(pairwise_csv, capsys, tmp_path):
+    declared = run_json(capsys, str(pairwise_csv), "--n-boot", "100", "--max-participants", "40")["monitoring"]
+    assert declared["boundary"] == "finite_horizon" and declared["maximum"] == 40
+    assert declared["method"].startswith("a finite-horizon boundary for the declared maximum")
+    assert declared["beyond_maximum"] is False  # 30 participants of 40
+    plain = run_json(capsys, str(pairwise_csv), "--n-boot", "100")["monitoring"]
+    assert plain["boundary"] == "anytime" and plain["maximum"] is None
+    assert main(["analyze", str(pairwise_csv), "--max-participants", "0"]) != 0
+    assert "--max-participants" in capsys.readouterr().err
+    assert main(["analyze", "--study", str(tmp_path), "--max-participants", "40"]) != 0
+    assert "study.toml declares" in capsys.readouterr().err

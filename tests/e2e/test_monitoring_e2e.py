@@ -2,7 +2,7 @@
 plain words that its verdict may be watched (anytime-valid) and that the strengths' intervals may not, and a
 stopping rule declared in study.toml's `[monitoring]` is shown as met once it is.
 
-Screenshots: test-artifacts/monitoring-<open|settled>-<device>-ranking.png.
+Screenshots: test-artifacts/monitoring-<open|settled|declared>-<device>-ranking.png.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ pytestmark = pytest.mark.e2e
 CASES = {
     "open": (["Marquee", "Popcorn", "Trailer", "Static"], 8, "stop_when_settled = true\nmax_participants = 8"),
     "settled": (["Marquee", "Trailer", "Static"], 45, "stop_when_settled = true"),
+    # a maximum declared in advance: the finite-horizon boundary (infact/stats/horizon.py), named in the words
+    "declared": (["Marquee", "Trailer", "Static"], 45, "stop_when_settled = true\nmax_participants = 45"),
 }
 
 
@@ -59,6 +61,14 @@ def test_the_ranking_says_what_may_be_watched_and_when_the_rule_is_met(server, b
         if server.name == "settled":
             verdict = main.get_by_text(re.compile(r"The order is settled: Marquee > Trailer > Static\."))
             rule = "The stopping rule is met: the order is settled (anytime-valid)"
+        elif server.name == "declared":
+            settled = (
+                r"The order is settled within the declared maximum of 45 participants: Marquee > Trailer > Static\."
+            )
+            verdict = main.get_by_text(re.compile(settled))
+            rule = re.compile(
+                "The stopping rule is met: the order is settled within the declared maximum of 45 participants"
+            )
         else:
             verdict = main.get_by_text(re.compile("Not settled yet"))
             rule = "The stopping rule is met: 8 participants (rule: at most 8)"

@@ -10,7 +10,9 @@ import pytest
 
 from infact.study.config import StudyConfig
 from infact.study.loader import load_study
-from infact.study.protocol_config import attention_text
+from infact.study.protocol_config import attention_text, shown_attention_text
+from infact.text import catalogue
+from tests.support.languages import unmarked
 
 REPO = Path(__file__).resolve().parents[2]
 TEXTS = {"welcome": "W.", "instructions": "I.", "terms": "T.", "privacy": "P."}
@@ -92,3 +94,25 @@ def test_comparison_demos_questionnaire_fits_several_chatbots(demo):
     cfg = load_study(REPO / "data" / demo).config
     for text in [i.text for i in cfg.questionnaire.items] + [cfg.texts.situation_help]:
         assert not SINGULAR.search(text), f"{demo}: {text!r}"
+
+
+@pytest.mark.parametrize("kind", ["pairwise", "pairwise_dialog", "best_worst"])
+def test_the_attention_check_sentence_of_each_protocol_comes_from_the_catalogue(kind):
+    """One criterion or several (the sentence then names each question): in the pseudo-locale every word is marked,
+    in German it is German with the criteria named; a sentence the researcher wrote is shown as written."""
+    two = config(kind, criteria=("engaging", "helpful"))
+    try:
+        for criteria in (("meaningful",), ("engaging", "helpful")):
+            catalogue.use(catalogue.PSEUDO)
+            shown = shown_attention_text(config(kind, criteria=criteria))
+            assert catalogue.OPEN in shown and unmarked([shown], [f'"{c}"' for c in criteria]) == [], shown
+        catalogue.use("de")
+        german = shown_attention_text(two)
+        assert german.startswith("Ich lese aufmerksam") and '"engaging" und "helpful"' in german, german
+        own = StudyConfig.model_validate(
+            {**two.model_dump(), "protocol": {**two.protocol.model_dump(), "attention_text": "Pick me."}}
+        )
+        assert shown_attention_text(own) == "Pick me."
+    finally:
+        catalogue.use(catalogue.SOURCE)
+    assert shown_attention_text(two) == two.protocol.attention_text  # English: the stored default itself

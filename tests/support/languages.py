@@ -132,10 +132,41 @@ def _press(at: AppTest) -> bool:
     return False
 
 
-def walk(at: AppTest, seen: list[str], *, pages: int = 40) -> AppTest:
-    """Through every page to the last one, each page read before, after an empty press, and answered."""
+MESSAGE = "Something scary, please."  # what the walk says in a live chat
+
+
+def _chat(at: AppTest, seen: list[str]) -> None:
+    """A live chat screen: one message sent (the system's answer read), the answer rated, the chat ended."""
+    box = next(c for c in at.get("chat_input") if c.key.startswith("live-input-") and not c.proto.disabled)
+    slot = box.key.rsplit("-", 1)[-1]
+    box.set_value(MESSAGE)
+    run(at)
+    seen += visible(at)
+    for rating in at.segmented_control:
+        if rating.key.startswith("live-rate-"):
+            rating.set_value("Yes")
+            run(at)
+            seen += visible(at)
+    at.button(key=f"live-satisfied-{slot}").click()
+    run(at)
+
+
+def chatting(at: AppTest) -> bool:
+    """A live chat screen whose message box takes a message."""
+    return any(c.key.startswith("live-input-") and not c.proto.disabled for c in at.get("chat_input"))
+
+
+def walk(at: AppTest, seen: list[str], *, pages: int = 40, until=None) -> AppTest:
+    """Through every page to the last one (or the first for which `until(at)` holds), each page read before, after
+    an empty press, and answered; a live chat (infact/ui/steps/live.py) is chatted through: one message, its answer
+    rated, the chat ended."""
     for _ in range(pages):
+        if until is not None and until(at):
+            return at
         seen += visible(at)
+        if chatting(at):
+            _chat(at, seen)
+            continue
         if not _press(at):
             return at
         seen += visible(at)  # the refusal of an empty page (or already the next page)

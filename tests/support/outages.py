@@ -3,6 +3,7 @@ test (tests/ui/test_store_outage.py) and the PostgreSQL one (tests/stores/test_p
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from infact.storage import TinyDBStorage
 from infact.stores.outage import KIND, RESEARCHER
 from infact.ui import outage
 from tests.support.paths import REPO
@@ -69,3 +71,24 @@ class OwnPostgres:
 
     def remove(self) -> None:
         subprocess.run(["bash", str(REPO / "scripts" / "pg_test_server.sh"), "stop", str(self.dir)], timeout=120)
+
+
+class FailingDisk:
+    """Every TinyDB store call fails with EIO while `down` (AppTest runs the app in this process)."""
+
+    METHODS = ("append", "append_in_order", "records", "changes", "arrival_by_platform_id", "lock", "purge")
+
+    def __init__(self, monkeypatch):
+        self.down, self.refused = False, 0
+        for name in self.METHODS:
+            real = getattr(TinyDBStorage, name)
+            monkeypatch.setattr(TinyDBStorage, name, self._guard(real))
+
+    def _guard(self, real):
+        def method(store, *args, **kw):
+            if self.down:
+                self.refused += 1
+                raise OSError(errno.EIO, "Input/output error")
+            return real(store, *args, **kw)
+
+        return method

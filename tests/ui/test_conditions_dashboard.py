@@ -1,4 +1,4 @@
-"""The dashboard's progress per between-subjects condition (issue 41 item 2)."""
+"""The dashboard's progress and ranking per between-subjects condition (issue 41 item 2)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import open_dashboard
 from tests.support.paths import REPO
+from tests.support.studies import copy_study
 
 DEMO = REPO / "data" / "demo-conditions"
 
@@ -35,3 +36,25 @@ def test_the_progress_section_shows_each_conditions_completions_and_places(tmp_p
     assert rows.loc["definition", "completed"] == 2 and rows.loc["examples", "completed"] == 2
     assert rows.loc["definition", "in progress (place held)"] == 1
     assert rows.loc["examples", "abandoned (place given again)"] == 1
+
+
+@pytest.mark.slow  # AppTest of the dashboard
+def test_the_ranking_section_ranks_each_condition_and_tests_condition_by_system(tmp_path, monkeypatch):
+    folder = copy_study(REPO / "data" / "demo-pairwise", tmp_path / "pairwise")
+    text = (folder / "study.toml").read_text()
+    text += (
+        '\n[conditions.short.texts]\ninstructions = "Pick."\n[conditions.long.texts]\ninstructions = "Read, pick."\n'
+    )
+    (folder / "study.toml").write_text(text)
+    study = load_study(folder)
+    db = tmp_path / "db"
+    storage = TinyDBStorage(db)
+    run_bots(study, storage, 12, strategy="attentive", seed=2, start=datetime.now(UTC) - timedelta(hours=3))
+    storage.close()
+    at = open_dashboard(folder, db, monkeypatch, "Ranking")
+    assert "Ranking per condition" in [h.value for h in at.subheader]
+    [table] = [d.value for d in at.dataframe if "condition" in d.value.columns]
+    assert set(table["condition"]) == {"short", "long"}
+    assert set(table["system"]) == set(study.systems) and len(table) == 2 * len(study.systems)
+    assert (table.groupby("condition")["participants"].first() == 6).all()
+    assert any("Condition × system" in c.value and "df, p = " in c.value for c in at.caption)

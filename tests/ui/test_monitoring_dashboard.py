@@ -25,5 +25,7 @@ def test_rating_statistics_say_whether_the_differences_are_settled_and_the_rule_
     at = open_dashboard(folder, db, monkeypatch, "Statistics")
     assert not [e.value for e in at.error]
     text = [m.value for m in at.markdown]
-    assert any(t.startswith("Rating differences: **Not settled yet** at 95% (anytime-valid)") for t in text)
+    # a declared maximum: the finite-horizon boundary, said in plain words (issue 37 item 5)
+    verdict = "Rating differences: **Not settled yet** at 95% (within the declared maximum of 3 participants)"
+    assert any(t.startswith(verdict) for t in text)
     assert any("The stopping rule is met:** 3 participants (rule: at most 3)" in s.value for s in at.success)

@@ -204,3 +204,21 @@ def test_the_settled_sentence_comes_from_the_watched_sequences_not_the_fixed_int
     few = _mon(False, pairs=[{"higher": "A", "lower": "B", "n_participants": 7, "separated": False}])
     assert "once 20 participants have compared it" in settled_text(few, "95%")
     assert "no two established systems" in settled_text(_mon(False, pairs=[]) | {"pairs": []}, "95%")
+
+
+def test_a_declared_maximum_is_named_in_the_settled_sentence():
+    """[monitoring] max_participants: the finite-horizon boundary, valid up to the maximum; beyond it nothing
+    is settled anew, and the sentence says so."""
+    from infact.ui.rankings import settled_text
+
+    declared = {"maximum": 120, "beyond_maximum": False}
+    settled = settled_text(_mon(True, 812) | declared, "95%")
+    assert settled.startswith("**The order is settled within the declared maximum of 120 participants: A > B.**")
+    assert "anytime-valid" not in settled
+    open_now = settled_text(_mon(False) | declared, "95%")
+    assert (
+        open_now == "**Not settled yet** at 95% (within the declared maximum of 120 participants): A / B still overlap."
+    )
+    beyond = settled_text(_mon(False) | declared | {"beyond_maximum": True}, "95%")
+    assert beyond.startswith("**Not settled within the declared maximum of 120 participants** at 95%")
+    assert beyond.endswith("Answers beyond the maximum settle nothing anew.")

@@ -29,29 +29,8 @@ from tests.support.app import (
     submit_situation,
     token_of,
 )
-from tests.support.outages import OUTAGE_LOGGER, assert_paused, error_lines, outage_records
+from tests.support.outages import OUTAGE_LOGGER, FailingDisk, assert_paused, error_lines, outage_records
 from tests.support.paths import DEMO_STUDY
-
-
-class FailingDisk:
-    """Every TinyDB store call fails with EIO while `down` (AppTest runs the app in this process)."""
-
-    METHODS = ("append", "append_in_order", "records", "changes", "arrival_by_platform_id", "lock", "purge")
-
-    def __init__(self, monkeypatch):
-        self.down, self.refused = False, 0
-        for name in self.METHODS:
-            real = getattr(TinyDBStorage, name)
-            monkeypatch.setattr(TinyDBStorage, name, self._guard(real))
-
-    def _guard(self, real):
-        def method(store, *args, **kw):
-            if self.down:
-                self.refused += 1
-                raise OSError(errno.EIO, "Input/output error")
-            return real(store, *args, **kw)
-
-        return method
 
 
 @pytest.fixture

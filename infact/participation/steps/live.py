@@ -32,6 +32,7 @@ def live_run(flow, step: Step, clients=None, **kw) -> LiveRun:
         step.data["participant"],
         preview=step.data.get("preview", False),
         clock=kw.get("clock", flow.clock),
+        condition=flow.condition,  # the Flow of the participant's condition (Flow.of): its records carry it
     )
 
 
@@ -65,6 +66,7 @@ class Live(StepKind):
     def bot_answers(self, study, step: Step, bot) -> dict:
         """The bot chats for real (through the configured systems), then submits the page."""
         flow = bot.flow()  # the bot's own Flow: importing flow here would be an import cycle
+        flow = flow.of(flow.state(step.data["participant"]))  # its condition's, whose records carry the condition
         run = live_run(flow, step, connect_all(study.config.live.systems, study.config.endpoints))
         if getattr(bot, "simulator", None) is not None:  # an LLM plays this participant's chats
             llm, persona = bot.simulator

@@ -22,6 +22,7 @@ from typing import Any
 from infact.llm.prompts import responses_page
 from infact.llm.simulated import Question
 from infact.participation.steps.registry import Checked, Step, StepKind, assigned_steps
+from infact.study.protocol_config import shown_attention_text
 from infact.study.situations import VERSION_UNKNOWN as UNKNOWN
 from infact.table_schema import BOT, EXCLUDED, PARTICIPANT, SECONDS, STEP_INDEX, STUDY, TableSchema
 from infact.table_schema import Column as C
@@ -46,7 +47,7 @@ def shown_texts(flow, step: Step) -> list[dict]:
                 situation.responses,
                 system,
                 instructed_system=instructed,
-                instruction=_(flow.cfg.protocol.attention_text),
+                instruction=shown_attention_text(flow.cfg),
             ),
         }
         for pos, system in enumerate(step.order, start=1)

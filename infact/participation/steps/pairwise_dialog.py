@@ -21,7 +21,7 @@ from typing import Any
 from infact.llm.prompts import conversations_page
 from infact.participation.steps.pairwise import Pairwise, Shown
 from infact.participation.steps.registry import Checked, Step
-from infact.text.catalogue import _
+from infact.study.protocol_config import shown_attention_text
 from infact.values import response_letter
 
 
@@ -33,7 +33,7 @@ def shown_conversations(flow, step: Step) -> list[dict]:
         turns = [t.to_dict() for t in dialog.conversations[system]]
         if step.attention_check and system == step.instructed_system:
             last_bot = max(i for i, t in enumerate(turns) if t["role"] == "bot")
-            turns[last_bot] = {"role": "bot", "text": _(flow.cfg.protocol.attention_text)}
+            turns[last_bot] = {"role": "bot", "text": shown_attention_text(flow.cfg)}
         out.append({"position": pos, "system": system, "turns": turns})
     return out
 

@@ -23,11 +23,12 @@ def ranking_view(
     confidence: float,
     min_vote_seconds: float | None = None,
     design: dict | None = None,
+    maximum: int | None = None,
 ) -> dict | None:
     """The criterion's ranking of a ranked table (`StudyResults.ranked()`: its kind travels with it), or None
     while there are no votes; {"error": …} on bad data. `min_vote_seconds`: the study's minimum reading time
     for the vote-time check (None: analyze's 3 s); `design`: the ledger's study systems and scheduling
-    (ranking.ledger.design_of_tables)."""
+    (ranking.ledger.design_of_tables); `maximum`: [monitoring]'s declared maximum of participants."""
     from infact.results.analyze import Options, analyze_table
 
     if table is None or table.frame.empty:
@@ -40,7 +41,7 @@ def ranking_view(
         include_bots=True,
         confidence=confidence,
         min_vote_seconds=min_vote_seconds,
-        extra={"design": design},
+        extra={"design": design, "max_participants": maximum},
     )
     try:
         return analyze_table(df, options, table.file, table.kind.name)

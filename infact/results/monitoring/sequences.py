@@ -12,6 +12,10 @@ with each two neighbours separated in that direction (no model assumed: the sequ
 direct comparisons). `settled_at_votes` is the first vote, in the order the votes were given
 (`answered_at`; file order where it is missing), at which that held (it may have reopened since:
 `settled` is the state at the last vote).
+
+With a maximum of participants declared in advance (`[monitoring] max_participants`: `maximum=`), each pair gets
+the finite-horizon boundary of infact/stats/horizon.py instead, on the first `maximum` participants' answers:
+valid at every look up to the maximum and cheaper to settle; answers from later participants settle nothing anew.
 """
 
 from __future__ import annotations
@@ -21,13 +25,18 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from infact.stats import confseq
+from infact.stats import confseq, horizon
 
 TUNED_FOR_VOTES = 500  # votes of one pair at which the sequence is tightest (docs/ranking.md)
 TUNED_FOR_PARTICIPANTS = 100  # ratings: participants at which it is tightest
 METHOD = (
     "confidence sequences (Howard et al. 2021 normal mixture, with the participant-cluster variance as in "
     "Waudby-Smith et al. 2024's asymptotic sequences): valid at every look, so stopping when settled keeps the error"
+)
+HORIZON_METHOD = (
+    "a finite-horizon boundary for the declared maximum of participants (O'Brien–Fleming type for continuous "
+    "monitoring, constant on the B-value scale; participant-cluster variance about 0, read on t): valid at every "
+    "look up to the maximum, so stopping when settled keeps the error; beyond the maximum nothing is settled anew"
 )
 
 
@@ -77,22 +86,30 @@ def monitor(
     confidence: float = 0.95,
     tuned_for: float = TUNED_FOR_VOTES,
     prior_variance: float = 1.0,
+    maximum: int | None = None,
 ) -> dict:
     """Sequences for every pair of `systems` and when their order settled.
 
     Observations in the order given: `pair[t]` an index into combinations(range(K), 2), `x[t]` the
     observation signed for the pair's first system (+1 it won), `cluster[t]` the participant,
     `step[t]` the look it belongs to (a vote's or a participant's count, 1-based; observations of one
-    step are looked at together)."""
+    step are looked at together). `maximum`: participants declared in advance as the most the study will have:
+    the finite-horizon boundary (stats/horizon.py) instead of the open-ended sequence, on the answers of the first
+    `maximum` participants only (in the order they arrived): later participants' answers settle nothing anew."""
     pairs = list(combinations(range(len(systems)), 2))
     alpha = 1 - confidence
+    progress = participants_so_far(cluster)
+    within = np.ones(len(pair), dtype=bool) if maximum is None else arrival(cluster) <= maximum
     events: list[tuple[int, int, int]] = []  # (step, pair, +1 first above / −1 below / 0 open)
     rows = []
     by_pair = np.argsort(pair, kind="stable")  # each pair's observations, in the order given: one sort, not K² scans
     cuts = np.searchsorted(pair[by_pair], np.arange(len(pairs) + 1))
     for p, (i, j) in enumerate(pairs):
         at = by_pair[cuts[p] : cuts[p + 1]]
+        at = at[within[at]]
         path = confseq.sequence(cluster[at], x[at], alpha=alpha, tuned_for=tuned_for, prior_variance=prior_variance)
+        if maximum is not None:
+            path = horizon.finite(path, np.minimum(progress[at], maximum), maximum, alpha)
         state = np.where(path.lo > 0, 1, np.where(path.hi < 0, -1, 0))
         changes = np.flatnonzero(np.diff(state, prepend=0))
         events += [(int(step[at[c]]), p, int(state[c])) for c in changes]
@@ -112,7 +129,24 @@ def monitor(
             if settled_at is None and chain(systems, better) is not None:
                 settled_at = s
     order = chain(systems, better)
-    return {"settled": order is not None, "settled_at": settled_at, "order": order, "pairs": rows}
+    beyond = maximum is not None and not within.all()  # answers from participants after the maximum
+    return {"settled": order is not None, "settled_at": settled_at, "order": order, "pairs": rows, "beyond": beyond}
+
+
+def participants_so_far(cluster: np.ndarray) -> np.ndarray:
+    """The study's participants so far at each observation (in the order given): the finite horizon's clock."""
+    cluster = np.asarray(cluster)
+    if not len(cluster):
+        return np.zeros(0, dtype=int)
+    _, first = np.unique(cluster, return_index=True)
+    new = np.zeros(len(cluster), dtype=int)
+    new[first] = 1
+    return np.cumsum(new)
+
+
+def arrival(cluster: np.ndarray) -> np.ndarray:
+    """Each observation's participant's place in the order of arrival (1: the first to answer)."""
+    return pd.factorize(np.asarray(cluster))[0] + 1
 
 
 def _pair_row(systems, i, j, path, state) -> dict:
@@ -133,9 +167,14 @@ def _finite(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
-def _section(result: dict, count: str, n: int, confidence: float, tuned_for: float, unit: str) -> dict:
+def _section(
+    result: dict, count: str, n: int, confidence: float, tuned_for: float, unit: str, maximum: int | None = None
+) -> dict:
     return {
-        "method": METHOD,
+        "method": METHOD if maximum is None else HORIZON_METHOD,
+        "boundary": "anytime" if maximum is None else "finite_horizon",
+        "maximum": maximum,  # participants declared in advance ([monitoring] max_participants), else None
+        "beyond_maximum": result["beyond"],  # answers from participants after it (they settle nothing anew)
         "unit": unit,
         "confidence": confidence,
         "tuned_for": tuned_for,
@@ -162,10 +201,11 @@ def votes_monitoring(
     tuned_for: float = TUNED_FOR_VOTES,
     step: np.ndarray | None = None,
     systems: list[str] | None = None,
+    maximum: int | None = None,
 ) -> dict:
     """The `monitoring` section of a pairwise table (prepared: `winner` a system, `tie` or `both_bad`; ties and
     both-bad count 0). `systems`: the ones whose order is watched (default all; votes with another system
-    still count as votes given, for `settled_at_votes`)."""
+    still count as votes given, for `settled_at_votes`). `maximum`: participants declared in advance (monitor)."""
     order = given_order(votes)
     v = votes.iloc[order]
     steps = np.arange(1, len(v) + 1) if step is None else np.asarray(step)[order]
@@ -180,8 +220,10 @@ def votes_monitoring(
     pair, sign = _pair_codes(len(systems), ia[kept], ib[kept])
     cluster = pd.factorize(v["participant"].astype(str))[0][kept]
     steps = steps[kept]
-    res = monitor(systems, pair, won * sign, cluster, steps, confidence=confidence, tuned_for=tuned_for)
-    return _section(res, "votes", n, confidence, tuned_for, "votes (participants as clusters)")
+    res = monitor(
+        systems, pair, won * sign, cluster, steps, confidence=confidence, tuned_for=tuned_for, maximum=maximum
+    )
+    return _section(res, "votes", n, confidence, tuned_for, "votes (participants as clusters)", maximum)
 
 
 def best_worst_monitoring(
@@ -191,6 +233,7 @@ def best_worst_monitoring(
     confidence: float = 0.95,
     tuned_for: float = TUNED_FOR_VOTES,
     systems=None,
+    maximum: int | None = None,
 ) -> dict:
     """Best–worst choices (prepared: a `shown` list) as the pairs they imply (`implied_pairs`:
     tables.comparisons.best_worst_as_pairwise); a look after every choice (`settled_at_votes` counts choices)."""
@@ -198,11 +241,18 @@ def best_worst_monitoring(
     implied = implied_pairs(ordered)
     per_choice = [2 * len(s) - 3 for s in ordered["shown"]]  # pairs each choice implies (best_worst_as_pairwise)
     step = np.repeat(np.arange(1, len(ordered) + 1), per_choice)
-    return votes_monitoring(implied, confidence=confidence, tuned_for=tuned_for, step=step, systems=systems)
+    return votes_monitoring(
+        implied, confidence=confidence, tuned_for=tuned_for, step=step, systems=systems, maximum=maximum
+    )
 
 
 def ratings_monitoring(
-    ratings: pd.DataFrame, *, scale_points: int = 5, confidence: float = 0.95, tuned_for=TUNED_FOR_PARTICIPANTS
+    ratings: pd.DataFrame,
+    *,
+    scale_points: int = 5,
+    confidence: float = 0.95,
+    tuned_for=TUNED_FOR_PARTICIPANTS,
+    maximum: int | None = None,
 ) -> dict:
     """Ratings (prepared: numeric `rating`): per pair of systems, each participant's mean rating difference, a look
     after every participant (in the order they gave their last rating): `settled_at_participants`."""
@@ -230,11 +280,12 @@ def ratings_monitoring(
         confidence=confidence,
         tuned_for=tuned_for,
         prior_variance=((scale_points - 1) / 2) ** 2,
+        maximum=maximum,
     )
-    return _section(res, "participants", len(people), confidence, tuned_for, "participants")
+    return _section(res, "participants", len(people), confidence, tuned_for, "participants", maximum)
 
 
-def add_ratings_monitoring(result: dict, df: pd.DataFrame, confidence: float) -> dict:
+def add_ratings_monitoring(result: dict, df: pd.DataFrame, confidence: float, maximum: int | None = None) -> dict:
     """`result` (ratings.analysis.analyze's, one criterion or several) with a `monitoring` section per criterion;
     `df`: the ratings it analysed (ratings.analysis.prepare_ratings)."""
     parts = result.get("criteria") or {None: result}
@@ -243,6 +294,6 @@ def add_ratings_monitoring(result: dict, df: pd.DataFrame, confidence: float) ->
         if name is None and part.get("criterion") is not None:
             rows = df[df["criterion"].astype(str) == part["criterion"]]
         part["monitoring"] = ratings_monitoring(
-            rows, scale_points=int(part.get("scale_points") or 5), confidence=confidence
+            rows, scale_points=int(part.get("scale_points") or 5), confidence=confidence, maximum=maximum
         )
     return result

@@ -33,7 +33,9 @@ def stopping(rule, result: dict, n_participants: int) -> dict:
     found = sections(result)
     reasons = []
     if rule.stop_when_settled and found and all(m["settled"] for _, m in found):
-        reasons.append("the order is settled (anytime-valid)")
+        maximum = next((m["maximum"] for _, m in found if m.get("maximum")), None)
+        scope = f"within the declared maximum of {maximum} participants" if maximum else "(anytime-valid)"
+        reasons.append(f"the order is settled {scope}")
     if rule.precision is not None and found:
         widths = [widest(m) for _, m in found]
         if all(w is not None and w <= rule.precision for w in widths):

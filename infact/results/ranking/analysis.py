@@ -11,7 +11,7 @@ import pandas as pd
 
 from infact.errors import InfactError, Problem
 from infact.results.monitoring import sequences as monitoring
-from infact.results.ranking import balance, both_bad, integrity, provisional
+from infact.results.ranking import balance, both_bad, conditions, integrity, provisional
 from infact.results.ranking import fragility as ranking_fragility
 from infact.results.ranking import ledger as ranking_ledger
 from infact.results.ratings.analysis import criterion_names
@@ -60,11 +60,12 @@ def analyze_votes(
     min_votes: int = provisional.MIN_VOTES,
     reweight: bool = False,
     design: dict | None = None,
+    maximum: int | None = None,
     **checks,
 ) -> dict:
-    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (ranking/ledger.py; `design`), the
-    anytime-valid `monitoring` (results/monitoring/) and style-controlled or reweighted rankings per criterion; under
-    `min_votes` decisive votes: provisional. `integrity`: flagged votes (`checks`), and the ranking without them."""
+    """Ranking, ties, win rates, sign tests, balance, fragility, the ledger (`design`), the watched `monitoring`
+    (`maximum`: participants declared in advance), style-controlled or reweighted rankings per criterion; provisional
+    under `min_votes` decisive votes. `integrity`: flagged votes (`checks`), and the ranking without them."""
     _empty(df := votes if prepared else pt.prepare_pairwise(votes, source, include_flagged), source)
     opts = dict(n_boot=n_boot, seed=seed, confidence=confidence)
     checks["line_offset"] = None if prepared else 2  # votes read from a file are named by their line (header: 1)
@@ -85,7 +86,7 @@ def analyze_votes(
             "pairwise": pt.sign_tests(part),
             "balance": balance.balance(part),
             "ledger": ranking_ledger.ledger(part, **(design or {})),  # one grouping of the votes, no refit
-            "monitoring": monitoring.votes_monitoring(part, confidence=confidence, systems=order),
+            "monitoring": monitoring.votes_monitoring(part, confidence=confidence, systems=order, maximum=maximum),
         }
         out["integrity"] = integrity.integrity(
             part,
@@ -93,8 +94,7 @@ def analyze_votes(
             res["ranking"],
             **checks,
         )
-        if (rates := both_bad.both_bad_rates(part, confidence)) is not None:
-            out["both_bad"] = rates
+        out.update({} if (rates := both_bad.both_bad_rates(part, confidence)) is None else {"both_bad": rates})
         if "shown_left" in part.columns:
             out["left_side"] = left_side(part)
         out.update(_other_fits(part, d, covariates, reweight, source, min_votes, opts))
@@ -114,8 +114,11 @@ def _established(res: dict) -> list[str]:
 
 
 def _other_fits(part, d, covariates, reweight: bool, source: str, min_votes: int, opts: dict) -> dict:
-    """The style-controlled and the pair-reweighted rankings, where asked for."""
+    """The style-controlled and the pair-reweighted rankings, where asked for; a between-subjects study's rankings
+    per condition and its condition × system test (ranking/conditions.py)."""
     out = {}
+    if (per := conditions.by_condition(part, pt.votes_design, **opts)) is not None:
+        out["conditions"] = per
     if covariates:
         styled = ranking.rank_systems(
             pt.votes_design(part, tuple(covariates), source),
@@ -189,6 +192,7 @@ def analyze_best_worst(
     source: str = "best_worst.csv",
     min_votes: int = provisional.MIN_VOTES,
     design: dict | None = None,
+    maximum: int | None = None,
 ) -> dict:
     """Counting scores, a Bradley–Terry ranking on the implied pairs and, for sets of three, Plackett–Luce; the
     ledger of the systems shown (ranking/ledger.py, one place per system per choice; `design`: as analyze_votes)."""
@@ -202,6 +206,13 @@ def analyze_best_worst(
             d, n_boot=n_boot, seed=seed, confidence=confidence, centre_on=provisional.established(d, min_votes)
         )
         provisional.mark(res, implied, min_votes)
+        per = conditions.by_condition(  # a between-subjects study: each condition's choices, as pairs
+            part,
+            lambda rows: pt.votes_design(pt.best_worst_as_pairwise(rows)),
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+        )
         return {
             "kind": "best_worst",
             "n_choices": int(len(part)),
@@ -213,8 +224,9 @@ def analyze_best_worst(
             "bootstrap": res["bootstrap"],
             "ledger": ranking_ledger.ledger(part, places=ranking_ledger.shown_places, **(design or {})),
             "monitoring": monitoring.best_worst_monitoring(
-                part, pt.best_worst_as_pairwise, confidence=confidence, systems=_established(res)
+                part, pt.best_worst_as_pairwise, confidence=confidence, systems=_established(res), maximum=maximum
             ),
+            **({"conditions": per} if per is not None else {}),
         }
 
     return _by_criterion(df, criterion, source, one)
@@ -255,6 +267,7 @@ def analyze_ratings_as_pairwise(
     confidence: float = 0.95,
     source: str = "ratings.csv",
     min_votes: int = provisional.MIN_VOTES,
+    maximum: int | None = None,
 ) -> dict:
     """A rating study ranked by the preferences implied within each participant × situation."""
     from infact.results.ratings.analysis import prepare_ratings, validate_ratings
@@ -279,6 +292,7 @@ def analyze_ratings_as_pairwise(
         source=source,
         prepared=True,
         min_votes=min_votes,
+        maximum=maximum,
     )
     result["as_pairwise"] = True
     return result

@@ -206,25 +206,35 @@ def plan(
     }
     needed = result["balanced"]["participants"]
     if delta is not None:
-        n_power, dz = power_participants(delta, sd, icc, m, corr=corr, alpha=alpha, power=power, pairs=pairs)
-        result["power"] = {
-            "delta": delta,
-            "sd": sd,
-            "icc": icc,
-            "corr": corr,
-            "alpha": alpha,
-            "power": power,
-            "pairs": pairs,
-            "alpha_per_test": alpha / pairs,
-            "effect_size_dz": round(dz, 4),
-            "participants_before_exclusions": n_power,
-            "participants": _ceil_div_keep(n_power, e),
-        }
+        result["power"] = _power(delta, sd, icc, m, corr, alpha, power, pairs, e)
         needed = max(needed, result["power"]["participants"])
     result["recommended"] = needed * conditions
     if conditions > 1:
         result["conditions"] = {"conditions": conditions, "per_condition": needed}
     return result
+
+
+def _power(delta, sd, icc, m, corr, alpha, power, pairs, e) -> dict:
+    """The power section: participants for the contrast, and the maximum to declare for watching it."""
+    from infact.stats.horizon import declared_maximum  # the finite-horizon boundary (docs/ranking.md)
+
+    n_power, dz = power_participants(delta, sd, icc, m, corr=corr, alpha=alpha, power=power, pairs=pairs)
+    participants = _ceil_div_keep(n_power, e)
+    return {
+        "delta": delta,
+        "sd": sd,
+        "icc": icc,
+        "corr": corr,
+        "alpha": alpha,
+        "power": power,
+        "pairs": pairs,
+        "alpha_per_test": alpha / pairs,
+        "effect_size_dz": round(dz, 4),
+        "participants_before_exclusions": n_power,
+        "participants": participants,
+        # [monitoring] max_participants for the finite-horizon boundary: settled within it as often
+        "declared_maximum": declared_maximum(participants, 1, alpha / pairs, power),
+    }
 
 
 def format_plan(r: dict) -> str:
@@ -253,6 +263,10 @@ def format_plan(r: dict) -> str:
             f"(difference {p['delta']} scale points, SD {p['sd']}, "
             f"ICC {p['icc']}, dz = {p['effect_size_dz']}; power {p['power']}{split}; "
             "paired t-test on participant means)"
+        )
+        lines.append(
+            f"Watched as it runs:   declare [monitoring] max_participants = {p['declared_maximum']} (the power N × "
+            "the finite-horizon boundary's inflation: settled within it as often; docs/ranking.md)"
         )
     lines += ["", f"Recommended (balanced{', power' if 'power' in r else ''}): {r['recommended']} participants"]
     if "conditions" in r:

@@ -227,7 +227,13 @@ def stopping_rule(study, t) -> dict | None:
     return {
         "rule": rule.describe(),
         "settings": rule.model_dump(),
-        "method": "anytime-valid confidence sequences, looked at after every vote (docs/ranking.md)",
+        "method": (
+            f"a finite-horizon boundary for the declared maximum of {rule.max_participants} participants "
+            "(O'Brien–Fleming type), looked at after every vote; beyond the maximum nothing is settled anew"
+            if rule.max_participants
+            else "anytime-valid confidence sequences, looked at after every vote"
+        )
+        + " (docs/ranking.md)",
         "declared_in_advance": before,
         "study_toml_last_changed": changed.isoformat(timespec="seconds") if changed else None,
         "first_participant_started": first.isoformat() if first is not None else None,

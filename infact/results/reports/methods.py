@@ -134,11 +134,16 @@ def _stopping(sheet: dict | None) -> str:
         "participant started: it may not have been declared in advance",
         None: "declared in study.toml",
     }[rule["declared_in_advance"]]
-    return (
-        f"The stopping rule was {when}: {rule['rule']}. The order was watched with anytime-valid confidence "
-        "sequences (a normal mixture with participant-cluster variance), which stay valid however often they are "
-        "looked at."
+    maximum = (rule.get("settings") or {}).get("max_participants")
+    watched = (
+        f"a finite-horizon boundary for the declared maximum of {maximum} participants (O'Brien–Fleming type for "
+        "continuous monitoring, with participant-cluster variance), which stays valid however often it is looked at "
+        "up to that maximum; answers beyond it settle nothing anew"
+        if maximum
+        else "anytime-valid confidence sequences (a normal mixture with participant-cluster variance), which stay "
+        "valid however often they are looked at"
     )
+    return f"The stopping rule was {when}: {rule['rule']}. The order was watched with {watched}."
 
 
 def methods_paragraph(result: dict, sheet: dict | None = None) -> str:

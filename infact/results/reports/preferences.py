@@ -157,7 +157,29 @@ def _one(res: dict) -> list[str]:
         *monitoring_lines(res.get("monitoring")),
         "",
     ]
-    return lines + fragility_lines(res.get("fragility"))
+    return lines + fragility_lines(res.get("fragility")) + condition_lines(res.get("conditions"))
+
+
+def condition_lines(c: dict | None) -> list[str]:
+    """A between-subjects study: each condition's ranking and the condition × system test (ranking/conditions.py)."""
+    if not c:
+        return []
+    lines = ["### Per condition", ""]
+    for name, v in c["conditions"].items():
+        lines += [f"Condition **{name}**: {v['n_votes']} votes by {v['n_participants']} participants.", ""]
+        lines += _table(v["ranking"]) + [""]
+    test = c["interaction_test"]
+    systems = ", ".join(c["systems"])
+    if "error" in test:
+        lines += [f"Condition × system: not tested ({test['error']}).", ""]
+    else:
+        lines += [
+            f"Condition × system (do the conditions change the systems' differences? {systems}; reference "
+            f"{c['reference_system']}): Wald F = {_f(test['F'])} on {test['df']} and {test['df_denominator']} df, "
+            f"p = {_p(test['p'])}.",
+            "",
+        ]
+    return lines
 
 
 def monitoring_lines(mon: dict | None) -> list[str]:

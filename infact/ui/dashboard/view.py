@@ -129,7 +129,13 @@ class View:
         def build(_t):
             try:
                 # the tables hold the bots only when the dashboard counts them (a store without people)
-                options = Options(mixed_model=False, include_flagged=self.include_flagged, include_bots=True)
+                maximum = self.cfg.monitoring.max_participants  # [monitoring]'s: the finite-horizon boundary
+                options = Options(
+                    mixed_model=False,
+                    include_flagged=self.include_flagged,
+                    include_bots=True,
+                    extra={"max_participants": maximum},
+                )
                 return analyze_table(ratings, options)
             except InfactError as exc:
                 return exc
@@ -150,10 +156,17 @@ class View:
 
         confidence = self.cfg.protocol.confidence
         min_seconds = self.cfg.quality.min_situation_seconds  # the vote-time check, as `analyze --study`
+        maximum = self.cfg.monitoring.max_participants  # [monitoring]'s declared maximum: the finite horizon
         return self.derived(
             "ranking",
             lambda r: ranking_view(
-                r.ranked(), self.criterion, self.include_flagged, confidence, min_seconds, design_of_tables(r.tables)
+                r.ranked(),
+                self.criterion,
+                self.include_flagged,
+                confidence,
+                min_seconds,
+                design_of_tables(r.tables),
+                maximum,
             ),
             self.criterion,
             self.include_flagged,

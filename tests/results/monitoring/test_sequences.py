@@ -121,3 +121,67 @@ def test_the_stopping_rule_is_met_by_settled_precision_or_participants():
     budget = stopping(MonitoringConfig(max_participants=60), {"monitoring": None}, 60)
     assert budget["met"] and budget["reasons"] == ["60 participants (rule: at most 60)"]
     assert "declared" in budget and "60 participants had taken part" in budget["rule"]
+
+
+def _in_turn(strengths, n, people, seed, first=0):
+    """Votes given participant after participant (each one's votes together), as a study recruits them."""
+    v = simulate_votes(strengths, 0.0, n, people, seed=seed)
+    v = v.assign(participant=[f"p{int(p[1:]) + first:04d}" for p in v["participant"]])
+    v = v.sort_values("participant", kind="stable").reset_index(drop=True)
+    start = pd.Timestamp("2026-03-02T09:00:00Z") + pd.Timedelta(days=first)
+    return v.assign(answered_at=[(start + pd.Timedelta(seconds=10 * i)).isoformat() for i in range(len(v))])
+
+
+def test_a_declared_maximum_uses_the_finite_horizon_boundary_and_says_so():
+    votes = _in_turn([0.3, 0.0], 2000, 100, seed=1)
+    section = mon.votes_monitoring(votes, maximum=100)
+    assert section["boundary"] == "finite_horizon" and section["maximum"] == 100
+    assert section["method"].startswith("a finite-horizon boundary for the declared maximum")
+    assert section["settled"] and section["order"] == ["S1", "S2"]
+    anytime = mon.votes_monitoring(votes)
+    assert anytime["boundary"] == "anytime" and anytime["maximum"] is None
+    # cheaper where it counts: at the maximum its interval is narrower than the open-ended sequence's (which pays
+    # for looks for ever), though wider early on (the early looks are where the error is spent least)
+    width = section["pairs"][0]["interval"][1] - section["pairs"][0]["interval"][0]
+    assert width < 0.9 * (anytime["pairs"][0]["interval"][1] - anytime["pairs"][0]["interval"][0])
+    early, early_anytime = (
+        mon.votes_monitoring(votes.iloc[:700], maximum=m)["pairs"][0]["interval"] for m in (100, None)
+    )
+    assert early[1] - early[0] > early_anytime[1] - early_anytime[0]
+
+
+def test_equal_systems_under_a_declared_maximum_are_not_settled():
+    for seed in range(5):
+        votes = _in_turn([0.0, 0.0], 1200, 60, seed=seed)
+        assert mon.votes_monitoring(votes, maximum=60)["settled_at_votes"] is None
+
+
+def test_beyond_the_declared_maximum_nothing_is_settled_anew():
+    """60 participants who see no difference, then 60 who see a large one: declared at 60, the study is not
+    called settled by the later ones; declared at 120 (or with no maximum) it is."""
+    votes = pd.concat([_in_turn([0.0, 0.0], 1200, 60, seed=1), _in_turn([2.0, 0.0], 1200, 60, seed=2, first=60)])
+    at_60 = mon.votes_monitoring(votes, maximum=60)
+    assert at_60["settled"] is False and at_60["settled_at_votes"] is None
+    assert at_60["pairs"][0]["separated"] is False
+    assert mon.votes_monitoring(votes, maximum=120)["settled"] is True
+    assert mon.votes_monitoring(votes)["settled"] is True
+
+
+def test_ratings_under_a_declared_maximum_count_participants():
+    rng = np.random.default_rng(5)
+    rows = [
+        {"participant": f"p{p:03d}", "system": s, "situation_id": f"s{k}", "rating": r}
+        for p in range(80)
+        for s, shift in (("A", 1.0), ("B", 0.0))
+        for k, r in enumerate(np.clip(np.rint(3 + shift + rng.normal(0, 0.8, 4)), 1, 5))
+    ]
+    section = mon.ratings_monitoring(pd.DataFrame(rows), maximum=80)
+    assert section["boundary"] == "finite_horizon" and section["maximum"] == 80
+    assert section["settled"] and section["order"] == ["A", "B"]
+    assert confseq_min() <= section["settled_at_participants"] <= 80
+
+
+def confseq_min() -> int:
+    from infact.stats.confseq import MIN_UNITS
+
+    return MIN_UNITS

@@ -14,6 +14,7 @@ from infact.results.ratings.planner import (
     balanced_participants,
     contrast_sd,
     coverage_bound,
+    format_plan,
     plan,
     power_participants,
     random_participants,
@@ -108,6 +109,18 @@ def test_plan_combines_and_recommends_the_larger():
     assert r["recommended"] == max(49, r["power"]["participants"])
     assert "power" not in plan(70, 10, 5)
     json.dumps(r)  # serialisable as is
+
+
+def test_the_plan_gives_the_maximum_to_declare_for_watching():
+    """The power N × the finite-horizon boundary's inflation at that maximum (issue 37 item 5), in the text too."""
+    from infact.stats.horizon import inflation
+
+    r = plan(70, 10, 5, delta=0.5, sd=1.0, icc=0.3)
+    p = r["power"]
+    assert (
+        p["participants"] < p["declared_maximum"] <= p["participants"] * inflation(0.05, 0.8, p["declared_maximum"]) + 1
+    )
+    assert f"max_participants = {p['declared_maximum']}" in format_plan(r)
 
 
 @pytest.mark.parametrize(

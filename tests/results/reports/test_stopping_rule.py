@@ -41,10 +41,23 @@ def test_a_rule_written_before_the_first_participant_is_recorded_as_declared_in_
     sheet = _sheet(tmp_path, "stop_when_settled = true\nmax_participants = 150", "-1D")
     rule = _field(sheet, "3.3.8")["value"]
     assert rule["declared_in_advance"] is True and rule["settings"]["max_participants"] == 150
-    assert "settled by anytime-valid confidence sequences or 150 participants had taken part" in rule["rule"]
+    # a declared maximum: the order was watched with the finite-horizon boundary (issue 37 item 5)
+    assert "settled within the declared maximum (a finite-horizon boundary) or 150 participants" in rule["rule"]
+    assert rule["method"].startswith("a finite-horizon boundary for the declared maximum of 150 participants")
     para = methods_paragraph({"n_participants": 2}, sheet)
     assert "The stopping rule was declared before the first participant started" in para
-    assert "anytime-valid confidence sequences" in para
+    assert "a finite-horizon boundary for the declared maximum of 150 participants" in para
+    assert "answers beyond it settle nothing anew" in para
+
+
+def test_without_a_maximum_the_order_is_watched_with_anytime_valid_sequences(tmp_path):
+    sheet = _sheet(tmp_path, "stop_when_settled = true", "-1D")
+    rule = _field(sheet, "3.3.8")["value"]
+    assert "settled by anytime-valid confidence sequences" in rule["rule"]
+    assert rule["method"].startswith("anytime-valid confidence sequences")
+    para = methods_paragraph({"n_participants": 2}, sheet)
+    assert "The stopping rule was declared before the first participant started" in para
+    assert "anytime-valid confidence sequences" in para and "finite-horizon" not in para
 
 
 def test_a_rule_written_after_the_first_participant_is_flagged(tmp_path):

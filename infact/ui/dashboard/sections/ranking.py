@@ -6,7 +6,7 @@ import streamlit as st
 
 from infact import ui
 from infact.ui.dashboard.registry import draw_parts, part, section
-from infact.ui.rankings import show_stopping
+from infact.ui.rankings import show_conditions, show_stopping
 
 
 @section("Ranking", tables=True)
@@ -21,6 +21,7 @@ def comparisons(view) -> None:
     result = view.ranking()
     show_stopping(view.cfg.monitoring, result)
     ui.show_ranking(result, view.cfg.protocol.confidence)
+    show_conditions(result)  # a between-subjects study: each condition ranked, and condition × system
 
 
 @part("Ranking", "best_worst")
@@ -37,3 +38,4 @@ def arena(view) -> None:
         st.info(f"Not available yet: {result['problem']}")
     else:
         ui.show_ranking(result, 0.95, key="arena_")
+        show_conditions(result, key="arena_")
