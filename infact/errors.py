@@ -11,6 +11,8 @@ runtime (infact.chat) and the LLM connector below it (infact.llm) raise them.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -35,6 +37,29 @@ class InfactError(Exception):
             problems = [problems]
         self.problems = [p if isinstance(p, Problem) else Problem("", p) for p in problems]
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class OptionError(InfactError):
+    """An option of a library call that cannot be used: `option` is its name in the call (`n_boot`), `message`
+    what is wrong and what to do; `file` the file it names, when the fault is in that file. A command line shows
+    the option under its own flag (`named({"n_boot": "--n-boot"})`); an option the message or `key` names is
+    written `{name}` and shown the same way."""
+
+    def __init__(self, option: str, message: str, key: str | None = None, *, file: str | None = None):
+        self.option, self.message, self.key, self.file = option, message, key, file
+        super().__init__(self.problem({}))
+
+    def problem(self, names: Mapping[str, str]) -> Problem:
+        """The problem with every option named as `names` names it (an option not in it: by its own name)."""
+
+        def named(text: str) -> str:
+            return re.sub(r"\{([a-z_]+)\}", lambda m: names.get(m[1], m[1]), text)
+
+        key = named(self.key) if self.key else None
+        return Problem(self.file or names.get(self.option, self.option), named(self.message), key=key)
+
+    def named(self, names: Mapping[str, str]) -> InfactError:
+        return InfactError(self.problem(names))
 
 
 class ConfigError(InfactError):

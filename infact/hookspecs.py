@@ -69,6 +69,12 @@ def analyze(table, options, source) -> dict:
     """Its statistics for `analyze` and the dashboard. Default: `describe` (counts any section can show)."""
 
 
+def report(result, fmt, table) -> str:
+    """Its analysis as a report: Markdown (`fmt="md"`) or a standalone HTML page (`"html"`); `table` the analysed
+    rows (a ratings report's charts) or None. `Analysis.render` calls it, `analyze` and the dashboard show it.
+    Default: the counts of `describe` (infact/results/reports/analyses.py)."""
+
+
 def extra_files(table, tables) -> dict[str, bytes]:
     """More export files made from its table ({name: bytes}: ratings_wide.csv, ledger.csv…), each declared in
     `extra_tables` (tables) or `extra_descriptions` (other files)."""
@@ -110,5 +116,5 @@ def dashboard(view, kind) -> None:
 
 
 STEP_HOOKS = ("plan", "check", "store", "bot_answers", "simulated_answers", "bot_time", "scale", "rows")
-RESULTS_HOOKS = ("build", "analyze", "extra_files", "places", "summary", "prepare", "judge_features")
+RESULTS_HOOKS = ("build", "analyze", "report", "extra_files", "places", "summary", "prepare", "judge_features")
 UI_HOOKS = ("page", "page_top", "dashboard")

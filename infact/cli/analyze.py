@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from infact.cli.args import add_db, add_study, command, store_target, study_folder
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.stats import N_BOOT
 
 
@@ -180,6 +180,36 @@ def _judge_and_label_arguments(p) -> None:
     )
 
 
+# The library's options (`Options` in infact/results/analyze.py, `kind`, and the options its analyses read from
+# `Options.extra`) and the flag that sets each: the library names an option it cannot use (`OptionError`), the
+# user is told the flag.
+FLAGS = {
+    "criterion": "--criterion",
+    "include_flagged": "--include-flagged",
+    "include_bots": "--include-bots",
+    "mixed_model": "--no-mixed-model",
+    "ordinal_model": "--no-ordinal-model",
+    "n_boot": "--n-boot",
+    "seed": "--seed",
+    "as_pairwise": "--as-pairwise",
+    "covariates": "--covariates",
+    "confidence": "--confidence",
+    "judges": "--judge",
+    "responses": "--responses",
+    "group_by": "--group-by",
+    "min_votes": "--min-votes",
+    "reweight": "--reweight",
+    "repeat_cap": "--repeat-cap",
+    "min_vote_seconds": "--min-vote-seconds",
+    "anomaly_max_participants": "--anomaly-max-participants",
+    "anomaly_quantile": "--anomaly-quantile",
+    "kind": "--kind",
+    "alt_epsilon": "--alt-epsilon",
+    "label_models": "--label-models",
+    "max_participants": "--max-participants",
+}
+
+
 def options(args: argparse.Namespace):
     from infact.results.analyze import Options
 
@@ -214,7 +244,6 @@ def options(args: argparse.Namespace):
 def _progress(args: argparse.Namespace):
     """Bars on stderr for the long parts (bootstrap, fragility) when asked or when stderr is a terminal."""
     import contextlib
-    import sys
 
     if not (getattr(args, "progress", False) or sys.stderr.isatty()):
         return contextlib.nullcontext()
@@ -222,6 +251,10 @@ def _progress(args: argparse.Namespace):
     from infact.stats.progress import reporting
 
     return reporting(StageBars("analyze"))
+
+
+def _transcripts(args: argparse.Namespace) -> bool:
+    return bool(args.ratings) and Path(args.ratings).suffix.lower() == ".jsonl"  # live chats (docs/live.md)
 
 
 def _check_maximum(args: argparse.Namespace) -> None:
@@ -236,10 +269,49 @@ def _check_maximum(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.ratings and Path(args.ratings).suffix.lower() == ".jsonl":  # live chats (docs/live.md)
-        from infact.results.live.overview import analyze_transcripts
+    try:
+        analysis = _analysis(args)
+    except OptionError as exc:  # the library names its option; the user gave a flag
+        raise exc.named(FLAGS) from None
+    if args.report and not _transcripts(args):
+        from infact.fileio import atomic_write_text
 
-        return analyze_transcripts(args)
+        path = Path(args.report)
+        text = analysis.report("md" if path.suffix.lower() == ".md" else "html")
+        atomic_write_text(path, text)
+    print(json.dumps(analysis.result, allow_nan=False, indent=2) if args.json else analysis.render("md"))
+    if args.report and not args.json and not _transcripts(args):
+        print(f"report written to {args.report}")
+    return _judges_usable(analysis.result)
+
+
+def _analysis(args: argparse.Namespace):
+    """Every argument read first, once (the study loaded, its store resolved); then the library called once with
+    those objects: a transcripts file, a table file, or the study and its store (read once)."""
+    from infact.results import analyze
+
+    opts, progress, transcripts = options(args), _progress(args), _transcripts(args)
+    if not transcripts:
+        _check(args)
+    study, target = _study_and_store(args) if args.study and not transcripts else (None, None)
+    if transcripts:
+        return analyze.analyze_file(args.ratings)
+    if study is None:
+        with progress:
+            return analyze.analyze_file(args.ratings, opts, args.kind)
+    from infact.storage import open_storage
+
+    storage = open_storage(target)
+    try:
+        with progress:
+            source = f"{study.folder} (store {target})"
+            return analyze.analyze_study(study, storage, opts, kind=args.kind, source=source)
+    finally:
+        storage.close()
+
+
+def _check(args: argparse.Namespace) -> None:
+    """The arguments that do not go together, refused before anything is read."""
     if bool(args.ratings) == bool(args.study):
         raise InfactError(
             Problem("analyze", "give either RATINGS.csv or --study DIR [--db PATH] (not both, not neither).")
@@ -249,41 +321,14 @@ def run(args: argparse.Namespace) -> int:
             Problem(args.report, "unknown report format; name the file out.md or out.html.", key="--report")
         )
     _check_maximum(args)
-    from infact.results import analyze
 
-    opts = options(args)
-    results = None
-    if args.study:
-        from infact.results.study_results import open_results
-        from infact.study.loader import load_study
 
-        # The store resolved and read once (--db, else INFACT_DB, secrets, db/<study id>/): the analysis, the
-        # live chats and the report's datasheet all read the same results.
-        folder = study_folder(args)
-        study = load_study(folder)
-        args.study, args.db = str(folder), store_target(args, study.id)
-        results = open_results(study, args.db, include_bots=args.include_bots)
-        with _progress(args):
-            result, table = analyze.analyze_study(args.study, args.db, opts, results=results, kind=args.kind)
-    else:
-        table = analyze.read_table(args.ratings, args.kind)
-        with _progress(args):
-            result = analyze.analyze_table(table, opts, str(args.ratings), kind=args.kind)
-        table = analyze.without_bot_rows(table, opts.include_bots, str(args.ratings))[0]  # the report's charts
-    if args.report:
-        from infact.cli.results import report_extras
-        from infact.fileio import atomic_write_text
+def _study_and_store(args: argparse.Namespace):
+    """The --study folder loaded (once) and its store resolved (--db, else INFACT_DB, secrets, db/<study id>/)."""
+    from infact.study.loader import load_study
 
-        path = Path(args.report)
-        md = path.suffix.lower() == ".md"
-        text = analyze.render(result, "md" if md else "html", table)
-        # the methods paragraph; with --study the datasheet
-        extras = report_extras(args, result, html=not md, results=results)
-        atomic_write_text(path, text.replace("</body>", extras + "</body>", 1) if "</body>" in text else text + extras)
-    print(json.dumps(result, allow_nan=False, indent=2) if args.json else analyze.render(result, "md", table))
-    if args.report and not args.json:
-        print(f"report written to {args.report}")
-    return _judges_usable(result)
+    study = load_study(study_folder(args))
+    return study, store_target(args, study.id)
 
 
 def _judges_usable(result: dict) -> int:

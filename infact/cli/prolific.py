@@ -326,7 +326,7 @@ def run_pause(args: argparse.Namespace) -> int:
                 key="monitoring",
             )
         )
-    result, _ = analyze_study(str(study_folder(args)), s.storage, Options(n_boot=100))
+    result = analyze_study(s.study, s.storage, Options(n_boot=100)).result
     rule = result["stopping_rule"]
     print(f"stopping rule (declared in study.toml): {rule['rule']}")
     if not rule["met"]:

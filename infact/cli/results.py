@@ -10,7 +10,7 @@ from pathlib import Path
 
 from infact.cli.args import add_db, add_study, command, open_store, refuse_set_aside_files, study_folder
 from infact.deployment import REPO
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.fileio import read_input_text
 from infact.table_schema import csv_bytes
 
@@ -145,7 +145,10 @@ def run_export(args) -> int:
     finally:
         storage.close()
     replaced: list[str] = []
-    written = write_exports(results, args.out, force=args.force, replaced=replaced, label_models=args.label_models)
+    try:
+        written = write_exports(results, args.out, force=args.force, replaced=replaced, label_models=args.label_models)
+    except OptionError as exc:  # the library names its option; the user gave this command's flag
+        raise exc.named({"label_models": "export --label-models"}) from None
     for name in replaced:
         print(f"warning: {Path(args.out) / name}: replaced (--force): an export had not written it", file=sys.stderr)
     for path in written:
@@ -233,14 +236,6 @@ def register_datasheet(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_datasheet)
 
 
-def build_datasheet(args: argparse.Namespace, results=None) -> dict:
-    """The datasheet of --study on its store (also used by `analyze --report --study`, which passes the
-    study's results it has read already); bot participants left out unless --include-bots."""
-    from infact.results.reports.datasheet import datasheet
-
-    return datasheet(results if results is not None else _datasheet_results(args))
-
-
 def _datasheet_results(args: argparse.Namespace):
     from infact.results.study_results import open_results
     from infact.study.loader import load_study
@@ -255,10 +250,10 @@ def _datasheet_results(args: argparse.Namespace):
 
 def run_datasheet(args: argparse.Namespace) -> int:
     from infact.fileio import atomic_write_text
-    from infact.results.reports.datasheet import render_markdown
+    from infact.results.reports.datasheet import datasheet, render_markdown
 
     results = _datasheet_results(args)
-    sheet = build_datasheet(args, results)
+    sheet = datasheet(results)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "datasheet.json", json.dumps(sheet, indent=2, ensure_ascii=False) + "\n")
@@ -268,15 +263,3 @@ def run_datasheet(args: argparse.Namespace) -> int:
     if results.bots and not results.include_bots:
         print(f"{len(results.bots)} bot participant(s) (`infact bots`) left out; --include-bots counts them")
     return 0
-
-
-def report_extras(args: argparse.Namespace, result: dict, *, html: bool, results=None) -> str:
-    """For `analyze --report`: the quotable methods paragraph and, with --study, the embedded datasheet."""
-    from infact.results.reports.methods import report_section
-
-    text = report_section(result, build_datasheet(args, results) if getattr(args, "study", None) else None)
-    if not html:
-        return text
-    import html as h
-
-    return f'<pre style="font-family:ui-monospace,monospace;white-space:pre-wrap">{h.escape(text)}</pre>\n'

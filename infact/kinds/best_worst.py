@@ -1,6 +1,6 @@
 """A best–worst choice among the shown responses: best_worst.csv, ranked, its places in the leaderboard ledger."""
 
-from infact.kinds.pairwise import ledger_file, places_of, votes
+from infact.kinds.pairwise import ledger_file, places_of, report, votes
 from infact.participation.steps import Kind
 from infact.participation.steps.best_worst import BEST_WORST, BestWorst
 from infact.results.kinds import KindResults, preference_options
@@ -19,6 +19,7 @@ RESULTS = KindResults(
     ("best_worst",),
     build=votes("best_worst", "best_worst"),
     analyze=analyze,
+    report=report,  # a ranking, reported as the votes' is
     ranks=True,
     extra_files=ledger_file("best_worst"),
     extra_tables=(LEDGER,),

@@ -27,6 +27,13 @@ def analyze(table, options, source: str) -> dict:
     return result
 
 
+def report(result: dict, fmt: str, table) -> str:
+    """Per aspect and system, with the FACE judges, and the simulated participants (Markdown in both formats)."""
+    from infact.results.reports.analyses import annotations_report
+
+    return annotations_report(result, fmt, table)
+
+
 def extra_files(table, tables) -> dict[str, bytes]:
     from infact.results.conversations.tables import aggregated_json
 
@@ -38,6 +45,7 @@ RESULTS = KindResults(
     ("conversation",),
     build=build,
     analyze=analyze,
+    report=report,
     extra_files=extra_files,
     extra_descriptions={
         "annotations_aggregated.json": "the annotations in CRSArena-Eval's aggregated shape (median per item)"

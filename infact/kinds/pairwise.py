@@ -65,6 +65,13 @@ def analyze(table, options, source: str) -> dict:
     )
 
 
+def report(result: dict, fmt: str, table) -> str:
+    """The ranking with its intervals, integrity checks and ledger, the judges' alignment (votes and choices)."""
+    from infact.results.reports.analyses import preferences_report
+
+    return preferences_report(result, fmt, table)
+
+
 def prepare(table, include_flagged: bool, cfg) -> list:
     from infact.results.tables.comparisons import prepare_pairwise
 
@@ -82,6 +89,7 @@ RESULTS = KindResults(
     ("pairwise", "pairwise_dialog"),
     build=votes("pairwise", "pairwise", "pairwise_dialog"),
     analyze=analyze,
+    report=report,
     ranks=True,
     options=("covariates", "reweight"),
     extra_files=ledger_file("pairwise"),

@@ -37,6 +37,13 @@ def analyze(table, options, source: str) -> dict:
     return result
 
 
+def report(result: dict, fmt: str, table) -> str:
+    """The ratings' statistics (HTML: with charts), the judges, the label models; read as preferences, a ranking."""
+    from infact.results.reports.analyses import ratings_report
+
+    return ratings_report(result, fmt, table)
+
+
 def extra_files(table, tables) -> dict[str, bytes]:
     from infact.results.tables.formats import export_wide_ratings, infact_workbook_bytes
 
@@ -58,6 +65,7 @@ RESULTS = KindResults(
     ("situation",),
     build=build,
     analyze=analyze,
+    report=report,
     extra_files=extra_files,
     extra_tables=(RATINGS_WIDE,),
     extra_descriptions={

@@ -1,27 +1,38 @@
-"""The one analysis entry point: `analyze` (the CLI) and the dashboard both call these functions.
+"""The analysis, library first: `analyze` (infact/cli/analyze.py) and the dashboard call it with objects.
 
-`analyze_table` takes any table a study exports — ratings.csv, pairwise.csv, best_worst.csv,
-annotations.csv, a new kind's — and runs its kind's analysis (infact/results/kinds.py: ratings:
-bootstrap intervals, Friedman, Wilcoxon, mixed model, agreement; preferences: Bradley–Terry–Davidson
-ranking, win rates, fragility where available), with every automatic judge compared with the humans.
-The kind is the table's declared one (its file name, or `kind`), never guessed from its columns.
-`analyze_study` reads the same table straight from a study's store and adds the live chats. `render`
-turns a result into the Markdown or HTML report. The CLI (infact/cli/analyze.py) only parses arguments into `Options`.
+- `analysis_of(table, options, source, kind)`: a table in memory, analysed as its declared kind (`kind`, else
+  the kind its file name declares; infact/results/kinds.py), with every automatic judge compared with the humans;
+- `analyze_file(path, options, kind)`: an exported table read back through its declaration (ratings.csv,
+  pairwise.csv, best_worst.csv, annotations.csv, a new kind's), or live-chat transcripts (transcripts.jsonl);
+- `analyze_study(study, storage, options, kind=...)`: a loaded study's table read from its store, once
+  (`analyze_results` takes the results already read), with its live chats and simulated participants.
+
+Each returns an `Analysis(kind, result, table)`: `result` is the JSON-ready dict (`analyze --json`);
+`render(fmt)` is the report its kind writes (the kind's `report` hook, infact/results/reports/analyses.py) and
+`report(fmt)` the written report (with the methods paragraph and, for a study, its datasheet). An option the
+analysis cannot use raises `OptionError` naming the option (`n_boot`); the CLI names its flag (`--n-boot`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.results import kinds
 from infact.results.tables.comparisons import STYLE_COVARIATES
 from infact.stats import N_BOOT
 from infact.values import bool_column, json_ready
+
+if TYPE_CHECKING:
+    from infact.results.study_results import StudyResults
+    from infact.storage import Storage
+    from infact.study.loader import Study
 
 
 @dataclass(frozen=True)
@@ -51,53 +62,114 @@ class Options:
 
     def check(self) -> None:
         if self.n_boot < 100:
-            raise InfactError(
-                Problem(
-                    "--n-boot", f"{self.n_boot} replicates give no stable interval; use 100 or more (default {N_BOOT})."
-                )
+            raise OptionError(
+                "n_boot", f"{self.n_boot} replicates give no stable interval; use 100 or more (default {N_BOOT})."
             )
         if not 0.5 <= self.confidence < 1:
-            raise InfactError(Problem("--confidence", f"{self.confidence} is not a confidence level; use e.g. 0.95."))
+            raise OptionError("confidence", f"{self.confidence} is not a confidence level; use e.g. 0.95.")
         if not 0.5 <= self.anomaly_quantile < 1:
-            raise InfactError(
-                Problem(
-                    "--anomaly-quantile", f"{self.anomaly_quantile} is not a quantile to flag above; use e.g. 0.99."
-                )
+            raise OptionError(
+                "anomaly_quantile", f"{self.anomaly_quantile} is not a quantile to flag above; use e.g. 0.99."
             )
         if self.repeat_cap < 1:
-            raise InfactError(Problem("--repeat-cap", f"{self.repeat_cap} would flag every vote; give 1 or more."))
+            raise OptionError("repeat_cap", f"{self.repeat_cap} would flag every vote; give 1 or more.")
         if self.min_votes is not None and self.min_votes < 0:
-            raise InfactError(
-                Problem("--min-votes", f"{self.min_votes} is negative; give 0 (nothing provisional) or more.")
-            )
+            raise OptionError("min_votes", f"{self.min_votes} is negative; give 0 (nothing provisional) or more.")
         unknown = [c for c in self.covariates if c not in STYLE_COVARIATES]
         if unknown:
-            raise InfactError(
-                Problem(
-                    "--covariates",
-                    f"unknown covariate {unknown[0]!r}; choose from "
-                    f"{', '.join(STYLE_COVARIATES)}, e.g. --covariates length,items.",
-                )
+            raise OptionError(
+                "covariates",
+                f"unknown covariate {unknown[0]!r}; choose from "
+                f"{', '.join(STYLE_COVARIATES)}, e.g. {{covariates}} length,items.",
             )
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """One analysis: its result, the kind whose analysis made it (and whose `report` writes it), the analysed
+    table (bot participants left out unless asked: the HTML report's charts) and, for a study, its results as
+    read (the written report's datasheet)."""
+
+    kind: Any  # kinds.KindResults, or anything with a `report` hook (TRANSCRIPTS)
+    result: dict
+    table: pd.DataFrame | None = None
+    results: StudyResults | None = None
+
+    @classmethod
+    def of(cls, kind: str, result: dict, table: pd.DataFrame | None = None) -> Analysis:
+        """A result already computed (the dashboard's), reported as the kind named `kind` reports it."""
+        return cls(kinds.for_table(kind), result, table)
+
+    def render(self, fmt: str = "md") -> str:
+        """The report: Markdown (`md`) or a standalone HTML page (`html`), as the kind writes it; a study's
+        live chats (Markdown); how many bot participants were left out."""
+        from infact.results.reports import analyses
+
+        text = (self.kind.report or analyses.table_report)(self.result, fmt, self.table)
+        if fmt == "md" and self.results is not None and "live" in self.result:
+            text += _live_section(self.result["live"])
+        return analyses.with_bots_note(text, self.result, fmt)
+
+    def report(self, fmt: str = "md") -> str:
+        """The written report (`analyze --report`): `render(fmt)`, the methods paragraph and a study's datasheet."""
+        from infact.results.reports import analyses
+        from infact.results.reports.datasheet import datasheet
+
+        sheet = datasheet(self.results) if self.results is not None else None
+        return analyses.with_methods(self.render(fmt), self.result, sheet, fmt)
+
+
+def _live_section(live: dict) -> str:
+    from infact.results.live.analysis import render_markdown as live_markdown
+
+    text = "\n" + live_markdown(live)
+    if live.get("simulated_vs_human"):  # simulated participants, apart (docs/llm.md)
+        from infact.results.live.simulated import render_markdown as simulated_markdown
+
+        text += "\n" + simulated_markdown(live["simulated_vs_human"])
+    return text
+
+
+def _transcripts_report(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> str:
+    from infact.results.live.analysis import render_markdown
+
+    return render_markdown(result["live"])
+
+
+# Live-chat transcripts are no table kind: what reports their analysis (`analyze transcripts.jsonl`).
+TRANSCRIPTS = SimpleNamespace(name="transcripts", report=_transcripts_report)
+
+
+def analysis_of(
+    table: pd.DataFrame,
+    options: Options = Options(),
+    source: str = "ratings.csv",
+    kind: str | None = None,
+    *,
+    study: Study | None = None,
+) -> Analysis:
+    """The analysis of one exported table, as its declared kind: `kind` (a table's name, `analyze --kind`),
+    else the kind the file's name `source` declares (infact/results/kinds.py). `study`: the study the table is
+    from (its situations give the judges' features)."""
+    options.check()
+    table_kind = kinds.for_file(source, kind)
+    _check_kind_options(table_kind, options)
+    df, bots = without_bot_rows(table, options.include_bots, source)
+    result = table_kind.analysis(df, options, source)
+    if bots:
+        result["bots_left_out"] = bots
+    if options.extra.get("label_models") and "label_models" not in result:  # only a kind of ratings fits them
+        raise OptionError("label_models", "the label models take a ratings table (ratings.csv).")
+    if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
+        result.update(judged(df, table_kind.name, options, study))
+    return Analysis(table_kind, result, df)
 
 
 def analyze_table(
     df: pd.DataFrame, options: Options = Options(), source: str = "ratings.csv", kind: str | None = None
 ) -> dict:
-    """The full result for one exported table, analysed as its declared kind: `kind` (a table's name,
-    `analyze --kind`), else the kind the file's name declares (infact/results/kinds.py)."""
-    options.check()
-    table_kind = kinds.for_file(source, kind)
-    _check_kind_options(table_kind, options)
-    df, bots = without_bot_rows(df, options.include_bots, source)
-    result = table_kind.analysis(df, options, source)
-    if bots:
-        result["bots_left_out"] = bots
-    if options.extra.get("label_models") and "label_models" not in result:  # only a kind of ratings fits them
-        raise InfactError(Problem("--label-models", "the label models take a ratings table (ratings.csv)."))
-    if options.judges and "judges" not in result:  # a kind's analysis may compare its own judges (annotations)
-        result.update(judged(df, table_kind.name, options))
-    return result
+    """`analysis_of(...).result`: the result alone (the dashboard's figures)."""
+    return analysis_of(df, options, source, kind).result
 
 
 def without_bot_rows(df: pd.DataFrame, include_bots: bool, source: str) -> tuple[pd.DataFrame, int]:
@@ -110,14 +182,13 @@ def without_bot_rows(df: pd.DataFrame, include_bots: bool, source: str) -> tuple
         return df, 0
     bots = int(df.loc[is_bot, "participant"].nunique()) if "participant" in df.columns else int(is_bot.sum())
     if is_bot.all():
-        raise InfactError(
-            Problem(
-                source,
-                f"every participant here is a bot ({bots}, played by `infact bots`): their answers show only the "
-                "quality the bots were told to plant, not what people think. Pass --include-bots to analyse "
-                "them anyway (e.g. to try the analysis out before the study starts).",
-                key="bot",
-            )
+        raise OptionError(
+            "include_bots",
+            f"every participant here is a bot ({bots}, played by `infact bots`): their answers show only the "
+            "quality the bots were told to plant, not what people think. Pass {include_bots} to analyse "
+            "them anyway (e.g. to try the analysis out before the study starts).",
+            key="bot",
+            file=source,
         )
     return df[~is_bot], bots
 
@@ -131,18 +202,16 @@ def _check_kind_options(table_kind, options: Options) -> None:
     for name, what in KIND_OPTIONS.items():
         if getattr(options, name) and name not in table_kind.options:
             takers = [k.schema.file for k in kinds.kinds() if name in k.options]
-            flag = "--" + name.replace("_", "-")
-            raise InfactError(Problem(flag, f"{what} needs a table of a kind that takes it ({', '.join(takers)})."))
+            raise OptionError(name, f"{what} needs a table of a kind that takes it ({', '.join(takers)}).")
 
 
-def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
+def judged(df: pd.DataFrame, kind: str, options: Options, study: Study | None = None) -> dict:
     """The judges' agreement with the humans and their alignment report (`analyze --judge`)."""
     from infact.results.judges.agreement import parse_judge_option
-    from infact.results.judges.alignment_report import judge_coverage, situation_features_from_path
+    from infact.results.judges.alignment_report import judge_coverage
 
     named = [parse_judge_option(v) for v in options.judges]
-    features = _features(options.responses)
-    where = options.responses or options.extra.get("study")
+    features, situation_features = _judge_inputs(options.responses, study)
     humans = judge_humans(df, kind, options.criterion, options.include_flagged)
     return {
         "judges": compare_judges(humans, kind, named, options.criterion, features=features),
@@ -154,11 +223,26 @@ def judged(df: pd.DataFrame, kind: str, options: Options) -> dict:
             features=features,
             n_boot=min(options.n_boot, 500),
             seed=options.seed,
-            situation_features=situation_features_from_path(where) if where else None,
+            situation_features=situation_features,
             alt_epsilon=options.extra.get("alt_epsilon"),
         ),
         "judge_coverage": {name: judge_coverage(path) for name, path in named},
     }
+
+
+def _judge_inputs(responses: str | None, study: Study | None) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """(the responses' features, for the judges' length bias; the situations' features, for their alignment):
+    from `responses` (a study folder or a situations file) when given, else the analysed study's situations
+    (for the alignment only). The study analysed, given again as `responses`, is not read again."""
+    from infact.results.judges.alignment_report import situation_features, situation_features_from_path
+    from infact.results.ranking.features import features_from_path, response_features
+
+    if responses and study is not None and Path(responses).resolve() == Path(study.folder).resolve():
+        attention = [study.attention_situation] if study.attention_situation else []
+        return response_features([*study.situations, *attention]), situation_features(study.situations)
+    if responses:
+        return features_from_path(responses), situation_features_from_path(responses)
+    return None, (situation_features(study.situations) if study is not None else None)
 
 
 def judge_humans(humans: pd.DataFrame, kind: str, criterion: str | None, include_flagged: bool) -> pd.DataFrame:
@@ -176,7 +260,7 @@ def _judged_kind(kind: str) -> kinds.KindResults:
     found = next((k for k in kinds.kinds() if k.name == kind.removesuffix(".csv")), None)
     if found is None or not (found.judged and found.compared):
         judged = " or ".join(k.schema.file for k in kinds.kinds() if k.judged and k.compared)
-        raise InfactError(Problem("--judge", f"judges are compared with {judged}, not a {kind} table."))
+        raise OptionError("judges", f"judges are compared with {judged}, not a {kind} table.")
     return found
 
 
@@ -200,7 +284,8 @@ def compare_judges(
 
     features = _judge_features(data, kind, features)
     shape = _judged_kind(kind).compared_as
-    return json_ready(agreement.compare_files(data, shape, list(judges), criterion, features))
+    compared = agreement.compare_files(data, shape, list(judges), criterion, features)
+    return json_ready(compared)
 
 
 def align_judges(
@@ -219,15 +304,8 @@ def align_judges(
     extra = {"scale_points": scale_points} if scale_points else {}
     features = _judge_features(data, kind, features)
     shape = _judged_kind(kind).compared_as
-    return json_ready(align_files(data, shape, list(judges), criterion, features=features, **kw, **extra))
-
-
-def _features(responses: str | None) -> pd.DataFrame | None:
-    if not responses:
-        return None
-    from infact.results.ranking.features import features_from_path
-
-    return features_from_path(responses)
+    aligned = align_files(data, shape, list(judges), criterion, features=features, **kw, **extra)
+    return json_ready(aligned)
 
 
 def read_table(path: str | Path, kind: str | None = None) -> pd.DataFrame:
@@ -250,31 +328,51 @@ def read_table(path: str | Path, kind: str | None = None) -> pd.DataFrame:
         ) from None
 
 
+def analyze_file(path: str | Path, options: Options = Options(), kind: str | None = None) -> Analysis:
+    """`analyze FILE`: an exported table analysed as its declared kind (`kind`, else its file's name), or live-chat
+    transcripts (a .jsonl file: per-system satisfaction, acceptance, latency, failures; docs/live.md)."""
+    if Path(path).suffix.lower() == ".jsonl":
+        from infact.chat.transcripts import read_transcripts
+        from infact.results.live.analysis import live_summary
+
+        return Analysis(TRANSCRIPTS, {"source": str(path), "live": live_summary(read_transcripts(path))})
+    return analysis_of(read_table(path, kind), options, str(path), kind)
+
+
 def analyze_study(
-    study_dir: str, db: str, options: Options = Options(), *, results=None, kind: str | None = None
-) -> tuple[dict, pd.DataFrame]:
-    """`analyze --study DIR`: the study's table analysed as its kind (votes, choices or annotations before
-    ratings), with its live chats when it has any; the store is read once (infact/results/study_results.py)."""
+    study: Study, storage: Storage, options: Options = Options(), *, kind: str | None = None, source: str = ""
+) -> Analysis:
+    """`analyze --study DIR`: the loaded `study`'s table read from `storage` (an open store), once, and analysed
+    by `analyze_results`; `source` names them in the result and its errors (default: the study's folder)."""
     from infact.results.study_results import open_results
 
-    results = results or open_results(study_dir, db, include_bots=options.include_bots)
+    results = open_results(study, storage, include_bots=options.include_bots)
+    return analyze_results(results, options, kind=kind, source=source)
+
+
+def analyze_results(
+    results: StudyResults, options: Options = Options(), *, kind: str | None = None, source: str = ""
+) -> Analysis:
+    """A study's results as read (infact/results/study_results.py): its table analysed as its kind (`kind`, else
+    votes, choices or annotations before ratings), with the study's stopping rule, its live chats when it has
+    any and its simulated participants beside the humans; bot participants left out unless asked."""
+    source = source or f"{results.study.folder} (store)"
     if not options.include_bots:
         results = results.without_bots()
         if results.bots and not any(r.get("participant") not in results.bots for r in _participant_records(results)):
-            raise InfactError(
-                Problem(
-                    f"{study_dir} (store {db})",
-                    f"every participant in this store is a bot ({len(results.bots)}, played by `infact bots`): "
-                    "their answers show only the quality the bots were told to plant. Pass --include-bots to "
-                    "analyse them anyway (a try-out before the study starts).",
-                    key="bot",
-                )
+            raise OptionError(
+                "include_bots",
+                f"every participant in this store is a bot ({len(results.bots)}, played by `infact bots`): "
+                "their answers show only the quality the bots were told to plant. Pass {include_bots} to "
+                "analyse them anyway (a try-out before the study starts).",
+                key="bot",
+                file=source,
             )
     table = results.main_table(kind)
-    options = Options(**{**options.__dict__, "extra": {**options.extra, **_integrity_inputs(results)}})
-    if options.judges and not options.responses:  # the study's situations give the judges' features
-        options = Options(**{**options.__dict__, "extra": {**options.extra, "study": study_dir}})
-    result = analyze_table(table.frame, options, f"{study_dir} (store {db})", kind=table.kind.name)
+    # what only the study knows: its minimum reading time, live openings and design (vote integrity, the ledger)
+    options = replace(options, extra={**options.extra, **_integrity_inputs(results)})
+    analysis = analysis_of(table.frame, options, source, kind=table.kind.name, study=results.study)
+    result = analysis.result
     from infact.results.monitoring.stopping import stopping
 
     # the stopping rule declared in study.toml's [monitoring], and whether these data meet it
@@ -287,7 +385,7 @@ def analyze_study(
     simulated = _simulated_alignment(results, options.include_flagged)
     if simulated:
         result["simulated_alignment"] = simulated
-    return result, table.frame
+    return replace(analysis, table=table.frame, results=results)
 
 
 def _participant_records(results) -> list[dict]:
@@ -326,112 +424,3 @@ def _integrity_inputs(results) -> dict:
     if cfg.live.enabled:
         out["openings"] = openings_from_records(results.records)
     return out
-
-
-def is_preferences(result: dict) -> bool:
-    """True for a ranking of votes or choices (or of ratings read as preferences), False for rating statistics."""
-    parts = [result, *result.get("criteria", {}).values()]
-    return bool(result.get("as_pairwise")) or any(p.get("kind") in ("pairwise", "best_worst") for p in parts)
-
-
-def render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> str:
-    """The report of a result: Markdown (`md`) or a standalone HTML page (`html`, with charts for ratings); it
-    says how many bot participants were left out."""
-    text = _render(result, fmt, table)
-    note = bots_note(result)
-    if not note:
-        return text
-    if fmt == "md":
-        return f"{text.rstrip()}\n\n{note}\n"
-    from html import escape
-
-    note = f"<p>{escape(note)}</p>"
-    return text.replace("</body>", note + "</body>", 1) if "</body>" in text else text + note
-
-
-def bots_note(result: dict) -> str:
-    """The line a report gets when bot participants were left out of it."""
-    n = result.get("bots_left_out")
-    if not n:
-        return ""
-    return f"{n} bot participant(s) (`infact bots`) are left out of this analysis; --include-bots includes them."
-
-
-def _render(result: dict, fmt: str = "md", table: pd.DataFrame | None = None) -> str:
-    from infact.results.reports import preferences, report
-
-    html = fmt != "md"
-    if result.get("kind") == "annotations":
-        from infact.results.conversations.analysis import render_markdown
-
-        return render_markdown(result) + simulated_section(result)
-    if is_preferences(result):
-        text = preferences.render_markdown(result) + alignment_section(result) + simulated_section(result)
-        if html:
-            text = f'<!doctype html><meta charset="utf-8"><title>INFACT preference analysis</title>\n{_pre(text)}'
-        return text
-    text = report.render_markdown(result) if not html else report.render_html(result, table)
-    section = judges_section(result, html=html)
-    if result.get("label_models"):
-        from infact.results.crowd.report import render_markdown as label_models_markdown
-
-        section += (
-            _pre(label_models_markdown(result["label_models"]))
-            if html
-            else label_models_markdown(result["label_models"])
-        )
-    if result.get("simulated_alignment"):
-        section += _pre(simulated_section(result)) if html else simulated_section(result)
-    if html and "</body>" in text:
-        text = text.replace("</body>", section + "</body>", 1)
-    else:
-        text += section
-    if "live" in result and not html:
-        from infact.results.live.analysis import render_markdown as live_markdown
-
-        text += "\n" + live_markdown(result["live"])
-        if result["live"].get("simulated_vs_human"):  # simulated participants, apart (docs/llm.md)
-            from infact.results.live.simulated import render_markdown as simulated_markdown
-
-            text += "\n" + simulated_markdown(result["live"]["simulated_vs_human"])
-    return text
-
-
-def judges_section(result: dict, html: bool = False) -> str:
-    """The judges' table for a ratings report ('' when no judge was compared)."""
-    if not result.get("judges"):
-        return ""
-    from infact.results.reports.preferences import render_judges
-
-    text = "\n" + render_judges(result["judges"]) + alignment_section(result)
-    return _pre(text) if html else text
-
-
-def simulated_section(result: dict) -> str:
-    """Simulated participants vs the humans (docs/llm.md), '' when the study has none."""
-    if not result.get("simulated_alignment"):
-        return ""
-    from infact.results.judges.simulators import render_markdown
-
-    return "\n" + render_markdown(result["simulated_alignment"])
-
-
-def alignment_section(result: dict) -> str:
-    """The judges' alignment report (docs/llm.md), '' when no judge was compared."""
-    if not result.get("judge_alignment"):
-        return ""
-    from infact.results.judges.alignment_report import render_markdown
-    from infact.results.judges.alt_report import render_verdicts
-
-    return (
-        "\n"
-        + render_markdown(result["judge_alignment"], result.get("judge_coverage"))
-        + render_verdicts(result["judge_alignment"])
-    )
-
-
-def _pre(markdown: str) -> str:
-    # Preference reports are tables of numbers; preformatted Markdown keeps every one readable.
-    import html
-
-    return f'<pre style="font-family:ui-monospace,monospace">{html.escape(markdown)}</pre>\n'

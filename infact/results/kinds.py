@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from infact.errors import InfactError, Problem
+from infact.errors import OptionError
 from infact.participation import steps as step_kinds
 from infact.results.tables.schemas import OPTIONAL_TABLES, STUDY_TABLES
 from infact.study.protocol_config import step_kind
@@ -71,6 +71,7 @@ class KindResults:
     build: Callable[[Answers], pd.DataFrame] | None = None
     analyze: Callable[[pd.DataFrame, Any, str], dict] | None = None
     ranks: bool = False
+    report: Callable[[dict, str, Any], str] | None = None  # its analysis's report (default: the table's counts)
     options: tuple[str, ...] = ()  # analyze options only this kind's analysis takes
     extra_files: Callable[[pd.DataFrame, Any], dict[str, bytes]] | None = None
     extra_tables: tuple[TableSchema, ...] = ()  # the extra files that are tables, declared
@@ -189,9 +190,7 @@ def for_table(name: str) -> KindResults:
     name = name.removesuffix(".csv")
     found = {k.name: k for k in kinds()}
     if name not in found:
-        raise InfactError(
-            Problem("--kind", f"no table kind {name!r}; the declared ones are {', '.join(found)}", key=name)
-        )
+        raise OptionError("kind", f"no table kind {name!r}; the declared ones are {', '.join(found)}", key=name)
     return found[name]
 
 

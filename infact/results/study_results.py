@@ -6,7 +6,7 @@ so nothing downstream guesses a table's kind from its columns. `analyze --study`
 `datasheet`, the judge's report, Prolific's review and the dashboard's full tables all read from this
 object; it is the one place the tables are built (`StudyResults.tables`).
 
-    results = open_results("data/demo", "db/demo")
+    results = open_results(load_study("data/demo"), "db/demo")
     results.tables.ratings            # the export's Tables (infact/results/export.py)
     results.table("pairwise")         # ResultTable(kind, frame)
     results.files()                   # the export's bytes, datapackage.json included
@@ -135,17 +135,12 @@ class StudyResults:
         return out
 
 
-def open_results(
-    study: Study | str | Path, store, *, include_withdrawn: bool = False, include_bots: bool = True
-) -> StudyResults:
-    """The results of `study` (a loaded study or its folder) from `store` (an open storage or its path):
-    the store is read once, here; a store opened here is closed again. `include_bots=False` leaves the bot
-    participants out of every table (`analyze` and `datasheet` without `--include-bots`)."""
+def open_results(study: Study, store, *, include_withdrawn: bool = False, include_bots: bool = True) -> StudyResults:
+    """The results of a loaded `study` (`load_study`: loaded once, by the caller) from `store` (an open storage
+    or its path): the store is read once, here; a store opened here is closed again. `include_bots=False` leaves
+    the bot participants out of every table (`analyze` and `datasheet` without `--include-bots`)."""
     from infact.storage import open_storage
-    from infact.study.loader import load_study
 
-    if not hasattr(study, "config"):
-        study = load_study(study)
     if isinstance(store, (str, Path)):
         storage = open_storage(str(store))
         try:

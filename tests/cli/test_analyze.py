@@ -3,9 +3,11 @@
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from infact.cli.main import main
+from infact.stats import N_BOOT
 from simulations.ratings import simulate_ratings
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
@@ -110,3 +112,124 @@ def test_study_and_store_input(tmp_path, capsys):
     assert r["n_participants"] == 6
     assert len(r["systems"]) == 3 and r["friedman"]["n_participants"] == 6
     assert r["position_bias"]["counts"]
+
+
+@pytest.fixture
+def tables(tmp_path):
+    """A ratings.csv, a pairwise.csv and a best_worst.csv, small."""
+    from tests.support.votes import honest
+
+    simulate_ratings(6, 3, (2.0, 3.0), seed=3).to_csv(tmp_path / "ratings.csv", index=False)
+    honest(60).to_csv(tmp_path / "pairwise.csv", index=False)
+    choices = {"participant": ["p1", "p2"], "situation_id": ["s1"] * 2, "criterion": "m", "systems": ["A|B|C"] * 2}
+    pd.DataFrame({**choices, "best": ["A", "B"], "worst": ["C", "C"]}).to_csv(tmp_path / "best_worst.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["R", "--n-boot", "10"],
+            f"--n-boot: 10 replicates give no stable interval; use 100 or more (default {N_BOOT}).",
+        ),
+        (["R", "--confidence", "0.2"], "--confidence: 0.2 is not a confidence level; use e.g. 0.95."),
+        (["R", "--anomaly-quantile", "1.5"], "--anomaly-quantile: 1.5 is not a quantile to flag above; use e.g. 0.99."),
+        (["R", "--repeat-cap", "0"], "--repeat-cap: 0 would flag every vote; give 1 or more."),
+        (["R", "--min-votes", "-1"], "--min-votes: -1 is negative; give 0 (nothing provisional) or more."),
+        (
+            ["P", "--covariates", "politeness"],
+            "--covariates: unknown covariate 'politeness'; choose from length, items, e.g. --covariates length,items.",
+        ),
+        (["R", "--reweight"], "--reweight: reweighting pairs needs a table of a kind that takes it (pairwise.csv)."),
+        (
+            ["B", "--covariates", "length"],
+            "--covariates: style control needs a table of a kind that takes it (pairwise.csv).",
+        ),
+        (
+            ["P", "--n-boot", "100", "--label-models"],
+            "--label-models: the label models take a ratings table (ratings.csv).",
+        ),
+        (
+            ["R", "--no-mixed-model", "--n-boot", "100", "--judge", "x"],
+            "--judge: 'x' is not NAME=FILE.csv; e.g. --judge gpt4=judge_gpt4.csv.",
+        ),
+        (["R", "--kind", "nosuch"], "--kind: [nosuch] no table kind 'nosuch'; the declared ones are ratings, pairwise"),
+        (
+            ["B", "--n-boot", "100", "--judge", "a=R"],
+            "--judge: judges are compared with ratings.csv or pairwise.csv, not a best_worst table.",
+        ),
+        (
+            ["R", "--no-mixed-model", "--n-boot", "100", "--judge", "j=missing.csv"],
+            "missing.csv: judge file not found; give --judge NAME=FILE.csv with an existing file.",
+        ),
+        (
+            ["P", "--n-boot", "100", "--covariates", "length"],
+            "{dir}/pairwise.csv: [length_a] --covariates length needs columns length_a, length_b (written by "
+            "`python -m infact export`); add them or drop the covariate.",
+        ),
+    ],
+)
+def test_an_option_the_library_refuses_is_named_by_its_flag(tables, capsys, argv, line):
+    """The library names its option (`n_boot`: OptionError); the user reads the flag, as before the split."""
+    files = {"R": "ratings.csv", "P": "pairwise.csv", "B": "best_worst.csv"}
+    argv = [str(tables / files[a]) if a in files else a.replace("=R", f"={tables / 'ratings.csv'}") for a in argv]
+    assert main(["analyze", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: " + line.replace("{dir}", str(tables))) and err.count("error: ") == 1
+
+
+def test_a_table_of_bots_only_is_refused_naming_the_flag_that_analyses_it(tmp_path, capsys):
+    path = tmp_path / "ratings.csv"
+    simulate_ratings(4, 2, (2.0, 3.0), seed=1).assign(bot=True).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--no-mixed-model", "--n-boot", "100"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {path}: [bot] every participant here is a bot (4, played by `infact bots`): their answers show only "
+        "the quality the bots were told to plant, not what people think. Pass --include-bots to analyse them anyway "
+        "(e.g. to try the analysis out before the study starts).\n"
+    )
+    assert main(["analyze", str(path), "--no-mixed-model", "--n-boot", "100", "--include-bots", "--json"]) == 0
+
+
+def test_every_library_option_has_one_flag_of_analyze():
+    import argparse
+    import dataclasses
+
+    from infact.cli.analyze import FLAGS
+    from infact.cli.main import build_parser
+    from infact.results.analyze import Options
+
+    extra = {"kind", "alt_epsilon", "label_models", "max_participants"}  # `kind`; options read from `Options.extra`
+    assert set(FLAGS) == {f.name for f in dataclasses.fields(Options) if f.name != "extra"} | extra
+    [sub] = [a for a in build_parser(["analyze"])._actions if isinstance(a, argparse._SubParsersAction)]
+    flags = {s for action in sub.choices["analyze"]._actions for s in action.option_strings}
+    assert set(FLAGS.values()) <= flags and len(set(FLAGS.values())) == len(FLAGS)
+
+
+@pytest.mark.slow  # bots play the demo study, then one analysis with a judge and a report
+def test_a_study_analysis_loads_the_study_once(tmp_path, capsys, monkeypatch):
+    """The study is read once per run: the analysis, the judges' situation features, --responses naming the same
+    study and the report's datasheet all use the loaded one (they read it again, up to three times, before)."""
+    from infact.participation.bots import run_bots
+    from infact.results.study_results import open_results
+    from infact.storage import open_storage
+    from infact.study import loader
+
+    db = tmp_path / "store"
+    storage = open_storage(db)
+    try:
+        run_bots(loader.load_study(DEMO), storage, 6, strategy="attentive", seed=1)
+        ratings = open_results(loader.load_study(DEMO), storage).tables.ratings
+    finally:
+        storage.close()
+    judge = tmp_path / "judge.csv"
+    keys = ["situation_id", "system", "criterion"]
+    ratings.groupby(keys)["rating"].mean().reset_index(name="score").to_csv(judge, index=False)
+    loads = []
+    assemble = loader.assemble
+    monkeypatch.setattr(loader, "assemble", lambda *a, **kw: loads.append(a[0]) or assemble(*a, **kw))
+    argv = ["--study", str(DEMO), "--db", str(db), "--judge", f"mean={judge}", "--responses", str(DEMO)]
+    out = tmp_path / "out.md"
+    r = run_json(capsys, *argv, "--report", str(out), "--no-mixed-model", "--n-boot", "100", "--include-bots")
+    assert len(loads) == 1 and r["judges"]["mean"]["n_items"] > 0 and r["judge_alignment"]
+    assert "Methods paragraph" in out.read_text() and "No datasheet" not in out.read_text()

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from infact.errors import InfactError
+from infact.errors import InfactError, OptionError
 from infact.participation import steps
 from infact.results import kinds
 from infact.results.analyze import Options, analyze_table
@@ -33,14 +33,14 @@ def test_a_kind_without_a_caption_says_nothing():
 
 
 @pytest.mark.parametrize(
-    ("option", "flag"), [({"covariates": ("length",)}, "--covariates"), ({"reweight": True}, "--reweight")]
-)
-def test_an_option_only_pairwise_votes_take_is_refused_for_another_kind_naming_the_tables_that_take_it(option, flag):
+    "option", [{"covariates": ("length",)}, {"reweight": True}]
+)  # the CLI names them by their flags (--covariates, --reweight): tests/cli/test_analyze.py
+def test_an_option_only_pairwise_votes_take_is_refused_for_another_kind_naming_the_tables_that_take_it(option):
     assert set(option) <= set(kinds.for_table("pairwise").options)
-    with pytest.raises(InfactError) as err:
+    with pytest.raises(OptionError) as err:
         analyze_table(pd.DataFrame(), Options(**option), "best_worst.csv")
     [problem] = err.value.problems
-    assert problem.file == flag and "pairwise.csv" in problem.message
+    assert err.value.option == problem.file == next(iter(option)) and "pairwise.csv" in problem.message
 
 
 # ---------------------------------------------------------------- a test-only kind opting in to a judge by its hooks
@@ -84,8 +84,8 @@ def test_a_new_kind_is_compared_with_a_judge_by_its_hooks(stars):
 def test_a_kind_without_the_judged_hook_is_refused_a_judge_naming_the_tables_that_take_one():
     from infact.results.analyze import judge_humans
 
-    with pytest.raises(InfactError) as err:
+    with pytest.raises(OptionError) as err:  # the option `judges`; the CLI names it --judge
         judge_humans(pd.DataFrame(), "best_worst", None, False)
     [problem] = err.value.problems
-    assert problem.file == "--judge" and "ratings.csv or pairwise.csv" in problem.message
+    assert problem.file == "judges" and "ratings.csv or pairwise.csv" in problem.message
     assert "best_worst" in problem.message

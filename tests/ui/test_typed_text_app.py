@@ -48,8 +48,9 @@ def test_a_chat_message_is_stored_with_its_counts_once_and_the_no_ai_sentence_is
     assert second["typing"] is None
     # The results every export and `infact prolific review` read: flagged for review, still included
     from infact.results.study_results import open_results
+    from infact.study.loader import load_study
 
-    flags = open_results(REPO / "data" / "demo-live", live).tables.flags.set_index("participant")
+    flags = open_results(load_study(REPO / "data" / "demo-live"), live).tables.flags.set_index("participant")
     (row,) = [r for _, r in flags.iterrows() if "pasted_text" in r["flags"]]
     assert sorted(row["flags"]) == ["incomplete", "pasted_text"] and row["failed_checks"] == 0  # still chatting
     assert "40 of 49 characters pasted" in "; ".join(row["reasons"])

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.participation.steps.conversation import ANNOTATIONS
 from infact.results.tables.checks import row_problem
 from infact.stats import N_BOOT
@@ -164,17 +164,16 @@ def read_run(path: str | Path) -> pd.DataFrame:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InfactError(
-            Problem(
-                str(path),
-                f"not a readable JSON run file ({type(exc).__name__}): expected "
-                '[{"conv_id", "turns": [{"turn_ind", "turn_level_pred"}], '
-                '"dial_level_pred"}]',
-                key="--judge",
-            )
+        raise OptionError(
+            "judges",
+            f"not a readable JSON run file ({type(exc).__name__}): expected "
+            '[{"conv_id", "turns": [{"turn_ind", "turn_level_pred"}], '
+            '"dial_level_pred"}]',
+            key="{judges}",
+            file=str(path),
         ) from None
     if not isinstance(data, list):
-        raise InfactError(Problem(str(path), "a run file is a JSON list of conversations", key="--judge"))
+        raise OptionError("judges", "a run file is a JSON list of conversations", key="{judges}", file=str(path))
     rows = []
     for i, e in enumerate(data, start=1):
         if not isinstance(e, dict) or not isinstance(e.get("conv_id"), str):
@@ -229,12 +228,11 @@ def compare_judges(
 ) -> dict:
     d = prepare(df, include_flagged, source)
     if group_by and group_by not in d.columns:
-        raise InfactError(
-            Problem(
-                source,
-                f"--group-by {group_by}: no such column (columns: {', '.join(map(str, df.columns))})",
-                key="--group-by",
-            )
+        raise OptionError(
+            "group_by",
+            f"{{group_by}} {group_by}: no such column (columns: {', '.join(map(str, df.columns))})",
+            key="{group_by}",
+            file=source,
         )
     if group_by:
         d[group_by] = d[group_by].fillna("").astype(str)
@@ -254,9 +252,9 @@ def compare_judges(
 def parse_run_option(value: str) -> tuple[str, str]:
     name, sep, path = value.partition("=")
     if not sep or not name.strip() or not path.strip():
-        raise InfactError(Problem("--judge", f"expected NAME=RUN.json, got {value!r}"))
+        raise OptionError("judges", f"expected NAME=RUN.json, got {value!r}")
     if not Path(path).is_file():
-        raise InfactError(Problem(path, "run file not found", key="--judge"))
+        raise OptionError("judges", "run file not found", key="{judges}", file=path)
     return name.strip(), path.strip()
 
 

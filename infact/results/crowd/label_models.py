@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from infact.errors import InfactError, Problem
+from infact.errors import OptionError
 
 MODELS = ("dawid_skene", "mace")
 MIN_LABELS_PER_ANNOTATOR = 2  # one answer says nothing about a person's reliability
@@ -37,14 +37,13 @@ def available() -> bool:
     return True
 
 
-def require(option: str = "--label-models") -> None:
+def require() -> None:
+    """The option `label_models` (analyze's and export's) needs crowd-kit: an OptionError naming it when missing."""
     if not available():
-        raise InfactError(
-            Problem(
-                option,
-                "the crowd label models need the optional package crowd-kit, which is not installed; "
-                "install it with `pip install 'infact[crowd]'` (or `pip install crowd-kit`), or leave this option out.",
-            )
+        raise OptionError(
+            "label_models",
+            "the crowd label models need the optional package crowd-kit, which is not installed; "
+            "install it with `pip install 'infact[crowd]'` (or `pip install crowd-kit`), or leave this option out.",
         )
 
 

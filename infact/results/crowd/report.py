@@ -17,7 +17,7 @@ def _prepared(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def export_files(ratings: pd.DataFrame, participants: pd.DataFrame, csv: Callable) -> dict[str, bytes]:
     """soft_labels.csv and participants.csv with the reliability columns; csv(df, name) types and encodes a table."""
-    label_models.require("export --label-models")
+    label_models.require()
     fitted = label_models.fit(_prepared(ratings)) if len(ratings) else {"reliability": pd.DataFrame()}
     rel = fitted["reliability"]
     merged = participants.drop(columns=[c for c in rel.columns if c != "participant"], errors="ignore")

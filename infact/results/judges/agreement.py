@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.results.tables import comparisons as pt
 from infact.stats import bradley_terry as ranking
 
@@ -33,14 +33,16 @@ TEXT = dict.fromkeys(("situation_id", "system", "system_a", "system_b", "winner"
 def parse_judge_option(value: str) -> tuple[str, Path]:
     name, sep, path = value.partition("=")
     if not sep or not name.strip() or not path.strip():
-        raise InfactError(Problem("--judge", f"{value!r} is not NAME=FILE.csv; e.g. --judge gpt4=judge_gpt4.csv."))
+        raise OptionError("judges", f"{value!r} is not NAME=FILE.csv; e.g. {{judges}} gpt4=judge_gpt4.csv.")
     return name.strip(), Path(path.strip())
 
 
 def read_judge(path: Path) -> tuple[str, pd.DataFrame]:
     """('scores' | 'pairwise', checked table) — errors name the file, line and fix."""
     if not path.is_file():
-        raise InfactError(Problem(str(path), "judge file not found; give --judge NAME=FILE.csv with an existing file."))
+        raise OptionError(
+            "judges", "judge file not found; give {judges} NAME=FILE.csv with an existing file.", file=str(path)
+        )
     df = pd.read_csv(path, dtype=TEXT)
     if set(PAIR_COLUMNS) <= set(df.columns):
         votes = pt.prepare_pairwise(df.assign(participant="judge"), str(path))

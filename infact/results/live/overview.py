@@ -1,19 +1,10 @@
-"""`python -m infact analyze` for live chats: transcripts.jsonl, or a live study's store."""
+"""The live chats of a study's export: per-system chat statistics and the blind arena ranking
+(`analyze --study` on a live study; `analyze transcripts.jsonl` is `infact.results.analyze.analyze_file`)."""
 
 from __future__ import annotations
 
-import json
-
-from infact.chat.transcripts import read_transcripts
-from infact.results.live.analysis import live_summary, render_markdown
+from infact.results.live.analysis import live_summary
 from infact.stats import N_BOOT
-
-
-def analyze_transcripts(args) -> int:
-    """`analyze transcripts.jsonl [--json]`: per-system satisfaction, acceptance, latency, failures."""
-    summary = {"source": str(args.ratings), "live": live_summary(read_transcripts(args.ratings))}
-    print(json.dumps(summary, indent=2, allow_nan=False) if args.json else render_markdown(summary["live"]))
-    return 0
 
 
 def live_overview(t) -> dict:

@@ -14,7 +14,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from infact.errors import InfactError, Problem
+from infact.errors import InfactError, OptionError, Problem
 from infact.participation.steps.best_worst import BEST_WORST
 from infact.participation.steps.pairwise import PAIRWISE
 from infact.results.tables.checks import blank_problems, csv_line, row_problem
@@ -156,13 +156,12 @@ def style_features(votes: pd.DataFrame, covariates, source: str) -> np.ndarray:
         need = [f"{name}_a", f"{name}_b"]
         missing = [c for c in need if c not in votes.columns]
         if missing:
-            raise InfactError(
-                Problem(
-                    source,
-                    f"--covariates {name} needs columns {', '.join(need)} (written by "
-                    "`python -m infact export`); add them or drop the covariate.",
-                    key=missing[0],
-                )
+            raise OptionError(
+                "covariates",
+                f"{{covariates}} {name} needs columns {', '.join(need)} (written by "
+                "`python -m infact export`); add them or drop the covariate.",
+                key=missing[0],
+                file=source,
             )
         xa, xb = (pd.to_numeric(votes[c], errors="coerce").to_numpy(dtype=float) for c in need)
         if np.isnan(xa).any() or np.isnan(xb).any():

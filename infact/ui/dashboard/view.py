@@ -143,12 +143,11 @@ class View:
         return self.derived("statistics", build, self.criterion, self.include_flagged)
 
     def report_html(self, result) -> bytes:
-        from infact.results.analyze import render
+        from infact.results.analyze import Analysis
 
         shown = self.shown_ratings()
-        return self.derived(
-            "report_html", lambda _t: render(result, "html", shown), self.criterion, self.include_flagged
-        )
+        report = Analysis.of("ratings", result, shown)
+        return self.derived("report_html", lambda _t: report.render("html"), self.criterion, self.include_flagged)
 
     def ranking(self):
         """The protocol's ranking of the systems for this criterion."""

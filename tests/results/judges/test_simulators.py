@@ -51,7 +51,7 @@ def test_nothing_to_compare_without_both_groups():
 def test_analyze_reports_the_simulated_participants_of_a_store(tmp_path):
     from infact.participation.bots import run_bots
     from infact.participation.flow import Flow
-    from infact.results.analyze import Options, analyze_study, render
+    from infact.results.analyze import Options, analyze_study
     from infact.storage import open_storage
     from infact.study.loader import load_study
     from tests.support.paths import DEMO_STUDY
@@ -65,14 +65,15 @@ def test_analyze_reports_the_simulated_participants_of_a_store(tmp_path):
         played = run_bots(study, storage, 6, strategy="attentive", seed=4)
         for bot in played:  # attentive bots marked as simulated: a close simulator
             Flow(study, storage).mark_simulated(bot.token, False, by="llm", endpoint="stub", model="stub")
+        analysis = analyze_study(study, storage, Options(mixed_model=False, n_boot=100, include_bots=True))
     finally:
         storage.close()
-    result, _ = analyze_study(str(folder), db, Options(mixed_model=False, n_boot=100, include_bots=True))
+    result = analysis.result
     alignment = result["simulated_alignment"]
     first = next(iter(alignment.values()))
     assert first["n_simulated"] == 6 and first["n_participants"] <= len(people)
     assert first["spearman_items"] is not None and first["spearman_items"] > 0
-    assert "Simulated participants vs humans on the same items" in render(result)
+    assert "Simulated participants vs humans on the same items" in analysis.render()
 
 
 def annotations(follow: bool, seed: int = 0):

@@ -9,7 +9,7 @@ import pytest
 
 from infact.llm.client import LLMClient
 from infact.participation.bots import default_quality, run_bots
-from infact.results.analyze import Options, analyze_study, render
+from infact.results.analyze import Options, analyze_study
 from infact.storage import open_storage
 from infact.study.endpoints import Endpoint
 from infact.study.loader import load_study
@@ -33,11 +33,11 @@ def played(tmp_path, demo: str, mode: str, humans: int) -> tuple[dict, str]:
         with serve_openai(rule=planted_page_rule(study, default_quality(study), mode)) as stub:
             llm = LLMClient("sim", Endpoint(base_url=stub.url, model="stub-user", max_retries=0))
             sims = run_bots(study, storage, 4, strategy="llm", seed=2, simulator=(llm, "You are Ana, a teacher."))
+        analysis = analyze_study(study, storage, Options(mixed_model=False, n_boot=100, include_bots=True))
     finally:
         storage.close()
     assert all(s.outcome == "completed" for s in sims)
-    result, _ = analyze_study(str(folder), db, Options(mixed_model=False, n_boot=100, include_bots=True))
-    return result, render(result)
+    return analysis.result, analysis.render()
 
 
 @pytest.mark.parametrize("demo", list(CASES))

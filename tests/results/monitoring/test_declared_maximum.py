@@ -7,7 +7,7 @@ import pytest
 
 from infact.errors import InfactError
 from infact.participation.bots import run_bots
-from infact.results.analyze import Options, analyze_study
+from infact.results.analyze import Options, analyze_results
 from infact.results.monitoring.stopping import sections
 from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
@@ -22,8 +22,7 @@ def _analysed(folder, monitoring: str) -> dict:
     storage = MemoryStorage()
     run_bots(study, storage, 3, strategy="attentive", seed=1)
     options = Options(mixed_model=False, n_boot=200, include_bots=True)
-    result, _ = analyze_study(str(folder), "memory", options, results=StudyResults(study, storage.records()))
-    return result
+    return analyze_results(StudyResults(study, storage.records()), options).result
 
 
 @pytest.mark.slow  # three bots and a ratings analysis: ~1-2 s

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from infact.participation.bots import run_bots
-from infact.results.analyze import Options, analyze_table, render
+from infact.results.analyze import Analysis, Options, analyze_table
 from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
 from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
@@ -55,7 +55,7 @@ def test_reversed_conditions_are_ranked_apart_and_their_interaction_is_found():
     assert per["conditions"]["up"]["n_participants"] == 40 and per["conditions"]["up"]["n_votes"] == 480
     assert per["systems"] == SYSTEMS and per["reference_condition"] == "down"
     assert per["interaction_test"]["df"] == 2 and per["interaction_test"]["p"] < 1e-6
-    text = render(res)
+    text = Analysis.of("pairwise", res).render()
     assert "### Per condition" in text and "Condition **up**: 480 votes by 40 participants." in text
     assert "Condition × system" in text and "p = < 0.001" in text
 

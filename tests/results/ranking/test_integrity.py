@@ -67,17 +67,18 @@ def test_the_ranking_is_given_with_and_without_the_flagged_votes():
 
 
 def test_the_report_and_the_cli_options_carry_the_integrity_checks():
-    from infact.results.analyze import Options, analyze_table, render
+    from infact.results.analyze import Options, analysis_of, analyze_table
     from infact.results.ranking.integrity import openings_from_records
 
     votes = honest(60)
     votes.loc[[0, 1, 2, 3], "seconds"] = 4.0
     again = votes.iloc[[4]].assign(step_index=99)
     votes = pd.concat([votes, again], ignore_index=True)
-    res = analyze_table(votes, Options(n_boot=100, min_vote_seconds=5.0), "pairwise.csv")
+    analysis = analysis_of(votes, Options(n_boot=100, min_vote_seconds=5.0), "pairwise.csv")
+    res = analysis.result
     assert res["integrity"]["reasons"][ANOMALOUS] == 0  # honest participants (the chance of one: ~1 in 5)
     assert res["integrity"]["reasons"][TOO_FAST] == 4 and res["integrity"]["reasons"][REPEATED_SITUATION] == 1
-    text = render(res)
+    text = analysis.render()
     assert "Vote integrity: 5 vote(s) flagged" in text and "Without them (56 votes" in text
     assert analyze_table(votes, Options(n_boot=100, repeat_cap=2), "pairwise.csv")["integrity"]["n_flagged"] == 0
     records = [

@@ -16,7 +16,7 @@ from infact.chat.bot import ChattingBot
 from infact.chat.client import connect_all
 from infact.participation.bots import run_bots
 from infact.participation.steps.pairwise import Pairwise
-from infact.results.analyze import Options, analyze_study, render
+from infact.results.analyze import Analysis, Options, analyze_results
 from infact.results.ranking.ledger import ledger, ledger_frame, shown_places
 from infact.results.study_results import open_results
 from infact.results.tables.schemas import LEDGER
@@ -164,13 +164,14 @@ def test_the_ranking_carries_the_ledger_and_its_warnings(changed_midway):
     assert book["design"] == "balanced" and book["systems_in_study"] == ["Alpha", "Beta", "Delta"]
     assert book["removed"] == ["Gamma"] and book["changed"] == ["Beta"] and book["unknown_versions"] == 0
     assert sum(r["votes"] for r in book["rows"]) == 2 * result["n_votes"]
-    assert "Ledger:" in render(result) and "Gamma" in render(result).split("Ledger:")[1]
+    text = Analysis.of("pairwise", result).render()
+    assert "Ledger:" in text and "Gamma" in text.split("Ledger:")[1]
 
 
 @pytest.mark.slow
 def test_analyze_study_gives_the_ledger_the_study_design(changed_midway):
-    _, after, _, _, results = changed_midway
-    result, _ = analyze_study(str(after.folder), "", Options(n_boot=100, include_bots=True), results=results)
+    *_, results = changed_midway
+    result = analyze_results(results, Options(n_boot=100, include_bots=True)).result
     assert result["ledger"]["removed"] == ["Gamma"] and result["ledger"]["design"] == "balanced"
 
 
@@ -316,7 +317,8 @@ def test_the_best_worst_ranking_carries_the_ledger(best_worst_midway):
     assert book["design"] == "balanced" and book["systems_in_study"] == ["Alpha", "Beta", "Delta", "Epsilon"]
     assert book["removed"] == ["Gamma"] and book["changed"] == ["Beta"] and book["unknown_versions"] == 0
     assert sum(r["votes"] for r in book["rows"]) == 3 * result["n_choices"]
-    assert "Ledger:" in render(result) and "Gamma" in render(result).split("Ledger:")[1]
+    text = Analysis.of("best_worst", result).render()
+    assert "Ledger:" in text and "Gamma" in text.split("Ledger:")[1]
     [field] = [f for f in datasheet(results)["sections"]["2"]["fields"] if f["id"] == "2.5.1"]
     assert {(r["table"], r["system"], r["status"]) for r in field["value"]} >= {
         ("best_worst.csv", "Gamma", "removed"),

@@ -6,10 +6,10 @@ import json
 import pandas as pd
 import pytest
 
-from infact.errors import InfactError
+from infact.errors import InfactError, OptionError
 from infact.participation.bots import run_bots
 from infact.results import kinds
-from infact.results.analyze import Options, analyze_study, analyze_table, render
+from infact.results.analyze import Options, analysis_of, analyze_results, analyze_table
 from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
@@ -64,9 +64,10 @@ def test_analysis_leaves_the_bots_out_unless_asked(mixed):
     ratings = results.tables.ratings
     assert set(ratings["participant"]) == humans | bots
     options = Options(mixed_model=False, n_boot=200)
-    result = analyze_table(ratings, options)
+    analysis = analysis_of(ratings, options)
+    result = analysis.result
     assert result["bots_left_out"] == 3
-    assert "3 bot participant(s) (`infact bots`) are left out" in render(result)
+    assert "3 bot participant(s) (`infact bots`) are left out" in analysis.render()
     kept = analyze_table(ratings, Options(mixed_model=False, n_boot=200, include_bots=True))
     assert "bots_left_out" not in kept
     assert result["n_participants"] == 3 and kept["n_participants"] == 6
@@ -78,30 +79,18 @@ def test_analysis_of_bots_only_says_what_to_do(tmp_path):
     storage = MemoryStorage()
     run_bots(study, storage, 3, strategy="attentive", seed=1)
     ratings = StudyResults(study, storage.records()).tables.ratings
-    with pytest.raises(InfactError, match="every participant here is a bot.*--include-bots"):
+    # the option by its library name (include_bots); the CLI names its flag: tests/cli/test_analyze.py
+    with pytest.raises(OptionError, match="every participant here is a bot.*Pass include_bots to"):
         analyze_table(ratings, Options(mixed_model=False, n_boot=200))
     with pytest.raises(InfactError, match="every participant in this store is a bot"):
-        analyze_study(
-            str(study.folder),
-            "memory",
-            Options(mixed_model=False, n_boot=200),
-            results=StudyResults(study, storage.records()),
-        )
-    result, table = analyze_study(
-        str(study.folder),
-        "memory",
-        Options(mixed_model=False, n_boot=200, include_bots=True),
-        results=StudyResults(study, storage.records()),
+        analyze_results(StudyResults(study, storage.records()), Options(mixed_model=False, n_boot=200))
+    analysis = analyze_results(
+        StudyResults(study, storage.records()), Options(mixed_model=False, n_boot=200, include_bots=True)
     )
-    assert table["participant"].nunique() == 3
+    assert analysis.table["participant"].nunique() == 3
 
 
 def test_the_study_analysis_reads_people_only(mixed):
     study, storage, humans, _ = mixed
-    result, table = analyze_study(
-        str(study.folder),
-        "memory",
-        Options(mixed_model=False, n_boot=200),
-        results=StudyResults(study, storage.records()),
-    )
-    assert set(table["participant"]) == humans and result["bots_left_out"] == 3
+    analysis = analyze_results(StudyResults(study, storage.records()), Options(mixed_model=False, n_boot=200))
+    assert set(analysis.table["participant"]) == humans and analysis.result["bots_left_out"] == 3

@@ -7,7 +7,7 @@ import streamlit as st
 
 from infact import ui
 from infact.errors import InfactError
-from infact.results.analyze import render
+from infact.results.analyze import Analysis
 from infact.results.dashboard import running_study
 from infact.ui.comparison_results import show_annotation_statistics, show_preferences
 from infact.ui.dashboard.registry import draw_parts, part, section
@@ -35,7 +35,7 @@ def rating_statistics(view) -> None:
     for name, one in (result.get("criteria") or {None: result}).items():  # the watched differences, anytime-valid
         if one.get("monitoring"):
             st.markdown((f"{name}: " if name else "Rating differences: ") + settled_text(one["monitoring"], "95%"))
-    st.markdown(render(result, "md"))
+    st.markdown(Analysis.of("ratings", result).render("md"))
     flagged = view.ratings()
     if "excluded" in flagged.columns and len(flagged):
         ids = set(flagged.loc[flagged["excluded"].astype(bool), "participant"])
