@@ -304,10 +304,19 @@ def _analysis(args: argparse.Namespace):
     storage = open_storage(target)
     try:
         with progress:
-            source = f"{study.folder} (store {target})"
+            source = f"{study.folder} (store {shown_target(target)})"  # printed, and written into --report
             return analyze.analyze_study(study, storage, opts, kind=args.kind, source=source)
     finally:
         storage.close()
+
+
+def shown_target(target: str) -> str:
+    """The store as results and reports name it: a database URL's password replaced by ***."""
+    if "://" not in str(target):
+        return str(target)
+    from infact.stores.sql.urls import mask_url
+
+    return mask_url(target)
 
 
 def _check(args: argparse.Namespace) -> None:

@@ -233,3 +233,11 @@ def test_a_study_analysis_loads_the_study_once(tmp_path, capsys, monkeypatch):
     r = run_json(capsys, *argv, "--report", str(out), "--no-mixed-model", "--n-boot", "100", "--include-bots")
     assert len(loads) == 1 and r["judges"]["mean"]["n_items"] > 0 and r["judge_alignment"]
     assert "Methods paragraph" in out.read_text() and "No datasheet" not in out.read_text()
+
+
+def test_a_database_urls_password_is_never_named_in_the_result_or_report():
+    from infact.cli.analyze import shown_target
+
+    shown = shown_target("postgresql://infact:s3cret-pw@db.example.org:5432/infact")
+    assert "s3cret-pw" not in shown and "db.example.org" in shown and "***" in shown
+    assert shown_target("db/demo") == "db/demo"
