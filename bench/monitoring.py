@@ -1,6 +1,7 @@
 """Watching a study after every vote: false "settled" and the votes needed to settle, anytime-valid vs fixed-sample.
 
-    python bench/monitoring.py [--studies 500] [--votes 3000] [--participants-ratings 150] [--seed 0]
+    python bench/monitoring.py [--studies 1000] [--gap-studies 4000] [--votes 3000] [--participants-ratings 150]
+                               [--seed 0]
 
 Simulated studies with participant heterogeneity (each participant's log-strengths are the systems'
 plus N(0, 0.3²); 20 votes each, five participants voting at once, their votes interleaved). A look
@@ -11,11 +12,12 @@ function behind `analyze`'s `monitoring` section and the dashboard's "settled":
   exact binomial 95% upper bound (target: share <= 0.05): 2 and 5 systems, without and with
   Davidson ties (ν = 0.3); ratings of 2 and 3 equal systems (5-point scale, 150 participants);
   `peeking_fixed_*`: the same for the fixed-sample 95% interval watched after every vote (the problem);
-- `votes_to_settle_*`: votes after which 80% of studies of two systems 0.3 apart in log-strength
-  had settled; the fixed-sample interval's figure is the vote count at which 80% of studies' one
-  final look separates them. `ratio` = sequence / fixed (goal <= 1.5); `ideal_ratio`: the same for
-  independent votes whose variance is known (the normal mixture's floor in this setting; 4× the studies, as it
-  is cheap and a share of 500 studies moved it by ±0.05).
+- `votes_to_settle_*`: votes after which 80% of `--gap-studies` studies of two systems 0.3 apart in
+  log-strength had settled; the fixed-sample interval's figure is the vote count at which 80% of the same
+  studies' one final look separates them (4,000 studies: with 500 that figure alone moved by ±7% between
+  seeds). `ratio` = sequence / fixed (goal <= 1.5); `ideal_ratio`: the same for independent votes whose
+  variance is known (the sequence's floor in this setting), `ideal_ratio_mixture` the normal mixture's alone
+  (the method before); 4× `--studies` studies.
 
 The same for a **declared maximum** (`[monitoring] max_participants`: the finite-horizon boundary of
 infact/stats/horizon.py, looking at the first N participants' votes only):
@@ -44,12 +46,13 @@ from scipy.stats import beta
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from infact.results.monitoring.sequences import arrival, monitor, participants_so_far
+from infact.results.monitoring.sequences import TUNED_FOR_VOTES, arrival, monitor, participants_so_far
 from infact.stats import confseq, horizon
 
 TAU = 0.3  # participant heterogeneity: SD of a participant's own log-strengths around the systems'
 PER_PARTICIPANT = 20
 AT_ONCE = 5
+PEEK_FROM = 30  # the fixed-sample interval is watched from this many participants on (the figures before kept it)
 
 
 def upper95(k: int, n: int) -> float:
@@ -99,7 +102,8 @@ def false_settled(k: int, nu: float, args, rng, maxima: tuple) -> tuple[int, lis
             declared[m] += monitor(names, pair, x, cluster, steps, maximum=maximum)["settled_at"] is not None
         if k == 2:
             path = confseq.sequence(cluster, x)
-            fixed += bool((np.abs(path.mean) > path.fixed_half_width())[path.units >= confseq.MIN_UNITS].any())
+            watched = path.units >= PEEK_FROM
+            fixed += bool((np.abs(path.mean) > path.fixed_half_width())[watched].any())
     return ours, declared, fixed
 
 
@@ -133,9 +137,9 @@ def votes_to_settle(args, rng, maxima: tuple, gap: float = 0.3) -> tuple[float, 
     maximum (participants; a study not separated by then counts as never) and the share separated by it; the
     fixed interval's 80% point."""
     first, declared, separated = [], [[] for _ in maxima], []
-    for _ in range(args.studies):
+    for _ in range(args.gap_studies):
         pair, x, cluster = votes_study(np.array([gap, 0.0]), 0.0, args.votes, rng)
-        path = confseq.sequence(cluster, x)
+        path = confseq.sequence(cluster, x, tuned_for=TUNED_FOR_VOTES)
         first.append(path.first_separated() or np.inf)
         for m, maximum in enumerate(maxima):
             declared[m].append(first_within(cluster, x, maximum))
@@ -149,40 +153,49 @@ def votes_to_settle(args, rng, maxima: tuple, gap: float = 0.3) -> tuple[float, 
 def q80(first: list[float]) -> float:
     """The 80% quantile of first separations; inf when more than 20% of studies never separated."""
     first = np.asarray(first, dtype=float)
-    return float(np.quantile(first, 0.8)) if np.mean(np.isinf(first)) < 0.2 else np.inf
+    return float(np.quantile(first, 0.8)) if np.mean(np.isinf(first)) <= 0.2 else np.inf
 
 
 def first_within(cluster: np.ndarray, x: np.ndarray, maximum: int) -> float:
     """The first vote (of the whole study) at which the finite-horizon boundary separates the pair, looking at the
     first `maximum` participants' votes as `monitor` does; inf when it does not by then."""
     keep = np.flatnonzero(arrival(cluster) <= maximum)
-    path = confseq.sequence(cluster[keep], x[keep])
+    path = confseq.sequence(cluster[keep], x[keep], min_units=horizon.MIN_UNITS)
     path = horizon.finite(path, np.minimum(participants_so_far(cluster)[keep], maximum), maximum)
     k = path.first_separated()
     return float(keep[k - 1] + 1) if k else np.inf
 
 
-def votes_to_settle_ideal(args, rng, gap: float = 0.3) -> tuple[float, int]:
-    """The floor of the normal mixture here: independent votes (no participants) and their variance known,
-    a look after every vote; the fixed-sample interval with the same known variance at one look."""
+def votes_to_settle_ideal(args, rng, gap: float = 0.3) -> tuple[float, float, int]:
+    """The floors here: independent votes (no participants) and their variance known, a look after every vote —
+    for the sequence's boundary, tuned at the same multiple of this setting's fixed-sample size as the studies'
+    (TUNED_FOR_VOTES / planned_votes()), and for the normal mixture alone (ρ for 500 votes, the method before,
+    whose floor is flat there); the fixed-sample interval with the same known variance at one look."""
     p = 1 / (1 + np.exp(-gap))
-    var = 1 - (2 * p - 1) ** 2
+    mu, var = 2 * p - 1, 1 - (2 * p - 1) ** 2
     n = np.arange(1, args.votes + 1)
-    half = confseq.boundary(n * var, confseq.rho_for(500 * var, 0.05), 0.05)
+    z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)
+    tuned = TUNED_FOR_VOTES / planned_votes() * (z / mu) ** 2 * var
+    halves = (
+        confseq.combined_boundary(n * var, tuned * var, 0.05),
+        confseq.boundary(n * var, confseq.rho_for(500 * var, 0.05), 0.05),
+    )
     fixed_half = confseq.fixed_half_width(n * var, 0.95)
-    first, separated = [], []
+    first, separated = ([], []), []
     for _ in range(4 * args.studies):
         s = np.cumsum(np.where(rng.random(args.votes) < p, 1.0, -1.0))
-        hit = np.flatnonzero(s > half)
-        first.append(hit[0] + 1 if len(hit) else np.inf)
+        for f, half in zip(first, halves):
+            hit = np.flatnonzero(s > half)
+            f.append(hit[0] + 1 if len(hit) else np.inf)
         separated.append(s > fixed_half)
     share = np.mean(separated, axis=0)
-    return float(np.quantile(first, 0.8)), int(np.argmax(share >= 0.8)) + 1
+    return float(np.quantile(first[0], 0.8)), float(np.quantile(first[1], 0.8)), int(np.argmax(share >= 0.8)) + 1
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--studies", type=int, default=500)
+    ap.add_argument("--studies", type=int, default=1000)
+    ap.add_argument("--gap-studies", type=int, default=4000)
     ap.add_argument("--votes", type=int, default=3000)
     ap.add_argument("--participants-ratings", type=int, default=150)
     ap.add_argument("--seed", type=int, default=0)
@@ -190,8 +203,14 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
     n = args.studies
-    print(f"studies={n} votes={args.votes} participants_ratings={args.participants_ratings} seed={args.seed}")
-    print(f"method={confseq.__name__} tuned_for_votes=500 min_participants={confseq.MIN_UNITS} tau={TAU}")
+    print(
+        f"studies={n} gap_studies={args.gap_studies} votes={args.votes} "
+        f"participants_ratings={args.participants_ratings} seed={args.seed}"
+    )
+    print(
+        f"method=line({confseq.LINE_SHARE}*alpha) & normal_mixture tuned_for_votes={TUNED_FOR_VOTES} "
+        f"min_participants={confseq.MIN_UNITS} horizon_min_participants={horizon.MIN_UNITS} tau={TAU}"
+    )
     planned = planned_votes()
     maximum = horizon.declared_maximum(planned, PER_PARTICIPANT)  # participants declared in advance (80% power)
     maximum_90 = horizon.declared_maximum(planned_votes(power=0.9), PER_PARTICIPANT)  # the same plan at 90% power
@@ -221,8 +240,9 @@ def main() -> None:
     print(f"ratio_horizon={declared[0] / fixed:.2f} (declared maximum from the 80% power analysis; goal <= 1.5)")
     print(f"ratio_horizon_2x={declared[1] / fixed:.2f} (twice that maximum: the cost of over-declaring)")
     print(f"ratio_horizon_power90={declared[2] / fixed:.2f} (the maximum of a 90% power analysis)")
-    ideal, ideal_fixed = votes_to_settle_ideal(args, rng)
-    print(f"ideal_ratio={ideal / ideal_fixed:.2f} (the normal mixture's floor: {ideal:.0f} / {ideal_fixed} votes)")
+    ideal, ideal_mixture, ideal_fixed = votes_to_settle_ideal(args, rng)
+    print(f"ideal_ratio={ideal / ideal_fixed:.2f} (the sequence's floor: {ideal:.0f} / {ideal_fixed} votes)")
+    print(f"ideal_ratio_mixture={ideal_mixture / ideal_fixed:.2f} (the normal mixture alone, the method before)")
     print(f"seconds={time.perf_counter() - t0:.0f}")
 
 

@@ -5,33 +5,39 @@ after every vote and acted on the first time it excludes 0, it is wrong far more
 measured 38% for two equal systems). A confidence sequence is valid uniformly over time: the chance
 that it *ever* excludes the truth is at most α, so stopping the first time it settles keeps α.
 
-The sequence here is the two-sided normal mixture of Howard, Ramdas, McAuliffe & Sekhon (2021,
-"Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2), eq. (14)):
-mixing exp(λS − λ²V/2) over λ ~ N(0, 1/ρ) gives the martingale √(ρ/(V+ρ)) · exp(S²/(2(V+ρ))), and
-Ville's inequality bounds the chance that it ever reaches 1/α, so
+The boundary here is the intersection of two sequences, each valid on its own, at levels that add up to α
+(the chance that either ever fails is at most the sum):
 
-    |S_t − t·μ| < √((V_t + ρ) · log((V_t + ρ) / (ρ α²)))      for every t at once, w.p. ≥ 1 − α,
+- **a line**, at 0.95·α: the two one-sided linear boundaries of Howard, Ramdas, McAuliffe & Sekhon (2021,
+  "Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2), the sub-Gaussian line
+  crossing: exp(λS − λ²V/2) is a supermartingale and Ville's inequality bounds the chance it ever reaches 2/α),
 
-with S_t the running sum of the observations and V_t their variance process. With V_t the empirical
-variance this is the asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas
-(2024, "Time-uniform central limit theory and asymptotic confidence sequences", Ann. Statist.).
+      |S_t − t·μ| < (log(2/α) + λ²V_t/2) / λ,      λ = √(2 log(2/α) / V*),
+
+  tightest at the variance V* of the study size where a decision is expected (`tuned_for`). This is the
+  sequential probability ratio test's boundary: near V* it is the cheapest to cross, and it is what brings the
+  votes to settle a gap of 0.3 to 1.42–1.50× the fixed-sample interval's (bench/monitoring.py), where the
+  normal mixture alone needed 1.64–1.82× (its own floor with the variance known is 1.67–1.70×);
+- **the normal mixture**, at 0.05·α (Howard et al. eq. (14), mixing over λ ~ N(0, 1/ρ)),
+
+      |S_t − t·μ| < √((V_t + ρ) · log((V_t + ρ) / (ρ α²))),
+
+  tuned to 4·V*. A line alone is as wide as λV/2 for ever, so a gap smaller than that would never settle; the
+  mixture's width goes to 0, so every real difference settles in the end.
+
+S_t is the running sum of the observations and V_t their variance process. With V_t estimated this is an
+asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas 2024, "Time-uniform central limit
+theory and asymptotic confidence sequences", Ann. Statist.).
 
 One participant's answers are not independent, so V_t is the *participant-cluster* variance of the
 sum, Σ_c (S_c − n_c·μ̂)² (the sandwich variance, participants as the independent units), and never
-less than the votes' own variance Σ_t (x_t − μ̂)² (so a handful of participants cannot shrink it).
+less than the observations' own variance Σ_t (x_t − μ̂)² (so a handful of participants cannot shrink it).
 `PRIOR_UNITS` pseudo-observations of a known variance bound keep the first looks honest when the
-empirical variance is still 0, and no sequence is finite before `MIN_UNITS` = 30 participants: a cluster
-variance from fewer is the "few clusters" case of cluster-robust inference (Cameron & Miller 2015), and the bench
-(bench/monitoring.py) found a burn-in of 30 keeps the error below α at the early looks by itself. An earlier
-version also read the boundary as a t quantile with C − 1 degrees of freedom after 20 participants: it was
-ever wrong less often, but cost ~10% more votes where decisions are made, while the burn-in alone kept the
-error under 5% in every case measured (bench/README.md has both methods' figures).
-
-ρ sets where the sequence is tightest: `rho_for(v)` minimises the boundary at variance v (Howard et al. §3.5),
-i.e. at the sample size where the study expects to stop (500 votes of a pair: with the variance known, the votes
-to settle a gap of 0.3 were the fewest for ρ tuned to 250–750 votes and rose beyond). The two-sided mixture is
-the average of the two one-sided (half-normal) mixtures, so it crosses no later than a one-sided boundary per
-direction at α/2 would. Every update is O(1), so a look after every vote costs nothing.
+empirical variance is still 0. No sequence is finite before `min_units` participants: a cluster variance from
+few is the "few clusters" case of cluster-robust inference (Cameron & Miller 2015), and about the estimated mean
+it shrinks by about T²/C exactly when the sum strays far from 0 (T the sum over its standard error, C the
+participants), which let the bench's equal systems be called settled in up to 5.7% of studies with a burn-in of
+30; with 40, at most 4.7%. The bench's figures for each choice are in bench/README.md. Every update is O(1), so a look after every observation costs nothing.
 """
 
 from __future__ import annotations
@@ -44,7 +50,9 @@ import numpy as np
 import pandas as pd
 
 PRIOR_UNITS = 2.0  # pseudo-observations of the variance bound added to the variance estimate
-MIN_UNITS = 30  # participants before the sequence is finite: a cluster variance from fewer is too noisy (bench)
+MIN_UNITS = 40  # participants before the sequence is finite: a cluster variance from fewer is too noisy (bench)
+LINE_SHARE = 0.95  # of α spent by the line; the rest by the normal mixture, which makes the sequence shrink to 0
+MIXTURE_SPAN = 4.0  # the normal mixture is tuned to this many times the line's V*: it serves the long run
 
 
 def boundary(v, rho, alpha: float):
@@ -56,6 +64,22 @@ def rho_for(v_opt, alpha: float):
     """ρ that makes the boundary tightest at variance v_opt: v_opt / (2 log(1/α) + log(1 + 2 log(1/α)))."""
     c = -2 * math.log(alpha)
     return v_opt / (c + math.log1p(c))
+
+
+def line_boundary(v, v_opt, alpha: float):
+    """The two-sided linear boundary on |S_t − tμ| at variance process v, tightest at v_opt: each one-sided line
+    at α/2, (log(2/α) + λ²v/2)/λ with λ = √(2 log(2/α)/v_opt); at v_opt it is √(2·v_opt·log(2/α))."""
+    c = math.log(2 / alpha)
+    lam = np.sqrt(2 * c / v_opt)
+    return (c + lam * lam * v / 2) / lam
+
+
+def combined_boundary(v, v_opt, alpha: float):
+    """The sequence's boundary on |S_t − tμ|: the tighter of the line at LINE_SHARE·α tuned to v_opt and the
+    normal mixture at the rest of α tuned to MIXTURE_SPAN·v_opt (each valid alone: their intersection is at α)."""
+    a_line, a_mix = LINE_SHARE * alpha, (1 - LINE_SHARE) * alpha
+    mixture = boundary(v, rho_for(MIXTURE_SPAN * v_opt, a_mix), a_mix)
+    return np.minimum(line_boundary(v, v_opt, a_line), mixture)
 
 
 def fixed_half_width(v, confidence: float):
@@ -95,15 +119,16 @@ def sequence(
     x,
     *,
     alpha: float = 0.05,
-    tuned_for: float = 500.0,
+    tuned_for: float = 800.0,
     prior_variance: float = 1.0,
-    min_units: int = MIN_UNITS,
+    min_units: int | None = None,
 ) -> Path:
     """The confidence sequence for the mean of `x` (in the order given), participants `cluster`, at every look.
 
     `tuned_for`: the number of observations at which it is tightest; `prior_variance`: a bound on one
     observation's variance (1 for votes coded +1/0/−1), worth `PRIOR_UNITS` observations. O(n) for all n looks:
     the cluster sums are running sums, so each look adds O(1)."""
+    min_units = MIN_UNITS if min_units is None else min_units
     x = np.asarray(x, dtype=float)
     cluster = np.asarray(cluster)
     if not len(x):
@@ -126,7 +151,7 @@ def sequence(
     plain = sq - n * mean**2  # Σ_t (x_t − μ̂)²
     per_unit = (np.maximum(np.maximum(clustered, plain), 0.0) + PRIOR_UNITS * prior_variance) / (n + PRIOR_UNITS)
     v = per_unit * n
-    h = boundary(v, rho_for(tuned_for * per_unit, alpha), alpha) / n
+    h = combined_boundary(v, tuned_for * per_unit, alpha) / n
     lo = np.where(units >= min_units, mean - h, -np.inf)
     hi = np.where(units >= min_units, mean + h, np.inf)
     return Path(n, units, mean, lo, hi, v)

@@ -38,6 +38,9 @@ import numpy as np
 from infact.stats.confseq import Path
 
 _N = NormalDist()
+# Participants before a pair may separate. Fewer than the open-ended sequence's (confseq.MIN_UNITS): here Z is read
+# on t and the variance is taken about 0, which keep the few-clusters error in check by themselves (bench).
+MIN_UNITS = 30
 
 
 def sup_crossing(c: float) -> float:
@@ -85,9 +88,7 @@ def inflation(alpha: float = 0.05, power: float = 0.8, participants: int | None 
 def declared_maximum(fixed_n: float, per_participant: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """The participants to declare for a fixed-sample plan of `fixed_n` observations (a power analysis's, e.g.
     `infact plan`'s), `per_participant` observations each: fixed_n × inflation, the inflation at that maximum; at
-    least the participants before which no pair may separate (confseq.MIN_UNITS), or nothing could settle."""
-    from infact.stats.confseq import MIN_UNITS
-
+    least the participants before which no pair may separate (MIN_UNITS), or nothing could settle."""
     m = max(MIN_UNITS, math.ceil(fixed_n / per_participant))
     while m * per_participant < fixed_n * inflation(alpha, power, m):
         m += 1
@@ -128,7 +129,8 @@ def frozen_at_maximum(values: np.ndarray, progress: np.ndarray, maximum: int, be
 
 
 def finite(path: Path, progress, maximum: int, alpha: float = 0.05) -> Path:
-    """`path` (confseq.sequence's, for its mean and participant-cluster variance) with the declared-maximum
+    """`path` (confseq.sequence's with `min_units=MIN_UNITS`, for its mean, participant-cluster variance and burn-in)
+    with the declared-maximum
     boundary instead of the open-ended one; `progress`: the study's participants so far at each of its looks.
     Before the sequence's burn-in (±inf ends) it stays open; beyond the maximum its ends stay as at the maximum.
 

@@ -21,7 +21,7 @@ from tests.support.dashboard_pages import open_section, show_section, sign_in
 pytestmark = pytest.mark.e2e
 # (systems, bots, [monitoring]): eight participants among four systems are not enough to settle anything, but
 # reach the declared maximum; forty-five among three clearly different systems settle the order (a pair can
-# separate only once 30 participants have compared it: infact/stats/confseq.py's MIN_UNITS)
+# separate only once 40 participants have compared it: infact/stats/confseq.py's MIN_UNITS)
 CASES = {
     "open": (["Marquee", "Popcorn", "Trailer", "Static"], 8, "stop_when_settled = true\nmax_participants = 8"),
     "settled": (["Marquee", "Trailer", "Static"], 45, "stop_when_settled = true"),

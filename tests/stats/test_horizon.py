@@ -50,14 +50,14 @@ def test_beyond_the_maximum_the_ends_stay_as_they_were_at_it():
     rng = np.random.default_rng(1)
     cluster = np.repeat(np.arange(100), 10)
     x = rng.choice([-1.0, 1.0], len(cluster))
-    path = horizon.finite(confseq.sequence(cluster, x), cluster + 1, 60, 0.05)
+    path = horizon.finite(confseq.sequence(cluster, x, min_units=horizon.MIN_UNITS), cluster + 1, 60, 0.05)
     at_max = np.flatnonzero(cluster + 1 == 60)[-1]
     assert np.all(path.lo[at_max:] == path.lo[at_max]) and np.all(path.hi[at_max:] == path.hi[at_max])
-    assert np.isinf(path.lo[: np.flatnonzero(cluster + 1 == confseq.MIN_UNITS)[0]]).all()  # the burn-in stays
+    assert np.isinf(path.lo[: np.flatnonzero(cluster + 1 == horizon.MIN_UNITS)[0]]).all()  # the burn-in stays
     assert np.isfinite(path.lo[at_max])
 
 
 def test_the_declared_maximum_is_the_plan_times_the_inflation_and_never_under_the_burn_in():
     m = horizon.declared_maximum(667, 20)  # bench/monitoring.py's plan: 667 votes, 20 a participant
     assert m * 20 >= 667 * horizon.inflation(0.05, 0.8, m) and (m - 1) * 20 < 667 * horizon.inflation(0.05, 0.8, m - 1)
-    assert horizon.declared_maximum(10, 1) == confseq.MIN_UNITS  # a small plan: the burn-in comes first
+    assert horizon.declared_maximum(10, 1) == horizon.MIN_UNITS  # a small plan: the burn-in comes first

@@ -27,11 +27,12 @@ import pandas as pd
 
 from infact.stats import confseq, horizon
 
-TUNED_FOR_VOTES = 500  # votes of one pair at which the sequence is tightest (docs/ranking.md)
+TUNED_FOR_VOTES = 800  # votes of one pair at which the sequence is tightest (docs/ranking.md)
 TUNED_FOR_PARTICIPANTS = 100  # ratings: participants at which it is tightest
 METHOD = (
-    "confidence sequences (Howard et al. 2021 normal mixture, with the participant-cluster variance as in "
-    "Waudby-Smith et al. 2024's asymptotic sequences): valid at every look, so stopping when settled keeps the error"
+    "confidence sequences (Howard et al. 2021: a linear boundary tuned to the expected study size, intersected "
+    "with a normal mixture; the participant-cluster variance as in Waudby-Smith et al. 2024's asymptotic "
+    "sequences): valid at every look, so stopping when settled keeps the error"
 )
 HORIZON_METHOD = (
     "a finite-horizon boundary for the declared maximum of participants (O'Brien–Fleming type for continuous "
@@ -98,6 +99,7 @@ def monitor(
     `maximum` participants only (in the order they arrived): later participants' answers settle nothing anew."""
     pairs = list(combinations(range(len(systems)), 2))
     alpha = 1 - confidence
+    min_units = min_participants(maximum)
     progress = participants_so_far(cluster)
     within = np.ones(len(pair), dtype=bool) if maximum is None else arrival(cluster) <= maximum
     events: list[tuple[int, int, int]] = []  # (step, pair, +1 first above / −1 below / 0 open)
@@ -107,7 +109,9 @@ def monitor(
     for p, (i, j) in enumerate(pairs):
         at = by_pair[cuts[p] : cuts[p + 1]]
         at = at[within[at]]
-        path = confseq.sequence(cluster[at], x[at], alpha=alpha, tuned_for=tuned_for, prior_variance=prior_variance)
+        path = confseq.sequence(
+            cluster[at], x[at], alpha=alpha, tuned_for=tuned_for, prior_variance=prior_variance, min_units=min_units
+        )
         if maximum is not None:
             path = horizon.finite(path, np.minimum(progress[at], maximum), maximum, alpha)
         state = np.where(path.lo > 0, 1, np.where(path.hi < 0, -1, 0))
@@ -131,6 +135,12 @@ def monitor(
     order = chain(systems, better)
     beyond = maximum is not None and not within.all()  # answers from participants after the maximum
     return {"settled": order is not None, "settled_at": settled_at, "order": order, "pairs": rows, "beyond": beyond}
+
+
+def min_participants(maximum: int | None) -> int:
+    """Participants a pair needs before it may separate: the open-ended sequence's burn-in, or the shorter one of
+    the declared-maximum boundary (its t reading and variance about 0 do that job there)."""
+    return confseq.MIN_UNITS if maximum is None else horizon.MIN_UNITS
 
 
 def participants_so_far(cluster: np.ndarray) -> np.ndarray:
@@ -178,7 +188,7 @@ def _section(
         "unit": unit,
         "confidence": confidence,
         "tuned_for": tuned_for,
-        "min_participants": confseq.MIN_UNITS,
+        "min_participants": min_participants(maximum),
         "settled": result["settled"],
         f"settled_at_{count}": result["settled_at"],
         f"n_{count}": n,

@@ -140,8 +140,8 @@ def _stopping(sheet: dict | None) -> str:
         "continuous monitoring, with participant-cluster variance), which stays valid however often it is looked at "
         "up to that maximum; answers beyond it settle nothing anew"
         if maximum
-        else "anytime-valid confidence sequences (a normal mixture with participant-cluster variance), which stay "
-        "valid however often they are looked at"
+        else "anytime-valid confidence sequences (a linear boundary intersected with a normal mixture, Howard et al. "
+        "2021, with participant-cluster variance), which stay valid however often they are looked at"
     )
     return f"The stopping rule was {when}: {rule['rule']}. The order was watched with {watched}."
 

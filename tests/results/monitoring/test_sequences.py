@@ -145,7 +145,7 @@ def test_a_declared_maximum_uses_the_finite_horizon_boundary_and_says_so():
     width = section["pairs"][0]["interval"][1] - section["pairs"][0]["interval"][0]
     assert width < 0.9 * (anytime["pairs"][0]["interval"][1] - anytime["pairs"][0]["interval"][0])
     early, early_anytime = (
-        mon.votes_monitoring(votes.iloc[:700], maximum=m)["pairs"][0]["interval"] for m in (100, None)
+        mon.votes_monitoring(votes.iloc[:900], maximum=m)["pairs"][0]["interval"] for m in (100, None)
     )
     assert early[1] - early[0] > early_anytime[1] - early_anytime[0]
 
@@ -182,6 +182,6 @@ def test_ratings_under_a_declared_maximum_count_participants():
 
 
 def confseq_min() -> int:
-    from infact.stats.confseq import MIN_UNITS
+    from infact.stats.horizon import MIN_UNITS  # the declared-maximum boundary's burn-in
 
     return MIN_UNITS
