@@ -37,7 +37,8 @@ empirical variance is still 0. No sequence is finite before `min_units` particip
 few is the "few clusters" case of cluster-robust inference (Cameron & Miller 2015), and about the estimated mean
 it shrinks by about T²/C exactly when the sum strays far from 0 (T the sum over its standard error, C the
 participants), which let the bench's equal systems be called settled in up to 5.7% of studies with a burn-in of
-30; with 40, at most 4.7%. The bench's figures for each choice are in bench/README.md. Every update is O(1), so a look after every observation costs nothing.
+30; with 40, at most 4.7%. The bench's figures for each choice are in bench/README.md. Every update is O(1),
+so a look after every observation costs nothing.
 """
 
 from __future__ import annotations
