@@ -53,6 +53,7 @@ import pandas as pd
 PRIOR_UNITS = 2.0  # pseudo-observations of the variance bound added to the variance estimate
 MIN_UNITS = 40  # participants before the sequence is finite: a cluster variance from fewer is too noisy (bench)
 LINE_SHARE = 0.95  # of α spent by the line; the rest by the normal mixture, which makes the sequence shrink to 0
+TUNED_FOR = 800.0  # observations at which the line is tightest by default: 800 votes of a pair (docs/ranking.md)
 MIXTURE_SPAN = 4.0  # the normal mixture is tuned to this many times the line's V*: it serves the long run
 
 
@@ -120,7 +121,7 @@ def sequence(
     x,
     *,
     alpha: float = 0.05,
-    tuned_for: float = 800.0,
+    tuned_for: float = TUNED_FOR,
     prior_variance: float = 1.0,
     min_units: int | None = None,
 ) -> Path:

@@ -22,6 +22,20 @@ from simulations.study_folders import (  # noqa: F401 — re-exported: the tests
 )
 
 
+def pairwise_with_two_conditions(folder):
+    """The demo pairwise study copied to `folder` with two between-subjects conditions, "short" and "long", that
+    differ only in their instructions; the folder."""
+    from tests.support.paths import REPO
+
+    folder = copy_study(REPO / "data" / "demo-pairwise", folder)
+    text = (folder / "study.toml").read_text()
+    text += (
+        '\n[conditions.short.texts]\ninstructions = "Pick."\n[conditions.long.texts]\ninstructions = "Read, pick."\n'
+    )
+    (folder / "study.toml").write_text(text)
+    return folder
+
+
 class FakeClock:
     """A clock that moves only when told to (Flow(clock=...))."""
 

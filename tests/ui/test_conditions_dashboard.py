@@ -11,7 +11,7 @@ from infact.storage import TinyDBStorage
 from infact.study.loader import load_study
 from tests.support.app import open_dashboard
 from tests.support.paths import REPO
-from tests.support.studies import copy_study
+from tests.support.studies import pairwise_with_two_conditions
 
 DEMO = REPO / "data" / "demo-conditions"
 
@@ -40,12 +40,7 @@ def test_the_progress_section_shows_each_conditions_completions_and_places(tmp_p
 
 @pytest.mark.slow  # AppTest of the dashboard
 def test_the_ranking_section_ranks_each_condition_and_tests_condition_by_system(tmp_path, monkeypatch):
-    folder = copy_study(REPO / "data" / "demo-pairwise", tmp_path / "pairwise")
-    text = (folder / "study.toml").read_text()
-    text += (
-        '\n[conditions.short.texts]\ninstructions = "Pick."\n[conditions.long.texts]\ninstructions = "Read, pick."\n'
-    )
-    (folder / "study.toml").write_text(text)
+    folder = pairwise_with_two_conditions(tmp_path / "pairwise")
     study = load_study(folder)
     db = tmp_path / "db"
     storage = TinyDBStorage(db)

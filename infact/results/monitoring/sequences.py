@@ -27,7 +27,7 @@ import pandas as pd
 
 from infact.stats import confseq, horizon
 
-TUNED_FOR_VOTES = 800  # votes of one pair at which the sequence is tightest (docs/ranking.md)
+TUNED_FOR_VOTES = confseq.TUNED_FOR  # votes of one pair at which the sequence is tightest (docs/ranking.md)
 TUNED_FOR_PARTICIPANTS = 100  # ratings: participants at which it is tightest
 METHOD = (
     "confidence sequences (Howard et al. 2021: a linear boundary tuned to the expected study size, intersected "

@@ -16,8 +16,7 @@ from infact.results.ranking.analysis import analyze_best_worst, analyze_votes
 from infact.results.study_results import StudyResults
 from infact.storage import MemoryStorage
 from infact.study.loader import load_study
-from tests.support.paths import REPO
-from tests.support.studies import copy_study
+from tests.support.studies import pairwise_with_two_conditions
 
 SYSTEMS = ["Alpha", "Beta", "Gamma"]
 
@@ -106,12 +105,7 @@ def test_best_worst_choices_are_ranked_per_condition():
 
 
 def test_a_pairwise_study_with_conditions_is_analysed_per_condition(tmp_path):
-    folder = copy_study(REPO / "data" / "demo-pairwise", tmp_path / "s")
-    text = (folder / "study.toml").read_text()
-    text += (
-        '\n[conditions.short.texts]\ninstructions = "Pick."\n[conditions.long.texts]\ninstructions = "Read, pick."\n'
-    )
-    (folder / "study.toml").write_text(text)
+    folder = pairwise_with_two_conditions(tmp_path / "s")
     study = load_study(folder)
     storage = MemoryStorage()
     run_bots(study, storage, 12, strategy="attentive", seed=2, start=datetime(2026, 3, 2, 9, tzinfo=UTC))
